@@ -1,0 +1,40 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { DatabaseModule } from '@lib/database';
+import { IdentityModule } from '@lib/identity';
+import { checkKafka, KAFKA_ADMIN, MessagingModule } from '@lib/messaging';
+import { OutboxModule } from '@lib/outbox';
+import { HealthModule, LoggingModule, MetricsModule } from '@lib/runtime';
+import type { Admin } from 'kafkajs';
+import type { LicensingEnv } from './licensing.env';
+import { licensingDatabase } from './database';
+
+@Module({})
+export class AppModule {
+  static forRoot(config: LicensingEnv): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        LoggingModule.forService('licensing', config.LOG_LEVEL),
+        DatabaseModule.forService({
+          ...licensingDatabase,
+          url: config.DATABASE_URL,
+          migrateOnStart: config.MIGRATE_ON_START,
+        }),
+        IdentityModule.forService({ secret: config.INTERNAL_JWT_SECRET, service: 'licensing' }),
+        MessagingModule.forService({ brokers: config.KAFKA_BROKERS, clientId: 'licensing', schema: 'licensing' }),
+        OutboxModule.forService({
+          schema: licensingDatabase.schema,
+          producer: 'licensing',
+          databaseUrl: config.DATABASE_URL,
+          relay: true,
+          publisher: MessagingModule.publisherProvider(),
+        }),
+        HealthModule.forRoot({
+          inject: [KAFKA_ADMIN],
+          useFactory: (admin: Admin) => [{ name: 'kafka', check: () => checkKafka(admin) }],
+        }),
+        MetricsModule,
+      ],
+    };
+  }
+}

@@ -1,0 +1,5 @@
+import { KafkaEnv } from '@lib/config';
+
+export class LicensingEnv extends KafkaEnv {
+  override PORT = 3003;
+}

@@ -1,0 +1,46 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { Connection } from '@temporalio/client';
+import { DatabaseModule } from '@lib/database';
+import { IdentityModule } from '@lib/identity';
+import { checkKafka, KAFKA_ADMIN, MessagingModule } from '@lib/messaging';
+import { OutboxModule } from '@lib/outbox';
+import { HealthModule, LoggingModule, MetricsModule } from '@lib/runtime';
+import type { Admin } from 'kafkajs';
+import { recoveryDatabase } from './database';
+import type { RecoveryEnv } from './recovery.env';
+import { checkTemporal, TemporalModule } from './temporal/temporal.module';
+
+@Module({})
+export class AppModule {
+  static forRoot(config: RecoveryEnv): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        LoggingModule.forService('recovery', config.LOG_LEVEL),
+        DatabaseModule.forService({
+          ...recoveryDatabase,
+          url: config.DATABASE_URL,
+          migrateOnStart: config.MIGRATE_ON_START,
+        }),
+        IdentityModule.forService({ secret: config.INTERNAL_JWT_SECRET, service: 'recovery' }),
+        MessagingModule.forService({ brokers: config.KAFKA_BROKERS, clientId: 'recovery', schema: 'recovery' }),
+        OutboxModule.forService({
+          schema: recoveryDatabase.schema,
+          producer: 'recovery',
+          databaseUrl: config.DATABASE_URL,
+          relay: true,
+          publisher: MessagingModule.publisherProvider(),
+        }),
+        TemporalModule.forRoot({ address: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE }),
+        HealthModule.forRoot({
+          inject: [KAFKA_ADMIN, Connection],
+          useFactory: (admin: Admin, temporal: Connection) => [
+            { name: 'kafka', check: () => checkKafka(admin) },
+            { name: 'temporal', check: () => checkTemporal(temporal) },
+          ],
+        }),
+        MetricsModule,
+      ],
+    };
+  }
+}

@@ -1,0 +1,47 @@
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+
+/** Task queue of every recovery workflow (restore, antinuke). */
+export const RECOVERY_TASK_QUEUE = 'recovery';
+
+export interface RecoveryWorkerOptions {
+  address: string;
+  namespace: string;
+  /** Workflow code: a source path bundled at start (development, tests) or a prebuilt bundle (images). */
+  workflows: Pick<WorkerOptions, 'workflowsPath' | 'workflowBundle'>;
+  activities: object;
+  taskQueue?: string;
+}
+
+export interface RecoveryWorker {
+  worker: Worker;
+  /** Resolves when the worker has stopped (after shutdown() drained in-flight activities). */
+  run(): Promise<void>;
+  shutdown(): Promise<void>;
+}
+
+/**
+ * Creates the worker that runs recovery workflows and activities in this process
+ * (RECOVERY_ROLE=worker|all), so the API and the workers scale apart.
+ */
+export async function createRecoveryWorker(options: RecoveryWorkerOptions): Promise<RecoveryWorker> {
+  const connection = await NativeConnection.connect({ address: options.address });
+  const worker = await Worker.create({
+    connection,
+    namespace: options.namespace,
+    taskQueue: options.taskQueue ?? RECOVERY_TASK_QUEUE,
+    activities: options.activities,
+    ...options.workflows,
+  });
+  let running: Promise<void> | undefined;
+  return {
+    worker,
+    run() {
+      running ??= worker.run().finally(() => connection.close());
+      return running;
+    },
+    async shutdown() {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running;
+    },
+  };
+}

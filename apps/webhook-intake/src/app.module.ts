@@ -1,0 +1,26 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { DatabaseModule } from '@lib/database';
+import { IdentityModule } from '@lib/identity';
+import { HealthModule, LoggingModule, MetricsModule } from '@lib/runtime';
+import { webhookIntakeDatabase } from './database';
+import type { WebhookIntakeEnv } from './webhook-intake.env';
+
+@Module({})
+export class AppModule {
+  static forRoot(config: WebhookIntakeEnv): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        LoggingModule.forService('webhook-intake', config.LOG_LEVEL),
+        DatabaseModule.forService({
+          ...webhookIntakeDatabase,
+          url: config.DATABASE_URL,
+          migrateOnStart: config.MIGRATE_ON_START,
+        }),
+        IdentityModule.forService({ secret: config.INTERNAL_JWT_SECRET, service: 'webhook-intake' }),
+        HealthModule.forRoot(),
+        MetricsModule,
+      ],
+    };
+  }
+}

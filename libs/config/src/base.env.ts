@@ -1,0 +1,50 @@
+import { Transform } from 'class-transformer';
+import { IsIn, IsInt, IsNotEmpty, IsString, Matches, Max, Min, MinLength } from 'class-validator';
+
+export const NODE_ENVS = ['development', 'test', 'production'] as const;
+export type NodeEnv = (typeof NODE_ENVS)[number];
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** Implicit conversion would read "false" as true; env booleans are spelled true/false/1/0. */
+export function parseBoolean(raw: unknown): unknown {
+  if (raw === undefined || typeof raw === 'boolean') return raw;
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  return raw;
+}
+
+/** Variables every app reads. Apps extend this class with their own. */
+export class BaseEnv {
+  @IsIn(NODE_ENVS)
+  NODE_ENV: NodeEnv = 'development';
+
+  @IsIn(LOG_LEVELS)
+  LOG_LEVEL: (typeof LOG_LEVELS)[number] = 'info';
+
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  PORT!: number;
+
+  @Matches(/^postgres(ql)?:\/\/.+/, { message: 'DATABASE_URL must be a postgres:// URL' })
+  DATABASE_URL!: string;
+
+  /** Shared HS256 secret of the gateway -> service identity token. */
+  @IsString()
+  @MinLength(32, { message: 'INTERNAL_JWT_SECRET must be at least 32 characters' })
+  INTERNAL_JWT_SECRET!: string;
+
+  /** Run pending migrations at start (development default; production runs the migration job). */
+  @IsIn([true, false])
+  @Transform(({ obj, key }: { obj: Record<string, unknown>; key: string }) => parseBoolean(obj[key]))
+  MIGRATE_ON_START: boolean = false;
+}
+
+/** Apps that publish or consume domain events. */
+export class KafkaEnv extends BaseEnv {
+  @IsString()
+  @IsNotEmpty()
+  @Matches(/^[^,\s]+:\d+(,[^,\s]+:\d+)*$/, { message: 'KAFKA_BROKERS must be host:port[,host:port...]' })
+  KAFKA_BROKERS!: string;
+}

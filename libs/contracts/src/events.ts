@@ -1,0 +1,194 @@
+import type { EventEnvelope } from './envelope';
+
+/** Plan codes and their rank (spec appendix: FREE 0, PRO 1, ENTERPRISE 2). */
+export const PLAN_CODES = ['FREE', 'PRO', 'ENTERPRISE'] as const;
+export type PlanCode = (typeof PLAN_CODES)[number];
+
+export const SNAPSHOT_TRIGGERS = ['manual', 'scheduled', 'antinuke', 'pre_restore'] as const;
+export type SnapshotTrigger = (typeof SNAPSHOT_TRIGGERS)[number];
+
+export const RESTORE_SCOPES = ['roles', 'channels', 'permission_overrides', 'guild_settings'] as const;
+export type RestoreScope = (typeof RESTORE_SCOPES)[number];
+
+/** Counts of what a restore changed, per category. */
+export interface RestoreResultSummary {
+  roles_created: number;
+  roles_updated: number;
+  roles_deleted: number;
+  channels_created: number;
+  channels_updated: number;
+  channels_deleted: number;
+  overrides_applied: number;
+  overrides_removed: number;
+  guild_settings_updated: number;
+  /** Roles the bot cannot manage (above its highest role); reported, not attempted. */
+  skipped: number;
+}
+
+/**
+ * Payloads of every domain event of spec §6. Fields the spec lists come first; the rest are what
+ * the consumers need so that none of them has to call back the producer.
+ */
+export interface EventPayloads {
+  // recovery
+  RestoreStarted: {
+    restore_job_id: string;
+    snapshot_id: string;
+    guild_id: string;
+    scope: RestoreScope[];
+    requested_by_user: string;
+  };
+  RestoreCompleted: {
+    restore_job_id: string;
+    snapshot_id: string;
+    requested_by_user: string;
+    result_summary: RestoreResultSummary;
+    duration_ms: number;
+    pre_restore_snapshot_id: string | null;
+  };
+  RestoreFailed: {
+    restore_job_id: string;
+    snapshot_id: string;
+    requested_by_user: string;
+    /** `failed`, or `canceled` when the guild was deleted during the run. */
+    status: 'failed' | 'canceled';
+    error_code: string;
+    error_message: string;
+    pre_restore_snapshot_id: string | null;
+  };
+  SnapshotCreated: {
+    snapshot_id: string;
+    guild_id: string;
+    trigger: SnapshotTrigger;
+    created_by_user: string | null;
+    size: number;
+  };
+  AntiNukeIncidentOpened: {
+    incident_id: string;
+    guild_id: string;
+    actor_platform_user_id: string;
+    action: string;
+    count: number;
+    snapshot_id: string | null;
+    owner_platform_user_id: string;
+  };
+
+  // billing
+  BillingKeyIssued: {
+    billing_key_id: string;
+    payer_user_id: string;
+    subscription_id: string;
+    card_last4: string;
+  };
+  SubscriptionStarted: {
+    subscription_id: string;
+    license_id: string | null;
+    guild_id: string;
+    payer_user_id: string;
+    plan_code: PlanCode;
+    amount_krw: number;
+    current_period_start: string;
+    current_period_end: string;
+    next_billing_at: string;
+  };
+  PaymentSucceeded: {
+    subscription_id: string;
+    payment_attempt_id: string;
+    order_id: string;
+    amount_krw: number;
+    cycle: number;
+    retry_number: number;
+    provider_approved_at: string;
+  };
+  PlanUpgraded: {
+    subscription_id: string;
+    license_id: string | null;
+    payer_user_id: string;
+    old_plan_code: PlanCode;
+    new_plan_code: PlanCode;
+    effective_at: string;
+    current_period_end: string;
+  };
+  PlanDowngradeScheduled: {
+    subscription_id: string;
+    license_id: string | null;
+    payer_user_id: string;
+    old_plan_code: PlanCode;
+    new_plan_code: PlanCode;
+    effective_at: string;
+  };
+  PlanDowngraded: {
+    subscription_id: string;
+    license_id: string | null;
+    old_plan_code: PlanCode;
+    new_plan_code: PlanCode;
+    effective_at: string;
+    current_period_end: string;
+  };
+  SubscriptionCanceled: {
+    subscription_id: string;
+    license_id: string | null;
+    cancel_at_period_end: true;
+    effective_at: string;
+    requested_by_user: string;
+  };
+  SubscriptionUncanceled: {
+    subscription_id: string;
+    license_id: string | null;
+    requested_by_user: string;
+  };
+  SubscriptionCanceledPeriodEnd: {
+    subscription_id: string;
+    license_id: string | null;
+    payer_user_id: string;
+    /** `period_end` for a scheduled cancel, `payment_failed` after the last renewal retry failed. */
+    reason: 'period_end' | 'payment_failed';
+    plan_code: PlanCode;
+  };
+
+  // licensing
+  LicenseUpgraded: {
+    license_id: string;
+    guild_id: string;
+    old_plan_code: PlanCode;
+    new_plan_code: PlanCode;
+    expires_at: string | null;
+  };
+  LicenseDowngraded: {
+    license_id: string;
+    guild_id: string;
+    old_plan_code: PlanCode;
+    new_plan_code: PlanCode;
+    expires_at: string | null;
+  };
+}
+
+export type EventType = keyof EventPayloads;
+
+export type DomainEvent<T extends EventType = EventType> = EventEnvelope<T, EventPayloads[T]>;
+
+/** Which producer emits which event; the outbox writer refuses an event from the wrong service. */
+export const EVENT_PRODUCERS = {
+  RestoreStarted: 'recovery',
+  RestoreCompleted: 'recovery',
+  RestoreFailed: 'recovery',
+  SnapshotCreated: 'recovery',
+  AntiNukeIncidentOpened: 'recovery',
+  BillingKeyIssued: 'billing',
+  SubscriptionStarted: 'billing',
+  PaymentSucceeded: 'billing',
+  PlanUpgraded: 'billing',
+  PlanDowngradeScheduled: 'billing',
+  PlanDowngraded: 'billing',
+  SubscriptionCanceled: 'billing',
+  SubscriptionUncanceled: 'billing',
+  SubscriptionCanceledPeriodEnd: 'billing',
+  LicenseUpgraded: 'licensing',
+  LicenseDowngraded: 'licensing',
+} as const satisfies Record<EventType, 'recovery' | 'billing' | 'licensing'>;
+
+export const EVENT_TYPES = Object.keys(EVENT_PRODUCERS) as EventType[];
+
+export function isEventType(value: string): value is EventType {
+  return Object.prototype.hasOwnProperty.call(EVENT_PRODUCERS, value);
+}

@@ -1,0 +1,55 @@
+import { DataSource, type DataSourceOptions, type MixedList } from 'typeorm';
+
+export interface ServiceDatabaseOptions {
+  /** The service's own Postgres schema; it never reads another's. */
+  schema: string;
+  url: string;
+  entities: MixedList<Function>;
+  migrations: MixedList<Function>;
+  /** Pool size per process; each replica gets its own pool. */
+  poolSize?: number;
+  applicationName?: string;
+}
+
+export function serviceDataSourceOptions(options: ServiceDatabaseOptions): DataSourceOptions {
+  return {
+    type: 'postgres',
+    url: options.url,
+    schema: options.schema,
+    entities: options.entities,
+    migrations: options.migrations,
+    migrationsTableName: 'migrations',
+    migrationsTransactionMode: 'each',
+    // Schema changes only through reviewed migrations.
+    synchronize: false,
+    migrationsRun: false,
+    logging: ['error', 'warn'],
+    extra: {
+      max: options.poolSize ?? 10,
+      application_name: options.applicationName ?? options.schema,
+      connectionTimeoutMillis: 5_000,
+    },
+  };
+}
+
+export function createServiceDataSource(options: ServiceDatabaseOptions): DataSource {
+  return new DataSource(serviceDataSourceOptions(options));
+}
+
+/**
+ * Creates the schema and applies pending migrations. An advisory lock per schema makes several
+ * replicas starting at once apply each migration exactly once.
+ */
+export async function runServiceMigrations(dataSource: DataSource, schema: string): Promise<string[]> {
+  const runner = dataSource.createQueryRunner();
+  await runner.connect();
+  try {
+    await runner.query('SELECT pg_advisory_lock(hashtext($1))', [`migrations:${schema}`]);
+    await runner.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+    const applied = await dataSource.runMigrations({ transaction: 'each' });
+    return applied.map((migration) => migration.name);
+  } finally {
+    await runner.query('SELECT pg_advisory_unlock(hashtext($1))', [`migrations:${schema}`]).catch(() => undefined);
+    await runner.release();
+  }
+}

@@ -1,0 +1,3 @@
+export * from './identity.module';
+export * from './internal-auth.guard';
+export * from './internal-token';

@@ -1,0 +1,53 @@
+import {
+  type CanActivate,
+  createParamDecorator,
+  type ExecutionContext,
+  Injectable,
+  SetMetadata,
+} from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { INTERNAL_TOKEN_HEADER, type InternalIdentity } from '@lib/contracts';
+import { UnauthenticatedError } from '@lib/problem-details';
+import type { Request } from 'express';
+import { InternalTokenCodec } from './internal-token';
+
+const PUBLIC_ROUTE = 'identity:public';
+
+/** Marks a route that needs no internal token (health probes, the provider's webhook). */
+export const PublicRoute = () => SetMetadata(PUBLIC_ROUTE, true);
+
+export type IdentifiedRequest = Request & { identity?: InternalIdentity };
+
+/**
+ * Global guard of every service: a request must carry a valid internal token, which only the
+ * gateway and sibling services can mint. The identity it carries is put on the request.
+ */
+@Injectable()
+export class InternalAuthGuard implements CanActivate {
+  constructor(
+    private readonly codec: InternalTokenCodec,
+    private readonly reflector: Reflector,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (context.getType() !== 'http') return true;
+    const isPublic = this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
+    if (isPublic) return true;
+    const request = context.switchToHttp().getRequest<IdentifiedRequest>();
+    const header = request.headers[INTERNAL_TOKEN_HEADER];
+    const identity = await this.codec.verify(Array.isArray(header) ? header[0] : header);
+    if (!identity) throw new UnauthenticatedError('A valid internal identity token is required.');
+    request.identity = identity;
+    return true;
+  }
+}
+
+/** The verified caller of the current request. */
+export const CurrentIdentity = createParamDecorator((_: unknown, context: ExecutionContext) => {
+  const request = context.switchToHttp().getRequest<IdentifiedRequest>();
+  if (!request.identity) throw new UnauthenticatedError();
+  return request.identity;
+});

@@ -1,0 +1,64 @@
+import { Logger } from '@nestjs/common';
+import type { DomainEvent } from '@lib/contracts';
+import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
+import { parseEnvelope } from './envelope.parser';
+import type { EventProcessor } from './event-processor';
+
+export interface KafkaEventConsumerOptions {
+  kafka: Kafka;
+  groupId: string;
+  topics: readonly string[];
+  processor: EventProcessor;
+}
+
+/**
+ * One consumer group member of a service. Offsets advance only after the processor committed the
+ * batch's effects, so a crash redelivers and the processor's idempotency absorbs it.
+ */
+export class KafkaEventConsumer {
+  private readonly logger: Logger;
+  private readonly consumer: Consumer;
+
+  constructor(private readonly options: KafkaEventConsumerOptions) {
+    this.logger = new Logger(`KafkaEventConsumer(${options.groupId})`);
+    this.consumer = options.kafka.consumer({
+      groupId: options.groupId,
+      sessionTimeout: 30_000,
+      heartbeatInterval: 3_000,
+      maxWaitTimeInMs: 500,
+      retry: { retries: 10, initialRetryTime: 300, maxRetryTime: 10_000, restartOnFailure: async () => true },
+    });
+  }
+
+  async start(): Promise<void> {
+    await this.consumer.connect();
+    await this.consumer.subscribe({ topics: [...this.options.topics], fromBeginning: true });
+    await this.consumer.run({
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently: 3,
+      eachBatch: (payload) => this.handleBatch(payload),
+    });
+  }
+
+  async stop(): Promise<void> {
+    await this.consumer.disconnect();
+  }
+
+  private async handleBatch({ batch, resolveOffset, heartbeat, isRunning, isStale }: EachBatchPayload) {
+    if (!isRunning() || isStale() || batch.messages.length === 0) return;
+    const events: DomainEvent[] = [];
+    for (const message of batch.messages) {
+      const parsed = parseEnvelope(message.value);
+      if ('event' in parsed) events.push(parsed.event);
+      else
+        await this.options.processor.recordMalformed(
+          this.options.groupId,
+          `kafka:${batch.topic}/${batch.partition}/${message.offset}`,
+          parsed.error,
+        );
+    }
+    await this.options.processor.process(events);
+    resolveOffset(batch.lastOffset());
+    await heartbeat();
+  }
+}

@@ -1,0 +1,54 @@
+import { Logger } from '@nestjs/common';
+import { ALL_TOPICS } from '@lib/contracts';
+import { type Admin, Kafka, type LogEntry, logLevel } from 'kafkajs';
+
+/** Routes kafkajs's own logging into the app logger; it is chatty at INFO during rebalances. */
+function kafkaLogCreator() {
+  const logger = new Logger('kafkajs');
+  return () =>
+    ({ level, log }: LogEntry) => {
+      const { message, ...extra } = log;
+      if (level === logLevel.ERROR) logger.error(extra, message);
+      else if (level === logLevel.WARN) logger.warn(extra, message);
+      else logger.debug(extra, message);
+    };
+}
+
+export function createKafka(brokers: string, clientId: string): Kafka {
+  return new Kafka({
+    clientId,
+    brokers: brokers.split(','),
+    logLevel: logLevel.WARN,
+    logCreator: kafkaLogCreator(),
+    connectionTimeout: 3_000,
+    requestTimeout: 10_000,
+    // Keep retrying a broker that is down; the relay keeps the rows and backs off on its own.
+    retry: { initialRetryTime: 200, maxRetryTime: 5_000, retries: 8 },
+  });
+}
+
+export const TOPIC_PARTITIONS = 6;
+
+/** Creates the domain topics when missing (idempotent; production declares them in k8s too). */
+export async function ensureTopics(kafka: Kafka, topics: readonly string[] = ALL_TOPICS): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const existing = new Set(await admin.listTopics());
+    const missing = topics.filter((topic) => !existing.has(topic));
+    if (missing.length) {
+      await admin.createTopics({
+        waitForLeaders: true,
+        topics: missing.map((topic) => ({ topic, numPartitions: TOPIC_PARTITIONS, replicationFactor: 1 })),
+      });
+    }
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/** Readiness: the cluster answers a metadata request (an open port is not readiness). */
+export async function checkKafka(admin: Admin): Promise<void> {
+  const cluster = await admin.describeCluster();
+  if (cluster.brokers.length === 0) throw new Error('Kafka cluster has no brokers');
+}

@@ -1,0 +1,5 @@
+export * from './event-publisher';
+export * from './outbox.module';
+export * from './outbox.relay';
+export * from './outbox.schema';
+export * from './outbox.writer';

@@ -1,0 +1,3 @@
+export * from './domain-error';
+export * from './problem';
+export * from './problem-details.filter';

@@ -1,0 +1,101 @@
+import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { DomainError } from './domain-error';
+import { PROBLEM_CONTENT_TYPE, type ProblemDetails, problemType } from './problem';
+
+/** Maps plain HTTP statuses (from Nest, Express or body-parser) to stable codes. */
+const CODE_BY_STATUS: Record<number, [code: string, title: string]> = {
+  400: ['ErrValidation', 'Request is not valid'],
+  401: ['ErrUnauthenticated', 'Authentication required'],
+  403: ['ErrForbidden', 'Forbidden'],
+  404: ['ErrNotFound', 'Not found'],
+  405: ['ErrMethodNotAllowed', 'Method not allowed'],
+  409: ['ErrConflict', 'Conflict'],
+  413: ['ErrPayloadTooLarge', 'Request body too large'],
+  415: ['ErrUnsupportedMediaType', 'Unsupported media type'],
+  422: ['ErrUnprocessable', 'Unprocessable request'],
+  429: ['ErrRateLimited', 'Too many requests'],
+  503: ['ErrUnavailable', 'Service unavailable'],
+};
+
+interface BodyParserError {
+  type?: string;
+  status?: number;
+  expose?: boolean;
+  message?: string;
+}
+
+function isBodyParserError(error: unknown): error is BodyParserError {
+  return typeof error === 'object' && error !== null && typeof (error as BodyParserError).type === 'string';
+}
+
+/** Builds the problem body for any thrown value; the only place that decides what a client sees. */
+export function toProblem(error: unknown, requestId: string | null, instance?: string): ProblemDetails {
+  const base = { request_id: requestId, ...(instance ? { instance } : {}) };
+  if (error instanceof DomainError) {
+    return {
+      ...error.extensions,
+      type: problemType(error.code),
+      title: error.title,
+      status: error.status,
+      detail: error.message,
+      code: error.code,
+      ...base,
+    };
+  }
+  if (error instanceof HttpException) {
+    const status = error.getStatus();
+    const [code, title] = CODE_BY_STATUS[status] ?? [status >= 500 ? 'ErrInternal' : 'ErrHttp', error.name];
+    const response = error.getResponse();
+    const messages =
+      typeof response === 'object' && response !== null ? (response as { message?: unknown }).message : undefined;
+    const errors = Array.isArray(messages) ? messages.map(String) : undefined;
+    return {
+      type: problemType(code),
+      title,
+      status,
+      detail: status >= 500 ? 'An unexpected error occurred.' : errors ? errors.join('; ') : error.message,
+      code,
+      ...(errors ? { errors } : {}),
+      ...base,
+    };
+  }
+  // body-parser errors carry an HTTP status and a safe message when `expose` is set.
+  if (isBodyParserError(error) && error.status && error.status < 500) {
+    const [code, title] = CODE_BY_STATUS[error.status] ?? ['ErrValidation', 'Request is not valid'];
+    const detail =
+      error.type === 'entity.parse.failed'
+        ? 'The request body is not valid JSON.'
+        : error.expose && error.message
+          ? error.message
+          : title;
+    return { type: problemType(code), title, status: error.status, detail, code, ...base };
+  }
+  return {
+    type: problemType('ErrInternal'),
+    title: 'Internal error',
+    status: 500,
+    detail: 'An unexpected error occurred. Quote the request id when you contact support.',
+    code: 'ErrInternal',
+    ...base,
+  };
+}
+
+@Catch()
+export class ProblemDetailsFilter implements ExceptionFilter {
+  private readonly logger = new Logger(ProblemDetailsFilter.name);
+
+  catch(error: unknown, host: ArgumentsHost): void {
+    if (host.getType() !== 'http') throw error;
+    const http = host.switchToHttp();
+    const request = http.getRequest<Request & { id?: string | number }>();
+    const response = http.getResponse<Response>();
+    const requestId = request.id === undefined ? null : String(request.id);
+    const problem = toProblem(error, requestId, request.originalUrl);
+    if (problem.status >= 500) {
+      this.logger.error({ err: error, request_id: requestId }, 'request failed');
+    }
+    if (response.headersSent) return;
+    response.status(problem.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem));
+  }
+}

@@ -1,0 +1,64 @@
+import type { DynamicModule, INestApplication, Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { ConfigError } from '@lib/config';
+import { ProblemDetailsFilter } from '@lib/problem-details';
+import { Logger } from 'nestjs-pino';
+import { runWithRequestId } from './request-context';
+import { createValidationPipe } from './validation.pipe';
+
+export const JSON_BODY_LIMIT = '1mb';
+
+/** Everything an app does to its Nest application before it listens, shared so tests build the same. */
+export function configureApp(app: NestExpressApplication): void {
+  app.useLogger(app.get(Logger));
+  app.useGlobalFilters(new ProblemDetailsFilter());
+  app.useGlobalPipes(createValidationPipe());
+  app.useBodyParser('json', { limit: JSON_BODY_LIMIT });
+  app.disable('x-powered-by');
+  // Carry the request id through everything the request awaits (outbox rows, outgoing calls).
+  app.use((req: { id?: unknown }, _res: unknown, next: () => void) =>
+    req.id === undefined ? next() : runWithRequestId(String(req.id), next),
+  );
+  app.enableShutdownHooks();
+}
+
+export async function createApp(module: Type | DynamicModule): Promise<NestExpressApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(module, {
+    bufferLogs: true,
+    // Parsers are registered in configureApp so the body limit is ours.
+    bodyParser: false,
+    rawBody: true,
+  });
+  configureApp(app);
+  return app;
+}
+
+/**
+ * Boots one service: validates its environment first (every problem listed, exit 1), then starts
+ * the Nest app and listens. SIGTERM closes the HTTP server, stops consumers and relays, then the
+ * database pool (Nest shutdown hooks).
+ */
+export async function runService<TConfig>(options: {
+  name: string;
+  loadConfig: () => TConfig;
+  module: (config: TConfig) => Type | DynamicModule;
+  port: (config: TConfig) => number;
+}): Promise<INestApplication | undefined> {
+  let config: TConfig;
+  try {
+    config = options.loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(
+        `${JSON.stringify({ level: 'fatal', service: options.name, msg: 'invalid environment', problems: error.problems })}\n`,
+      );
+      process.exitCode = 1;
+      return undefined;
+    }
+    throw error;
+  }
+  const app = await createApp(options.module(config));
+  await app.listen(options.port(config), process.env.HOST ?? '0.0.0.0');
+  return app;
+}
