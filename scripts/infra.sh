@@ -91,25 +91,35 @@ stop_pid() { # pid name
 
 # Poll a readiness command until it succeeds or the deadline passes. Exit code 2
 # from the node readiness scripts means "can never succeed" (missing module).
-wait_ready() { # name logfile cmd...
-  local name="$1" logfile="$2" rc
-  shift 2
+# With a pid, a process that has already died (port clash, bad config) fails at
+# once instead of after the whole timeout.
+wait_ready() { # name logfile pid|"" cmd...
+  local name="$1" logfile="$2" pid="$3" rc
+  shift 3
   local deadline=$((SECONDS + TIMEOUT))
   while :; do
     rc=0
     "$@" || rc=$?
     [[ $rc -eq 0 ]] && return 0
     [[ $rc -eq 2 ]] && die "$name: readiness check cannot run (see message above)"
+    if [[ -n "$pid" ]] && ! kill -0 "$pid" 2>/dev/null; then
+      log "$name exited during start-up"
+      show_log "$logfile"
+      exit 1
+    fi
     if ((SECONDS >= deadline)); then
       log "$name not ready after ${TIMEOUT}s"
-      if [[ -n "$logfile" && -f "$logfile" ]]; then
-        log "last lines of $logfile:"
-        tail -n 40 "$logfile" >&2
-      fi
+      show_log "$logfile"
       exit 1
     fi
     sleep 0.5
   done
+}
+
+show_log() {
+  [[ -n "$1" && -f "$1" ]] || return 0
+  log "last lines of $1:"
+  tail -n 40 "$1" >&2
 }
 
 kafka_ready() { KAFKA_BROKERS="127.0.0.1:$KAFKA_PORT" node scripts/infra/kafka-ready.mjs; }
@@ -122,7 +132,10 @@ temporal_ready() { TEMPORAL_ADDRESS="127.0.0.1:$TEMPORAL_PORT" node scripts/infr
 spawn() { # pidfile logfile cmd...
   local pidfile="$1" logfile="$2"
   shift 2
-  : >"$logfile"
+  # A stale pid file from a crashed run would look like a fresh one below.
+  rm -f "$pidfile"
+  # Append, so the log of a broker killed by stop-kafka survives its restart.
+  echo "--- infra.sh: starting at $(date -Is): $*" >>"$logfile"
   # shellcheck disable=SC2016 # $$ and $@ are meant for the inner shell
   setsid bash -c 'echo $$ >"$0"; exec "$@"' "$pidfile" "$@" \
     </dev/null >>"$logfile" 2>&1 &
@@ -199,7 +212,7 @@ up_postgres() {
   # --skip-systemctl-redirect: there is no systemd in containers/CI.
   pg_ctlcluster --skip-systemctl-redirect "$ver" main start
   mark_started postgres
-  wait_ready postgres "/var/log/postgresql/postgresql-$ver-main.log" port_open "$PG_PORT"
+  wait_ready postgres "/var/log/postgresql/postgresql-$ver-main.log" "" port_open "$PG_PORT"
 }
 
 down_postgres() {
@@ -224,7 +237,7 @@ up_redis() {
     --save "" --appendonly no --dir "$REDIS_RUN" \
     --logfile "$REDIS_RUN/redis.log" --pidfile "$REDIS_RUN/redis.pid"
   mark_started redis
-  wait_ready redis "$REDIS_RUN/redis.log" port_open "$REDIS_PORT"
+  wait_ready redis "$REDIS_RUN/redis.log" "" port_open "$REDIS_PORT"
 }
 
 down_redis() {
@@ -293,8 +306,10 @@ log4j.logger.org.apache.kafka.clients=WARN
 log4j.logger.org.apache.kafka.common.config=WARN
 log4j.logger.org.apache.kafka.common.utils.AppInfoParser=WARN
 EOF
-  # --ignore-formatted: after stop-kafka the existing storage (topics, offsets)
-  # must be reused, so formatting is a no-op when meta.properties exists.
+  # After stop-kafka the existing storage (topics, offsets) must be reused, and
+  # skipping the formatter then saves a JVM start (~1 s) per restart.
+  # --ignore-formatted keeps a rerun harmless all the same.
+  [[ -f "$KAFKA_DATA/meta.properties" ]] && return 0
   kafka_java
   "${KAFKA_JAVA[@]}" kafka.tools.StorageTool format -t "$(kafka_cluster_id)" \
     -c "$KAFKA_RUN/server.properties" --ignore-formatted >"$KAFKA_RUN/format.log" 2>&1 ||
@@ -302,12 +317,13 @@ EOF
 }
 
 up_kafka() {
-  local pid
+  local pid="" logfile="$KAFKA_RUN/kafka.log"
   if pid="$(live_pid "$KAFKA_RUN/kafka.pid" infra.component=kafka)"; then
     # Ours and still starting (or restarting): just wait for it.
     log "kafka: already started by infra.sh (pid $pid)"
   elif port_open "$KAFKA_PORT"; then
     log "kafka: something already listens on 127.0.0.1:$KAFKA_PORT, using it"
+    pid="" logfile=""
   else
     fetch_one kafka
     mkdir -p "$KAFKA_RUN"
@@ -316,11 +332,12 @@ up_kafka() {
     kafka_java
     spawn "$KAFKA_RUN/kafka.pid" "$KAFKA_RUN/kafka.log" \
       "${KAFKA_JAVA[@]}" kafka.Kafka "$KAFKA_RUN/server.properties"
+    pid="$(cat "$KAFKA_RUN/kafka.pid")"
     mark_started kafka
   fi
   # Even a broker we did not start may still be booting (e.g. a container).
   local t0=$SECONDS
-  wait_ready kafka "$KAFKA_RUN/kafka.log" kafka_ready
+  wait_ready kafka "$logfile" "$pid" kafka_ready
   log "kafka: ready on 127.0.0.1:$KAFKA_PORT ($((SECONDS - t0))s)"
 }
 
@@ -336,19 +353,21 @@ stop_kafka_process() {
 down_kafka() {
   was_started kafka || return 0
   stop_kafka_process
-  # Each `up` gets a clean broker: no topics, offsets or groups from the last run.
-  rm -rf "$KAFKA_RUN"
+  # Each `up` gets a clean broker: no topics, offsets or groups from the last
+  # run. The log stays for post-mortems.
+  rm -rf "$KAFKA_DATA"
 }
 
 # ---------------------------------------------------------------------------
 # Temporal (Java test server: in-memory, so a restart loses all workflows)
 
 up_temporal() {
-  local pid
+  local pid="" logfile="$TEMPORAL_RUN/temporal.log"
   if pid="$(live_pid "$TEMPORAL_RUN/temporal.pid" infra.component=temporal)"; then
     log "temporal: already started by infra.sh (pid $pid)"
   elif port_open "$TEMPORAL_PORT"; then
     log "temporal: something already listens on 127.0.0.1:$TEMPORAL_PORT, using it"
+    pid="" logfile=""
   else
     fetch_one temporal
     mkdir -p "$TEMPORAL_RUN"
@@ -360,10 +379,11 @@ up_temporal() {
       -Dorg.slf4j.simpleLogger.defaultLogLevel=warn \
       -Dorg.slf4j.simpleLogger.showDateTime=true \
       -cp "$INFRA/temporal/libs/*" io.temporal.testserver.TestServer "$TEMPORAL_PORT"
+    pid="$(cat "$TEMPORAL_RUN/temporal.pid")"
     mark_started temporal
   fi
   local t0=$SECONDS
-  wait_ready temporal "$TEMPORAL_RUN/temporal.log" temporal_ready
+  wait_ready temporal "$logfile" "$pid" temporal_ready
   log "temporal: ready on 127.0.0.1:$TEMPORAL_PORT ($((SECONDS - t0))s)"
 }
 
@@ -379,7 +399,6 @@ stop_temporal_process() {
 down_temporal() {
   was_started temporal || return 0
   stop_temporal_process
-  rm -rf "$TEMPORAL_RUN"
 }
 
 # ---------------------------------------------------------------------------
@@ -424,10 +443,10 @@ docker_up() {
     docker compose up -d "${services[@]}"
     for svc in "${services[@]}"; do mark_started "docker:$svc"; done
   fi
-  wait_ready postgres "" port_open "$PG_PORT"
-  wait_ready redis "" port_open "$REDIS_PORT"
-  wait_ready kafka "" kafka_ready
-  wait_ready temporal "" temporal_ready
+  wait_ready postgres "" "" port_open "$PG_PORT"
+  wait_ready redis "" "" port_open "$REDIS_PORT"
+  wait_ready kafka "" "" kafka_ready
+  wait_ready temporal "" "" temporal_ready
 }
 
 # ---------------------------------------------------------------------------
@@ -451,7 +470,15 @@ cmd_up() {
 
 cmd_down() {
   if docker_mode; then
-    docker compose down
+    local ours
+    mapfile -t ours < <(sed -n 's/^docker://p' "$STARTED")
+    if ((${#ours[@]} == 4)); then
+      docker compose down
+    else
+      # A plain `down` would also remove containers someone else started from
+      # the same compose file (say, their own postgres); remove only ours.
+      docker compose rm --stop --force --volumes "${ours[@]}"
+    fi
   fi
   # Each JVM takes ~2 s to shut down cleanly, so stop them side by side; the
   # down_* functions leave the record alone (no concurrent writers), and it is
@@ -482,7 +509,7 @@ cmd_stop_kafka() {
 cmd_start_kafka() {
   if was_started docker:kafka; then
     docker compose start kafka
-    wait_ready kafka "" kafka_ready
+    wait_ready kafka "" "" kafka_ready
     return
   fi
   use_docker && die "start-kafka without java: run scripts/infra.sh up"
@@ -502,7 +529,7 @@ cmd_stop_temporal() {
 cmd_start_temporal() {
   if was_started docker:temporal; then
     docker compose start temporal
-    wait_ready temporal "" temporal_ready
+    wait_ready temporal "" "" temporal_ready
     return
   fi
   use_docker && die "start-temporal without java: run scripts/infra.sh up"

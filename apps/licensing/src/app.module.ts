@@ -21,7 +21,11 @@ export class AppModule {
           migrateOnStart: config.MIGRATE_ON_START,
         }),
         IdentityModule.forService({ secret: config.INTERNAL_JWT_SECRET, service: 'licensing' }),
-        MessagingModule.forService({ brokers: config.KAFKA_BROKERS, clientId: 'licensing', schema: 'licensing' }),
+        MessagingModule.forService({
+          brokers: config.KAFKA_BROKERS,
+          clientId: 'licensing',
+          schema: 'licensing',
+        }),
         OutboxModule.forService({
           schema: licensingDatabase.schema,
           producer: 'licensing',

@@ -2,7 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { ALL_TOPICS, CONSUMER_GROUPS } from '@lib/contracts';
 import { DatabaseModule } from '@lib/database';
 import { IdentityModule } from '@lib/identity';
-import { checkKafka, EVENT_HANDLERS, KAFKA_ADMIN, MessagingModule } from '@lib/messaging';
+import { checkKafka, EVENT_HANDLERS, type EventHandler, KAFKA_ADMIN, MessagingModule } from '@lib/messaging';
 import { HealthModule, LoggingModule, MetricsModule } from '@lib/runtime';
 import type { Admin } from 'kafkajs';
 import { AuditLogHandler } from './audit/audit-log.handler';
@@ -29,7 +29,14 @@ export class AppModule {
             schema: notifierDatabase.schema,
             consume: { groupId: CONSUMER_GROUPS.notifier, topics: ALL_TOPICS },
           },
-          [AuditLogHandler, { provide: EVENT_HANDLERS, inject: [AuditLogHandler], useFactory: (...h) => h }],
+          [
+            AuditLogHandler,
+            {
+              provide: EVENT_HANDLERS,
+              inject: [AuditLogHandler],
+              useFactory: (...handlers: EventHandler[]) => handlers,
+            },
+          ],
         ),
         HealthModule.forRoot({
           inject: [KAFKA_ADMIN],

@@ -23,7 +23,11 @@ export class AppModule {
           migrateOnStart: config.MIGRATE_ON_START,
         }),
         IdentityModule.forService({ secret: config.INTERNAL_JWT_SECRET, service: 'recovery' }),
-        MessagingModule.forService({ brokers: config.KAFKA_BROKERS, clientId: 'recovery', schema: 'recovery' }),
+        MessagingModule.forService({
+          brokers: config.KAFKA_BROKERS,
+          clientId: 'recovery',
+          schema: 'recovery',
+        }),
         OutboxModule.forService({
           schema: recoveryDatabase.schema,
           producer: 'recovery',

@@ -22,6 +22,7 @@ export function parseEnvelope(raw: Buffer | string | null): { event: DomainEvent
   if (typeof candidate.occurred_at !== 'string' || Number.isNaN(Date.parse(candidate.occurred_at))) {
     return { error: 'missing or invalid occurred_at' };
   }
-  if (typeof candidate.payload !== 'object' || candidate.payload === null) return { error: 'missing payload' };
+  if (typeof candidate.payload !== 'object' || candidate.payload === null)
+    return { error: 'missing payload' };
   return { event: candidate as unknown as DomainEvent };
 }

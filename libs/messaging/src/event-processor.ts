@@ -35,7 +35,9 @@ export class EventProcessor {
    */
   async process(events: readonly DomainEvent[]): Promise<void> {
     for (const handler of this.handlers) {
-      const relevant = events.filter((e) => handler.eventTypes === 'all' || handler.eventTypes.includes(e.type));
+      const relevant = events.filter(
+        (e) => handler.eventTypes === 'all' || handler.eventTypes.includes(e.type),
+      );
       if (relevant.length === 0) continue;
       try {
         // Fast path: the whole batch in one transaction.
@@ -70,13 +72,13 @@ export class EventProcessor {
   }
 
   private async apply(handler: EventHandler, events: DomainEvent[], manager: EntityManager): Promise<void> {
-    const claimed = (await manager.query(
+    const claimed: { event_id: string }[] = await manager.query(
       `INSERT INTO "${this.schema}".processed_events (consumer, event_id, event_type)
        SELECT $1, id, type FROM unnest($2::text[], $3::text[]) AS e(id, type)
        ON CONFLICT DO NOTHING
        RETURNING event_id`,
       [handler.consumer, events.map((e) => e.id), events.map((e) => e.type)],
-    )) as { event_id: string }[];
+    );
     const fresh = new Set(claimed.map((row) => row.event_id));
     for (const event of events) {
       // delete: a batch may carry the same event twice (redelivery within one fetch).
@@ -86,7 +88,12 @@ export class EventProcessor {
     }
   }
 
-  private async recordFailure(consumer: string, eventId: string, eventType: string, error: string): Promise<void> {
+  private async recordFailure(
+    consumer: string,
+    eventId: string,
+    eventType: string,
+    error: string,
+  ): Promise<void> {
     await this.dataSource.query(
       `INSERT INTO "${this.schema}".processed_events (consumer, event_id, event_type, status, error)
        VALUES ($1, $2, $3, 'failed', $4)

@@ -26,7 +26,12 @@ export class KafkaEventConsumer {
       sessionTimeout: 30_000,
       heartbeatInterval: 3_000,
       maxWaitTimeInMs: 500,
-      retry: { retries: 10, initialRetryTime: 300, maxRetryTime: 10_000, restartOnFailure: async () => true },
+      retry: {
+        retries: 10,
+        initialRetryTime: 300,
+        maxRetryTime: 10_000,
+        restartOnFailure: () => Promise.resolve(true),
+      },
     });
   }
 
@@ -44,8 +49,9 @@ export class KafkaEventConsumer {
     await this.consumer.disconnect();
   }
 
-  private async handleBatch({ batch, resolveOffset, heartbeat, isRunning, isStale }: EachBatchPayload) {
-    if (!isRunning() || isStale() || batch.messages.length === 0) return;
+  private async handleBatch(payload: EachBatchPayload) {
+    const { batch } = payload;
+    if (!payload.isRunning() || payload.isStale() || batch.messages.length === 0) return;
     const events: DomainEvent[] = [];
     for (const message of batch.messages) {
       const parsed = parseEnvelope(message.value);
@@ -58,7 +64,7 @@ export class KafkaEventConsumer {
         );
     }
     await this.options.processor.process(events);
-    resolveOffset(batch.lastOffset());
-    await heartbeat();
+    payload.resolveOffset(batch.lastOffset());
+    await payload.heartbeat();
   }
 }

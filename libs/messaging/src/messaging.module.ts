@@ -60,7 +60,11 @@ export class MessagingModule implements OnApplicationBootstrap, BeforeApplicatio
 
   /** The outbox publisher provider, for OutboxModule.forService({ publisher }). */
   static publisherProvider(): Provider {
-    return { provide: EVENT_PUBLISHER, inject: [Kafka], useFactory: (kafka: Kafka) => new KafkaEventPublisher(kafka) };
+    return {
+      provide: EVENT_PUBLISHER,
+      inject: [Kafka],
+      useFactory: (kafka: Kafka) => new KafkaEventPublisher(kafka),
+    };
   }
 
   async onApplicationBootstrap(): Promise<void> {

@@ -46,7 +46,12 @@ export class OutboxModule implements OnApplicationBootstrap, BeforeApplicationSh
           provide: OutboxRelay,
           inject: [DataSource, EVENT_PUBLISHER],
           useFactory: (dataSource: DataSource, publisher: EventPublisher) =>
-            new OutboxRelay({ schema: options.schema, dataSource, databaseUrl: options.databaseUrl, publisher }),
+            new OutboxRelay({
+              schema: options.schema,
+              dataSource,
+              databaseUrl: options.databaseUrl,
+              publisher,
+            }),
         },
       ],
       exports: [OutboxWriter, OutboxRelay],

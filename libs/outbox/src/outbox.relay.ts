@@ -119,7 +119,10 @@ export class OutboxRelay {
         if (published === this.batchSize) continue;
         if (published === 0) await this.sweepSentRows();
       } catch (error) {
-        this.logger.warn({ err: error, retry_in_ms: backoff }, 'outbox relay round failed; rows stay for retry');
+        this.logger.warn(
+          { err: error, retry_in_ms: backoff },
+          'outbox relay round failed; rows stay for retry',
+        );
         await this.sleep(backoff);
         backoff = Math.min(backoff * 2, this.maxBackoffMs);
         continue;
@@ -145,7 +148,10 @@ export class OutboxRelay {
 
   private async listen(): Promise<void> {
     while (this.running) {
-      const client = new Client({ connectionString: this.options.databaseUrl, application_name: 'outbox-listen' });
+      const client = new Client({
+        connectionString: this.options.databaseUrl,
+        application_name: 'outbox-listen',
+      });
       const closed = new Promise<void>((resolve) => {
         client.on('error', () => resolve());
         client.on('end', () => resolve());

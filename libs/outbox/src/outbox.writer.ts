@@ -36,7 +36,10 @@ export class OutboxWriter {
     return envelope;
   }
 
-  async appendAll<T extends EventType>(manager: EntityManager, events: NewEvent<T>[]): Promise<DomainEvent<T>[]> {
+  async appendAll<T extends EventType>(
+    manager: EntityManager,
+    events: NewEvent<T>[],
+  ): Promise<DomainEvent<T>[]> {
     if (!manager.queryRunner?.isTransactionActive) {
       throw new Error('OutboxWriter.append must run inside the transaction of the state change');
     }
@@ -44,7 +47,13 @@ export class OutboxWriter {
     if (envelopes.length === 0) return envelopes;
     const values: unknown[] = [];
     const rows = envelopes.map((envelope, index) => {
-      values.push(envelope.id, TOPICS[this.producer], envelope.guild_id, envelope.type, JSON.stringify(envelope));
+      values.push(
+        envelope.id,
+        TOPICS[this.producer],
+        envelope.guild_id,
+        envelope.type,
+        JSON.stringify(envelope),
+      );
       const p = index * 5;
       return `($${p + 1}, $${p + 2}, $${p + 3}, $${p + 4}, $${p + 5})`;
     });

@@ -48,7 +48,9 @@ export function toProblem(error: unknown, requestId: string | null, instance?: s
     const [code, title] = CODE_BY_STATUS[status] ?? [status >= 500 ? 'ErrInternal' : 'ErrHttp', error.name];
     const response = error.getResponse();
     const messages =
-      typeof response === 'object' && response !== null ? (response as { message?: unknown }).message : undefined;
+      typeof response === 'object' && response !== null
+        ? (response as { message?: unknown }).message
+        : undefined;
     const errors = Array.isArray(messages) ? messages.map(String) : undefined;
     return {
       type: problemType(code),

@@ -17,7 +17,7 @@ export function configureApp(app: NestExpressApplication): void {
   app.useBodyParser('json', { limit: JSON_BODY_LIMIT });
   app.disable('x-powered-by');
   // Carry the request id through everything the request awaits (outbox rows, outgoing calls).
-  app.use((req: { id?: unknown }, _res: unknown, next: () => void) =>
+  app.use((req: { id?: string | number }, _res: unknown, next: () => void) =>
     req.id === undefined ? next() : runWithRequestId(String(req.id), next),
   );
   app.enableShutdownHooks();

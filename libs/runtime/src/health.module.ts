@@ -72,7 +72,9 @@ export class HealthModule {
    * `GET /health/live` and `GET /health/ready`; ready checks the database and whatever the app
    * lists under READINESS_CHECKS (Kafka, Temporal, Redis).
    */
-  static forRoot(checks: Omit<FactoryProvider<ReadinessCheck[]>, 'provide'> = { useFactory: () => [] }): DynamicModule {
+  static forRoot(
+    checks: Omit<FactoryProvider<ReadinessCheck[]>, 'provide'> = { useFactory: () => [] },
+  ): DynamicModule {
     return {
       module: HealthModule,
       imports: [TerminusModule.forRoot({ logger: false })],

@@ -1,9 +1,4 @@
-import {
-  type BeforeApplicationShutdown,
-  type DynamicModule,
-  Inject,
-  Module,
-} from '@nestjs/common';
+import { type BeforeApplicationShutdown, type DynamicModule, Inject, Module } from '@nestjs/common';
 import { Client, Connection } from '@temporalio/client';
 
 export const TEMPORAL_OPTIONS = Symbol('TEMPORAL_OPTIONS');

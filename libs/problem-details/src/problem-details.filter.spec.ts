@@ -1,0 +1,72 @@
+import { BadRequestException, NotFoundException } from '@nestjs/common';
+import { ConflictError, ValidationError } from './domain-error';
+import { toProblem } from './problem-details.filter';
+
+describe(toProblem.name, () => {
+  it('renders a domain error with its code, status and extensions', () => {
+    const problem = toProblem(
+      new ConflictError('ErrRestoreAlreadyInProgress', 'A restore is already running.', {
+        existing_job: { id: 'j' },
+      }),
+      'req-1',
+      '/api/v1/restore/start',
+    );
+    expect(problem).toEqual({
+      type: 'https://guildkeeper.dev/problems/ErrRestoreAlreadyInProgress',
+      title: 'Conflict',
+      status: 409,
+      detail: 'A restore is already running.',
+      code: 'ErrRestoreAlreadyInProgress',
+      request_id: 'req-1',
+      instance: '/api/v1/restore/start',
+      existing_job: { id: 'j' },
+    });
+  });
+
+  it('keeps the field list of a validation error', () => {
+    const problem = toProblem(
+      new ValidationError('bad', [{ field: 'scope', message: 'scope must be an array' }]),
+      null,
+    );
+    expect(problem.status).toBe(400);
+    expect(problem.code).toBe('ErrValidation');
+    expect(problem.errors).toEqual([{ field: 'scope', message: 'scope must be an array' }]);
+  });
+
+  it('maps Nest HTTP exceptions to stable codes', () => {
+    expect(toProblem(new NotFoundException(), null)).toMatchObject({ status: 404, code: 'ErrNotFound' });
+    expect(toProblem(new BadRequestException(['a is bad', 'b is bad']), null)).toMatchObject({
+      status: 400,
+      code: 'ErrValidation',
+      detail: 'a is bad; b is bad',
+    });
+  });
+
+  it('explains a body that is not JSON', () => {
+    const parseError = Object.assign(new SyntaxError('Unexpected token'), {
+      type: 'entity.parse.failed',
+      status: 400,
+      expose: true,
+    });
+    expect(toProblem(parseError, null)).toMatchObject({
+      status: 400,
+      code: 'ErrValidation',
+      detail: 'The request body is not valid JSON.',
+    });
+  });
+
+  it('reports an oversize body as 413', () => {
+    const tooLarge = Object.assign(new Error('request entity too large'), {
+      type: 'entity.too.large',
+      status: 413,
+      expose: true,
+    });
+    expect(toProblem(tooLarge, null)).toMatchObject({ status: 413, code: 'ErrPayloadTooLarge' });
+  });
+
+  it('hides the details of unexpected errors', () => {
+    const problem = toProblem(new Error('password=hunter2 at db.internal'), 'req-2');
+    expect(problem).toMatchObject({ status: 500, code: 'ErrInternal', request_id: 'req-2' });
+    expect(JSON.stringify(problem)).not.toContain('hunter2');
+  });
+});

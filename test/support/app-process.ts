@@ -1,0 +1,95 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { waitFor } from './wait';
+
+const ROOT = path.resolve(__dirname, '../..');
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+export interface AppProcess {
+  name: string;
+  url: string;
+  child: ChildProcess;
+  output: () => string;
+  /** SIGTERM and wait; resolves with the exit code (null when killed by a signal). */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Runs `node <script>` from the repository (TypeScript through swc) as its own process. */
+export function runScript(
+  script: string,
+  env: Record<string, string | undefined>,
+): {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<{ code: number | null; signal: string | null }>;
+} {
+  let output = '';
+  const child = spawn(process.execPath, ['-r', '@swc-node/register', script], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return { child, output: () => output, exited };
+}
+
+/** Starts one app as a separate process and waits until `/health/ready` answers 200. */
+export async function startApp(
+  name: string,
+  env: Record<string, string | undefined> = {},
+  { readyTimeoutMs = 60_000 } = {},
+): Promise<AppProcess> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const proc = runScript(`apps/${name}/src/main.ts`, {
+    PORT: String(port),
+    MIGRATE_ON_START: 'true',
+    NODE_ENV: 'test',
+    ...env,
+  });
+  let exitedEarly = false;
+  void proc.exited.then(() => (exitedEarly = true));
+  try {
+    await waitFor(
+      `${name} to be ready`,
+      async () => {
+        if (exitedEarly) throw new Error(`${name} exited: ${proc.output().slice(-2000)}`);
+        const response = await fetch(`${url}/health/ready`).catch(() => undefined);
+        return response?.status === 200;
+      },
+      { timeoutMs: readyTimeoutMs, intervalMs: 250 },
+    );
+  } catch (error) {
+    proc.child.kill('SIGKILL');
+    throw new Error(`${(error as Error).message}\n--- ${name} output ---\n${proc.output().slice(-3000)}`);
+  }
+  return {
+    name,
+    url,
+    child: proc.child,
+    output: proc.output,
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
+      if (proc.child.exitCode !== null || proc.child.signalCode !== null) return proc.child.exitCode;
+      proc.child.kill(signal);
+      const timer = setTimeout(() => proc.child.kill('SIGKILL'), 15_000);
+      const { code } = await proc.exited;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+}

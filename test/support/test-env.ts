@@ -1,0 +1,10 @@
+/**
+ * Defaults for integration tests: the infrastructure `npm test` brings up on loopback and a
+ * database of their own. Any of them can be overridden from the environment.
+ */
+process.env.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/guildkeeper_test';
+process.env.KAFKA_BROKERS ??= '127.0.0.1:9092';
+process.env.TEMPORAL_ADDRESS ??= '127.0.0.1:7233';
+process.env.REDIS_URL ??= 'redis://127.0.0.1:6379';
+process.env.INTERNAL_JWT_SECRET ??= 'test-internal-secret-0123456789abcdef';
+process.env.LOG_LEVEL ??= 'warn';
