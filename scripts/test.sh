@@ -23,4 +23,4 @@ trap 'bash scripts/infra.sh down' EXIT
 bash scripts/infra.sh up
 
 step "integration tests"
-npx jest --selectProjects integration --runInBand --ci
+npx jest --selectProjects integration --runInBand --ci --forceExit

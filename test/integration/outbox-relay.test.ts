@@ -149,14 +149,25 @@ describe('OutboxRelay against Kafka', () => {
         );
         return (row as { n: number }).n === 1;
       });
-      // Both copies have been read by the consumer group once it has caught up with the reader.
-      await waitFor('the consumer to pass both copies', async () => {
-        const offsets = await kafka
-          .admin()
-          .fetchOffsets({ groupId: `relay-test-${schema}`, topics: [TOPICS.recovery] });
-        return offsets.length > 0;
+      // Only once the group has committed past both copies is the effect count final.
+      const admin = kafka.admin();
+      await admin.connect();
+      const ends = await admin.fetchTopicOffsets(TOPICS.recovery);
+      await waitFor('the consumer group to commit past both copies', async () => {
+        const [committed] = await admin.fetchOffsets({
+          groupId: `relay-test-${schema}`,
+          topics: [TOPICS.recovery],
+        });
+        return ends.every(
+          (end) =>
+            BigInt(committed.partitions.find((p) => p.partition === end.partition)?.offset ?? -1) >=
+            BigInt(end.high),
+        );
       });
-      const effects = await dataSource.query(`SELECT event_id FROM "${schema}".effects`);
+      await admin.disconnect();
+      const effects = await dataSource.query(`SELECT event_id FROM "${schema}".effects WHERE event_id = $1`, [
+        event.id,
+      ]);
       expect(effects).toEqual([{ event_id: event.id }]);
     } finally {
       await consumer.stop();

@@ -20,7 +20,6 @@ export function configureApp(app: NestExpressApplication): void {
   app.use((req: { id?: string | number }, _res: unknown, next: () => void) =>
     req.id === undefined ? next() : runWithRequestId(String(req.id), next),
   );
-  app.enableShutdownHooks();
 }
 
 export async function createApp(module: Type | DynamicModule): Promise<NestExpressApplication> {
@@ -59,6 +58,25 @@ export async function runService<TConfig>(options: {
     throw error;
   }
   const app = await createApp(options.module(config));
+  // Our own handler instead of enableShutdownHooks(), which re-raises the signal after closing and
+  // so makes a clean stop look like a crash (exit by signal instead of code 0).
+  let closing: Promise<void> | undefined;
+  const shutdown = (signal: NodeJS.Signals) => {
+    closing ??= app
+      .close()
+      .then(() => {
+        process.exitCode = 0;
+      })
+      .catch((error: unknown) => {
+        process.stderr.write(
+          `${JSON.stringify({ level: 'error', service: options.name, msg: `shutdown after ${signal} failed`, err: String(error) })}\n`,
+        );
+        process.exitCode = 1;
+      })
+      .finally(() => process.exit());
+  };
+  process.once('SIGTERM', shutdown);
+  process.once('SIGINT', shutdown);
   await app.listen(options.port(config), process.env.HOST ?? '0.0.0.0');
   return app;
 }
