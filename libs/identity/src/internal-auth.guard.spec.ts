@@ -3,6 +3,7 @@ import { Test } from '@nestjs/testing';
 import { INTERNAL_TOKEN_HEADER, type InternalIdentity } from '@lib/contracts';
 import { ProblemDetailsFilter } from '@lib/problem-details';
 import request from 'supertest';
+import type { App } from 'supertest/types';
 import { IdentityModule } from './identity.module';
 import { CurrentIdentity, PublicRoute } from './internal-auth.guard';
 import { InternalTokenCodec } from './internal-token';
@@ -25,6 +26,7 @@ class SampleController {
 
 describe('InternalAuthGuard', () => {
   let app: INestApplication;
+  const server = () => app.getHttpServer() as App;
 
   beforeAll(async () => {
     const moduleRef = await Test.createTestingModule({
@@ -43,15 +45,18 @@ describe('InternalAuthGuard', () => {
   it('puts the verified identity on the request', async () => {
     const identity: InternalIdentity = { kind: 'user', user_id: 'u', platform_user_id: '1', session_id: 's' };
     const token = await new InternalTokenCodec(secret, 'gateway').sign(identity);
-    const response = await request(app.getHttpServer()).get('/whoami').set(INTERNAL_TOKEN_HEADER, token);
+    const response = await request(server()).get('/whoami').set(INTERNAL_TOKEN_HEADER, token);
     expect(response.status).toBe(200);
     expect(response.body).toEqual(identity);
   });
 
   it('answers 401 with a problem body without a token or with a forged one', async () => {
-    const forged = await new InternalTokenCodec('f'.repeat(40), 'gateway').sign({ kind: 'service', service: 'billing' });
+    const forged = await new InternalTokenCodec('f'.repeat(40), 'gateway').sign({
+      kind: 'service',
+      service: 'billing',
+    });
     for (const token of [undefined, forged]) {
-      const call = request(app.getHttpServer()).get('/whoami');
+      const call = request(server()).get('/whoami');
       const response = await (token ? call.set(INTERNAL_TOKEN_HEADER, token) : call);
       expect(response.status).toBe(401);
       expect(response.headers['content-type']).toContain('application/problem+json');
@@ -60,6 +65,6 @@ describe('InternalAuthGuard', () => {
   });
 
   it('lets public routes through', async () => {
-    await request(app.getHttpServer()).get('/open').expect(200, { ok: true });
+    await request(server()).get('/open').expect(200, { ok: true });
   });
 });

@@ -13,7 +13,6 @@ export class KafkaEventPublisher implements EventPublisher {
       idempotent: true,
       maxInFlightRequests: 1,
       allowAutoTopicCreation: false,
-      retry: { retries: 3, initialRetryTime: 100, maxRetryTime: 2_000 },
     });
     this.producer.on('producer.disconnect', () => {
       this.connected = undefined;
