@@ -19,7 +19,7 @@ describe('recovery worker on the Temporal test server', () => {
       activities: createGreetingActivities('Hello'),
     });
     try {
-      const result = await worker.worker.runUntil(
+      const result = await worker.runUntil(
         client.workflow.execute('greetingWorkflow', {
           taskQueue,
           workflowId: `greeting-${uuidv7()}`,

@@ -16,6 +16,8 @@ export interface RecoveryWorker {
   worker: Worker;
   /** Resolves when the worker has stopped (after shutdown() drained in-flight activities). */
   run(): Promise<void>;
+  /** Runs until `promise` settles, then stops; for tests and one-off jobs. */
+  runUntil<T>(promise: Promise<T>): Promise<T>;
   shutdown(): Promise<void>;
 }
 
@@ -38,6 +40,9 @@ export async function createRecoveryWorker(options: RecoveryWorkerOptions): Prom
     run() {
       running ??= worker.run().finally(() => connection.close());
       return running;
+    },
+    runUntil(promise) {
+      return worker.runUntil(promise).finally(() => connection.close());
     },
     async shutdown() {
       if (worker.getState() === 'RUNNING') worker.shutdown();
