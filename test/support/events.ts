@@ -35,6 +35,8 @@ export function paymentSucceeded(guildId: string = uuidv7()): NewEvent<'PaymentS
       cycle: 1,
       retry_number: 0,
       provider_approved_at: new Date().toISOString(),
+      plan_code: 'PRO',
+      current_period_end: new Date(Date.now() + 30 * 86_400_000).toISOString(),
     },
   };
 }

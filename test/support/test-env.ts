@@ -1,3 +1,5 @@
+import { Logger } from '@nestjs/common';
+
 /**
  * Defaults for integration tests: the infrastructure `npm test` brings up on loopback and a
  * database of their own. Any of them can be overridden from the environment.
@@ -8,3 +10,7 @@ process.env.TEMPORAL_ADDRESS ??= '127.0.0.1:7233';
 process.env.REDIS_URL ??= 'redis://127.0.0.1:6379';
 process.env.INTERNAL_JWT_SECRET ??= 'test-internal-secret-0123456789abcdef';
 process.env.LOG_LEVEL ??= 'warn';
+
+// Library code running inside the test process logs through Nest's Logger; keep only errors, as
+// the apps under test do with LOG_LEVEL=warn.
+Logger.overrideLogger(['error']);

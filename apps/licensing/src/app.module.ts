@@ -1,12 +1,15 @@
 import { type DynamicModule, Module } from '@nestjs/common';
+import { CONSUMER_GROUPS, TOPICS } from '@lib/contracts';
 import { DatabaseModule } from '@lib/database';
 import { IdentityModule } from '@lib/identity';
-import { checkKafka, KAFKA_ADMIN, MessagingModule } from '@lib/messaging';
+import { checkKafka, EVENT_HANDLERS, KAFKA_ADMIN, MessagingModule } from '@lib/messaging';
 import { OutboxModule } from '@lib/outbox';
 import { HealthModule, LoggingModule, MetricsModule } from '@lib/runtime';
 import type { Admin } from 'kafkajs';
 import type { LicensingEnv } from './licensing.env';
 import { licensingDatabase } from './database';
+import { LicenseEventsHandler } from './licenses/license-events.handler';
+import { LicensingModule } from './licensing.module';
 
 @Module({})
 export class AppModule {
@@ -21,11 +24,22 @@ export class AppModule {
           migrateOnStart: config.MIGRATE_ON_START,
         }),
         IdentityModule.forService({ secret: config.INTERNAL_JWT_SECRET, service: 'licensing' }),
-        MessagingModule.forService({
-          brokers: config.KAFKA_BROKERS,
-          clientId: 'licensing',
-          schema: 'licensing',
-        }),
+        MessagingModule.forService(
+          {
+            brokers: config.KAFKA_BROKERS,
+            clientId: 'licensing',
+            schema: licensingDatabase.schema,
+            consume: { groupId: CONSUMER_GROUPS.licensing, topics: [TOPICS.billing] },
+          },
+          [
+            {
+              provide: EVENT_HANDLERS,
+              inject: [LicenseEventsHandler],
+              useFactory: (handler: LicenseEventsHandler) => [handler],
+            },
+          ],
+          [LicensingModule],
+        ),
         OutboxModule.forService({
           schema: licensingDatabase.schema,
           producer: 'licensing',
@@ -38,6 +52,7 @@ export class AppModule {
           useFactory: (admin: Admin) => [{ name: 'kafka', check: () => checkKafka(admin) }],
         }),
         MetricsModule,
+        LicensingModule,
       ],
     };
   }

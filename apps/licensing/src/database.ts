@@ -1,7 +1,10 @@
+import { License } from './licenses/license.entity';
 import { Init1763800000000 } from './migrations/1763800000000-init';
+import { PlansAndLicenses1763900000000 } from './migrations/1763900000000-plans-and-licenses';
+import { Plan } from './plans/plan.entity';
 
 export const licensingDatabase = {
   schema: 'licensing',
-  entities: [],
-  migrations: [Init1763800000000],
+  entities: [Plan, License],
+  migrations: [Init1763800000000, PlansAndLicenses1763900000000],
 };

@@ -1,8 +1,5 @@
 import type { EventEnvelope } from './envelope';
-
-/** Plan codes and their rank (spec appendix: FREE 0, PRO 1, ENTERPRISE 2). */
-export const PLAN_CODES = ['FREE', 'PRO', 'ENTERPRISE'] as const;
-export type PlanCode = (typeof PLAN_CODES)[number];
+import type { PlanCode, PlanFeature } from './plans';
 
 export const SNAPSHOT_TRIGGERS = ['manual', 'scheduled', 'antinuke', 'pre_restore'] as const;
 export type SnapshotTrigger = (typeof SNAPSHOT_TRIGGERS)[number];
@@ -99,6 +96,9 @@ export interface EventPayloads {
     cycle: number;
     retry_number: number;
     provider_approved_at: string;
+    /** The plan paid for and the period it now covers: licensing extends `expires_at` on renewals. */
+    plan_code: PlanCode;
+    current_period_end: string;
   };
   PlanUpgraded: {
     subscription_id: string;
@@ -150,20 +150,39 @@ export interface EventPayloads {
   LicenseUpgraded: {
     license_id: string;
     guild_id: string;
+    /** The plan that was in force before (FREE when the old licence had expired). */
     old_plan_code: PlanCode;
     new_plan_code: PlanCode;
+    /** The new plan's features, so recovery can start AntiNuke without calling back. */
+    features: PlanFeature[];
     expires_at: string | null;
+    /** The billing event that caused the change. */
+    cause: LicenseChangeCause;
   };
   LicenseDowngraded: {
     license_id: string;
     guild_id: string;
     old_plan_code: PlanCode;
     new_plan_code: PlanCode;
+    features: PlanFeature[];
+    /** Features the guild lost; ANTINUKE_AUTO_ACTION here means recovery switches auto-action off. */
+    removed_features: PlanFeature[];
     expires_at: string | null;
+    cause: LicenseChangeCause;
   };
 }
 
 export type EventType = keyof EventPayloads;
+
+/** The billing events that move a licence (licensing consumes exactly these). */
+export const LICENSE_CHANGE_CAUSES = [
+  'SubscriptionStarted',
+  'PlanUpgraded',
+  'PlanDowngraded',
+  'SubscriptionCanceledPeriodEnd',
+  'PaymentSucceeded',
+] as const satisfies readonly EventType[];
+export type LicenseChangeCause = (typeof LICENSE_CHANGE_CAUSES)[number];
 
 export type DomainEvent<T extends EventType = EventType> = EventEnvelope<T, EventPayloads[T]>;
 

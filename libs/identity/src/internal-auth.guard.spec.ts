@@ -5,7 +5,7 @@ import { ProblemDetailsFilter } from '@lib/problem-details';
 import request from 'supertest';
 import type { App } from 'supertest/types';
 import { IdentityModule } from './identity.module';
-import { CurrentIdentity, PublicRoute } from './internal-auth.guard';
+import { CurrentIdentity, PublicRoute, ServiceRoute } from './internal-auth.guard';
 import { InternalTokenCodec } from './internal-token';
 
 const secret = 's'.repeat(40);
@@ -14,6 +14,12 @@ const secret = 's'.repeat(40);
 class SampleController {
   @Get('whoami')
   whoami(@CurrentIdentity() identity: InternalIdentity): InternalIdentity {
+    return identity;
+  }
+
+  @ServiceRoute()
+  @Get('internal')
+  internal(@CurrentIdentity() identity: InternalIdentity): InternalIdentity {
     return identity;
   }
 
@@ -62,6 +68,19 @@ describe('InternalAuthGuard', () => {
       expect(response.headers['content-type']).toContain('application/problem+json');
       expect(JSON.parse(response.text)).toMatchObject({ code: 'ErrUnauthenticated', status: 401 });
     }
+  });
+
+  it('lets only services call a service route', async () => {
+    const codec = new InternalTokenCodec(secret, 'gateway');
+    const user = await codec.sign({ kind: 'user', user_id: 'u', platform_user_id: '1', session_id: 's' });
+    const service = await codec.sign({ kind: 'service', service: 'billing' });
+    const refused = await request(server()).get('/internal').set(INTERNAL_TOKEN_HEADER, user);
+    expect(refused.status).toBe(403);
+    expect(JSON.parse(refused.text)).toMatchObject({ code: 'ErrForbidden' });
+    await request(server())
+      .get('/internal')
+      .set(INTERNAL_TOKEN_HEADER, service)
+      .expect(200, { kind: 'service', service: 'billing' });
   });
 
   it('lets public routes through', async () => {

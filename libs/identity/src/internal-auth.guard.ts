@@ -7,14 +7,18 @@ import {
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { INTERNAL_TOKEN_HEADER, type InternalIdentity } from '@lib/contracts';
-import { UnauthenticatedError } from '@lib/problem-details';
+import { ForbiddenError, UnauthenticatedError } from '@lib/problem-details';
 import type { Request } from 'express';
 import { InternalTokenCodec } from './internal-token';
 
 const PUBLIC_ROUTE = 'identity:public';
+const SERVICE_ROUTE = 'identity:service-only';
 
 /** Marks a route that needs no internal token (health probes, the provider's webhook). */
 export const PublicRoute = () => SetMetadata(PUBLIC_ROUTE, true);
+
+/** Marks a route only sibling services may call (`/internal/...`), never a user through the gateway. */
+export const ServiceRoute = () => SetMetadata(SERVICE_ROUTE, true);
 
 export type IdentifiedRequest = Request & { identity?: InternalIdentity };
 
@@ -40,6 +44,13 @@ export class InternalAuthGuard implements CanActivate {
     const header = request.headers[INTERNAL_TOKEN_HEADER];
     const identity = await this.codec.verify(Array.isArray(header) ? header[0] : header);
     if (!identity) throw new UnauthenticatedError('A valid internal identity token is required.');
+    const serviceOnly = this.reflector.getAllAndOverride<boolean>(SERVICE_ROUTE, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
+    if (serviceOnly && identity.kind !== 'service') {
+      throw new ForbiddenError('This route is for internal service calls only.');
+    }
     request.identity = identity;
     return true;
   }

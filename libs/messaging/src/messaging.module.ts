@@ -3,6 +3,7 @@ import {
   type DynamicModule,
   Inject,
   Module,
+  type ModuleMetadata,
   type OnApplicationBootstrap,
   Optional,
   type Provider,
@@ -44,10 +45,19 @@ export class MessagingModule implements OnApplicationBootstrap, BeforeApplicatio
     @Optional() @Inject(EVENT_HANDLERS) private readonly handlers: EventHandler[] = [],
   ) {}
 
-  static forService(options: MessagingModuleOptions, handlers: Provider[] = []): DynamicModule {
+  /**
+   * `handlers` must include the EVENT_HANDLERS provider; `imports` are the feature modules the
+   * handlers come from, so the handlers share their instances with the rest of the app.
+   */
+  static forService(
+    options: MessagingModuleOptions,
+    handlers: Provider[] = [],
+    imports: NonNullable<ModuleMetadata['imports']> = [],
+  ): DynamicModule {
     return {
       module: MessagingModule,
       global: true,
+      imports,
       providers: [
         { provide: OPTIONS, useValue: options },
         { provide: Kafka, useValue: createKafka(options.brokers, options.clientId) },

@@ -1,0 +1,79 @@
+import type { PlanDefinition } from '@lib/contracts';
+import { entitlementsAt, isExpired } from './entitlements';
+
+const FREE: PlanDefinition = {
+  code: 'FREE',
+  rank: 0,
+  name: 'Free',
+  price_krw: 0,
+  features: [],
+  limits: { snapshot_manual_max: 0, scheduled_snapshot_retention_days: null },
+};
+const PRO: PlanDefinition = {
+  code: 'PRO',
+  rank: 1,
+  name: 'Pro',
+  price_krw: 9900,
+  features: ['RECOVERY_RESTORE', 'RECOVERY_SNAPSHOT_MANUAL'],
+  limits: { snapshot_manual_max: 1, scheduled_snapshot_retention_days: 7 },
+};
+
+describe(entitlementsAt.name, () => {
+  const now = new Date('2026-11-22T12:00:00.000Z');
+  const guildId = '01a20182-0000-7000-8000-000000000001';
+
+  it('serves FREE to a guild without a licence', () => {
+    expect(entitlementsAt(guildId, null, FREE, now)).toEqual({
+      guild_id: guildId,
+      license_id: null,
+      plan_code: 'FREE',
+      licensed_plan_code: 'FREE',
+      status: 'active',
+      features: [],
+      limits: { snapshot_manual_max: 0, scheduled_snapshot_retention_days: null },
+      expires_at: null,
+    });
+  });
+
+  it('serves the paid plan until the last millisecond of the period', () => {
+    const license = { id: 'l1', plan: PRO, expiresAt: new Date(now.getTime() + 1) };
+    const result = entitlementsAt(guildId, license, FREE, now);
+    expect(result).toMatchObject({ plan_code: 'PRO', status: 'active', features: PRO.features });
+    expect(result.limits.snapshot_manual_max).toBe(1);
+  });
+
+  it('serves FREE at once when the period has ended, keeping the licensed plan visible', () => {
+    const license = { id: 'l1', plan: PRO, expiresAt: now };
+    expect(entitlementsAt(guildId, license, FREE, now)).toMatchObject({
+      license_id: 'l1',
+      plan_code: 'FREE',
+      licensed_plan_code: 'PRO',
+      status: 'expired',
+      features: [],
+      limits: { snapshot_manual_max: 0 },
+      expires_at: now.toISOString(),
+    });
+  });
+
+  it('never lets a paid licence without an end date count', () => {
+    expect(isExpired({ plan: PRO, expiresAt: null }, now)).toBe(true);
+  });
+
+  it('never expires FREE', () => {
+    expect(isExpired({ plan: FREE, expiresAt: null }, now)).toBe(false);
+    expect(isExpired({ plan: FREE, expiresAt: new Date(0) }, now)).toBe(false);
+  });
+
+  it('copies plan data so a caller cannot change the catalogue', () => {
+    const result = entitlementsAt(
+      guildId,
+      { id: 'l1', plan: PRO, expiresAt: new Date(now.getTime() + 1) },
+      FREE,
+      now,
+    );
+    result.features.push('ANTINUKE_DETECT');
+    result.limits.snapshot_manual_max = 99;
+    expect(PRO.features).toHaveLength(2);
+    expect(PRO.limits.snapshot_manual_max).toBe(1);
+  });
+});

@@ -1,0 +1,61 @@
+import {
+  type BeforeApplicationShutdown,
+  type DynamicModule,
+  Inject,
+  Logger,
+  Module,
+  type OnApplicationBootstrap,
+  Optional,
+} from '@nestjs/common';
+import { InternalTokenCodec } from '@lib/identity';
+import { Kafka } from 'kafkajs';
+import { EntitlementsClient, type EntitlementsClientOptions } from './entitlements.client';
+import { EntitlementsInvalidationListener } from './entitlements-invalidation.listener';
+
+type ModuleOptions = Pick<EntitlementsClientOptions, 'licensingUrl' | 'service' | 'ttlMs'>;
+const OPTIONS = Symbol('EntitlementsModuleOptions');
+
+/**
+ * Provides EntitlementsClient to a service. With Kafka in the app (MessagingModule), the client's
+ * cache also listens for licence changes.
+ */
+@Module({})
+export class EntitlementsModule implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(EntitlementsModule.name);
+  private listener: EntitlementsInvalidationListener | undefined;
+
+  constructor(
+    @Inject(OPTIONS) private readonly options: ModuleOptions,
+    private readonly client: EntitlementsClient,
+    @Optional() private readonly kafka?: Kafka,
+  ) {}
+
+  static forService(options: ModuleOptions): DynamicModule {
+    return {
+      module: EntitlementsModule,
+      global: true,
+      providers: [
+        { provide: OPTIONS, useValue: options },
+        {
+          provide: EntitlementsClient,
+          inject: [InternalTokenCodec],
+          useFactory: (codec: InternalTokenCodec) => new EntitlementsClient({ ...options, codec }),
+        },
+      ],
+      exports: [EntitlementsClient],
+    };
+  }
+
+  onApplicationBootstrap(): void {
+    if (!this.kafka) return;
+    this.listener = new EntitlementsInvalidationListener(this.kafka, this.client, this.options.service);
+    // Joining a group takes seconds; the app need not wait, the cache lifetime covers the gap.
+    this.listener.start().catch((error: unknown) => {
+      this.logger.error({ err: String(error) }, 'entitlements cache will rely on its lifetime only');
+    });
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.listener?.stop();
+  }
+}

@@ -1,0 +1,126 @@
+import {
+  type DomainEvent,
+  EVENT_ENVELOPE_VERSION,
+  type EventPayloads,
+  type EventType,
+  type PlanCode,
+  TOPICS,
+} from '@lib/contracts';
+import { createKafka, KafkaEventPublisher } from '@lib/messaging';
+import { v7 as uuidv7 } from 'uuid';
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Plays billing's part on `billing.events`: builds the events one subscription of one guild goes
+ * through, with increasing `occurred_at`, and publishes them (again, to simulate redelivery).
+ */
+export class BillingEventStream {
+  private readonly publisher = new KafkaEventPublisher(
+    createKafka(process.env.KAFKA_BROKERS!, 'test-billing'),
+  );
+
+  async publish(...events: DomainEvent[]): Promise<void> {
+    await this.publisher.publish(
+      events.map((event) => ({
+        id: event.id,
+        topic: TOPICS.billing,
+        key: event.guild_id,
+        eventType: event.type,
+        envelope: JSON.stringify(event),
+      })),
+    );
+  }
+
+  async close(): Promise<void> {
+    await this.publisher.close();
+  }
+}
+
+export class SubscriptionScenario {
+  readonly subscriptionId = uuidv7();
+  readonly payerUserId = uuidv7();
+  /** Billing's clock: every event happens a minute after the previous one. */
+  private clock = Date.now() - 60 * 60_000;
+  periodEnd = new Date(Date.now() + 30 * DAY_MS);
+
+  constructor(readonly guildId: string = uuidv7()) {}
+
+  event<T extends EventType>(type: T, payload: EventPayloads[T] | Record<string, unknown>): DomainEvent<T> {
+    this.clock += 60_000;
+    return {
+      id: uuidv7(),
+      type,
+      version: EVENT_ENVELOPE_VERSION,
+      occurred_at: new Date(this.clock).toISOString(),
+      producer: 'billing',
+      aggregate_type: 'subscription',
+      aggregate_id: this.subscriptionId,
+      guild_id: this.guildId,
+      correlation_id: null,
+      payload: payload as EventPayloads[T],
+    };
+  }
+
+  started(plan: PlanCode): DomainEvent<'SubscriptionStarted'> {
+    return this.event('SubscriptionStarted', {
+      subscription_id: this.subscriptionId,
+      license_id: null,
+      guild_id: this.guildId,
+      payer_user_id: this.payerUserId,
+      plan_code: plan,
+      amount_krw: plan === 'ENTERPRISE' ? 29_900 : 9_900,
+      current_period_start: new Date(this.periodEnd.getTime() - 30 * DAY_MS).toISOString(),
+      current_period_end: this.periodEnd.toISOString(),
+      next_billing_at: this.periodEnd.toISOString(),
+    });
+  }
+
+  upgraded(from: PlanCode, to: PlanCode): DomainEvent<'PlanUpgraded'> {
+    return this.event('PlanUpgraded', {
+      subscription_id: this.subscriptionId,
+      license_id: null,
+      payer_user_id: this.payerUserId,
+      old_plan_code: from,
+      new_plan_code: to,
+      effective_at: new Date(this.clock).toISOString(),
+      current_period_end: this.periodEnd.toISOString(),
+    });
+  }
+
+  downgraded(from: PlanCode, to: PlanCode): DomainEvent<'PlanDowngraded'> {
+    return this.event('PlanDowngraded', {
+      subscription_id: this.subscriptionId,
+      license_id: null,
+      old_plan_code: from,
+      new_plan_code: to,
+      effective_at: new Date(this.clock).toISOString(),
+      current_period_end: this.periodEnd.toISOString(),
+    });
+  }
+
+  renewed(plan: PlanCode, cycle: number): DomainEvent<'PaymentSucceeded'> {
+    this.periodEnd = new Date(this.periodEnd.getTime() + 30 * DAY_MS);
+    return this.event('PaymentSucceeded', {
+      subscription_id: this.subscriptionId,
+      payment_attempt_id: uuidv7(),
+      order_id: `sub_${this.subscriptionId}_${String(cycle).padStart(3, '0')}_r0`,
+      amount_krw: 9_900,
+      cycle,
+      retry_number: 0,
+      provider_approved_at: new Date(this.clock).toISOString(),
+      plan_code: plan,
+      current_period_end: this.periodEnd.toISOString(),
+    });
+  }
+
+  canceledAtPeriodEnd(plan: PlanCode): DomainEvent<'SubscriptionCanceledPeriodEnd'> {
+    return this.event('SubscriptionCanceledPeriodEnd', {
+      subscription_id: this.subscriptionId,
+      license_id: null,
+      payer_user_id: this.payerUserId,
+      reason: 'period_end',
+      plan_code: plan,
+    });
+  }
+}
