@@ -1,0 +1,152 @@
+import {
+  type APIGuild,
+  type APIGuildMember,
+  type APIMessage,
+  type APIOverwrite,
+  type APIRole,
+  type APIUser,
+  OverwriteType,
+} from 'discord-api-types/v10';
+import type {
+  GuildSettings,
+  PermissionOverwrite,
+  PlatformChannel,
+  PlatformChannelWithOverwrites,
+  PlatformMember,
+  PlatformMessage,
+  PlatformRole,
+  PlatformUser,
+} from './guild-state';
+import type { ChannelInput, ChannelOverwriteInput, ChannelUpdate } from './write-inputs';
+
+/**
+ * A guild channel as read from the wire. Which fields are present depends on the channel's type,
+ * so this is looser than the library's per-type union.
+ */
+export interface WireGuildChannel {
+  id: string;
+  type: number;
+  name?: string | null;
+  position?: number;
+  parent_id?: string | null;
+  topic?: string | null;
+  nsfw?: boolean;
+  rate_limit_per_user?: number;
+  bitrate?: number;
+  user_limit?: number;
+  permission_overwrites?: APIOverwrite[];
+}
+
+/** Numeric order of snowflakes without BigInt: a longer id is a later one. */
+export function compareSnowflakes(a: string, b: string): number {
+  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+}
+
+export function sortByPosition<T extends { position: number; id: string }>(items: T[]): T[] {
+  return [...items].sort((a, b) => a.position - b.position || compareSnowflakes(a.id, b.id));
+}
+
+export function toGuildSettings(guild: APIGuild): GuildSettings {
+  return {
+    id: guild.id,
+    name: guild.name,
+    description: guild.description ?? null,
+    icon: guild.icon ?? null,
+    owner_id: guild.owner_id,
+    verification_level: guild.verification_level,
+    default_message_notifications: guild.default_message_notifications,
+    explicit_content_filter: guild.explicit_content_filter,
+    afk_channel_id: guild.afk_channel_id ?? null,
+    afk_timeout: guild.afk_timeout,
+    system_channel_id: guild.system_channel_id ?? null,
+    system_channel_flags: guild.system_channel_flags,
+    rules_channel_id: guild.rules_channel_id ?? null,
+    public_updates_channel_id: guild.public_updates_channel_id ?? null,
+    preferred_locale: guild.preferred_locale,
+  };
+}
+
+export function toPlatformRole(role: APIRole): PlatformRole {
+  return {
+    id: role.id,
+    name: role.name,
+    color: role.color,
+    position: role.position,
+    permissions: role.permissions,
+    hoist: role.hoist,
+    mentionable: role.mentionable,
+    managed: role.managed,
+    icon: role.icon ?? null,
+    unicode_emoji: role.unicode_emoji ?? null,
+  };
+}
+
+export function toPlatformChannel(channel: WireGuildChannel): PlatformChannel {
+  return {
+    id: channel.id,
+    type: channel.type,
+    name: channel.name ?? '',
+    position: channel.position ?? 0,
+    parent_id: channel.parent_id ?? null,
+    topic: channel.topic ?? null,
+    nsfw: channel.nsfw ?? false,
+    rate_limit_per_user: channel.rate_limit_per_user ?? null,
+    bitrate: channel.bitrate ?? null,
+    user_limit: channel.user_limit ?? null,
+  };
+}
+
+export function toPermissionOverwrites(channel: WireGuildChannel): PermissionOverwrite[] {
+  return (channel.permission_overwrites ?? [])
+    .map((overwrite): PermissionOverwrite => ({
+      channel_id: channel.id,
+      id: overwrite.id,
+      type: overwrite.type === OverwriteType.Member ? 'member' : 'role',
+      allow: overwrite.allow,
+      deny: overwrite.deny,
+    }))
+    .sort((a, b) => compareSnowflakes(a.id, b.id));
+}
+
+export function toChannelWithOverwrites(channel: WireGuildChannel): PlatformChannelWithOverwrites {
+  return { ...toPlatformChannel(channel), permission_overwrites: toPermissionOverwrites(channel) };
+}
+
+export function toWireOverwrite(overwrite: ChannelOverwriteInput): APIOverwrite {
+  return {
+    id: overwrite.id,
+    type: overwrite.type === 'member' ? OverwriteType.Member : OverwriteType.Role,
+    allow: overwrite.allow,
+    deny: overwrite.deny,
+  };
+}
+
+/** The body of a channel create or edit; absent fields stay absent so the platform keeps them. */
+export function toChannelBody(input: ChannelInput | ChannelUpdate): Record<string, unknown> {
+  const { permission_overwrites, ...fields } = input;
+  return permission_overwrites === undefined
+    ? fields
+    : { ...fields, permission_overwrites: permission_overwrites.map(toWireOverwrite) };
+}
+
+export function toPlatformUser(user: APIUser): PlatformUser {
+  return {
+    id: user.id,
+    username: user.username,
+    global_name: user.global_name ?? null,
+    bot: user.bot ?? false,
+  };
+}
+
+export function toPlatformMember(member: APIGuildMember): PlatformMember {
+  return { user: toPlatformUser(member.user), roles: member.roles, nick: member.nick ?? null };
+}
+
+export function toPlatformMessage(message: APIMessage): PlatformMessage {
+  return {
+    id: message.id,
+    channel_id: message.channel_id,
+    content: message.content,
+    embeds: message.embeds,
+  };
+}

@@ -1,0 +1,132 @@
+/**
+ * A guild's state as the service keeps it: plain JSON in the platform's own snake_case, so a
+ * snapshot payload is this object as read. Ids are the platform's snowflake strings.
+ */
+
+/** Guild-wide settings a restore can put back (`owner_id` is read-only and informative). */
+export interface GuildSettings {
+  id: string;
+  name: string;
+  description: string | null;
+  /** Icon hash as the platform reports it. */
+  icon: string | null;
+  owner_id: string;
+  verification_level: number;
+  default_message_notifications: number;
+  explicit_content_filter: number;
+  afk_channel_id: string | null;
+  /** Seconds. */
+  afk_timeout: number;
+  system_channel_id: string | null;
+  system_channel_flags: number;
+  rules_channel_id: string | null;
+  public_updates_channel_id: string | null;
+  preferred_locale: string;
+}
+
+/** The @everyone role has the guild's id and position 0. */
+export interface PlatformRole {
+  id: string;
+  name: string;
+  /** RGB as an integer, 0 for no colour. */
+  color: number;
+  position: number;
+  /** Permission bit set as a decimal string (it does not fit a JSON number). */
+  permissions: string;
+  hoist: boolean;
+  mentionable: boolean;
+  /** Owned by an integration (a bot's own role); it cannot be created, deleted or assigned. */
+  managed: boolean;
+  icon: string | null;
+  unicode_emoji: string | null;
+}
+
+/** Platform channel type numbers (the platform may report others; they are kept as they come). */
+export const CHANNEL_TYPE = {
+  text: 0,
+  voice: 2,
+  category: 4,
+  announcement: 5,
+  stage: 13,
+  forum: 15,
+} as const;
+
+/**
+ * A guild channel. Fields that do not apply to the channel's type are null (a category has no
+ * topic, a text channel no bitrate).
+ */
+export interface PlatformChannel {
+  id: string;
+  type: number;
+  name: string;
+  position: number;
+  parent_id: string | null;
+  topic: string | null;
+  nsfw: boolean;
+  /** Slow mode in seconds. */
+  rate_limit_per_user: number | null;
+  bitrate: number | null;
+  user_limit: number | null;
+}
+
+export type OverwriteTarget = 'role' | 'member';
+
+/** One channel's permission overwrite for a role or a member, flattened out of its channel. */
+export interface PermissionOverwrite {
+  channel_id: string;
+  /** The role's or member's id. */
+  id: string;
+  type: OverwriteTarget;
+  allow: string;
+  deny: string;
+}
+
+/** Everything a snapshot holds and a restore puts back, sorted by position then id. */
+export interface GuildState {
+  guild: GuildSettings;
+  roles: PlatformRole[];
+  channels: PlatformChannel[];
+  permission_overrides: PermissionOverwrite[];
+}
+
+export interface PlatformUser {
+  id: string;
+  username: string;
+  global_name: string | null;
+  bot: boolean;
+}
+
+export interface PlatformMember {
+  user: PlatformUser;
+  /** Role ids, without @everyone. */
+  roles: string[];
+  nick: string | null;
+}
+
+/** A channel as a write returns it: the channel and its overwrites. */
+export interface PlatformChannelWithOverwrites extends PlatformChannel {
+  permission_overwrites: PermissionOverwrite[];
+}
+
+export interface DirectMessageEmbed {
+  title?: string;
+  description?: string;
+  url?: string;
+  color?: number;
+  /** ISO 8601. */
+  timestamp?: string;
+  fields?: { name: string; value: string; inline?: boolean }[];
+  footer?: { text: string };
+}
+
+export interface DirectMessage {
+  content: string;
+  embeds?: DirectMessageEmbed[];
+}
+
+export interface PlatformMessage {
+  id: string;
+  channel_id: string;
+  content: string;
+  embeds: DirectMessageEmbed[];
+}

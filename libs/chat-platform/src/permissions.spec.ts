@@ -1,0 +1,93 @@
+import {
+  ALL_PERMISSIONS,
+  type GuildPermissionInput,
+  PERMISSION,
+  computeGuildPermissions,
+  hasManageGuild,
+} from './permissions';
+
+const GUILD = '100000000000000001';
+const OWNER = '200000000000000001';
+const MEMBER = '200000000000000002';
+const MODERATOR_ROLE = '300000000000000001';
+const MANAGER_ROLE = '300000000000000002';
+const ADMIN_ROLE = '300000000000000003';
+
+function input(
+  overrides: Partial<GuildPermissionInput> & { memberRoles?: string[] } = {},
+): GuildPermissionInput {
+  const { memberRoles = [], ...rest } = overrides;
+  return {
+    ownerId: OWNER,
+    everyonePermissions: (PERMISSION.VIEW_CHANNEL | PERMISSION.SEND_MESSAGES).toString(),
+    roles: [
+      { id: GUILD, permissions: (PERMISSION.VIEW_CHANNEL | PERMISSION.SEND_MESSAGES).toString() },
+      { id: MODERATOR_ROLE, permissions: PERMISSION.MANAGE_ROLES.toString() },
+      { id: MANAGER_ROLE, permissions: (PERMISSION.MANAGE_GUILD | PERMISSION.MANAGE_CHANNELS).toString() },
+      { id: ADMIN_ROLE, permissions: PERMISSION.ADMINISTRATOR.toString() },
+    ],
+    member: { user: { id: MEMBER }, roles: memberRoles },
+    ...rest,
+  };
+}
+
+describe(computeGuildPermissions.name, () => {
+  it('gives a member without roles the @everyone permissions', () => {
+    expect(computeGuildPermissions(input())).toBe(PERMISSION.VIEW_CHANNEL | PERMISSION.SEND_MESSAGES);
+  });
+
+  it('adds the bits of each role the member holds and ignores the others', () => {
+    const permissions = computeGuildPermissions(input({ memberRoles: [MODERATOR_ROLE, MANAGER_ROLE] }));
+    expect(permissions).toBe(
+      PERMISSION.VIEW_CHANNEL |
+        PERMISSION.SEND_MESSAGES |
+        PERMISSION.MANAGE_ROLES |
+        PERMISSION.MANAGE_GUILD |
+        PERMISSION.MANAGE_CHANNELS,
+    );
+    expect(computeGuildPermissions(input({ memberRoles: [MODERATOR_ROLE] })) & PERMISSION.MANAGE_GUILD).toBe(
+      0n,
+    );
+  });
+
+  it('gives the owner everything, whatever their roles', () => {
+    expect(
+      computeGuildPermissions(input({ member: { user: { id: OWNER }, roles: [] }, everyonePermissions: 0n })),
+    ).toBe(ALL_PERMISSIONS);
+  });
+
+  it('turns ADMINISTRATOR into every permission', () => {
+    expect(computeGuildPermissions(input({ memberRoles: [ADMIN_ROLE] }))).toBe(ALL_PERMISSIONS);
+  });
+
+  it('honours ADMINISTRATOR granted to @everyone', () => {
+    expect(computeGuildPermissions(input({ everyonePermissions: PERMISSION.ADMINISTRATOR }))).toBe(
+      ALL_PERMISSIONS,
+    );
+  });
+
+  it('reads permission strings beyond 53 bits exactly', () => {
+    const high = 1n << 50n;
+    const permissions = computeGuildPermissions(
+      input({
+        roles: [{ id: MODERATOR_ROLE, permissions: (high | PERMISSION.MANAGE_ROLES).toString() }],
+        memberRoles: [MODERATOR_ROLE],
+        everyonePermissions: '0',
+      }),
+    );
+    expect(permissions).toBe(high | PERMISSION.MANAGE_ROLES);
+  });
+});
+
+describe(hasManageGuild.name, () => {
+  it('is false for a plain member and one with only MANAGE_ROLES', () => {
+    expect(hasManageGuild(input())).toBe(false);
+    expect(hasManageGuild(input({ memberRoles: [MODERATOR_ROLE] }))).toBe(false);
+  });
+
+  it('is true through a role with MANAGE_GUILD, ADMINISTRATOR, or ownership', () => {
+    expect(hasManageGuild(input({ memberRoles: [MANAGER_ROLE] }))).toBe(true);
+    expect(hasManageGuild(input({ memberRoles: [ADMIN_ROLE] }))).toBe(true);
+    expect(hasManageGuild(input({ member: { user: { id: OWNER }, roles: [] } }))).toBe(true);
+  });
+});

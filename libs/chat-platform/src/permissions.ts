@@ -1,0 +1,49 @@
+import { PermissionFlagsBits } from 'discord-api-types/v10';
+
+/** The permission bits the service checks, with the platform's values. */
+export const PERMISSION = {
+  ADMINISTRATOR: PermissionFlagsBits.Administrator,
+  MANAGE_CHANNELS: PermissionFlagsBits.ManageChannels,
+  MANAGE_GUILD: PermissionFlagsBits.ManageGuild,
+  MANAGE_ROLES: PermissionFlagsBits.ManageRoles,
+  VIEW_CHANNEL: PermissionFlagsBits.ViewChannel,
+  SEND_MESSAGES: PermissionFlagsBits.SendMessages,
+} as const;
+
+/** Every bit the platform defines; what the owner and administrators hold. */
+export const ALL_PERMISSIONS: bigint = Object.values(PermissionFlagsBits).reduce((all, bit) => all | bit, 0n);
+
+export interface GuildPermissionInput {
+  ownerId: string;
+  /** The @everyone role's permissions (decimal string as on the wire, or a bigint). */
+  everyonePermissions: string | bigint;
+  /** The guild's roles; only those the member holds count. */
+  roles: { id: string; permissions: string }[];
+  member: { user: { id: string }; roles: string[] };
+}
+
+/**
+ * A member's guild-level permissions as the platform computes them: the owner holds everything;
+ * otherwise @everyone's bits plus those of each held role, and ADMINISTRATOR grants everything.
+ * Channel overwrites do not matter for guild-level checks such as MANAGE_GUILD.
+ */
+export function computeGuildPermissions(input: GuildPermissionInput): bigint {
+  if (input.member.user.id === input.ownerId) return ALL_PERMISSIONS;
+  const held = new Set(input.member.roles);
+  let permissions = BigInt(input.everyonePermissions);
+  for (const role of input.roles) {
+    if (held.has(role.id)) permissions |= BigInt(role.permissions);
+  }
+  return (permissions & PERMISSION.ADMINISTRATOR) === PERMISSION.ADMINISTRATOR
+    ? ALL_PERMISSIONS
+    : permissions;
+}
+
+export function hasPermission(permissions: bigint, bit: bigint): boolean {
+  return (permissions & bit) === bit;
+}
+
+/** Whether the member may administer the guild in this service (spec: MANAGE_GUILD). */
+export function hasManageGuild(input: GuildPermissionInput): boolean {
+  return hasPermission(computeGuildPermissions(input), PERMISSION.MANAGE_GUILD);
+}

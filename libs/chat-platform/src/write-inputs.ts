@@ -1,0 +1,40 @@
+import type { GuildSettings, PermissionOverwrite, PlatformChannel, PlatformRole } from './guild-state';
+
+/** Every write carries a reason; it lands in the guild's audit log, where live sync recognises it. */
+export interface WriteOptions {
+  reason?: string;
+}
+
+export type RoleInput = Partial<
+  Pick<PlatformRole, 'name' | 'color' | 'permissions' | 'hoist' | 'mentionable' | 'icon' | 'unicode_emoji'>
+>;
+
+/** An overwrite as part of a channel write (the channel is implied). */
+export type ChannelOverwriteInput = Omit<PermissionOverwrite, 'channel_id'>;
+
+export type ChannelInput = Pick<PlatformChannel, 'name' | 'type'> &
+  Partial<
+    Pick<
+      PlatformChannel,
+      'position' | 'parent_id' | 'topic' | 'nsfw' | 'rate_limit_per_user' | 'bitrate' | 'user_limit'
+    >
+  > & {
+    /** Set at creation so a private channel is never briefly public. */
+    permission_overwrites?: ChannelOverwriteInput[];
+  };
+
+/** The platform changes a type only between text and announcement. */
+export type ChannelUpdate = Partial<ChannelInput>;
+
+export type GuildSettingsUpdate = Partial<Omit<GuildSettings, 'id' | 'owner_id'>>;
+
+export interface RolePosition {
+  id: string;
+  position: number;
+}
+
+export interface ChannelPosition {
+  id: string;
+  position?: number;
+  parent_id?: string | null;
+}

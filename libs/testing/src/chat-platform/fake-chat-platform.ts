@@ -1,0 +1,171 @@
+import { type Server, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { BoundedLog } from './bounded-log';
+import { FailureInjector, type FailureRule } from './failure-injector';
+import { type GuildSpec, type SeededGuild, seedGuild } from './guild-seed';
+import type { DmRecord, FakeGuild, RequestRecord } from './platform-state';
+import { PlatformStore } from './platform-store';
+import { DEFAULT_RATE_LIMITS, PlatformRateLimits, type RateLimitSettings } from './rate-limiter';
+import { handlePlatformRequest } from './request-handler';
+import { Router } from './router';
+import { platformRoutes } from './routes';
+
+export interface FakeChatPlatformOptions {
+  /** Expected as `Authorization: Bot <token>`; default `fake-bot-token`. */
+  botToken?: string;
+  /** Default: a fresh snowflake. */
+  botUserId?: string;
+  botUsername?: string;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 0: any free port. */
+  port?: number;
+  /** Merged over the defaults (10 per second per bucket, 50 per second globally). */
+  rateLimits?: Partial<RateLimitSettings>;
+  /** How many requests and DMs the logs keep; default 10,000 each. */
+  logCapacity?: number;
+}
+
+/**
+ * A loopback server speaking the chat platform's REST API v10 subset under `/api/v10`, with
+ * in-memory guilds, permission checks, rate-limit buckets and 429s, so the real `@discordjs/rest`
+ * client can drive it. Everything else is an in-process control API for tests and the sandbox.
+ */
+export class FakeChatPlatform {
+  readonly botToken: string;
+  private readonly host: string;
+  private readonly port: number;
+  private readonly store: PlatformStore;
+  private readonly router = new Router(platformRoutes);
+  private readonly failures = new FailureInjector();
+  private readonly requests: BoundedLog<RequestRecord>;
+  private readonly initialRateLimits: RateLimitSettings;
+  private readonly rateLimits: PlatformRateLimits;
+  private server?: Server;
+  private stopping = new AbortController();
+  private baseUrl?: string;
+
+  constructor(options: FakeChatPlatformOptions = {}) {
+    this.botToken = options.botToken ?? 'fake-bot-token';
+    this.host = options.host ?? '127.0.0.1';
+    this.port = options.port ?? 0;
+    const logCapacity = options.logCapacity ?? 10_000;
+    this.store = new PlatformStore(
+      { id: options.botUserId, username: options.botUsername ?? 'GuildKeeper' },
+      logCapacity,
+    );
+    this.requests = new BoundedLog(logCapacity);
+    this.initialRateLimits = { ...DEFAULT_RATE_LIMITS, ...options.rateLimits };
+    this.rateLimits = new PlatformRateLimits(this.initialRateLimits);
+  }
+
+  get botUserId(): string {
+    return this.store.bot.id;
+  }
+
+  /** The base address without `/api`, e.g. `http://127.0.0.1:1234`. */
+  get url(): string {
+    if (!this.baseUrl) throw new Error('the fake chat platform is not started');
+    return this.baseUrl;
+  }
+
+  async start(): Promise<{ url: string }> {
+    if (this.server) return { url: this.url };
+    this.stopping = new AbortController();
+    const context = {
+      botToken: this.botToken,
+      store: this.store,
+      router: this.router,
+      rateLimits: this.rateLimits,
+      failures: this.failures,
+      requests: this.requests,
+      stopping: this.stopping.signal,
+    };
+    const server = createServer((req, res) => void handlePlatformRequest(req, res, context));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.port, this.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    this.server = server;
+    this.baseUrl = `http://${this.host}:${(server.address() as AddressInfo).port}`;
+    return { url: this.baseUrl };
+  }
+
+  /** Closes the server and its keep-alive connections; answers held by a delay are dropped. */
+  async stop(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    this.server = undefined;
+    this.baseUrl = undefined;
+    this.stopping.abort();
+    const closed = new Promise<void>((resolve, reject) =>
+      server.close((error) => (error ? reject(error) : resolve())),
+    );
+    server.closeAllConnections();
+    await closed;
+  }
+
+  seedGuild(spec: GuildSpec): SeededGuild {
+    return seedGuild(this.store, spec);
+  }
+
+  /** A deep copy of the guild's current state. */
+  guild(id: string): FakeGuild {
+    return structuredClone(this.liveGuild(id));
+  }
+
+  /** Changes state directly, past every check (e.g. a raid deleting channels and roles). */
+  mutate(id: string, change: (guild: FakeGuild) => void): void {
+    change(this.liveGuild(id));
+  }
+
+  deleteGuild(id: string): void {
+    this.liveGuild(id);
+    this.store.guilds.delete(id);
+  }
+
+  /** Answers matching requests with this failure before any other processing. */
+  injectFailure(rule: FailureRule): void {
+    this.failures.add(rule);
+  }
+
+  /** A user with DMs closed makes a DM to them fail with 50007. */
+  setDmsClosed(userId: string, closed: boolean): void {
+    if (closed) this.store.dmsClosed.add(userId);
+    else this.store.dmsClosed.delete(userId);
+  }
+
+  dmLog(): DmRecord[] {
+    return this.store.dmLog.entries().map((record) => ({
+      ...record,
+      embeds: structuredClone(record.embeds),
+      sentAt: new Date(record.sentAt),
+    }));
+  }
+
+  requestLog(): RequestRecord[] {
+    return this.requests.entries().map((record) => ({ ...record }));
+  }
+
+  /** Replaces the given limits (the others stay); every bucket starts afresh. */
+  setRateLimits(settings: Partial<RateLimitSettings>): void {
+    this.rateLimits.configure({ ...this.rateLimits.settings, ...settings });
+  }
+
+  /** Back to a fresh platform: no guilds, users, DMs, logs or failures; the configured limits. */
+  reset(): void {
+    this.store.clear();
+    this.failures.clear();
+    this.requests.clear();
+    this.rateLimits.configure(this.initialRateLimits);
+  }
+
+  private liveGuild(id: string): FakeGuild {
+    const guild = this.store.guilds.get(id);
+    if (!guild) throw new Error(`the fake chat platform has no guild ${id}`);
+    return guild;
+  }
+}

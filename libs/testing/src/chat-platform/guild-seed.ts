@@ -1,0 +1,287 @@
+import { PermissionFlagsBits as P } from 'discord-api-types/v10';
+import { fitFieldsToType } from './channel-fields';
+import {
+  CHANNEL_TYPES,
+  type FakeChannel,
+  type FakeMember,
+  type FakeOverwrite,
+  type FakeRole,
+  type FakeUser,
+  MAX_GUILD_CHANNELS,
+  MAX_GUILD_ROLES,
+} from './platform-state';
+import type { PlatformStore } from './platform-store';
+
+export interface RoleSpec {
+  name: string;
+  id?: string;
+  permissions?: bigint;
+  color?: number;
+  hoist?: boolean;
+  mentionable?: boolean;
+  icon?: string | null;
+  unicode_emoji?: string | null;
+}
+
+/** An overwrite for a role of the spec (or '@everyone'), or for a member by username. */
+export type OverwriteSpec = ({ role: string; member?: never } | { member: string; role?: never }) & {
+  allow?: bigint;
+  deny?: bigint;
+};
+
+export interface ChannelSpec {
+  name: string;
+  id?: string;
+  type?: Exclude<keyof typeof CHANNEL_TYPES, 'category' | 'dm'>;
+  topic?: string;
+  nsfw?: boolean;
+  rate_limit_per_user?: number;
+  bitrate?: number;
+  user_limit?: number;
+  overwrites?: OverwriteSpec[];
+}
+
+export interface CategorySpec {
+  name: string;
+  id?: string;
+  overwrites?: OverwriteSpec[];
+  channels?: ChannelSpec[];
+}
+
+export interface MemberSpec {
+  username: string;
+  /** Reuses the user with this id, or creates it with this id. */
+  id?: string;
+  /** Role names from the spec. */
+  roles?: string[];
+  dmsClosed?: boolean;
+}
+
+export interface GuildSpec {
+  name: string;
+  id?: string;
+  owner?: { id?: string; username?: string };
+  /** Channel settings name channels of the spec. */
+  settings?: {
+    description?: string | null;
+    icon?: string | null;
+    verification_level?: number;
+    default_message_notifications?: number;
+    explicit_content_filter?: number;
+    afk_timeout?: number;
+    system_channel_flags?: number;
+    preferred_locale?: string;
+    afk_channel?: string;
+    system_channel?: string;
+    rules_channel?: string;
+    public_updates_channel?: string;
+  };
+  everyonePermissions?: bigint;
+  /** Lowest first: they get positions 1..n around the bot's role. Names must be unique. */
+  roles?: RoleSpec[];
+  /** Channels outside any category. Channel and category names must be unique. */
+  channels?: ChannelSpec[];
+  categories?: CategorySpec[];
+  members?: MemberSpec[];
+  bot?: {
+    /** The permissions of the bot's managed role; default ADMINISTRATOR. */
+    permissions?: bigint;
+    /** 1-based position of the bot's role among the non-@everyone roles; default the top. */
+    rolePosition?: number;
+    /** false seeds a guild the bot is not in (or was removed from). */
+    member?: boolean;
+  };
+}
+
+export interface SeededGuild {
+  guildId: string;
+  ownerId: string;
+  everyoneRoleId: string;
+  botRoleId: string;
+  /** Ids by name (roles, channels and categories) and by username (members). */
+  roles: Record<string, string>;
+  channels: Record<string, string>;
+  members: Record<string, string>;
+}
+
+/** What a fresh guild gives @everyone on the platform. */
+export const DEFAULT_EVERYONE_PERMISSIONS =
+  P.ViewChannel |
+  P.CreateInstantInvite |
+  P.ChangeNickname |
+  P.SendMessages |
+  P.EmbedLinks |
+  P.AttachFiles |
+  P.AddReactions |
+  P.ReadMessageHistory |
+  P.Connect |
+  P.Speak |
+  P.UseVAD;
+
+function role(id: string, name: string, fields: Partial<FakeRole> = {}): FakeRole {
+  return {
+    id,
+    name,
+    color: 0,
+    hoist: false,
+    icon: null,
+    unicode_emoji: null,
+    position: 0,
+    permissions: '0',
+    managed: false,
+    mentionable: false,
+    flags: 0,
+    ...fields,
+  };
+}
+
+function lookup(ids: Record<string, string>, name: string, what: string): string {
+  const id = ids[name];
+  if (id === undefined) throw new Error(`guild spec names an unknown ${what} "${name}"`);
+  return id;
+}
+
+/** @everyone (the guild's id, position 0), then the spec's roles with the bot's managed role among them. */
+function seedRoles(store: PlatformStore, spec: GuildSpec, guildId: string) {
+  const ids: Record<string, string> = { '@everyone': guildId };
+  const everyone = role(guildId, '@everyone', {
+    permissions: (spec.everyonePermissions ?? DEFAULT_EVERYONE_PERMISSIONS).toString(),
+  });
+  const botRole = role(store.ids.next(), store.bot.username, {
+    permissions: (spec.bot?.permissions ?? P.Administrator).toString(),
+    managed: true,
+    tags: { bot_id: store.bot.id },
+  });
+  const ordered = (spec.roles ?? []).map((roleSpec) => {
+    const seeded = role(roleSpec.id ?? store.ids.next(), roleSpec.name, {
+      permissions: (roleSpec.permissions ?? 0n).toString(),
+      color: roleSpec.color ?? 0,
+      hoist: roleSpec.hoist ?? false,
+      mentionable: roleSpec.mentionable ?? false,
+      icon: roleSpec.icon ?? null,
+      unicode_emoji: roleSpec.unicode_emoji ?? null,
+    });
+    ids[roleSpec.name] = seeded.id;
+    return seeded;
+  });
+  ordered.splice((spec.bot?.rolePosition ?? ordered.length + 1) - 1, 0, botRole);
+  ordered.forEach((seeded, index) => (seeded.position = index + 1));
+  if (ordered.length + 1 > MAX_GUILD_ROLES) throw new Error(`a guild has at most ${MAX_GUILD_ROLES} roles`);
+  return { roles: [everyone, ...ordered], ids, botRoleId: botRole.id };
+}
+
+/** The owner, the bot (unless left out) and the spec's members; ids by username. */
+function seedMembers(
+  store: PlatformStore,
+  spec: GuildSpec,
+  owner: FakeUser,
+  roleIds: Record<string, string>,
+  botRoleId: string,
+) {
+  const joinedAt = new Date().toISOString();
+  const ids: Record<string, string> = { [owner.username]: owner.id };
+  const members: FakeMember[] = [{ user_id: owner.id, roles: [], nick: null, joined_at: joinedAt }];
+  if (spec.bot?.member !== false) {
+    members.push({ user_id: store.bot.id, roles: [botRoleId], nick: null, joined_at: joinedAt });
+  }
+  for (const memberSpec of spec.members ?? []) {
+    const user = store.ensureUser(memberSpec.id, memberSpec.username);
+    ids[memberSpec.username] = user.id;
+    if (memberSpec.dmsClosed) store.dmsClosed.add(user.id);
+    const roles = (memberSpec.roles ?? []).map((name) => lookup(roleIds, name, 'role'));
+    members.push({ user_id: user.id, roles, nick: null, joined_at: joinedAt });
+  }
+  return { members, ids };
+}
+
+/** Channels outside categories get positions 0..n, categories 0..n, and each category's channels 0..n. */
+function seedChannels(
+  store: PlatformStore,
+  spec: GuildSpec,
+  guildId: string,
+  roleIds: Record<string, string>,
+  memberIds: Record<string, string>,
+) {
+  const ids: Record<string, string> = {};
+  const channels: FakeChannel[] = [];
+  const overwrites = (list: OverwriteSpec[] = []): FakeOverwrite[] =>
+    list.map((overwrite) => ({
+      id:
+        overwrite.role !== undefined
+          ? lookup(roleIds, overwrite.role, 'role')
+          : lookup(memberIds, overwrite.member, 'member'),
+      type: overwrite.role !== undefined ? 0 : 1,
+      allow: (overwrite.allow ?? 0n).toString(),
+      deny: (overwrite.deny ?? 0n).toString(),
+    }));
+  const add = (channelSpec: ChannelSpec, type: number, position: number, parentId: string | null) => {
+    const channel: FakeChannel = {
+      id: channelSpec.id ?? store.ids.next(),
+      type,
+      guild_id: guildId,
+      name: channelSpec.name,
+      position,
+      parent_id: parentId,
+      topic: channelSpec.topic ?? null,
+      nsfw: channelSpec.nsfw ?? false,
+      rate_limit_per_user: channelSpec.rate_limit_per_user ?? null,
+      bitrate: channelSpec.bitrate ?? null,
+      user_limit: channelSpec.user_limit ?? null,
+      permission_overwrites: overwrites(channelSpec.overwrites),
+    };
+    fitFieldsToType(channel);
+    ids[channelSpec.name] = channel.id;
+    channels.push(channel);
+    return channel.id;
+  };
+  const typeOf = (channelSpec: ChannelSpec) => CHANNEL_TYPES[channelSpec.type ?? 'text'];
+  (spec.channels ?? []).forEach((channelSpec, index) => add(channelSpec, typeOf(channelSpec), index, null));
+  (spec.categories ?? []).forEach(({ channels: children = [], ...categorySpec }, index) => {
+    const categoryId = add(categorySpec, CHANNEL_TYPES.category, index, null);
+    children.forEach((channelSpec, position) => add(channelSpec, typeOf(channelSpec), position, categoryId));
+  });
+  if (channels.length > MAX_GUILD_CHANNELS)
+    throw new Error(`a guild has at most ${MAX_GUILD_CHANNELS} channels`);
+  return { channels, ids };
+}
+
+/** Builds a guild from a spec straight into the store (no permission checks: this is the test's world). */
+export function seedGuild(store: PlatformStore, spec: GuildSpec): SeededGuild {
+  const guildId = spec.id ?? store.ids.next();
+  if (store.guilds.has(guildId)) throw new Error(`guild ${guildId} already exists`);
+  const owner = store.ensureUser(spec.owner?.id, spec.owner?.username ?? 'owner');
+  const roles = seedRoles(store, spec, guildId);
+  const members = seedMembers(store, spec, owner, roles.ids, roles.botRoleId);
+  const channels = seedChannels(store, spec, guildId, roles.ids, members.ids);
+  const settings = spec.settings ?? {};
+  const channelId = (name: string | undefined) => (name ? lookup(channels.ids, name, 'channel') : null);
+  store.guilds.set(guildId, {
+    id: guildId,
+    name: spec.name,
+    description: settings.description ?? null,
+    icon: settings.icon ?? null,
+    owner_id: owner.id,
+    verification_level: settings.verification_level ?? 0,
+    default_message_notifications: settings.default_message_notifications ?? 0,
+    explicit_content_filter: settings.explicit_content_filter ?? 0,
+    afk_channel_id: channelId(settings.afk_channel),
+    afk_timeout: settings.afk_timeout ?? 300,
+    system_channel_id: channelId(settings.system_channel),
+    system_channel_flags: settings.system_channel_flags ?? 0,
+    rules_channel_id: channelId(settings.rules_channel),
+    public_updates_channel_id: channelId(settings.public_updates_channel),
+    preferred_locale: settings.preferred_locale ?? 'en-US',
+    roles: roles.roles,
+    channels: channels.channels,
+    members: members.members,
+  });
+  return {
+    guildId,
+    ownerId: owner.id,
+    everyoneRoleId: guildId,
+    botRoleId: roles.botRoleId,
+    roles: roles.ids,
+    channels: channels.ids,
+    members: members.ids,
+  };
+}

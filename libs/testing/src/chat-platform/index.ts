@@ -1,0 +1,25 @@
+export { demoGuildSpec } from './demo-guild';
+export type { FailureRule } from './failure-injector';
+export { FakeChatPlatform, type FakeChatPlatformOptions } from './fake-chat-platform';
+export {
+  DEFAULT_EVERYONE_PERMISSIONS,
+  type CategorySpec,
+  type ChannelSpec,
+  type GuildSpec,
+  type MemberSpec,
+  type OverwriteSpec,
+  type RoleSpec,
+  type SeededGuild,
+} from './guild-seed';
+export type {
+  DmRecord,
+  FakeChannel,
+  FakeGuild,
+  FakeGuildSettings,
+  FakeMember,
+  FakeOverwrite,
+  FakeRole,
+  FakeUser,
+  RequestRecord,
+} from './platform-state';
+export { DEFAULT_RATE_LIMITS, type RateLimitSettings, type RateLimitWindow } from './rate-limiter';

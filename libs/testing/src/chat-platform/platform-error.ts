@@ -1,0 +1,51 @@
+/** The platform's nested field errors: `{ name: { _errors: [{ code, message }] }, roles: { 0: ... } }`. */
+export interface FieldErrors {
+  [field: string]: FieldErrors | { code: string; message: string }[];
+}
+
+export interface PlatformErrorBody {
+  message: string;
+  code: number;
+  errors?: FieldErrors;
+}
+
+/** An answer in the platform's error format; thrown by route handlers, rendered by the server. */
+export class PlatformHttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: number,
+    message: string,
+    readonly errors?: FieldErrors,
+  ) {
+    super(message);
+  }
+
+  body(): PlatformErrorBody {
+    return { message: this.message, code: this.code, ...(this.errors ? { errors: this.errors } : {}) };
+  }
+}
+
+const error = (status: number, code: number, message: string) => () =>
+  new PlatformHttpError(status, code, message);
+
+/** The platform's JSON error codes this fake answers with. */
+export const platformError = {
+  unauthorized: error(401, 0, '401: Unauthorized'),
+  notFound: error(404, 0, '404: Not Found'),
+  methodNotAllowed: error(405, 0, '405: Method Not Allowed'),
+  unknownChannel: error(404, 10003, 'Unknown Channel'),
+  unknownGuild: error(404, 10004, 'Unknown Guild'),
+  unknownMember: error(404, 10007, 'Unknown Member'),
+  unknownOverwrite: error(404, 10009, 'Unknown Overwrite'),
+  unknownRole: error(404, 10011, 'Unknown Role'),
+  unknownUser: error(404, 10013, 'Unknown User'),
+  maxRoles: error(400, 30005, 'Maximum number of guild roles reached (250)'),
+  maxChannels: error(400, 30013, 'Maximum number of guild channels reached (500)'),
+  requestTooLarge: error(413, 40005, 'Request entity too large'),
+  missingAccess: error(403, 50001, 'Missing Access'),
+  emptyMessage: error(400, 50006, 'Cannot send an empty message'),
+  cannotMessageUser: error(403, 50007, 'Cannot send messages to this user'),
+  missingPermissions: error(403, 50013, 'Missing Permissions'),
+  invalidJson: error(400, 50109, 'The request body contains invalid JSON.'),
+  invalidFormBody: (errors: FieldErrors) => new PlatformHttpError(400, 50035, 'Invalid Form Body', errors),
+};

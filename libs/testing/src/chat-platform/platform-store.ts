@@ -1,0 +1,100 @@
+import { BoundedLog } from './bounded-log';
+import { platformError } from './platform-error';
+import type { DmRecord, FakeChannel, FakeGuild, FakeMember, FakeRole, FakeUser } from './platform-state';
+import { SnowflakeGenerator } from './snowflake';
+
+/**
+ * Everything the fake platform knows, in memory. Lookups answer the platform's errors, so route
+ * handlers read as the platform's rules. Handlers run synchronously, so each request is atomic.
+ */
+export class PlatformStore {
+  readonly ids = new SnowflakeGenerator();
+  readonly guilds = new Map<string, FakeGuild>();
+  readonly users = new Map<string, FakeUser>();
+  readonly dmsClosed = new Set<string>();
+  readonly dmLog: BoundedLog<DmRecord>;
+  private readonly dmRecipientByChannel = new Map<string, string>();
+  private readonly dmChannelByRecipient = new Map<string, string>();
+
+  readonly bot: FakeUser;
+
+  constructor(bot: { id?: string; username: string }, logCapacity: number) {
+    this.bot = { id: bot.id ?? this.ids.next(), username: bot.username, global_name: null, bot: true };
+    this.dmLog = new BoundedLog(logCapacity);
+    this.users.set(this.bot.id, this.bot);
+  }
+
+  /** The user with this id, created on first use (tests may choose ids to match their fixtures). */
+  ensureUser(id: string | undefined, username: string): FakeUser {
+    const existing = id === undefined ? undefined : this.users.get(id);
+    if (existing) return existing;
+    const user: FakeUser = { id: id ?? this.ids.next(), username, global_name: null, bot: false };
+    this.users.set(user.id, user);
+    return user;
+  }
+
+  user(id: string): FakeUser {
+    const user = this.users.get(id);
+    if (!user) throw platformError.unknownUser();
+    return user;
+  }
+
+  /** A guild the bot is in; a guild it was removed from is unknown to it, as on the platform. */
+  guild(id: string): FakeGuild {
+    const guild = this.guilds.get(id);
+    if (!guild || !guild.members.some((member) => member.user_id === this.bot.id)) {
+      throw platformError.unknownGuild();
+    }
+    return guild;
+  }
+
+  /** A guild channel and its guild. */
+  channel(id: string): { guild: FakeGuild; channel: FakeChannel } {
+    for (const guild of this.guilds.values()) {
+      const channel = guild.channels.find((candidate) => candidate.id === id);
+      if (!channel) continue;
+      if (!guild.members.some((member) => member.user_id === this.bot.id))
+        throw platformError.missingAccess();
+      return { guild, channel };
+    }
+    throw platformError.unknownChannel();
+  }
+
+  role(guild: FakeGuild, id: string): FakeRole {
+    const role = guild.roles.find((candidate) => candidate.id === id);
+    if (!role) throw platformError.unknownRole();
+    return role;
+  }
+
+  member(guild: FakeGuild, userId: string): FakeMember {
+    const member = guild.members.find((candidate) => candidate.user_id === userId);
+    if (!member) throw platformError.unknownMember();
+    return member;
+  }
+
+  /** The platform keeps one DM channel per recipient. */
+  openDm(recipientId: string): string {
+    let channelId = this.dmChannelByRecipient.get(recipientId);
+    if (!channelId) {
+      channelId = this.ids.next();
+      this.dmChannelByRecipient.set(recipientId, channelId);
+      this.dmRecipientByChannel.set(channelId, recipientId);
+    }
+    return channelId;
+  }
+
+  dmRecipient(channelId: string): string | undefined {
+    return this.dmRecipientByChannel.get(channelId);
+  }
+
+  /** Drops everything but the bot user. */
+  clear(): void {
+    this.guilds.clear();
+    this.users.clear();
+    this.users.set(this.bot.id, this.bot);
+    this.dmsClosed.clear();
+    this.dmLog.clear();
+    this.dmRecipientByChannel.clear();
+    this.dmChannelByRecipient.clear();
+  }
+}

@@ -1,0 +1,96 @@
+import { BotAuthority } from '../bot-authority';
+import { FormBody } from '../form-body';
+import { CHANNEL_TYPES, type FakeChannel, type FakeGuild, type FakeOverwrite } from '../platform-state';
+import type { PlatformStore } from '../platform-store';
+
+const MAX_OVERWRITES = 100;
+
+export type ChannelFields = Partial<
+  Pick<
+    FakeChannel,
+    | 'name'
+    | 'type'
+    | 'position'
+    | 'parent_id'
+    | 'topic'
+    | 'nsfw'
+    | 'rate_limit_per_user'
+    | 'bitrate'
+    | 'user_limit'
+    | 'permission_overwrites'
+  >
+>;
+
+/** One overwrite's body: `type` is required, absent or null bit sets are empty. */
+export function readOverwrite(form: FormBody): Omit<FakeOverwrite, 'id'> {
+  const type = form.integer('type', { required: true, oneOf: [0, 1] });
+  return {
+    type: type === 1 ? 1 : 0,
+    allow: form.permissions('allow') ?? '0',
+    deny: form.permissions('deny') ?? '0',
+  };
+}
+
+/**
+ * The channel fields of a create or edit body. `allowedTypes` are the types the request may set
+ * (any guild type at creation; only text <-> announcement on an edit).
+ */
+export function readChannelFields(form: FormBody, allowedTypes: readonly number[]): ChannelFields {
+  const fields: ChannelFields = {};
+  const name = form.string('name', { min: 1, max: 100 });
+  if (name === null) form.fail('name', 'BASE_TYPE_REQUIRED', 'This field is required');
+  if (name) fields.name = name;
+  const type = form.integer('type', { oneOf: allowedTypes });
+  if (type !== undefined && type !== null) fields.type = type;
+  const position = form.integer('position', { min: 0 });
+  if (position !== undefined && position !== null) fields.position = position;
+  const parentId = form.snowflake('parent_id');
+  if (parentId !== undefined) fields.parent_id = parentId;
+  const topic = form.string('topic', { max: 4096 });
+  if (topic !== undefined) fields.topic = topic;
+  const nsfw = form.boolean('nsfw');
+  if (nsfw !== undefined) fields.nsfw = nsfw ?? false;
+  const slowMode = form.integer('rate_limit_per_user', { min: 0, max: 21_600 });
+  if (slowMode !== undefined) fields.rate_limit_per_user = slowMode ?? 0;
+  const bitrate = form.integer('bitrate', { min: 8_000, max: 384_000 });
+  if (bitrate !== undefined && bitrate !== null) fields.bitrate = bitrate;
+  const userLimit = form.integer('user_limit', { min: 0, max: 10_000 });
+  if (userLimit !== undefined) fields.user_limit = userLimit ?? 0;
+  const overwrites = form.objects('permission_overwrites', { max: MAX_OVERWRITES });
+  if (overwrites !== undefined) {
+    fields.permission_overwrites = (overwrites ?? []).map((item) => ({
+      id: item.snowflake('id', { required: true }) ?? '',
+      ...readOverwrite(item),
+    }));
+  }
+  form.check();
+  return fields;
+}
+
+/**
+ * The platform's rules for a channel's parent: an existing category of the same guild, and a
+ * category has none.
+ */
+export function checkParent(form: FormBody, guild: FakeGuild, type: number, parentId: string | null): void {
+  if (parentId === null) return;
+  if (type === CHANNEL_TYPES.category) {
+    form.fail('parent_id', 'CHANNEL_PARENT_INVALID', 'Categories cannot have subcategories.');
+  } else if (!guild.channels.some((c) => c.id === parentId && c.type === CHANNEL_TYPES.category)) {
+    form.fail('parent_id', 'CHANNEL_PARENT_INVALID', 'Category does not exist.');
+  }
+  form.check();
+}
+
+/** Overwrite targets must exist, and the bot may only allow or deny bits it holds. */
+export function checkOverwrites(
+  overwrites: FakeOverwrite[],
+  guild: FakeGuild,
+  store: PlatformStore,
+  bot: BotAuthority,
+): void {
+  for (const overwrite of overwrites) {
+    if (overwrite.type === 0) store.role(guild, overwrite.id);
+    else store.member(guild, overwrite.id);
+    bot.requireGrantable(BigInt(overwrite.allow) | BigInt(overwrite.deny));
+  }
+}

@@ -1,0 +1,21 @@
+import { channelRoutes } from './channels.routes';
+import { directMessageRoutes } from './direct-messages.routes';
+import { guildRoutes } from './guilds.routes';
+import { memberRoutes } from './members.routes';
+import { overwriteRoutes } from './overwrites.routes';
+import type { PlatformRoute } from './platform-route';
+import { roleRoutes } from './roles.routes';
+import { userRoutes } from './users.routes';
+
+export type { PlatformRoute, RouteRequest, RouteResponse } from './platform-route';
+
+/** Every endpoint of the fake; a new resource group is one more file and one more entry here. */
+export const platformRoutes: PlatformRoute[] = [
+  ...userRoutes,
+  ...guildRoutes,
+  ...roleRoutes,
+  ...channelRoutes,
+  ...overwriteRoutes,
+  ...memberRoutes,
+  ...directMessageRoutes,
+];

@@ -1,0 +1,48 @@
+import { PermissionFlagsBits } from 'discord-api-types/v10';
+import { BotAuthority } from '../bot-authority';
+import { FormBody } from '../form-body';
+import { platformError } from '../platform-error';
+import type { FakeGuild } from '../platform-state';
+import type { PlatformStore } from '../platform-store';
+import { checkOverwrites, readOverwrite } from './channel-form';
+import { type PlatformRoute, noContent } from './platform-route';
+
+/** Overwrites are the platform's "Manage Permissions", which is the MANAGE_ROLES bit. */
+function overwriteAuthority(guild: FakeGuild, store: PlatformStore): BotAuthority {
+  const bot = new BotAuthority(guild, store.bot.id);
+  bot.require(PermissionFlagsBits.ManageRoles);
+  return bot;
+}
+
+export const overwriteRoutes: PlatformRoute[] = [
+  {
+    method: 'PUT',
+    path: '/channels/:channel_id/permissions/:overwrite_id',
+    handle: ({ params, body }, store) => {
+      const { guild, channel } = store.channel(params.channel_id);
+      const bot = overwriteAuthority(guild, store);
+      const form = FormBody.object(body);
+      const overwrite = { id: params.overwrite_id, ...readOverwrite(form) };
+      form.check();
+      checkOverwrites([overwrite], guild, store, bot);
+      const index = channel.permission_overwrites.findIndex((existing) => existing.id === overwrite.id);
+      if (index === -1) channel.permission_overwrites.push(overwrite);
+      else channel.permission_overwrites[index] = overwrite;
+      return noContent();
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/channels/:channel_id/permissions/:overwrite_id',
+    handle: ({ params }, store) => {
+      const { guild, channel } = store.channel(params.channel_id);
+      overwriteAuthority(guild, store);
+      const index = channel.permission_overwrites.findIndex(
+        (existing) => existing.id === params.overwrite_id,
+      );
+      if (index === -1) throw platformError.unknownOverwrite();
+      channel.permission_overwrites.splice(index, 1);
+      return noContent();
+    },
+  },
+];

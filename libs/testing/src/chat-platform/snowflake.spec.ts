@@ -1,0 +1,24 @@
+import { SnowflakeGenerator } from './snowflake';
+
+describe(SnowflakeGenerator.name, () => {
+  it('gives increasing ids within one millisecond and across a clock that stands still', () => {
+    const sut = new SnowflakeGenerator(() => 1_750_000_000_000);
+    const ids = Array.from({ length: 1000 }, () => BigInt(sut.next()));
+    for (let i = 1; i < ids.length; i++) expect(ids[i]).toBeGreaterThan(ids[i - 1]);
+  });
+
+  it('never goes back when the clock does', () => {
+    let now = 1_750_000_000_000;
+    const sut = new SnowflakeGenerator(() => now);
+    const first = BigInt(sut.next());
+    now -= 10_000;
+    expect(BigInt(sut.next())).toBeGreaterThan(first);
+  });
+
+  it('shapes ids like the platform: 17-19 digits carrying the creation time', () => {
+    const sut = new SnowflakeGenerator(() => 1_750_000_000_000);
+    const id = sut.next();
+    expect(id).toMatch(/^\d{17,19}$/);
+    expect(Number((BigInt(id) >> 22n) + 1_420_070_400_000n)).toBe(1_750_000_000_000);
+  });
+});
