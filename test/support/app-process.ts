@@ -52,9 +52,9 @@ export function runScript(
 export async function startApp(
   name: string,
   env: Record<string, string | undefined> = {},
-  { readyTimeoutMs = 60_000 } = {},
+  { readyTimeoutMs = 60_000, port: fixedPort }: { readyTimeoutMs?: number; port?: number } = {},
 ): Promise<AppProcess> {
-  const port = await freePort();
+  const port = fixedPort ?? (await freePort());
   const url = `http://127.0.0.1:${port}`;
   const proc = runScript(`apps/${name}/src/main.ts`, {
     PORT: String(port),

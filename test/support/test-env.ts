@@ -10,6 +10,10 @@ process.env.TEMPORAL_ADDRESS ??= '127.0.0.1:7233';
 process.env.REDIS_URL ??= 'redis://127.0.0.1:6379';
 process.env.INTERNAL_JWT_SECRET ??= 'test-internal-secret-0123456789abcdef';
 process.env.LOG_LEVEL ??= 'warn';
+// Sibling services at their usual ports; a test that needs one running passes its real URL.
+process.env.RECOVERY_URL ??= 'http://127.0.0.1:3001';
+process.env.LICENSING_URL ??= 'http://127.0.0.1:3003';
+process.env.DISCORD_BOT_TOKEN ??= 'fake-bot-token';
 
 // Library code running inside the test process logs through Nest's Logger; keep only errors, as
 // the apps under test do with LOG_LEVEL=warn.

@@ -1,6 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { CONSUMER_GROUPS, TOPICS } from '@lib/contracts';
 import { DatabaseModule } from '@lib/database';
+import { GuildAccessModule } from '@lib/guild-access';
 import { IdentityModule } from '@lib/identity';
 import { checkKafka, EVENT_HANDLERS, KAFKA_ADMIN, MessagingModule } from '@lib/messaging';
 import { OutboxModule } from '@lib/outbox';
@@ -24,6 +25,7 @@ export class AppModule {
           migrateOnStart: config.MIGRATE_ON_START,
         }),
         IdentityModule.forService({ secret: config.INTERNAL_JWT_SECRET, service: 'licensing' }),
+        GuildAccessModule.forService({ recoveryUrl: config.RECOVERY_URL, service: 'licensing' }),
         MessagingModule.forService(
           {
             brokers: config.KAFKA_BROKERS,

@@ -2,12 +2,13 @@ import { Module } from '@nestjs/common';
 import { EntitlementsController } from './entitlements/entitlements.controller';
 import { EntitlementsService } from './entitlements/entitlements.service';
 import { LicenseEventsHandler } from './licenses/license-events.handler';
+import { LicenseController } from './licenses/license.controller';
 import { LicenseService } from './licenses/license.service';
 import { PlanCatalog } from './plans/plan-catalog';
 
 /** Plans, licences and entitlements: the whole licensing domain, apart from infrastructure. */
 @Module({
-  controllers: [EntitlementsController],
+  controllers: [EntitlementsController, LicenseController],
   providers: [PlanCatalog, LicenseService, LicenseEventsHandler, EntitlementsService],
   exports: [LicenseEventsHandler],
 })

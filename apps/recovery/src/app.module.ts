@@ -1,12 +1,17 @@
 import { type DynamicModule, Module } from '@nestjs/common';
+import { ScheduleModule } from '@nestjs/schedule';
 import { Connection } from '@temporalio/client';
 import { DatabaseModule } from '@lib/database';
+import { EntitlementsModule } from '@lib/entitlements';
 import { IdentityModule } from '@lib/identity';
 import { checkKafka, KAFKA_ADMIN, MessagingModule } from '@lib/messaging';
 import { OutboxModule } from '@lib/outbox';
 import { HealthModule, LoggingModule, MetricsModule } from '@lib/runtime';
 import type { Admin } from 'kafkajs';
 import { recoveryDatabase } from './database';
+import { GuildsModule } from './guilds/guilds.module';
+import { PlatformModule } from './platform/platform.module';
+import { SnapshotsModule } from './snapshots/snapshots.module';
 import type { RecoveryEnv } from './recovery.env';
 import { checkTemporal, TemporalModule } from './temporal/temporal.module';
 
@@ -44,6 +49,11 @@ export class AppModule {
           ],
         }),
         MetricsModule,
+        ScheduleModule.forRoot(),
+        PlatformModule.forRoot({ apiBaseUrl: config.DISCORD_API_URL, botToken: config.DISCORD_BOT_TOKEN }),
+        EntitlementsModule.forService({ licensingUrl: config.LICENSING_URL, service: 'recovery' }),
+        GuildsModule,
+        SnapshotsModule,
       ],
     };
   }

@@ -1,7 +1,10 @@
+import { Guild } from './guilds/guild.entity';
 import { Init1763800000000 } from './migrations/1763800000000-init';
+import { GuildsSnapshotsRestoreJobs1763900000000 } from './migrations/1763900000000-guilds-snapshots-restore-jobs';
+import { Snapshot } from './snapshots/snapshot.entity';
 
 export const recoveryDatabase = {
   schema: 'recovery',
-  entities: [],
-  migrations: [Init1763800000000],
+  entities: [Guild, Snapshot],
+  migrations: [Init1763800000000, GuildsSnapshotsRestoreJobs1763900000000],
 };

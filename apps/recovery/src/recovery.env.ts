@@ -1,5 +1,7 @@
 import { KafkaEnv } from '@lib/config';
-import { IsNotEmpty, IsString, Matches } from 'class-validator';
+import { IsNotEmpty, IsString, IsUrl, Matches } from 'class-validator';
+
+const HTTP_URL = { require_tld: false, protocols: ['http', 'https'] };
 
 export class RecoveryEnv extends KafkaEnv {
   override PORT = 3001;
@@ -10,4 +12,15 @@ export class RecoveryEnv extends KafkaEnv {
   @IsString()
   @IsNotEmpty()
   TEMPORAL_NAMESPACE = 'default';
+
+  /** The chat platform's REST API without the version; the fake platform's in tests and the sandbox. */
+  @IsUrl(HTTP_URL, { message: 'DISCORD_API_URL must be an http(s) URL' })
+  DISCORD_API_URL = 'https://discord.com/api';
+
+  @IsString()
+  @IsNotEmpty({ message: 'DISCORD_BOT_TOKEN must be set' })
+  DISCORD_BOT_TOKEN!: string;
+
+  @IsUrl(HTTP_URL, { message: 'LICENSING_URL must be an http(s) URL' })
+  LICENSING_URL!: string;
 }

@@ -58,6 +58,8 @@ export interface EventPayloads {
     guild_id: string;
     trigger: SnapshotTrigger;
     created_by_user: string | null;
+    /** The platform user who asked (dashboard or slash command), so the DM needs no lookup. */
+    created_by_platform_user_id: string | null;
     size: number;
   };
   AntiNukeIncidentOpened: {

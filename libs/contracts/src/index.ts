@@ -1,4 +1,5 @@
 export * from './envelope';
+export * from './guild-access';
 export * from './events';
 export * from './identity';
 export * from './plans';

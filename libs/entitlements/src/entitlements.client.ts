@@ -9,7 +9,7 @@ import {
 import type { InternalTokenCodec } from '@lib/identity';
 import axios, { type AxiosInstance, isAxiosError } from 'axios';
 import { LicensingUnavailableError, PlanFeatureRequiredError } from './entitlements.errors';
-import { TtlCache } from './ttl-cache';
+import { TtlCache } from '@lib/runtime';
 
 /** Spec §8: permission cache lifetime. */
 export const ENTITLEMENTS_CACHE_TTL_MS = 60_000;

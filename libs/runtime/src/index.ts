@@ -4,3 +4,4 @@ export * from './logging.module';
 export * from './request-context';
 export * from './validation.pipe';
 export * from './metrics.module';
+export * from './ttl-cache';

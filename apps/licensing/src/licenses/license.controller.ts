@@ -1,0 +1,50 @@
+import { Controller, Get, Param, ParseUUIDPipe } from '@nestjs/common';
+import type { InternalIdentity, PlanCode, PlanFeature, PlanLimits } from '@lib/contracts';
+import { GuildAccessClient } from '@lib/guild-access';
+import { CurrentIdentity } from '@lib/identity';
+import { EntitlementsService } from '../entitlements/entitlements.service';
+import { PlanCatalog } from '../plans/plan-catalog';
+
+/** The licence as the dashboard shows it. */
+export interface LicenseView {
+  guild_id: string;
+  license_id: string | null;
+  /** The plan in force now (FREE once a paid licence has expired). */
+  plan: { code: PlanCode; name: string; rank: number; price_krw: number };
+  licensed_plan_code: PlanCode;
+  status: 'active' | 'expired';
+  features: PlanFeature[];
+  limits: PlanLimits;
+  expires_at: string | null;
+  subscription_id: string | null;
+}
+
+@Controller('api/v1/guilds/:guildId/license')
+export class LicenseController {
+  constructor(
+    private readonly access: GuildAccessClient,
+    private readonly entitlements: EntitlementsService,
+    private readonly plans: PlanCatalog,
+  ) {}
+
+  @Get()
+  async get(
+    @CurrentIdentity() identity: InternalIdentity,
+    @Param('guildId', new ParseUUIDPipe()) guildId: string,
+  ): Promise<LicenseView> {
+    await this.access.requireManageGuild(identity, guildId);
+    const { entitlements, license } = await this.entitlements.forGuild(guildId);
+    const { code, name, rank, price_krw } = this.plans.byCode(entitlements.plan_code);
+    return {
+      guild_id: guildId,
+      license_id: entitlements.license_id,
+      plan: { code, name, rank, price_krw },
+      licensed_plan_code: entitlements.licensed_plan_code,
+      status: entitlements.status,
+      features: entitlements.features,
+      limits: entitlements.limits,
+      expires_at: entitlements.expires_at,
+      subscription_id: license?.subscriptionId ?? null,
+    };
+  }
+}

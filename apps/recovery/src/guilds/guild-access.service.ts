@@ -1,0 +1,67 @@
+import { Injectable } from '@nestjs/common';
+import { ChatPlatformClient, hasManageGuild, isChatPlatformError } from '@lib/chat-platform';
+import type { GuildAccess, InternalIdentity } from '@lib/contracts';
+import { assertManageGuild, requireUser } from '@lib/guild-access';
+import { NotFoundError } from '@lib/problem-details';
+import { TtlCache } from '@lib/runtime';
+import { DataSource } from 'typeorm';
+import { toUserFacingError } from '../platform/platform-errors';
+import { Guild } from './guild.entity';
+
+/** Spec §8 / ARCHITECTURE.md: the MANAGE_GUILD answer is cached for 60 s per guild and user. */
+export const MANAGE_GUILD_CACHE_TTL_MS = 60_000;
+
+/** Who may administer a guild in this service: MANAGE_GUILD there, computed from the member's roles. */
+@Injectable()
+export class GuildAccessService {
+  private readonly cache = new TtlCache<boolean>(MANAGE_GUILD_CACHE_TTL_MS);
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly platform: ChatPlatformClient,
+  ) {}
+
+  async access(guildId: string, platformUserId: string): Promise<GuildAccess> {
+    const guild = await this.dataSource.getRepository(Guild).findOneBy({ id: guildId });
+    if (!guild) throw new NotFoundError('ErrGuildNotFound', 'Guild');
+    const manageGuild = guild.active
+      ? await this.cache.get(`${guild.platformGuildId}:${platformUserId}`, () =>
+          this.liveManageGuild(guild.platformGuildId, platformUserId),
+        )
+      : false;
+    return {
+      guild_id: guild.id,
+      platform_guild_id: guild.platformGuildId,
+      name: guild.name,
+      active: guild.active,
+      manage_guild: manageGuild,
+      owner_platform_user_id: guild.ownerPlatformUserId,
+    };
+  }
+
+  /** The guild's access if the caller is a user with MANAGE_GUILD on it; else a 401/404/409/403 problem. */
+  async requireManageGuild(identity: InternalIdentity, guildId: string): Promise<GuildAccess> {
+    return assertManageGuild(await this.access(guildId, requireUser(identity).platform_user_id));
+  }
+
+  /** Reads the member's roles from the platform now (no cache). A non-member has no permission. */
+  async liveManageGuild(platformGuildId: string, platformUserId: string): Promise<boolean> {
+    try {
+      const [guild, roles, member] = await Promise.all([
+        this.platform.getGuild(platformGuildId),
+        this.platform.getRoles(platformGuildId),
+        this.platform.getMember(platformGuildId, platformUserId),
+      ]);
+      const everyone = roles.find((role) => role.id === platformGuildId);
+      return hasManageGuild({
+        ownerId: guild.owner_id,
+        everyonePermissions: everyone?.permissions ?? '0',
+        roles,
+        member,
+      });
+    } catch (error) {
+      if (isChatPlatformError(error) && error.code === 'NotFound') return false;
+      throw toUserFacingError(error);
+    }
+  }
+}

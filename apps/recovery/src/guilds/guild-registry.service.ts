@@ -1,0 +1,67 @@
+import { Injectable } from '@nestjs/common';
+import { ChatPlatformClient, isChatPlatformError } from '@lib/chat-platform';
+import { DomainError, ForbiddenError, NotFoundError } from '@lib/problem-details';
+import { DataSource } from 'typeorm';
+import { v7 as uuidv7 } from 'uuid';
+import { toUserFacingError } from '../platform/platform-errors';
+import { GuildAccessService } from './guild-access.service';
+import { Guild } from './guild.entity';
+
+/** The guild registry: which platform guilds the service protects, under which internal id. */
+@Injectable()
+export class GuildRegistry {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly platform: ChatPlatformClient,
+    private readonly access: GuildAccessService,
+  ) {}
+
+  /**
+   * Registers (or re-activates) a guild the bot has been invited to, for a user who administers
+   * it there. Idempotent: registering twice returns the same internal id.
+   */
+  async register(platformGuildId: string, platformUserId: string): Promise<Guild> {
+    const settings = await this.platform.getGuild(platformGuildId).catch((error: unknown) => {
+      if (isChatPlatformError(error) && error.code === 'GuildNotFound') {
+        throw new DomainError(
+          'ErrBotNotInstalled',
+          404,
+          'Bot not installed',
+          'The bot is not a member of this guild. Invite it first, then register the guild.',
+        );
+      }
+      throw toUserFacingError(error);
+    });
+    if (!(await this.access.liveManageGuild(platformGuildId, platformUserId))) {
+      throw new ForbiddenError('You need the Manage Server permission on this guild.');
+    }
+    const [row] = await this.dataSource.query<{ id: string }[]>(
+      `INSERT INTO recovery.guilds (id, platform_guild_id, name, owner_platform_user_id, bot_installed_at)
+       VALUES ($1, $2, $3, $4, now())
+       ON CONFLICT (platform_guild_id) DO UPDATE
+         SET name = EXCLUDED.name,
+             owner_platform_user_id = EXCLUDED.owner_platform_user_id,
+             bot_installed_at = COALESCE(recovery.guilds.bot_installed_at, now()),
+             removed_at = NULL,
+             updated_at = now()
+       RETURNING id`,
+      [uuidv7(), platformGuildId, settings.name, settings.owner_id],
+    );
+    return this.get(row.id);
+  }
+
+  async get(guildId: string): Promise<Guild> {
+    const guild = await this.dataSource.getRepository(Guild).findOneBy({ id: guildId });
+    if (!guild) throw new NotFoundError('ErrGuildNotFound', 'Guild');
+    return guild;
+  }
+
+  /** Active guilds (bot installed, not removed), for scheduled jobs. */
+  async activeGuilds(): Promise<Guild[]> {
+    return this.dataSource
+      .getRepository(Guild)
+      .createQueryBuilder('guild')
+      .where('guild.bot_installed_at IS NOT NULL AND guild.removed_at IS NULL')
+      .getMany();
+  }
+}

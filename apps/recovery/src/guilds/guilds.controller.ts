@@ -1,0 +1,54 @@
+import { Body, Controller, Get, HttpCode, Param, ParseUUIDPipe, Post } from '@nestjs/common';
+import type { GuildAccess, InternalIdentity } from '@lib/contracts';
+import { requireUser } from '@lib/guild-access';
+import { CurrentIdentity, ServiceRoute } from '@lib/identity';
+import { ValidationError } from '@lib/problem-details';
+import { GuildAccessService } from './guild-access.service';
+import { GuildRegistry } from './guild-registry.service';
+import { type GuildView, RegisterGuildDto, SNOWFLAKE, toGuildView } from './guilds.dto';
+
+@Controller('api/v1/guilds')
+export class GuildsController {
+  constructor(
+    private readonly registry: GuildRegistry,
+    private readonly access: GuildAccessService,
+  ) {}
+
+  /** Registers a guild the bot was invited to; the caller must administer it on the platform. */
+  @Post()
+  @HttpCode(200)
+  async register(
+    @CurrentIdentity() identity: InternalIdentity,
+    @Body() body: RegisterGuildDto,
+  ): Promise<GuildView> {
+    const user = requireUser(identity);
+    return toGuildView(await this.registry.register(body.platform_guild_id, user.platform_user_id));
+  }
+
+  @Get(':guildId')
+  async get(
+    @CurrentIdentity() identity: InternalIdentity,
+    @Param('guildId', new ParseUUIDPipe()) guildId: string,
+  ): Promise<GuildView> {
+    await this.access.requireManageGuild(identity, guildId);
+    return toGuildView(await this.registry.get(guildId));
+  }
+}
+
+/** For the other services' guild-scoped routes (libs/guild-access). */
+@ServiceRoute()
+@Controller('internal/v1/guilds')
+export class GuildAccessController {
+  constructor(private readonly access: GuildAccessService) {}
+
+  @Get(':guildId/access/:platformUserId')
+  async check(
+    @Param('guildId', new ParseUUIDPipe()) guildId: string,
+    @Param('platformUserId') platformUserId: string,
+  ): Promise<GuildAccess> {
+    if (!SNOWFLAKE.test(platformUserId)) {
+      throw new ValidationError('platformUserId must be the platform user id (digits)');
+    }
+    return this.access.access(guildId, platformUserId);
+  }
+}

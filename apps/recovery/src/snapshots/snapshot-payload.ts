@@ -1,0 +1,58 @@
+import type {
+  GuildSettings,
+  GuildState,
+  PermissionOverwrite,
+  PlatformChannel,
+  PlatformRole,
+} from '@lib/chat-platform';
+import { DomainError } from '@lib/problem-details';
+
+/** The payload version creation writes; reading checks it (spec §9.2). */
+export const SNAPSHOT_PAYLOAD_VERSION = 1;
+export const SUPPORTED_SNAPSHOT_VERSIONS: readonly number[] = [1];
+
+/** Spec §8: at most 5 MiB of serialised JSON. */
+export const SNAPSHOT_MAX_BYTES = 5 * 1024 * 1024;
+
+/** Version 1: the guild's settings, roles, channels and overwrites; never message content. */
+export interface SnapshotPayload {
+  version: number;
+  snapshot_at: string;
+  guild: GuildSettings;
+  roles: PlatformRole[];
+  channels: PlatformChannel[];
+  permission_overrides: PermissionOverwrite[];
+}
+
+export class SnapshotTooLargeError extends DomainError {
+  constructor(size: number) {
+    super(
+      'ErrSnapshotTooLarge',
+      413,
+      'Snapshot too large',
+      `The guild's state is ${size} bytes, over the ${SNAPSHOT_MAX_BYTES} byte limit for a snapshot.`,
+      { size, limit: SNAPSHOT_MAX_BYTES },
+    );
+  }
+}
+
+/**
+ * Builds and serialises the payload, measuring what is stored. The adapter maps the platform's
+ * answers onto exactly the fields of its types, so nothing the platform adds later slips in
+ * unversioned.
+ */
+export function serialiseSnapshot(
+  state: GuildState,
+  at: Date,
+): { payload: SnapshotPayload; json: string; size: number } {
+  const payload: SnapshotPayload = {
+    version: SNAPSHOT_PAYLOAD_VERSION,
+    snapshot_at: at.toISOString(),
+    guild: { ...state.guild },
+    roles: state.roles.map((role) => ({ ...role })),
+    channels: state.channels.map((channel) => ({ ...channel })),
+    permission_overrides: state.permission_overrides.map((overwrite) => ({ ...overwrite })),
+  };
+  const json = JSON.stringify(payload);
+  return { payload, json, size: Buffer.byteLength(json, 'utf8') };
+}

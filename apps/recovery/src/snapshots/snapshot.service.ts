@@ -1,0 +1,151 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { ChatPlatformClient } from '@lib/chat-platform';
+import type { SnapshotTrigger } from '@lib/contracts';
+import { EntitlementsClient } from '@lib/entitlements';
+import { OutboxWriter } from '@lib/outbox';
+import { ConflictError } from '@lib/problem-details';
+import { Counter, Histogram } from 'prom-client';
+import { DataSource, type EntityManager } from 'typeorm';
+import { v7 as uuidv7 } from 'uuid';
+import type { Guild } from '../guilds/guild.entity';
+import { toUserFacingError } from '../platform/platform-errors';
+import { SNAPSHOT_MAX_BYTES, serialiseSnapshot, SnapshotTooLargeError } from './snapshot-payload';
+
+const snapshotsCreated = new Counter({
+  name: 'snapshots_created_total',
+  help: 'Snapshots stored, by trigger',
+  labelNames: ['trigger'],
+});
+const snapshotsTooLarge = new Counter({
+  name: 'snapshots_too_large_total',
+  help: 'Snapshots refused for exceeding 5 MiB (operator alert)',
+  labelNames: ['trigger'],
+});
+const snapshotSize = new Histogram({
+  name: 'snapshot_payload_bytes',
+  help: 'Serialised size of stored snapshots',
+  buckets: [16e3, 64e3, 256e3, 1e6, 2.5e6, SNAPSHOT_MAX_BYTES],
+});
+
+export interface CreateSnapshotInput {
+  guild: Guild;
+  trigger: SnapshotTrigger;
+  /** The requesting user; null for `scheduled` and `antinuke`. */
+  createdByUser: string | null;
+  createdByPlatformUserId?: string | null;
+  description?: string | null;
+}
+
+export interface CreatedSnapshot {
+  id: string;
+  size: number;
+  created_at: string;
+}
+
+/**
+ * The one creation routine every trigger converges on (spec §1.1). Manual snapshots alone pass
+ * the plan checks; the others are the system's own and never wait for a slot.
+ */
+@Injectable()
+export class SnapshotService {
+  private readonly logger = new Logger(SnapshotService.name);
+  private readonly outbox = new OutboxWriter('recovery', 'recovery');
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly platform: ChatPlatformClient,
+    private readonly entitlements: EntitlementsClient,
+  ) {}
+
+  async create(input: CreateSnapshotInput): Promise<CreatedSnapshot> {
+    const { guild, trigger } = input;
+    if (trigger === 'manual') await this.checkManualAllowed(guild);
+
+    const state = await this.platform.getGuildState(guild.platformGuildId).catch((error: unknown) => {
+      throw toUserFacingError(error);
+    });
+    const createdAt = new Date();
+    const { json, size } = serialiseSnapshot(state, createdAt);
+    if (size > SNAPSHOT_MAX_BYTES) {
+      snapshotsTooLarge.inc({ trigger });
+      this.logger.error(
+        { alert: 'snapshot_too_large', guild_id: guild.id, trigger, size, limit: SNAPSHOT_MAX_BYTES },
+        'snapshot refused: payload over the size limit',
+      );
+      throw new SnapshotTooLargeError(size);
+    }
+
+    const id = uuidv7();
+    await this.dataSource.transaction(async (manager) => {
+      await manager.query(
+        `INSERT INTO recovery.snapshots
+           (id, guild_id, payload, payload_size, trigger, created_by_user, created_by_platform_user_id,
+            description, created_at)
+         VALUES ($1, $2, $3::jsonb, $4, $5, $6, $7, $8, $9)`,
+        [
+          id,
+          guild.id,
+          json,
+          size,
+          trigger,
+          input.createdByUser,
+          input.createdByPlatformUserId ?? null,
+          input.description ?? null,
+          createdAt,
+        ],
+      );
+      await this.outbox.append(manager, {
+        type: 'SnapshotCreated',
+        aggregate_type: 'snapshot',
+        aggregate_id: id,
+        guild_id: guild.id,
+        payload: {
+          snapshot_id: id,
+          guild_id: guild.id,
+          trigger,
+          created_by_user: input.createdByUser,
+          created_by_platform_user_id: input.createdByPlatformUserId ?? null,
+          size,
+        },
+      });
+    });
+    snapshotsCreated.inc({ trigger });
+    snapshotSize.observe(size);
+    return { id, size, created_at: createdAt.toISOString() };
+  }
+
+  /**
+   * Spec §4.6, §7, §8: the plan must include manual snapshots, no restore may be pending or
+   * running, and a slot must be free. Two concurrent requests may both see the last free slot;
+   * the spec accepts that race.
+   */
+  private async checkManualAllowed(guild: Guild): Promise<void> {
+    const entitlements = await this.entitlements.requireFeature(guild.id, 'RECOVERY_SNAPSHOT_MANUAL');
+    if (await this.hasActiveRestore(this.dataSource.manager, guild.id)) {
+      throw new ConflictError(
+        'ErrRestoreInProgress',
+        'A restore of this guild is running. Take the snapshot once it has finished.',
+      );
+    }
+    const [{ used }] = await this.dataSource.query<{ used: number }[]>(
+      `SELECT count(*)::int AS used FROM recovery.snapshots WHERE guild_id = $1 AND trigger = 'manual'`,
+      [guild.id],
+    );
+    const max = entitlements.limits.snapshot_manual_max;
+    if (used >= max) {
+      throw new ConflictError(
+        'ErrPlanLimitExceeded',
+        `All ${max} manual snapshot slot(s) of the ${entitlements.plan_code} plan are in use. Delete an existing manual snapshot first.`,
+        { limit: max, used },
+      );
+    }
+  }
+
+  private async hasActiveRestore(manager: EntityManager, guildId: string): Promise<boolean> {
+    const rows = await manager.query<unknown[]>(
+      `SELECT 1 FROM recovery.restore_jobs WHERE guild_id = $1 AND status IN ('pending', 'running') LIMIT 1`,
+      [guildId],
+    );
+    return rows.length > 0;
+  }
+}

@@ -1,0 +1,73 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Post, Query } from '@nestjs/common';
+import type { InternalIdentity } from '@lib/contracts';
+import { requireUser } from '@lib/guild-access';
+import { CurrentIdentity } from '@lib/identity';
+import { GuildAccessService } from '../guilds/guild-access.service';
+import { GuildRegistry } from '../guilds/guild-registry.service';
+import { SnapshotCatalog } from './snapshot-catalog.service';
+import { type CreatedSnapshot, SnapshotService } from './snapshot.service';
+import {
+  CreateSnapshotDto,
+  GetSnapshotQuery,
+  ListSnapshotsQuery,
+  type SnapshotDetailView,
+  type SnapshotSummaryView,
+} from './snapshots.dto';
+
+@Controller('api/v1')
+export class SnapshotsController {
+  constructor(
+    private readonly access: GuildAccessService,
+    private readonly guilds: GuildRegistry,
+    private readonly snapshots: SnapshotService,
+    private readonly catalog: SnapshotCatalog,
+  ) {}
+
+  /** Spec §4.6: a manual snapshot, 200 with `{id, size, created_at}`. */
+  @Post('guilds/:guildId/snapshots')
+  @HttpCode(200)
+  async create(
+    @CurrentIdentity() identity: InternalIdentity,
+    @Param('guildId', new ParseUUIDPipe()) guildId: string,
+    @Body() body: CreateSnapshotDto,
+  ): Promise<CreatedSnapshot> {
+    await this.access.requireManageGuild(identity, guildId);
+    const guild = await this.guilds.get(guildId);
+    const user = requireUser(identity);
+    return this.snapshots.create({
+      guild,
+      trigger: 'manual',
+      createdByUser: user.user_id,
+      createdByPlatformUserId: user.platform_user_id,
+      description: body.description,
+    });
+  }
+
+  @Get('guilds/:guildId/snapshots')
+  async list(
+    @CurrentIdentity() identity: InternalIdentity,
+    @Param('guildId', new ParseUUIDPipe()) guildId: string,
+    @Query() query: ListSnapshotsQuery,
+  ): Promise<{ items: SnapshotSummaryView[]; next_cursor: string | null }> {
+    await this.access.requireManageGuild(identity, guildId);
+    return this.catalog.list(guildId, query);
+  }
+
+  @Get('snapshots/:snapshotId')
+  get(
+    @CurrentIdentity() identity: InternalIdentity,
+    @Param('snapshotId', new ParseUUIDPipe()) snapshotId: string,
+    @Query() query: GetSnapshotQuery,
+  ): Promise<SnapshotDetailView> {
+    return this.catalog.get(identity, snapshotId, query.include_payload);
+  }
+
+  @Delete('snapshots/:snapshotId')
+  @HttpCode(204)
+  delete(
+    @CurrentIdentity() identity: InternalIdentity,
+    @Param('snapshotId', new ParseUUIDPipe()) snapshotId: string,
+  ): Promise<void> {
+    return this.catalog.delete(identity, snapshotId);
+  }
+}

@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { GuildsModule } from '../guilds/guilds.module';
+import { ScheduledSnapshotsJob } from './scheduled-snapshots.job';
+import { SnapshotCatalog } from './snapshot-catalog.service';
+import { SnapshotRetentionJob } from './snapshot-retention.job';
+import { SnapshotService } from './snapshot.service';
+import { SnapshotsController } from './snapshots.controller';
+
+@Module({
+  imports: [GuildsModule],
+  controllers: [SnapshotsController],
+  providers: [SnapshotService, SnapshotCatalog, ScheduledSnapshotsJob, SnapshotRetentionJob],
+  exports: [SnapshotService],
+})
+export class SnapshotsModule {}

@@ -1,0 +1,68 @@
+import { Logger } from '@nestjs/common';
+import { type GuildAccess, INTERNAL_TOKEN_HEADER, type InternalIdentity } from '@lib/contracts';
+import type { InternalTokenCodec } from '@lib/identity';
+import { DomainError } from '@lib/problem-details';
+import axios, { type AxiosInstance, isAxiosError } from 'axios';
+import { assertManageGuild, requireUser } from './manage-guild';
+
+export interface GuildAccessClientOptions {
+  /** Base URL of the recovery service, which owns the guild registry. */
+  recoveryUrl: string;
+  codec: InternalTokenCodec;
+  service: Extract<InternalIdentity, { kind: 'service' }>['service'];
+  timeoutMs?: number;
+}
+
+interface ProblemBody {
+  code?: unknown;
+  title?: unknown;
+  detail?: unknown;
+}
+
+/**
+ * Guards guild-scoped routes of services other than recovery: asks recovery (which caches the
+ * answer for 60 s) whether the user holds MANAGE_GUILD on the guild.
+ */
+export class GuildAccessClient {
+  private readonly logger = new Logger(GuildAccessClient.name);
+  private readonly http: AxiosInstance;
+
+  constructor(private readonly options: GuildAccessClientOptions) {
+    this.http = axios.create({ baseURL: options.recoveryUrl, timeout: options.timeoutMs ?? 10_000 });
+  }
+
+  async requireManageGuild(identity: InternalIdentity, guildId: string): Promise<GuildAccess> {
+    const user = requireUser(identity);
+    return assertManageGuild(await this.access(guildId, user.platform_user_id));
+  }
+
+  async access(guildId: string, platformUserId: string): Promise<GuildAccess> {
+    const token = await this.options.codec.sign({ kind: 'service', service: this.options.service });
+    const path = `/internal/v1/guilds/${encodeURIComponent(guildId)}/access/${encodeURIComponent(platformUserId)}`;
+    try {
+      const response = await this.http.get<GuildAccess>(path, {
+        headers: { [INTERNAL_TOKEN_HEADER]: token },
+      });
+      return response.data;
+    } catch (error) {
+      const response = isAxiosError<ProblemBody>(error) ? error.response : undefined;
+      // Recovery's own problems (unknown guild, platform down) reach the user as recovery said them.
+      if (response && typeof response.data?.code === 'string' && response.status !== 500) {
+        const { code, title, detail } = response.data;
+        throw new DomainError(
+          code,
+          response.status,
+          typeof title === 'string' ? title : 'Guild check failed',
+          typeof detail === 'string' ? detail : undefined,
+        );
+      }
+      this.logger.warn({ path, status: response?.status, err: String(error) }, 'recovery did not answer');
+      throw new DomainError(
+        'ErrRecoveryUnavailable',
+        503,
+        'Service unavailable',
+        'Your permissions on this guild cannot be checked right now. Try again in a moment.',
+      );
+    }
+  }
+}

@@ -1,0 +1,22 @@
+import type { GuildAccess, InternalIdentity } from '@lib/contracts';
+import { DomainError, ForbiddenError, UnauthenticatedError } from '@lib/problem-details';
+
+/** The platform user behind a request, or 401 when the caller is not a logged-in user. */
+export function requireUser(identity: InternalIdentity): Extract<InternalIdentity, { kind: 'user' }> {
+  if (identity.kind !== 'user') throw new UnauthenticatedError('This action needs a logged-in user.');
+  return identity;
+}
+
+/** Spec §5.2: guild-scoped operations need MANAGE_GUILD, on a guild where the bot is installed. */
+export function assertManageGuild(access: GuildAccess): GuildAccess {
+  if (!access.active) {
+    throw new DomainError(
+      'ErrGuildInactive',
+      409,
+      'Guild inactive',
+      'The bot is not installed on this guild any more. Invite it again to continue.',
+    );
+  }
+  if (!access.manage_guild) throw new ForbiddenError('You need the Manage Server permission on this guild.');
+  return access;
+}

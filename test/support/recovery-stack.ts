@@ -1,0 +1,66 @@
+import { type InternalIdentity, INTERNAL_TOKEN_HEADER } from '@lib/contracts';
+import { InternalTokenCodec } from '@lib/identity';
+import { FakeChatPlatform } from '@lib/testing';
+import { v7 as uuidv7 } from 'uuid';
+import { type AppProcess, freePort, startApp } from './app-process';
+
+export type UserIdentity = Extract<InternalIdentity, { kind: 'user' }>;
+
+/**
+ * Recovery and licensing as separate processes, wired to each other and to a fake chat platform
+ * in the test process: what guild-scoped routes need to answer for real.
+ */
+export class RecoveryStack {
+  readonly platform = new FakeChatPlatform();
+  readonly codec = new InternalTokenCodec(process.env.INTERNAL_JWT_SECRET!, 'gateway');
+  recovery!: AppProcess;
+  licensing!: AppProcess;
+
+  async start(): Promise<void> {
+    const { url } = await this.platform.start();
+    const [recoveryPort, licensingPort] = [await freePort(), await freePort()];
+    const recoveryUrl = `http://127.0.0.1:${recoveryPort}`;
+    const licensingUrl = `http://127.0.0.1:${licensingPort}`;
+    [this.recovery, this.licensing] = await Promise.all([
+      startApp(
+        'recovery',
+        { DISCORD_API_URL: `${url}/api`, DISCORD_BOT_TOKEN: 'fake-bot-token', LICENSING_URL: licensingUrl },
+        { port: recoveryPort },
+      ),
+      startApp('licensing', { RECOVERY_URL: recoveryUrl }, { port: licensingPort }),
+    ]);
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([this.recovery?.stop(), this.licensing?.stop()]);
+    await this.platform.stop();
+  }
+
+  user(platformUserId: string): UserIdentity {
+    return { kind: 'user', user_id: uuidv7(), platform_user_id: platformUserId, session_id: uuidv7() };
+  }
+
+  /** A request to an app as the gateway would forward it for `identity`. */
+  async call(
+    app: AppProcess,
+    method: string,
+    path: string,
+    identity: InternalIdentity | null,
+    body?: unknown,
+  ): Promise<{ status: number; body: Record<string, unknown>; contentType: string | null }> {
+    const headers: Record<string, string> = {};
+    if (identity) headers[INTERNAL_TOKEN_HEADER] = await this.codec.sign(identity);
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const response = await fetch(`${app.url}${path}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    const text = await response.text();
+    return {
+      status: response.status,
+      body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
+      contentType: response.headers.get('content-type'),
+    };
+  }
+}
