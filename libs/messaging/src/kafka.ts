@@ -8,8 +8,12 @@ function kafkaLogCreator() {
   return () =>
     ({ level, log }: LogEntry) => {
       const { message, ...extra } = log;
-      if (level === logLevel.ERROR) logger.error(extra, message);
-      else if (level === logLevel.WARN) logger.warn(extra, message);
+      // "Response <api>" errors are one broker answer that kafkajs retries itself (e.g. "the
+      // coordinator is loading" while a fresh broker starts). If the retries run out the call
+      // throws and our own code logs the failure, so here it is only a warning.
+      const retriedByClient = message.startsWith('Response ');
+      if (level === logLevel.ERROR && !retriedByClient) logger.error(extra, message);
+      else if (level === logLevel.ERROR || level === logLevel.WARN) logger.warn(extra, message);
       else logger.debug(extra, message);
     };
 }
