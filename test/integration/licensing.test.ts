@@ -287,7 +287,6 @@ describe('licensing', () => {
 
   describe('entitlements client', () => {
     const kafka = createKafka(process.env.KAFKA_BROKERS!, 'test-entitlements');
-    const clients: EntitlementsClient[] = [];
     const listeners: EntitlementsInvalidationListener[] = [];
 
     afterAll(async () => {
@@ -295,9 +294,7 @@ describe('licensing', () => {
     });
 
     function client(): EntitlementsClient {
-      const created = new EntitlementsClient({ licensingUrl: licensing.url, codec, service: 'recovery' });
-      clients.push(created);
-      return created;
+      return new EntitlementsClient({ licensingUrl: licensing.url, codec, service: 'recovery' });
     }
 
     it('caches answers, and every replica sees an upgrade well within the cache lifetime', async () => {

@@ -1,15 +1,9 @@
 import { Logger } from '@nestjs/common';
-import {
-  type Entitlements,
-  INTERNAL_TOKEN_HEADER,
-  type InternalIdentity,
-  type PlanDefinition,
-  type PlanFeature,
-} from '@lib/contracts';
-import type { InternalTokenCodec } from '@lib/identity';
-import axios, { type AxiosInstance, isAxiosError } from 'axios';
-import { LicensingUnavailableError, PlanFeatureRequiredError } from './entitlements.errors';
+import type { Entitlements, PlanDefinition, PlanFeature } from '@lib/contracts';
+import { InternalHttp, type InternalTokenCodec, type ServiceName } from '@lib/identity';
 import { TtlCache } from '@lib/runtime';
+import { isAxiosError } from 'axios';
+import { LicensingUnavailableError, PlanFeatureRequiredError } from './entitlements.errors';
 
 /** Spec §8: permission cache lifetime. */
 export const ENTITLEMENTS_CACHE_TTL_MS = 60_000;
@@ -18,7 +12,7 @@ export interface EntitlementsClientOptions {
   /** Base URL of the licensing service, e.g. http://licensing:3003 */
   licensingUrl: string;
   codec: InternalTokenCodec;
-  service: Extract<InternalIdentity, { kind: 'service' }>['service'];
+  service: ServiceName;
   ttlMs?: number;
   timeoutMs?: number;
   now?: () => number;
@@ -31,16 +25,21 @@ export interface EntitlementsClientOptions {
  */
 export class EntitlementsClient {
   private readonly logger = new Logger(EntitlementsClient.name);
-  private readonly http: AxiosInstance;
+  private readonly http: InternalHttp;
   private readonly cache: TtlCache<Entitlements>;
   private readonly planCache: TtlCache<PlanDefinition[]>;
   private readonly now: () => number;
 
-  constructor(private readonly options: EntitlementsClientOptions) {
+  constructor(options: EntitlementsClientOptions) {
     this.now = options.now ?? Date.now;
     this.cache = new TtlCache(options.ttlMs ?? ENTITLEMENTS_CACHE_TTL_MS, this.now);
     this.planCache = new TtlCache(options.ttlMs ?? ENTITLEMENTS_CACHE_TTL_MS, this.now);
-    this.http = axios.create({ baseURL: options.licensingUrl, timeout: options.timeoutMs ?? 5_000 });
+    this.http = new InternalHttp(
+      options.licensingUrl,
+      options.codec,
+      options.service,
+      options.timeoutMs ?? 5_000,
+    );
   }
 
   get(guildId: string): Promise<Entitlements> {
@@ -77,10 +76,8 @@ export class EntitlementsClient {
   }
 
   private async fetch<T>(path: string): Promise<T> {
-    const token = await this.options.codec.sign({ kind: 'service', service: this.options.service });
     try {
-      const response = await this.http.get<T>(path, { headers: { [INTERNAL_TOKEN_HEADER]: token } });
-      return response.data;
+      return await this.http.get<T>(path);
     } catch (error) {
       const status = isAxiosError(error) ? error.response?.status : undefined;
       if (status !== undefined && status < 500) {

@@ -1,15 +1,15 @@
 import { Logger } from '@nestjs/common';
-import { type GuildAccess, INTERNAL_TOKEN_HEADER, type InternalIdentity } from '@lib/contracts';
-import type { InternalTokenCodec } from '@lib/identity';
+import type { GuildAccess, InternalIdentity } from '@lib/contracts';
+import { InternalHttp, type InternalTokenCodec, type ServiceName } from '@lib/identity';
 import { DomainError } from '@lib/problem-details';
-import axios, { type AxiosInstance, isAxiosError } from 'axios';
+import { isAxiosError } from 'axios';
 import { assertManageGuild, requireUser } from './manage-guild';
 
 export interface GuildAccessClientOptions {
   /** Base URL of the recovery service, which owns the guild registry. */
   recoveryUrl: string;
   codec: InternalTokenCodec;
-  service: Extract<InternalIdentity, { kind: 'service' }>['service'];
+  service: ServiceName;
   timeoutMs?: number;
 }
 
@@ -25,10 +25,15 @@ interface ProblemBody {
  */
 export class GuildAccessClient {
   private readonly logger = new Logger(GuildAccessClient.name);
-  private readonly http: AxiosInstance;
+  private readonly http: InternalHttp;
 
-  constructor(private readonly options: GuildAccessClientOptions) {
-    this.http = axios.create({ baseURL: options.recoveryUrl, timeout: options.timeoutMs ?? 10_000 });
+  constructor(options: GuildAccessClientOptions) {
+    this.http = new InternalHttp(
+      options.recoveryUrl,
+      options.codec,
+      options.service,
+      options.timeoutMs ?? 10_000,
+    );
   }
 
   async requireManageGuild(identity: InternalIdentity, guildId: string): Promise<GuildAccess> {
@@ -37,13 +42,9 @@ export class GuildAccessClient {
   }
 
   async access(guildId: string, platformUserId: string): Promise<GuildAccess> {
-    const token = await this.options.codec.sign({ kind: 'service', service: this.options.service });
     const path = `/internal/v1/guilds/${encodeURIComponent(guildId)}/access/${encodeURIComponent(platformUserId)}`;
     try {
-      const response = await this.http.get<GuildAccess>(path, {
-        headers: { [INTERNAL_TOKEN_HEADER]: token },
-      });
-      return response.data;
+      return await this.http.get<GuildAccess>(path);
     } catch (error) {
       const response = isAxiosError<ProblemBody>(error) ? error.response : undefined;
       // Recovery's own problems (unknown guild, platform down) reach the user as recovery said them.

@@ -1,3 +1,4 @@
 export * from './identity.module';
 export * from './internal-auth.guard';
 export * from './internal-token';
+export * from './internal-http';

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { InternalIdentity, SnapshotTrigger } from '@lib/contracts';
 import { ConflictError, DomainError, NotFoundError, ValidationError } from '@lib/problem-details';
+import { isUUID } from 'class-validator';
 import { DataSource } from 'typeorm';
 import { GuildAccessService } from '../guilds/guild-access.service';
 import type { SnapshotDetailView, SnapshotSummaryView } from './snapshots.dto';
@@ -136,8 +137,7 @@ function encodeCursor(row: SnapshotRow): string {
 
 function decodeCursor(cursor: string): { createdAt: string; id: string } {
   const [createdAt, id] = Buffer.from(cursor, 'base64url').toString().split('|');
-  const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-  if (!createdAt || Number.isNaN(Date.parse(createdAt)) || !id || !uuid.test(id)) {
+  if (!createdAt || Number.isNaN(Date.parse(createdAt)) || !id || !isUUID(id)) {
     throw new ValidationError('cursor is not valid', [{ field: 'cursor', message: 'cursor is not valid' }]);
   }
   return { createdAt, id };
