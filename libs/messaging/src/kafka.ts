@@ -11,7 +11,12 @@ function kafkaLogCreator() {
       // "Response <api>" errors are one broker answer that kafkajs retries itself (e.g. "the
       // coordinator is loading" while a fresh broker starts). If the retries run out the call
       // throws and our own code logs the failure, so here it is only a warning.
-      const retriedByClient = message.startsWith('Response ');
+      // Likewise a consumer "crash" on a connection error: our consumers restart on every
+      // failure (restartOnFailure), and kafkajs logs the restart too.
+      const retriedByClient =
+        message.startsWith('Response ') ||
+        message.startsWith('Restarting the consumer') ||
+        /^Crash: KafkaJS(NoBrokerAvailable|Connection|Request(Timeout)?)Error/.test(message);
       if (level === logLevel.ERROR && !retriedByClient) logger.error(extra, message);
       else if (level === logLevel.ERROR || level === logLevel.WARN) logger.warn(extra, message);
       else logger.debug(extra, message);
