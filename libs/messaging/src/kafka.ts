@@ -11,12 +11,9 @@ function kafkaLogCreator() {
       // "Response <api>" errors are one broker answer that kafkajs retries itself (e.g. "the
       // coordinator is loading" while a fresh broker starts). If the retries run out the call
       // throws and our own code logs the failure, so here it is only a warning.
-      // Likewise a consumer "crash" on a connection error: our consumers restart on every
-      // failure (restartOnFailure), and kafkajs logs the restart too.
-      const retriedByClient =
-        message.startsWith('Response ') ||
-        message.startsWith('Restarting the consumer') ||
-        /^Crash: KafkaJS(NoBrokerAvailable|Connection|Request(Timeout)?)Error/.test(message);
+      // Likewise a consumer "crash": every consumer here restarts on any failure
+      // (restartOnFailure), so a crash is always followed by "Restarting the consumer".
+      const retriedByClient = /^(Response |Crash: |Restarting the consumer)/.test(message);
       if (level === logLevel.ERROR && !retriedByClient) logger.error(extra, message);
       else if (level === logLevel.ERROR || level === logLevel.WARN) logger.warn(extra, message);
       else logger.debug(extra, message);
