@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { TEST_APPLICATION_PUBLIC_KEY } from './interactions';
 
 /**
  * Defaults for integration tests: the infrastructure `npm test` brings up on loopback and a
@@ -14,6 +15,7 @@ process.env.LOG_LEVEL ??= 'warn';
 process.env.RECOVERY_URL ??= 'http://127.0.0.1:3001';
 process.env.LICENSING_URL ??= 'http://127.0.0.1:3003';
 process.env.DISCORD_BOT_TOKEN ??= 'fake-bot-token';
+process.env.DISCORD_PUBLIC_KEY ??= TEST_APPLICATION_PUBLIC_KEY;
 
 // Library code running inside the test process logs through Nest's Logger; keep only errors, as
 // the apps under test do with LOG_LEVEL=warn.

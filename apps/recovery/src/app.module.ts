@@ -10,6 +10,7 @@ import { HealthModule, LoggingModule, MetricsModule } from '@lib/runtime';
 import type { Admin } from 'kafkajs';
 import { recoveryDatabase } from './database';
 import { GuildsModule } from './guilds/guilds.module';
+import { InteractionsModule } from './interactions/interactions.module';
 import { PlatformModule } from './platform/platform.module';
 import { SnapshotsModule } from './snapshots/snapshots.module';
 import type { RecoveryEnv } from './recovery.env';
@@ -54,6 +55,7 @@ export class AppModule {
         EntitlementsModule.forService({ licensingUrl: config.LICENSING_URL, service: 'recovery' }),
         GuildsModule,
         SnapshotsModule,
+        InteractionsModule.forRoot({ publicKeyHex: config.DISCORD_PUBLIC_KEY }),
       ],
     };
   }

@@ -21,6 +21,12 @@ export class RecoveryEnv extends KafkaEnv {
   @IsNotEmpty({ message: 'DISCORD_BOT_TOKEN must be set' })
   DISCORD_BOT_TOKEN!: string;
 
+  /** The application's Ed25519 public key (developer portal, 64 hex), verifying `POST /interactions`. */
+  @Matches(/^[0-9a-f]{64}$/i, {
+    message: 'DISCORD_PUBLIC_KEY must be the application public key (64 hex characters)',
+  })
+  DISCORD_PUBLIC_KEY!: string;
+
   @IsUrl(HTTP_URL, { message: 'LICENSING_URL must be an http(s) URL' })
   LICENSING_URL!: string;
 }

@@ -56,6 +56,11 @@ export class GuildRegistry {
     return guild;
   }
 
+  /** The registered guild for a platform guild id, or null (e.g. a slash command from an unregistered guild). */
+  async findByPlatformId(platformGuildId: string): Promise<Guild | null> {
+    return this.dataSource.getRepository(Guild).findOneBy({ platformGuildId });
+  }
+
   /** Active guilds (bot installed, not removed), for scheduled jobs. */
   async activeGuilds(): Promise<Guild[]> {
     return this.dataSource

@@ -1,0 +1,35 @@
+import { Body, Controller, Headers, HttpCode, Post, Req } from '@nestjs/common';
+import type { RawBodyRequest } from '@nestjs/common';
+import { PublicRoute } from '@lib/identity';
+import { UnauthenticatedError } from '@lib/problem-details';
+import type { APIInteractionResponse } from 'discord-api-types/v10';
+import type { Request } from 'express';
+import { InteractionVerifier } from './interaction-signature';
+import { type IncomingInteraction, InteractionsService } from './interactions.service';
+
+/**
+ * The platform's HTTP interactions endpoint (ARCHITECTURE.md: slash commands). It carries no
+ * internal identity: the Ed25519 signature over the raw body is the authentication.
+ */
+@Controller('interactions')
+export class InteractionsController {
+  constructor(
+    private readonly verifier: InteractionVerifier,
+    private readonly interactions: InteractionsService,
+  ) {}
+
+  @Post()
+  @PublicRoute()
+  @HttpCode(200)
+  handle(
+    @Req() request: RawBodyRequest<Request>,
+    @Headers('x-signature-ed25519') signature: string | undefined,
+    @Headers('x-signature-timestamp') timestamp: string | undefined,
+    @Body() body: IncomingInteraction,
+  ): Promise<APIInteractionResponse> {
+    if (!this.verifier.verify(signature, timestamp, request.rawBody)) {
+      throw new UnauthenticatedError('The interaction signature is missing or invalid.');
+    }
+    return this.interactions.handle(body);
+  }
+}

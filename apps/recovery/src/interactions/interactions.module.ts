@@ -1,0 +1,21 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { GuildsModule } from '../guilds/guilds.module';
+import { SnapshotsModule } from '../snapshots/snapshots.module';
+import { InteractionVerifier } from './interaction-signature';
+import { InteractionsController } from './interactions.controller';
+import { InteractionsService } from './interactions.service';
+
+@Module({})
+export class InteractionsModule {
+  static forRoot(options: { publicKeyHex: string }): DynamicModule {
+    return {
+      module: InteractionsModule,
+      imports: [GuildsModule, SnapshotsModule],
+      controllers: [InteractionsController],
+      providers: [
+        InteractionsService,
+        { provide: InteractionVerifier, useValue: new InteractionVerifier(options.publicKeyHex) },
+      ],
+    };
+  }
+}
