@@ -12,23 +12,41 @@ export type UserIdentity = Extract<InternalIdentity, { kind: 'user' }>;
  */
 export class RecoveryStack {
   readonly platform = new FakeChatPlatform();
+  /** Restore workflows of this stack only: a queue of its own on the shared Temporal server. */
+  readonly taskQueue = `recovery-test-${uuidv7()}`;
+
+  /** `worker: true` runs the restore worker inside recovery (RECOVERY_ROLE=all). */
+  constructor(private readonly options: { worker?: boolean } = {}) {}
+
   readonly codec = new InternalTokenCodec(process.env.INTERNAL_JWT_SECRET!, 'gateway');
   recovery!: AppProcess;
   licensing!: AppProcess;
+  private recoveryEnv: Record<string, string> = {};
+  private recoveryPort = 0;
 
   async start(): Promise<void> {
     const { url } = await this.platform.start();
     const [recoveryPort, licensingPort] = [await freePort(), await freePort()];
     const recoveryUrl = `http://127.0.0.1:${recoveryPort}`;
     const licensingUrl = `http://127.0.0.1:${licensingPort}`;
+    this.recoveryEnv = {
+      DISCORD_API_URL: `${url}/api`,
+      DISCORD_BOT_TOKEN: 'fake-bot-token',
+      LICENSING_URL: licensingUrl,
+      RECOVERY_ROLE: this.options.worker ? 'all' : 'api',
+      TEMPORAL_TASK_QUEUE: this.taskQueue,
+    };
+    this.recoveryPort = recoveryPort;
     [this.recovery, this.licensing] = await Promise.all([
-      startApp(
-        'recovery',
-        { DISCORD_API_URL: `${url}/api`, DISCORD_BOT_TOKEN: 'fake-bot-token', LICENSING_URL: licensingUrl },
-        { port: recoveryPort },
-      ),
+      startApp('recovery', this.recoveryEnv, { port: recoveryPort }),
       startApp('licensing', { RECOVERY_URL: recoveryUrl }, { port: licensingPort }),
     ]);
+  }
+
+  /** Stops recovery with `signal` (SIGKILL: a crash) and starts a new process in its place. */
+  async restartRecovery(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    await this.recovery.stop(signal);
+    this.recovery = await startApp('recovery', this.recoveryEnv, { port: this.recoveryPort });
   }
 
   async stop(): Promise<void> {

@@ -11,6 +11,7 @@ import type { Admin } from 'kafkajs';
 import { recoveryDatabase } from './database';
 import { GuildsModule } from './guilds/guilds.module';
 import { InteractionsModule } from './interactions/interactions.module';
+import { RestoreModule } from './restore/restore.module';
 import { PlatformModule } from './platform/platform.module';
 import { SnapshotsModule } from './snapshots/snapshots.module';
 import type { RecoveryEnv } from './recovery.env';
@@ -41,7 +42,11 @@ export class AppModule {
           relay: true,
           publisher: MessagingModule.publisherProvider(),
         }),
-        TemporalModule.forRoot({ address: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE }),
+        TemporalModule.forRoot({
+          address: config.TEMPORAL_ADDRESS,
+          namespace: config.TEMPORAL_NAMESPACE,
+          taskQueue: config.TEMPORAL_TASK_QUEUE,
+        }),
         HealthModule.forRoot({
           inject: [KAFKA_ADMIN, Connection],
           useFactory: (admin: Admin, temporal: Connection) => [
@@ -56,6 +61,7 @@ export class AppModule {
         GuildsModule,
         SnapshotsModule,
         InteractionsModule.forRoot({ publicKeyHex: config.DISCORD_PUBLIC_KEY }),
+        RestoreModule.forRoot({ runWorker: config.RECOVERY_ROLE !== 'api' }),
       ],
     };
   }

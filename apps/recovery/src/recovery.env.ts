@@ -1,10 +1,16 @@
 import { KafkaEnv } from '@lib/config';
-import { IsNotEmpty, IsString, IsUrl, Matches } from 'class-validator';
+import { IsIn, IsNotEmpty, IsString, IsUrl, Matches } from 'class-validator';
 
 const HTTP_URL = { require_tld: false, protocols: ['http', 'https'] };
 
+export const RECOVERY_ROLES = ['api', 'worker', 'all'] as const;
+
 export class RecoveryEnv extends KafkaEnv {
   override PORT = 3001;
+
+  /** `api` serves HTTP only, `worker` also runs the Temporal worker, `all` both (ARCHITECTURE.md). */
+  @IsIn(RECOVERY_ROLES, { message: `RECOVERY_ROLE must be one of ${RECOVERY_ROLES.join(', ')}` })
+  RECOVERY_ROLE: (typeof RECOVERY_ROLES)[number] = 'all';
 
   @Matches(/^[^\s:]+:\d+$/, { message: 'TEMPORAL_ADDRESS must be host:port' })
   TEMPORAL_ADDRESS!: string;
@@ -12,6 +18,9 @@ export class RecoveryEnv extends KafkaEnv {
   @IsString()
   @IsNotEmpty()
   TEMPORAL_NAMESPACE = 'default';
+
+  @Matches(/^[A-Za-z0-9._-]{1,100}$/, { message: 'TEMPORAL_TASK_QUEUE must be a plain name' })
+  TEMPORAL_TASK_QUEUE = 'recovery';
 
   /** The chat platform's REST API without the version; the fake platform's in tests and the sandbox. */
   @IsUrl(HTTP_URL, { message: 'DISCORD_API_URL must be an http(s) URL' })

@@ -56,3 +56,33 @@ export function serialiseSnapshot(
   const json = JSON.stringify(payload);
   return { payload, json, size: Buffer.byteLength(json, 'utf8') };
 }
+
+/** Spec §9.2: a payload of a version this build cannot read is refused, for preview and restore. */
+export class SnapshotUnsupportedError extends DomainError {
+  constructor(version: unknown) {
+    super(
+      'ErrSnapshotUnsupported',
+      422,
+      'Snapshot unsupported',
+      `This snapshot's payload version (${JSON.stringify(version ?? null)}) cannot be restored by this version of the service.`,
+      { version: version ?? null, supported_versions: SUPPORTED_SNAPSHOT_VERSIONS },
+    );
+  }
+}
+
+/** Checks the version and the shape a restore relies on before anything reads the payload. */
+export function readSnapshotPayload(raw: unknown): SnapshotPayload {
+  const payload = raw as Partial<SnapshotPayload> | null;
+  const version = payload?.version;
+  if (typeof version !== 'number' || !SUPPORTED_SNAPSHOT_VERSIONS.includes(version)) {
+    throw new SnapshotUnsupportedError(version);
+  }
+  const complete =
+    typeof payload?.guild === 'object' &&
+    payload.guild !== null &&
+    Array.isArray(payload.roles) &&
+    Array.isArray(payload.channels) &&
+    Array.isArray(payload.permission_overrides);
+  if (!complete) throw new SnapshotUnsupportedError(version);
+  return payload as SnapshotPayload;
+}

@@ -6,6 +6,8 @@ export const TEMPORAL_OPTIONS = Symbol('TEMPORAL_OPTIONS');
 export interface TemporalOptions {
   address: string;
   namespace: string;
+  /** Where restore workflows are started and polled (one queue per deployment, or per test run). */
+  taskQueue: string;
 }
 
 /** Readiness: the frontend answers (an open port is not readiness). */

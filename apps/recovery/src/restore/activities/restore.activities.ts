@@ -1,0 +1,157 @@
+import { Logger } from '@nestjs/common';
+import { ApplicationFailure } from '@temporalio/common';
+import { isChatPlatformError } from '@lib/chat-platform';
+import { DomainError } from '@lib/problem-details';
+import type { GuildRegistry } from '../../guilds/guild-registry.service';
+import type { SnapshotService } from '../../snapshots/snapshot.service';
+import type { LiveSyncControl } from '../../sync/live-sync-control';
+import type { RestoreComparisons } from '../restore-context';
+import type { RestoreJobRow, RestoreJobsRepository } from '../restore-jobs.repository';
+import type { RestoreSteps } from '../restore-steps';
+import {
+  type ChangeStep,
+  type JobRef,
+  NON_RETRYABLE_FAILURES,
+  type RestoreActivities,
+  STEP_SCOPE,
+  type StepOutcome,
+} from '../workflows/restore-contract';
+
+export interface RestoreActivityDeps {
+  jobs: RestoreJobsRepository;
+  guilds: GuildRegistry;
+  comparisons: RestoreComparisons;
+  steps: RestoreSteps;
+  snapshots: SnapshotService;
+  liveSync: LiveSyncControl;
+}
+
+const logger = new Logger('RestoreActivities');
+
+/** The restore's activities over the app's services (temporalio samples' `createActivities(deps)`). */
+export function createRestoreActivities(deps: RestoreActivityDeps): RestoreActivities {
+  const { jobs, guilds, comparisons, steps, snapshots, liveSync } = deps;
+
+  async function job(ref: JobRef): Promise<RestoreJobRow> {
+    const row = await jobs.get(ref.jobId);
+    if (!row) throw new DomainError('ErrRestoreJobNotFound', 404, 'Restore job not found');
+    return row;
+  }
+
+  async function changeStep(step: ChangeStep, ref: JobRef): Promise<StepOutcome> {
+    const row = await job(ref);
+    const guild = await guilds.get(row.guild_id);
+    const target = await comparisons.snapshotPayload(row.snapshot_id, row.guild_id);
+    const comparison = await comparisons.compare(row.guild_id, guild.platformGuildId, target, [
+      STEP_SCOPE[step],
+    ]);
+    return steps.run(step, {
+      jobId: row.id,
+      guildId: row.guild_id,
+      platformGuildId: guild.platformGuildId,
+      comparison,
+      preview: row.preview_diff,
+      recordReplacement: (kind, originalId, replacementId) =>
+        comparisons.recordReplacement(row.guild_id, row.id, {
+          kind,
+          original_id: originalId,
+          replacement_id: replacementId,
+        }),
+    });
+  }
+
+  const activities: RestoreActivities = {
+    /** Step 1: the snapshot is still there and of a payload version this build restores. */
+    async validateSnapshot(ref) {
+      const row = await job(ref);
+      await comparisons.snapshotPayload(row.snapshot_id, row.guild_id);
+    },
+
+    /** Step 2: never fails the restore (spec §7.3); a failure becomes a warning on the job. */
+    async createPreRestoreSnapshot(ref) {
+      const row = await job(ref);
+      if (row.pre_restore_snapshot_id) return { snapshotId: row.pre_restore_snapshot_id, warning: null };
+      try {
+        const snapshot = await snapshots.create({
+          guild: await guilds.get(row.guild_id),
+          trigger: 'pre_restore',
+          createdByUser: row.requested_by_user,
+          description: `Before restore ${row.id}`,
+        });
+        await jobs.recordPreRestoreSnapshot(row.id, snapshot.id);
+        return { snapshotId: snapshot.id, warning: null };
+      } catch (error) {
+        const warning = `The pre-restore snapshot could not be taken (${describe(error)}); the restore went ahead without it.`;
+        logger.warn({ restore_job_id: row.id, err: error }, 'pre-restore snapshot failed');
+        await jobs.addWarning(row.id, { code: 'pre_restore_snapshot_failed', message: warning });
+        return { snapshotId: null, warning };
+      }
+    },
+
+    async pauseLiveSync(ref) {
+      const row = await job(ref);
+      await liveSync.pause(row.guild_id, row.id);
+    },
+
+    async resumeLiveSync(ref) {
+      const row = await job(ref);
+      await liveSync.resume(row.guild_id, row.id);
+    },
+
+    deleteRemovedOverrides: (ref) => changeStep('DeleteRemovedOverrides', ref),
+    deleteRemovedChannels: (ref) => changeStep('DeleteRemovedChannels', ref),
+    deleteRemovedRoles: (ref) => changeStep('DeleteRemovedRoles', ref),
+    createOrUpdateRoles: (ref) => changeStep('CreateOrUpdateRoles', ref),
+    createOrUpdateChannels: (ref) => changeStep('CreateOrUpdateChannels', ref),
+    applyPermissionOverrides: (ref) => changeStep('ApplyPermissionOverrides', ref),
+    updateGuildSettings: (ref) => changeStep('UpdateGuildSettings', ref),
+
+    /** Step 11. The approved preview's skipped items are what the user was told would be left. */
+    async completeRestore({ jobId, summary }) {
+      const row = await job({ jobId });
+      await jobs.complete(jobId, { ...summary, skipped: row.preview_diff.skipped.length });
+    },
+
+    async endRestoreUnsuccessfully(failure) {
+      await jobs.endUnsuccessfully(failure);
+    },
+  };
+  return withFailureTypes(activities);
+}
+
+/**
+ * Temporal sees each failure with its stable type (PermissionDenied, GuildNotFound, ...) and
+ * whether a retry could help; the workflow's policy names the types it never retries.
+ */
+function withFailureTypes(activities: RestoreActivities): RestoreActivities {
+  const wrapped: Record<string, unknown> = {};
+  for (const [name, activity] of Object.entries(activities) as [
+    string,
+    (input: never) => Promise<unknown>,
+  ][]) {
+    wrapped[name] = async (input: never) => {
+      try {
+        return await activity(input);
+      } catch (error) {
+        throw toApplicationFailure(error);
+      }
+    };
+  }
+  return wrapped as unknown as RestoreActivities;
+}
+
+export function toApplicationFailure(error: unknown): ApplicationFailure {
+  if (error instanceof ApplicationFailure) return error;
+  const type = isChatPlatformError(error) || error instanceof DomainError ? error.code : 'Error';
+  const nonRetryable = (NON_RETRYABLE_FAILURES as readonly string[]).includes(type);
+  return ApplicationFailure.create({
+    type,
+    message: describe(error),
+    nonRetryable,
+    cause: error instanceof Error ? error : undefined,
+  });
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,127 @@
+import { Injectable } from '@nestjs/common';
+import { ChatPlatformClient, computeGuildPermissions, type GuildState } from '@lib/chat-platform';
+import type { RestoreScope } from '@lib/contracts';
+import { NotFoundError } from '@lib/problem-details';
+import { DataSource } from 'typeorm';
+import { readSnapshotPayload, type SnapshotPayload } from '../snapshots/snapshot-payload';
+import {
+  type BotStanding,
+  computeRestoreDiff,
+  type IdKind,
+  type RestoreDiff,
+  SnapshotIdResolution,
+} from './restore-diff';
+
+export interface Replacement {
+  kind: IdKind;
+  original_id: string;
+  replacement_id: string;
+}
+
+/** A snapshot compared with the guild as it is now: what preview shows and every step re-reads. */
+export interface RestoreComparison {
+  target: SnapshotPayload;
+  live: GuildState;
+  ids: SnapshotIdResolution;
+  bot: BotStanding;
+  diff: RestoreDiff;
+}
+
+/**
+ * Reads what a comparison needs: the snapshot payload (version checked), the live guild, the
+ * bot's standing in it, and where recreated roles and channels live now.
+ */
+@Injectable()
+export class RestoreComparisons {
+  private botUserId: Promise<string> | undefined;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly platform: ChatPlatformClient,
+  ) {}
+
+  async snapshotGuildId(snapshotId: string): Promise<string | null> {
+    const [row] = await this.dataSource.query<{ guild_id: string }[]>(
+      `SELECT guild_id FROM recovery.snapshots WHERE id = $1`,
+      [snapshotId],
+    );
+    return row?.guild_id ?? null;
+  }
+
+  async snapshotPayload(snapshotId: string, guildId: string): Promise<SnapshotPayload> {
+    const [row] = await this.dataSource.query<{ payload: unknown }[]>(
+      `SELECT payload FROM recovery.snapshots WHERE id = $1 AND guild_id = $2`,
+      [snapshotId, guildId],
+    );
+    if (!row) throw new NotFoundError('ErrSnapshotNotFound', 'Snapshot');
+    return readSnapshotPayload(row.payload);
+  }
+
+  /** Platform failures propagate as ChatPlatformError; callers decide what they mean. */
+  async compare(
+    guildId: string,
+    platformGuildId: string,
+    target: SnapshotPayload,
+    scope: readonly RestoreScope[],
+  ): Promise<RestoreComparison> {
+    const [live, bot, replacements] = await Promise.all([
+      this.platform.getGuildState(platformGuildId),
+      this.botMember(platformGuildId),
+      this.replacements(guildId),
+    ]);
+    const standing = botStanding(live, bot);
+    const ids = new SnapshotIdResolution(live, replacements);
+    return {
+      target,
+      live,
+      ids,
+      bot: standing,
+      diff: computeRestoreDiff({ target, live, scope, ids, bot: standing }),
+    };
+  }
+
+  async recordReplacement(guildId: string, jobId: string, replacement: Replacement): Promise<void> {
+    await this.dataSource.query(
+      `INSERT INTO recovery.platform_id_replacements (guild_id, kind, original_id, replacement_id, restore_job_id)
+       VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (guild_id, kind, original_id)
+         DO UPDATE SET replacement_id = EXCLUDED.replacement_id, restore_job_id = EXCLUDED.restore_job_id,
+                       created_at = now()`,
+      [guildId, replacement.kind, replacement.original_id, replacement.replacement_id, jobId],
+    );
+  }
+
+  private replacements(guildId: string): Promise<Replacement[]> {
+    return this.dataSource.query<Replacement[]>(
+      `SELECT kind, original_id, replacement_id FROM recovery.platform_id_replacements WHERE guild_id = $1`,
+      [guildId],
+    );
+  }
+
+  private async botMember(platformGuildId: string) {
+    this.botUserId ??= this.platform.getCurrentUser().then((user) => user.id);
+    const botId = await this.botUserId.catch((error: unknown) => {
+      this.botUserId = undefined;
+      throw error;
+    });
+    return this.platform.getMember(platformGuildId, botId);
+  }
+}
+
+function botStanding(live: GuildState, bot: { user: { id: string }; roles: string[] }): BotStanding {
+  const held = new Set(bot.roles);
+  const everyone = live.roles.find((role) => role.id === live.guild.id);
+  return {
+    isOwner: live.guild.owner_id === bot.user.id,
+    highestRolePosition: Math.max(
+      0,
+      ...live.roles.filter((role) => held.has(role.id)).map((r) => r.position),
+    ),
+    permissions: computeGuildPermissions({
+      ownerId: live.guild.owner_id,
+      everyonePermissions: everyone?.permissions ?? '0',
+      roles: live.roles,
+      member: bot,
+    }),
+  };
+}

@@ -1,0 +1,229 @@
+import { Injectable } from '@nestjs/common';
+import type { RestoreResultSummary, RestoreScope } from '@lib/contracts';
+import { OutboxWriter } from '@lib/outbox';
+import { DataSource, type EntityManager } from 'typeorm';
+import type { RestoreDiff } from './restore-diff';
+import type { RestoreFailure } from './workflows/restore-contract';
+
+export type RestoreJobStatus = 'pending' | 'running' | 'completed' | 'failed' | 'canceled';
+
+/** A `recovery.restore_jobs` row (spec §2.1), as stored. */
+export interface RestoreJobRow {
+  id: string;
+  guild_id: string;
+  snapshot_id: string;
+  requested_by_user: string;
+  scope: RestoreScope[];
+  options: { create_pre_restore_snapshot: boolean };
+  status: RestoreJobStatus;
+  preview_diff: RestoreDiff;
+  engine_workflow_id: string | null;
+  error_message: string | null;
+  result_summary: RestoreResultSummary | null;
+  pre_restore_snapshot_id: string | null;
+  warnings: { code: string; message: string }[];
+  cancel_requested_at: Date | null;
+  created_at: Date;
+  started_at: Date | null;
+  completed_at: Date | null;
+}
+
+export interface NewRestoreJob {
+  id: string;
+  guildId: string;
+  snapshotId: string;
+  requestedByUser: string;
+  scope: RestoreScope[];
+  options: { create_pre_restore_snapshot: boolean };
+  previewDiff: RestoreDiff;
+}
+
+const ACTIVE = `status IN ('pending', 'running')`;
+
+/**
+ * Every write to a restore job, each one transaction with its event: the API creates and starts
+ * jobs, the workflow's activities record what happened and end them. Endings apply once: a
+ * retried activity finds the job already ended and changes nothing.
+ */
+@Injectable()
+export class RestoreJobsRepository {
+  private readonly outbox = new OutboxWriter('recovery', 'recovery');
+
+  constructor(private readonly dataSource: DataSource) {}
+
+  async get(jobId: string, manager: EntityManager = this.dataSource.manager): Promise<RestoreJobRow | null> {
+    const [row] = await manager.query<RestoreJobRow[]>(`SELECT * FROM recovery.restore_jobs WHERE id = $1`, [
+      jobId,
+    ]);
+    return row ?? null;
+  }
+
+  async findActive(guildId: string): Promise<RestoreJobRow | null> {
+    const [row] = await this.dataSource.query<RestoreJobRow[]>(
+      `SELECT * FROM recovery.restore_jobs WHERE guild_id = $1 AND ${ACTIVE}`,
+      [guildId],
+    );
+    return row ?? null;
+  }
+
+  /**
+   * Spec §4.2 rule 4: the pending job and `RestoreStarted` together. Returns false when the
+   * database already holds an active job for the guild (the partial unique index), so concurrent
+   * starts end with exactly one job.
+   */
+  async insertPending(job: NewRestoreJob): Promise<boolean> {
+    try {
+      await this.dataSource.transaction(async (manager) => {
+        await manager.query(
+          `INSERT INTO recovery.restore_jobs
+             (id, guild_id, snapshot_id, requested_by_user, scope, options, status, preview_diff)
+           VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7)`,
+          [
+            job.id,
+            job.guildId,
+            job.snapshotId,
+            job.requestedByUser,
+            job.scope,
+            JSON.stringify(job.options),
+            JSON.stringify(job.previewDiff),
+          ],
+        );
+        await this.outbox.append(manager, {
+          type: 'RestoreStarted',
+          aggregate_type: 'restore_job',
+          aggregate_id: job.id,
+          guild_id: job.guildId,
+          payload: {
+            restore_job_id: job.id,
+            snapshot_id: job.snapshotId,
+            guild_id: job.guildId,
+            scope: job.scope,
+            requested_by_user: job.requestedByUser,
+          },
+        });
+      });
+      return true;
+    } catch (error) {
+      if (isUniqueViolation(error, 'restore_jobs_one_active_per_guild')) return false;
+      throw error;
+    }
+  }
+
+  /** The workflow started. A run fast enough to have ended already keeps its ending. */
+  async markRunning(jobId: string, workflowId: string): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE recovery.restore_jobs
+          SET status = CASE WHEN status = 'pending' THEN 'running' ELSE status END,
+              engine_workflow_id = $2,
+              started_at = COALESCE(started_at, now())
+        WHERE id = $1`,
+      [jobId, workflowId],
+    );
+  }
+
+  async recordPreRestoreSnapshot(jobId: string, snapshotId: string): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE recovery.restore_jobs SET pre_restore_snapshot_id = $2 WHERE id = $1`,
+      [jobId, snapshotId],
+    );
+  }
+
+  async addWarning(jobId: string, warning: { code: string; message: string }): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE recovery.restore_jobs SET warnings = warnings || $2::jsonb WHERE id = $1`,
+      [jobId, JSON.stringify([warning])],
+    );
+  }
+
+  /** Returns the job after the request; only an active job records it. */
+  async requestCancel(jobId: string): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE recovery.restore_jobs SET cancel_requested_at = COALESCE(cancel_requested_at, now())
+        WHERE id = $1 AND ${ACTIVE}`,
+      [jobId],
+    );
+  }
+
+  /** Spec §3.1 `running -> completed`: summary, end time and `RestoreCompleted`, once. */
+  async complete(jobId: string, summary: RestoreResultSummary): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      const job = await updatedRow(
+        manager,
+        `UPDATE recovery.restore_jobs
+            SET status = 'completed', result_summary = $2, completed_at = now(),
+                started_at = COALESCE(started_at, created_at)
+          WHERE id = $1 AND ${ACTIVE}
+          RETURNING *`,
+        [jobId, JSON.stringify(summary)],
+      );
+      if (!job) return;
+      await this.outbox.append(manager, {
+        type: 'RestoreCompleted',
+        aggregate_type: 'restore_job',
+        aggregate_id: job.id,
+        guild_id: job.guild_id,
+        payload: {
+          restore_job_id: job.id,
+          snapshot_id: job.snapshot_id,
+          requested_by_user: job.requested_by_user,
+          result_summary: summary,
+          duration_ms: job.completed_at!.getTime() - job.started_at!.getTime(),
+          pre_restore_snapshot_id: job.pre_restore_snapshot_id,
+        },
+      });
+    });
+  }
+
+  /** Failed, or canceled (by the user, or because the guild is gone), with `RestoreFailed`, once. */
+  async endUnsuccessfully(failure: RestoreFailure, manager?: EntityManager): Promise<boolean> {
+    const run = async (tx: EntityManager) => {
+      const job = await updatedRow(
+        tx,
+        `UPDATE recovery.restore_jobs
+            SET status = $2, error_message = $3, completed_at = now()
+          WHERE id = $1 AND ${ACTIVE}
+          RETURNING *`,
+        [
+          failure.jobId,
+          failure.status,
+          failure.status === 'canceled' && failure.code === 'canceled' ? null : failure.message,
+        ],
+      );
+      if (!job) return false;
+      await this.outbox.append(tx, {
+        type: 'RestoreFailed',
+        aggregate_type: 'restore_job',
+        aggregate_id: job.id,
+        guild_id: job.guild_id,
+        payload: {
+          restore_job_id: job.id,
+          snapshot_id: job.snapshot_id,
+          requested_by_user: job.requested_by_user,
+          status: failure.status,
+          error_code: failure.code,
+          error_message: failure.message,
+          pre_restore_snapshot_id: job.pre_restore_snapshot_id,
+        },
+      });
+      return true;
+    };
+    return manager ? run(manager) : this.dataSource.transaction(run);
+  }
+}
+
+/** TypeORM answers an UPDATE ... RETURNING on Postgres with `[rows, affected]`. */
+async function updatedRow(
+  manager: EntityManager,
+  sql: string,
+  parameters: unknown[],
+): Promise<RestoreJobRow | undefined> {
+  const [rows] = await manager.query<[RestoreJobRow[], number]>(sql, parameters);
+  return rows[0];
+}
+
+function isUniqueViolation(error: unknown, constraint: string): boolean {
+  const driverError =
+    (error as { driverError?: { code?: string; constraint?: string } }).driverError ?? error;
+  const { code, constraint: violated } = driverError as { code?: string; constraint?: string };
+  return code === '23505' && violated === constraint;
+}

@@ -1,0 +1,364 @@
+import { Injectable } from '@nestjs/common';
+import {
+  ChatPlatformClient,
+  type ChannelInput,
+  type ChannelOverwriteInput,
+  type ChannelUpdate,
+  CHANNEL_TYPE,
+  isChatPlatformError,
+  type PlatformChannel,
+  type PlatformRole,
+  type RoleInput,
+} from '@lib/chat-platform';
+import type { RestoreComparison } from './restore-context';
+import type { RestorableSetting, RestoreDiff } from './restore-diff';
+import type { ChangeStep, StepOutcome } from './workflows/restore-contract';
+
+/** Changes one activity call makes before handing back, so progress moves and cancel is timely. */
+export const RESTORE_BATCH_SIZE = 50;
+/**
+ * Calls in flight at once. The platform client queues each rate-limit bucket and the global
+ * limit itself; parallel calls only let different buckets (channels) proceed side by side.
+ */
+const CONCURRENCY = 10;
+
+const CHANNEL_ID_SETTINGS: RestorableSetting[] = [
+  'afk_channel_id',
+  'system_channel_id',
+  'rules_channel_id',
+  'public_updates_channel_id',
+];
+
+export interface StepContext {
+  jobId: string;
+  guildId: string;
+  platformGuildId: string;
+  comparison: RestoreComparison;
+  /** The approved preview: how many roles and channels only move (counted once, when moved). */
+  preview: RestoreDiff;
+  recordReplacement(kind: 'role' | 'channel', originalId: string, replacementId: string): Promise<void>;
+}
+
+const NOTHING: StepOutcome = { created: 0, updated: 0, deleted: 0, remaining: 0 };
+
+/**
+ * Steps 4-10 of the restore. Each call works from a fresh comparison of the snapshot with the
+ * live guild, so running a step again (a retry, a new worker) does only what is still missing.
+ */
+@Injectable()
+export class RestoreSteps {
+  constructor(private readonly platform: ChatPlatformClient) {}
+
+  run(step: ChangeStep, context: StepContext): Promise<StepOutcome> {
+    switch (step) {
+      case 'DeleteRemovedOverrides':
+        return this.deleteOverrides(context);
+      case 'DeleteRemovedChannels':
+        return this.deleteChannels(context);
+      case 'DeleteRemovedRoles':
+        return this.deleteRoles(context);
+      case 'CreateOrUpdateRoles':
+        return this.createOrUpdateRoles(context);
+      case 'CreateOrUpdateChannels':
+        return this.createOrUpdateChannels(context);
+      case 'ApplyPermissionOverrides':
+        return this.applyOverrides(context);
+      case 'UpdateGuildSettings':
+        return this.updateSettings(context);
+    }
+  }
+
+  private async deleteOverrides(context: StepContext): Promise<StepOutcome> {
+    const items = context.comparison.diff.overrides_to_remove;
+    const batch = items.slice(0, RESTORE_BATCH_SIZE);
+    await runConcurrently(batch, (o) =>
+      goneIsDone(this.platform.deletePermissionOverwrite(o.channel_id, o.id, reason(context))),
+    );
+    return { ...NOTHING, deleted: batch.length, remaining: items.length - batch.length };
+  }
+
+  /** Channels before their categories: a category is removed once nothing depends on it. */
+  private async deleteChannels(context: StepContext): Promise<StepOutcome> {
+    const items = [...context.comparison.diff.channels_to_delete].sort(
+      (a, b) => Number(a.type === CHANNEL_TYPE.category) - Number(b.type === CHANNEL_TYPE.category),
+    );
+    const children = items.filter((channel) => channel.type !== CHANNEL_TYPE.category);
+    const batch = (children.length > 0 ? children : items).slice(0, RESTORE_BATCH_SIZE);
+    await runConcurrently(batch, (channel) =>
+      goneIsDone(this.platform.deleteChannel(channel.id, reason(context))),
+    );
+    return { ...NOTHING, deleted: batch.length, remaining: items.length - batch.length };
+  }
+
+  private async deleteRoles(context: StepContext): Promise<StepOutcome> {
+    const items = context.comparison.diff.roles_to_delete;
+    const batch = items.slice(0, RESTORE_BATCH_SIZE);
+    await runConcurrently(batch, (role) =>
+      goneIsDone(this.platform.deleteRole(context.platformGuildId, role.id, reason(context))),
+    );
+    return { ...NOTHING, deleted: batch.length, remaining: items.length - batch.length };
+  }
+
+  private async createOrUpdateRoles(context: StepContext): Promise<StepOutcome> {
+    const { diff, target } = context.comparison;
+    const byId = new Map(target.roles.map((role) => [role.id, role]));
+    const creates = diff.roles_to_create.map((item) => byId.get(item.id)!);
+    const updates = diff.roles_to_update.filter((update) =>
+      update.changed_fields.some((f) => f !== 'position'),
+    );
+    if (creates.length + updates.length > 0) {
+      const createBatch = creates.slice(0, RESTORE_BATCH_SIZE);
+      const updateBatch = updates.slice(0, RESTORE_BATCH_SIZE - createBatch.length);
+      const adopted = new Set<string>();
+      await runConcurrently(createBatch, (role) => this.createRole(context, role, adopted));
+      await runConcurrently(updateBatch, (update) =>
+        this.platform.updateRole(
+          context.platformGuildId,
+          update.current.id,
+          pick(roleInput(byId.get(update.target.id)!), update.changed_fields),
+          reason(context),
+        ),
+      );
+      const left = creates.length + updates.length - createBatch.length - updateBatch.length;
+      // One more call at least: it re-reads the guild and puts the roles in order.
+      return { ...NOTHING, created: createBatch.length, updated: updateBatch.length, remaining: left + 1 };
+    }
+    const positions = this.rolePositions(context);
+    if (!diff.roles_to_update.some((u) => u.changed_fields.includes('position')) || positions.length === 0) {
+      return NOTHING;
+    }
+    await this.platform.setRolePositions(context.platformGuildId, positions, reason(context));
+    return { ...NOTHING, updated: onlyMoved(context.preview.roles_to_update) };
+  }
+
+  /**
+   * A role left over by an earlier attempt of this step (created, then the worker died before
+   * the new id was recorded) is taken over by name instead of created twice.
+   */
+  private async createRole(context: StepContext, role: PlatformRole, adopted: Set<string>): Promise<void> {
+    const orphan = context.comparison.diff.roles_to_delete.find(
+      (candidate) => candidate.name === role.name && !adopted.has(candidate.id),
+    );
+    if (orphan) adopted.add(orphan.id);
+    const created = orphan
+      ? await this.platform.updateRole(context.platformGuildId, orphan.id, roleInput(role), reason(context))
+      : await this.platform.createRole(context.platformGuildId, roleInput(role), reason(context));
+    await context.recordReplacement('role', role.id, created.id);
+  }
+
+  /** Roles in the snapshot's order, those the bot may move (below its highest role). */
+  private rolePositions(context: StepContext): { id: string; position: number }[] {
+    const { target, live, ids, bot } = context.comparison;
+    const liveById = new Map(live.roles.map((role) => [role.id, role]));
+    const positions: { id: string; position: number }[] = [];
+    for (const role of target.roles) {
+      if (role.id === target.guild.id || role.managed) continue;
+      const liveRole = liveById.get(ids.resolve('role', role.id) ?? '');
+      if (!liveRole) continue;
+      const movable =
+        bot.isOwner ||
+        (liveRole.position < bot.highestRolePosition && role.position < bot.highestRolePosition);
+      if (movable) positions.push({ id: liveRole.id, position: role.position });
+    }
+    return positions;
+  }
+
+  private async createOrUpdateChannels(context: StepContext): Promise<StepOutcome> {
+    const { diff, target } = context.comparison;
+    const byId = new Map(target.channels.map((channel) => [channel.id, channel]));
+    const creates = diff.channels_to_create.map((item) => byId.get(item.id)!);
+    const updates = diff.channels_to_update.filter((u) => u.changed_fields.some((f) => f !== 'position'));
+    if (creates.length + updates.length > 0) {
+      // Categories first, on their own: their children need the new ids as parents.
+      const categories = creates.filter((channel) => channel.type === CHANNEL_TYPE.category);
+      const createBatch = (categories.length > 0 ? categories : creates).slice(0, RESTORE_BATCH_SIZE);
+      const updateBatch =
+        categories.length > 0 ? [] : updates.slice(0, RESTORE_BATCH_SIZE - createBatch.length);
+      const adopted = new Set<string>();
+      await runConcurrently(createBatch, (channel) => this.createChannel(context, channel, adopted));
+      await runConcurrently(updateBatch, (update) =>
+        this.platform.updateChannel(
+          update.current.id,
+          this.channelFields(context, byId.get(update.target.id)!, update.changed_fields),
+          reason(context),
+        ),
+      );
+      const left = creates.length + updates.length - createBatch.length - updateBatch.length;
+      return { ...NOTHING, created: createBatch.length, updated: updateBatch.length, remaining: left + 1 };
+    }
+    if (!diff.channels_to_update.some((u) => u.changed_fields.includes('position'))) return NOTHING;
+    await this.platform.setChannelPositions(
+      context.platformGuildId,
+      this.channelPositions(context),
+      reason(context),
+    );
+    return { ...NOTHING, updated: onlyMoved(context.preview.channels_to_update) };
+  }
+
+  private async createChannel(
+    context: StepContext,
+    channel: PlatformChannel,
+    adopted: Set<string>,
+  ): Promise<void> {
+    const orphan = context.comparison.diff.channels_to_delete.find(
+      (candidate) =>
+        candidate.name === channel.name && candidate.type === channel.type && !adopted.has(candidate.id),
+    );
+    if (orphan) adopted.add(orphan.id);
+    const input: ChannelInput = {
+      ...this.channelFields(context, channel, Object.keys(channel)),
+      name: channel.name,
+      type: channel.type,
+      // Set at creation, so a private channel is never briefly open to everyone.
+      permission_overwrites: this.overwritesOf(context, channel.id),
+    };
+    const created = orphan
+      ? await this.platform.updateChannel(orphan.id, input, reason(context))
+      : await this.platform.createChannel(context.platformGuildId, input, reason(context));
+    await context.recordReplacement('channel', channel.id, created.id);
+  }
+
+  private channelFields(context: StepContext, channel: PlatformChannel, fields: string[]): ChannelUpdate {
+    const update: ChannelUpdate = {};
+    const wanted = new Set(fields);
+    for (const field of [
+      'name',
+      'type',
+      'topic',
+      'nsfw',
+      'rate_limit_per_user',
+      'bitrate',
+      'user_limit',
+    ] as const) {
+      if (wanted.has(field)) Object.assign(update, { [field]: channel[field] });
+    }
+    if (wanted.has('position')) update.position = channel.position;
+    if (wanted.has('parent_id')) {
+      const parent =
+        channel.parent_id === null ? null : context.comparison.ids.resolve('channel', channel.parent_id);
+      if (parent !== undefined) update.parent_id = parent;
+    }
+    return update;
+  }
+
+  private overwritesOf(context: StepContext, snapshotChannelId: string): ChannelOverwriteInput[] {
+    const { target, ids } = context.comparison;
+    const overwrites: ChannelOverwriteInput[] = [];
+    for (const overwrite of target.permission_overrides) {
+      if (overwrite.channel_id !== snapshotChannelId) continue;
+      const id = overwrite.type === 'role' ? ids.resolve('role', overwrite.id) : overwrite.id;
+      if (id !== undefined)
+        overwrites.push({ id, type: overwrite.type, allow: overwrite.allow, deny: overwrite.deny });
+    }
+    return overwrites;
+  }
+
+  private channelPositions(
+    context: StepContext,
+  ): { id: string; position: number; parent_id?: string | null }[] {
+    const { target, ids } = context.comparison;
+    const positions: { id: string; position: number; parent_id?: string | null }[] = [];
+    for (const channel of target.channels) {
+      const id = ids.resolve('channel', channel.id);
+      if (id === undefined) continue;
+      const parent = channel.parent_id === null ? null : ids.resolve('channel', channel.parent_id);
+      positions.push(
+        parent === undefined
+          ? { id, position: channel.position }
+          : { id, position: channel.position, parent_id: parent },
+      );
+    }
+    return positions;
+  }
+
+  private async applyOverrides(context: StepContext): Promise<StepOutcome> {
+    const { diff, ids } = context.comparison;
+    const items = diff.overrides_to_apply;
+    const batch = items.slice(0, RESTORE_BATCH_SIZE);
+    let applied = 0;
+    await runConcurrently(batch, async (item) => {
+      const channelId = ids.resolve('channel', item.channel_id);
+      const targetId = item.type === 'role' ? ids.resolve('role', item.id) : item.id;
+      if (channelId === undefined || targetId === undefined) return;
+      await this.platform.putPermissionOverwrite(
+        { channel_id: channelId, id: targetId, type: item.type, allow: item.allow, deny: item.deny },
+        reason(context),
+      );
+      applied++;
+    });
+    return { ...NOTHING, created: applied, remaining: items.length - batch.length };
+  }
+
+  private async updateSettings(context: StepContext): Promise<StepOutcome> {
+    const { diff, ids } = context.comparison;
+    const update: Record<string, unknown> = {};
+    for (const [field, change] of Object.entries(diff.guild_settings_diff)) {
+      if (!change) continue;
+      if (CHANNEL_ID_SETTINGS.includes(field as RestorableSetting) && typeof change.target === 'string') {
+        const channelId = ids.resolve('channel', change.target);
+        if (channelId !== undefined) update[field] = channelId;
+      } else {
+        update[field] = change.target;
+      }
+    }
+    const fields = Object.keys(update).length;
+    if (fields === 0) return NOTHING;
+    await this.platform.updateGuildSettings(context.platformGuildId, update, reason(context));
+    return { ...NOTHING, updated: fields };
+  }
+}
+
+function reason(context: StepContext): { reason: string } {
+  return { reason: `Restore ${context.jobId}` };
+}
+
+function roleInput(role: PlatformRole): RoleInput {
+  return {
+    name: role.name,
+    color: role.color,
+    permissions: role.permissions,
+    hoist: role.hoist,
+    mentionable: role.mentionable,
+    unicode_emoji: role.unicode_emoji,
+  };
+}
+
+function pick(input: RoleInput, fields: string[]): RoleInput {
+  return Object.fromEntries(Object.entries(input).filter(([field]) => fields.includes(field)));
+}
+
+/** Entries of the approved preview whose only change is their place in the order. */
+function onlyMoved(updates: { changed_fields: string[] }[]): number {
+  return updates.filter(
+    (update) => update.changed_fields.length === 1 && update.changed_fields[0] === 'position',
+  ).length;
+}
+
+/** Deleting what is already gone is done (a retry after the platform applied the first try). */
+async function goneIsDone(call: Promise<unknown>): Promise<void> {
+  try {
+    await call;
+  } catch (error) {
+    if (isChatPlatformError(error) && error.code === 'NotFound') return;
+    throw error;
+  }
+}
+
+/** Runs `work` over the items, CONCURRENCY at a time; after a failure no new item starts. */
+async function runConcurrently<T>(items: T[], work: (item: T) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  let failed = false;
+  const lanes = Array.from({ length: Math.min(CONCURRENCY, items.length) }, async () => {
+    while (next < items.length && !failed) {
+      try {
+        await work(items[next++]);
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
+    }
+  });
+  const settled = await Promise.allSettled(lanes);
+  const failure = settled.find((result) => result.status === 'rejected');
+  if (failure) throw failure.reason;
+}

@@ -1,0 +1,73 @@
+import { RESTORE_SCOPES, type RestoreResultSummary, type RestoreScope } from '@lib/contracts';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  ArrayUnique,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsOptional,
+  IsUUID,
+  Matches,
+  ValidateNested,
+} from 'class-validator';
+import type { RestoreDiff } from './restore-diff';
+import type { RestoreJobStatus } from './restore-jobs.repository';
+import type { ProgressSummary } from './workflows/restore-contract';
+
+export class PreviewRestoreDto {
+  @IsUUID('all', { message: 'snapshot_id must be a UUID' })
+  snapshot_id!: string;
+
+  @IsArray()
+  @ArrayMinSize(1, {
+    message: 'scope must name at least one of roles, channels, permission_overrides, guild_settings',
+  })
+  @ArrayMaxSize(RESTORE_SCOPES.length)
+  @ArrayUnique()
+  @IsIn(RESTORE_SCOPES, { each: true, message: `each scope must be one of ${RESTORE_SCOPES.join(', ')}` })
+  scope!: RestoreScope[];
+}
+
+export class RestoreOptionsDto {
+  @IsOptional()
+  @IsBoolean()
+  create_pre_restore_snapshot: boolean = false;
+}
+
+export class StartRestoreDto extends PreviewRestoreDto {
+  @Matches(/^sha256:[0-9a-f]{64}$/, {
+    message: 'approved_diff_hash must be sha256:<64 hex>, as the preview returns it',
+  })
+  approved_diff_hash!: string;
+
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => RestoreOptionsDto)
+  options: RestoreOptionsDto = new RestoreOptionsDto();
+}
+
+/** The preview body: the RestoreDiff (spec §2.2) and the hash to approve it with. */
+export type RestorePreviewView = RestoreDiff & { diff_hash: string };
+
+export interface RestoreJobView {
+  id: string;
+  guild_id: string;
+  snapshot_id: string;
+  requested_by_user: string;
+  scope: RestoreScope[];
+  options: { create_pre_restore_snapshot: boolean };
+  status: RestoreJobStatus;
+  preview_diff: RestoreDiff;
+  engine_workflow_id: string | null;
+  error_message: string | null;
+  result_summary: RestoreResultSummary | null;
+  pre_restore_snapshot_id: string | null;
+  warnings: { code: string; message: string }[];
+  cancel_requested_at: string | null;
+  created_at: string;
+  started_at: string | null;
+  completed_at: string | null;
+  progress?: ProgressSummary;
+}

@@ -1,0 +1,269 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Client } from '@temporalio/client';
+import { isChatPlatformError } from '@lib/chat-platform';
+import type { InternalIdentity } from '@lib/contracts';
+import { EntitlementsClient } from '@lib/entitlements';
+import { requireUser } from '@lib/guild-access';
+import { ConflictError, DomainError, NotFoundError } from '@lib/problem-details';
+import { v7 as uuidv7 } from 'uuid';
+import { GuildAccessService } from '../guilds/guild-access.service';
+import { GuildRegistry } from '../guilds/guild-registry.service';
+import { TEMPORAL_OPTIONS, type TemporalOptions } from '../temporal/temporal.module';
+import { type RestoreComparison, RestoreComparisons } from './restore-context';
+import { estimateDuration, type RestoreDiff, restoreDiffHash } from './restore-diff';
+import { type RestoreJobRow, RestoreJobsRepository } from './restore-jobs.repository';
+import type { PreviewRestoreDto, RestoreJobView, RestorePreviewView, StartRestoreDto } from './restore.dto';
+import {
+  CANCEL_RESTORE_SIGNAL,
+  CHANGE_STEPS,
+  type ChangeStep,
+  type ProgressSummary,
+  RESTORE_PROGRESS_QUERY,
+  RESTORE_WORKFLOW_TYPE,
+  type RestoreWorkflowInput,
+  restoreWorkflowId,
+} from './workflows/restore-contract';
+
+/** How long a job read waits for the workflow's progress before answering without it. */
+const PROGRESS_QUERY_TIMEOUT_MS = 2_000;
+
+/** Preview, start, read and cancel restores (spec §4.1-4.3, ARCHITECTURE.md cancel). */
+@Injectable()
+export class RestoreService {
+  private readonly logger = new Logger(RestoreService.name);
+
+  constructor(
+    private readonly jobs: RestoreJobsRepository,
+    private readonly comparisons: RestoreComparisons,
+    private readonly guilds: GuildRegistry,
+    private readonly access: GuildAccessService,
+    private readonly entitlements: EntitlementsClient,
+    private readonly temporal: Client,
+    @Inject(TEMPORAL_OPTIONS) private readonly temporalOptions: TemporalOptions,
+  ) {}
+
+  /** Spec §4.1, rules in order: snapshot, plan, payload version, live state, diff. */
+  async preview(identity: InternalIdentity, request: PreviewRestoreDto): Promise<RestorePreviewView> {
+    const guildId = await this.snapshotGuild(identity, request.snapshot_id);
+    await this.entitlements.requireFeature(guildId, 'RECOVERY_RESTORE');
+    const { diff } = await this.compare(guildId, request);
+    return { ...diff, diff_hash: restoreDiffHash(diff) };
+  }
+
+  /** Spec §4.2, rules in order; the job row is the lock (one active job per guild, in the database). */
+  async start(identity: InternalIdentity, request: StartRestoreDto): Promise<RestoreJobView> {
+    const user = requireUser(identity);
+    const guildId = await this.snapshotGuild(identity, request.snapshot_id);
+    await this.entitlements.requireFeature(guildId, 'RECOVERY_RESTORE');
+    await this.refuseIfActive(guildId);
+    const { diff } = await this.compare(guildId, request);
+    if (restoreDiffHash(diff) !== request.approved_diff_hash) {
+      throw new ConflictError(
+        'ErrDiffChanged',
+        'The guild has changed since the preview. Preview the restore again and approve the new changes.',
+      );
+    }
+
+    const jobId = uuidv7();
+    const options = { create_pre_restore_snapshot: request.options?.create_pre_restore_snapshot ?? false };
+    const inserted = await this.jobs.insertPending({
+      id: jobId,
+      guildId,
+      snapshotId: request.snapshot_id,
+      requestedByUser: user.user_id,
+      scope: request.scope,
+      options,
+      previewDiff: diff,
+    });
+    if (!inserted) await this.refuseIfActive(guildId);
+
+    const input: RestoreWorkflowInput = {
+      jobId,
+      scope: request.scope,
+      createPreRestoreSnapshot: options.create_pre_restore_snapshot,
+      totals: stepTotals(diff),
+    };
+    const workflowId = restoreWorkflowId(jobId);
+    try {
+      await this.temporal.workflow.start(RESTORE_WORKFLOW_TYPE, {
+        taskQueue: this.temporalOptions.taskQueue,
+        workflowId,
+        args: [input],
+      });
+    } catch (error) {
+      this.logger.error({ err: error, restore_job_id: jobId }, 'restore workflow could not be started');
+      await this.jobs.endUnsuccessfully({
+        jobId,
+        status: 'failed',
+        code: 'ErrWorkflowUnavailable',
+        message: 'The workflow engine could not start the restore.',
+      });
+      throw new DomainError(
+        'ErrWorkflowUnavailable',
+        503,
+        'Restore could not start',
+        'The restore could not be started right now. Nothing was changed; try again in a few minutes.',
+        { job_id: jobId },
+      );
+    }
+    await this.jobs.markRunning(jobId, workflowId);
+    return this.view((await this.jobs.get(jobId))!);
+  }
+
+  /** Spec §4.3: the job, with live progress while it runs (omitted if the engine does not answer). */
+  async get(identity: InternalIdentity, jobId: string): Promise<RestoreJobView> {
+    const job = await this.visibleJob(identity, jobId);
+    const view = this.view(job);
+    if (job.status === 'running' && job.engine_workflow_id) {
+      const progress = await this.progress(job.engine_workflow_id);
+      if (progress) view.progress = progress;
+    }
+    return view;
+  }
+
+  /** The step running now may finish; later steps are skipped; the job ends `canceled`. */
+  async cancel(identity: InternalIdentity, jobId: string): Promise<RestoreJobView> {
+    const job = await this.visibleJob(identity, jobId);
+    if (job.status !== 'pending' && job.status !== 'running') {
+      throw new ConflictError('ErrRestoreNotActive', `This restore has already ended (${job.status}).`, {
+        status: job.status,
+      });
+    }
+    await this.jobs.requestCancel(job.id);
+    if (job.engine_workflow_id) {
+      try {
+        await this.temporal.workflow.getHandle(job.engine_workflow_id).signal(CANCEL_RESTORE_SIGNAL);
+      } catch (error) {
+        this.logger.error({ err: error, restore_job_id: job.id }, 'cancel signal could not be delivered');
+        throw new DomainError(
+          'ErrWorkflowUnavailable',
+          503,
+          'Cancel not delivered',
+          'The restore could not be reached to cancel it. Try again in a moment.',
+        );
+      }
+    } else {
+      // Not started on the engine (yet): nothing runs that could finish a step.
+      await this.jobs.endUnsuccessfully({
+        jobId: job.id,
+        status: 'canceled',
+        code: 'canceled',
+        message: 'Canceled by the user.',
+      });
+    }
+    return this.view((await this.jobs.get(job.id))!);
+  }
+
+  private async compare(guildId: string, request: PreviewRestoreDto): Promise<RestoreComparison> {
+    const guild = await this.guilds.get(guildId);
+    const target = await this.comparisons.snapshotPayload(request.snapshot_id, guildId);
+    const comparison = await this.comparisons
+      .compare(guildId, guild.platformGuildId, target, request.scope)
+      .catch((error: unknown) => {
+        if (!isChatPlatformError(error)) throw error;
+        // Spec §4.1 rule 4 / §7: the live state could not be read.
+        throw new DomainError(
+          'ErrGuildStateUnavailable',
+          500,
+          'Cannot fetch the current guild state',
+          `The guild's current state could not be read from the chat platform (${error.code}). Try again later.`,
+        );
+      });
+    comparison.diff.estimated_duration = estimateDuration(comparison.diff);
+    return comparison;
+  }
+
+  private async refuseIfActive(guildId: string): Promise<void> {
+    const active = await this.jobs.findActive(guildId);
+    if (!active) return;
+    throw new ConflictError(
+      'ErrRestoreAlreadyInProgress',
+      'A restore of this guild is already pending or running. Wait for it to finish or cancel it.',
+      { existing_job: this.view(active) },
+    );
+  }
+
+  /** The guild of a snapshot the caller administers; anything else looks like no snapshot. */
+  private async snapshotGuild(identity: InternalIdentity, snapshotId: string): Promise<string> {
+    const guildId = await this.comparisons.snapshotGuildId(snapshotId);
+    if (!guildId) throw new NotFoundError('ErrSnapshotNotFound', 'Snapshot');
+    await this.hideUnlessManager(
+      identity,
+      guildId,
+      () => new NotFoundError('ErrSnapshotNotFound', 'Snapshot'),
+    );
+    return guildId;
+  }
+
+  private async visibleJob(identity: InternalIdentity, jobId: string): Promise<RestoreJobRow> {
+    const notFound = () => new NotFoundError('ErrRestoreJobNotFound', 'Restore job');
+    const job = await this.jobs.get(jobId);
+    if (!job) throw notFound();
+    await this.hideUnlessManager(identity, job.guild_id, notFound);
+    return job;
+  }
+
+  private async hideUnlessManager(
+    identity: InternalIdentity,
+    guildId: string,
+    hidden: () => DomainError,
+  ): Promise<void> {
+    try {
+      await this.access.requireManageGuild(identity, guildId);
+    } catch (error) {
+      if (error instanceof DomainError && (error.status === 403 || error.status === 404)) throw hidden();
+      throw error;
+    }
+  }
+
+  private async progress(workflowId: string): Promise<ProgressSummary | null> {
+    const timeout = new Promise<null>((resolve) =>
+      setTimeout(resolve, PROGRESS_QUERY_TIMEOUT_MS, null).unref(),
+    );
+    const query = this.temporal.workflow
+      .getHandle(workflowId)
+      .query<ProgressSummary>(RESTORE_PROGRESS_QUERY)
+      .catch((error: unknown) => {
+        this.logger.warn({ err: error, workflow_id: workflowId }, 'progress query failed');
+        return null;
+      });
+    return Promise.race([query, timeout]);
+  }
+
+  private view(job: RestoreJobRow): RestoreJobView {
+    const iso = (date: Date | null) => (date ? new Date(date).toISOString() : null);
+    return {
+      id: job.id,
+      guild_id: job.guild_id,
+      snapshot_id: job.snapshot_id,
+      requested_by_user: job.requested_by_user,
+      scope: job.scope,
+      options: job.options,
+      status: job.status,
+      preview_diff: job.preview_diff,
+      engine_workflow_id: job.engine_workflow_id,
+      error_message: job.error_message,
+      result_summary: job.result_summary,
+      pre_restore_snapshot_id: job.pre_restore_snapshot_id,
+      warnings: job.warnings,
+      cancel_requested_at: iso(job.cancel_requested_at),
+      created_at: iso(job.created_at)!,
+      started_at: iso(job.started_at),
+      completed_at: iso(job.completed_at),
+    };
+  }
+}
+
+/** Progress totals per step, from the approved diff. */
+function stepTotals(diff: RestoreDiff): Partial<Record<ChangeStep, number>> {
+  const totals: Record<ChangeStep, number> = {
+    DeleteRemovedOverrides: diff.overrides_to_remove.length,
+    DeleteRemovedChannels: diff.channels_to_delete.length,
+    DeleteRemovedRoles: diff.roles_to_delete.length,
+    CreateOrUpdateRoles: diff.roles_to_create.length + diff.roles_to_update.length,
+    CreateOrUpdateChannels: diff.channels_to_create.length + diff.channels_to_update.length,
+    ApplyPermissionOverrides: diff.overrides_to_apply.length,
+    UpdateGuildSettings: Object.keys(diff.guild_settings_diff).length,
+  };
+  return Object.fromEntries(CHANGE_STEPS.map((step) => [step, totals[step]]));
+}

@@ -1,0 +1,128 @@
+/**
+ * What the restore workflow, its activities and the API agree on: names, inputs and outputs. Only
+ * types and plain constants: workflow code imports this, and it runs in Temporal's sandbox.
+ */
+import type { RestoreResultSummary, RestoreScope } from '@lib/contracts';
+
+export const RESTORE_WORKFLOW_TYPE = 'restoreWorkflow';
+export const CANCEL_RESTORE_SIGNAL = 'cancel';
+export const RESTORE_PROGRESS_QUERY = 'getProgress';
+
+export function restoreWorkflowId(jobId: string): string {
+  return `restore-${jobId}`;
+}
+
+/** Steps 4-10 of the spec's appendix: the ones that change the guild, in their order. */
+export const CHANGE_STEPS = [
+  'DeleteRemovedOverrides',
+  'DeleteRemovedChannels',
+  'DeleteRemovedRoles',
+  'CreateOrUpdateRoles',
+  'CreateOrUpdateChannels',
+  'ApplyPermissionOverrides',
+  'UpdateGuildSettings',
+] as const;
+export type ChangeStep = (typeof CHANGE_STEPS)[number];
+
+export const STEP_SCOPE: Record<ChangeStep, RestoreScope> = {
+  DeleteRemovedOverrides: 'permission_overrides',
+  DeleteRemovedChannels: 'channels',
+  DeleteRemovedRoles: 'roles',
+  CreateOrUpdateRoles: 'roles',
+  CreateOrUpdateChannels: 'channels',
+  ApplyPermissionOverrides: 'permission_overrides',
+  UpdateGuildSettings: 'guild_settings',
+};
+
+export type StepName = 'ValidateSnapshot' | 'CreatePreRestoreSnapshot' | 'PauseLiveSync' | ChangeStep;
+export type StepStatus = 'pending' | 'running' | 'done' | 'skipped' | 'failed' | 'canceled';
+
+/** ARCHITECTURE.md: `{ done, total, current_step, steps: [{ name, status, done, total }] }`. */
+export interface ProgressSummary {
+  done: number;
+  total: number;
+  current_step: StepName | null;
+  steps: { name: StepName; status: StepStatus; done: number; total: number }[];
+}
+
+export interface RestoreWorkflowInput {
+  jobId: string;
+  scope: RestoreScope[];
+  createPreRestoreSnapshot: boolean;
+  /** Changes per step in the approved preview: the progress totals. */
+  totals: Partial<Record<ChangeStep, number>>;
+}
+
+export interface JobRef {
+  jobId: string;
+}
+
+/** One call of a change step: it re-reads the guild and applies at most a batch of what is left. */
+export interface StepOutcome {
+  created: number;
+  updated: number;
+  deleted: number;
+  /** Changes still to make after this batch; the workflow calls the step again while > 0. */
+  remaining: number;
+}
+
+export interface PreRestoreOutcome {
+  snapshotId: string | null;
+  /** Set when the pre-restore snapshot failed: the restore goes on and the user is warned. */
+  warning: string | null;
+}
+
+export interface RestoreEnding extends JobRef {
+  summary: RestoreResultSummary;
+}
+
+export interface RestoreFailure extends JobRef {
+  status: 'failed' | 'canceled';
+  /** The failure type (e.g. PermissionDenied) or `canceled` / `guild_deleted`. */
+  code: string;
+  message: string;
+}
+
+/** The activities, named as the spec's appendix names the steps. */
+export interface RestoreActivities {
+  validateSnapshot(input: JobRef): Promise<void>;
+  createPreRestoreSnapshot(input: JobRef): Promise<PreRestoreOutcome>;
+  pauseLiveSync(input: JobRef): Promise<void>;
+  resumeLiveSync(input: JobRef): Promise<void>;
+  deleteRemovedOverrides(input: JobRef): Promise<StepOutcome>;
+  deleteRemovedChannels(input: JobRef): Promise<StepOutcome>;
+  deleteRemovedRoles(input: JobRef): Promise<StepOutcome>;
+  createOrUpdateRoles(input: JobRef): Promise<StepOutcome>;
+  createOrUpdateChannels(input: JobRef): Promise<StepOutcome>;
+  applyPermissionOverrides(input: JobRef): Promise<StepOutcome>;
+  updateGuildSettings(input: JobRef): Promise<StepOutcome>;
+  completeRestore(input: RestoreEnding): Promise<void>;
+  endRestoreUnsuccessfully(input: RestoreFailure): Promise<void>;
+}
+
+/** The activities that carry out a change step. */
+export type StepActivityName = {
+  [K in keyof RestoreActivities]: RestoreActivities[K] extends (input: JobRef) => Promise<StepOutcome>
+    ? K
+    : never;
+}[keyof RestoreActivities];
+
+export const STEP_ACTIVITY: Record<ChangeStep, StepActivityName> = {
+  DeleteRemovedOverrides: 'deleteRemovedOverrides',
+  DeleteRemovedChannels: 'deleteRemovedChannels',
+  DeleteRemovedRoles: 'deleteRemovedRoles',
+  CreateOrUpdateRoles: 'createOrUpdateRoles',
+  CreateOrUpdateChannels: 'createOrUpdateChannels',
+  ApplyPermissionOverrides: 'applyPermissionOverrides',
+  UpdateGuildSettings: 'updateGuildSettings',
+};
+
+/** Failure types the activities raise that no retry can fix. */
+export const NON_RETRYABLE_FAILURES = [
+  'PermissionDenied',
+  'GuildNotFound',
+  'InvalidRequest',
+  'ErrSnapshotUnsupported',
+  'ErrSnapshotNotFound',
+  'ErrRestoreJobNotFound',
+] as const;

@@ -1,0 +1,152 @@
+import type { RestoreResultSummary } from '@lib/contracts';
+import {
+  CHANGE_STEPS,
+  type ChangeStep,
+  type JobRef,
+  type RestoreActivities,
+  type RestoreFailure,
+  type RestoreWorkflowInput,
+  STEP_ACTIVITY,
+  STEP_SCOPE,
+  type StepOutcome,
+} from './restore-contract';
+import type { RestoreProgress } from './restore-progress';
+
+/** What the engine running the procedure provides (Temporal, or the standalone runner). */
+export interface RestoreEngine {
+  activities: RestoreActivities;
+  /** The user asked to cancel: the current activity finishes, later steps are skipped. */
+  cancelRequested(): boolean;
+  /** Turns an activity's failure into how the job ends (e.g. GuildNotFound -> canceled). */
+  classify(error: unknown, ref: JobRef): RestoreFailure;
+  /** Runs cleanup that must happen even if the run itself is being torn down. */
+  shielded<T>(work: () => Promise<T>): Promise<T>;
+}
+
+export type RestoreOutcome = 'completed' | 'failed' | 'canceled';
+
+/**
+ * The spec's restore order (appendix), as plain deterministic code: validate, optional
+ * pre-restore snapshot, pause live sync, deletes in reverse dependency order, then creates and
+ * updates forward, then finalise. Live sync is resumed on every exit path.
+ */
+export async function runRestore(
+  input: RestoreWorkflowInput,
+  engine: RestoreEngine,
+  progress: RestoreProgress,
+): Promise<RestoreOutcome> {
+  const ref: JobRef = { jobId: input.jobId };
+  const { activities } = engine;
+  const summary = emptySummary();
+  let ending: RestoreFailure | null = null;
+
+  try {
+    progress.start('ValidateSnapshot');
+    await activities.validateSnapshot(ref);
+    progress.finish('ValidateSnapshot');
+
+    if (input.createPreRestoreSnapshot) {
+      progress.start('CreatePreRestoreSnapshot');
+      // Spec §7.3: its failure does not stop the restore. The activity records the warning
+      // itself; an activity that could not even do that is passed over all the same.
+      await activities.createPreRestoreSnapshot(ref).catch(() => null);
+      progress.finish('CreatePreRestoreSnapshot');
+    } else {
+      progress.skip('CreatePreRestoreSnapshot');
+    }
+
+    progress.start('PauseLiveSync');
+    await activities.pauseLiveSync(ref);
+    progress.finish('PauseLiveSync');
+
+    for (const step of CHANGE_STEPS) {
+      if (!input.scope.includes(STEP_SCOPE[step])) {
+        progress.skip(step);
+        continue;
+      }
+      if (engine.cancelRequested()) break;
+      await runStep(step, ref, engine, progress, summary);
+    }
+  } catch (error) {
+    ending = engine.classify(error, ref);
+  }
+
+  try {
+    await engine.shielded(() => activities.resumeLiveSync(ref));
+  } catch (error) {
+    ending ??= engine.classify(error, ref);
+  }
+
+  if (!ending && engine.cancelRequested()) {
+    ending = { ...ref, status: 'canceled', code: 'canceled', message: 'Canceled by the user.' };
+  }
+  if (ending) {
+    progress.end(ending.status);
+    const failure = ending;
+    await engine.shielded(() => activities.endRestoreUnsuccessfully(failure));
+    return ending.status;
+  }
+  await activities.completeRestore({ ...ref, summary });
+  return 'completed';
+}
+
+/** A step works in batches (each re-reads the guild), so progress moves and cancel is timely. */
+async function runStep(
+  step: ChangeStep,
+  ref: JobRef,
+  engine: RestoreEngine,
+  progress: RestoreProgress,
+  summary: RestoreResultSummary,
+): Promise<void> {
+  progress.start(step);
+  let outcome: StepOutcome;
+  do {
+    outcome = await engine.activities[STEP_ACTIVITY[step]](ref);
+    progress.advance(step, outcome);
+    count(summary, step, outcome);
+  } while (outcome.remaining > 0 && !engine.cancelRequested());
+  progress.finish(step);
+}
+
+function emptySummary(): RestoreResultSummary {
+  return {
+    roles_created: 0,
+    roles_updated: 0,
+    roles_deleted: 0,
+    channels_created: 0,
+    channels_updated: 0,
+    channels_deleted: 0,
+    overrides_applied: 0,
+    overrides_removed: 0,
+    guild_settings_updated: 0,
+    skipped: 0,
+  };
+}
+
+function count(summary: RestoreResultSummary, step: ChangeStep, outcome: StepOutcome): void {
+  switch (step) {
+    case 'DeleteRemovedOverrides':
+      summary.overrides_removed += outcome.deleted;
+      break;
+    case 'DeleteRemovedChannels':
+      summary.channels_deleted += outcome.deleted;
+      break;
+    case 'DeleteRemovedRoles':
+      summary.roles_deleted += outcome.deleted;
+      break;
+    case 'CreateOrUpdateRoles':
+      summary.roles_created += outcome.created;
+      summary.roles_updated += outcome.updated;
+      break;
+    case 'CreateOrUpdateChannels':
+      summary.channels_created += outcome.created;
+      summary.channels_updated += outcome.updated;
+      break;
+    case 'ApplyPermissionOverrides':
+      summary.overrides_applied += outcome.created + outcome.updated;
+      break;
+    case 'UpdateGuildSettings':
+      summary.guild_settings_updated += outcome.updated;
+      break;
+  }
+}

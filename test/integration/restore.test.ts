@@ -1,0 +1,251 @@
+import { ChatPlatformClient, type GuildState } from '@lib/chat-platform';
+import type { DataSource } from 'typeorm';
+import { v7 as uuidv7 } from 'uuid';
+import { BillingEventStream, SubscriptionScenario } from '../support/billing-events';
+import { openDataSource } from '../support/database';
+import { RecoveryStack } from '../support/recovery-stack';
+import {
+  ADMIN,
+  idMap,
+  MEMBER,
+  OWNER,
+  raid,
+  restorable,
+  seedProtectedGuild,
+} from '../support/restore-scenario';
+import { waitFor } from '../support/wait';
+
+type Body = Record<string, unknown>;
+const ALL_SCOPES = ['roles', 'channels', 'permission_overrides', 'guild_settings'];
+
+/** Preview, start, progress, cancel and the restore workflow on Temporal, against the fake platform. */
+describe('restore', () => {
+  const stack = new RecoveryStack({ worker: true });
+  let dataSource: DataSource;
+  let billing: BillingEventStream;
+  let platformUrl: string;
+  let reader: ChatPlatformClient;
+
+  beforeAll(async () => {
+    dataSource = await openDataSource();
+    billing = new BillingEventStream();
+    await stack.start();
+    platformUrl = stack.platform.url;
+    reader = new ChatPlatformClient({ apiBaseUrl: `${platformUrl}/api`, botToken: 'fake-bot-token' });
+  }, 120_000);
+
+  afterAll(async () => {
+    await stack.stop();
+    await billing?.close();
+    await dataSource?.destroy();
+  });
+
+  const as = (user: string) => stack.user(user);
+  const post = (path: string, body: unknown, user = OWNER) =>
+    stack.call(stack.recovery, 'POST', path, as(user), body);
+  const getJob = (jobId: string, user = OWNER) =>
+    stack.call(stack.recovery, 'GET', `/api/v1/restore/${jobId}`, as(user));
+
+  /** A registered PRO guild with a manual snapshot taken before anything went wrong. */
+  async function protectedGuild(options: { plan?: 'PRO' | 'ENTERPRISE' | null; extraRoles?: number } = {}) {
+    const seeded = seedProtectedGuild(stack.platform, `Guild ${uuidv7().slice(-6)}`, options.extraRoles);
+    const registered = await post('/api/v1/guilds', { platform_guild_id: seeded.guildId });
+    expect(registered.status).toBe(200);
+    const guildId = registered.body.id as string;
+    const plan = options.plan === undefined ? 'PRO' : options.plan;
+    if (plan) {
+      await billing.publish(new SubscriptionScenario(guildId).started(plan));
+      await waitFor('the licence', async () => {
+        const rows = await dataSource.query(`SELECT 1 FROM licensing.licenses WHERE guild_id = $1`, [
+          guildId,
+        ]);
+        return rows.length === 1;
+      });
+    }
+    const snapshot = plan
+      ? await post(`/api/v1/guilds/${guildId}/snapshots`, { description: 'known good' })
+      : null;
+    const snapshotId = snapshot
+      ? (snapshot.body.id as string)
+      : await insertSnapshot(guildId, seeded.guildId);
+    const [{ payload }] = await dataSource.query<{ payload: GuildState }[]>(
+      `SELECT payload FROM recovery.snapshots WHERE id = $1`,
+      [snapshotId],
+    );
+    return { seeded, guildId, snapshotId, payload };
+  }
+
+  /** A FREE guild cannot take a manual snapshot; a scheduled one is stored directly. */
+  async function insertSnapshot(guildId: string, platformGuildId: string): Promise<string> {
+    const id = uuidv7();
+    const state = await reader.getGuildState(platformGuildId);
+    await dataSource.query(
+      `INSERT INTO recovery.snapshots (id, guild_id, payload, payload_size, trigger) VALUES ($1, $2, $3, 1, 'scheduled')`,
+      [id, guildId, JSON.stringify({ version: 1, snapshot_at: new Date().toISOString(), ...state })],
+    );
+    return id;
+  }
+
+  async function preview(snapshotId: string, scope = ALL_SCOPES, user = OWNER) {
+    return post('/api/v1/restore/preview', { snapshot_id: snapshotId, scope }, user);
+  }
+
+  async function start(snapshotId: string, scope = ALL_SCOPES, options: Body = {}) {
+    const previewed = await preview(snapshotId, scope);
+    expect(previewed.status).toBe(200);
+    return post('/api/v1/restore/start', {
+      snapshot_id: snapshotId,
+      scope,
+      approved_diff_hash: previewed.body.diff_hash,
+      options,
+    });
+  }
+
+  async function finished(jobId: string, timeoutMs = 60_000): Promise<Body> {
+    const ended = waitFor(
+      `restore ${jobId} to end`,
+      async () => {
+        const job = await getJob(jobId);
+        return ['completed', 'failed', 'canceled'].includes(job.body.status as string) ? job.body : undefined;
+      },
+      { timeoutMs, intervalMs: 200 },
+    );
+    return ended.catch(async (error: Error) => {
+      const job = await getJob(jobId);
+      throw new Error(`${error.message}\njob: ${JSON.stringify(job.body).slice(0, 1500)}\n--- recovery ---\n${stack.recovery.output().slice(-4000)}`);
+    });
+  }
+
+  async function expectRestored(
+    guildId: string,
+    platformGuildId: string,
+    payload: GuildState,
+    scopes = ALL_SCOPES,
+  ) {
+    const live = await reader.getGuildState(platformGuildId);
+    const toLive = await idMap(dataSource, guildId);
+    expect(restorable(live, scopes)).toEqual(restorable(payload, scopes, toLive));
+  }
+
+  describe('end to end', () => {
+    it('previews a raid’s damage, restores it step by step, and the guild equals the snapshot', async () => {
+      const { seeded, guildId, snapshotId, payload } = await protectedGuild();
+      await raid(platformUrl, seeded);
+
+      const previewed = await preview(snapshotId);
+      expect(previewed.status).toBe(200);
+      const diff = previewed.body;
+      expect(diff.diff_hash).toMatch(/^sha256:[0-9a-f]{64}$/);
+      expect((diff.roles_to_create as Body[]).map((r) => r.name)).toEqual(['Moderator']);
+      expect(diff.roles_to_create).toEqual([
+        expect.objectContaining({ name: 'Moderator', color: '#2ecc71' }),
+      ]);
+      expect((diff.roles_to_delete as Body[]).map((r) => r.name)).toEqual(['raider']);
+      expect(diff.roles_to_update).toEqual([
+        expect.objectContaining({
+          current: expect.objectContaining({ name: 'pwned' }),
+          target: expect.objectContaining({ name: 'Admin', color: '#e74c3c' }),
+          changed_fields: expect.arrayContaining(['name', 'color', 'mentionable']),
+        }),
+      ]);
+      expect((diff.channels_to_create as Body[]).map((c) => c.name).sort()).toEqual([
+        'Staff',
+        'mod-chat',
+        'rules',
+      ]);
+      expect((diff.channels_to_delete as Body[]).map((c) => c.name)).toEqual(['spam']);
+      expect(diff.guild_settings_diff).toMatchObject({
+        name: { current: 'RAIDED', target: payload.guild.name },
+        verification_level: { current: 0, target: 2 },
+      });
+      expect(typeof diff.estimated_duration).toBe('string');
+
+      const started = await post('/api/v1/restore/start', {
+        snapshot_id: snapshotId,
+        scope: ALL_SCOPES,
+        approved_diff_hash: diff.diff_hash,
+        options: { create_pre_restore_snapshot: true },
+      });
+      expect(started.status).toBe(202);
+      expect(started.body).toMatchObject({
+        status: 'running',
+        engine_workflow_id: `restore-${String(started.body.id)}`,
+      });
+
+      const job = await finished(started.body.id as string);
+      expect(job).toMatchObject({ status: 'completed', error_message: null });
+      expect(job.result_summary).toMatchObject({
+        roles_created: 1,
+        roles_deleted: 1,
+        channels_created: 3,
+        channels_deleted: 1,
+      });
+      expect(job.pre_restore_snapshot_id).toEqual(expect.any(String));
+      await expectRestored(guildId, seeded.guildId, payload);
+
+      const events = await dataSource.query<{ event_type: string }[]>(
+        `SELECT event_type FROM recovery.outbox WHERE envelope->'payload'->>'restore_job_id' = $1 ORDER BY id`,
+        [started.body.id],
+      );
+      expect(events.map((e) => e.event_type)).toEqual(['RestoreStarted', 'RestoreCompleted']);
+      const paused = await dataSource.query(`SELECT 1 FROM recovery.live_sync_pauses WHERE guild_id = $1`, [
+        guildId,
+      ]);
+      expect(paused).toEqual([]);
+
+      // Nothing is left to do: a new preview of the same snapshot is empty.
+      const again = await preview(snapshotId);
+      for (const list of [
+        'roles_to_create',
+        'roles_to_update',
+        'roles_to_delete',
+        'channels_to_create',
+        'channels_to_update',
+        'channels_to_delete',
+        'overrides_to_apply',
+        'overrides_to_remove',
+      ]) {
+        expect([list, again.body[list]]).toEqual([list, []]);
+      }
+      expect(again.body.guild_settings_diff).toEqual({});
+    });
+
+    it.each(ALL_SCOPES)('restores %s alone and leaves the rest as it is', async (scope) => {
+      const { seeded, guildId, snapshotId, payload } = await protectedGuild();
+      await raid(platformUrl, seeded);
+      const before = await reader.getGuildState(seeded.guildId);
+      const started = await start(snapshotId, [scope]);
+      expect(started.status).toBe(202);
+      expect(await finished(started.body.id as string)).toMatchObject({ status: 'completed' });
+      const after = await reader.getGuildState(seeded.guildId);
+      const others = ALL_SCOPES.filter(
+        (other) => other !== scope && !(scope === 'permission_overrides' && other === 'channels'),
+      );
+      if (scope !== 'permission_overrides') await expectRestored(guildId, seeded.guildId, payload, [scope]);
+      if (scope === 'guild_settings')
+        expect(restorable(after, ['roles', 'channels'])).toEqual(restorable(before, ['roles', 'channels']));
+      if (scope === 'roles')
+        expect(restorable(after, ['channels', 'guild_settings'])).toEqual(
+          restorable(before, ['channels', 'guild_settings']),
+        );
+      if (scope === 'channels')
+        expect(restorable(after, ['roles', 'guild_settings'])).toEqual(
+          restorable(before, ['roles', 'guild_settings']),
+        );
+      if (scope === 'permission_overrides') {
+        // Overwrites of channels that still exist are back; deleted channels are not recreated.
+        expect(after.channels.map((c) => c.id).sort()).toEqual(before.channels.map((c) => c.id).sort());
+        const announcements = after.permission_overrides.filter(
+          (o) => o.channel_id === seeded.channels.announcements,
+        );
+        expect(announcements).toEqual([]);
+        expect(after.permission_overrides).toEqual(
+          expect.arrayContaining([
+            expect.objectContaining({ channel_id: seeded.channels.Info, id: seeded.guildId }),
+          ]),
+        );
+      }
+      expect(others.length).toBeGreaterThan(0);
+    });
+  });
+});
