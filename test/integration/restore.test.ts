@@ -1,4 +1,5 @@
 import { ChatPlatformClient, type GuildState } from '@lib/chat-platform';
+import { DEFAULT_RATE_LIMITS } from '@lib/testing';
 import type { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
 import { BillingEventStream, SubscriptionScenario } from '../support/billing-events';
@@ -112,7 +113,9 @@ describe('restore', () => {
     );
     return ended.catch(async (error: Error) => {
       const job = await getJob(jobId);
-      throw new Error(`${error.message}\njob: ${JSON.stringify(job.body).slice(0, 1500)}\n--- recovery ---\n${stack.recovery.output().slice(-4000)}`);
+      throw new Error(
+        `${error.message}\njob: ${JSON.stringify({ ...job.body, preview_diff: undefined }).slice(0, 1500)}\n--- recovery ---\n${stack.recovery.output().slice(-4000)}`,
+      );
     });
   }
 
@@ -247,5 +250,245 @@ describe('restore', () => {
       }
       expect(others.length).toBeGreaterThan(0);
     });
+  });
+  describe('rules and bad input', () => {
+    it('answers bad bodies, unknown and foreign snapshots, and a plan without restore with problem bodies', async () => {
+      const { snapshotId } = await protectedGuild();
+      const hash = `sha256:${'a'.repeat(64)}`;
+      for (const body of [
+        {},
+        { snapshot_id: 'not-a-uuid', scope: ['roles'] },
+        { snapshot_id: snapshotId, scope: [] },
+        { snapshot_id: snapshotId, scope: ['roles', 'roles'] },
+        { snapshot_id: snapshotId, scope: ['members'] },
+        { snapshot_id: snapshotId, scope: 'roles' },
+      ]) {
+        const refused = await post('/api/v1/restore/preview', body);
+        expect([JSON.stringify(body), refused.status, refused.body.code]).toEqual([
+          JSON.stringify(body),
+          400,
+          'ErrValidation',
+        ]);
+      }
+      for (const body of [
+        { snapshot_id: snapshotId, scope: ['roles'] },
+        { snapshot_id: snapshotId, scope: ['roles'], approved_diff_hash: 'abc' },
+        {
+          snapshot_id: snapshotId,
+          scope: ['roles'],
+          approved_diff_hash: hash,
+          options: { create_pre_restore_snapshot: 'yes' },
+        },
+      ]) {
+        const refused = await post('/api/v1/restore/start', body);
+        expect([JSON.stringify(body), refused.status, refused.body.code]).toEqual([
+          JSON.stringify(body),
+          400,
+          'ErrValidation',
+        ]);
+      }
+      expect((await getJob('not-a-uuid')).status).toBe(400);
+      expect(await getJob(uuidv7())).toMatchObject({ status: 404, body: { code: 'ErrRestoreJobNotFound' } });
+      const unknown = await preview(uuidv7(), ['roles']);
+      expect(unknown).toMatchObject({ status: 404, body: { code: 'ErrSnapshotNotFound' } });
+      // A member without MANAGE_GUILD learns nothing about the snapshot.
+      const foreign = await preview(snapshotId, ['roles'], MEMBER);
+      expect(foreign).toMatchObject({ status: 404, body: { code: 'ErrSnapshotNotFound' } });
+      expect((await preview(snapshotId, ['roles'], ADMIN)).status).toBe(200);
+
+      const free = await protectedGuild({ plan: null });
+      const refused = await preview(free.snapshotId, ['roles']);
+      expect(refused).toMatchObject({
+        status: 403,
+        body: { code: 'ErrPermissionDenied', required_feature: 'RECOVERY_RESTORE' },
+      });
+      const startFree = await post('/api/v1/restore/start', {
+        snapshot_id: free.snapshotId,
+        scope: ['roles'],
+        approved_diff_hash: hash,
+      });
+      expect(startFree).toMatchObject({ status: 403, body: { code: 'ErrPermissionDenied' } });
+      const jobs = await dataSource.query(`SELECT 1 FROM recovery.restore_jobs WHERE guild_id = $1`, [
+        free.guildId,
+      ]);
+      expect(jobs).toEqual([]);
+    });
+
+    it('refuses a snapshot of an unsupported payload version, and says when the live guild cannot be read', async () => {
+      const { seeded, snapshotId } = await protectedGuild();
+      stack.platform.injectFailure({ path: `/guilds/${seeded.guildId}/channels`, status: 502, times: 50 });
+      const unreadable = await preview(snapshotId, ['channels']);
+      expect(unreadable).toMatchObject({ status: 500, body: { code: 'ErrGuildStateUnavailable' } });
+      await dataSource.query(
+        `UPDATE recovery.snapshots SET payload = jsonb_set(payload, '{version}', '99') WHERE id = $1`,
+        [snapshotId],
+      );
+      const unsupported = await preview(snapshotId, ['roles']);
+      expect(unsupported).toMatchObject({
+        status: 422,
+        body: { code: 'ErrSnapshotUnsupported', version: 99 },
+      });
+    });
+
+    it('refuses a start whose approved diff no longer matches the guild, and writes nothing', async () => {
+      const { seeded, guildId, snapshotId } = await protectedGuild();
+      await raid(platformUrl, seeded);
+      const previewed = await preview(snapshotId);
+      stack.platform.mutate(seeded.guildId, (guild) => {
+        guild.name = 'Renamed after the preview';
+      });
+      const refused = await post('/api/v1/restore/start', {
+        snapshot_id: snapshotId,
+        scope: ALL_SCOPES,
+        approved_diff_hash: previewed.body.diff_hash,
+      });
+      expect(refused).toMatchObject({ status: 409, body: { code: 'ErrDiffChanged' } });
+      const jobs = await dataSource.query(`SELECT 1 FROM recovery.restore_jobs WHERE guild_id = $1`, [
+        guildId,
+      ]);
+      expect(jobs).toEqual([]);
+    });
+
+    it('lets exactly one of concurrent starts through; the others get the existing job', async () => {
+      const { seeded, guildId, snapshotId } = await protectedGuild();
+      await raid(platformUrl, seeded);
+      const previewed = await preview(snapshotId);
+      const body = {
+        snapshot_id: snapshotId,
+        scope: ALL_SCOPES,
+        approved_diff_hash: previewed.body.diff_hash,
+      };
+      const answers = await Promise.all(Array.from({ length: 6 }, () => post('/api/v1/restore/start', body)));
+      const accepted = answers.filter((answer) => answer.status === 202);
+      const refused = answers.filter((answer) => answer.status === 409);
+      expect([accepted.length, refused.length]).toEqual([1, 5]);
+      for (const answer of refused) {
+        expect(answer.body).toMatchObject({
+          code: 'ErrRestoreAlreadyInProgress',
+          existing_job: { id: accepted[0].body.id },
+        });
+      }
+      const [{ count }] = await dataSource.query(
+        `SELECT count(*)::int AS count FROM recovery.restore_jobs WHERE guild_id = $1`,
+        [guildId],
+      );
+      expect(count).toBe(1);
+      expect(await finished(accepted[0].body.id as string)).toMatchObject({ status: 'completed' });
+    });
+  });
+
+  describe('while it runs', () => {
+    afterEach(() => stack.platform.setRateLimits(DEFAULT_RATE_LIMITS));
+
+    /** A raid on many roles, restored under a tight rate limit so the run takes seconds. */
+    async function slowRestore(scope = ALL_SCOPES) {
+      const scenario = await protectedGuild({ extraRoles: 12 });
+      await raid(platformUrl, scenario.seeded);
+      const raider = new ChatPlatformClient({ apiBaseUrl: `${platformUrl}/api`, botToken: 'fake-bot-token' });
+      for (let i = 0; i < 12; i++)
+        await raider.deleteRole(scenario.seeded.guildId, scenario.seeded.roles[`extra-${i}`]);
+      const started = await start(scenario.snapshotId, scope);
+      expect(started.status).toBe(202);
+      stack.platform.setRateLimits({ perRoute: { limit: 1, windowMs: 700 } });
+      return { ...scenario, jobId: started.body.id as string };
+    }
+
+    async function runningStep(jobId: string, step: string): Promise<Body> {
+      return waitFor(
+        `${step} to run`,
+        async () => {
+          const job = await getJob(jobId);
+          const progress = job.body.progress as { current_step: string } | undefined;
+          return progress?.current_step === step ? job.body : undefined;
+        },
+        { timeoutMs: 30_000, intervalMs: 100 },
+      );
+    }
+
+    it('shows progress and cancels: the running step finishes, later steps are skipped, live sync resumes', async () => {
+      const { seeded, guildId, jobId } = await slowRestore();
+      const running = await runningStep(jobId, 'CreateOrUpdateRoles');
+      expect(running.progress).toMatchObject({
+        done: expect.any(Number),
+        total: expect.any(Number),
+        steps: expect.arrayContaining([
+          expect.objectContaining({ name: 'DeleteRemovedRoles', status: 'done' }),
+        ]),
+      });
+      const canceled = await post(`/api/v1/restore/${jobId}/cancel`, {});
+      expect(canceled.status).toBe(202);
+      expect(canceled.body.cancel_requested_at).toEqual(expect.any(String));
+      const job = await finished(jobId);
+      expect(job).toMatchObject({ status: 'canceled', error_message: null });
+      // Channels come after roles: not restored.
+      const live = await reader.getGuildState(seeded.guildId);
+      expect(live.channels.map((c) => c.name)).not.toContain('mod-chat');
+      const paused = await dataSource.query(`SELECT 1 FROM recovery.live_sync_pauses WHERE guild_id = $1`, [
+        guildId,
+      ]);
+      expect(paused).toEqual([]);
+      const [event] = await dataSource.query(
+        `SELECT envelope FROM recovery.outbox WHERE event_type = 'RestoreFailed' AND envelope->'payload'->>'restore_job_id' = $1`,
+        [jobId],
+      );
+      expect(event.envelope.payload).toMatchObject({ status: 'canceled', error_code: 'canceled' });
+      expect((await post(`/api/v1/restore/${jobId}/cancel`, {})).body.code).toBe('ErrRestoreNotActive');
+    });
+
+    it('cancels with "guild deleted" when the guild disappears from the platform mid-run', async () => {
+      const { seeded, jobId } = await slowRestore();
+      await runningStep(jobId, 'CreateOrUpdateRoles');
+      stack.platform.deleteGuild(seeded.guildId);
+      expect(await finished(jobId)).toMatchObject({ status: 'canceled', error_message: 'guild deleted' });
+    });
+
+    it('completes through a storm of 429s', async () => {
+      const { seeded, guildId, snapshotId, payload } = await protectedGuild();
+      await raid(platformUrl, seeded);
+      stack.platform.injectFailure({
+        path: /^\/(guilds|channels)\//,
+        status: 429,
+        times: 25,
+        retryAfterSeconds: 0.1,
+      });
+      const started = await start(snapshotId);
+      expect(await finished(started.body.id as string)).toMatchObject({ status: 'completed' });
+      expect(stack.platform.requestLog().filter((r) => r.status === 429).length).toBeGreaterThanOrEqual(25);
+      await expectRestored(guildId, seeded.guildId, payload);
+    });
+
+    it('fails fast, without retrying, when the bot lacks a permission', async () => {
+      const { seeded, guildId, snapshotId } = await protectedGuild();
+      await raid(platformUrl, seeded);
+      const rolesRoute = new RegExp(`^/guilds/${seeded.guildId}/roles/`);
+      stack.platform.injectFailure({
+        method: 'DELETE',
+        path: rolesRoute,
+        status: 403,
+        code: 50013,
+        message: 'Missing Permissions',
+      });
+      const since = Date.now();
+      const started = await start(snapshotId, ['roles']);
+      const job = await finished(started.body.id as string);
+      expect(job).toMatchObject({ status: 'failed', error_message: expect.stringMatching(/permission/i) });
+      const deletes = stack.platform
+        .requestLog()
+        .filter((r) => r.at >= since && r.method === 'DELETE' && rolesRoute.test(r.path));
+      expect(deletes.map((r) => r.status)).toEqual([403]);
+      const paused = await dataSource.query(`SELECT 1 FROM recovery.live_sync_pauses WHERE guild_id = $1`, [
+        guildId,
+      ]);
+      expect(paused).toEqual([]);
+    });
+
+    it('survives the worker being killed mid-restore: a new one finishes the job', async () => {
+      const { seeded, guildId, payload, jobId } = await slowRestore();
+      await runningStep(jobId, 'CreateOrUpdateRoles');
+      await stack.restartRecovery('SIGKILL');
+      stack.platform.setRateLimits(DEFAULT_RATE_LIMITS);
+      expect(await finished(jobId, 90_000)).toMatchObject({ status: 'completed' });
+      await expectRestored(guildId, seeded.guildId, payload);
+    }, 120_000);
   });
 });

@@ -107,18 +107,21 @@ export class RestoreSteps {
       update.changed_fields.some((f) => f !== 'position'),
     );
     if (creates.length + updates.length > 0) {
+      // Creates and updates use different rate-limit buckets, so they proceed side by side.
       const createBatch = creates.slice(0, RESTORE_BATCH_SIZE);
-      const updateBatch = updates.slice(0, RESTORE_BATCH_SIZE - createBatch.length);
+      const updateBatch = updates.slice(0, RESTORE_BATCH_SIZE);
       const adopted = new Set<string>();
-      await runConcurrently(createBatch, (role) => this.createRole(context, role, adopted));
-      await runConcurrently(updateBatch, (update) =>
-        this.platform.updateRole(
-          context.platformGuildId,
-          update.current.id,
-          pick(roleInput(byId.get(update.target.id)!), update.changed_fields),
-          reason(context),
+      await Promise.all([
+        runConcurrently(createBatch, (role) => this.createRole(context, role, adopted)),
+        runConcurrently(updateBatch, (update) =>
+          this.platform.updateRole(
+            context.platformGuildId,
+            update.current.id,
+            pick(roleInput(byId.get(update.target.id)!), update.changed_fields),
+            reason(context),
+          ),
         ),
-      );
+      ]);
       const left = creates.length + updates.length - createBatch.length - updateBatch.length;
       // One more call at least: it re-reads the guild and puts the roles in order.
       return { ...NOTHING, created: createBatch.length, updated: updateBatch.length, remaining: left + 1 };
@@ -172,17 +175,19 @@ export class RestoreSteps {
       // Categories first, on their own: their children need the new ids as parents.
       const categories = creates.filter((channel) => channel.type === CHANNEL_TYPE.category);
       const createBatch = (categories.length > 0 ? categories : creates).slice(0, RESTORE_BATCH_SIZE);
-      const updateBatch =
-        categories.length > 0 ? [] : updates.slice(0, RESTORE_BATCH_SIZE - createBatch.length);
+      // Each channel is its own rate-limit bucket: updates go alongside the creates.
+      const updateBatch = categories.length > 0 ? [] : updates.slice(0, RESTORE_BATCH_SIZE);
       const adopted = new Set<string>();
-      await runConcurrently(createBatch, (channel) => this.createChannel(context, channel, adopted));
-      await runConcurrently(updateBatch, (update) =>
-        this.platform.updateChannel(
-          update.current.id,
-          this.channelFields(context, byId.get(update.target.id)!, update.changed_fields),
-          reason(context),
+      await Promise.all([
+        runConcurrently(createBatch, (channel) => this.createChannel(context, channel, adopted)),
+        runConcurrently(updateBatch, (update) =>
+          this.platform.updateChannel(
+            update.current.id,
+            this.channelFields(context, byId.get(update.target.id)!, update.changed_fields),
+            reason(context),
+          ),
         ),
-      );
+      ]);
       const left = creates.length + updates.length - createBatch.length - updateBatch.length;
       return { ...NOTHING, created: createBatch.length, updated: updateBatch.length, remaining: left + 1 };
     }

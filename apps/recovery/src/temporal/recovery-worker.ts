@@ -32,6 +32,10 @@ export async function createRecoveryWorker(options: RecoveryWorkerOptions): Prom
     namespace: options.namespace,
     taskQueue: options.taskQueue ?? RECOVERY_TASK_QUEUE,
     activities: options.activities,
+    // A worker that goes away leaves its sticky queue behind; the Java test server does not move
+    // such workflow tasks back to the shared queue, so a replacement worker would never see them.
+    // Restore workflows are short histories; replaying each task costs little.
+    maxCachedWorkflows: 0,
     ...options.workflows,
   });
   let running: Promise<void> | undefined;

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import { isChatPlatformError } from '@lib/chat-platform';
 import { DomainError } from '@lib/problem-details';
 import type { GuildRegistry } from '../../guilds/guild-registry.service';
@@ -27,6 +27,8 @@ export interface RestoreActivityDeps {
 }
 
 const logger = new Logger('RestoreActivities');
+/** Well inside the policy's heartbeat time-out, so only a dead worker misses it. */
+const HEARTBEAT_INTERVAL_MS = 2_000;
 
 /** The restore's activities over the app's services (temporalio samples' `createActivities(deps)`). */
 export function createRestoreActivities(deps: RestoreActivityDeps): RestoreActivities {
@@ -130,14 +132,27 @@ function withFailureTypes(activities: RestoreActivities): RestoreActivities {
     (input: never) => Promise<unknown>,
   ][]) {
     wrapped[name] = async (input: never) => {
+      const context = activityContext();
+      const heartbeat = setInterval(() => context?.heartbeat(), HEARTBEAT_INTERVAL_MS);
       try {
         return await activity(input);
       } catch (error) {
         throw toApplicationFailure(error);
+      } finally {
+        clearInterval(heartbeat);
       }
     };
   }
   return wrapped as unknown as RestoreActivities;
+}
+
+/** The Temporal activity context, or undefined when the activities run outside a worker (standalone). */
+function activityContext(): Context | undefined {
+  try {
+    return Context.current();
+  } catch {
+    return undefined;
+  }
 }
 
 export function toApplicationFailure(error: unknown): ApplicationFailure {

@@ -1,4 +1,4 @@
-import type { ActivityOptions } from '@temporalio/common';
+import type { ActivityOptions } from '@temporalio/workflow';
 import { NON_RETRYABLE_FAILURES } from './restore-contract';
 
 /**
@@ -8,6 +8,9 @@ import { NON_RETRYABLE_FAILURES } from './restore-contract';
  */
 export const RESTORE_ACTIVITY_OPTIONS: ActivityOptions = {
   startToCloseTimeout: '5 minutes',
+  // A worker that dies (SIGKILL, node lost) stops heartbeating; its activity is handed to another
+  // worker after this, not after the 5-minute attempt time-out.
+  heartbeatTimeout: '10 seconds',
   retry: {
     initialInterval: '1 second',
     backoffCoefficient: 2,

@@ -1,0 +1,567 @@
+import 'reflect-metadata';
+import '../test/support/test-env';
+import { ChatPlatformClient } from '@lib/chat-platform';
+import type { RestoreScope } from '@lib/contracts';
+import { EntitlementsClient } from '@lib/entitlements';
+import { InternalTokenCodec } from '@lib/identity';
+import {
+  type CategorySpec,
+  DEFAULT_RATE_LIMITS,
+  FakeChatPlatform,
+  type GuildSpec,
+  type RateLimitSettings,
+  type RateLimitWindow,
+  type RequestRecord,
+  type SeededGuild,
+} from '@lib/testing';
+import { asyncLocalStorage, type Context } from '@temporalio/activity';
+import { PermissionFlagsBits as P } from 'discord-api-types/v10';
+import { DataSource } from 'typeorm';
+import { v7 as uuidv7 } from 'uuid';
+import { recoveryDatabase } from '../apps/recovery/src/database';
+import { GuildAccessService } from '../apps/recovery/src/guilds/guild-access.service';
+import { GuildRegistry } from '../apps/recovery/src/guilds/guild-registry.service';
+import { createRestoreActivities } from '../apps/recovery/src/restore/activities/restore.activities';
+import { RestoreComparisons } from '../apps/recovery/src/restore/restore-context';
+import type { RestoreDiff } from '../apps/recovery/src/restore/restore-diff';
+import { RestoreJobsRepository } from '../apps/recovery/src/restore/restore-jobs.repository';
+import { RestoreSteps } from '../apps/recovery/src/restore/restore-steps';
+import {
+  CHANGE_STEPS,
+  type ChangeStep,
+  type RestoreActivities,
+  STEP_ACTIVITY,
+} from '../apps/recovery/src/restore/workflows/restore-contract';
+import { runRestore } from '../apps/recovery/src/restore/workflows/restore-procedure';
+import { RestoreProgress } from '../apps/recovery/src/restore/workflows/restore-progress';
+import { SnapshotService } from '../apps/recovery/src/snapshots/snapshot.service';
+import { LiveSyncControl } from '../apps/recovery/src/sync/live-sync-control';
+import migrateTestDatabase from '../test/support/global-setup';
+
+/**
+ * `npm run bench:restore`: a large guild (100 roles, 200 channels, 2-4 overwrites on every
+ * channel) is snapshotted, raided through the platform's REST API, and restored in-process by the
+ * real restore procedure (`runRestore` over `createRestoreActivities`, no Temporal) against the
+ * fake platform with its per-route and global rate limits on. The wall time is set next to the
+ * floor those limits allow for the calls the restore made, and next to a fixed 250 ms pacing
+ * between calls (what popular open-source backup bots do).
+ *
+ * The floor is computed from the fake's request log of the restore (429 answers left out: they
+ * are wasted attempts, not calls the restore needs). Each bucket (method + route template + major
+ * parameter, as the fake keys them) passes `limit` requests per window, the first window at once:
+ * `ceil(count / limit - 1)` windows of waiting. The global limit likewise over all requests. The
+ * buckets and the global limit run in parallel, so the floor is the larger of the busiest bucket's
+ * wait and the global wait. The workflow's steps are sequential (deletes, then roles, then
+ * channels, whose creation carries overwrites naming the recreated roles, then the remaining
+ * overwrites, then settings), so the "sequential floor" adds up each step's own floor, with
+ * requests put to steps by the time of their answer. It counts each step's windows afresh: a step
+ * that starts while the previous one has used up the global window still waits for it (up to one
+ * window per step boundary), which neither floor counts.
+ */
+const CUSTOM_ROLES = 100; // + @everyone + the bot's managed role
+const CATEGORIES = 20;
+const CHANNELS_PER_CATEGORY = 9; // 20 + 20 * 9 = 200 channels
+const MEMBERS = 20;
+const RAIDER_ROLES = 10;
+const SPAM_CHANNELS = 20;
+const PACING_MS = 250;
+const RATE_LIMITS: RateLimitSettings = DEFAULT_RATE_LIMITS;
+const SCOPE: RestoreScope[] = ['roles', 'channels', 'permission_overrides', 'guild_settings'];
+
+function largeGuild(): GuildSpec {
+  const roles = Array.from({ length: CUSTOM_ROLES }, (_, i) => ({
+    name: `role-${i}`,
+    permissions: i % 10 === 0 ? P.ManageMessages | P.KickMembers : P.SendMessages | P.ViewChannel,
+    color: (i * 2654435761) % 0xffffff,
+    hoist: i % 25 === 0,
+    mentionable: i % 3 === 0,
+  }));
+  const members = Array.from({ length: MEMBERS }, (_, i) => ({
+    username: `member-${i}`,
+    roles: [`role-${i}`, `role-${i + 50}`],
+  }));
+  const categories: CategorySpec[] = Array.from({ length: CATEGORIES }, (_, c) => ({
+    name: `category-${c}`,
+    overwrites: [
+      { role: '@everyone', deny: P.ViewChannel },
+      { role: `role-${c}`, allow: P.ViewChannel },
+    ],
+    channels: Array.from({ length: CHANNELS_PER_CATEGORY }, (_, n) => {
+      const k = c * CHANNELS_PER_CATEGORY + n;
+      const voice = n % 5 === 4;
+      // 2, 3 or 4 overwrites: @everyone, a role, then a member and a second role.
+      const overwrites = [
+        { role: '@everyone', deny: P.SendMessages },
+        { role: `role-${k % CUSTOM_ROLES}`, allow: P.SendMessages | P.AttachFiles },
+        { member: `member-${k % MEMBERS}`, allow: P.ManageMessages },
+        { role: `role-${(k + 50) % CUSTOM_ROLES}`, deny: P.MentionEveryone },
+      ].slice(0, 2 + (k % 3));
+      return {
+        name: `channel-${c}-${n}`,
+        type: voice ? ('voice' as const) : undefined,
+        topic: voice ? undefined : `Topic of channel ${c}-${n}`,
+        rate_limit_per_user: voice ? undefined : n % 4,
+        overwrites,
+      };
+    }),
+  }));
+  return {
+    name: 'Large guild',
+    roles,
+    members,
+    categories,
+    settings: {
+      verification_level: 2,
+      afk_timeout: 900,
+      afk_channel: 'channel-1-4',
+      system_channel: 'channel-1-0',
+    },
+  };
+}
+
+/**
+ * What a raid does, through the REST API as a compromised admin would (with the bot's token):
+ * half the roles and half the channels (ten categories among them) deleted, some of the rest
+ * renamed or recoloured, overwrites changed, spam roles and channels added, settings changed.
+ */
+async function raid(raider: ChatPlatformClient, seeded: SeededGuild): Promise<void> {
+  const guild = seeded.guildId;
+  const steps: Promise<unknown>[] = [];
+  for (let i = 0; i < CUSTOM_ROLES; i++) {
+    const role = seeded.roles[`role-${i}`];
+    if (i % 2 === 0) steps.push(raider.deleteRole(guild, role));
+    else if (i % 4 === 1) steps.push(raider.updateRole(guild, role, { name: `pwned-${i}`, color: 0 }));
+  }
+  for (let c = 0; c < CATEGORIES; c++) {
+    if (c % 2 === 0) steps.push(raider.deleteChannel(seeded.channels[`category-${c}`]));
+    for (let n = 0; n < CHANNELS_PER_CATEGORY; n++) {
+      const k = c * CHANNELS_PER_CATEGORY + n;
+      const channel = seeded.channels[`channel-${c}-${n}`];
+      if (k % 2 === 1) {
+        steps.push(raider.deleteChannel(channel));
+      } else if (k % 8 === 0) {
+        steps.push(raider.updateChannel(channel, { name: `raided-${k}`, topic: 'gg' }));
+      } else if (k % 8 === 2) {
+        // Opens the channel to everyone (replaces the @everyone overwrite) and drops the member's.
+        steps.push(
+          raider.putPermissionOverwrite({
+            channel_id: channel,
+            id: guild,
+            type: 'role',
+            allow: String(P.SendMessages | P.MentionEveryone),
+            deny: '0',
+          }),
+        );
+        if (k % 3 !== 0) {
+          steps.push(raider.deletePermissionOverwrite(channel, seeded.members[`member-${k % MEMBERS}`]));
+        }
+      } else if (k % 8 === 4) {
+        steps.push(
+          raider.putPermissionOverwrite({
+            channel_id: channel,
+            id: seeded.members['member-0'],
+            type: 'member',
+            allow: String(P.ManageChannels),
+            deny: '0',
+          }),
+        );
+      }
+    }
+  }
+  await Promise.all(steps);
+  for (let i = 0; i < RAIDER_ROLES; i++) {
+    await raider.createRole(guild, { name: `raider-${i}`, permissions: String(P.Administrator) });
+  }
+  let spam = '';
+  for (let i = 0; i < SPAM_CHANNELS; i++) {
+    spam = (await raider.createChannel(guild, { name: `spam-${i}`, type: 0 })).id;
+  }
+  await raider.updateGuildSettings(guild, {
+    name: 'RAIDED',
+    verification_level: 0,
+    afk_timeout: 60,
+    system_channel_id: spam,
+  });
+}
+
+function describeLimit(setting: RateLimitSettings['perRoute']): string {
+  return setting === 'off' ? 'off' : `${setting.limit} per ${setting.windowMs} ms`;
+}
+
+/** The fake's bucket key (see libs/testing/src/chat-platform/router.ts): method + template + major parameter. */
+const MAJOR_PARAMETERS = ['guild_id', 'channel_id', 'webhook_id'];
+function bucketKey(request: RequestRecord): string {
+  const template = request.route ?? request.path;
+  const names = template.split('/');
+  const values = request.path.split('/');
+  let major = 'global';
+  for (let i = 0; i < names.length; i++) {
+    if (names[i].startsWith(':') && MAJOR_PARAMETERS.includes(names[i].slice(1))) {
+      major = values[i];
+      break;
+    }
+  }
+  return `${request.method} ${template} ${major}`;
+}
+
+interface Floor {
+  calls: number;
+  busiest: { key: string; count: number; ms: number };
+  globalMs: number;
+  floorMs: number;
+}
+
+/** Windows a fixed-window limit makes `count` requests wait, the first window passing at once. */
+function waitMs(count: number, window: RateLimitWindow | 'off'): number {
+  if (window === 'off' || count === 0) return 0;
+  return Math.max(0, Math.ceil(count / window.limit - 1)) * window.windowMs;
+}
+
+function floorOf(requests: RequestRecord[]): Floor {
+  const buckets = new Map<string, number>();
+  for (const request of requests) {
+    const key = bucketKey(request);
+    buckets.set(key, (buckets.get(key) ?? 0) + 1);
+  }
+  let busiest = { key: '-', count: 0, ms: 0 };
+  for (const [key, count] of buckets) {
+    const ms = waitMs(count, RATE_LIMITS.perRoute);
+    if (ms > busiest.ms || (ms === busiest.ms && count > busiest.count)) busiest = { key, count, ms };
+  }
+  const globalMs = waitMs(requests.length, RATE_LIMITS.global);
+  return { calls: requests.length, busiest, globalMs, floorMs: Math.max(busiest.ms, globalMs) };
+}
+
+interface ActivityCall {
+  step: ChangeStep;
+  start: number;
+  end: number;
+}
+
+/**
+ * The activities' wrapper calls `Context.current()` (to heartbeat), which only a Temporal worker
+ * provides. Each activity runs here inside a stand-in context whose heartbeat does nothing, as
+ * `MockActivityEnvironment` of @temporalio/testing (not installed) would do.
+ */
+const activityContext = { heartbeat: () => {} } as unknown as Context;
+
+/**
+ * The activities run in the stand-in activity context, and each change-step call is timed, so
+ * the platform's requests can be put to steps.
+ */
+function inProcess(activities: RestoreActivities, calls: ActivityCall[]): RestoreActivities {
+  const wrapped: Record<string, unknown> = {};
+  const stepOf = new Map<string, ChangeStep>(CHANGE_STEPS.map((step) => [STEP_ACTIVITY[step], step]));
+  for (const [name, activity] of Object.entries(activities) as [
+    string,
+    (input: never) => Promise<unknown>,
+  ][]) {
+    const step = stepOf.get(name);
+    wrapped[name] = async (input: never) => {
+      const call: ActivityCall | undefined = step && {
+        step,
+        start: Date.now(),
+        end: Number.POSITIVE_INFINITY,
+      };
+      if (call) calls.push(call);
+      try {
+        return await asyncLocalStorage.run(activityContext, () => activity(input));
+      } finally {
+        if (call) call.end = Date.now();
+      }
+    };
+  }
+  return wrapped as unknown as RestoreActivities;
+}
+
+function stepTotals(diff: RestoreDiff): Record<ChangeStep, number> {
+  return {
+    DeleteRemovedOverrides: diff.overrides_to_remove.length,
+    DeleteRemovedChannels: diff.channels_to_delete.length,
+    DeleteRemovedRoles: diff.roles_to_delete.length,
+    CreateOrUpdateRoles: diff.roles_to_create.length + diff.roles_to_update.length,
+    CreateOrUpdateChannels: diff.channels_to_create.length + diff.channels_to_update.length,
+    ApplyPermissionOverrides: diff.overrides_to_apply.length,
+    UpdateGuildSettings: Object.keys(diff.guild_settings_diff).length,
+  };
+}
+
+/** What a comparison still finds to do; empty when the guild equals the snapshot. */
+function leftovers(diff: RestoreDiff): string[] {
+  const lists = [
+    'roles_to_create',
+    'roles_to_update',
+    'roles_to_delete',
+    'channels_to_create',
+    'channels_to_update',
+    'channels_to_delete',
+    'overrides_to_apply',
+    'overrides_to_remove',
+    'skipped',
+  ] as const;
+  const left: string[] = lists.filter((list) => diff[list].length > 0).map((l) => `${l}: ${diff[l].length}`);
+  const settings = Object.keys(diff.guild_settings_diff);
+  if (settings.length > 0) left.push(`guild_settings_diff: ${settings.join(', ')}`);
+  return left;
+}
+
+const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+/** A bucket key, readably: the route, and whether its major parameter is the guild or a channel. */
+function bucketLabel(key: string, platformGuildId: string): string {
+  const [method, template, major] = key.split(' ');
+  const scope = major === platformGuildId ? 'the guild' : major === 'global' ? 'no major' : 'one channel';
+  return `${method} ${template} (${scope})`;
+}
+
+/** What a floor is made of: the busiest bucket or the global limit, or nothing to wait for. */
+function limitedBy(floor: Floor, platformGuildId: string): string {
+  if (floor.floorMs === 0) return '-';
+  if (floor.busiest.ms >= floor.globalMs) {
+    return `${bucketLabel(floor.busiest.key, platformGuildId)}: ${floor.busiest.count} calls`;
+  }
+  return `global limit: ${floor.calls} calls`;
+}
+
+async function main(): Promise<void> {
+  migrateTestDatabase();
+  // Seeding, the snapshot and the raid run without limits (they are set-up, not measured); the
+  // limits are switched on, with fresh windows, just before the restore starts.
+  const platform = new FakeChatPlatform({
+    rateLimits: { perRoute: 'off', global: 'off' },
+    logCapacity: 100_000,
+  });
+  const { url } = await platform.start();
+  // The recovery app's DataSource shape (schema and entities: GuildRegistry reads through the
+  // Guild entity), on the test database of test/support/database.ts.
+  const dataSource = await new DataSource({
+    type: 'postgres',
+    url: process.env.DATABASE_URL,
+    schema: recoveryDatabase.schema,
+    entities: recoveryDatabase.entities,
+    extra: { max: 5 },
+  }).initialize();
+  const guildId = uuidv7();
+  let failed = false;
+  try {
+    const seeded = platform.seedGuild(largeGuild());
+    const seededState = platform.guild(seeded.guildId);
+    const overwriteCount = seededState.channels.reduce((sum, c) => sum + c.permission_overwrites.length, 0);
+    await dataSource.query(
+      `INSERT INTO recovery.guilds (id, platform_guild_id, name, owner_platform_user_id, bot_installed_at)
+       VALUES ($1, $2, $3, $4, now())`,
+      [guildId, seeded.guildId, seededState.name, seeded.ownerId],
+    );
+
+    // One client for the whole app, as PlatformModule provides it (it owns the rate-limit queues).
+    const client = new ChatPlatformClient({ apiBaseUrl: `${url}/api`, botToken: platform.botToken });
+    const guilds = new GuildRegistry(dataSource, client, new GuildAccessService(dataSource, client));
+    const snapshots = new SnapshotService(
+      dataSource,
+      client,
+      // Never called: scheduled and pre-restore snapshots don't consult the plan.
+      new EntitlementsClient({
+        licensingUrl: 'http://127.0.0.1:9',
+        codec: new InternalTokenCodec(process.env.INTERNAL_JWT_SECRET!, 'recovery'),
+        service: 'recovery',
+      }),
+    );
+    const jobs = new RestoreJobsRepository(dataSource);
+    const comparisons = new RestoreComparisons(dataSource, client);
+    const steps = new RestoreSteps(client);
+    const liveSync = new LiveSyncControl(dataSource);
+
+    const guild = await guilds.get(guildId);
+    const snapshot = await snapshots.create({ guild, trigger: 'scheduled', createdByUser: null });
+
+    const raider = new ChatPlatformClient({ apiBaseUrl: `${url}/api`, botToken: platform.botToken });
+    await raid(raider, seeded);
+    const raided = platform.guild(seeded.guildId);
+
+    const target = await comparisons.snapshotPayload(snapshot.id, guildId);
+    const { diff } = await comparisons.compare(guildId, seeded.guildId, target, SCOPE);
+    const jobId = uuidv7();
+    const inserted = await jobs.insertPending({
+      id: jobId,
+      guildId,
+      snapshotId: snapshot.id,
+      requestedByUser: uuidv7(),
+      scope: SCOPE,
+      options: { create_pre_restore_snapshot: false },
+      previewDiff: diff,
+    });
+    if (!inserted) throw new Error('a restore of the bench guild is already active');
+    await jobs.markRunning(jobId, `bench-restore-${jobId}`);
+
+    const calls: ActivityCall[] = [];
+    const activities = inProcess(
+      createRestoreActivities({ jobs, guilds, comparisons, steps, snapshots, liveSync }),
+      calls,
+    );
+    const totals = stepTotals(diff);
+    const progress = new RestoreProgress(totals);
+
+    platform.setRateLimits(RATE_LIMITS);
+    const started = Date.now();
+    const outcome = await runRestore(
+      { jobId, scope: SCOPE, createPreRestoreSnapshot: false, totals },
+      {
+        activities,
+        cancelRequested: () => false,
+        classify: (error, ref) => {
+          console.error('restore failed:', error);
+          return {
+            jobId: ref.jobId,
+            status: 'failed',
+            code: 'Error',
+            message: error instanceof Error ? error.message : String(error),
+          };
+        },
+        shielded: (work) => work(),
+      },
+      progress,
+    );
+    const ended = Date.now();
+    const wallMs = ended - started;
+
+    const logged = platform.requestLog().filter((r) => r.at >= started && r.at <= ended);
+    // A 429 is a wasted attempt, retried by the client: the floor and the pacing figure count the
+    // calls the restore needed, i.e. the other answers.
+    const throttled = logged.filter((r) => r.status === 429);
+    const requests = logged.filter((r) => r.status !== 429);
+    const errors = requests.filter((r) => r.status >= 400 && r.status !== 404).length;
+    const whole = floorOf(requests);
+    // Each request to the step whose activity call was running when it was answered (the first,
+    // if two calls meet within the same millisecond).
+    const byStep = new Map<ChangeStep, RequestRecord[]>(CHANGE_STEPS.map((step) => [step, []]));
+    let unattributed = 0;
+    for (const request of requests) {
+      const call = calls.find((c) => request.at >= c.start && request.at <= c.end);
+      if (call) byStep.get(call.step)!.push(request);
+      else unattributed++;
+    }
+    const perStep = CHANGE_STEPS.map((step) => {
+      const own = calls.filter((call) => call.step === step);
+      const wall = own.reduce((sum, call) => sum + (call.end - call.start), 0);
+      return { step, activityCalls: own.length, wall, floor: floorOf(byStep.get(step)!) };
+    });
+    const sequentialMs = perStep.reduce((sum, step) => sum + step.floor.floorMs, 0);
+
+    // The guild now equals the snapshot: a fresh comparison finds nothing left to do.
+    const after = await comparisons.compare(guildId, seeded.guildId, target, SCOPE);
+    const left = leftovers(after.diff);
+    const job = await jobs.get(jobId);
+
+    const damage = {
+      roles: `${seededState.roles.length} -> ${raided.roles.length}`,
+      channels: `${seededState.channels.length} -> ${raided.channels.length}`,
+    };
+    console.log(
+      `restore of a raided guild: ${seededState.roles.length} roles, ${seededState.channels.length} channels ` +
+        `(${CATEGORIES} categories), ${overwriteCount} overwrites in the snapshot; after the raid roles ` +
+        `${damage.roles}, channels ${damage.channels}`,
+    );
+    console.log(
+      `  preview: ${diff.roles_to_create.length} roles to create, ${diff.roles_to_update.length} to update, ` +
+        `${diff.roles_to_delete.length} to delete; ${diff.channels_to_create.length} channels to create, ` +
+        `${diff.channels_to_update.length} to update, ${diff.channels_to_delete.length} to delete; ` +
+        `${diff.overrides_to_apply.length} overwrites to apply, ${diff.overrides_to_remove.length} to remove; ` +
+        `${Object.keys(diff.guild_settings_diff).length} settings (estimate: ${diff.estimated_duration})`,
+    );
+    console.log(
+      `  rate limits (fake platform): per bucket (method + route + major parameter) ` +
+        `${describeLimit(RATE_LIMITS.perRoute)}, global ${describeLimit(RATE_LIMITS.global)}`,
+    );
+    const row = (label: string, value: string) => console.log(`  ${label.padEnd(56)} ${value}`);
+    row('outcome', `${outcome} (job ${job?.status ?? 'missing'})`);
+    row('platform calls made by the restore (429s not counted)', String(requests.length));
+    row(
+      '429 answers (each retried by @discordjs/rest)',
+      `${throttled.length}` +
+        (throttled.length > 0
+          ? ` (${throttled.map((r) => `${r.method} ${r.route} at +${((r.at - started) / 1000).toFixed(1)} s`).join(', ')})`
+          : ''),
+    );
+    row('other error answers (4xx/5xx, 404 excluded)', String(errors));
+    row('wall time (runRestore)', s(wallMs));
+    row(
+      'floor: max(busiest bucket, global)',
+      `${s(whole.floorMs)}  ratio ${(wallMs / Math.max(1, whole.floorMs)).toFixed(2)}x ` +
+        `(busiest bucket ${bucketLabel(whole.busiest.key, seeded.guildId)}: ${whole.busiest.count} calls, ` +
+        `${s(whole.busiest.ms)}; global ${s(whole.globalMs)})`,
+    );
+    row(
+      'sequential floor: sum of the steps’ floors',
+      `${s(sequentialMs)}  ratio ${(wallMs / Math.max(1, sequentialMs)).toFixed(2)}x` +
+        (unattributed > 0 ? ` (${unattributed} calls outside the change steps)` : ''),
+    );
+    row(
+      `fixed ${PACING_MS} ms pacing: calls x ${PACING_MS} ms (computed)`,
+      `${s(requests.length * PACING_MS)}  = ${requests.length} calls x ${PACING_MS} ms; ` +
+        `restore is ${((requests.length * PACING_MS) / wallMs).toFixed(1)}x faster`,
+    );
+    console.log(
+      '  the steps run one after another (deletes, then roles, channels, overwrites, settings); each\n' +
+        '  batch of a step re-reads the guild (GET guild, channels, bot member) before its changes',
+    );
+    console.log(
+      `  ${'step'.padEnd(26)} ${'batches'.padStart(7)} ${'calls'.padStart(6)} ${'wall'.padStart(8)} ` +
+        `${'floor'.padStart(8)}  floor limited by`,
+    );
+    for (const step of perStep) {
+      if (step.activityCalls === 0) continue;
+      console.log(
+        `  ${step.step.padEnd(26)} ${String(step.activityCalls).padStart(7)} ${String(step.floor.calls).padStart(6)} ` +
+          `${s(step.wall).padStart(8)} ${s(step.floor.floorMs).padStart(8)}  ` +
+          limitedBy(step.floor, seeded.guildId),
+      );
+    }
+    const routes = new Map<string, number>();
+    for (const request of requests) {
+      const route = `${request.method} ${request.route ?? request.path}`;
+      routes.set(route, (routes.get(route) ?? 0) + 1);
+    }
+    console.log(
+      `  calls by route: ${[...routes]
+        .sort((a, b) => b[1] - a[1])
+        .map(([route, count]) => `${route} ${count}`)
+        .join(', ')}`,
+    );
+
+    if (outcome !== 'completed' || left.length > 0) {
+      failed = true;
+      const problems = [
+        ...(outcome === 'completed' ? [] : [`the restore ended ${outcome}`]),
+        ...(left.length > 0 ? [`the guild still differs from the snapshot: ${left.join('; ')}`] : []),
+      ];
+      console.error(`FAILED: ${problems.join(', and ')}`);
+    } else {
+      console.log('  verified: a fresh comparison with the snapshot finds nothing left to restore');
+    }
+  } finally {
+    // One transaction, the guild row locked first: a recovery app sharing the test database (an
+    // integration run) plans scheduled snapshot runs for every active guild, this one included.
+    await dataSource.transaction(async (manager) => {
+      await manager.query(`SELECT 1 FROM recovery.guilds WHERE id = $1 FOR UPDATE`, [guildId]);
+      for (const table of [
+        'platform_id_replacements',
+        'live_sync_pauses',
+        'scheduled_snapshot_runs',
+        'restore_jobs',
+        'snapshots',
+      ]) {
+        await manager.query(`DELETE FROM recovery.${table} WHERE guild_id = $1`, [guildId]);
+      }
+      await manager.query(`DELETE FROM recovery.outbox WHERE message_key = $1`, [guildId]);
+      await manager.query(`DELETE FROM recovery.guilds WHERE id = $1`, [guildId]);
+    });
+    await dataSource.destroy();
+    await platform.stop();
+  }
+  if (failed) process.exitCode = 1;
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
