@@ -5,16 +5,13 @@ import type { RestoreScope } from '@lib/contracts';
 import { EntitlementsClient } from '@lib/entitlements';
 import { InternalTokenCodec } from '@lib/identity';
 import {
-  type CategorySpec,
   DEFAULT_RATE_LIMITS,
   FakeChatPlatform,
-  type GuildSpec,
   type RateLimitSettings,
   type RateLimitWindow,
   type RequestRecord,
   type SeededGuild,
 } from '@lib/testing';
-import { asyncLocalStorage, type Context } from '@temporalio/activity';
 import { PermissionFlagsBits as P } from 'discord-api-types/v10';
 import { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
@@ -23,7 +20,7 @@ import { GuildAccessService } from '../apps/recovery/src/guilds/guild-access.ser
 import { GuildRegistry } from '../apps/recovery/src/guilds/guild-registry.service';
 import { createRestoreActivities } from '../apps/recovery/src/restore/activities/restore.activities';
 import { RestoreComparisons } from '../apps/recovery/src/restore/restore-context';
-import type { RestoreDiff } from '../apps/recovery/src/restore/restore-diff';
+import { changesPerStep, type RestoreDiff } from '../apps/recovery/src/restore/restore-diff';
 import { RestoreJobsRepository } from '../apps/recovery/src/restore/restore-jobs.repository';
 import { RestoreSteps } from '../apps/recovery/src/restore/restore-steps';
 import {
@@ -37,6 +34,7 @@ import { RestoreProgress } from '../apps/recovery/src/restore/workflows/restore-
 import { SnapshotService } from '../apps/recovery/src/snapshots/snapshot.service';
 import { LiveSyncControl } from '../apps/recovery/src/sync/live-sync-control';
 import migrateTestDatabase from '../test/support/global-setup';
+import { generatedGuild } from './generated-guild';
 
 /**
  * `npm run bench:restore`: a large guild (100 roles, 200 channels, 2-4 overwrites on every
@@ -67,57 +65,6 @@ const SPAM_CHANNELS = 20;
 const PACING_MS = 250;
 const RATE_LIMITS: RateLimitSettings = DEFAULT_RATE_LIMITS;
 const SCOPE: RestoreScope[] = ['roles', 'channels', 'permission_overrides', 'guild_settings'];
-
-function largeGuild(): GuildSpec {
-  const roles = Array.from({ length: CUSTOM_ROLES }, (_, i) => ({
-    name: `role-${i}`,
-    permissions: i % 10 === 0 ? P.ManageMessages | P.KickMembers : P.SendMessages | P.ViewChannel,
-    color: (i * 2654435761) % 0xffffff,
-    hoist: i % 25 === 0,
-    mentionable: i % 3 === 0,
-  }));
-  const members = Array.from({ length: MEMBERS }, (_, i) => ({
-    username: `member-${i}`,
-    roles: [`role-${i}`, `role-${i + 50}`],
-  }));
-  const categories: CategorySpec[] = Array.from({ length: CATEGORIES }, (_, c) => ({
-    name: `category-${c}`,
-    overwrites: [
-      { role: '@everyone', deny: P.ViewChannel },
-      { role: `role-${c}`, allow: P.ViewChannel },
-    ],
-    channels: Array.from({ length: CHANNELS_PER_CATEGORY }, (_, n) => {
-      const k = c * CHANNELS_PER_CATEGORY + n;
-      const voice = n % 5 === 4;
-      // 2, 3 or 4 overwrites: @everyone, a role, then a member and a second role.
-      const overwrites = [
-        { role: '@everyone', deny: P.SendMessages },
-        { role: `role-${k % CUSTOM_ROLES}`, allow: P.SendMessages | P.AttachFiles },
-        { member: `member-${k % MEMBERS}`, allow: P.ManageMessages },
-        { role: `role-${(k + 50) % CUSTOM_ROLES}`, deny: P.MentionEveryone },
-      ].slice(0, 2 + (k % 3));
-      return {
-        name: `channel-${c}-${n}`,
-        type: voice ? ('voice' as const) : undefined,
-        topic: voice ? undefined : `Topic of channel ${c}-${n}`,
-        rate_limit_per_user: voice ? undefined : n % 4,
-        overwrites,
-      };
-    }),
-  }));
-  return {
-    name: 'Large guild',
-    roles,
-    members,
-    categories,
-    settings: {
-      verification_level: 2,
-      afk_timeout: 900,
-      afk_channel: 'channel-1-4',
-      system_channel: 'channel-1-0',
-    },
-  };
-}
 
 /**
  * What a raid does, through the REST API as a compromised admin would (with the bot's token):
@@ -238,17 +185,7 @@ interface ActivityCall {
   end: number;
 }
 
-/**
- * The activities' wrapper calls `Context.current()` (to heartbeat), which only a Temporal worker
- * provides. Each activity runs here inside a stand-in context whose heartbeat does nothing, as
- * `MockActivityEnvironment` of @temporalio/testing (not installed) would do.
- */
-const activityContext = { heartbeat: () => {} } as unknown as Context;
-
-/**
- * The activities run in the stand-in activity context, and each change-step call is timed, so
- * the platform's requests can be put to steps.
- */
+/** Each change-step call is timed, so the platform's requests can be put to steps. */
 function inProcess(activities: RestoreActivities, calls: ActivityCall[]): RestoreActivities {
   const wrapped: Record<string, unknown> = {};
   const stepOf = new Map<string, ChangeStep>(CHANGE_STEPS.map((step) => [STEP_ACTIVITY[step], step]));
@@ -265,25 +202,13 @@ function inProcess(activities: RestoreActivities, calls: ActivityCall[]): Restor
       };
       if (call) calls.push(call);
       try {
-        return await asyncLocalStorage.run(activityContext, () => activity(input));
+        return await activity(input);
       } finally {
         if (call) call.end = Date.now();
       }
     };
   }
   return wrapped as unknown as RestoreActivities;
-}
-
-function stepTotals(diff: RestoreDiff): Record<ChangeStep, number> {
-  return {
-    DeleteRemovedOverrides: diff.overrides_to_remove.length,
-    DeleteRemovedChannels: diff.channels_to_delete.length,
-    DeleteRemovedRoles: diff.roles_to_delete.length,
-    CreateOrUpdateRoles: diff.roles_to_create.length + diff.roles_to_update.length,
-    CreateOrUpdateChannels: diff.channels_to_create.length + diff.channels_to_update.length,
-    ApplyPermissionOverrides: diff.overrides_to_apply.length,
-    UpdateGuildSettings: Object.keys(diff.guild_settings_diff).length,
-  };
 }
 
 /** What a comparison still finds to do; empty when the guild equals the snapshot. */
@@ -344,7 +269,15 @@ async function main(): Promise<void> {
   const guildId = uuidv7();
   let failed = false;
   try {
-    const seeded = platform.seedGuild(largeGuild());
+    const seeded = platform.seedGuild(
+      generatedGuild({
+        name: 'Large guild',
+        customRoles: CUSTOM_ROLES,
+        categories: CATEGORIES,
+        channelsPerCategory: CHANNELS_PER_CATEGORY,
+        members: MEMBERS,
+      }),
+    );
     const seededState = platform.guild(seeded.guildId);
     const overwriteCount = seededState.channels.reduce((sum, c) => sum + c.permission_overwrites.length, 0);
     await dataSource.query(
@@ -398,7 +331,7 @@ async function main(): Promise<void> {
       createRestoreActivities({ jobs, guilds, comparisons, steps, snapshots, liveSync }),
       calls,
     );
-    const totals = stepTotals(diff);
+    const totals = changesPerStep(diff);
     const progress = new RestoreProgress(totals);
 
     platform.setRateLimits(RATE_LIMITS);

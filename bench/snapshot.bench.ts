@@ -4,14 +4,15 @@ import { REST } from '@discordjs/rest';
 import { ChatPlatformClient, type GuildState } from '@lib/chat-platform';
 import { EntitlementsClient } from '@lib/entitlements';
 import { InternalTokenCodec } from '@lib/identity';
-import { type CategorySpec, FakeChatPlatform, type GuildSpec } from '@lib/testing';
-import { PermissionFlagsBits as P, Routes } from 'discord-api-types/v10';
+import { FakeChatPlatform } from '@lib/testing';
+import { Routes } from 'discord-api-types/v10';
 import { v7 as uuidv7 } from 'uuid';
 import { Guild } from '../apps/recovery/src/guilds/guild.entity';
 import { serialiseSnapshot } from '../apps/recovery/src/snapshots/snapshot-payload';
 import { SnapshotService } from '../apps/recovery/src/snapshots/snapshot.service';
 import { openDataSource } from '../test/support/database';
 import migrateTestDatabase from '../test/support/global-setup';
+import { generatedGuild } from './generated-guild';
 
 /**
  * `npm run bench:snapshot`: one guild at the platform's maxima (250 roles, 500 channels, overwrites
@@ -26,43 +27,6 @@ const CATEGORIES = 25;
 const CHANNELS_PER_CATEGORY = 19; // 25 + 25 * 19 = 500 channels
 const CUSTOM_ROLES = 248; // + @everyone + the bot's managed role = 250
 const MEMBERS = 20;
-
-function maximalGuild(): GuildSpec {
-  const roles = Array.from({ length: CUSTOM_ROLES }, (_, i) => ({
-    name: `role-${i}`,
-    permissions: i % 10 === 0 ? P.ManageMessages | P.KickMembers : P.SendMessages | P.ViewChannel,
-    color: (i * 2654435761) % 0xffffff,
-    hoist: i % 25 === 0,
-    mentionable: i % 3 === 0,
-  }));
-  const members = Array.from({ length: MEMBERS }, (_, i) => ({
-    username: `member-${i}`,
-    roles: [`role-${i}`, `role-${i + 100}`],
-  }));
-  const categories: CategorySpec[] = Array.from({ length: CATEGORIES }, (_, c) => ({
-    name: `category-${c}`,
-    overwrites: [
-      { role: '@everyone', deny: P.ViewChannel },
-      { role: `role-${c}`, allow: P.ViewChannel },
-    ],
-    channels: Array.from({ length: CHANNELS_PER_CATEGORY }, (_, n) => ({
-      name: `channel-${c}-${n}`,
-      type: n % 6 === 5 ? ('voice' as const) : undefined,
-      topic: n % 6 === 5 ? undefined : `Topic of channel ${c}-${n}: `.padEnd(120, '.'),
-      rate_limit_per_user: n % 4,
-      overwrites: [
-        { role: '@everyone', deny: P.SendMessages },
-        {
-          role: `role-${(c * CHANNELS_PER_CATEGORY + n) % CUSTOM_ROLES}`,
-          allow: P.SendMessages | P.AttachFiles,
-        },
-        { role: `role-${(c + n * 7) % CUSTOM_ROLES}`, deny: P.MentionEveryone },
-        { member: `member-${n % MEMBERS}`, allow: P.ManageMessages },
-      ],
-    })),
-  }));
-  return { name: 'Maximal guild', roles, members, categories };
-}
 
 /** The adapter as the service uses it, remembering how long its one read of the guild took. */
 class TimedPlatformClient extends ChatPlatformClient {
@@ -96,7 +60,16 @@ async function main(): Promise<void> {
   const dataSource = await openDataSource();
   const guildId = uuidv7();
   try {
-    const seeded = platform.seedGuild(maximalGuild());
+    const seeded = platform.seedGuild(
+      generatedGuild({
+        name: 'Maximal guild',
+        customRoles: CUSTOM_ROLES,
+        categories: CATEGORIES,
+        channelsPerCategory: CHANNELS_PER_CATEGORY,
+        members: MEMBERS,
+        topicLength: 120,
+      }),
+    );
     const live = platform.guild(seeded.guildId);
     const overwrites = live.channels.reduce((sum, channel) => sum + channel.permission_overwrites.length, 0);
 

@@ -7,16 +7,10 @@ import { readSnapshotPayload, type SnapshotPayload } from '../snapshots/snapshot
 import {
   type BotStanding,
   computeRestoreDiff,
-  type IdKind,
+  type IdReplacement,
   type RestoreDiff,
   SnapshotIdResolution,
 } from './restore-diff';
-
-export interface Replacement {
-  kind: IdKind;
-  original_id: string;
-  replacement_id: string;
-}
 
 /** A snapshot compared with the guild as it is now: what preview shows and every step re-reads. */
 export interface RestoreComparison {
@@ -80,7 +74,7 @@ export class RestoreComparisons {
     };
   }
 
-  async recordReplacement(guildId: string, jobId: string, replacement: Replacement): Promise<void> {
+  async recordReplacement(guildId: string, jobId: string, replacement: IdReplacement): Promise<void> {
     await this.dataSource.query(
       `INSERT INTO recovery.platform_id_replacements (guild_id, kind, original_id, replacement_id, restore_job_id)
        VALUES ($1, $2, $3, $4, $5)
@@ -91,8 +85,8 @@ export class RestoreComparisons {
     );
   }
 
-  private replacements(guildId: string): Promise<Replacement[]> {
-    return this.dataSource.query<Replacement[]>(
+  private replacements(guildId: string): Promise<IdReplacement[]> {
+    return this.dataSource.query<IdReplacement[]>(
       `SELECT kind, original_id, replacement_id FROM recovery.platform_id_replacements WHERE guild_id = $1`,
       [guildId],
     );

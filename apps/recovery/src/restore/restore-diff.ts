@@ -9,11 +9,11 @@ import {
   type PlatformChannel,
   type PlatformRole,
 } from '@lib/chat-platform';
+import { RESTORE_SCOPES, type RestoreScope } from '@lib/contracts';
 import canonicalize from 'canonicalize';
+import type { ChangeStep } from './workflows/restore-contract';
 
-/** Spec §2.1: what a restore may put back. */
-export const RESTORE_SCOPES = ['roles', 'channels', 'permission_overrides', 'guild_settings'] as const;
-export type RestoreScope = (typeof RESTORE_SCOPES)[number];
+export { RESTORE_SCOPES, type RestoreScope } from '@lib/contracts';
 
 export type IdKind = 'role' | 'channel';
 
@@ -754,4 +754,17 @@ function byOverrideOrder(a: OverrideItem, b: OverrideItem): number {
 
 function bySkippedOrder(a: SkippedItem, b: SkippedItem): number {
   return RESTORE_SCOPES.indexOf(a.scope) - RESTORE_SCOPES.indexOf(b.scope) || compareIds(a.id, b.id);
+}
+
+/** The changes each step of the workflow makes for this diff: the progress totals of a run. */
+export function changesPerStep(diff: RestoreDiff): Record<ChangeStep, number> {
+  return {
+    DeleteRemovedOverrides: diff.overrides_to_remove.length,
+    DeleteRemovedChannels: diff.channels_to_delete.length,
+    DeleteRemovedRoles: diff.roles_to_delete.length,
+    CreateOrUpdateRoles: diff.roles_to_create.length + diff.roles_to_update.length,
+    CreateOrUpdateChannels: diff.channels_to_create.length + diff.channels_to_update.length,
+    ApplyPermissionOverrides: diff.overrides_to_apply.length,
+    UpdateGuildSettings: Object.keys(diff.guild_settings_diff).length,
+  };
 }

@@ -135,7 +135,7 @@ export class RestoreJobsRepository {
     );
   }
 
-  /** Returns the job after the request; only an active job records it. */
+  /** Records when the user asked to cancel; only an active job takes it. */
   async requestCancel(jobId: string): Promise<void> {
     await this.dataSource.query(
       `UPDATE recovery.restore_jobs SET cancel_requested_at = COALESCE(cancel_requested_at, now())

@@ -10,13 +10,11 @@ import { GuildAccessService } from '../guilds/guild-access.service';
 import { GuildRegistry } from '../guilds/guild-registry.service';
 import { TEMPORAL_OPTIONS, type TemporalOptions } from '../temporal/temporal.module';
 import { type RestoreComparison, RestoreComparisons } from './restore-context';
-import { estimateDuration, type RestoreDiff, restoreDiffHash } from './restore-diff';
+import { changesPerStep, estimateDuration, restoreDiffHash } from './restore-diff';
 import { type RestoreJobRow, RestoreJobsRepository } from './restore-jobs.repository';
 import type { PreviewRestoreDto, RestoreJobView, RestorePreviewView, StartRestoreDto } from './restore.dto';
 import {
   CANCEL_RESTORE_SIGNAL,
-  CHANGE_STEPS,
-  type ChangeStep,
   type ProgressSummary,
   RESTORE_PROGRESS_QUERY,
   RESTORE_WORKFLOW_TYPE,
@@ -81,7 +79,7 @@ export class RestoreService {
       jobId,
       scope: request.scope,
       createPreRestoreSnapshot: options.create_pre_restore_snapshot,
-      totals: stepTotals(diff),
+      totals: changesPerStep(diff),
     };
     const workflowId = restoreWorkflowId(jobId);
     try {
@@ -252,18 +250,4 @@ export class RestoreService {
       completed_at: iso(job.completed_at),
     };
   }
-}
-
-/** Progress totals per step, from the approved diff. */
-function stepTotals(diff: RestoreDiff): Partial<Record<ChangeStep, number>> {
-  const totals: Record<ChangeStep, number> = {
-    DeleteRemovedOverrides: diff.overrides_to_remove.length,
-    DeleteRemovedChannels: diff.channels_to_delete.length,
-    DeleteRemovedRoles: diff.roles_to_delete.length,
-    CreateOrUpdateRoles: diff.roles_to_create.length + diff.roles_to_update.length,
-    CreateOrUpdateChannels: diff.channels_to_create.length + diff.channels_to_update.length,
-    ApplyPermissionOverrides: diff.overrides_to_apply.length,
-    UpdateGuildSettings: Object.keys(diff.guild_settings_diff).length,
-  };
-  return Object.fromEntries(CHANGE_STEPS.map((step) => [step, totals[step]]));
 }
