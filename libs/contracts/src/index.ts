@@ -4,3 +4,4 @@ export * from './events';
 export * from './identity';
 export * from './plans';
 export * from './topics';
+export * from './provider';

@@ -1,1 +1,2 @@
 export * from './chat-platform';
+export * from './payment-provider';

@@ -1,0 +1,360 @@
+import { type Server, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ProviderEventData, ProviderEventType, ProviderWebhookBody } from '@lib/contracts';
+import { BoundedLog } from '../chat-platform/bounded-log';
+import { assertCardNumber, cardCodes, maskCardNumber } from './card-details';
+import { ChargeRejections, type ChargeRejectionRule } from './charge-rejections';
+import { declineMessage } from './decline-messages';
+import { wholeSeconds } from './kst-time';
+import { OutageInjector, type ProviderOutage } from './outage-injector';
+import type {
+  BillingKeyRecord,
+  ChargeRecord,
+  PaymentRequestRecord,
+  StoredCharge,
+  WebhookDelivery,
+} from './provider-state';
+import { ProviderStore } from './provider-store';
+import { randomId } from './random-id';
+import { handleProviderRequest } from './request-handler';
+import {
+  WebhookDispatcher,
+  type WebhookResponse,
+  postSignedWebhook,
+  postWebhook,
+} from './webhook-dispatcher';
+import { eventData, webhookEvent } from './webhook-events';
+import { type SignatureOptions, signWebhookBody } from './webhook-signature';
+
+export interface FakePaymentProviderOptions {
+  /** Expected as `Authorization: Basic base64(secretKey + ':')`; default `test_sk_fake`. */
+  secretKey?: string;
+  /** Default `test_ck_fake`; only reported, the fake serves no client-side API. */
+  clientKey?: string;
+  /** Signs webhooks; default `test-webhook-secret`. */
+  webhookSecret?: string;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 0: any free port. */
+  port?: number;
+  /** How many requests and webhook deliveries the logs keep; default 10,000 each. */
+  logCapacity?: number;
+  /** When set, the fake sends its own webhooks here after each state change (see `setWebhookUrl`). */
+  webhookUrl?: string;
+}
+
+export interface AuthorizeCardOptions {
+  customerKey: string;
+  /** 16 digits; default `4330123412341234`. */
+  cardNumber?: string;
+  /** The provider's short company name; default `신한`. */
+  cardCompany?: string;
+  /** Makes the billing-key issue with this authKey fail with this code (and use the authKey up). */
+  issueRejection?: { code: string; message?: string };
+}
+
+export type SendWebhookOptions = SignatureOptions & {
+  /** Sent instead of the computed signature, e.g. a forged one. */
+  signature?: string;
+};
+
+/**
+ * A loopback server speaking the payment provider's billing-key API (issue a billing key, charge
+ * it, look a payment up by order id) with Basic secret-key auth, idempotency keys, declines,
+ * outages and a slow mode; it also plays the provider's side of webhooks. Everything else is an
+ * in-process control API for tests and the sandbox.
+ */
+export class FakePaymentProvider {
+  readonly secretKey: string;
+  readonly clientKey: string;
+  readonly webhookSecret: string;
+  private readonly host: string;
+  private readonly port: number;
+  private readonly initialWebhookUrl: string | null;
+  private readonly store = new ProviderStore();
+  private readonly outages = new OutageInjector();
+  private readonly rejections = new ChargeRejections();
+  private readonly requests: BoundedLog<PaymentRequestRecord>;
+  private readonly webhooks: WebhookDispatcher;
+  private chargeDelayMs = 0;
+  private webhookUrl: string | null;
+  private server?: Server;
+  private stopping = new AbortController();
+  private baseUrl?: string;
+
+  constructor(options: FakePaymentProviderOptions = {}) {
+    this.secretKey = options.secretKey ?? 'test_sk_fake';
+    this.clientKey = options.clientKey ?? 'test_ck_fake';
+    this.webhookSecret = options.webhookSecret ?? 'test-webhook-secret';
+    this.host = options.host ?? '127.0.0.1';
+    this.port = options.port ?? 0;
+    const logCapacity = options.logCapacity ?? 10_000;
+    this.requests = new BoundedLog(logCapacity);
+    this.webhooks = new WebhookDispatcher(this.webhookSecret, logCapacity);
+    this.initialWebhookUrl = options.webhookUrl ?? null;
+    this.webhookUrl = this.initialWebhookUrl;
+  }
+
+  /** The base address without `/v1`, e.g. `http://127.0.0.1:1234`. */
+  get url(): string {
+    if (!this.baseUrl) throw new Error('the fake payment provider is not started');
+    return this.baseUrl;
+  }
+
+  async start(): Promise<{ url: string }> {
+    if (this.server) return { url: this.url };
+    this.stopping = new AbortController();
+    const context = {
+      secretKey: this.secretKey,
+      store: this.store,
+      outages: this.outages,
+      rejections: this.rejections,
+      requests: this.requests,
+      chargeDelayMs: () => this.chargeDelayMs,
+      onCharge: (charge: StoredCharge) => this.announceCharge(charge),
+      stopping: this.stopping.signal,
+    };
+    const server = createServer((req, res) => void handleProviderRequest(req, res, context));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.port, this.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    this.server = server;
+    this.baseUrl = `http://${this.host}:${(server.address() as AddressInfo).port}`;
+    return { url: this.baseUrl };
+  }
+
+  /**
+   * Closes the server and its keep-alive connections; answers held by the charge delay are dropped
+   * (the charges stay) and webhooks in flight are cut short. State survives until `reset()`.
+   */
+  async stop(): Promise<void> {
+    this.webhooks.abortInFlight();
+    const server = this.server;
+    if (!server) return;
+    this.server = undefined;
+    this.baseUrl = undefined;
+    this.stopping.abort();
+    const closed = new Promise<void>((resolve, reject) =>
+      server.close((error) => (error ? reject(error) : resolve())),
+    );
+    server.closeAllConnections();
+    await closed;
+  }
+
+  /** Back to a fresh provider: no cards, keys, charges, logs, rules, delay; the configured webhook URL. */
+  reset(): void {
+    this.store.clear();
+    this.outages.clear();
+    this.rejections.clear();
+    this.requests.clear();
+    this.webhooks.reset();
+    this.chargeDelayMs = 0;
+    this.webhookUrl = this.initialWebhookUrl;
+  }
+
+  // --- cards and billing keys ---
+
+  /** The customer authenticates a card in the provider's widget; returns the single-use authKey. */
+  authorizeCard(options: AuthorizeCardOptions): string {
+    const cardNumber = options.cardNumber ?? '4330123412341234';
+    const cardCompany = options.cardCompany ?? '신한';
+    assertCardNumber(cardNumber);
+    cardCodes(cardCompany); // fail here, at the typo, rather than at issue time
+    const authKey = randomId('auth_');
+    const rejection = options.issueRejection;
+    this.store.authKeys.set(authKey, {
+      authKey,
+      customerKey: options.customerKey,
+      cardNumber: maskCardNumber(cardNumber),
+      cardCompany,
+      issueRejection: rejection
+        ? { code: rejection.code, message: declineMessage(rejection.code, rejection.message) }
+        : null,
+      expired: false,
+      used: false,
+    });
+    return authKey;
+  }
+
+  expireAuthKey(authKey: string): void {
+    const pending = this.store.authKeys.get(authKey);
+    if (!pending) throw new Error(`the fake payment provider has no authKey ${authKey}`);
+    pending.expired = true;
+  }
+
+  /** The customer or the provider removes the key: charges with it answer 404 from now on. */
+  deleteBillingKey(billingKey: string): void {
+    const record = this.liveBillingKey(billingKey);
+    if (record.deletedAt) throw new Error(`billing key ${billingKey} is already deleted`);
+    record.deletedAt = wholeSeconds(new Date());
+    this.announce(() => webhookEvent('BILLING_KEY.DELETED', eventData.billingKeyDeleted(record)));
+  }
+
+  billingKeys(): BillingKeyRecord[] {
+    return [...this.store.billingKeys.values()].map((record) => ({
+      ...record,
+      issuedAt: new Date(record.issuedAt),
+      deletedAt: record.deletedAt && new Date(record.deletedAt),
+    }));
+  }
+
+  // --- charges ---
+
+  /** Declines matching charges with this code; rules are tried in the order added. */
+  rejectCharges(rule: ChargeRejectionRule): void {
+    this.rejections.add(rule);
+  }
+
+  clearChargeRejections(): void {
+    this.rejections.clear();
+  }
+
+  /** Slow mode: charges are decided at once but answered `ms` later; 0 turns it off. */
+  setChargeDelay(ms: number): void {
+    if (!(ms >= 0) || !Number.isFinite(ms)) throw new Error(`setChargeDelay: ms must be >= 0, got ${ms}`);
+    this.chargeDelayMs = ms;
+  }
+
+  /** The next `times` requests to the route answer `PROVIDER_ERROR` with `status`, doing nothing. */
+  failNext(outage: ProviderOutage): void {
+    this.outages.add(outage);
+  }
+
+  /** Every decided charge, approved or declined, in order (not replays, not injected outages). */
+  charges(): ChargeRecord[] {
+    return this.store.charges.map(publicCharge);
+  }
+
+  /** Charges that moved money: `DONE`, or `CANCELED` since. */
+  approvedCharges(): ChargeRecord[] {
+    return this.charges().filter((charge) => charge.status !== 'ABORTED');
+  }
+
+  /** The provider refunds an approved payment (an operator action at the provider). */
+  cancelPayment(paymentKey: string, reason: string): void {
+    const charge = this.store.approvedByPaymentKey.get(paymentKey);
+    if (!charge?.payment) throw new Error(`the fake payment provider has no payment ${paymentKey}`);
+    if (charge.cancellation) throw new Error(`payment ${paymentKey} is already canceled`);
+    charge.status = 'CANCELED';
+    charge.cancellation = { canceledAt: wholeSeconds(new Date()), reason };
+    charge.payment = { ...charge.payment, status: 'CANCELED', balanceAmount: 0 };
+    this.announce(() => webhookEvent('PAYMENT.CANCELED', eventData.paymentCanceled(charge)));
+  }
+
+  requestLog(): PaymentRequestRecord[] {
+    return this.requests.entries().map((record) => ({ ...record, at: new Date(record.at) }));
+  }
+
+  // --- webhooks (the provider calling the application) ---
+
+  webhookEvent<T extends ProviderEventType>(type: T, data: ProviderEventData[T]): ProviderWebhookBody<T> {
+    return webhookEvent(type, data);
+  }
+
+  /** PAYMENT.DONE for the approved charge of this order. */
+  paymentDoneEvent(orderId: string): ProviderWebhookBody<'PAYMENT.DONE'> {
+    const charge = this.store.approvedByOrderId.get(orderId);
+    if (!charge) throw new Error(`the fake payment provider approved no order ${orderId}`);
+    return webhookEvent('PAYMENT.DONE', eventData.paymentDone(charge));
+  }
+
+  /** PAYMENT.FAILED for the latest declined charge of this order. */
+  paymentFailedEvent(orderId: string): ProviderWebhookBody<'PAYMENT.FAILED'> {
+    const charge = this.store.charges.findLast(
+      (candidate) => candidate.orderId === orderId && candidate.status === 'ABORTED',
+    );
+    if (!charge) throw new Error(`the fake payment provider declined no order ${orderId}`);
+    return webhookEvent('PAYMENT.FAILED', eventData.paymentFailed(charge));
+  }
+
+  /** PAYMENT.CANCELED for a payment canceled with `cancelPayment()`. */
+  paymentCanceledEvent(paymentKey: string): ProviderWebhookBody<'PAYMENT.CANCELED'> {
+    const charge = this.store.approvedByPaymentKey.get(paymentKey);
+    if (!charge) throw new Error(`the fake payment provider has no payment ${paymentKey}`);
+    return webhookEvent('PAYMENT.CANCELED', eventData.paymentCanceled(charge));
+  }
+
+  /** BILLING_KEY.DELETED for a key removed with `deleteBillingKey()`. */
+  billingKeyDeletedEvent(billingKey: string): ProviderWebhookBody<'BILLING_KEY.DELETED'> {
+    return webhookEvent('BILLING_KEY.DELETED', eventData.billingKeyDeleted(this.liveBillingKey(billingKey)));
+  }
+
+  /** HMAC-SHA256 of the raw body bytes with the webhook secret; hex without prefix by default. */
+  signature(rawBody: string | Buffer, options: SignatureOptions = {}): string {
+    return signWebhookBody(rawBody, this.webhookSecret, options);
+  }
+
+  /** POSTs `JSON.stringify(body)`, signed in the `Provider-Signature` header. */
+  sendWebhook(
+    url: string,
+    body: ProviderWebhookBody,
+    options: SendWebhookOptions = {},
+  ): Promise<WebhookResponse> {
+    return postSignedWebhook(url, body, this.webhookSecret, options);
+  }
+
+  /** POSTs the bytes as given with exactly these headers (no signature added): for malformed bodies. */
+  sendRawWebhook(
+    url: string,
+    rawBody: string | Buffer,
+    headers: Record<string, string>,
+  ): Promise<WebhookResponse> {
+    return postWebhook(url, rawBody, headers);
+  }
+
+  /**
+   * Where the fake sends its own webhooks: PAYMENT.DONE / PAYMENT.FAILED after each decided charge,
+   * BILLING_KEY.DELETED after `deleteBillingKey()`, PAYMENT.CANCELED after `cancelPayment()`. Null: none.
+   */
+  setWebhookUrl(url: string | null): void {
+    this.webhookUrl = url;
+  }
+
+  /** The fake's own webhook sends that finished, with the receiver's status or the error. */
+  webhookDeliveries(): WebhookDelivery[] {
+    return this.webhooks.log();
+  }
+
+  /** Resolves once every webhook the fake sent on its own so far has been answered or has failed. */
+  flushWebhooks(): Promise<void> {
+    return this.webhooks.flush();
+  }
+
+  private announceCharge(charge: StoredCharge): void {
+    this.announce(() =>
+      charge.status === 'ABORTED'
+        ? webhookEvent('PAYMENT.FAILED', eventData.paymentFailed(charge))
+        : webhookEvent('PAYMENT.DONE', eventData.paymentDone(charge)),
+    );
+  }
+
+  /** Builds the event only when there is somewhere to send it. */
+  private announce(event: () => ProviderWebhookBody): void {
+    if (this.webhookUrl !== null) this.webhooks.dispatch(this.webhookUrl, event());
+  }
+
+  private liveBillingKey(billingKey: string): BillingKeyRecord {
+    const record = this.store.billingKeys.get(billingKey);
+    if (!record) throw new Error(`the fake payment provider has no billing key ${billingKey}`);
+    return record;
+  }
+}
+
+function publicCharge(charge: StoredCharge): ChargeRecord {
+  return {
+    paymentKey: charge.paymentKey,
+    orderId: charge.orderId,
+    orderName: charge.orderName,
+    amount: charge.amount,
+    billingKey: charge.billingKey,
+    customerKey: charge.customerKey,
+    idempotencyKey: charge.idempotencyKey,
+    status: charge.status,
+    failure: charge.failure && { ...charge.failure },
+    approvedAt: charge.approvedAt && new Date(charge.approvedAt),
+  };
+}

@@ -1,0 +1,19 @@
+export type { ChargeRejectionRule } from './charge-rejections';
+export {
+  FakePaymentProvider,
+  type AuthorizeCardOptions,
+  type FakePaymentProviderOptions,
+  type SendWebhookOptions,
+} from './fake-payment-provider';
+export type { ProviderOutage } from './outage-injector';
+export type { ProviderErrorBody } from './provider-error';
+export type {
+  BillingKeyRecord,
+  ChargeRecord,
+  PaymentRequestRecord,
+  ProviderFailure,
+  WebhookDelivery,
+} from './provider-state';
+export type { WebhookResponse } from './webhook-dispatcher';
+export type { SignatureOptions } from './webhook-signature';
+export type { BillingKeyIssueResponse, ProviderCardSummary, ProviderPayment } from './wire-format';

@@ -1,0 +1,69 @@
+import type { ProviderPayment } from './wire-format';
+
+export interface ProviderFailure {
+  code: string;
+  message: string;
+}
+
+/** A charge the provider decided: approved (and maybe canceled since) or declined. */
+export interface ChargeRecord {
+  /** Null for a declined charge. */
+  paymentKey: string | null;
+  orderId: string;
+  orderName: string;
+  amount: number;
+  billingKey: string;
+  customerKey: string;
+  idempotencyKey: string | null;
+  status: 'DONE' | 'ABORTED' | 'CANCELED';
+  failure: ProviderFailure | null;
+  approvedAt: Date | null;
+}
+
+export interface BillingKeyRecord {
+  billingKey: string;
+  customerKey: string;
+  /** Masked, as in the provider's answers. */
+  cardNumber: string;
+  cardCompany: string;
+  issuedAt: Date;
+  deletedAt: Date | null;
+}
+
+export interface PaymentRequestRecord {
+  method: string;
+  /** Percent-decoded, without the query. */
+  path: string;
+  status: number;
+  idempotencyKey: string | null;
+  /** Answered from the idempotency cache rather than processed. */
+  replayed: boolean;
+  authorization: 'ok' | 'missing' | 'wrong';
+  at: Date;
+}
+
+/** One webhook the fake sent on its own (see `webhookUrl`): the receiver's status or why it failed. */
+export interface WebhookDelivery {
+  eventId: string;
+  eventType: string;
+  status: number | null;
+  error: string | null;
+}
+
+/** A card the customer authenticated in the widget, waiting to be exchanged for a billing key. */
+export interface PendingAuthKey {
+  authKey: string;
+  customerKey: string;
+  /** Masked already: the fake never needs the full number again. */
+  cardNumber: string;
+  cardCompany: string;
+  issueRejection: ProviderFailure | null;
+  expired: boolean;
+  used: boolean;
+}
+
+export interface StoredCharge extends ChargeRecord {
+  /** The approved payment as last answered (status and balance follow a cancellation). */
+  payment: ProviderPayment | null;
+  cancellation: { canceledAt: Date; reason: string } | null;
+}
