@@ -16,6 +16,11 @@ process.env.RECOVERY_URL ??= 'http://127.0.0.1:3001';
 process.env.LICENSING_URL ??= 'http://127.0.0.1:3003';
 process.env.DISCORD_BOT_TOKEN ??= 'fake-bot-token';
 process.env.DISCORD_PUBLIC_KEY ??= TEST_APPLICATION_PUBLIC_KEY;
+// Billing: the fake provider's keys; a test that charges starts the fake and passes its URL.
+process.env.PROVIDER_API_URL ??= 'http://127.0.0.1:9';
+process.env.PROVIDER_SECRET_KEY ??= 'test_sk_fake';
+process.env.PROVIDER_CLIENT_KEY ??= 'test_ck_fake';
+process.env.BILLING_KEY_ENCRYPTION_KEY ??= '6a1f0c3e9b27d4856e0f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f';
 
 // Library code running inside the test process logs through Nest's Logger; keep only errors, as
 // the apps under test do with LOG_LEVEL=warn.

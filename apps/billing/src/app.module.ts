@@ -1,11 +1,14 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { DatabaseModule } from '@lib/database';
+import { EntitlementsModule } from '@lib/entitlements';
+import { GuildAccessModule } from '@lib/guild-access';
 import { IdentityModule } from '@lib/identity';
 import { checkKafka, KAFKA_ADMIN, MessagingModule } from '@lib/messaging';
 import { OutboxModule } from '@lib/outbox';
 import { HealthModule, LoggingModule, MetricsModule } from '@lib/runtime';
 import type { Admin } from 'kafkajs';
 import type { BillingEnv } from './billing.env';
+import { BillingModule } from './billing.module';
 import { billingDatabase } from './database';
 
 @Module({})
@@ -34,6 +37,9 @@ export class AppModule {
           useFactory: (admin: Admin) => [{ name: 'kafka', check: () => checkKafka(admin) }],
         }),
         MetricsModule,
+        GuildAccessModule.forService({ recoveryUrl: config.RECOVERY_URL, service: 'billing' }),
+        EntitlementsModule.forService({ licensingUrl: config.LICENSING_URL, service: 'billing' }),
+        BillingModule.forRoot(config),
       ],
     };
   }

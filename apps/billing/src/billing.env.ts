@@ -1,5 +1,71 @@
-import { KafkaEnv } from '@lib/config';
+import { KafkaEnv, parseBoolean } from '@lib/config';
+import { Transform } from 'class-transformer';
+import { IsIn, IsInt, IsNotEmpty, IsString, IsUrl, Matches, Max, MaxLength, Min } from 'class-validator';
+
+const HTTP_URL = { require_tld: false, protocols: ['http', 'https'] };
 
 export class BillingEnv extends KafkaEnv {
   override PORT = 3002;
+
+  /** The provider's API base (without `/v1`); the fake provider's in tests and the sandbox. */
+  @IsUrl(HTTP_URL, { message: 'PROVIDER_API_URL must be an http(s) URL' })
+  PROVIDER_API_URL = 'https://api.tosspayments.com';
+
+  /** Merchant secret key: the Basic-auth user of every provider call (spec §4.10a). */
+  @IsString()
+  @IsNotEmpty({ message: 'PROVIDER_SECRET_KEY must be set' })
+  PROVIDER_SECRET_KEY!: string;
+
+  /** Public key of the provider's card widget, handed to the dashboard by `prepare`. */
+  @IsString()
+  @IsNotEmpty({ message: 'PROVIDER_CLIENT_KEY must be set' })
+  PROVIDER_CLIENT_KEY!: string;
+
+  /** Spec §8: 30 s. Lower only in tests, to keep the "provider never answers" case short. */
+  @IsInt()
+  @Min(500)
+  @Max(120_000)
+  PROVIDER_TIMEOUT_MS: number = 30_000;
+
+  /**
+   * AES-256 key for stored billing keys (spec §2.5): 32 bytes as 64 hex characters or base64.
+   * Checked here so a missing or short key stops the app at start (spec §5.7).
+   */
+  @Matches(/^(?:[0-9a-fA-F]{64}|[A-Za-z0-9+/_-]{43}=?)$/, {
+    message: 'BILLING_KEY_ENCRYPTION_KEY must be 32 bytes as 64 hex characters or base64',
+  })
+  BILLING_KEY_ENCRYPTION_KEY!: string;
+
+  /** Recovery answers MANAGE_GUILD checks and guild names. */
+  @IsUrl(HTTP_URL, { message: 'RECOVERY_URL must be an http(s) URL' })
+  RECOVERY_URL!: string;
+
+  /** Licensing serves the plan catalogue (prices) and the guild's licence. */
+  @IsUrl(HTTP_URL, { message: 'LICENSING_URL must be an http(s) URL' })
+  LICENSING_URL!: string;
+
+  /** Shown on the card statement as the start of the order name. */
+  @IsString()
+  @MaxLength(40)
+  SERVICE_DISPLAY_NAME = 'GuildKeeper';
+
+  /** Run renewals, downgrades and cancel finalisation here (every replica may; each row runs once). */
+  @IsIn([true, false])
+  @Transform(({ obj, key }: { obj: Record<string, unknown>; key: string }) => parseBoolean(obj[key]))
+  BILLING_JOBS_ENABLED: boolean = true;
+
+  /** How often the subscription jobs look for due work. */
+  @IsInt()
+  @Min(100)
+  @Max(3_600_000)
+  BILLING_JOBS_INTERVAL_MS: number = 60_000;
+
+  /**
+   * A charge still pending this long (no answer, no webhook) is sent again under the same order id
+   * and Idempotency-Key: the provider answers with what it did, or does it now.
+   */
+  @IsInt()
+  @Min(1_000)
+  @Max(86_400_000)
+  PAYMENT_RECONCILE_AFTER_MS: number = 10 * 60_000;
 }

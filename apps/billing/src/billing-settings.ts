@@ -1,0 +1,12 @@
+/** The configuration billing's services read at run time, as one injectable value. */
+export class BillingSettings {
+  constructor(
+    /** Public key of the provider's card widget. */
+    readonly providerClientKey: string,
+    /** First words of every order name. */
+    readonly serviceDisplayName: string,
+    readonly jobsEnabled: boolean,
+    readonly jobsIntervalMs: number,
+    readonly reconcileAfterMs: number,
+  ) {}
+}

@@ -1,0 +1,29 @@
+import { Body, Controller, Get, Post, Query, Res } from '@nestjs/common';
+import type { InternalIdentity } from '@lib/contracts';
+import { CurrentIdentity } from '@lib/identity';
+import type { Response } from 'express';
+import { ConfirmDto, PrepareQuery, type PrepareView } from './checkout.dto';
+import { type ConfirmResult, CheckoutService } from './checkout.service';
+
+@Controller('api/v1/billing')
+export class CheckoutController {
+  constructor(private readonly checkout: CheckoutService) {}
+
+  /** Spec §4.4. */
+  @Get('prepare')
+  prepare(@CurrentIdentity() identity: InternalIdentity, @Query() query: PrepareQuery): Promise<PrepareView> {
+    return this.checkout.prepare(identity, query);
+  }
+
+  /** Spec §4.5: 200 with the active subscription, 202 while the first charge is unanswered. */
+  @Post('confirm')
+  async confirm(
+    @CurrentIdentity() identity: InternalIdentity,
+    @Body() body: ConfirmDto,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<ConfirmResult['body']> {
+    const result = await this.checkout.confirm(identity, body);
+    response.status(result.status);
+    return result.body;
+  }
+}

@@ -1,0 +1,39 @@
+import { PLAN_CODES, type PlanCode } from '@lib/contracts';
+import { IsIn, IsString, IsUUID, Matches, MaxLength, MinLength } from 'class-validator';
+
+const PLAN_MESSAGE = `must be one of ${PLAN_CODES.join(', ')}`;
+
+export class PrepareQuery {
+  @IsUUID('all', { message: 'guild_id must be a UUID' })
+  guild_id!: string;
+
+  @IsIn(PLAN_CODES, { message: `plan ${PLAN_MESSAGE}` })
+  plan!: PlanCode;
+}
+
+export class ConfirmDto {
+  /** The one-time key the provider's card widget returned. */
+  @IsString()
+  @MinLength(1)
+  @MaxLength(300)
+  auth_key!: string;
+
+  @Matches(/^user_[0-9a-f-]{36}$/, { message: 'customer_key must be the value prepare returned' })
+  customer_key!: string;
+
+  @IsUUID('all', { message: 'guild_id must be a UUID' })
+  guild_id!: string;
+
+  @IsIn(PLAN_CODES, { message: `plan_code ${PLAN_MESSAGE}` })
+  plan_code!: PlanCode;
+}
+
+/** Spec §4.4: what the dashboard hands to the provider's card widget. */
+export interface PrepareView {
+  customer_key: string;
+  order_name: string;
+  amount: number;
+  provider_client_key: string;
+  guild_id: string;
+  plan: PlanCode;
+}

@@ -1,0 +1,220 @@
+import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { EntitlementsClient } from '@lib/entitlements';
+import { Counter } from 'prom-client';
+import { DataSource, type EntityManager } from 'typeorm';
+import { BillingSettings } from '../billing-settings';
+import { type PaymentAttemptRow, PaymentAttemptsRepository } from '../payments/payment-attempts.repository';
+import { PaymentsService } from '../payments/payments.service';
+import type { SubscriptionRow } from '../subscriptions/subscription';
+import { SubscriptionEvents } from '../subscriptions/subscription-events';
+import { SubscriptionsRepository } from '../subscriptions/subscriptions.repository';
+
+const jobRuns = new Counter({
+  name: 'billing_job_items_total',
+  help: 'Subscriptions handled by the scheduled jobs, by job',
+  labelNames: ['job'],
+});
+
+/** At most this many items per job and tick, so one tick never runs for long. */
+const BATCH = 100;
+
+export interface JobReport {
+  downgraded: number;
+  ended: number;
+  renewed: number;
+  reconciled: number;
+}
+
+/**
+ * Spec §4.10 and the appendix: pending downgrades and scheduled cancels at period end, renewals when
+ * due (with the past_due retries of ARCHITECTURE.md), and re-sending charges that never got an answer.
+ *
+ * Every replica runs the loop; each item is claimed with `FOR UPDATE SKIP LOCKED` and changed in
+ * the claiming transaction, so every subscription is handled once however many replicas run. A
+ * renewal's claim is its pending payment attempt (unique per cycle and retry): while it exists, no
+ * other replica starts the same charge, and a re-send carries the same order id and Idempotency-Key.
+ */
+@Injectable()
+export class SubscriptionJobsService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(SubscriptionJobsService.name);
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly settings: BillingSettings,
+    private readonly subscriptions: SubscriptionsRepository,
+    private readonly attempts: PaymentAttemptsRepository,
+    private readonly payments: PaymentsService,
+    private readonly events: SubscriptionEvents,
+    private readonly entitlements: EntitlementsClient,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (this.settings.jobsEnabled) this.schedule();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** One pass of every job; what each did. */
+  async runOnce(now = new Date()): Promise<JobReport> {
+    return {
+      downgraded: await this.applyDueDowngrades(now),
+      ended: await this.finaliseCancels(now),
+      renewed: await this.renewDue(now),
+      reconciled: await this.reconcilePending(now),
+    };
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = this.runOnce()
+        .then((report) => {
+          if (Object.values(report).some((count) => count > 0))
+            this.logger.log(report, 'subscription jobs ran');
+        })
+        .catch((error: unknown) => this.logger.error({ err: String(error) }, 'subscription jobs failed'))
+        .finally(() => this.schedule());
+    }, this.settings.jobsIntervalMs);
+  }
+
+  /** The lower plan takes over at period end (a scheduled cancel takes priority and ends it instead). */
+  private applyDueDowngrades(now: Date): Promise<number> {
+    return this.each('downgrade', async (manager) => {
+      const [subscription] = await manager.query<SubscriptionRow[]>(
+        `SELECT * FROM billing.subscriptions
+          WHERE status IN ('active', 'past_due') AND pending_downgrade_to IS NOT NULL
+            AND NOT cancel_at_period_end AND current_period_end <= $1
+          ORDER BY current_period_end LIMIT 1 FOR UPDATE SKIP LOCKED`,
+        [now],
+      );
+      if (!subscription) return false;
+      await this.downgrade(manager, subscription);
+      return true;
+    });
+  }
+
+  private finaliseCancels(now: Date): Promise<number> {
+    return this.each('cancel', async (manager) => {
+      const [subscription] = await manager.query<SubscriptionRow[]>(
+        `SELECT * FROM billing.subscriptions
+          WHERE status = 'active' AND cancel_at_period_end AND current_period_end <= $1
+          ORDER BY current_period_end LIMIT 1 FOR UPDATE SKIP LOCKED`,
+        [now],
+      );
+      if (!subscription) return false;
+      const at = new Date();
+      const ended = await this.subscriptions.update(
+        manager,
+        subscription.id,
+        { status: 'canceled', canceled_at: at, cancel_reason: 'period_end', next_billing_at: null },
+        at,
+      );
+      await this.events.ended(manager, ended, 'period_end');
+      return true;
+    });
+  }
+
+  private async renewDue(now: Date): Promise<number> {
+    const [due] = await this.dataSource.query<unknown[]>(
+      `SELECT 1 FROM billing.subscriptions
+        WHERE status IN ('active', 'past_due') AND NOT cancel_at_period_end AND next_billing_at <= $1 LIMIT 1`,
+      [now],
+    );
+    if (!due) return 0;
+    // Prices come from licensing's catalogue; without it nothing is charged and the next tick retries.
+    const plans = await this.entitlements.plans();
+    let renewed = 0;
+    for (let i = 0; i < BATCH; i++) {
+      const claim = await this.dataSource.transaction((manager) => this.claimRenewal(manager, now, plans));
+      if (!claim) break;
+      renewed++;
+      jobRuns.inc({ job: 'renewal' });
+      await this.payments.charge(claim.attempt, claim.subscription);
+    }
+    return renewed;
+  }
+
+  private async claimRenewal(
+    manager: EntityManager,
+    now: Date,
+    plans: { code: string; price_krw: number }[],
+  ): Promise<{ attempt: PaymentAttemptRow; subscription: SubscriptionRow } | null> {
+    // Renewal skips canceled subscriptions and scheduled cancels (appendix rule 5).
+    let [subscription] = await manager.query<SubscriptionRow[]>(
+      `SELECT * FROM billing.subscriptions s
+        WHERE s.status IN ('active', 'past_due') AND NOT s.cancel_at_period_end AND s.next_billing_at <= $1
+          AND NOT EXISTS (SELECT 1 FROM billing.payment_attempts a
+                           WHERE a.subscription_id = s.id AND a.status = 'pending')
+        ORDER BY s.next_billing_at LIMIT 1 FOR UPDATE SKIP LOCKED`,
+      [now],
+    );
+    if (!subscription) return null;
+    if (subscription.pending_downgrade_to && subscription.current_period_end! <= now) {
+      subscription = await this.downgrade(manager, subscription);
+    }
+    const cycle = subscription.cycle_count + 1;
+    const previous = await this.attempts.latestOfCycle(manager, subscription.id, cycle);
+    if (previous?.status === 'succeeded') {
+      throw new Error(
+        `cycle ${cycle} of subscription ${subscription.id} is paid but not recorded as renewed`,
+      );
+    }
+    const price = plans.find((plan) => plan.code === subscription.plan_code)?.price_krw;
+    if (!price) throw new Error(`no price for plan ${subscription.plan_code}`);
+    const attempt = await this.attempts.insertPending(manager, {
+      subscriptionId: subscription.id,
+      cycle,
+      retryNumber: previous ? previous.retry_number + 1 : 0,
+      planCode: subscription.plan_code,
+      amountKrw: price,
+      orderName: `${this.settings.serviceDisplayName} ${subscription.plan_code} - ${subscription.guild_name}`,
+    });
+    return { attempt, subscription };
+  }
+
+  /** Charges left pending (no answer, no webhook) are sent again with the same order id. */
+  private async reconcilePending(now: Date): Promise<number> {
+    const before = new Date(now.getTime() - this.settings.reconcileAfterMs);
+    let reconciled = 0;
+    for (let i = 0; i < BATCH; i++) {
+      const claim = await this.dataSource.transaction(async (manager) => {
+        const attempt = await this.attempts.claimStalePending(manager, before);
+        if (!attempt) return null;
+        const subscription = await this.subscriptions.get(attempt.subscription_id, manager);
+        return subscription ? { attempt, subscription } : null;
+      });
+      if (!claim) break;
+      reconciled++;
+      jobRuns.inc({ job: 'reconcile' });
+      await this.payments.charge(claim.attempt, claim.subscription);
+    }
+    return reconciled;
+  }
+
+  private async downgrade(manager: EntityManager, subscription: SubscriptionRow): Promise<SubscriptionRow> {
+    const downgraded = await this.subscriptions.update(
+      manager,
+      subscription.id,
+      { plan_code: subscription.pending_downgrade_to!, pending_downgrade_to: null },
+      new Date(),
+    );
+    await this.events.downgraded(manager, downgraded, subscription.plan_code);
+    return downgraded;
+  }
+
+  private async each(job: string, claimOne: (manager: EntityManager) => Promise<boolean>): Promise<number> {
+    let count = 0;
+    while (count < BATCH && (await this.dataSource.transaction(claimOne))) {
+      count++;
+      jobRuns.inc({ job });
+    }
+    return count;
+  }
+}

@@ -1,0 +1,147 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { v7 as uuidv7 } from 'uuid';
+import type { PaidPlanCode } from '../subscriptions/subscription';
+import { formatOrderId } from './order-id';
+
+export type PaymentAttemptStatus = 'pending' | 'succeeded' | 'failed';
+
+/** A `billing.payment_attempts` row (spec §2.6). */
+export interface PaymentAttemptRow {
+  id: string;
+  subscription_id: string;
+  cycle: number;
+  retry_number: number;
+  order_id: string;
+  order_name: string;
+  plan_code: PaidPlanCode;
+  amount_krw: number;
+  status: PaymentAttemptStatus;
+  provider_payment_key: string | null;
+  provider_approved_at: Date | null;
+  failure_code: string | null;
+  failure_message: string | null;
+  provider_canceled_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface NewPaymentAttempt {
+  subscriptionId: string;
+  cycle: number;
+  retryNumber: number;
+  planCode: PaidPlanCode;
+  amountKrw: number;
+  orderName: string;
+}
+
+/** Charges of a subscription, one row per cycle and retry; the order id follows from both. */
+@Injectable()
+export class PaymentAttemptsRepository {
+  async insertPending(manager: EntityManager, attempt: NewPaymentAttempt): Promise<PaymentAttemptRow> {
+    const orderId = formatOrderId({
+      subscriptionId: attempt.subscriptionId,
+      cycle: attempt.cycle,
+      retryNumber: attempt.retryNumber,
+    });
+    const [row] = await manager.query<PaymentAttemptRow[]>(
+      `INSERT INTO billing.payment_attempts
+         (id, subscription_id, cycle, retry_number, order_id, order_name, plan_code, amount_krw, status)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending')
+       RETURNING *`,
+      [
+        uuidv7(),
+        attempt.subscriptionId,
+        attempt.cycle,
+        attempt.retryNumber,
+        orderId,
+        attempt.orderName.slice(0, 100),
+        attempt.planCode,
+        attempt.amountKrw,
+      ],
+    );
+    return row;
+  }
+
+  async lockByOrderId(manager: EntityManager, orderId: string): Promise<PaymentAttemptRow | null> {
+    const [row] = await manager.query<PaymentAttemptRow[]>(
+      `SELECT * FROM billing.payment_attempts WHERE order_id = $1 FOR UPDATE`,
+      [orderId],
+    );
+    return row ?? null;
+  }
+
+  /** The latest attempt of a cycle (highest retry), if any. */
+  async latestOfCycle(
+    manager: EntityManager,
+    subscriptionId: string,
+    cycle: number,
+  ): Promise<PaymentAttemptRow | null> {
+    const [row] = await manager.query<PaymentAttemptRow[]>(
+      `SELECT * FROM billing.payment_attempts WHERE subscription_id = $1 AND cycle = $2
+        ORDER BY retry_number DESC LIMIT 1`,
+      [subscriptionId, cycle],
+    );
+    return row ?? null;
+  }
+
+  async markSucceeded(
+    manager: EntityManager,
+    id: string,
+    paymentKey: string,
+    approvedAt: Date,
+  ): Promise<PaymentAttemptRow> {
+    return this.single(
+      manager,
+      `UPDATE billing.payment_attempts
+          SET status = 'succeeded', provider_payment_key = $2, provider_approved_at = $3, updated_at = now()
+        WHERE id = $1 RETURNING *`,
+      [id, paymentKey, approvedAt],
+    );
+  }
+
+  async markFailed(
+    manager: EntityManager,
+    id: string,
+    failure: { code: string; message: string },
+  ): Promise<PaymentAttemptRow> {
+    return this.single(
+      manager,
+      `UPDATE billing.payment_attempts
+          SET status = 'failed', failure_code = $2, failure_message = $3, updated_at = now()
+        WHERE id = $1 RETURNING *`,
+      [id, failure.code.slice(0, 100), failure.message.slice(0, 500)],
+    );
+  }
+
+  async markCanceledAtProvider(manager: EntityManager, id: string, at: Date): Promise<PaymentAttemptRow> {
+    return this.single(
+      manager,
+      `UPDATE billing.payment_attempts SET provider_canceled_at = $2, updated_at = now()
+        WHERE id = $1 RETURNING *`,
+      [id, at],
+    );
+  }
+
+  /**
+   * Claims one charge that has stayed pending since before `before` (no answer, no webhook), for
+   * re-sending: touching `updated_at` keeps other replicas off it for another round.
+   */
+  async claimStalePending(manager: EntityManager, before: Date): Promise<PaymentAttemptRow | null> {
+    const [rows] = await manager.query<[PaymentAttemptRow[], number]>(
+      `UPDATE billing.payment_attempts SET updated_at = now()
+        WHERE id = (SELECT id FROM billing.payment_attempts
+                     WHERE status = 'pending' AND updated_at < $1
+                     ORDER BY updated_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+        RETURNING *`,
+      [before],
+    );
+    return rows[0] ?? null;
+  }
+
+  private async single(manager: EntityManager, sql: string, params: unknown[]): Promise<PaymentAttemptRow> {
+    const [rows] = await manager.query<[PaymentAttemptRow[], number]>(sql, params);
+    if (rows.length !== 1) throw new Error('payment attempt vanished during an update');
+    return rows[0];
+  }
+}

@@ -1,0 +1,233 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { Counter } from 'prom-client';
+import { DataSource, type EntityManager } from 'typeorm';
+import { BillingKeysRepository } from '../billing-keys/billing-keys.repository';
+import { type ChargeOutcome, PaymentProviderClient } from '../provider/payment-provider.client';
+import { nextBillingAt, periodOfCycle, retryAt } from '../subscriptions/billing-period';
+import type { SubscriptionRow } from '../subscriptions/subscription';
+import { SubscriptionEvents } from '../subscriptions/subscription-events';
+import { SubscriptionsRepository } from '../subscriptions/subscriptions.repository';
+import type { PaymentAttemptRow } from './payment-attempts.repository';
+import { PaymentAttemptsRepository } from './payment-attempts.repository';
+
+const paymentOutcomes = new Counter({
+  name: 'billing_payment_outcomes_total',
+  help: 'Charges by kind (first, renewal) and outcome (succeeded, failed, unknown = operator alert)',
+  labelNames: ['kind', 'outcome'],
+});
+
+/** A charge outcome the provider decided (the charge response, a webhook, or a replay). */
+export type DecidedCharge = Exclude<ChargeOutcome, { kind: 'unknown' }>;
+
+export interface Settlement {
+  attempt: PaymentAttemptRow;
+  subscription: SubscriptionRow;
+  /** False when the attempt had already been settled (a redelivery or a late answer). */
+  applied: boolean;
+}
+
+/**
+ * Charges an attempt and applies what the provider decided to the attempt and its subscription,
+ * exactly once: the attempt row is locked and only a `pending` one changes, so the charge answer,
+ * a webhook and a re-sent charge may arrive in any order and in any number.
+ */
+@Injectable()
+export class PaymentsService {
+  private readonly logger = new Logger(PaymentsService.name);
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly provider: PaymentProviderClient,
+    private readonly billingKeys: BillingKeysRepository,
+    private readonly subscriptions: SubscriptionsRepository,
+    private readonly attempts: PaymentAttemptsRepository,
+    private readonly events: SubscriptionEvents,
+  ) {}
+
+  /**
+   * Sends the attempt's charge (again, if it was sent before: same order id, same Idempotency-Key)
+   * and settles it. Returns null while the outcome is unknown; the attempt then stays pending.
+   */
+  async charge(attempt: PaymentAttemptRow, subscription: SubscriptionRow): Promise<Settlement | null> {
+    const key = await this.billingKeys.reveal(this.dataSource.manager, subscription.billing_key_id);
+    const outcome: ChargeOutcome = key
+      ? await this.provider.charge(key.billingKey, {
+          customerKey: key.customerKey,
+          amount: attempt.amount_krw,
+          orderId: attempt.order_id,
+          orderName: attempt.order_name,
+        })
+      : {
+          kind: 'rejected',
+          status: 404,
+          code: 'BILLING_KEY_DELETED',
+          message: 'The card on file was removed.',
+        };
+    if (outcome.kind === 'unknown') {
+      paymentOutcomes.inc({ kind: kindOf(attempt), outcome: 'unknown' });
+      this.logger.error(
+        {
+          alert: 'payment_outcome_unknown',
+          subscription_id: subscription.id,
+          order_id: attempt.order_id,
+          reason: outcome.reason,
+        },
+        'charge outcome unknown; the attempt stays pending until the provider confirms it',
+      );
+      return null;
+    }
+    return this.settle(attempt.order_id, outcome);
+  }
+
+  /** Applies a decided outcome; null when the order id is not one of ours. */
+  async settle(orderId: string, outcome: DecidedCharge): Promise<Settlement | null> {
+    return this.dataSource.transaction(async (manager) => {
+      const attempt = await this.attempts.lockByOrderId(manager, orderId);
+      if (!attempt) return null;
+      const subscription = await this.subscriptions.lock(manager, attempt.subscription_id);
+      if (!subscription) throw new Error(`payment attempt ${attempt.id} has no subscription`);
+      if (attempt.status !== 'pending') {
+        const agrees = (attempt.status === 'succeeded') === (outcome.kind === 'approved');
+        if (!agrees) {
+          this.logger.error(
+            {
+              alert: 'payment_outcome_conflict',
+              order_id: orderId,
+              recorded: attempt.status,
+              reported: outcome.kind,
+            },
+            'the provider reports another outcome than the one recorded; the first answer is kept',
+          );
+        }
+        return { attempt, subscription, applied: false };
+      }
+      paymentOutcomes.inc({
+        kind: kindOf(attempt),
+        outcome: outcome.kind === 'approved' ? 'succeeded' : 'failed',
+      });
+      return outcome.kind === 'approved'
+        ? this.applySuccess(manager, attempt, subscription, outcome)
+        : this.applyRejection(manager, attempt, subscription, outcome);
+    });
+  }
+
+  private async applySuccess(
+    manager: EntityManager,
+    pending: PaymentAttemptRow,
+    subscription: SubscriptionRow,
+    outcome: Extract<DecidedCharge, { kind: 'approved' }>,
+  ): Promise<Settlement> {
+    const attempt = await this.attempts.markSucceeded(
+      manager,
+      pending.id,
+      outcome.paymentKey,
+      outcome.approvedAt,
+    );
+    const now = new Date();
+    if (subscription.status === 'pending') {
+      // Spec §3.2: period start = now; the approval time when the answer comes late (webhook, re-send).
+      const anchor = new Date(Math.min(outcome.approvedAt.getTime(), now.getTime()));
+      const period = periodOfCycle(anchor, 1);
+      const active = await this.subscriptions.update(
+        manager,
+        subscription.id,
+        {
+          status: 'active',
+          cycle_count: 1,
+          billing_anchor_at: anchor,
+          current_period_start: period.start,
+          current_period_end: period.end,
+          next_billing_at: nextBillingAt(period.end),
+        },
+        now,
+      );
+      await this.events.started(manager, active, attempt);
+      return { attempt, subscription: active, applied: true };
+    }
+    if (isRenewalOf(attempt, subscription)) {
+      const period = periodOfCycle(subscription.billing_anchor_at!, attempt.cycle);
+      const renewed = await this.subscriptions.update(
+        manager,
+        subscription.id,
+        {
+          status: 'active',
+          cycle_count: attempt.cycle,
+          current_period_start: period.start,
+          current_period_end: period.end,
+          next_billing_at: nextBillingAt(period.end),
+        },
+        now,
+      );
+      await this.events.paymentSucceeded(manager, renewed, attempt);
+      return { attempt, subscription: renewed, applied: true };
+    }
+    this.logger.error(
+      {
+        alert: 'payment_for_inactive_subscription',
+        subscription_id: subscription.id,
+        status: subscription.status,
+        order_id: attempt.order_id,
+      },
+      'a charge went through for a subscription that no longer expects it; refund at the provider',
+    );
+    return { attempt, subscription, applied: true };
+  }
+
+  private async applyRejection(
+    manager: EntityManager,
+    pending: PaymentAttemptRow,
+    subscription: SubscriptionRow,
+    outcome: Extract<DecidedCharge, { kind: 'rejected' }>,
+  ): Promise<Settlement> {
+    const attempt = await this.attempts.markFailed(manager, pending.id, outcome);
+    const now = new Date();
+    if (subscription.status === 'pending') {
+      // The billing key stays: the user may try again with the same card or another one.
+      const canceled = await this.subscriptions.update(
+        manager,
+        subscription.id,
+        {
+          status: 'canceled',
+          canceled_at: now,
+          cancel_reason: 'first_charge_rejected',
+          next_billing_at: null,
+        },
+        now,
+      );
+      return { attempt, subscription: canceled, applied: true };
+    }
+    if (!isRenewalOf(attempt, subscription)) return { attempt, subscription, applied: true };
+    // ARCHITECTURE.md past_due: retries 1, 3 and 5 days after the renewal was due, then the end.
+    const retry = retryAt(subscription.current_period_end!, attempt.retry_number + 1);
+    if (retry === null) {
+      const ended = await this.subscriptions.update(
+        manager,
+        subscription.id,
+        { status: 'canceled', canceled_at: now, cancel_reason: 'payment_failed', next_billing_at: null },
+        now,
+      );
+      await this.events.ended(manager, ended, 'payment_failed');
+      return { attempt, subscription: ended, applied: true };
+    }
+    const pastDue = await this.subscriptions.update(
+      manager,
+      subscription.id,
+      { status: 'past_due', next_billing_at: retry },
+      now,
+    );
+    return { attempt, subscription: pastDue, applied: true };
+  }
+}
+
+function kindOf(attempt: PaymentAttemptRow): 'first' | 'renewal' {
+  return attempt.cycle === 1 ? 'first' : 'renewal';
+}
+
+/** The attempt pays the cycle after the current one of a running subscription. */
+function isRenewalOf(attempt: PaymentAttemptRow, subscription: SubscriptionRow): boolean {
+  return (
+    (subscription.status === 'active' || subscription.status === 'past_due') &&
+    subscription.billing_anchor_at !== null &&
+    attempt.cycle === subscription.cycle_count + 1
+  );
+}

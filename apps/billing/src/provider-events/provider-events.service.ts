@@ -1,0 +1,143 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { ProviderEventData, ProviderEventOutcome, ProviderEventType } from '@lib/contracts';
+import { ValidationError } from '@lib/problem-details';
+import { DataSource } from 'typeorm';
+import { BillingKeysRepository } from '../billing-keys/billing-keys.repository';
+import { PaymentAttemptsRepository } from '../payments/payment-attempts.repository';
+import { type DecidedCharge, PaymentsService, type Settlement } from '../payments/payments.service';
+import type { RoutedProviderEventDto } from './provider-events.dto';
+
+/**
+ * Applies the provider's webhooks (spec §4.9 step 4). The charge response stays the primary
+ * authority: a webhook settles only a charge still pending, and repeats of any event change nothing.
+ */
+@Injectable()
+export class ProviderEventsService {
+  private readonly logger = new Logger(ProviderEventsService.name);
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly payments: PaymentsService,
+    private readonly attempts: PaymentAttemptsRepository,
+    private readonly billingKeys: BillingKeysRepository,
+  ) {}
+
+  async apply(event: RoutedProviderEventDto): Promise<ProviderEventOutcome> {
+    switch (event.event_type) {
+      case 'PAYMENT.DONE': {
+        const data = read(event, 'PAYMENT.DONE', {
+          paymentKey: 'string',
+          orderId: 'string',
+          approvedAt: 'date',
+        });
+        return this.settle(data.orderId, {
+          kind: 'approved',
+          paymentKey: data.paymentKey,
+          approvedAt: new Date(data.approvedAt),
+        });
+      }
+      case 'PAYMENT.FAILED': {
+        const data = read(event, 'PAYMENT.FAILED', { orderId: 'string', failure: 'object' });
+        const failure = data.failure as Partial<ProviderEventData['PAYMENT.FAILED']['failure']>;
+        return this.settle(data.orderId, {
+          kind: 'rejected',
+          status: 400,
+          code: typeof failure.code === 'string' ? failure.code : 'PAYMENT_FAILED',
+          message: typeof failure.message === 'string' ? failure.message : '',
+        });
+      }
+      case 'PAYMENT.CANCELED': {
+        const data = read(event, 'PAYMENT.CANCELED', { orderId: 'string', canceledAt: 'date' });
+        return this.canceled(data.orderId, new Date(data.canceledAt));
+      }
+      case 'BILLING_KEY.DELETED': {
+        const data = read(event, 'BILLING_KEY.DELETED', { billingKey: 'string', deletedAt: 'date' });
+        const deleted = await this.dataSource.transaction((manager) =>
+          this.billingKeys.markDeleted(manager, data.billingKey, new Date(data.deletedAt)),
+        );
+        return deleted
+          ? { outcome: 'applied', detail: 'the card on file is marked deleted' }
+          : { outcome: 'already_applied', detail: 'no card on file holds this billing key (any more)' };
+      }
+    }
+  }
+
+  private async settle(orderId: string, outcome: DecidedCharge): Promise<ProviderEventOutcome> {
+    const settlement = await this.payments.settle(orderId, outcome);
+    return describe(orderId, settlement);
+  }
+
+  /** A payment canceled at the provider: refunds are a later phase, so an operator decides. */
+  private async canceled(orderId: string, at: Date): Promise<ProviderEventOutcome> {
+    const { attempt, marked } = await this.dataSource.transaction(async (manager) => {
+      const row = await this.attempts.lockByOrderId(manager, orderId);
+      if (row?.status !== 'succeeded' || row.provider_canceled_at) return { attempt: row, marked: false };
+      return { attempt: await this.attempts.markCanceledAtProvider(manager, row.id, at), marked: true };
+    });
+    if (!attempt) return { outcome: 'ignored', detail: `order ${orderId} is not one of ours` };
+    if (attempt.status === 'pending') {
+      return this.settle(orderId, {
+        kind: 'rejected',
+        status: 400,
+        code: 'PAYMENT_CANCELED',
+        message: 'The provider canceled the payment.',
+      });
+    }
+    if (marked) {
+      this.logger.error(
+        {
+          alert: 'payment_canceled_at_provider',
+          order_id: orderId,
+          subscription_id: attempt.subscription_id,
+        },
+        'a paid charge was canceled at the provider; the subscription is left as it is for an operator',
+      );
+      return { outcome: 'applied', detail: 'recorded as canceled at the provider' };
+    }
+    return { outcome: 'already_applied', detail: `order ${orderId} is ${attempt.status}` };
+  }
+}
+
+function describe(orderId: string, settlement: Settlement | null): ProviderEventOutcome {
+  if (!settlement) return { outcome: 'ignored', detail: `order ${orderId} is not one of ours` };
+  return settlement.applied
+    ? {
+        outcome: 'applied',
+        detail: `payment ${settlement.attempt.status}, subscription ${settlement.subscription.status}`,
+      }
+    : { outcome: 'already_applied', detail: `payment already ${settlement.attempt.status}` };
+}
+
+type FieldKind = 'string' | 'date' | 'object';
+
+/** The fields an event needs, checked; a malformed event is refused, never half-applied. */
+function read<T extends ProviderEventType, K extends string>(
+  event: RoutedProviderEventDto,
+  type: T,
+  fields: Record<K, FieldKind>,
+): Record<K, string> & Record<string, unknown> {
+  const errors = (Object.entries(fields) as [K, FieldKind][]).flatMap(([field, kind]) => {
+    const value = event.data[field];
+    const ok =
+      kind === 'object'
+        ? typeof value === 'object' && value !== null
+        : typeof value === 'string' &&
+          value.length > 0 &&
+          (kind !== 'date' || !Number.isNaN(Date.parse(value)));
+    return ok
+      ? []
+      : [
+          {
+            field: `data.${field}`,
+            message: `data.${field} must be ${kind === 'date' ? 'an ISO 8601 time' : `a non-empty ${kind}`}`,
+          },
+        ];
+  });
+  if (errors.length > 0) {
+    throw new ValidationError(
+      `${type} event ${event.event_id} is malformed: ${errors.map((e) => e.message).join('; ')}`,
+      errors,
+    );
+  }
+  return event.data as Record<K, string> & Record<string, unknown>;
+}

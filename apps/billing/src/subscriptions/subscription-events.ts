@@ -1,0 +1,150 @@
+import { Injectable } from '@nestjs/common';
+import type { EVENT_PRODUCERS, EventPayloads, EventType, PlanCode } from '@lib/contracts';
+import { OutboxWriter } from '@lib/outbox';
+import type { EntityManager } from 'typeorm';
+import type { PaymentAttemptRow } from '../payments/payment-attempts.repository';
+import type { SubscriptionRow } from './subscription';
+
+/** The events billing produces. */
+type BillingEventType = {
+  [K in EventType]: (typeof EVENT_PRODUCERS)[K] extends 'billing' ? K : never;
+}[EventType];
+
+/**
+ * Billing's domain events (spec §6), written in the transaction of the change they announce.
+ * `occurred_at` is the subscription's `updated_at` of that change: licensing orders the events of a
+ * guild by it, so it must come from the state change, not from when the event was built.
+ */
+@Injectable()
+export class SubscriptionEvents {
+  private readonly outbox = new OutboxWriter('billing', 'billing');
+
+  billingKeyIssued(manager: EntityManager, subscription: SubscriptionRow, cardLast4: string) {
+    return this.append(manager, subscription, 'BillingKeyIssued', {
+      billing_key_id: subscription.billing_key_id,
+      payer_user_id: subscription.payer_user_id,
+      subscription_id: subscription.id,
+      card_last4: cardLast4,
+    });
+  }
+
+  /** The first charge went through: `SubscriptionStarted` and `PaymentSucceeded` together. */
+  async started(manager: EntityManager, subscription: SubscriptionRow, attempt: PaymentAttemptRow) {
+    const period = this.period(subscription);
+    await this.append(manager, subscription, 'SubscriptionStarted', {
+      subscription_id: subscription.id,
+      license_id: subscription.license_id,
+      guild_id: subscription.guild_id,
+      payer_user_id: subscription.payer_user_id,
+      plan_code: subscription.plan_code,
+      amount_krw: attempt.amount_krw,
+      current_period_start: period.start,
+      current_period_end: period.end,
+      next_billing_at: subscription.next_billing_at?.toISOString() ?? period.end,
+    });
+    await this.paymentSucceeded(manager, subscription, attempt);
+  }
+
+  paymentSucceeded(manager: EntityManager, subscription: SubscriptionRow, attempt: PaymentAttemptRow) {
+    return this.append(manager, subscription, 'PaymentSucceeded', {
+      subscription_id: subscription.id,
+      payment_attempt_id: attempt.id,
+      order_id: attempt.order_id,
+      amount_krw: attempt.amount_krw,
+      cycle: attempt.cycle,
+      retry_number: attempt.retry_number,
+      provider_approved_at: (attempt.provider_approved_at ?? subscription.updated_at).toISOString(),
+      plan_code: subscription.plan_code,
+      current_period_end: this.period(subscription).end,
+    });
+  }
+
+  planUpgraded(manager: EntityManager, subscription: SubscriptionRow, oldPlan: PlanCode) {
+    return this.append(manager, subscription, 'PlanUpgraded', {
+      subscription_id: subscription.id,
+      license_id: subscription.license_id,
+      payer_user_id: subscription.payer_user_id,
+      old_plan_code: oldPlan,
+      new_plan_code: subscription.plan_code,
+      effective_at: subscription.updated_at.toISOString(),
+      current_period_end: this.period(subscription).end,
+    });
+  }
+
+  downgradeScheduled(manager: EntityManager, subscription: SubscriptionRow, target: PlanCode) {
+    return this.append(manager, subscription, 'PlanDowngradeScheduled', {
+      subscription_id: subscription.id,
+      license_id: subscription.license_id,
+      payer_user_id: subscription.payer_user_id,
+      old_plan_code: subscription.plan_code,
+      new_plan_code: target,
+      effective_at: this.period(subscription).end,
+    });
+  }
+
+  downgraded(manager: EntityManager, subscription: SubscriptionRow, oldPlan: PlanCode) {
+    const end = this.period(subscription).end;
+    return this.append(manager, subscription, 'PlanDowngraded', {
+      subscription_id: subscription.id,
+      license_id: subscription.license_id,
+      old_plan_code: oldPlan,
+      new_plan_code: subscription.plan_code,
+      effective_at: end,
+      current_period_end: end,
+    });
+  }
+
+  canceled(manager: EntityManager, subscription: SubscriptionRow, requestedBy: string) {
+    return this.append(manager, subscription, 'SubscriptionCanceled', {
+      subscription_id: subscription.id,
+      license_id: subscription.license_id,
+      cancel_at_period_end: true,
+      effective_at: this.period(subscription).end,
+      requested_by_user: requestedBy,
+    });
+  }
+
+  uncanceled(manager: EntityManager, subscription: SubscriptionRow, requestedBy: string) {
+    return this.append(manager, subscription, 'SubscriptionUncanceled', {
+      subscription_id: subscription.id,
+      license_id: subscription.license_id,
+      requested_by_user: requestedBy,
+    });
+  }
+
+  ended(manager: EntityManager, subscription: SubscriptionRow, reason: 'period_end' | 'payment_failed') {
+    return this.append(manager, subscription, 'SubscriptionCanceledPeriodEnd', {
+      subscription_id: subscription.id,
+      license_id: subscription.license_id,
+      payer_user_id: subscription.payer_user_id,
+      reason,
+      plan_code: subscription.plan_code,
+    });
+  }
+
+  private period(subscription: SubscriptionRow): { start: string; end: string } {
+    if (!subscription.current_period_start || !subscription.current_period_end) {
+      throw new Error(`subscription ${subscription.id} has no paid period yet`);
+    }
+    return {
+      start: subscription.current_period_start.toISOString(),
+      end: subscription.current_period_end.toISOString(),
+    };
+  }
+
+  private async append<T extends BillingEventType>(
+    manager: EntityManager,
+    subscription: SubscriptionRow,
+    type: T,
+    payload: EventPayloads[T],
+  ): Promise<void> {
+    await this.outbox.append(manager, {
+      type,
+      aggregate_type: 'subscription',
+      aggregate_id: subscription.id,
+      guild_id: subscription.guild_id,
+      occurred_at: subscription.updated_at,
+      payload,
+    });
+  }
+}

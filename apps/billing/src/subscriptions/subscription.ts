@@ -1,0 +1,72 @@
+import type { PlanCode } from '@lib/contracts';
+
+export type SubscriptionStatus = 'pending' | 'active' | 'past_due' | 'canceled';
+export type PaidPlanCode = Exclude<PlanCode, 'FREE'>;
+export type CancelReason = 'first_charge_rejected' | 'period_end' | 'payment_failed';
+
+/** A `billing.subscriptions` row (spec §2.4), as stored. */
+export interface SubscriptionRow {
+  id: string;
+  guild_id: string;
+  license_id: string | null;
+  billing_key_id: string;
+  plan_code: PaidPlanCode;
+  payer_user_id: string;
+  guild_name: string;
+  status: SubscriptionStatus;
+  billing_cycle: 'monthly';
+  cycle_count: number;
+  billing_anchor_at: Date | null;
+  current_period_start: Date | null;
+  current_period_end: Date | null;
+  next_billing_at: Date | null;
+  cancel_at_period_end: boolean;
+  pending_downgrade_to: PaidPlanCode | null;
+  canceled_at: Date | null;
+  cancel_reason: CancelReason | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** A subscription as the dashboard sees it. */
+export interface SubscriptionView {
+  id: string;
+  guild_id: string;
+  payer_user_id: string;
+  plan: PaidPlanCode;
+  status: SubscriptionStatus;
+  billing_cycle: 'monthly';
+  cycle_count: number;
+  current_period_start: string | null;
+  current_period_end: string | null;
+  next_billing_at: string | null;
+  cancel_at_period_end: boolean;
+  pending_downgrade_to: PaidPlanCode | null;
+  canceled_at: string | null;
+  cancel_reason: CancelReason | null;
+  updated_at: string;
+}
+
+export function toSubscriptionView(row: SubscriptionRow): SubscriptionView {
+  return {
+    id: row.id,
+    guild_id: row.guild_id,
+    payer_user_id: row.payer_user_id,
+    plan: row.plan_code,
+    status: row.status,
+    billing_cycle: row.billing_cycle,
+    cycle_count: row.cycle_count,
+    current_period_start: iso(row.current_period_start),
+    current_period_end: iso(row.current_period_end),
+    next_billing_at: iso(row.next_billing_at),
+    cancel_at_period_end: row.cancel_at_period_end,
+    pending_downgrade_to: row.pending_downgrade_to,
+    canceled_at: iso(row.canceled_at),
+    cancel_reason: row.cancel_reason,
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+function iso(value: Date | null): string | null {
+  return value ? value.toISOString() : null;
+}

@@ -1,0 +1,127 @@
+import { Injectable } from '@nestjs/common';
+import { ConflictError } from '@lib/problem-details';
+import { DataSource, type EntityManager } from 'typeorm';
+import type { PaidPlanCode, SubscriptionRow } from './subscription';
+
+/** Columns a transition may change; `updated_at` is always set to the transition's time. */
+export type SubscriptionChange = Partial<
+  Pick<
+    SubscriptionRow,
+    | 'license_id'
+    | 'plan_code'
+    | 'status'
+    | 'cycle_count'
+    | 'billing_anchor_at'
+    | 'current_period_start'
+    | 'current_period_end'
+    | 'next_billing_at'
+    | 'cancel_at_period_end'
+    | 'pending_downgrade_to'
+    | 'canceled_at'
+    | 'cancel_reason'
+  >
+>;
+
+export interface NewSubscription {
+  id: string;
+  guildId: string;
+  licenseId: string | null;
+  billingKeyId: string;
+  planCode: PaidPlanCode;
+  payerUserId: string;
+  guildName: string;
+}
+
+export class SubscriptionExistsError extends ConflictError {
+  constructor() {
+    super(
+      'ErrSubscriptionExists',
+      'This guild already has a subscription that is active or being paid. Refresh the page to see it.',
+    );
+  }
+}
+
+const LIVE = `status IN ('pending', 'active', 'past_due')`;
+const UNIQUE_VIOLATION = '23505';
+
+/** Reads and writes of `billing.subscriptions`; transitions run in the caller's transaction. */
+@Injectable()
+export class SubscriptionsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async get(id: string, manager: EntityManager = this.dataSource.manager): Promise<SubscriptionRow | null> {
+    const [row] = await manager.query<SubscriptionRow[]>(
+      `SELECT * FROM billing.subscriptions WHERE id = $1`,
+      [id],
+    );
+    return row ?? null;
+  }
+
+  /** The row, locked until the transaction ends: transitions of one subscription never interleave. */
+  async lock(manager: EntityManager, id: string): Promise<SubscriptionRow | null> {
+    const [row] = await manager.query<SubscriptionRow[]>(
+      `SELECT * FROM billing.subscriptions WHERE id = $1 FOR UPDATE`,
+      [id],
+    );
+    return row ?? null;
+  }
+
+  /** The guild's pending, active or past_due subscription (at most one, by the partial unique index). */
+  async findLive(guildId: string): Promise<SubscriptionRow | null> {
+    const [row] = await this.dataSource.query<SubscriptionRow[]>(
+      `SELECT * FROM billing.subscriptions WHERE guild_id = $1 AND ${LIVE}`,
+      [guildId],
+    );
+    return row ?? null;
+  }
+
+  /** The guild's subscriptions, newest first (earlier canceled ones stay as history). */
+  async listForGuild(guildId: string, limit: number): Promise<SubscriptionRow[]> {
+    return this.dataSource.query<SubscriptionRow[]>(
+      `SELECT * FROM billing.subscriptions WHERE guild_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`,
+      [guildId, limit],
+    );
+  }
+
+  /** Throws SubscriptionExistsError when the guild already has a live one, even under concurrency. */
+  async insertPending(manager: EntityManager, subscription: NewSubscription): Promise<SubscriptionRow> {
+    try {
+      const [row] = await manager.query<SubscriptionRow[]>(
+        `INSERT INTO billing.subscriptions
+           (id, guild_id, license_id, billing_key_id, plan_code, payer_user_id, guild_name, status)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending')
+         RETURNING *`,
+        [
+          subscription.id,
+          subscription.guildId,
+          subscription.licenseId,
+          subscription.billingKeyId,
+          subscription.planCode,
+          subscription.payerUserId,
+          subscription.guildName,
+        ],
+      );
+      return row;
+    } catch (error) {
+      if ((error as { code?: string }).code === UNIQUE_VIOLATION) throw new SubscriptionExistsError();
+      throw error;
+    }
+  }
+
+  async update(
+    manager: EntityManager,
+    id: string,
+    change: SubscriptionChange,
+    now: Date,
+  ): Promise<SubscriptionRow> {
+    const columns = Object.keys(change) as (keyof SubscriptionChange)[];
+    const assignments = columns.map((column, index) => `${column} = $${index + 3}`);
+    const [rows] = await manager.query<[SubscriptionRow[], number]>(
+      `UPDATE billing.subscriptions SET ${[...assignments, 'updated_at = $2'].join(', ')}
+        WHERE id = $1 RETURNING *`,
+      [id, now, ...columns.map((column) => change[column])],
+    );
+    if (rows.length !== 1) throw new Error(`subscription ${id} vanished during a transition`);
+    return rows[0];
+  }
+}
