@@ -1,0 +1,826 @@
+import { type DomainEvent, type RoutedProviderEvent, INTERNAL_TOKEN_HEADER } from '@lib/contracts';
+import type { DataSource } from 'typeorm';
+import { v7 as uuidv7 } from 'uuid';
+import { BillingKeyCipher } from '../../apps/billing/src/billing-keys/billing-key-cipher';
+import { runScript } from '../support/app-process';
+import { BillingStack, TEST_PROVIDER_TIMEOUT_MS } from '../support/billing-stack';
+import { openDataSource } from '../support/database';
+import { ADMIN, MEMBER, OWNER } from '../support/restore-scenario';
+import { waitFor } from '../support/wait';
+
+interface SubscriptionRow {
+  id: string;
+  status: string;
+  plan_code: string;
+  billing_key_id: string;
+  cycle_count: number;
+  current_period_start: Date | null;
+  current_period_end: Date | null;
+  next_billing_at: Date | null;
+  cancel_at_period_end: boolean;
+  pending_downgrade_to: string | null;
+  canceled_at: Date | null;
+  cancel_reason: string | null;
+  updated_at: Date;
+}
+
+interface AttemptRow {
+  order_id: string;
+  status: string;
+  cycle: number;
+  retry_number: number;
+  amount_krw: number;
+  failure_code: string | null;
+}
+
+const DAY_MS = 86_400_000;
+
+/** Billing against real Postgres and Kafka, recovery and licensing, and the fake provider (issue 6). */
+describe('billing', () => {
+  const stack = new BillingStack();
+  let dataSource: DataSource;
+
+  beforeAll(async () => {
+    dataSource = await openDataSource();
+    await stack.start();
+  }, 120_000);
+
+  afterAll(async () => {
+    await stack.stop();
+    await dataSource?.destroy();
+  });
+
+  const owner = () => stack.user(OWNER);
+
+  async function subscription(id: string): Promise<SubscriptionRow> {
+    const [row] = await dataSource.query<SubscriptionRow[]>(
+      `SELECT * FROM billing.subscriptions WHERE id = $1`,
+      [id],
+    );
+    return row;
+  }
+
+  async function attempts(subscriptionId: string): Promise<AttemptRow[]> {
+    return dataSource.query<AttemptRow[]>(
+      `SELECT order_id, status, cycle, retry_number, amount_krw, failure_code FROM billing.payment_attempts
+        WHERE subscription_id = $1 ORDER BY cycle, retry_number`,
+      [subscriptionId],
+    );
+  }
+
+  async function events(subscriptionId: string): Promise<DomainEvent[]> {
+    const rows = await dataSource.query<{ envelope: DomainEvent }[]>(
+      `SELECT envelope FROM billing.outbox WHERE envelope->>'aggregate_id' = $1 ORDER BY seq`,
+      [subscriptionId],
+    );
+    return rows.map((row) => row.envelope);
+  }
+
+  const types = async (subscriptionId: string) => (await events(subscriptionId)).map((event) => event.type);
+
+  /** An active PRO subscription of a new guild, paid by `payer`. */
+  async function activeSubscription(payer = owner(), plan: 'PRO' | 'ENTERPRISE' = 'PRO') {
+    const { guildId } = await stack.registeredGuild(`Guild ${uuidv7().slice(-6)}`);
+    const confirmed = await stack.subscribe(payer, guildId, plan);
+    expect(confirmed.status).toBe(200);
+    return { guildId, payer, id: confirmed.body.id as string };
+  }
+
+  async function route(event: RoutedProviderEvent) {
+    return stack.callBilling(
+      'POST',
+      '/internal/v1/provider-events',
+      { kind: 'service', service: 'webhook-intake' },
+      event,
+    );
+  }
+
+  /** Moves a subscription's clock back: its current period ended `agoMs` ago and the renewal is due. */
+  async function endPeriod(id: string, agoMs = 1_000): Promise<void> {
+    // Shifts the whole paid history so the current period ended `agoMs` ago.
+    await dataSource.query(
+      `UPDATE billing.subscriptions s
+          SET billing_anchor_at = s.billing_anchor_at - shift.by,
+              current_period_start = s.current_period_start - shift.by,
+              current_period_end = s.current_period_end - shift.by,
+              next_billing_at = s.current_period_end - shift.by
+         FROM (SELECT id, current_period_end - now() + make_interval(secs => $2 / 1000.0) AS by
+                 FROM billing.subscriptions WHERE id = $1) shift
+        WHERE s.id = shift.id`,
+      [id, agoMs],
+    );
+  }
+
+  describe('prepare', () => {
+    it('gives the widget what it needs for a guild the user administers', async () => {
+      const { guildId } = await stack.registeredGuild('Prepare Guild');
+      const user = owner();
+      const prepared = await stack.callBilling(
+        'GET',
+        `/api/v1/billing/prepare?guild_id=${guildId}&plan=ENTERPRISE`,
+        user,
+      );
+      expect(prepared.status).toBe(200);
+      expect(prepared.body).toEqual({
+        customer_key: `user_${user.user_id}`,
+        order_name: 'GuildKeeper Enterprise - Prepare Guild',
+        amount: 29_900,
+        provider_client_key: stack.provider.clientKey,
+        guild_id: guildId,
+        plan: 'ENTERPRISE',
+      });
+    });
+
+    it('refuses members without Manage Server, FREE, unknown plans and bad ids with a problem body', async () => {
+      const { guildId } = await stack.registeredGuild('Refusing Guild');
+      const member = await stack.callBilling(
+        'GET',
+        `/api/v1/billing/prepare?guild_id=${guildId}&plan=PRO`,
+        stack.user(MEMBER),
+      );
+      expect(member).toMatchObject({ status: 403, body: { code: 'ErrForbidden' } });
+      const free = await stack.callBilling(
+        'GET',
+        `/api/v1/billing/prepare?guild_id=${guildId}&plan=FREE`,
+        owner(),
+      );
+      expect(free).toMatchObject({ status: 400, body: { code: 'ErrValidation' } });
+      const unknown = await stack.callBilling(
+        'GET',
+        `/api/v1/billing/prepare?guild_id=${guildId}&plan=GOLD`,
+        owner(),
+      );
+      expect(unknown).toMatchObject({ status: 400, body: { code: 'ErrValidation' } });
+      expect(unknown.contentType).toContain('application/problem+json');
+      const badId = await stack.callBilling('GET', `/api/v1/billing/prepare?guild_id=nope&plan=PRO`, owner());
+      expect(badId).toMatchObject({ status: 400, body: { code: 'ErrValidation' } });
+      const anonymous = await stack.callBilling(
+        'GET',
+        `/api/v1/billing/prepare?guild_id=${guildId}&plan=PRO`,
+        null,
+      );
+      expect(anonymous).toMatchObject({ status: 401, body: { code: 'ErrUnauthenticated' } });
+    });
+  });
+
+  describe('confirm', () => {
+    it('issues and stores the key, charges cycle 1 once, activates, and licensing follows', async () => {
+      const { guildId } = await stack.registeredGuild('Happy Guild');
+      const user = owner();
+      const before = Date.now();
+      const confirmed = await stack.subscribe(user, guildId, 'PRO');
+      expect(confirmed.status).toBe(200);
+      const id = confirmed.body.id as string;
+      expect(confirmed.body).toMatchObject({
+        status: 'active',
+        plan: 'PRO',
+        cycle_count: 1,
+        guild_id: guildId,
+      });
+
+      const row = await subscription(id);
+      expect(row.current_period_start!.getTime()).toBeGreaterThanOrEqual(before - 1_000);
+      const monthLater = new Date(row.current_period_start!);
+      monthLater.setUTCMonth(monthLater.getUTCMonth() + 1);
+      // Same day next month, or the month's last day when it has fewer days.
+      expect(row.current_period_end!.getTime()).toBeLessThanOrEqual(monthLater.getTime());
+      expect(row.current_period_end!.getTime()).toBeGreaterThan(monthLater.getTime() - 4 * DAY_MS);
+      const jitter = row.next_billing_at!.getTime() - row.current_period_end!.getTime();
+      expect(jitter).toBeGreaterThanOrEqual(0);
+      expect(jitter).toBeLessThan(15 * 60_000);
+      expect(confirmed.body.next_billing_at).toBe(row.next_billing_at!.toISOString());
+
+      const orderId = `sub_${id}_001_r0`;
+      expect(await attempts(id)).toEqual([
+        {
+          order_id: orderId,
+          status: 'succeeded',
+          cycle: 1,
+          retry_number: 0,
+          amount_krw: 9_900,
+          failure_code: null,
+        },
+      ]);
+      const charges = stack.provider.charges().filter((charge) => charge.orderId === orderId);
+      expect(charges).toEqual([
+        expect.objectContaining({
+          amount: 9_900,
+          idempotencyKey: orderId,
+          status: 'DONE',
+          customerKey: `user_${user.user_id}`,
+        }),
+      ]);
+      expect(
+        stack.provider
+          .requestLog()
+          .filter((r) => r.path.startsWith('/v1/'))
+          .every((r) => r.authorization === 'ok'),
+      ).toBe(true);
+
+      const emitted = await events(id);
+      expect(emitted.map((event) => event.type)).toEqual([
+        'BillingKeyIssued',
+        'SubscriptionStarted',
+        'PaymentSucceeded',
+      ]);
+      const started = emitted[1] as DomainEvent<'SubscriptionStarted'>;
+      expect(started.payload).toMatchObject({
+        guild_id: guildId,
+        plan_code: 'PRO',
+        amount_krw: 9_900,
+        current_period_end: row.current_period_end!.toISOString(),
+      });
+      // Licensing orders a guild's events by the time of the state change.
+      expect(started.occurred_at).toBe(row.updated_at.toISOString());
+      expect(emitted[2].payload).toMatchObject({ order_id: orderId, cycle: 1, plan_code: 'PRO' });
+
+      await waitFor('licensing to upgrade the guild', async () => {
+        const [licence] = await dataSource.query<{ code: string; expires_at: Date }[]>(
+          `SELECT p.code, l.expires_at FROM licensing.licenses l JOIN licensing.plans p ON p.id = l.plan_id
+            WHERE l.guild_id = $1`,
+          [guildId],
+        );
+        return licence?.code === 'PRO' && licence.expires_at.getTime() === row.current_period_end!.getTime();
+      });
+    });
+
+    it('stores the billing key only encrypted: the raw column is useless without the key', async () => {
+      const { id } = await activeSubscription();
+      const [stored] = await dataSource.query<
+        { billing_key_encrypted: Buffer; customer_key: string; card_last4: string }[]
+      >(
+        `SELECT k.billing_key_encrypted, k.customer_key, k.card_last4
+           FROM billing.billing_keys k JOIN billing.subscriptions s ON s.billing_key_id = k.id WHERE s.id = $1`,
+        [id],
+      );
+      const issued = stack.provider.billingKeys().find((key) => key.customerKey === stored.customer_key)!;
+      expect(stored.billing_key_encrypted.includes(Buffer.from(issued.billingKey))).toBe(false);
+      expect(stored.billing_key_encrypted.toString('latin1')).not.toContain(issued.billingKey);
+      expect(stored.card_last4).toBe(issued.cardNumber.slice(-4));
+
+      const right = new BillingKeyCipher(BillingKeyCipher.parseKey(process.env.BILLING_KEY_ENCRYPTION_KEY!));
+      expect(right.decrypt(stored.billing_key_encrypted, stored.customer_key)).toBe(issued.billingKey);
+      const wrong = new BillingKeyCipher(Buffer.alloc(32, 7));
+      expect(() => wrong.decrypt(stored.billing_key_encrypted, stored.customer_key)).toThrow();
+    });
+
+    it('answers 400 and stores nothing when the provider refuses to issue the key', async () => {
+      const { guildId } = await stack.registeredGuild('Bad Card Guild');
+      const user = owner();
+      const customerKey = `user_${user.user_id}`;
+      const rejected = stack.provider.authorizeCard({
+        customerKey,
+        issueRejection: { code: 'INVALID_CARD_EXPIRATION' },
+      });
+      const expired = stack.provider.authorizeCard({ customerKey });
+      stack.provider.expireAuthKey(expired);
+      for (const [authKey, code] of [
+        [rejected, 'INVALID_CARD_EXPIRATION'],
+        [expired, 'EXPIRED_AUTH_KEY'],
+        ['never-issued', 'INVALID_AUTH_KEY'],
+      ]) {
+        const answer = await stack.callBilling('POST', '/api/v1/billing/confirm', user, {
+          auth_key: authKey,
+          customer_key: customerKey,
+          guild_id: guildId,
+          plan_code: 'PRO',
+        });
+        expect(answer).toMatchObject({
+          status: 400,
+          body: { code: 'ErrCardAuthenticationFailed', provider_code: code },
+        });
+      }
+      const rows = await dataSource.query(
+        `SELECT (SELECT count(*) FROM billing.billing_keys WHERE user_id = $1)::int AS keys,
+                (SELECT count(*) FROM billing.subscriptions WHERE guild_id = $2)::int AS subscriptions`,
+        [user.user_id, guildId],
+      );
+      expect(rows).toEqual([{ keys: 0, subscriptions: 0 }]);
+    });
+
+    it('refuses another customer key, a FREE plan and a non-administrator before calling the provider', async () => {
+      const { guildId } = await stack.registeredGuild('Guarded Guild');
+      const user = owner();
+      const issued = stack.provider.requestLog().length;
+      const base = {
+        auth_key: 'x',
+        customer_key: `user_${user.user_id}`,
+        guild_id: guildId,
+        plan_code: 'PRO',
+      };
+      const foreign = await stack.callBilling('POST', '/api/v1/billing/confirm', user, {
+        ...base,
+        customer_key: `user_${uuidv7()}`,
+      });
+      expect(foreign).toMatchObject({ status: 400, body: { code: 'ErrValidation' } });
+      const free = await stack.callBilling('POST', '/api/v1/billing/confirm', user, {
+        ...base,
+        plan_code: 'FREE',
+      });
+      expect(free).toMatchObject({ status: 400, body: { code: 'ErrValidation' } });
+      const member = await stack.callBilling('POST', '/api/v1/billing/confirm', stack.user(MEMBER), base);
+      expect(member).toMatchObject({ status: 403 });
+      const extra = await stack.callBilling('POST', '/api/v1/billing/confirm', user, { ...base, amount: 1 });
+      expect(extra).toMatchObject({ status: 400, body: { code: 'ErrValidation' } });
+      const notJson = await stack.callBilling('POST', '/api/v1/billing/confirm', user, '{"auth_key":');
+      expect(notJson.status).toBe(400);
+      expect(stack.provider.requestLog().length).toBe(issued);
+    });
+
+    it('cancels the subscription and keeps the card when the first charge is declined (402); a retry may succeed', async () => {
+      const { guildId } = await stack.registeredGuild('Declined Guild');
+      const user = owner();
+      stack.provider.rejectCharges({
+        customerKey: `user_${user.user_id}`,
+        code: 'REJECT_CARD_PAYMENT',
+        times: 1,
+      });
+      const declined = await stack.subscribe(user, guildId);
+      expect(declined).toMatchObject({
+        status: 402,
+        body: { code: 'ErrPaymentRejected', provider_code: 'REJECT_CARD_PAYMENT' },
+      });
+      const id = declined.body.subscription_id as string;
+      expect(await subscription(id)).toMatchObject({
+        status: 'canceled',
+        cancel_reason: 'first_charge_rejected',
+        next_billing_at: null,
+      });
+      expect((await attempts(id)).map((a) => [a.status, a.failure_code])).toEqual([
+        ['failed', 'REJECT_CARD_PAYMENT'],
+      ]);
+      const [key] = await dataSource.query(`SELECT status FROM billing.billing_keys WHERE user_id = $1`, [
+        user.user_id,
+      ]);
+      expect(key).toEqual({ status: 'active' });
+      expect(await types(id)).toEqual(['BillingKeyIssued']);
+
+      const retried = await stack.subscribe(user, guildId);
+      expect(retried).toMatchObject({ status: 200, body: { status: 'active' } });
+      expect(retried.body.id).not.toBe(id);
+      expect(await subscription(id)).toMatchObject({ status: 'canceled' });
+    });
+
+    it('keeps the attempt pending when the provider does not answer in time, then PAYMENT.DONE settles it once', async () => {
+      const { guildId } = await stack.registeredGuild('Slow Guild');
+      const user = owner();
+      stack.provider.setChargeDelay(TEST_PROVIDER_TIMEOUT_MS + 1_500);
+      let answer;
+      try {
+        answer = await stack.subscribe(user, guildId);
+      } finally {
+        stack.provider.setChargeDelay(0);
+      }
+      expect(answer).toMatchObject({
+        status: 202,
+        body: { status: 'pending', payment: { status: 'processing' } },
+      });
+      const id = answer.body.id as string;
+      const orderId = `sub_${id}_001_r0`;
+      expect(await attempts(id)).toEqual([expect.objectContaining({ order_id: orderId, status: 'pending' })]);
+      await waitFor('the operator alert', () =>
+        stack.billing.output().includes('"alert":"payment_outcome_unknown"'),
+      );
+
+      const done = stack.provider.paymentDoneEvent(orderId);
+      const event = {
+        event_id: done.eventId,
+        event_type: done.eventType,
+        data: done.data,
+      } as RoutedProviderEvent;
+      expect(await route(event)).toMatchObject({ status: 200, body: { outcome: 'applied' } });
+      expect(await route(event)).toMatchObject({ status: 200, body: { outcome: 'already_applied' } });
+      expect(await subscription(id)).toMatchObject({ status: 'active', cycle_count: 1 });
+      expect((await attempts(id)).map((a) => a.status)).toEqual(['succeeded']);
+      expect(stack.provider.charges().filter((charge) => charge.orderId === orderId)).toHaveLength(1);
+      expect(await types(id)).toEqual(['BillingKeyIssued', 'SubscriptionStarted', 'PaymentSucceeded']);
+    });
+
+    it('gives one active subscription and one 409 for two concurrent confirms of one guild', async () => {
+      const { guildId } = await stack.registeredGuild('Race Guild');
+      const [first, second] = [owner(), stack.user(ADMIN)];
+      const answers = await Promise.all([stack.subscribe(first, guildId), stack.subscribe(second, guildId)]);
+      expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409]);
+      expect(answers.find((answer) => answer.status === 409)!.body).toMatchObject({
+        code: 'ErrSubscriptionExists',
+      });
+      const rows = await dataSource.query<{ status: string }[]>(
+        `SELECT status FROM billing.subscriptions WHERE guild_id = $1`,
+        [guildId],
+      );
+      expect(rows).toEqual([{ status: 'active' }]);
+      const charged = stack.provider
+        .charges()
+        .filter((charge) => charge.orderId.startsWith('sub_') && rows.length > 0);
+      const forGuild = charged.filter((charge) => charge.orderName.endsWith('Race Guild'));
+      expect(forGuild).toHaveLength(1);
+      // prepare already refuses the guild now that it has a subscription.
+      await expect(stack.subscribe(first, guildId)).rejects.toThrow('ErrSubscriptionExists');
+    });
+
+    it("reuses the user's billing key for a second guild", async () => {
+      const user = owner();
+      const a = await activeSubscription(user);
+      const b = await activeSubscription(user);
+      expect((await subscription(a.id)).billing_key_id).toBe((await subscription(b.id)).billing_key_id);
+      const [{ count }] = await dataSource.query(
+        `SELECT count(*)::int AS count FROM billing.billing_keys WHERE user_id = $1`,
+        [user.user_id],
+      );
+      expect(count).toBe(1);
+    });
+  });
+
+  describe('plan changes', () => {
+    const change = (user: ReturnType<typeof owner>, id: string, plan: string) =>
+      stack.callBilling('POST', `/api/v1/subscriptions/${id}/change-plan`, user, { new_plan_code: plan });
+
+    it('lets only the payer change, does nothing for the same plan, upgrades at once without a charge', async () => {
+      const { id, payer } = await activeSubscription();
+      const chargesBefore = stack.provider.charges().length;
+      const stranger = await change(stack.user(ADMIN), id, 'ENTERPRISE');
+      expect(stranger).toMatchObject({ status: 403, body: { code: 'ErrNotPayer' } });
+      const same = await change(payer, id, 'PRO');
+      expect(same).toMatchObject({ status: 200, body: { plan: 'PRO', effective_at: null } });
+      expect(await types(id)).toHaveLength(3);
+
+      const upgraded = await change(payer, id, 'ENTERPRISE');
+      expect(upgraded).toMatchObject({
+        status: 200,
+        body: { plan: 'ENTERPRISE', effective_at: 'now', pending: null },
+      });
+      expect(await subscription(id)).toMatchObject({ plan_code: 'ENTERPRISE', pending_downgrade_to: null });
+      const last = (await events(id)).at(-1) as DomainEvent<'PlanUpgraded'>;
+      expect(last).toMatchObject({
+        type: 'PlanUpgraded',
+        payload: { old_plan_code: 'PRO', new_plan_code: 'ENTERPRISE' },
+      });
+      expect(stack.provider.charges().length).toBe(chargesBefore);
+      const bad = await change(payer, id, 'PLATINUM');
+      expect(bad).toMatchObject({ status: 400, body: { code: 'ErrValidation' } });
+      const missing = await change(payer, uuidv7(), 'PRO');
+      expect(missing).toMatchObject({ status: 404, body: { code: 'ErrSubscriptionNotFound' } });
+    });
+
+    it('schedules a downgrade for period end, and a cancel takes priority over it', async () => {
+      const { id, payer } = await activeSubscription(owner(), 'ENTERPRISE');
+      const row = await subscription(id);
+      const downgraded = await change(payer, id, 'PRO');
+      expect(downgraded).toMatchObject({
+        status: 200,
+        body: { plan: 'ENTERPRISE', pending: 'PRO', effective_at: row.current_period_end!.toISOString() },
+      });
+      const scheduled = (await events(id)).at(-1) as DomainEvent<'PlanDowngradeScheduled'>;
+      expect(scheduled).toMatchObject({
+        type: 'PlanDowngradeScheduled',
+        payload: { new_plan_code: 'PRO', effective_at: row.current_period_end!.toISOString() },
+      });
+      await change(payer, id, 'PRO');
+      expect((await types(id)).filter((type) => type === 'PlanDowngradeScheduled')).toHaveLength(1);
+
+      const toFree = await change(payer, id, 'FREE');
+      expect(toFree).toMatchObject({ status: 200, body: { plan: 'ENTERPRISE', pending: 'FREE' } });
+      expect(await subscription(id)).toMatchObject({ cancel_at_period_end: true, plan_code: 'ENTERPRISE' });
+      expect((await types(id)).at(-1)).toBe('SubscriptionCanceled');
+
+      // At period end the cancel wins: the subscription ends instead of moving to PRO.
+      await endPeriod(id);
+      await waitFor('the cancel to be finalised', async () => (await subscription(id)).status === 'canceled');
+      expect(await subscription(id)).toMatchObject({
+        plan_code: 'ENTERPRISE',
+        cancel_reason: 'period_end',
+        next_billing_at: null,
+      });
+      expect((await types(id)).filter((type) => type === 'PlanDowngraded')).toEqual([]);
+    });
+
+    it('toggles cancel and uncancel with an event each time, on both cancel paths', async () => {
+      const { id, payer } = await activeSubscription();
+      const row = await subscription(id);
+      const canceled = await stack.callBilling('POST', `/api/v1/subscriptions/${id}/cancel`, payer);
+      expect(canceled).toMatchObject({
+        status: 200,
+        body: { canceled_at_period_end: true, active_until: row.current_period_end!.toISOString() },
+      });
+      const repeated = await stack.callBilling('POST', `/subscriptions/${id}/cancel`, payer);
+      expect(repeated).toMatchObject({ status: 200, body: { canceled_at_period_end: true } });
+      const uncanceled = await stack.callBilling('POST', `/api/v1/subscriptions/${id}/uncancel`, payer);
+      expect(uncanceled).toMatchObject({ status: 200, body: { canceled_at_period_end: false } });
+      const again = await stack.callBilling('POST', `/subscriptions/${id}/cancel`, payer);
+      expect(again).toMatchObject({ status: 200, body: { canceled_at_period_end: true } });
+      expect((await types(id)).slice(3)).toEqual([
+        'SubscriptionCanceled',
+        'SubscriptionUncanceled',
+        'SubscriptionCanceled',
+      ]);
+      const stranger = await stack.callBilling('POST', `/subscriptions/${id}/cancel`, stack.user(ADMIN));
+      expect(stranger).toMatchObject({ status: 403, body: { code: 'ErrNotPayer' } });
+      const canceledEvent = (await events(id)).at(-1) as DomainEvent<'SubscriptionCanceled'>;
+      expect(canceledEvent.payload).toMatchObject({
+        cancel_at_period_end: true,
+        requested_by_user: payer.user_id,
+      });
+    });
+
+    it('refuses an upgrade with 422 once the provider deleted the billing key', async () => {
+      const { id, payer } = await activeSubscription();
+      const [{ customer_key }] = await dataSource.query<{ customer_key: string }[]>(
+        `SELECT k.customer_key FROM billing.billing_keys k JOIN billing.subscriptions s ON s.billing_key_id = k.id WHERE s.id = $1`,
+        [id],
+      );
+      const key = stack.provider.billingKeys().find((candidate) => candidate.customerKey === customer_key)!;
+      stack.provider.deleteBillingKey(key.billingKey);
+      const deleted = stack.provider.billingKeyDeletedEvent(key.billingKey);
+      const event = {
+        event_id: deleted.eventId,
+        event_type: deleted.eventType,
+        data: deleted.data,
+      } as RoutedProviderEvent;
+      expect(await route(event)).toMatchObject({ status: 200, body: { outcome: 'applied' } });
+      expect(await route(event)).toMatchObject({ status: 200, body: { outcome: 'already_applied' } });
+      const upgrade = await change(payer, id, 'ENTERPRISE');
+      expect(upgrade).toMatchObject({ status: 422, body: { code: 'ErrBillingKeyMissing' } });
+      expect(await subscription(id)).toMatchObject({ plan_code: 'PRO' });
+    });
+  });
+
+  describe('scheduled jobs', () => {
+    it('applies a pending downgrade at period end, then renews at the lower price', async () => {
+      const { id, payer } = await activeSubscription(owner(), 'ENTERPRISE');
+      await stack.callBilling('POST', `/api/v1/subscriptions/${id}/change-plan`, payer, {
+        new_plan_code: 'PRO',
+      });
+      await endPeriod(id);
+      await waitFor('the renewal', async () => (await subscription(id)).cycle_count === 2, {
+        timeoutMs: 15_000,
+      });
+      const row = await subscription(id);
+      expect(row).toMatchObject({ plan_code: 'PRO', pending_downgrade_to: null, status: 'active' });
+      expect(row.current_period_end!.getTime()).toBeGreaterThan(Date.now() + 27 * DAY_MS);
+      expect((await attempts(id)).at(-1)).toMatchObject({
+        order_id: `sub_${id}_002_r0`,
+        status: 'succeeded',
+        amount_krw: 9_900,
+      });
+      const emitted = await events(id);
+      expect(emitted.map((event) => event.type).slice(-2)).toEqual(['PlanDowngraded', 'PaymentSucceeded']);
+      expect(emitted.at(-1)!.payload).toMatchObject({
+        cycle: 2,
+        plan_code: 'PRO',
+        current_period_end: row.current_period_end!.toISOString(),
+      });
+    });
+
+    it('renews due subscriptions and skips canceled and cancel-at-period-end ones', async () => {
+      const due = await activeSubscription();
+      const leaving = await activeSubscription();
+      await stack.callBilling('POST', `/api/v1/subscriptions/${leaving.id}/cancel`, leaving.payer);
+      await dataSource.query(
+        `UPDATE billing.subscriptions SET next_billing_at = now() - interval '1 minute' WHERE id = $1`,
+        [leaving.id],
+      );
+      const ended = await activeSubscription();
+      await dataSource.query(
+        `UPDATE billing.subscriptions SET status = 'canceled', canceled_at = now(), next_billing_at = now() - interval '1 minute'
+          WHERE id = $1`,
+        [ended.id],
+      );
+      await endPeriod(due.id);
+      await waitFor('the due renewal', async () => (await subscription(due.id)).cycle_count === 2, {
+        timeoutMs: 15_000,
+      });
+      expect(await attempts(leaving.id)).toHaveLength(1);
+      expect(await attempts(ended.id)).toHaveLength(1);
+    });
+
+    it('charges each due renewal once while two replicas run the job in parallel', async () => {
+      const replica = await stack.startBilling();
+      try {
+        const subscriptions = await Promise.all(Array.from({ length: 5 }, () => activeSubscription()));
+        await Promise.all(subscriptions.map(({ id }) => endPeriod(id)));
+        for (const { id } of subscriptions) {
+          await waitFor(`renewal of ${id}`, async () => (await subscription(id)).cycle_count === 2, {
+            timeoutMs: 20_000,
+          });
+        }
+        for (const { id } of subscriptions) {
+          const orderId = `sub_${id}_002_r0`;
+          expect(stack.provider.charges().filter((charge) => charge.orderId === orderId)).toHaveLength(1);
+          expect((await attempts(id)).filter((attempt) => attempt.cycle === 2)).toHaveLength(1);
+          expect((await types(id)).filter((type) => type === 'PaymentSucceeded')).toHaveLength(2);
+        }
+      } finally {
+        await replica.stop();
+      }
+    });
+
+    it('moves a declined renewal to past_due with retries at +1, +3 and +5 days, then ends it', async () => {
+      const { id, payer } = await activeSubscription();
+      const customerKey = `user_${payer.user_id}`;
+      stack.provider.rejectCharges({ customerKey, code: 'REJECT_CARD_PAYMENT' });
+      try {
+        await endPeriod(id);
+        const due = (await subscription(id)).current_period_end!;
+        for (const [retry, days] of [
+          [0, 1],
+          [1, 3],
+          [2, 5],
+        ] as const) {
+          await waitFor(`retry ${retry} to fail`, async () =>
+            (await attempts(id)).some(
+              (a) => a.cycle === 2 && a.retry_number === retry && a.status === 'failed',
+            ),
+          );
+          const row = await subscription(id);
+          expect(row.status).toBe('past_due');
+          expect(row.next_billing_at!.getTime()).toBe(due.getTime() + days * DAY_MS);
+          const blocked = await stack.callBilling('POST', `/api/v1/subscriptions/${id}/change-plan`, payer, {
+            new_plan_code: 'ENTERPRISE',
+          });
+          expect(blocked).toMatchObject({ status: 409, body: { code: 'ErrSubscriptionNotActive' } });
+          await dataSource.query(`UPDATE billing.subscriptions SET next_billing_at = now() WHERE id = $1`, [
+            id,
+          ]);
+        }
+        await waitFor('the subscription to end', async () => (await subscription(id)).status === 'canceled');
+        expect(await subscription(id)).toMatchObject({
+          cancel_reason: 'payment_failed',
+          next_billing_at: null,
+        });
+        expect((await attempts(id)).map((a) => a.order_id).slice(1)).toEqual(
+          [0, 1, 2, 3].map((retry) => `sub_${id}_002_r${retry}`),
+        );
+        const last = (await events(id)).at(-1) as DomainEvent<'SubscriptionCanceledPeriodEnd'>;
+        expect(last).toMatchObject({
+          type: 'SubscriptionCanceledPeriodEnd',
+          payload: { reason: 'payment_failed', plan_code: 'PRO' },
+        });
+      } finally {
+        stack.provider.clearChargeRejections();
+      }
+    });
+
+    it('returns a past_due subscription to active when a retry goes through', async () => {
+      const { id, payer } = await activeSubscription();
+      stack.provider.rejectCharges({
+        customerKey: `user_${payer.user_id}`,
+        code: 'REJECT_CARD_PAYMENT',
+        times: 1,
+      });
+      await endPeriod(id);
+      await waitFor('past_due', async () => (await subscription(id)).status === 'past_due');
+      await dataSource.query(`UPDATE billing.subscriptions SET next_billing_at = now() WHERE id = $1`, [id]);
+      await waitFor('the retry to succeed', async () => (await subscription(id)).status === 'active');
+      expect(await subscription(id)).toMatchObject({ cycle_count: 2 });
+      expect((await attempts(id)).slice(1).map((a) => [a.order_id, a.status])).toEqual([
+        [`sub_${id}_002_r0`, 'failed'],
+        [`sub_${id}_002_r1`, 'succeeded'],
+      ]);
+    });
+
+    it('sends an unanswered charge again under the same order id and settles it once', async () => {
+      const { guildId } = await stack.registeredGuild('Reconcile Guild');
+      stack.provider.setChargeDelay(TEST_PROVIDER_TIMEOUT_MS + 1_500);
+      let answer;
+      try {
+        answer = await stack.subscribe(owner(), guildId);
+      } finally {
+        stack.provider.setChargeDelay(0);
+      }
+      expect(answer.status).toBe(202);
+      const id = answer.body.id as string;
+      const replica = await stack.startBilling({ PAYMENT_RECONCILE_AFTER_MS: '1000' });
+      try {
+        await waitFor(
+          'the re-sent charge to settle',
+          async () => (await subscription(id)).status === 'active',
+        );
+      } finally {
+        await replica.stop();
+      }
+      const orderId = `sub_${id}_001_r0`;
+      expect(stack.provider.charges().filter((charge) => charge.orderId === orderId)).toHaveLength(1);
+      expect(stack.provider.requestLog().some((r) => r.idempotencyKey === orderId && r.replayed)).toBe(true);
+    });
+  });
+
+  describe('provider events', () => {
+    it('settles PAYMENT.FAILED for a pending charge, records PAYMENT.CANCELED, ignores foreign orders', async () => {
+      const { guildId } = await stack.registeredGuild('Webhook Guild');
+      stack.provider.setChargeDelay(TEST_PROVIDER_TIMEOUT_MS + 1_500);
+      let answer;
+      try {
+        answer = await stack.subscribe(owner(), guildId);
+      } finally {
+        stack.provider.setChargeDelay(0);
+      }
+      const id = answer.body.id as string;
+      const orderId = `sub_${id}_001_r0`;
+      const failed: RoutedProviderEvent = {
+        event_id: `evt_${uuidv7()}`,
+        event_type: 'PAYMENT.FAILED',
+        data: {
+          paymentKey: null,
+          orderId,
+          status: 'ABORTED',
+          failure: { code: 'REJECT_CARD_PAYMENT', message: 'limit' },
+          customerKey: 'c',
+        },
+      };
+      expect(await route(failed)).toMatchObject({ status: 200, body: { outcome: 'applied' } });
+      expect(await route(failed)).toMatchObject({ status: 200, body: { outcome: 'already_applied' } });
+      expect(await subscription(id)).toMatchObject({
+        status: 'canceled',
+        cancel_reason: 'first_charge_rejected',
+      });
+
+      const paid = await activeSubscription();
+      const paidOrder = `sub_${paid.id}_001_r0`;
+      const charge = stack.provider.charges().find((c) => c.orderId === paidOrder)!;
+      stack.provider.cancelPayment(charge.paymentKey!, 'operator refund');
+      const canceled = stack.provider.paymentCanceledEvent(charge.paymentKey!);
+      const event = {
+        event_id: canceled.eventId,
+        event_type: canceled.eventType,
+        data: canceled.data,
+      } as RoutedProviderEvent;
+      expect(await route(event)).toMatchObject({ status: 200, body: { outcome: 'applied' } });
+      expect(await route(event)).toMatchObject({ status: 200, body: { outcome: 'already_applied' } });
+      expect(await subscription(paid.id)).toMatchObject({ status: 'active' });
+      await waitFor('the operator alert', () =>
+        stack.billing.output().includes('"alert":"payment_canceled_at_provider"'),
+      );
+
+      const foreign = await route({
+        ...failed,
+        event_id: 'evt_x',
+        data: { ...failed.data, orderId: 'order-of-someone-else' },
+      });
+      expect(foreign).toMatchObject({ status: 200, body: { outcome: 'ignored' } });
+    });
+
+    it('refuses malformed events and callers other than services', async () => {
+      const malformed = await route({
+        event_id: 'evt_bad',
+        event_type: 'PAYMENT.DONE',
+        data: { orderId: 'sub_x' },
+      } as never);
+      expect(malformed).toMatchObject({ status: 400, body: { code: 'ErrValidation' } });
+      const unknownType = await route({
+        event_id: 'evt_bad',
+        event_type: 'PAYMENT.WHATEVER',
+        data: {},
+      } as never);
+      expect(unknownType).toMatchObject({ status: 400, body: { code: 'ErrValidation' } });
+      const asUser = await stack.callBilling('POST', '/internal/v1/provider-events', owner(), {
+        event_id: 'evt_user',
+        event_type: 'BILLING_KEY.DELETED',
+        data: { billingKey: 'bk', customerKey: 'c', deletedAt: new Date().toISOString() },
+      });
+      expect(asUser).toMatchObject({ status: 403 });
+      const anonymous = await fetch(`${stack.billing.url}/internal/v1/provider-events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', [INTERNAL_TOKEN_HEADER]: 'forged' },
+        body: '{}',
+      });
+      expect(anonymous.status).toBe(401);
+    });
+  });
+
+  it('never logs a card number, billing key, auth key or secret during a full confirm', async () => {
+    const before = stack.billing.output().length;
+    const { guildId } = await stack.registeredGuild('Quiet Guild');
+    const user = owner();
+    stack.provider.setChargeDelay(TEST_PROVIDER_TIMEOUT_MS + 500);
+    let slow;
+    try {
+      slow = await stack.subscribe(user, guildId);
+    } finally {
+      stack.provider.setChargeDelay(0);
+    }
+    expect(slow.status).toBe(202);
+    const other = await activeSubscription(user);
+    expect(other.id).toBeDefined();
+    const logs = stack.billing.output().slice(before);
+    expect(logs).toContain('payment_outcome_unknown');
+    const secrets = [
+      stack.provider.secretKey,
+      Buffer.from(`${stack.provider.secretKey}:`).toString('base64'),
+      process.env.BILLING_KEY_ENCRYPTION_KEY!,
+      '4330123412341234',
+      ...stack.provider.billingKeys().map((key) => key.billingKey),
+    ];
+    for (const secret of secrets) expect(logs).not.toContain(secret);
+    for (const authKey of stack.authKeys) expect(logs).not.toContain(authKey);
+  });
+
+  it('refuses to start without a valid BILLING_KEY_ENCRYPTION_KEY and does not echo it', async () => {
+    for (const value of [undefined, 'too-short-key-value']) {
+      const proc = runScript('apps/billing/src/main.ts', { BILLING_KEY_ENCRYPTION_KEY: value, PORT: '0' });
+      const { code } = await proc.exited;
+      expect(code).toBe(1);
+      expect(proc.output()).toContain('BILLING_KEY_ENCRYPTION_KEY');
+      expect(proc.output()).not.toContain('too-short-key-value');
+    }
+  });
+});

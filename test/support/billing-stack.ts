@@ -1,0 +1,82 @@
+import type { InternalIdentity } from '@lib/contracts';
+import { FakePaymentProvider } from '@lib/testing';
+import { type AppProcess, startApp } from './app-process';
+import { RecoveryStack, type UserIdentity } from './recovery-stack';
+import { OWNER, seedProtectedGuild } from './restore-scenario';
+
+/** The provider never answers within this in tests (spec: 30 s), to keep the timeout case short. */
+export const TEST_PROVIDER_TIMEOUT_MS = 2_000;
+
+/**
+ * Billing with everything it talks to: recovery (MANAGE_GUILD, guild names) and licensing (prices)
+ * from RecoveryStack, and the fake payment provider on loopback.
+ */
+export class BillingStack extends RecoveryStack {
+  readonly provider = new FakePaymentProvider();
+  billing!: AppProcess;
+  /** Every one-time card auth key handed to confirm, so a test can look for them in logs. */
+  readonly authKeys: string[] = [];
+  private billingEnv: Record<string, string> = {};
+
+  override async start(): Promise<void> {
+    await super.start();
+    const { url } = await this.provider.start();
+    this.billingEnv = {
+      PROVIDER_API_URL: url,
+      PROVIDER_SECRET_KEY: this.provider.secretKey,
+      PROVIDER_CLIENT_KEY: this.provider.clientKey,
+      PROVIDER_TIMEOUT_MS: String(TEST_PROVIDER_TIMEOUT_MS),
+      RECOVERY_URL: this.recovery.url,
+      LICENSING_URL: this.licensing.url,
+      BILLING_JOBS_INTERVAL_MS: '250',
+      LOG_LEVEL: 'debug',
+    };
+    this.billing = await this.startBilling();
+  }
+
+  /** Another billing process on the same database (a replica), with `env` on top. */
+  startBilling(env: Record<string, string> = {}): Promise<AppProcess> {
+    return startApp('billing', { ...this.billingEnv, ...env });
+  }
+
+  override async stop(): Promise<void> {
+    await this.billing?.stop();
+    await this.provider.stop();
+    await super.stop();
+  }
+
+  /** A guild on the fake platform, registered with recovery; OWNER administers it. */
+  async registeredGuild(name: string): Promise<{ guildId: string; platformGuildId: string }> {
+    const seeded = seedProtectedGuild(this.platform, name);
+    const registered = await this.call(this.recovery, 'POST', '/api/v1/guilds', this.user(OWNER), {
+      platform_guild_id: seeded.guildId,
+    });
+    if (registered.status !== 200)
+      throw new Error(`guild registration failed: ${JSON.stringify(registered)}`);
+    return { guildId: registered.body.id as string, platformGuildId: seeded.guildId };
+  }
+
+  /** Calls billing as the gateway would forward it for `identity`. */
+  callBilling(method: string, path: string, identity: InternalIdentity | null, body?: unknown) {
+    return this.call(this.billing, method, path, identity, body);
+  }
+
+  /** prepare + card widget + confirm, as the dashboard does it. */
+  async subscribe(user: UserIdentity, guildId: string, plan: 'PRO' | 'ENTERPRISE' = 'PRO') {
+    const prepared = await this.callBilling(
+      'GET',
+      `/api/v1/billing/prepare?guild_id=${guildId}&plan=${plan}`,
+      user,
+    );
+    if (prepared.status !== 200) throw new Error(`prepare failed: ${JSON.stringify(prepared)}`);
+    const customerKey = prepared.body.customer_key as string;
+    const authKey = this.provider.authorizeCard({ customerKey });
+    this.authKeys.push(authKey);
+    return this.callBilling('POST', '/api/v1/billing/confirm', user, {
+      auth_key: authKey,
+      customer_key: customerKey,
+      guild_id: guildId,
+      plan_code: plan,
+    });
+  }
+}
