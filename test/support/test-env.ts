@@ -21,6 +21,11 @@ process.env.PROVIDER_API_URL ??= 'http://127.0.0.1:9';
 process.env.PROVIDER_SECRET_KEY ??= 'test_sk_fake';
 process.env.PROVIDER_CLIENT_KEY ??= 'test_ck_fake';
 process.env.BILLING_KEY_ENCRYPTION_KEY ??= '6a1f0c3e9b27d4856e0f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f';
+// Webhook intake: the fake provider's default webhook secret, billing at its usual port, and the
+// digest of the operator token 'test-admin-token-0123456789'.
+process.env.WEBHOOK_SECRET ??= 'test-webhook-secret';
+process.env.BILLING_URL ??= 'http://127.0.0.1:3002';
+process.env.ADMIN_TOKEN_SHA256 ??= 'bbb6a34ebe561f77928db4a633cac23fbb9e6a6f9eae0d03729bca2dbb237985';
 
 // Library code running inside the test process logs through Nest's Logger; keep only errors, as
 // the apps under test do with LOG_LEVEL=warn.

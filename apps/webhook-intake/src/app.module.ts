@@ -4,6 +4,7 @@ import { IdentityModule } from '@lib/identity';
 import { HealthModule, LoggingModule, MetricsModule } from '@lib/runtime';
 import { webhookIntakeDatabase } from './database';
 import type { WebhookIntakeEnv } from './webhook-intake.env';
+import { WebhookIntakeModule } from './webhook-intake.module';
 
 @Module({})
 export class AppModule {
@@ -20,6 +21,7 @@ export class AppModule {
         IdentityModule.forService({ secret: config.INTERNAL_JWT_SECRET, service: 'webhook-intake' }),
         HealthModule.forRoot(),
         MetricsModule,
+        WebhookIntakeModule.forRoot(config),
       ],
     };
   }

@@ -1,6 +1,7 @@
-/** The webhook schema; its tables arrive with the features that need them. */
+import { WebhookEvents1764200000000 } from './migrations/1764200000000-webhook-events';
+
 export const webhookIntakeDatabase = {
   schema: 'webhook',
   entities: [],
-  migrations: [],
+  migrations: [WebhookEvents1764200000000],
 };

@@ -5,7 +5,7 @@ import type { InternalTokenCodec } from './internal-token';
 export type ServiceName = Extract<InternalIdentity, { kind: 'service' }>['service'];
 
 /**
- * GETs another service's `/internal/...` routes as this service, with a fresh internal token on
+ * Calls another service's `/internal/...` routes as this service, with a fresh internal token on
  * each call. Failures are axios errors; each client decides what they mean to its caller.
  */
 export class InternalHttp {
@@ -21,8 +21,16 @@ export class InternalHttp {
   }
 
   async get<T>(path: string): Promise<T> {
-    const token = await this.codec.sign({ kind: 'service', service: this.service });
-    const response = await this.http.get<T>(path, { headers: { [INTERNAL_TOKEN_HEADER]: token } });
+    const response = await this.http.get<T>(path, { headers: await this.headers() });
     return response.data;
+  }
+
+  async post<T>(path: string, body: unknown): Promise<T> {
+    const response = await this.http.post<T>(path, body, { headers: await this.headers() });
+    return response.data;
+  }
+
+  private async headers(): Promise<Record<string, string>> {
+    return { [INTERNAL_TOKEN_HEADER]: await this.codec.sign({ kind: 'service', service: this.service }) };
   }
 }

@@ -4,16 +4,18 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { ConfigError } from '@lib/config';
 import { ProblemDetailsFilter } from '@lib/problem-details';
 import { Logger } from 'nestjs-pino';
+import { captureRawBody, type RawBodyRoute } from './raw-body';
 import { runWithRequestId } from './request-context';
 import { createValidationPipe } from './validation.pipe';
 
 export const JSON_BODY_LIMIT = '1mb';
 
 /** Everything an app does to its Nest application before it listens, shared so tests build the same. */
-export function configureApp(app: NestExpressApplication): void {
+export function configureApp(app: NestExpressApplication, rawBodyRoutes: RawBodyRoute[] = []): void {
   app.useLogger(app.get(Logger));
   app.useGlobalFilters(new ProblemDetailsFilter());
   app.useGlobalPipes(createValidationPipe());
+  for (const route of rawBodyRoutes) app.use(route.path, captureRawBody(route.limitBytes));
   app.useBodyParser('json', { limit: JSON_BODY_LIMIT });
   app.disable('x-powered-by');
   // Carry the request id through everything the request awaits (outbox rows, outgoing calls).
@@ -22,14 +24,17 @@ export function configureApp(app: NestExpressApplication): void {
   );
 }
 
-export async function createApp(module: Type | DynamicModule): Promise<NestExpressApplication> {
+export async function createApp(
+  module: Type | DynamicModule,
+  rawBodyRoutes: RawBodyRoute[] = [],
+): Promise<NestExpressApplication> {
   const app = await NestFactory.create<NestExpressApplication>(module, {
     bufferLogs: true,
     // Parsers are registered in configureApp so the body limit is ours.
     bodyParser: false,
     rawBody: true,
   });
-  configureApp(app);
+  configureApp(app, rawBodyRoutes);
   return app;
 }
 
@@ -43,6 +48,8 @@ export async function runService<TConfig>(options: {
   loadConfig: () => TConfig;
   module: (config: TConfig) => Type | DynamicModule;
   port: (config: TConfig) => number;
+  /** Routes whose handlers read the raw bytes themselves (signed webhooks). */
+  rawBodyRoutes?: RawBodyRoute[];
 }): Promise<INestApplication | undefined> {
   let config: TConfig;
   try {
@@ -57,7 +64,7 @@ export async function runService<TConfig>(options: {
     }
     throw error;
   }
-  const app = await createApp(options.module(config));
+  const app = await createApp(options.module(config), options.rawBodyRoutes);
   // Our own handler instead of enableShutdownHooks(), which re-raises the signal after closing and
   // so makes a clean stop look like a crash (exit by signal instead of code 0).
   let closing: Promise<void> | undefined;

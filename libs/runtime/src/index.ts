@@ -5,3 +5,4 @@ export * from './request-context';
 export * from './validation.pipe';
 export * from './metrics.module';
 export * from './ttl-cache';
+export * from './raw-body';

@@ -1,0 +1,96 @@
+import { Controller, Get, HttpCode, Param, ParseUUIDPipe, Post, Query, UseGuards } from '@nestjs/common';
+import { PublicRoute } from '@lib/identity';
+import { NotFoundError, ValidationError } from '@lib/problem-details';
+import { throwUnlessAccepted } from '../webhooks/webhooks.controller';
+import { WebhookIntakeService } from '../webhooks/webhook-intake.service';
+import { type WebhookEventRow, WebhookEventsRepository } from '../webhooks/webhook-events.repository';
+import { AdminTokenGuard } from './admin-token.guard';
+import { ListWebhookEventsQuery, type WebhookEventView } from './webhook-events.dto';
+
+/**
+ * Operator tools (ARCHITECTURE.md): recent events by source and result, one event, and reprocessing.
+ * Not behind the gateway; the admin token guards them instead of a user's identity.
+ */
+@Controller('admin/v1/webhook-events')
+@PublicRoute()
+@UseGuards(AdminTokenGuard)
+export class WebhookEventsController {
+  constructor(
+    private readonly events: WebhookEventsRepository,
+    private readonly intake: WebhookIntakeService,
+  ) {}
+
+  @Get()
+  async list(
+    @Query() query: ListWebhookEventsQuery,
+  ): Promise<{ items: WebhookEventView[]; next_cursor: string | null }> {
+    const rows = await this.events.list({
+      source: query.source,
+      result: query.result,
+      limit: query.limit + 1,
+      before: query.cursor ? decodeCursor(query.cursor) : undefined,
+    });
+    const page = rows.slice(0, query.limit);
+    const last = page.at(-1);
+    return {
+      items: page.map((row) => toView(row, false)),
+      next_cursor: rows.length > query.limit && last ? encodeCursor(last) : null,
+    };
+  }
+
+  @Get(':id')
+  async get(@Param('id', new ParseUUIDPipe()) id: string): Promise<WebhookEventView> {
+    return toView(await this.require(id), true);
+  }
+
+  /** Routes the event again and records the outcome; answers with the updated event. */
+  @Post(':id/reprocess')
+  @HttpCode(200)
+  async reprocess(@Param('id', new ParseUUIDPipe()) id: string): Promise<WebhookEventView> {
+    const outcome = await this.intake.reprocess(await this.require(id));
+    if (outcome.kind === 'unparseable') throwUnlessAccepted(outcome);
+    return toView(await this.require(id), true);
+  }
+
+  private async require(id: string): Promise<WebhookEventRow> {
+    const row = await this.events.get(id);
+    if (!row) throw new NotFoundError('ErrWebhookEventNotFound', 'Webhook event');
+    return row;
+  }
+}
+
+function toView(row: WebhookEventRow, detail: boolean): WebhookEventView {
+  return {
+    id: row.id,
+    source: row.source,
+    external_event_id: row.external_event_id,
+    event_type: row.event_type,
+    signature_valid: row.signature_valid,
+    processing_result: row.processing_result,
+    processing_error: row.processing_error,
+    routing_outcome: row.routing_outcome,
+    deliveries: row.deliveries,
+    reprocessed: row.reprocessed,
+    duplicate_of: row.duplicate_of,
+    body_bytes: row.body_bytes,
+    received_at: row.received_at.toISOString(),
+    processed_at: row.processed_at?.toISOString() ?? null,
+    created_at: row.created_at.toISOString(),
+    ...(detail
+      ? { payload: row.payload, raw_body: row.raw_body?.toString('base64') ?? null, signature: row.signature }
+      : {}),
+  };
+}
+
+function encodeCursor(row: WebhookEventRow): string {
+  return Buffer.from(`${row.created_at.toISOString()}|${row.id}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string): { createdAt: Date; id: string } {
+  const [at, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
+  const createdAt = new Date(at ?? '');
+  if (Number.isNaN(createdAt.getTime()) || !/^[0-9a-f-]{36}$/.test(id ?? '')) {
+    throw new ValidationError('cursor is not valid', [{ field: 'cursor', message: 'cursor is not valid' }]);
+  }
+  return { createdAt, id };
+}

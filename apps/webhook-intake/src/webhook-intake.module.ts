@@ -1,0 +1,47 @@
+import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { InternalTokenCodec } from '@lib/identity';
+import { AdminTokenDigests, AdminTokenGuard } from './admin/admin-token.guard';
+import { WebhookEventsController } from './admin/webhook-events.controller';
+import { BillingRouter } from './webhooks/billing-router';
+import { WebhookEventsRepository } from './webhooks/webhook-events.repository';
+import { WebhookIdempotency } from './webhooks/webhook-idempotency';
+import { WebhookIntakeService } from './webhooks/webhook-intake.service';
+import { WebhooksController } from './webhooks/webhooks.controller';
+import type { WebhookIntakeEnv } from './webhook-intake.env';
+
+/** The provider's webhook endpoint and the operator tools over what it recorded. */
+@Module({})
+export class WebhookIntakeModule implements OnApplicationShutdown {
+  constructor(@Inject(WebhookIdempotency) private readonly idempotency: WebhookIdempotency) {}
+
+  static forRoot(config: WebhookIntakeEnv): DynamicModule {
+    return {
+      module: WebhookIntakeModule,
+      controllers: [WebhooksController, WebhookEventsController],
+      providers: [
+        { provide: WebhookIdempotency, useFactory: () => new WebhookIdempotency(config.REDIS_URL) },
+        {
+          provide: BillingRouter,
+          inject: [InternalTokenCodec],
+          useFactory: (codec: InternalTokenCodec) => new BillingRouter(config.BILLING_URL, codec),
+        },
+        { provide: AdminTokenDigests, useValue: new AdminTokenDigests(config.ADMIN_TOKEN_SHA256) },
+        AdminTokenGuard,
+        WebhookEventsRepository,
+        {
+          provide: WebhookIntakeService,
+          inject: [WebhookEventsRepository, WebhookIdempotency, BillingRouter],
+          useFactory: (
+            events: WebhookEventsRepository,
+            idempotency: WebhookIdempotency,
+            router: BillingRouter,
+          ) => new WebhookIntakeService(events, idempotency, router, config.WEBHOOK_SECRET),
+        },
+      ],
+    };
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.idempotency.close();
+  }
+}
