@@ -10,6 +10,7 @@ import {
 import autocannon from 'autocannon';
 import Redis from 'ioredis';
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { Agent, createServer, type IncomingMessage, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'pg';
@@ -58,6 +59,8 @@ const INTAKE_TABLE = 'webhook.webhook_events';
 const ROLE_ENV = 'WEBHOOK_BENCH_ROLE';
 const IDEMPOTENCY_TTL_S = 86_400;
 const HEX_SIGNATURE = /^[0-9a-f]{64}$/i;
+/** USER_HZ, what /proc counts CPU time in; 100 on Linux everywhere that matters. */
+const CLOCK_TICKS_PER_S = 100;
 
 const secret = process.env.WEBHOOK_SECRET!;
 
@@ -191,6 +194,7 @@ function listen(server: Server, port = 0): Promise<string> {
 
 interface BareProcess {
   url: string;
+  pid: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -221,7 +225,7 @@ async function startBare(billingUrl: string): Promise<BareProcess> {
     await stop();
     throw error;
   }
-  return { url, stop };
+  return { url, pid: proc.child.pid, stop };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -254,6 +258,7 @@ interface Target {
   name: 'bare' | 'intake';
   url: string;
   table: string;
+  pid: number | undefined;
 }
 
 interface Run {
@@ -265,6 +270,24 @@ interface Run {
   /** Success rows of events whose answer autocannon never read: cut off when it closed at the end. */
   cutOff: number;
   otherRows: number;
+  /** CPU the target's own process used during the run, ms (undefined where /proc is not there). */
+  cpuMs: number | undefined;
+}
+
+/**
+ * User + system CPU of a process so far, from /proc (Linux), in ms. It shows whether a target is
+ * bound by its one event loop (near 100 % of a core) and what a request costs it in CPU.
+ */
+function processCpuMs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the parenthesised command name: state is the 1st, utime the 12th, stime the 13th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_S;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Drives one target for `seconds`; each request a fresh, signed event whose id starts with `prefix`. */
@@ -370,12 +393,22 @@ function healthy(run: Run): boolean {
 
 const int = (value: number) => Math.round(value).toLocaleString('en-US');
 
+const COLUMNS =
+  `  ${'run'.padEnd(10)} ${'target'.padEnd(7)} ${'req/s'.padStart(7)} ${'p50 ms'.padStart(7)} ` +
+  `${'p99 ms'.padStart(7)} ${'non-2xx'.padStart(8)} ${'errors'.padStart(7)}   ${'its process: CPU, CPU/request'}`;
+
 function row(label: string, run: Run): string {
-  const { result } = run;
+  const { result, cpuMs } = run;
+  const responses = run.answered + result.non2xx;
+  const cpu =
+    cpuMs === undefined
+      ? '-'
+      : `${((cpuMs / (result.duration * 1000)) * 100).toFixed(0).padStart(3)} % of a core, ` +
+        `${(cpuMs / Math.max(1, responses)).toFixed(2)} ms`;
   return (
-    `  ${label.padEnd(16)} ${run.target.name.padEnd(7)} ${int(result.requests.average).padStart(8)}` +
-    ` ${result.latency.p50.toFixed(1).padStart(8)} ${result.latency.p99.toFixed(1).padStart(8)}` +
-    ` ${int(result.non2xx).padStart(8)} ${int(result.errors).padStart(7)}`
+    `  ${label.padEnd(10)} ${run.target.name.padEnd(7)} ${int(result.requests.average).padStart(7)}` +
+    ` ${result.latency.p50.toFixed(1).padStart(7)} ${result.latency.p99.toFixed(1).padStart(7)}` +
+    ` ${int(result.non2xx).padStart(8)} ${int(result.errors).padStart(7)}   ${cpu}`
   );
 }
 
@@ -402,8 +435,8 @@ async function main(): Promise<void> {
     bare = await startBare(billing.url);
     intake = await startApp('webhook-intake', { BILLING_URL: billing.url, LOG_LEVEL: 'warn' });
     const targets: Target[] = [
-      { name: 'bare', url: bare.url, table: BARE_TABLE },
-      { name: 'intake', url: intake.url, table: INTAKE_TABLE },
+      { name: 'bare', url: bare.url, table: BARE_TABLE, pid: bare.pid },
+      { name: 'intake', url: intake.url, table: INTAKE_TABLE, pid: intake.child.pid },
     ];
 
     console.log(
@@ -418,12 +451,15 @@ async function main(): Promise<void> {
       for (const target of targets) {
         await drive(target, `${prefix}w${round}${target.name}_`, WARM_UP_S);
         const runPrefix = `${prefix}r${round}${target.name}_`;
+        const cpuBefore = processCpuMs(target.pid);
         const { result, answered } = await drive(target, runPrefix, DURATION_S);
+        const cpuAfter = processCpuMs(target.pid);
         const run: Run = {
           round,
           target,
           result,
           answered: answered.length,
+          cpuMs: cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore,
           ...(await verify(db, target, runPrefix, answered)),
         };
         runs.push(run);
@@ -443,10 +479,7 @@ async function main(): Promise<void> {
     const rateMet = intakeBest.result.requests.average >= AIM_REQUESTS_PER_S;
     const ratioMet = ratio <= AIM_COST_RATIO;
     console.log('');
-    console.log(
-      `  ${'run'.padEnd(16)} ${'target'.padEnd(7)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(8)} ` +
-        `${'p99 ms'.padStart(8)} ${'non-2xx'.padStart(8)} ${'errors'.padStart(7)}`,
-    );
+    console.log(COLUMNS);
     for (const run of runs) console.log(row(`run ${run.round}`, run));
     console.log(row(`best of ${ROUNDS}`, bareBest));
     console.log(row(`best of ${ROUNDS}`, intakeBest));
@@ -465,13 +498,39 @@ async function main(): Promise<void> {
     await intake?.stop();
     await bare?.stop();
     await db.query(`DROP TABLE IF EXISTS ${BARE_TABLE}`);
-    await db.query(`DELETE FROM ${INTAKE_TABLE} WHERE starts_with(external_event_id, $1)`, [prefix]);
+    await deleteIntakeRows(db, prefix);
     await deleteKeys(redis, `idem:webhook:*:${prefix}*`);
     redis.disconnect();
     await db.end();
     await billing.close();
   }
   if (!ok) process.exitCode = 1;
+}
+
+/**
+ * Each row deleted from webhook_events costs a sequential scan of the table for the duplicate_of
+ * foreign key (the column has no index), so tens of thousands of them take minutes. The bench's
+ * events are all distinct and never referenced (checked first), so the delete skips that trigger.
+ */
+async function deleteIntakeRows(db: Pool, prefix: string): Promise<void> {
+  const client = await db.connect();
+  try {
+    const { rows } = await client.query<{ referencing: string }>(
+      `SELECT count(*) AS referencing
+         FROM ${INTAKE_TABLE} d JOIN ${INTAKE_TABLE} o ON d.duplicate_of = o.id
+        WHERE starts_with(o.external_event_id, $1) AND NOT starts_with(d.external_event_id, $1)`,
+      [prefix],
+    );
+    await client.query('BEGIN');
+    if (Number(rows[0].referencing) === 0) await client.query('SET LOCAL session_replication_role = replica');
+    await client.query(`DELETE FROM ${INTAKE_TABLE} WHERE starts_with(external_event_id, $1)`, [prefix]);
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
 }
 
 async function deleteKeys(redis: Redis, pattern: string): Promise<void> {
