@@ -61,6 +61,16 @@ export class BillingStack extends RecoveryStack {
     return this.call(this.billing, method, path, identity, body);
   }
 
+  /** A confirm whose first charge the provider makes but does not answer within billing's time-out. */
+  async subscribeUnanswered(user: UserIdentity, guildId: string) {
+    this.provider.setChargeDelay(TEST_PROVIDER_TIMEOUT_MS + 1_500);
+    try {
+      return await this.subscribe(user, guildId);
+    } finally {
+      this.provider.setChargeDelay(0);
+    }
+  }
+
   /** prepare + card widget + confirm, as the dashboard does it. */
   async subscribe(user: UserIdentity, guildId: string, plan: 'PRO' | 'ENTERPRISE' = 'PRO') {
     const prepared = await this.callBilling(

@@ -9,4 +9,9 @@ export class BillingSettings {
     readonly jobsIntervalMs: number,
     readonly reconcileAfterMs: number,
   ) {}
+
+  /** Spec §4.4: service name, plan and guild name, as the card statement shows it. */
+  orderName(planName: string, guildName: string): string {
+    return `${this.serviceDisplayName} ${planName} - ${guildName}`.slice(0, 100);
+  }
 }

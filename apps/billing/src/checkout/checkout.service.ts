@@ -58,7 +58,7 @@ export class CheckoutService {
     if (await this.subscriptions.findLive(query.guild_id)) throw new SubscriptionExistsError();
     return {
       customer_key: customerKeyOf(user.user_id),
-      order_name: this.orderName(plan, guild.name),
+      order_name: this.settings.orderName(plan.name, guild.name),
       amount: plan.price_krw,
       provider_client_key: this.settings.providerClientKey,
       guild_id: query.guild_id,
@@ -97,7 +97,7 @@ export class CheckoutService {
         retryNumber: 0,
         planCode: pending.plan_code,
         amountKrw: plan.price_krw,
-        orderName: this.orderName(plan, guild.name),
+        orderName: this.settings.orderName(plan.name, guild.name),
       });
       await this.events.billingKeyIssued(manager, pending, key.card_last4);
       return { subscription: pending, attempt: first };
@@ -167,9 +167,5 @@ export class CheckoutService {
       ]);
     }
     return plan;
-  }
-
-  private orderName(plan: PlanDefinition, guildName: string): string {
-    return `${this.settings.serviceDisplayName} ${plan.name} - ${guildName}`.slice(0, 100);
   }
 }

@@ -1,4 +1,5 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import type { PlanDefinition } from '@lib/contracts';
 import { EntitlementsClient } from '@lib/entitlements';
 import { Counter } from 'prom-client';
 import { DataSource, type EntityManager } from 'typeorm';
@@ -144,7 +145,7 @@ export class SubscriptionJobsService implements OnApplicationBootstrap, OnApplic
   private async claimRenewal(
     manager: EntityManager,
     now: Date,
-    plans: { code: string; price_krw: number }[],
+    plans: PlanDefinition[],
   ): Promise<{ attempt: PaymentAttemptRow; subscription: SubscriptionRow } | null> {
     // Renewal skips canceled subscriptions and scheduled cancels (appendix rule 5).
     let [subscription] = await manager.query<SubscriptionRow[]>(
@@ -166,15 +167,15 @@ export class SubscriptionJobsService implements OnApplicationBootstrap, OnApplic
         `cycle ${cycle} of subscription ${subscription.id} is paid but not recorded as renewed`,
       );
     }
-    const price = plans.find((plan) => plan.code === subscription.plan_code)?.price_krw;
-    if (!price) throw new Error(`no price for plan ${subscription.plan_code}`);
+    const plan = plans.find((candidate) => candidate.code === subscription.plan_code);
+    if (!plan) throw new Error(`no plan ${subscription.plan_code} in the catalogue`);
     const attempt = await this.attempts.insertPending(manager, {
       subscriptionId: subscription.id,
       cycle,
       retryNumber: previous ? previous.retry_number + 1 : 0,
       planCode: subscription.plan_code,
-      amountKrw: price,
-      orderName: `${this.settings.serviceDisplayName} ${subscription.plan_code} - ${subscription.guild_name}`,
+      amountKrw: plan.price_krw,
+      orderName: this.settings.orderName(plan.name, subscription.guild_name),
     });
     return { attempt, subscription };
   }

@@ -55,7 +55,7 @@ export class PaymentAttemptsRepository {
         attempt.cycle,
         attempt.retryNumber,
         orderId,
-        attempt.orderName.slice(0, 100),
+        attempt.orderName,
         attempt.planCode,
         attempt.amountKrw,
       ],

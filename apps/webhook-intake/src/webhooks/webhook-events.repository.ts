@@ -43,7 +43,7 @@ export interface ReceivedWebhook {
  * A pending row older than this was left by a process that died while routing it; a resend takes
  * it over. Routing itself gives up after 10 s.
  */
-const ABANDONED_AFTER = `interval '2 minutes'`;
+const ABANDONED_AFTER_MS = 2 * 60_000;
 
 const INSERT_COLUMNS = `(id, source, external_event_id, event_type, signature, signature_valid, payload, raw_body,
    body_bytes, processing_result, processing_error, duplicate_of, received_at, processed_at)`;
@@ -83,9 +83,10 @@ export class WebhookEventsRepository {
                      deliveries = webhook_events.deliveries + 1, signature = EXCLUDED.signature,
                      payload = EXCLUDED.payload, received_at = EXCLUDED.received_at, updated_at = now()
           WHERE webhook_events.processing_result = 'failed'
-             OR (webhook_events.processing_result = 'pending' AND webhook_events.updated_at < now() - ${ABANDONED_AFTER})
+             OR (webhook_events.processing_result = 'pending'
+                 AND webhook_events.updated_at < now() - make_interval(secs => $11))
        RETURNING id`,
-      [uuidv7(), ...this.values(webhook), webhook.receivedAt],
+      [uuidv7(), ...this.values(webhook), webhook.receivedAt, ABANDONED_AFTER_MS / 1000],
     );
     return row?.id ?? null;
   }
@@ -103,7 +104,7 @@ export class WebhookEventsRepository {
   /** True when the row is done or being worked on right now (not failed, not abandoned). */
   static isSettledOrInFlight(row: WebhookEventRow): boolean {
     const abandoned =
-      row.processing_result === 'pending' && Date.now() - row.updated_at.getTime() > 2 * 60_000;
+      row.processing_result === 'pending' && Date.now() - row.updated_at.getTime() > ABANDONED_AFTER_MS;
     return row.processing_result === 'success' || (row.processing_result === 'pending' && !abandoned);
   }
 
@@ -134,7 +135,7 @@ export class WebhookEventsRepository {
     return row ?? null;
   }
 
-  /** For an operator's reprocess: the row back to pending, counted. */
+  /** Counts an operator's reprocess of the row; its outcome is then recorded as for a delivery. */
   async markReprocessing(id: string): Promise<void> {
     await this.dataSource.query(
       `UPDATE webhook.webhook_events SET reprocessed = reprocessed + 1, updated_at = now() WHERE id = $1`,

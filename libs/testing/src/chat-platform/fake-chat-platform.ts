@@ -1,5 +1,5 @@
 import { type Server, createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { closeAtOnce, listenOnLoopback } from '../loopback-server';
 import { BoundedLog } from './bounded-log';
 import { FailureInjector, type FailureRule } from './failure-injector';
 import { type GuildSpec, type SeededGuild, seedGuild } from './guild-seed';
@@ -82,15 +82,8 @@ export class FakeChatPlatform {
       stopping: this.stopping.signal,
     };
     const server = createServer((req, res) => void handlePlatformRequest(req, res, context));
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.port, this.host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
+    this.baseUrl = await listenOnLoopback(server, this.host, this.port);
     this.server = server;
-    this.baseUrl = `http://${this.host}:${(server.address() as AddressInfo).port}`;
     return { url: this.baseUrl };
   }
 
@@ -101,11 +94,7 @@ export class FakeChatPlatform {
     this.server = undefined;
     this.baseUrl = undefined;
     this.stopping.abort();
-    const closed = new Promise<void>((resolve, reject) =>
-      server.close((error) => (error ? reject(error) : resolve())),
-    );
-    server.closeAllConnections();
-    await closed;
+    await closeAtOnce(server);
   }
 
   seedGuild(spec: GuildSpec): SeededGuild {

@@ -1,5 +1,5 @@
 import { type Server, createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { closeAtOnce, listenOnLoopback } from '../loopback-server';
 import type { ProviderEventData, ProviderEventType, ProviderWebhookBody } from '@lib/contracts';
 import { BoundedLog } from '../chat-platform/bounded-log';
 import { assertCardNumber, cardCodes, maskCardNumber } from './card-details';
@@ -115,15 +115,8 @@ export class FakePaymentProvider {
       stopping: this.stopping.signal,
     };
     const server = createServer((req, res) => void handleProviderRequest(req, res, context));
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.port, this.host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
+    this.baseUrl = await listenOnLoopback(server, this.host, this.port);
     this.server = server;
-    this.baseUrl = `http://${this.host}:${(server.address() as AddressInfo).port}`;
     return { url: this.baseUrl };
   }
 
@@ -138,11 +131,7 @@ export class FakePaymentProvider {
     this.server = undefined;
     this.baseUrl = undefined;
     this.stopping.abort();
-    const closed = new Promise<void>((resolve, reject) =>
-      server.close((error) => (error ? reject(error) : resolve())),
-    );
-    server.closeAllConnections();
-    await closed;
+    await closeAtOnce(server);
   }
 
   /** Back to a fresh provider: no cards, keys, charges, logs, rules, delay; the configured webhook URL. */
