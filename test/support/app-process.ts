@@ -35,7 +35,9 @@ export function runScript(
   exited: Promise<{ code: number | null; signal: string | null }>;
 } {
   let output = '';
-  const child = spawn(process.execPath, ['-r', '@swc-node/register', script], {
+  // CPU_PROFILE_DIR: the process writes a V8 CPU profile there when it exits (open it in DevTools).
+  const profile = env.CPU_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${env.CPU_PROFILE_DIR}`] : [];
+  const child = spawn(process.execPath, [...profile, '-r', '@swc-node/register', script], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

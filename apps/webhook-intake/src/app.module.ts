@@ -3,6 +3,7 @@ import { DatabaseModule } from '@lib/database';
 import { IdentityModule } from '@lib/identity';
 import { HealthModule, LoggingModule, MetricsModule } from '@lib/runtime';
 import { webhookIntakeDatabase } from './database';
+import { WEBHOOK_PATH } from './webhooks/webhooks.controller';
 import type { WebhookIntakeEnv } from './webhook-intake.env';
 import { WebhookIntakeModule } from './webhook-intake.module';
 
@@ -12,7 +13,8 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        LoggingModule.forService('webhook-intake', config.LOG_LEVEL),
+        // Each delivery is a webhook_events row with more in it than an access line would have.
+        LoggingModule.forService('webhook-intake', config.LOG_LEVEL, [WEBHOOK_PATH]),
         DatabaseModule.forService({
           ...webhookIntakeDatabase,
           url: config.DATABASE_URL,

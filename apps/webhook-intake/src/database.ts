@@ -1,7 +1,8 @@
 import { WebhookEvents1764200000000 } from './migrations/1764200000000-webhook-events';
+import { WebhookDuplicateOfIndex1764300000000 } from './migrations/1764300000000-webhook-duplicate-of-index';
 
 export const webhookIntakeDatabase = {
   schema: 'webhook',
   entities: [],
-  migrations: [WebhookEvents1764200000000],
+  migrations: [WebhookEvents1764200000000, WebhookDuplicateOfIndex1764300000000],
 };
