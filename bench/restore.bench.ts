@@ -319,6 +319,7 @@ async function main(): Promise<void> {
       guildId,
       snapshotId: snapshot.id,
       requestedByUser: uuidv7(),
+      requestedByPlatformUserId: seeded.ownerId,
       scope: SCOPE,
       options: { create_pre_restore_snapshot: false },
       previewDiff: diff,

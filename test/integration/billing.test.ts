@@ -12,7 +12,11 @@ interface SubscriptionRow {
   id: string;
   status: string;
   plan_code: string;
+  license_id: string | null;
   billing_key_id: string;
+  payer_user_id: string;
+  payer_platform_user_id: string | null;
+  guild_name: string;
   cycle_count: number;
   current_period_start: Date | null;
   current_period_end: Date | null;
@@ -80,10 +84,11 @@ describe('billing', () => {
 
   /** An active PRO subscription of a new guild, paid by `payer`. */
   async function activeSubscription(payer = owner(), plan: 'PRO' | 'ENTERPRISE' = 'PRO') {
-    const { guildId } = await stack.registeredGuild(`Guild ${uuidv7().slice(-6)}`);
+    const guildName = `Guild ${uuidv7().slice(-6)}`;
+    const { guildId } = await stack.registeredGuild(guildName);
     const confirmed = await stack.subscribe(payer, guildId, plan);
     expect(confirmed.status).toBe(200);
-    return { guildId, payer, id: confirmed.body.id as string };
+    return { guildId, guildName, payer, id: confirmed.body.id as string };
   }
 
   async function route(event: RoutedProviderEvent) {
@@ -223,12 +228,24 @@ describe('billing', () => {
         'SubscriptionStarted',
         'PaymentSucceeded',
       ]);
+      expect(row).toMatchObject({
+        payer_user_id: user.user_id,
+        payer_platform_user_id: OWNER,
+        guild_name: 'Happy Guild',
+      });
       const started = emitted[1] as DomainEvent<'SubscriptionStarted'>;
-      expect(started.payload).toMatchObject({
+      expect(started.payload).toEqual({
+        subscription_id: id,
+        license_id: row.license_id,
         guild_id: guildId,
+        payer_user_id: user.user_id,
+        payer_platform_user_id: OWNER,
+        guild_name: 'Happy Guild',
         plan_code: 'PRO',
         amount_krw: 9_900,
+        current_period_start: row.current_period_start!.toISOString(),
         current_period_end: row.current_period_end!.toISOString(),
+        next_billing_at: row.next_billing_at!.toISOString(),
       });
       // Licensing orders a guild's events by the time of the state change.
       expect(started.occurred_at).toBe(row.updated_at.toISOString());
@@ -398,11 +415,21 @@ describe('billing', () => {
       expect(answers.find((answer) => answer.status === 409)!.body).toMatchObject({
         code: 'ErrSubscriptionExists',
       });
-      const rows = await dataSource.query<{ status: string }[]>(
-        `SELECT status FROM billing.subscriptions WHERE guild_id = $1`,
+      const rows = await dataSource.query<
+        Pick<SubscriptionRow, 'status' | 'payer_user_id' | 'payer_platform_user_id'>[]
+      >(
+        `SELECT status, payer_user_id, payer_platform_user_id FROM billing.subscriptions WHERE guild_id = $1`,
         [guildId],
       );
-      expect(rows).toEqual([{ status: 'active' }]);
+      // The winner's platform id is stored with the winner, whichever of the two it was.
+      const winner = [first, second].find((user) => user.user_id === rows[0]?.payer_user_id);
+      expect(rows).toEqual([
+        {
+          status: 'active',
+          payer_user_id: winner?.user_id,
+          payer_platform_user_id: winner?.platform_user_id,
+        },
+      ]);
       const forGuild = stack.provider.charges().filter((charge) => charge.orderName.endsWith('Race Guild'));
       expect(forGuild).toHaveLength(1);
       // prepare already refuses the guild now that it has a subscription.
@@ -427,7 +454,7 @@ describe('billing', () => {
       stack.callBilling('POST', `/api/v1/subscriptions/${id}/change-plan`, user, { new_plan_code: plan });
 
     it('lets only the payer change, does nothing for the same plan, upgrades at once without a charge', async () => {
-      const { id, payer } = await activeSubscription();
+      const { id, payer, guildName } = await activeSubscription();
       const chargesBefore = stack.provider.charges().length;
       const stranger = await change(stack.user(ADMIN), id, 'ENTERPRISE');
       expect(stranger).toMatchObject({ status: 403, body: { code: 'ErrNotPayer' } });
@@ -444,7 +471,13 @@ describe('billing', () => {
       const last = (await events(id)).at(-1) as DomainEvent<'PlanUpgraded'>;
       expect(last).toMatchObject({
         type: 'PlanUpgraded',
-        payload: { old_plan_code: 'PRO', new_plan_code: 'ENTERPRISE' },
+        payload: {
+          old_plan_code: 'PRO',
+          new_plan_code: 'ENTERPRISE',
+          payer_user_id: payer.user_id,
+          payer_platform_user_id: OWNER,
+          guild_name: guildName,
+        },
       });
       expect(stack.provider.charges().length).toBe(chargesBefore);
       const bad = await change(payer, id, 'PLATINUM');
@@ -454,7 +487,7 @@ describe('billing', () => {
     });
 
     it('schedules a downgrade for period end, and a cancel takes priority over it', async () => {
-      const { id, payer } = await activeSubscription(owner(), 'ENTERPRISE');
+      const { id, payer, guildName } = await activeSubscription(owner(), 'ENTERPRISE');
       const row = await subscription(id);
       const downgraded = await change(payer, id, 'PRO');
       expect(downgraded).toMatchObject({
@@ -472,7 +505,11 @@ describe('billing', () => {
       const toFree = await change(payer, id, 'FREE');
       expect(toFree).toMatchObject({ status: 200, body: { plan: 'ENTERPRISE', pending: 'FREE' } });
       expect(await subscription(id)).toMatchObject({ cancel_at_period_end: true, plan_code: 'ENTERPRISE' });
-      expect((await types(id)).at(-1)).toBe('SubscriptionCanceled');
+      // The plan the guild keeps until period end, not the pending downgrade.
+      expect((await events(id)).at(-1)).toMatchObject({
+        type: 'SubscriptionCanceled',
+        payload: { plan_code: 'ENTERPRISE', payer_platform_user_id: OWNER, guild_name: guildName },
+      });
 
       // At period end the cancel wins: the subscription ends instead of moving to PRO.
       await endPeriod(id);
@@ -483,10 +520,21 @@ describe('billing', () => {
         next_billing_at: null,
       });
       expect((await types(id)).filter((type) => type === 'PlanDowngraded')).toEqual([]);
+      const ended = (await events(id)).at(-1) as DomainEvent<'SubscriptionCanceledPeriodEnd'>;
+      expect(ended).toMatchObject({
+        type: 'SubscriptionCanceledPeriodEnd',
+        payload: {
+          reason: 'period_end',
+          plan_code: 'ENTERPRISE',
+          payer_user_id: payer.user_id,
+          payer_platform_user_id: OWNER,
+          guild_name: guildName,
+        },
+      });
     });
 
     it('toggles cancel and uncancel with an event each time, on both cancel paths', async () => {
-      const { id, payer } = await activeSubscription();
+      const { id, payer, guildName } = await activeSubscription();
       const row = await subscription(id);
       const canceled = await stack.callBilling('POST', `/api/v1/subscriptions/${id}/cancel`, payer);
       expect(canceled).toMatchObject({
@@ -507,9 +555,15 @@ describe('billing', () => {
       const stranger = await stack.callBilling('POST', `/subscriptions/${id}/cancel`, stack.user(ADMIN));
       expect(stranger).toMatchObject({ status: 403, body: { code: 'ErrNotPayer' } });
       const canceledEvent = (await events(id)).at(-1) as DomainEvent<'SubscriptionCanceled'>;
-      expect(canceledEvent.payload).toMatchObject({
+      expect(canceledEvent.payload).toEqual({
+        subscription_id: id,
+        license_id: row.license_id,
         cancel_at_period_end: true,
+        effective_at: row.current_period_end!.toISOString(),
         requested_by_user: payer.user_id,
+        payer_platform_user_id: OWNER,
+        guild_name: guildName,
+        plan_code: 'PRO',
       });
     });
 
@@ -606,7 +660,7 @@ describe('billing', () => {
     });
 
     it('moves a declined renewal to past_due with retries at +1, +3 and +5 days, then ends it', async () => {
-      const { id, payer } = await activeSubscription();
+      const { id, payer, guildName } = await activeSubscription();
       const customerKey = `user_${payer.user_id}`;
       stack.provider.rejectCharges({ customerKey, code: 'REJECT_CARD_PAYMENT' });
       try {
@@ -644,7 +698,13 @@ describe('billing', () => {
         const last = (await events(id)).at(-1) as DomainEvent<'SubscriptionCanceledPeriodEnd'>;
         expect(last).toMatchObject({
           type: 'SubscriptionCanceledPeriodEnd',
-          payload: { reason: 'payment_failed', plan_code: 'PRO' },
+          payload: {
+            reason: 'payment_failed',
+            plan_code: 'PRO',
+            payer_user_id: payer.user_id,
+            payer_platform_user_id: OWNER,
+            guild_name: guildName,
+          },
         });
       } finally {
         stack.provider.clearChargeRejections();

@@ -260,6 +260,8 @@ describe('guilds and snapshots', () => {
         snapshot_id: created.body.id,
         guild_id: guildId,
         trigger: 'manual',
+        created_by_platform_user_id: OWNER,
+        guild_name: live.name,
         size: created.body.size,
       });
     });

@@ -1,4 +1,5 @@
 import { ChatPlatformClient, type GuildState } from '@lib/chat-platform';
+import type { DomainEvent } from '@lib/contracts';
 import { DEFAULT_RATE_LIMITS } from '@lib/testing';
 import type { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
@@ -49,7 +50,8 @@ describe('restore', () => {
 
   /** A registered PRO guild with a manual snapshot taken before anything went wrong. */
   async function protectedGuild(options: { plan?: 'PRO' | 'ENTERPRISE' | null; extraRoles?: number } = {}) {
-    const seeded = seedProtectedGuild(stack.platform, `Guild ${uuidv7().slice(-6)}`, options.extraRoles);
+    const name = `Guild ${uuidv7().slice(-6)}`;
+    const seeded = seedProtectedGuild(stack.platform, name, options.extraRoles);
     const registered = await post('/api/v1/guilds', { platform_guild_id: seeded.guildId });
     expect(registered.status).toBe(200);
     const guildId = registered.body.id as string;
@@ -73,7 +75,7 @@ describe('restore', () => {
       `SELECT payload FROM recovery.snapshots WHERE id = $1`,
       [snapshotId],
     );
-    return { seeded, guildId, snapshotId, payload };
+    return { seeded, name, guildId, snapshotId, payload };
   }
 
   /** A FREE guild cannot take a manual snapshot; a scheduled one is stored directly. */
@@ -132,7 +134,7 @@ describe('restore', () => {
 
   describe('end to end', () => {
     it('previews a raid’s damage, restores it step by step, and the guild equals the snapshot', async () => {
-      const { seeded, guildId, snapshotId, payload } = await protectedGuild();
+      const { seeded, name, guildId, snapshotId, payload } = await protectedGuild();
       await raid(platformUrl, seeded);
 
       const previewed = await preview(snapshotId);
@@ -186,11 +188,22 @@ describe('restore', () => {
       expect(job.pre_restore_snapshot_id).toEqual(expect.any(String));
       await expectRestored(guildId, seeded.guildId, payload);
 
-      const events = await dataSource.query<{ event_type: string }[]>(
-        `SELECT event_type FROM recovery.outbox WHERE envelope->'payload'->>'restore_job_id' = $1 ORDER BY id`,
+      const events = await dataSource.query<{ event_type: string; envelope: DomainEvent }[]>(
+        `SELECT event_type, envelope FROM recovery.outbox WHERE envelope->'payload'->>'restore_job_id' = $1 ORDER BY id`,
         [started.body.id],
       );
       expect(events.map((e) => e.event_type)).toEqual(['RestoreStarted', 'RestoreCompleted']);
+      // Everything the notifier's DM needs: the recipient is the requester, the guild its registry name.
+      expect(events[1].envelope.payload).toEqual({
+        restore_job_id: started.body.id,
+        snapshot_id: snapshotId,
+        requested_by_user: job.requested_by_user,
+        requested_by_platform_user_id: OWNER,
+        guild_name: name,
+        result_summary: job.result_summary,
+        duration_ms: expect.any(Number),
+        pre_restore_snapshot_id: job.pre_restore_snapshot_id,
+      });
       const paused = await dataSource.query(`SELECT 1 FROM recovery.live_sync_pauses WHERE guild_id = $1`, [
         guildId,
       ]);
@@ -406,7 +419,7 @@ describe('restore', () => {
     }
 
     it('shows progress and cancels: the running step finishes, later steps are skipped, live sync resumes', async () => {
-      const { seeded, guildId, jobId } = await slowRestore();
+      const { seeded, name, guildId, jobId } = await slowRestore();
       const running = await runningStep(jobId, 'CreateOrUpdateRoles');
       expect(running.progress).toMatchObject({
         done: expect.any(Number),
@@ -431,15 +444,35 @@ describe('restore', () => {
         `SELECT envelope FROM recovery.outbox WHERE event_type = 'RestoreFailed' AND envelope->'payload'->>'restore_job_id' = $1`,
         [jobId],
       );
-      expect(event.envelope.payload).toMatchObject({ status: 'canceled', error_code: 'canceled' });
+      expect(event.envelope.payload).toEqual({
+        restore_job_id: jobId,
+        snapshot_id: job.snapshot_id,
+        requested_by_user: job.requested_by_user,
+        requested_by_platform_user_id: OWNER,
+        guild_name: name,
+        status: 'canceled',
+        error_code: 'canceled',
+        error_message: 'Canceled by the user.',
+        pre_restore_snapshot_id: null,
+      });
       expect((await post(`/api/v1/restore/${jobId}/cancel`, {})).body.code).toBe('ErrRestoreNotActive');
     });
 
     it('cancels with "guild deleted" when the guild disappears from the platform mid-run', async () => {
-      const { seeded, jobId } = await slowRestore();
+      const { seeded, name, jobId } = await slowRestore();
       await runningStep(jobId, 'CreateOrUpdateRoles');
       stack.platform.deleteGuild(seeded.guildId);
       expect(await finished(jobId)).toMatchObject({ status: 'canceled', error_message: 'guild deleted' });
+      // The guild is gone from the platform; the DM still names it, from the registry.
+      const [event] = await dataSource.query<{ envelope: DomainEvent<'RestoreFailed'> }[]>(
+        `SELECT envelope FROM recovery.outbox WHERE event_type = 'RestoreFailed' AND envelope->'payload'->>'restore_job_id' = $1`,
+        [jobId],
+      );
+      expect(event.envelope.payload).toMatchObject({
+        status: 'canceled',
+        requested_by_platform_user_id: OWNER,
+        guild_name: name,
+      });
     });
 
     it('completes through a storm of 429s', async () => {

@@ -40,6 +40,8 @@ export class BillingEventStream {
 export class SubscriptionScenario {
   readonly subscriptionId = uuidv7();
   readonly payerUserId = uuidv7();
+  readonly payerPlatformUserId = '300000000000000001';
+  readonly guildName = 'Test guild';
   /** Billing's clock: every event happens a minute after the previous one. */
   private clock = Date.now() - 60 * 60_000;
   periodEnd = new Date(Date.now() + 30 * DAY_MS);
@@ -68,6 +70,8 @@ export class SubscriptionScenario {
       license_id: null,
       guild_id: this.guildId,
       payer_user_id: this.payerUserId,
+      payer_platform_user_id: this.payerPlatformUserId,
+      guild_name: this.guildName,
       plan_code: plan,
       amount_krw: plan === 'ENTERPRISE' ? 29_900 : 9_900,
       current_period_start: new Date(this.periodEnd.getTime() - 30 * DAY_MS).toISOString(),
@@ -81,6 +85,8 @@ export class SubscriptionScenario {
       subscription_id: this.subscriptionId,
       license_id: null,
       payer_user_id: this.payerUserId,
+      payer_platform_user_id: this.payerPlatformUserId,
+      guild_name: this.guildName,
       old_plan_code: from,
       new_plan_code: to,
       effective_at: new Date(this.clock).toISOString(),
@@ -119,6 +125,8 @@ export class SubscriptionScenario {
       subscription_id: this.subscriptionId,
       license_id: null,
       payer_user_id: this.payerUserId,
+      payer_platform_user_id: this.payerPlatformUserId,
+      guild_name: this.guildName,
       reason: 'period_end',
       plan_code: plan,
     });

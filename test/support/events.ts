@@ -14,6 +14,7 @@ export function snapshotCreated(guildId: string = uuidv7()): NewEvent<'SnapshotC
       guild_id: guildId,
       trigger: 'manual',
       created_by_user: uuidv7(),
+      guild_name: 'Test guild',
       created_by_platform_user_id: '80351110224678912',
       size: 1234,
     },

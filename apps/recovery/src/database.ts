@@ -2,10 +2,16 @@ import { Guild } from './guilds/guild.entity';
 import { Init1763800000000 } from './migrations/1763800000000-init';
 import { GuildsSnapshotsRestoreJobs1763900000000 } from './migrations/1763900000000-guilds-snapshots-restore-jobs';
 import { RestoreRuns1764000000000 } from './migrations/1764000000000-restore-runs';
+import { RestoreJobRequester1764400000000 } from './migrations/1764400000000-restore-job-requester';
 import { Snapshot } from './snapshots/snapshot.entity';
 
 export const recoveryDatabase = {
   schema: 'recovery',
   entities: [Guild, Snapshot],
-  migrations: [Init1763800000000, GuildsSnapshotsRestoreJobs1763900000000, RestoreRuns1764000000000],
+  migrations: [
+    Init1763800000000,
+    GuildsSnapshotsRestoreJobs1763900000000,
+    RestoreRuns1764000000000,
+    RestoreJobRequester1764400000000,
+  ],
 };

@@ -39,6 +39,9 @@ export interface EventPayloads {
     restore_job_id: string;
     snapshot_id: string;
     requested_by_user: string;
+    /** Who gets the DM; null only for jobs started before it was recorded. */
+    requested_by_platform_user_id: string | null;
+    guild_name: string;
     result_summary: RestoreResultSummary;
     duration_ms: number;
     pre_restore_snapshot_id: string | null;
@@ -47,6 +50,8 @@ export interface EventPayloads {
     restore_job_id: string;
     snapshot_id: string;
     requested_by_user: string;
+    requested_by_platform_user_id: string | null;
+    guild_name: string;
     /** `failed`, or `canceled` when the guild was deleted during the run. */
     status: 'failed' | 'canceled';
     error_code: string;
@@ -58,6 +63,7 @@ export interface EventPayloads {
     guild_id: string;
     trigger: SnapshotTrigger;
     created_by_user: string | null;
+    guild_name: string;
     /** The platform user who asked (dashboard or slash command), so the DM needs no lookup. */
     created_by_platform_user_id: string | null;
     size: number;
@@ -70,6 +76,10 @@ export interface EventPayloads {
     count: number;
     snapshot_id: string | null;
     owner_platform_user_id: string;
+    guild_name: string;
+    /** The actor's roles were removed (auto-action on). */
+    auto_action_taken: boolean;
+    occurred_at: string;
   };
 
   // billing
@@ -84,6 +94,9 @@ export interface EventPayloads {
     license_id: string | null;
     guild_id: string;
     payer_user_id: string;
+    /** Who gets the DM; null only for subscriptions created before it was recorded. */
+    payer_platform_user_id: string | null;
+    guild_name: string;
     plan_code: PlanCode;
     amount_krw: number;
     current_period_start: string;
@@ -106,6 +119,9 @@ export interface EventPayloads {
     subscription_id: string;
     license_id: string | null;
     payer_user_id: string;
+    /** Who gets the DM; null only for subscriptions created before it was recorded. */
+    payer_platform_user_id: string | null;
+    guild_name: string;
     old_plan_code: PlanCode;
     new_plan_code: PlanCode;
     effective_at: string;
@@ -133,6 +149,9 @@ export interface EventPayloads {
     cancel_at_period_end: true;
     effective_at: string;
     requested_by_user: string;
+    payer_platform_user_id: string | null;
+    guild_name: string;
+    plan_code: PlanCode;
   };
   SubscriptionUncanceled: {
     subscription_id: string;
@@ -143,6 +162,9 @@ export interface EventPayloads {
     subscription_id: string;
     license_id: string | null;
     payer_user_id: string;
+    /** Who gets the DM; null only for subscriptions created before it was recorded. */
+    payer_platform_user_id: string | null;
+    guild_name: string;
     /** `period_end` for a scheduled cancel, `payment_failed` after the last renewal retry failed. */
     reason: 'period_end' | 'payment_failed';
     plan_code: PlanCode;

@@ -23,6 +23,7 @@ const event = {
     guild_id: 'g-1',
     trigger: 'manual' as const,
     created_by_user: 'u-1',
+    guild_name: 'Test guild',
     created_by_platform_user_id: null,
     size: 10,
   },

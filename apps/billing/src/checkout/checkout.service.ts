@@ -89,6 +89,7 @@ export class CheckoutService {
         billingKeyId: key.id,
         planCode: plan.code as PaidPlanCode,
         payerUserId: user.user_id,
+        payerPlatformUserId: user.platform_user_id,
         guildName: guild.name,
       });
       const first = await this.attempts.insertPending(manager, {

@@ -36,6 +36,7 @@ export class SubscriptionEvents {
       license_id: subscription.license_id,
       guild_id: subscription.guild_id,
       payer_user_id: subscription.payer_user_id,
+      ...this.recipient(subscription),
       plan_code: subscription.plan_code,
       amount_krw: attempt.amount_krw,
       current_period_start: period.start,
@@ -64,6 +65,7 @@ export class SubscriptionEvents {
       subscription_id: subscription.id,
       license_id: subscription.license_id,
       payer_user_id: subscription.payer_user_id,
+      ...this.recipient(subscription),
       old_plan_code: oldPlan,
       new_plan_code: subscription.plan_code,
       effective_at: subscription.updated_at.toISOString(),
@@ -101,6 +103,8 @@ export class SubscriptionEvents {
       cancel_at_period_end: true,
       effective_at: this.period(subscription).end,
       requested_by_user: requestedBy,
+      ...this.recipient(subscription),
+      plan_code: subscription.plan_code,
     });
   }
 
@@ -117,9 +121,21 @@ export class SubscriptionEvents {
       subscription_id: subscription.id,
       license_id: subscription.license_id,
       payer_user_id: subscription.payer_user_id,
+      ...this.recipient(subscription),
       reason,
       plan_code: subscription.plan_code,
     });
+  }
+
+  /** Who the notifier DMs about the subscription, and the guild it names. */
+  private recipient(subscription: SubscriptionRow): {
+    payer_platform_user_id: string | null;
+    guild_name: string;
+  } {
+    return {
+      payer_platform_user_id: subscription.payer_platform_user_id,
+      guild_name: subscription.guild_name,
+    };
   }
 
   private period(subscription: SubscriptionRow): { start: string; end: string } {

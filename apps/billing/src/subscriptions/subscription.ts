@@ -12,6 +12,8 @@ export interface SubscriptionRow {
   billing_key_id: string;
   plan_code: PaidPlanCode;
   payer_user_id: string;
+  /** Who the subscription's events DM; null only for subscriptions from before it was recorded. */
+  payer_platform_user_id: string | null;
   guild_name: string;
   status: SubscriptionStatus;
   billing_cycle: 'monthly';

@@ -29,6 +29,7 @@ export interface NewSubscription {
   billingKeyId: string;
   planCode: PaidPlanCode;
   payerUserId: string;
+  payerPlatformUserId: string;
   guildName: string;
 }
 
@@ -88,8 +89,9 @@ export class SubscriptionsRepository {
     try {
       const [row] = await manager.query<SubscriptionRow[]>(
         `INSERT INTO billing.subscriptions
-           (id, guild_id, license_id, billing_key_id, plan_code, payer_user_id, guild_name, status)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending')
+           (id, guild_id, license_id, billing_key_id, plan_code, payer_user_id, payer_platform_user_id,
+            guild_name, status)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending')
          RETURNING *`,
         [
           subscription.id,
@@ -98,6 +100,7 @@ export class SubscriptionsRepository {
           subscription.billingKeyId,
           subscription.planCode,
           subscription.payerUserId,
+          subscription.payerPlatformUserId,
           subscription.guildName,
         ],
       );

@@ -13,6 +13,8 @@ export interface RestoreJobRow {
   guild_id: string;
   snapshot_id: string;
   requested_by_user: string;
+  /** Null only for jobs started before it was recorded. */
+  requested_by_platform_user_id: string | null;
   scope: RestoreScope[];
   options: { create_pre_restore_snapshot: boolean };
   status: RestoreJobStatus;
@@ -33,12 +35,27 @@ export interface NewRestoreJob {
   guildId: string;
   snapshotId: string;
   requestedByUser: string;
+  requestedByPlatformUserId: string;
   scope: RestoreScope[];
   options: { create_pre_restore_snapshot: boolean };
   previewDiff: RestoreDiff;
 }
 
 const ACTIVE = `status IN ('pending', 'running')`;
+
+/** A job that has just ended, with its guild's registry name for the event (the notifier's DM). */
+type EndedJobRow = RestoreJobRow & { guild_name: string };
+
+/**
+ * Ends an active job with `assignments` and returns it with its guild's current registry name.
+ * Columns the guild shares with the job (`id`, `created_at`) must be qualified in `assignments`.
+ */
+const END_ACTIVE_JOB = (assignments: string) => `
+  UPDATE recovery.restore_jobs
+     SET ${assignments}
+    FROM recovery.guilds g
+   WHERE restore_jobs.id = $1 AND g.id = restore_jobs.guild_id AND restore_jobs.status IN ('pending', 'running')
+  RETURNING restore_jobs.*, g.name AS guild_name`;
 
 /**
  * Every write to a restore job, each one transaction with its event: the API creates and starts
@@ -76,13 +93,15 @@ export class RestoreJobsRepository {
       await this.dataSource.transaction(async (manager) => {
         await manager.query(
           `INSERT INTO recovery.restore_jobs
-             (id, guild_id, snapshot_id, requested_by_user, scope, options, status, preview_diff)
-           VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7)`,
+             (id, guild_id, snapshot_id, requested_by_user, requested_by_platform_user_id, scope, options,
+              status, preview_diff)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', $8)`,
           [
             job.id,
             job.guildId,
             job.snapshotId,
             job.requestedByUser,
+            job.requestedByPlatformUserId,
             job.scope,
             JSON.stringify(job.options),
             JSON.stringify(job.previewDiff),
@@ -147,13 +166,10 @@ export class RestoreJobsRepository {
   /** Spec §3.1 `running -> completed`: summary, end time and `RestoreCompleted`, once. */
   async complete(jobId: string, summary: RestoreResultSummary): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
-      const job = await updatedRow(
+      const job = await endedRow(
         manager,
-        `UPDATE recovery.restore_jobs
-            SET status = 'completed', result_summary = $2, completed_at = now(),
-                started_at = COALESCE(started_at, created_at)
-          WHERE id = $1 AND ${ACTIVE}
-          RETURNING *`,
+        END_ACTIVE_JOB(`status = 'completed', result_summary = $2, completed_at = now(),
+                        started_at = COALESCE(restore_jobs.started_at, restore_jobs.created_at)`),
         [jobId, JSON.stringify(summary)],
       );
       if (!job) return;
@@ -166,6 +182,8 @@ export class RestoreJobsRepository {
           restore_job_id: job.id,
           snapshot_id: job.snapshot_id,
           requested_by_user: job.requested_by_user,
+          requested_by_platform_user_id: job.requested_by_platform_user_id,
+          guild_name: job.guild_name,
           result_summary: summary,
           duration_ms: job.completed_at!.getTime() - job.started_at!.getTime(),
           pre_restore_snapshot_id: job.pre_restore_snapshot_id,
@@ -177,12 +195,9 @@ export class RestoreJobsRepository {
   /** Failed, or canceled (by the user, or because the guild is gone), with `RestoreFailed`, once. */
   async endUnsuccessfully(failure: RestoreFailure, manager?: EntityManager): Promise<boolean> {
     const run = async (tx: EntityManager) => {
-      const job = await updatedRow(
+      const job = await endedRow(
         tx,
-        `UPDATE recovery.restore_jobs
-            SET status = $2, error_message = $3, completed_at = now()
-          WHERE id = $1 AND ${ACTIVE}
-          RETURNING *`,
+        END_ACTIVE_JOB(`status = $2, error_message = $3, completed_at = now()`),
         [
           failure.jobId,
           failure.status,
@@ -199,6 +214,8 @@ export class RestoreJobsRepository {
           restore_job_id: job.id,
           snapshot_id: job.snapshot_id,
           requested_by_user: job.requested_by_user,
+          requested_by_platform_user_id: job.requested_by_platform_user_id,
+          guild_name: job.guild_name,
           status: failure.status,
           error_code: failure.code,
           error_message: failure.message,
@@ -212,12 +229,12 @@ export class RestoreJobsRepository {
 }
 
 /** TypeORM answers an UPDATE ... RETURNING on Postgres with `[rows, affected]`. */
-async function updatedRow(
+async function endedRow(
   manager: EntityManager,
   sql: string,
   parameters: unknown[],
-): Promise<RestoreJobRow | undefined> {
-  const [rows] = await manager.query<[RestoreJobRow[], number]>(sql, parameters);
+): Promise<EndedJobRow | undefined> {
+  const [rows] = await manager.query<[EndedJobRow[], number]>(sql, parameters);
   return rows[0];
 }
 

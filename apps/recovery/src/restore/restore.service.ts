@@ -69,6 +69,7 @@ export class RestoreService {
       guildId,
       snapshotId: request.snapshot_id,
       requestedByUser: user.user_id,
+      requestedByPlatformUserId: user.platform_user_id,
       scope: request.scope,
       options,
       previewDiff: diff,

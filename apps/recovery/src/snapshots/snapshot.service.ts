@@ -104,6 +104,7 @@ export class SnapshotService {
           guild_id: guild.id,
           trigger,
           created_by_user: input.createdByUser,
+          guild_name: guild.name,
           created_by_platform_user_id: input.createdByPlatformUserId ?? null,
           size,
         },
