@@ -252,13 +252,20 @@ export class ChatPlatformClient {
     return toPlatformMember(member);
   }
 
-  /** Opens (or reuses) the DM channel with the user, then posts the message there. */
+  /**
+   * Opens (or reuses) the DM channel with the user, then posts the message there. With a nonce the
+   * platform enforces it, so a retry after a lost answer (the REST client's or the caller's) gets
+   * the message already posted rather than a second one.
+   */
   async sendDirectMessage(userId: string, message: DirectMessage): Promise<PlatformMessage> {
     const channel = await this.call<APIChannel>(() =>
       this.rest.post(Routes.userChannels(), { body: { recipient_id: userId } }),
     );
+    const { nonce, ...body } = message;
     const sent = await this.call<APIMessage>(() =>
-      this.rest.post(Routes.channelMessages(channel.id), { body: message }),
+      this.rest.post(Routes.channelMessages(channel.id), {
+        body: nonce === undefined ? body : { ...body, nonce, enforce_nonce: true },
+      }),
     );
     return toPlatformMessage(sent);
   }

@@ -122,6 +122,12 @@ export interface DirectMessageEmbed {
 export interface DirectMessage {
   content: string;
   embeds?: DirectMessageEmbed[];
+  /**
+   * Makes the send idempotent: the platform answers a second message with the same nonce in the
+   * same channel, within a few minutes, with the first one instead of posting it again. At most
+   * 25 characters; derive it from what the message is about, so a retry sends the same one.
+   */
+  nonce?: string;
 }
 
 export interface PlatformMessage {

@@ -121,10 +121,25 @@ export class FakeChatPlatform {
     this.failures.add(rule);
   }
 
+  /** A platform user who is in no seeded guild (someone a DM can reach); kept if already there. */
+  addUser(id: string, username = `user-${id.slice(-4)}`): void {
+    this.store.ensureUser(id, username);
+  }
+
   /** A user with DMs closed makes a DM to them fail with 50007. */
   setDmsClosed(userId: string, closed: boolean): void {
     if (closed) this.store.dmsClosed.add(userId);
     else this.store.dmsClosed.delete(userId);
+  }
+
+  /** Opens (or finds) the DM channel with the user, as the bot's first DM would; returns its id. */
+  openDm(userId: string): string {
+    return this.store.openDm(this.store.user(userId).id);
+  }
+
+  /** The id of the DM channel the bot opened with the user, if it did. */
+  dmChannelOf(userId: string): string | undefined {
+    return this.store.dmChannelWith(userId);
   }
 
   dmLog(): DmRecord[] {

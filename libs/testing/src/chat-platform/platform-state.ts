@@ -89,6 +89,8 @@ export interface DmRecord {
   messageId: string;
   content: string;
   embeds: unknown[];
+  /** As sent (the platform takes a string of up to 25 characters or an integer); absent when none was. */
+  nonce?: string | number;
   sentAt: Date;
 }
 

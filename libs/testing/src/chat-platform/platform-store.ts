@@ -3,6 +3,9 @@ import { platformError } from './platform-error';
 import type { DmRecord, FakeChannel, FakeGuild, FakeMember, FakeRole, FakeUser } from './platform-state';
 import { SnowflakeGenerator } from './snowflake';
 
+/** How long the platform remembers a message's nonce for `enforce_nonce` ("the past few minutes"). */
+export const NONCE_WINDOW_MS = 5 * 60_000;
+
 /**
  * Everything the fake platform knows, in memory. Lookups answer the platform's errors, so route
  * handlers read as the platform's rules. Handlers run synchronously, so each request is atomic.
@@ -15,6 +18,8 @@ export class PlatformStore {
   readonly dmLog: BoundedLog<DmRecord>;
   private readonly dmRecipientByChannel = new Map<string, string>();
   private readonly dmChannelByRecipient = new Map<string, string>();
+  /** The bot's messages sent with a nonce, by channel and nonce, oldest first. */
+  private readonly dmByNonce = new Map<string, DmRecord>();
 
   readonly bot: FakeUser;
 
@@ -72,6 +77,11 @@ export class PlatformStore {
     return member;
   }
 
+  /** The DM channel opened with the user, if any. */
+  dmChannelWith(recipientId: string): string | undefined {
+    return this.dmChannelByRecipient.get(recipientId);
+  }
+
   /** The platform keeps one DM channel per recipient. */
   openDm(recipientId: string): string {
     let channelId = this.dmChannelByRecipient.get(recipientId);
@@ -87,6 +97,23 @@ export class PlatformStore {
     return this.dmRecipientByChannel.get(channelId);
   }
 
+  /** Logs a DM the bot sent, and remembers its nonce for the nonce window. */
+  recordDm(record: DmRecord): void {
+    this.dmLog.push(record);
+    if (record.nonce === undefined) return;
+    this.forgetNoncesBefore(record.sentAt.getTime() - NONCE_WINDOW_MS);
+    const key = nonceKey(record.channelId, record.nonce);
+    // Re-inserted, not overwritten, so the map stays ordered by time.
+    this.dmByNonce.delete(key);
+    this.dmByNonce.set(key, record);
+  }
+
+  /** The bot's message in the channel with this nonce, sent within the nonce window before `now`. */
+  recentDmWithNonce(channelId: string, nonce: string | number, now: number): DmRecord | undefined {
+    const record = this.dmByNonce.get(nonceKey(channelId, nonce));
+    return record && record.sentAt.getTime() > now - NONCE_WINDOW_MS ? record : undefined;
+  }
+
   /** Drops everything but the bot user. */
   clear(): void {
     this.guilds.clear();
@@ -94,7 +121,20 @@ export class PlatformStore {
     this.users.set(this.bot.id, this.bot);
     this.dmsClosed.clear();
     this.dmLog.clear();
+    this.dmByNonce.clear();
     this.dmRecipientByChannel.clear();
     this.dmChannelByRecipient.clear();
   }
+
+  private forgetNoncesBefore(cutoff: number): void {
+    for (const [key, record] of this.dmByNonce) {
+      if (record.sentAt.getTime() > cutoff) return;
+      this.dmByNonce.delete(key);
+    }
+  }
+}
+
+/** The platform compares nonces as text: 42 and "42" are the same nonce. */
+function nonceKey(channelId: string, nonce: string | number): string {
+  return `${channelId}:${String(nonce)}`;
 }

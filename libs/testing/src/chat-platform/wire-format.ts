@@ -130,6 +130,7 @@ export function messageWire(record: DmRecord, author: FakeUser) {
     author: userWire(author),
     content: record.content,
     embeds: record.embeds,
+    ...(record.nonce === undefined ? {} : { nonce: record.nonce }),
     attachments: [],
     mentions: [],
     mention_roles: [],
