@@ -1,0 +1,20 @@
+import { ValidationError } from '@lib/problem-details';
+import { decodeKeysetCursor, encodeKeysetCursor } from './keyset-cursor';
+
+describe('keyset cursor', () => {
+  const id = '0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b';
+
+  it('round-trips a position', () => {
+    const at = new Date('2026-11-22T07:00:00.123Z');
+    expect(decodeKeysetCursor(encodeKeysetCursor(at, id))).toEqual({ at, id });
+  });
+
+  it.each([
+    ['not base64 of ours', 'abc'],
+    ['a bad time', Buffer.from(`yesterday|${id}`).toString('base64url')],
+    ['a bad id', Buffer.from('2026-11-22T07:00:00.000Z|1 OR 1=1').toString('base64url')],
+    ['extra parts', Buffer.from(`2026-11-22T07:00:00.000Z|${id}|x`).toString('base64url')],
+  ])('refuses %s as a validation error', (_case, cursor) => {
+    expect(() => decodeKeysetCursor(cursor)).toThrow(ValidationError);
+  });
+});
