@@ -2,7 +2,6 @@ import type { InternalIdentity } from '@lib/contracts';
 import { FakePaymentProvider } from '@lib/testing';
 import { type AppProcess, startApp } from './app-process';
 import { RecoveryStack, type UserIdentity } from './recovery-stack';
-import { OWNER, seedProtectedGuild } from './restore-scenario';
 
 /** The provider never answers within this in tests (spec: 30 s), to keep the timeout case short. */
 export const TEST_PROVIDER_TIMEOUT_MS = 2_000;
@@ -43,17 +42,6 @@ export class BillingStack extends RecoveryStack {
     await this.billing?.stop();
     await this.provider.stop();
     await super.stop();
-  }
-
-  /** A guild on the fake platform, registered with recovery; OWNER administers it. */
-  async registeredGuild(name: string): Promise<{ guildId: string; platformGuildId: string }> {
-    const seeded = seedProtectedGuild(this.platform, name);
-    const registered = await this.call(this.recovery, 'POST', '/api/v1/guilds', this.user(OWNER), {
-      platform_guild_id: seeded.guildId,
-    });
-    if (registered.status !== 200)
-      throw new Error(`guild registration failed: ${JSON.stringify(registered)}`);
-    return { guildId: registered.body.id as string, platformGuildId: seeded.guildId };
   }
 
   /** Calls billing as the gateway would forward it for `identity`. */

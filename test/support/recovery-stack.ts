@@ -3,6 +3,7 @@ import { InternalTokenCodec } from '@lib/identity';
 import { FakeChatPlatform } from '@lib/testing';
 import { v7 as uuidv7 } from 'uuid';
 import { type AppProcess, freePort, startApp } from './app-process';
+import { OWNER, seedProtectedGuild } from './restore-scenario';
 
 export type UserIdentity = Extract<InternalIdentity, { kind: 'user' }>;
 
@@ -56,6 +57,17 @@ export class RecoveryStack {
 
   user(platformUserId: string): UserIdentity {
     return { kind: 'user', user_id: uuidv7(), platform_user_id: platformUserId, session_id: uuidv7() };
+  }
+
+  /** A guild on the fake platform, registered with recovery; OWNER administers it. */
+  async registeredGuild(name: string): Promise<{ guildId: string; platformGuildId: string }> {
+    const seeded = seedProtectedGuild(this.platform, name);
+    const registered = await this.call(this.recovery, 'POST', '/api/v1/guilds', this.user(OWNER), {
+      platform_guild_id: seeded.guildId,
+    });
+    if (registered.status !== 200)
+      throw new Error(`guild registration failed: ${JSON.stringify(registered)}`);
+    return { guildId: registered.body.id as string, platformGuildId: seeded.guildId };
   }
 
   /** A request to an app as the gateway would forward it for `identity`. */

@@ -1,13 +1,21 @@
 import { type DynamicModule, Module } from '@nestjs/common';
+import { ChatPlatformClient } from '@lib/chat-platform';
 import { ALL_TOPICS, CONSUMER_GROUPS } from '@lib/contracts';
 import { DatabaseModule } from '@lib/database';
+import { GuildAccessModule } from '@lib/guild-access';
 import { IdentityModule } from '@lib/identity';
 import { checkKafka, EVENT_HANDLERS, type EventHandler, KAFKA_ADMIN, MessagingModule } from '@lib/messaging';
 import { HealthModule, LoggingModule, MetricsModule } from '@lib/runtime';
 import type { Admin } from 'kafkajs';
+import { AuditLogController } from './audit/audit-log.controller';
 import { AuditLogHandler } from './audit/audit-log.handler';
 import { notifierDatabase } from './database';
+import { DmPlanningHandler } from './notifications/dm-planning.handler';
+import { DM_SENDER_OPTIONS, DmSender, type DmSenderOptions } from './notifications/dm-sender.service';
+import { NotificationsRepository } from './notifications/notifications.repository';
 import type { NotifierEnv } from './notifier.env';
+import { PreferencesController } from './preferences/preferences.controller';
+import { PreferencesRepository } from './preferences/preferences.repository';
 
 @Module({})
 export class AppModule {
@@ -22,6 +30,7 @@ export class AppModule {
           migrateOnStart: config.MIGRATE_ON_START,
         }),
         IdentityModule.forService({ secret: config.INTERNAL_JWT_SECRET, service: 'notifier' }),
+        GuildAccessModule.forService({ recoveryUrl: config.RECOVERY_URL, service: 'notifier' }),
         MessagingModule.forService(
           {
             brokers: config.KAFKA_BROKERS,
@@ -30,10 +39,13 @@ export class AppModule {
             consume: { groupId: CONSUMER_GROUPS.notifier, topics: ALL_TOPICS },
           },
           [
+            NotificationsRepository,
+            PreferencesRepository,
             AuditLogHandler,
+            DmPlanningHandler,
             {
               provide: EVENT_HANDLERS,
-              inject: [AuditLogHandler],
+              inject: [AuditLogHandler, DmPlanningHandler],
               useFactory: (...handlers: EventHandler[]) => handlers,
             },
           ],
@@ -43,6 +55,27 @@ export class AppModule {
           useFactory: (admin: Admin) => [{ name: 'kafka', check: () => checkKafka(admin) }],
         }),
         MetricsModule,
+      ],
+      controllers: [PreferencesController, AuditLogController],
+      providers: [
+        NotificationsRepository,
+        PreferencesRepository,
+        {
+          provide: ChatPlatformClient,
+          useValue: new ChatPlatformClient({
+            apiBaseUrl: config.DISCORD_API_URL,
+            botToken: config.DISCORD_BOT_TOKEN,
+          }),
+        },
+        {
+          provide: DM_SENDER_OPTIONS,
+          useValue: {
+            pollIntervalMs: config.DM_POLL_INTERVAL_MS,
+            retryBaseMs: config.DM_RETRY_BASE_MS,
+            maxAttempts: config.DM_MAX_ATTEMPTS,
+          } satisfies DmSenderOptions,
+        },
+        DmSender,
       ],
     };
   }

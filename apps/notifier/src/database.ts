@@ -1,8 +1,9 @@
 import { AuditLogEntry } from './audit/audit-log.entity';
 import { Init1763800000000 } from './migrations/1763800000000-init';
+import { Notifications1764400000002 } from './migrations/1764400000002-notifications';
 
 export const notifierDatabase = {
   schema: 'notification',
   entities: [AuditLogEntry],
-  migrations: [Init1763800000000],
+  migrations: [Init1763800000000, Notifications1764400000002],
 };

@@ -1,0 +1,37 @@
+import { EVENT_PRODUCERS, type EventType } from '@lib/contracts';
+import { Type } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, Matches, Max, MaxLength, Min } from 'class-validator';
+
+const EVENT_TYPES = Object.keys(EVENT_PRODUCERS) as EventType[];
+
+export class AuditLogQuery {
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: 'limit must be an integer' })
+  @Min(1, { message: 'limit must be at least 1' })
+  @Max(200, { message: 'limit must be at most 200' })
+  limit = 50;
+
+  /** Only events of this type. */
+  @IsOptional()
+  @IsIn(EVENT_TYPES, { message: `event_type must be one of ${EVENT_TYPES.join(', ')}` })
+  event_type?: EventType;
+
+  /** The `next_cursor` of the previous page. */
+  @IsOptional()
+  @MaxLength(200)
+  @Matches(/^[A-Za-z0-9_-]+$/, { message: 'cursor is not valid' })
+  cursor?: string;
+}
+
+export interface AuditLogEntryView {
+  event_id: string;
+  event_type: string;
+  producer: string;
+  aggregate_type: string;
+  aggregate_id: string;
+  occurred_at: string;
+  correlation_id: string | null;
+  payload: Record<string, unknown>;
+  recorded_at: string;
+}

@@ -1,0 +1,216 @@
+import type { DomainEvent, EventPayloads, EventType } from '@lib/contracts';
+import { formatDuration, formatKrw, formatKstDate, formatKstDateTime, planDm } from './templates';
+
+const PAYER = '80351110224678912';
+const PAYER_ID = '0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b';
+
+function event<T extends EventType>(type: T, payload: EventPayloads[T]): DomainEvent {
+  return {
+    id: '0193a1b2-0000-7000-8000-000000000001',
+    type,
+    version: 1,
+    occurred_at: '2026-11-22T07:05:00.000Z',
+    producer: 'billing',
+    aggregate_type: 'subscription',
+    aggregate_id: 'sub-1',
+    guild_id: 'guild-1',
+    correlation_id: null,
+    payload,
+  };
+}
+
+const summary = {
+  roles_created: 2,
+  roles_updated: 1,
+  roles_deleted: 0,
+  channels_created: 5,
+  channels_updated: 0,
+  channels_deleted: 1,
+  overrides_applied: 7,
+  overrides_removed: 0,
+  guild_settings_updated: 1,
+  skipped: 0,
+};
+
+describe('formatting for Korean users', () => {
+  it('writes won with thousands separators', () => {
+    expect(formatKrw(29_900)).toBe('29,900원');
+    expect(formatKrw(0)).toBe('0원');
+  });
+
+  it('writes dates in Korea Standard Time, whatever the server zone', () => {
+    expect(formatKstDateTime('2026-11-22T07:05:00Z')).toBe('2026년 11월 22일 16:05 (KST)');
+    // 15:30 UTC on the 21st is already the 22nd in Seoul.
+    expect(formatKstDate('2026-12-21T15:30:00Z')).toBe('2026년 12월 22일');
+  });
+
+  it.each([
+    [400, '0.4초'],
+    [5_000, '5초'],
+    [65_000, '1분 5초'],
+    [120_000, '2분'],
+    [7_380_000, '2시간 3분'],
+  ])('writes %i ms as %s', (ms, text) => expect(formatDuration(ms)).toBe(text));
+});
+
+describe(planDm.name, () => {
+  it('tells the restorer what changed, how long it took and where the pre-restore state is', () => {
+    const dm = planDm(
+      event('RestoreCompleted', {
+        restore_job_id: 'job-1',
+        snapshot_id: 'snap-1',
+        requested_by_user: PAYER_ID,
+        requested_by_platform_user_id: PAYER,
+        guild_name: 'Raid Test',
+        result_summary: summary,
+        duration_ms: 65_000,
+        pre_restore_snapshot_id: 'pre-1',
+      }),
+    );
+    expect(dm).toMatchObject({
+      template: 'restore.completed',
+      recipientPlatformUserId: PAYER,
+      preference: null,
+    });
+    expect(dm!.content).toContain('**Raid Test** 서버 복구가 끝났습니다. (소요 시간 1분 5초)');
+    expect(dm!.content).toContain('• 역할: 생성 2 · 수정 1 · 삭제 0');
+    expect(dm!.content).toContain('`pre-1`');
+  });
+
+  const failed = (code: string, status: 'failed' | 'canceled', pre: string | null) =>
+    event('RestoreFailed', {
+      restore_job_id: 'job-1',
+      snapshot_id: 'snap-1',
+      requested_by_user: PAYER_ID,
+      requested_by_platform_user_id: PAYER,
+      guild_name: 'Raid Test',
+      status,
+      error_code: code,
+      error_message: 'Missing Permissions',
+      pre_restore_snapshot_id: pre,
+    });
+
+  it('reports a failure with its reason, and says when there is no pre-restore snapshot', () => {
+    const dm = planDm(failed('PermissionDenied', 'failed', null));
+    expect(dm?.template).toBe('restore.failed');
+    expect(dm!.content).toContain('사유: Missing Permissions');
+    expect(dm!.content).toContain('스냅샷은 만들지 못했습니다');
+  });
+
+  it('has its own message for a guild deleted during the restore, and none for a user cancel', () => {
+    expect(planDm(failed('guild_deleted', 'canceled', 'pre-1'))?.template).toBe('restore.guild_deleted');
+    expect(planDm(failed('canceled', 'canceled', 'pre-1'))).toBeNull();
+  });
+
+  it('DMs a snapshot only when someone asked for it', () => {
+    const created = (trigger: 'manual' | 'scheduled') =>
+      event('SnapshotCreated', {
+        snapshot_id: 'snap-1',
+        guild_id: 'guild-1',
+        trigger,
+        created_by_user: PAYER_ID,
+        guild_name: 'Raid Test',
+        created_by_platform_user_id: trigger === 'manual' ? PAYER : null,
+        size: 2_048,
+      });
+    expect(planDm(created('manual'))).toMatchObject({
+      template: 'snapshot.created',
+      recipientPlatformUserId: PAYER,
+    });
+    expect(planDm(created('manual'))!.content).toContain('2.0 KB');
+    expect(planDm(created('scheduled'))).toBeNull();
+  });
+
+  it('sends subscription.started to the payer under the payment preference, with amount and period', () => {
+    const dm = planDm(
+      event('SubscriptionStarted', {
+        subscription_id: 'sub-1',
+        license_id: null,
+        guild_id: 'guild-1',
+        payer_user_id: PAYER_ID,
+        payer_platform_user_id: PAYER,
+        guild_name: 'Raid Test',
+        plan_code: 'PRO',
+        amount_krw: 9_900,
+        current_period_start: '2026-11-22T07:05:00Z',
+        current_period_end: '2026-12-22T07:05:00Z',
+        next_billing_at: '2026-12-22T07:12:00Z',
+      }),
+    );
+    expect(dm).toMatchObject({
+      template: 'subscription.started',
+      recipientPlatformUserId: PAYER,
+      recipientUserId: PAYER_ID,
+      preference: 'payment_notifications',
+    });
+    expect(dm!.content).toContain('결제 금액: 9,900원');
+    expect(dm!.content).toContain('이용 기간: 2026년 11월 22일 ~ 2026년 12월 22일');
+    expect(dm!.content).toContain('다음 결제 예정: 2026년 12월 22일 16:12 (KST)');
+  });
+
+  it('tells the payer why a subscription ended', () => {
+    const ended = (reason: 'period_end' | 'payment_failed') =>
+      planDm(
+        event('SubscriptionCanceledPeriodEnd', {
+          subscription_id: 'sub-1',
+          license_id: null,
+          payer_user_id: PAYER_ID,
+          payer_platform_user_id: PAYER,
+          guild_name: 'Raid Test',
+          reason,
+          plan_code: 'ENTERPRISE',
+        }),
+      )!;
+    expect(ended('payment_failed').content).toContain('결제가 계속 실패하여');
+    expect(ended('period_end').content).toContain('예약하신 대로 종료');
+    expect(ended('period_end').template).toBe('subscription.ended');
+  });
+
+  it('alerts the owner of an incident, also when its snapshot failed', () => {
+    const dm = planDm(
+      event('AntiNukeIncidentOpened', {
+        incident_id: 'inc-1',
+        guild_id: 'guild-1',
+        actor_platform_user_id: '111',
+        action: 'channel_delete',
+        count: 3,
+        snapshot_id: null,
+        owner_platform_user_id: PAYER,
+        guild_name: 'Raid Test',
+        auto_action_taken: false,
+        occurred_at: '2026-11-22T07:05:00Z',
+      }),
+    );
+    expect(dm).toMatchObject({ template: 'antinuke.incident', recipientPlatformUserId: PAYER });
+    expect(dm!.content).toContain('<@111> · 채널 삭제 3회');
+    expect(dm!.content).toContain('스냅샷 저장에 실패했습니다');
+  });
+
+  it('has nothing to say about events no user needs to hear of', () => {
+    expect(
+      planDm(
+        event('SubscriptionUncanceled', {
+          subscription_id: 's',
+          license_id: null,
+          requested_by_user: PAYER_ID,
+        }),
+      ),
+    ).toBeNull();
+  });
+});
+
+describe('events from producers older than the recipient fields', () => {
+  it('plans no DM when the event names no recipient, and names no guild it does not know', () => {
+    const old = {
+      restore_job_id: 'job-1',
+      snapshot_id: 'snap-1',
+      requested_by_user: PAYER_ID,
+      result_summary: summary,
+      duration_ms: 1_000,
+      pre_restore_snapshot_id: null,
+    } as unknown as EventPayloads['RestoreCompleted'];
+    expect(planDm(event('RestoreCompleted', old))).toBeNull();
+    const noName = { ...old, requested_by_platform_user_id: PAYER } as EventPayloads['RestoreCompleted'];
+    expect(planDm(event('RestoreCompleted', noName))!.content).toContain('✅ 내 서버 복구가 끝났습니다.');
+  });
+});

@@ -1,0 +1,267 @@
+import type { DomainEvent, EventPayloads, PlanCode, RestoreResultSummary } from '@lib/contracts';
+
+/**
+ * Every DM the service sends, in one place (spec §1.5, §6). Users are Korean: messages are in
+ * Korean, amounts in won (`9,900원`), dates and times in Korea Standard Time.
+ */
+export const TEMPLATES = [
+  'restore.completed',
+  'restore.failed',
+  'restore.guild_deleted',
+  'snapshot.created',
+  'subscription.started',
+  'plan.upgraded',
+  'subscription.cancel_scheduled',
+  'subscription.ended',
+  'antinuke.incident',
+] as const;
+export type Template = (typeof TEMPLATES)[number];
+
+/** The preference a template honours; null when it is always sent. */
+export type PreferenceKey = 'payment_notifications';
+
+export interface PlannedDm {
+  template: Template;
+  recipientPlatformUserId: string;
+  /** The service's own user id where the event knows it (preferences are kept per user). */
+  recipientUserId: string | null;
+  preference: PreferenceKey | null;
+  content: string;
+}
+
+const PLAN_NAMES: Record<PlanCode, string> = { FREE: 'Free', PRO: 'Pro', ENTERPRISE: 'Enterprise' };
+
+/** The destructive actions AntiNuke counts; anything else is shown as the platform named it. */
+const ACTION_NAMES: Record<string, string> = {
+  channel_delete: '채널 삭제',
+  role_delete: '역할 삭제',
+  member_ban: '멤버 차단',
+  member_kick: '멤버 추방',
+};
+
+const won = new Intl.NumberFormat('ko-KR');
+const kstDateTime = new Intl.DateTimeFormat('ko-KR', {
+  timeZone: 'Asia/Seoul',
+  year: 'numeric',
+  month: 'long',
+  day: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+  hourCycle: 'h23',
+});
+const kstDate = new Intl.DateTimeFormat('ko-KR', {
+  timeZone: 'Asia/Seoul',
+  year: 'numeric',
+  month: 'long',
+  day: 'numeric',
+});
+
+/** `9,900원` */
+export function formatKrw(amount: number): string {
+  return `${won.format(amount)}원`;
+}
+
+/** `2026년 11월 22일 16:05 (KST)` */
+export function formatKstDateTime(iso: string): string {
+  return `${kstDateTime.format(new Date(iso))} (KST)`;
+}
+
+/** `2026년 12월 22일` */
+export function formatKstDate(iso: string): string {
+  return kstDate.format(new Date(iso));
+}
+
+/** `1분 5초`, `2시간 3분`, `0.4초` */
+export function formatDuration(ms: number): string {
+  if (ms < 1_000) return `${(Math.max(ms, 0) / 1_000).toFixed(1)}초`;
+  const totalSeconds = Math.round(ms / 1_000);
+  const hours = Math.floor(totalSeconds / 3_600);
+  const minutes = Math.floor((totalSeconds % 3_600) / 60);
+  const seconds = totalSeconds % 60;
+  if (hours > 0) return minutes > 0 ? `${hours}시간 ${minutes}분` : `${hours}시간`;
+  if (minutes > 0) return seconds > 0 ? `${minutes}분 ${seconds}초` : `${minutes}분`;
+  return `${seconds}초`;
+}
+
+/** `1.2 KB` */
+function formatBytes(bytes: number): string {
+  if (bytes < 1_024) return `${bytes} B`;
+  if (bytes < 1_024 * 1_024) return `${(bytes / 1_024).toFixed(1)} KB`;
+  return `${(bytes / (1_024 * 1_024)).toFixed(1)} MB`;
+}
+
+/**
+ * The guild's name in bold. Events written before a producer carried the name (an older release,
+ * still in Kafka) have none; the message then reads "your server" rather than "undefined".
+ */
+function guild(name: string | undefined): string {
+  return name ? `**${name}**` : '내';
+}
+
+function summaryLines(summary: RestoreResultSummary): string[] {
+  const lines = [
+    `• 역할: 생성 ${summary.roles_created} · 수정 ${summary.roles_updated} · 삭제 ${summary.roles_deleted}`,
+    `• 채널: 생성 ${summary.channels_created} · 수정 ${summary.channels_updated} · 삭제 ${summary.channels_deleted}`,
+    `• 권한 설정: 적용 ${summary.overrides_applied} · 제거 ${summary.overrides_removed}`,
+    `• 서버 설정: 변경 ${summary.guild_settings_updated}`,
+  ];
+  if (summary.skipped > 0) lines.push(`• 건너뜀: ${summary.skipped} (봇 권한 밖의 항목)`);
+  return lines;
+}
+
+function preRestoreLine(snapshotId: string | null): string {
+  return snapshotId
+    ? `복구 직전 상태는 스냅샷 \`${snapshotId}\`에 저장해 두었습니다. 되돌리려면 이 스냅샷으로 복구하세요.`
+    : '복구 직전 상태의 스냅샷은 만들지 못했습니다.';
+}
+
+type Planner<T extends keyof EventPayloads> = (payload: EventPayloads[T]) => PlannedDm | null;
+
+const PLANNERS: { [T in keyof EventPayloads]?: Planner<T> } = {
+  RestoreCompleted: (p) =>
+    p.requested_by_platform_user_id === null
+      ? null
+      : {
+          template: 'restore.completed',
+          recipientPlatformUserId: p.requested_by_platform_user_id,
+          recipientUserId: p.requested_by_user,
+          preference: null,
+          content: [
+            `✅ ${guild(p.guild_name)} 서버 복구가 끝났습니다. (소요 시간 ${formatDuration(p.duration_ms)})`,
+            ...summaryLines(p.result_summary),
+            preRestoreLine(p.pre_restore_snapshot_id),
+          ].join('\n'),
+        },
+
+  RestoreFailed: (p) => {
+    if (p.requested_by_platform_user_id === null) return null;
+    const base = {
+      recipientPlatformUserId: p.requested_by_platform_user_id,
+      recipientUserId: p.requested_by_user,
+      preference: null,
+    };
+    if (p.error_code === 'guild_deleted') {
+      return {
+        ...base,
+        template: 'restore.guild_deleted',
+        content: [
+          `⚠️ ${guild(p.guild_name)} 서버가 복구 도중 삭제되어 복구를 중단했습니다.`,
+          `스냅샷 \`${p.snapshot_id}\`은(는) 그대로 보관됩니다.`,
+        ].join('\n'),
+      };
+    }
+    // A user's own cancel needs no message: they were there.
+    if (p.status === 'canceled') return null;
+    return {
+      ...base,
+      template: 'restore.failed',
+      content: [
+        `❌ ${guild(p.guild_name)} 서버 복구에 실패했습니다.`,
+        `사유: ${p.error_message}`,
+        '이미 적용된 변경은 되돌리지 않았습니다.',
+        preRestoreLine(p.pre_restore_snapshot_id),
+      ].join('\n'),
+    };
+  },
+
+  SnapshotCreated: (p) =>
+    p.trigger !== 'manual' || p.created_by_platform_user_id === null
+      ? null
+      : {
+          template: 'snapshot.created',
+          recipientPlatformUserId: p.created_by_platform_user_id,
+          recipientUserId: p.created_by_user,
+          preference: null,
+          content: `📸 ${guild(p.guild_name)} 서버의 스냅샷을 만들었습니다. (ID \`${p.snapshot_id}\`, ${formatBytes(p.size)})`,
+        },
+
+  SubscriptionStarted: (p) =>
+    p.payer_platform_user_id === null
+      ? null
+      : {
+          template: 'subscription.started',
+          recipientPlatformUserId: p.payer_platform_user_id,
+          recipientUserId: p.payer_user_id,
+          preference: 'payment_notifications',
+          content: [
+            `💳 ${guild(p.guild_name)} 서버의 ${PLAN_NAMES[p.plan_code]} 구독이 시작되었습니다.`,
+            `결제 금액: ${formatKrw(p.amount_krw)}`,
+            `이용 기간: ${formatKstDate(p.current_period_start)} ~ ${formatKstDate(p.current_period_end)}`,
+            `다음 결제 예정: ${formatKstDateTime(p.next_billing_at)}`,
+          ].join('\n'),
+        },
+
+  PlanUpgraded: (p) =>
+    p.payer_platform_user_id === null
+      ? null
+      : {
+          template: 'plan.upgraded',
+          recipientPlatformUserId: p.payer_platform_user_id,
+          recipientUserId: p.payer_user_id,
+          preference: null,
+          content: [
+            `⬆️ ${guild(p.guild_name)} 서버의 플랜이 ${PLAN_NAMES[p.old_plan_code]}에서 ${PLAN_NAMES[p.new_plan_code]}(으)로 바뀌었습니다.`,
+            `지금부터 적용되며, 새 요금은 ${formatKstDate(p.current_period_end)} 결제부터 청구됩니다.`,
+          ].join('\n'),
+        },
+
+  SubscriptionCanceled: (p) =>
+    p.payer_platform_user_id === null
+      ? null
+      : {
+          template: 'subscription.cancel_scheduled',
+          recipientPlatformUserId: p.payer_platform_user_id,
+          recipientUserId: p.requested_by_user,
+          preference: null,
+          content: [
+            `🗓️ ${guild(p.guild_name)} 서버의 ${PLAN_NAMES[p.plan_code]} 구독 해지가 예약되었습니다.`,
+            `${formatKstDateTime(p.effective_at)}까지 지금처럼 이용할 수 있고, 이후에는 결제되지 않습니다.`,
+            '마음이 바뀌면 그 전에 대시보드에서 해지를 취소할 수 있습니다.',
+          ].join('\n'),
+        },
+
+  SubscriptionCanceledPeriodEnd: (p) =>
+    p.payer_platform_user_id === null
+      ? null
+      : {
+          template: 'subscription.ended',
+          recipientPlatformUserId: p.payer_platform_user_id,
+          recipientUserId: p.payer_user_id,
+          preference: null,
+          content: [
+            p.reason === 'payment_failed'
+              ? `⚠️ 결제가 계속 실패하여 ${guild(p.guild_name)} 서버의 ${PLAN_NAMES[p.plan_code]} 구독이 종료되었습니다.`
+              : `👋 ${guild(p.guild_name)} 서버의 ${PLAN_NAMES[p.plan_code]} 구독이 예약하신 대로 종료되었습니다.`,
+            '이제 Free 플랜이 적용됩니다. 저장된 스냅샷은 그대로 남아 있으며, 언제든 다시 구독할 수 있습니다.',
+          ].join('\n'),
+        },
+
+  AntiNukeIncidentOpened: (p) => ({
+    template: 'antinuke.incident',
+    recipientPlatformUserId: p.owner_platform_user_id,
+    recipientUserId: null,
+    preference: null,
+    content: [
+      `🚨 ${guild(p.guild_name)} 서버에서 대량 파괴 행위가 감지되었습니다. (${formatKstDateTime(p.occurred_at)})`,
+      `행위자: <@${p.actor_platform_user_id}> · ${ACTION_NAMES[p.action] ?? p.action} ${p.count}회`,
+      p.snapshot_id
+        ? `감지 직후 상태를 스냅샷 \`${p.snapshot_id}\`에 저장했습니다.`
+        : '스냅샷 저장에 실패했습니다. 운영팀에 알렸습니다; 가장 최근 스냅샷으로 복구할 수 있습니다.',
+      p.auto_action_taken ? '자동 조치로 행위자의 역할을 모두 회수했습니다.' : '자동 조치는 꺼져 있습니다.',
+    ].join('\n'),
+  }),
+};
+
+/** The event types that can call for a DM (the consumer subscribes to exactly these). */
+export const NOTIFYING_EVENT_TYPES = Object.keys(PLANNERS) as (keyof EventPayloads)[];
+
+/** The DM an event calls for, or null (a scheduled snapshot, a user's own cancel, no recipient). */
+export function planDm(event: DomainEvent): PlannedDm | null {
+  const planner = PLANNERS[event.type] as Planner<typeof event.type> | undefined;
+  const dm = planner ? planner(event.payload) : null;
+  // An event from a producer older than its recipient field has no one to send to: no DM, rather
+  // than an error that would hold up its partition for good.
+  return dm && SNOWFLAKE.test(String(dm.recipientPlatformUserId)) ? dm : null;
+}
+
+const SNOWFLAKE = /^\d{1,20}$/;

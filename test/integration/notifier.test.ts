@@ -1,0 +1,310 @@
+import type { DomainEvent, EventType } from '@lib/contracts';
+import type { DataSource } from 'typeorm';
+import { v7 as uuidv7 } from 'uuid';
+import { type AppProcess, startApp } from '../support/app-process';
+import { openDataSource } from '../support/database';
+import { envelope, type SampleParties, samplePayloads, TestEventPublisher } from '../support/event-samples';
+import { RecoveryStack } from '../support/recovery-stack';
+import { OWNER } from '../support/restore-scenario';
+import { waitFor } from '../support/wait';
+
+/** Long enough for several sender passes (poll 100 ms) and a retry (base 300 ms) to have happened. */
+const SETTLE_MS = 1_500;
+
+/**
+ * The notifier as a process of its own, fed through Kafka exactly as the relays feed it, sending DMs
+ * to the fake chat platform through the real REST client; recovery answers its MANAGE_GUILD checks.
+ */
+describe('notifier: DMs, preferences and the audit log', () => {
+  const stack = new RecoveryStack();
+  const events = new TestEventPublisher();
+  let notifier: AppProcess;
+  let dataSource: DataSource;
+  let nextUser = 500_000_000_000_000_000n;
+
+  beforeAll(async () => {
+    dataSource = await openDataSource();
+    await stack.start();
+    notifier = await startApp('notifier', {
+      DISCORD_API_URL: `${stack.platform.url}/api`,
+      RECOVERY_URL: stack.recovery.url,
+      DM_POLL_INTERVAL_MS: '100',
+      DM_RETRY_BASE_MS: '300',
+      DM_MAX_ATTEMPTS: '4',
+      LOG_LEVEL: process.env.NOTIFIER_LOG_LEVEL ?? 'warn',
+    });
+  });
+
+  afterAll(async () => {
+    if (process.env.NOTIFIER_LOG_LEVEL) console.log(notifier?.output().slice(-20000));
+    await notifier?.stop();
+    await events.close();
+    await stack.stop();
+    await dataSource?.destroy();
+  });
+
+  /** A user of our own on the platform, so nobody else's DMs get in the way. */
+  function parties(guildId: string = uuidv7()): SampleParties {
+    const platformUserId = String(nextUser++);
+    stack.platform.addUser(platformUserId);
+    return { guildId, guildName: `Guild ${platformUserId.slice(-4)}`, userId: uuidv7(), platformUserId };
+  }
+
+  function dmsTo(platformUserId: string) {
+    return stack.platform.dmLog().filter((dm) => dm.recipientId === platformUserId);
+  }
+
+  async function notifications(eventIds: string[]) {
+    return dataSource.query<
+      { event_id: string; template: string; status: string; attempts: number; last_error: string | null }[]
+    >(
+      `SELECT event_id, template, status, attempts, last_error FROM notification.notifications
+        WHERE event_id = ANY($1::uuid[])`,
+      [eventIds],
+    );
+  }
+
+  function messagePostsFor(channelId: string): number {
+    return stack.platform
+      .requestLog()
+      .filter((request) => request.method === 'POST' && request.path === `/channels/${channelId}/messages`)
+      .length;
+  }
+
+  it('sends each event the DM it calls for, once, however often the event is delivered', async () => {
+    const cases: { type: EventType; who: SampleParties; expect: string; event: DomainEvent }[] = [];
+    const add = (type: EventType, expect: string, mutate: (event: DomainEvent) => void = () => undefined) => {
+      const who = parties();
+      const event = envelope(type, who.guildId, samplePayloads(who)[type]);
+      mutate(event);
+      cases.push({ type, who, expect, event });
+    };
+    add('RestoreCompleted', '서버 복구가 끝났습니다. (소요 시간 1분 23초)');
+    add('RestoreFailed', '사유: Missing Permissions');
+    add('RestoreFailed', '복구 도중 삭제되어', (event) =>
+      Object.assign(event.payload, {
+        status: 'canceled',
+        error_code: 'guild_deleted',
+        error_message: 'guild deleted',
+      }),
+    );
+    add('SnapshotCreated', '스냅샷을 만들었습니다');
+    add('SubscriptionStarted', '결제 금액: 9,900원');
+    add('PlanUpgraded', '플랜이 Pro에서 Enterprise(으)로 바뀌었습니다');
+    add('SubscriptionCanceled', '구독 해지가 예약되었습니다');
+    add('SubscriptionCanceledPeriodEnd', '예약하신 대로 종료되었습니다');
+    add('AntiNukeIncidentOpened', '채널 삭제 3회');
+    const silent = parties();
+    const scheduled = envelope('SnapshotCreated', silent.guildId, {
+      ...samplePayloads(silent).SnapshotCreated,
+      trigger: 'scheduled',
+      created_by_platform_user_id: null,
+    });
+    const all = [...cases.map((c) => c.event), scheduled];
+
+    // Redelivery: every event twice in one batch, then all of them again in another.
+    await events.publish([...all, ...all]);
+    await events.publish(all);
+
+    await waitFor('every DM sent', async () => {
+      const rows = await notifications(all.map((e) => e.id));
+      return rows.length === cases.length && rows.every((row) => row.status === 'sent');
+    });
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+    await events.publish([cases[0].event]);
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+
+    for (const c of cases) {
+      const dms = dmsTo(c.who.platformUserId);
+      expect({ type: c.type, count: dms.length }).toEqual({ type: c.type, count: 1 });
+      expect(dms[0].content).toContain(c.expect);
+      expect(dms[0].content).toContain(c.who.guildName);
+    }
+    expect(dmsTo(silent.platformUserId)).toEqual([]);
+    const rows = await notifications(all.map((e) => e.id));
+    expect(rows).toHaveLength(cases.length);
+    expect(rows.map((row) => row.template).sort()).toEqual(
+      [
+        'antinuke.incident',
+        'plan.upgraded',
+        'restore.completed',
+        'restore.failed',
+        'restore.guild_deleted',
+        'snapshot.created',
+        'subscription.cancel_scheduled',
+        'subscription.ended',
+        'subscription.started',
+      ].sort(),
+    );
+  });
+
+  it('keeps payment DMs from a payer who turned them off, and only those', async () => {
+    const payer = parties();
+    const identity = { ...stack.user(payer.platformUserId), user_id: payer.userId };
+    const path = '/api/v1/me/notification-preferences';
+
+    expect((await stack.call(notifier, 'GET', path, identity)).body).toEqual({
+      payment_notifications: true,
+      updated_at: null,
+    });
+    const put = await stack.call(notifier, 'PUT', path, identity, { payment_notifications: false });
+    expect(put.status).toBe(200);
+    expect(put.body).toMatchObject({ payment_notifications: false });
+    expect((await stack.call(notifier, 'GET', path, identity)).body).toMatchObject({
+      payment_notifications: false,
+    });
+
+    const payloads = samplePayloads(payer);
+    const started = envelope('SubscriptionStarted', payer.guildId, payloads.SubscriptionStarted);
+    const upgraded = envelope('PlanUpgraded', payer.guildId, payloads.PlanUpgraded);
+    await events.publish([started, upgraded]);
+
+    await waitFor(
+      'both events handled',
+      async () => (await notifications([started.id, upgraded.id])).length === 2,
+    );
+    await waitFor('the upgrade DM', () => dmsTo(payer.platformUserId).length === 1);
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+    const dms = dmsTo(payer.platformUserId);
+    expect(dms).toHaveLength(1);
+    expect(dms[0].content).toContain('플랜이');
+    const rows = await notifications([started.id]);
+    expect(rows).toEqual([
+      expect.objectContaining({ template: 'subscription.started', status: 'suppressed', attempts: 0 }),
+    ]);
+  });
+
+  it('answers bad preference requests with a problem, and strangers with 401', async () => {
+    const user = stack.user(parties().platformUserId);
+    const path = '/api/v1/me/notification-preferences';
+    const wrongType = await stack.call(notifier, 'PUT', path, user, { payment_notifications: 'no' });
+    expect(wrongType.status).toBe(400);
+    expect(wrongType.contentType).toContain('application/problem+json');
+    expect(wrongType.body).toMatchObject({ code: 'ErrValidation' });
+    expect((await stack.call(notifier, 'PUT', path, user, '{"payment_notifications":')).status).toBe(400);
+    expect((await stack.call(notifier, 'PUT', path, user, {})).status).toBe(400);
+    expect((await stack.call(notifier, 'GET', path, user)).body).toMatchObject({ updated_at: null });
+    expect((await stack.call(notifier, 'GET', path, null)).status).toBe(401);
+  });
+
+  it('records a DM to a user who blocks DMs (50007) as undeliverable and never tries it again', async () => {
+    const who = parties();
+    stack.platform.setDmsClosed(who.platformUserId, true);
+    const event = envelope('SnapshotCreated', who.guildId, samplePayloads(who).SnapshotCreated);
+    await events.publish([event]);
+
+    await waitFor(
+      'the DM given up',
+      async () => (await notifications([event.id]))[0]?.status === 'undeliverable',
+    );
+    const channelId = stack.platform.dmChannelOf(who.platformUserId)!;
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+    const [row] = await notifications([event.id]);
+    expect(row).toMatchObject({ status: 'undeliverable', attempts: 1 });
+    expect(row.last_error).toContain('50007');
+    expect(messagePostsFor(channelId)).toBe(1);
+    expect(dmsTo(who.platformUserId)).toEqual([]);
+  });
+
+  it('retries a DM through a platform outage with backoff and sends it once', async () => {
+    const who = parties();
+    // Enough 503s on this user's DM channel that the REST client's own retries (4 tries) run out
+    // and the sender has to come back later.
+    const channelId = stack.platform.openDm(who.platformUserId);
+    stack.platform.injectFailure({
+      method: 'POST',
+      path: `/channels/${channelId}/messages`,
+      status: 503,
+      times: 6,
+    });
+    const event = envelope('RestoreCompleted', who.guildId, samplePayloads(who).RestoreCompleted);
+    await events.publish([event]);
+
+    await waitFor(
+      'the DM sent after the outage',
+      async () => (await notifications([event.id]))[0]?.status === 'sent',
+      {
+        timeoutMs: 30_000,
+      },
+    );
+    const [row] = await notifications([event.id]);
+    expect(row.attempts).toBeGreaterThan(1);
+    expect(row.last_error).toBeNull();
+    expect(dmsTo(who.platformUserId)).toHaveLength(1);
+  });
+
+  it('appends every event to the guild audit log and shows it to its administrators, page by page', async () => {
+    const { guildId } = await stack.registeredGuild(`Audit ${uuidv7().slice(-6)}`);
+    const who = parties(guildId);
+    const payloads = samplePayloads(who);
+    const all = (Object.keys(payloads) as EventType[]).map((type) =>
+      envelope(type, guildId, payloads[type] as never),
+    );
+    const elsewhere = envelope('PaymentSucceeded', uuidv7(), payloads.PaymentSucceeded);
+    await events.publish([...all, elsewhere, ...all]);
+
+    await waitFor('every event audited', async () => {
+      const [{ count }] = await dataSource.query<{ count: number }[]>(
+        'SELECT count(*)::int AS count FROM notification.audit_log WHERE event_id = ANY($1::uuid[])',
+        [all.map((e) => e.id)],
+      );
+      return count === all.length;
+    });
+
+    const owner = stack.user(OWNER);
+    const seen: Record<string, unknown>[] = [];
+    let cursor: string | null = null;
+    do {
+      const query: string = `?limit=5${cursor ? `&cursor=${cursor}` : ''}`;
+      const page = await stack.call(notifier, 'GET', `/api/v1/guilds/${guildId}/audit-log${query}`, owner);
+      expect(page.status).toBe(200);
+      seen.push(...(page.body.items as Record<string, unknown>[]));
+      cursor = page.body.next_cursor as string | null;
+    } while (cursor);
+    // Ours, each once, across pages; the guild's own registration events are there too.
+    const ids = seen.map((item) => item.event_id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toEqual(expect.arrayContaining(all.map((e) => e.id)));
+    expect(ids).not.toContain(elsewhere.id);
+    expect(new Set(seen.map((item) => item.event_type))).toEqual(new Set(Object.keys(payloads)));
+    const times = seen.map((item) => item.occurred_at as string);
+    expect(times).toEqual([...times].sort().reverse());
+    const keyIssued = seen.find((item) => item.event_type === 'BillingKeyIssued');
+    expect(keyIssued?.payload).not.toHaveProperty('card_last4');
+    expect(keyIssued?.payload).toMatchObject({ subscription_id: payloads.BillingKeyIssued.subscription_id });
+
+    const filtered = await stack.call(
+      notifier,
+      'GET',
+      `/api/v1/guilds/${guildId}/audit-log?event_type=RestoreCompleted`,
+      owner,
+    );
+    expect((filtered.body.items as { event_id: string }[]).map((item) => item.event_id)).toEqual([
+      all.find((e) => e.type === 'RestoreCompleted')!.id,
+    ]);
+    const notAType = await stack.call(
+      notifier,
+      'GET',
+      `/api/v1/guilds/${guildId}/audit-log?event_type=Nope`,
+      owner,
+    );
+    expect(notAType.status).toBe(400);
+
+    const stranger = stack.user('300000000000000077');
+    stack.platform.addUser('300000000000000077');
+    const forbidden = await stack.call(notifier, 'GET', `/api/v1/guilds/${guildId}/audit-log`, stranger);
+    expect(forbidden.status).toBe(403);
+    expect(JSON.stringify(forbidden.body)).not.toContain(all[0].id);
+    expect((await stack.call(notifier, 'GET', `/api/v1/guilds/${guildId}/audit-log`, null)).status).toBe(401);
+    const badCursor = await stack.call(
+      notifier,
+      'GET',
+      `/api/v1/guilds/${guildId}/audit-log?cursor=abc`,
+      owner,
+    );
+    expect(badCursor.status).toBe(400);
+    expect((await stack.call(notifier, 'GET', `/api/v1/guilds/not-a-uuid/audit-log`, owner)).status).toBe(
+      400,
+    );
+  });
+});
