@@ -431,6 +431,35 @@ describe('webhook intake', () => {
     expect((await admin('/admin/v1/webhook-events', {}, 'Bearer')).status).toBe(401);
   });
 
+  it('pages through rows recorded within the same millisecond without skipping any', async () => {
+    const source = `paging${Date.now()}`;
+    const times = [
+      '2026-11-22T07:00:00.123456Z',
+      '2026-11-22T07:00:00.123400Z',
+      '2026-11-22T07:00:00.123300Z',
+    ];
+    const ids = times.map(() => uuidv7());
+    for (const [i, at] of times.entries()) {
+      await dataSource.query(
+        `INSERT INTO webhook.webhook_events (id, source, signature_valid, body_bytes, processing_result,
+           received_at, created_at)
+         VALUES ($1, $2, false, 0, 'failed', $3, $3)`,
+        [ids[i], source, at],
+      );
+    }
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const response = await admin(
+        `/admin/v1/webhook-events?source=${source}&limit=1${cursor ? `&cursor=${cursor}` : ''}`,
+      );
+      const page = (await response.json()) as { items: { id: string }[]; next_cursor: string | null };
+      seen.push(...page.items.map((item) => item.id));
+      cursor = page.next_cursor;
+    } while (cursor && seen.length < 10);
+    expect(seen).toEqual(ids);
+  });
+
   it('counts WebhookReceived by outcome', async () => {
     expect(await metric('webhook_received_total{source="provider",outcome="accepted"}')).toBeGreaterThan(0);
     expect(

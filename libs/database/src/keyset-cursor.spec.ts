@@ -4,14 +4,15 @@ import { decodeKeysetCursor, encodeKeysetCursor } from './keyset-cursor';
 describe('keyset cursor', () => {
   const id = '0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b';
 
-  it('round-trips a position', () => {
-    const at = new Date('2026-11-22T07:00:00.123Z');
-    expect(decodeKeysetCursor(encodeKeysetCursor(at, id))).toEqual({ at, id });
+  it('round-trips a position to the microsecond', () => {
+    const position = { at: '2026-11-22T07:00:00.123456Z', id };
+    expect(decodeKeysetCursor(encodeKeysetCursor(position))).toEqual(position);
   });
 
   it.each([
     ['not base64 of ours', 'abc'],
     ['a bad time', Buffer.from(`yesterday|${id}`).toString('base64url')],
+    ['a time that is no date', Buffer.from(`2026-13-45T99:00:00Z|${id}`).toString('base64url')],
     ['a bad id', Buffer.from('2026-11-22T07:00:00.000Z|1 OR 1=1').toString('base64url')],
     ['extra parts', Buffer.from(`2026-11-22T07:00:00.000Z|${id}|x`).toString('base64url')],
   ])('refuses %s as a validation error', (_case, cursor) => {

@@ -1,6 +1,6 @@
 import { Controller, Get, Param, ParseUUIDPipe, Query } from '@nestjs/common';
 import type { InternalIdentity } from '@lib/contracts';
-import { decodeKeysetCursor, encodeKeysetCursor } from '@lib/database';
+import { decodeKeysetCursor, encodeKeysetCursor, keysetTimeSql } from '@lib/database';
 import { GuildAccessClient } from '@lib/guild-access';
 import { CurrentIdentity } from '@lib/identity';
 import { DataSource } from 'typeorm';
@@ -22,6 +22,7 @@ interface AuditRow {
   correlation_id: string | null;
   payload: Record<string, unknown>;
   recorded_at: Date;
+  cursor_at: string;
 }
 
 /** The guild's history: every event about it, newest first (MANAGE_GUILD). */
@@ -44,11 +45,13 @@ export class AuditLogController {
     if (query.event_type) conditions.push(`event_type = $${params.push(query.event_type)}`);
     if (query.cursor) {
       const before = decodeKeysetCursor(query.cursor);
-      conditions.push(`(occurred_at, event_id) < ($${params.push(before.at)}, $${params.push(before.id)})`);
+      conditions.push(
+        `(occurred_at, event_id) < ($${params.push(before.at)}::timestamptz, $${params.push(before.id)}::uuid)`,
+      );
     }
     const rows = await this.dataSource.query<AuditRow[]>(
       `SELECT event_id, event_type, producer, aggregate_type, aggregate_id, occurred_at, correlation_id,
-              payload, recorded_at
+              payload, recorded_at, ${keysetTimeSql('occurred_at')} AS cursor_at
          FROM notification.audit_log
         WHERE ${conditions.join(' AND ')}
         ORDER BY occurred_at DESC, event_id DESC
@@ -60,7 +63,9 @@ export class AuditLogController {
     return {
       items: page.map(toView),
       next_cursor:
-        rows.length > query.limit && last ? encodeKeysetCursor(last.occurred_at, last.event_id) : null,
+        rows.length > query.limit && last
+          ? encodeKeysetCursor({ at: last.cursor_at, id: last.event_id })
+          : null,
     };
   }
 }

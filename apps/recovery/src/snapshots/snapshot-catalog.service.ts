@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { InternalIdentity, SnapshotTrigger } from '@lib/contracts';
-import { ConflictError, DomainError, NotFoundError, ValidationError } from '@lib/problem-details';
-import { isUUID } from 'class-validator';
+import { decodeKeysetCursor, encodeKeysetCursor, keysetTimeSql } from '@lib/database';
+import { ConflictError, DomainError, NotFoundError } from '@lib/problem-details';
 import { DataSource } from 'typeorm';
 import { GuildAccessService } from '../guilds/guild-access.service';
 import type { SnapshotDetailView, SnapshotSummaryView } from './snapshots.dto';
@@ -30,21 +30,22 @@ export class SnapshotCatalog {
     guildId: string,
     query: { trigger?: SnapshotTrigger; limit: number; cursor?: string },
   ): Promise<{ items: SnapshotSummaryView[]; next_cursor: string | null }> {
-    const after = query.cursor ? decodeCursor(query.cursor) : null;
-    const rows = await this.dataSource.query<SnapshotRow[]>(
-      `SELECT ${COLUMNS} FROM recovery.snapshots
+    const after = query.cursor ? decodeKeysetCursor(query.cursor) : null;
+    const rows = await this.dataSource.query<(SnapshotRow & { cursor_at: string })[]>(
+      `SELECT ${COLUMNS}, ${keysetTimeSql('created_at')} AS cursor_at FROM recovery.snapshots
         WHERE guild_id = $1
           AND ($2::text IS NULL OR trigger = $2)
           AND ($3::timestamptz IS NULL OR (created_at, id) < ($3::timestamptz, $4::uuid))
         ORDER BY created_at DESC, id DESC
         LIMIT $5`,
-      [guildId, query.trigger ?? null, after?.createdAt ?? null, after?.id ?? null, query.limit + 1],
+      [guildId, query.trigger ?? null, after?.at ?? null, after?.id ?? null, query.limit + 1],
     );
     const page = rows.slice(0, query.limit);
     const last = page.at(-1);
     return {
       items: page.map(toSummary),
-      next_cursor: rows.length > query.limit && last ? encodeCursor(last) : null,
+      next_cursor:
+        rows.length > query.limit && last ? encodeKeysetCursor({ at: last.cursor_at, id: last.id }) : null,
     };
   }
 
@@ -129,16 +130,4 @@ function toSummary(row: SnapshotRow): SnapshotSummaryView {
     created_by_user: row.created_by_user,
     created_at: new Date(row.created_at).toISOString(),
   };
-}
-
-function encodeCursor(row: SnapshotRow): string {
-  return Buffer.from(`${new Date(row.created_at).toISOString()}|${row.id}`).toString('base64url');
-}
-
-function decodeCursor(cursor: string): { createdAt: string; id: string } {
-  const [createdAt, id] = Buffer.from(cursor, 'base64url').toString().split('|');
-  if (!createdAt || Number.isNaN(Date.parse(createdAt)) || !id || !isUUID(id)) {
-    throw new ValidationError('cursor is not valid', [{ field: 'cursor', message: 'cursor is not valid' }]);
-  }
-  return { createdAt, id };
 }

@@ -1,6 +1,7 @@
 import { Controller, Get, HttpCode, Param, ParseUUIDPipe, Post, Query, UseGuards } from '@nestjs/common';
 import { PublicRoute } from '@lib/identity';
-import { NotFoundError, ValidationError } from '@lib/problem-details';
+import { decodeKeysetCursor, encodeKeysetCursor } from '@lib/database';
+import { NotFoundError } from '@lib/problem-details';
 import { throwUnlessAccepted } from '../webhooks/webhooks.controller';
 import { WebhookIntakeService } from '../webhooks/webhook-intake.service';
 import { type WebhookEventRow, WebhookEventsRepository } from '../webhooks/webhook-events.repository';
@@ -28,13 +29,14 @@ export class WebhookEventsController {
       source: query.source,
       result: query.result,
       limit: query.limit + 1,
-      before: query.cursor ? decodeCursor(query.cursor) : undefined,
+      before: query.cursor ? decodeKeysetCursor(query.cursor) : undefined,
     });
     const page = rows.slice(0, query.limit);
     const last = page.at(-1);
     return {
       items: page.map((row) => toView(row, false)),
-      next_cursor: rows.length > query.limit && last ? encodeCursor(last) : null,
+      next_cursor:
+        rows.length > query.limit && last ? encodeKeysetCursor({ at: last.cursor_at, id: last.id }) : null,
     };
   }
 
@@ -80,17 +82,4 @@ function toView(row: WebhookEventRow, detail: boolean): WebhookEventView {
       ? { payload: row.payload, raw_body: row.raw_body?.toString('base64') ?? null, signature: row.signature }
       : {}),
   };
-}
-
-function encodeCursor(row: WebhookEventRow): string {
-  return Buffer.from(`${row.created_at.toISOString()}|${row.id}`).toString('base64url');
-}
-
-function decodeCursor(cursor: string): { createdAt: Date; id: string } {
-  const [at, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
-  const createdAt = new Date(at ?? '');
-  if (Number.isNaN(createdAt.getTime()) || !/^[0-9a-f-]{36}$/.test(id ?? '')) {
-    throw new ValidationError('cursor is not valid', [{ field: 'cursor', message: 'cursor is not valid' }]);
-  }
-  return { createdAt, id };
 }

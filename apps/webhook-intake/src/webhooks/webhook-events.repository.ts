@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { type KeysetPosition, keysetTimeSql } from '@lib/database';
 import { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
 
@@ -148,20 +149,20 @@ export class WebhookEventsRepository {
     source?: string;
     result?: ProcessingResult;
     limit: number;
-    before?: { createdAt: Date; id: string };
-  }): Promise<WebhookEventRow[]> {
+    before?: KeysetPosition;
+  }): Promise<(WebhookEventRow & { cursor_at: string })[]> {
     const conditions: string[] = [];
     const params: unknown[] = [];
     if (filter.source) conditions.push(`source = $${params.push(filter.source)}`);
     if (filter.result) conditions.push(`processing_result = $${params.push(filter.result)}`);
     if (filter.before) {
       conditions.push(
-        `(created_at, id) < ($${params.push(filter.before.createdAt)}, $${params.push(filter.before.id)})`,
+        `(created_at, id) < ($${params.push(filter.before.at)}::timestamptz, $${params.push(filter.before.id)}::uuid)`,
       );
     }
     const where = conditions.length ? `WHERE ${conditions.join(' AND ')}` : '';
-    return this.dataSource.query<WebhookEventRow[]>(
-      `SELECT * FROM webhook.webhook_events ${where} ORDER BY created_at DESC, id DESC LIMIT $${params.push(filter.limit)}`,
+    return this.dataSource.query<(WebhookEventRow & { cursor_at: string })[]>(
+      `SELECT *, ${keysetTimeSql('created_at')} AS cursor_at FROM webhook.webhook_events ${where} ORDER BY created_at DESC, id DESC LIMIT $${params.push(filter.limit)}`,
       params,
     );
   }
