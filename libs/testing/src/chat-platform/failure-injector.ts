@@ -1,7 +1,10 @@
 export interface FailureRule {
   /** Any method when absent. */
   method?: string;
-  /** The path after `/api/v10` (without the query): equal to a string, or tested by a RegExp. */
+  /**
+   * The path after `/api/v10` (without the query), or `/oauth2/authorize` for the OAuth2 consent
+   * page: equal to a string, or tested by a RegExp.
+   */
   path: string | RegExp;
   status: number;
   /** The platform's JSON error code; 0 when absent. */

@@ -3,6 +3,7 @@ import { closeAtOnce, listenOnLoopback } from '../loopback-server';
 import { BoundedLog } from './bounded-log';
 import { FailureInjector, type FailureRule } from './failure-injector';
 import { type GuildSpec, type SeededGuild, seedGuild } from './guild-seed';
+import type { OAuthApp } from './oauth-store';
 import type { DmRecord, FakeGuild, RequestRecord } from './platform-state';
 import { PlatformStore } from './platform-store';
 import { DEFAULT_RATE_LIMITS, PlatformRateLimits, type RateLimitSettings } from './rate-limiter';
@@ -29,7 +30,10 @@ export interface FakeChatPlatformOptions {
 /**
  * A loopback server speaking the chat platform's REST API v10 subset under `/api/v10`, with
  * in-memory guilds, permission checks, rate-limit buckets and 429s, so the real `@discordjs/rest`
- * client can drive it. Everything else is an in-process control API for tests and the sandbox.
+ * client can drive it; and its OAuth2 authorization-code grant (the consent page at
+ * `/oauth2/authorize`, `POST /api/v10/oauth2/token`, `GET /api/v10/users/@me` with the user's
+ * token), so "Login with ..." can run against it. Everything else is an in-process control API for
+ * tests and the sandbox.
  */
 export class FakeChatPlatform {
   readonly botToken: string;
@@ -126,6 +130,30 @@ export class FakeChatPlatform {
     this.store.ensureUser(id, username);
   }
 
+  /** An OAuth2 application the consent page and the token endpoint know; replaces one with its id. */
+  registerOAuthApp(app: OAuthApp): void {
+    this.store.oauth.registerApp(app);
+  }
+
+  /**
+   * Signs the "browser" in to the platform as this user (created as `addUser` would), who then
+   * agrees on every consent page: `/oauth2/authorize` redirects with a code for them at once.
+   */
+  loginAs(userId: string, username?: string): void {
+    this.addUser(userId, username);
+    this.store.oauth.signedInUserId = userId;
+  }
+
+  /** Nobody signed in: the consent page redirects with `error=access_denied`. */
+  logout(): void {
+    this.store.oauth.signedInUserId = undefined;
+  }
+
+  /** The signed-in user refuses the next consent they are asked for (`error=access_denied`). */
+  denyNextAuthorization(): void {
+    this.store.oauth.denyNextConsent();
+  }
+
   /** A user with DMs closed makes a DM to them fail with 50007. */
   setDmsClosed(userId: string, closed: boolean): void {
     if (closed) this.store.dmsClosed.add(userId);
@@ -159,7 +187,10 @@ export class FakeChatPlatform {
     this.rateLimits.configure({ ...this.rateLimits.settings, ...settings });
   }
 
-  /** Back to a fresh platform: no guilds, users, DMs, logs or failures; the configured limits. */
+  /**
+   * Back to a fresh platform: no guilds, users, DMs, logs or failures, no OAuth2 applications,
+   * codes or tokens and nobody signed in; the configured limits.
+   */
   reset(): void {
     this.store.clear();
     this.failures.clear();

@@ -11,6 +11,7 @@ export {
   type RoleSpec,
   type SeededGuild,
 } from './guild-seed';
+export type { OAuthApp } from './oauth-store';
 export type {
   DmRecord,
   FakeChannel,

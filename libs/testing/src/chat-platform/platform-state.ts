@@ -96,7 +96,7 @@ export interface DmRecord {
 
 export interface RequestRecord {
   method: string;
-  /** After `/api/v10`, without the query. */
+  /** After `/api/v10`, without the query; the OAuth2 consent page, outside the API, as `/oauth2/authorize`. */
   path: string;
   /** The matched route template, e.g. `/guilds/:guild_id/roles`; null when none matched. */
   route: string | null;

@@ -1,4 +1,5 @@
 import { BoundedLog } from './bounded-log';
+import { OAuthStore } from './oauth-store';
 import { platformError } from './platform-error';
 import type { DmRecord, FakeChannel, FakeGuild, FakeMember, FakeRole, FakeUser } from './platform-state';
 import { SnowflakeGenerator } from './snowflake';
@@ -16,6 +17,7 @@ export class PlatformStore {
   readonly users = new Map<string, FakeUser>();
   readonly dmsClosed = new Set<string>();
   readonly dmLog: BoundedLog<DmRecord>;
+  readonly oauth = new OAuthStore();
   private readonly dmRecipientByChannel = new Map<string, string>();
   private readonly dmChannelByRecipient = new Map<string, string>();
   /** The bot's messages sent with a nonce, by channel and nonce, oldest first. */
@@ -114,7 +116,7 @@ export class PlatformStore {
     return record && record.sentAt.getTime() > now - NONCE_WINDOW_MS ? record : undefined;
   }
 
-  /** Drops everything but the bot user. */
+  /** Drops everything but the bot user, OAuth2 applications included. */
   clear(): void {
     this.guilds.clear();
     this.users.clear();
@@ -124,6 +126,7 @@ export class PlatformStore {
     this.dmByNonce.clear();
     this.dmRecipientByChannel.clear();
     this.dmChannelByRecipient.clear();
+    this.oauth.clear();
   }
 
   private forgetNoncesBefore(cutoff: number): void {

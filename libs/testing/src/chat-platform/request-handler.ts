@@ -1,7 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { BoundedLog } from './bounded-log';
+import { BOT_ONLY, admits, identifyCaller } from './caller';
 import type { FailureInjector } from './failure-injector';
+import { AUTHORIZE_PAGE_PATH, type PageResponse, authorizePage } from './oauth-authorize-page';
+import { OAuthError } from './oauth-error';
 import { PlatformHttpError, platformError } from './platform-error';
 import type { RequestRecord } from './platform-state';
 import type { PlatformStore } from './platform-store';
@@ -28,10 +31,13 @@ type PlatformRouteMatch = RouteMatch<PlatformRoute> | 'method-not-allowed' | und
 interface Answer {
   status: number;
   headers: Record<string, string>;
+  /** Sent as JSON. */
   body?: unknown;
+  /** Sent as plain text instead (the authorize page's errors). */
+  text?: string;
 }
 
-function errorAnswer(error: PlatformHttpError, headers: Record<string, string> = {}): Answer {
+function errorAnswer(error: PlatformHttpError | OAuthError, headers: Record<string, string> = {}): Answer {
   return { status: error.status, headers, body: error.body() };
 }
 
@@ -44,6 +50,12 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
     chunks.push(chunk);
   }
   return Buffer.concat(chunks);
+}
+
+/** Only a form body has fields; any other body reads as none. */
+function parseForm(req: IncomingMessage, raw: Buffer): URLSearchParams {
+  const mediaType = req.headers['content-type']?.split(';')[0].trim().toLowerCase();
+  return new URLSearchParams(mediaType === 'application/x-www-form-urlencoded' ? raw.toString('utf8') : '');
 }
 
 function parseJson(raw: Buffer): unknown {
@@ -66,45 +78,84 @@ function auditLogReason(req: IncomingMessage): string | null {
   }
 }
 
+/** The next injected failure for the request, once its delay has passed. */
+async function injectedFailure(method: string, path: string, context: RequestHandlerContext) {
+  const failure = context.failures.take(method, path);
+  if (failure && failure.delayMs > 0) {
+    await sleep(failure.delayMs, undefined, { signal: context.stopping }).catch(() => {});
+  }
+  return failure;
+}
+
 /**
- * One request through the platform's layers, in its order: authentication, injected failures
+ * One API request through the platform's layers, in its order: authentication, injected failures
  * (they stand for trouble in front of the API), the global and per-route rate limits, then the
- * endpoint. The rate-limit headers go on every answer of a limited route, errors included.
+ * endpoint. The rate-limit headers go on every answer of a limited route, errors included. The
+ * limits are the bot's buckets: a user's token and the token endpoint have buckets of their own
+ * on the platform, which the fake does not model.
  */
 async function answer(
   req: IncomingMessage,
   method: string,
-  path: string | null,
+  path: string,
   match: PlatformRouteMatch,
   context: RequestHandlerContext,
 ): Promise<Answer> {
-  if (path === null) return errorAnswer(platformError.notFound());
   const raw = await readBody(req);
-  if (req.headers.authorization !== `Bot ${context.botToken}`) {
-    return errorAnswer(platformError.unauthorized());
-  }
-  const failure = context.failures.take(method, path);
-  if (failure) {
-    if (failure.delayMs > 0) {
-      await sleep(failure.delayMs, undefined, { signal: context.stopping }).catch(() => {});
-    }
-    return failure;
-  }
+  const now = Date.now();
+  const caller = identifyCaller(req.headers.authorization, context.botToken, context.store.oauth, now);
+  // A path no route serves still wants the bot's token first, as the fake has always answered.
+  const access = typeof match === 'object' ? (match.route.access ?? BOT_ONLY) : BOT_ONLY;
+  if (!admits(access, caller)) return errorAnswer(platformError.unauthorized());
+  const failure = await injectedFailure(method, path, context);
+  if (failure) return failure;
   if (match === undefined) return errorAnswer(platformError.notFound());
   if (match === 'method-not-allowed') return errorAnswer(platformError.methodNotAllowed());
-  const verdict = context.rateLimits.check(match.bucket, Date.now());
+  const verdict = caller.kind === 'bot' ? context.rateLimits.check(match.bucket, now) : { headers: {} };
   if (verdict.rejection) return { status: 429, headers: verdict.headers, body: verdict.rejection };
   try {
-    const response = match.route.handle({ params: match.params, body: parseJson(raw) }, context.store);
+    const body = match.route.bodyFormat === 'form' ? parseForm(req, raw) : parseJson(raw);
+    const response = match.route.handle({ params: match.params, body, caller }, context.store);
     return { status: response.status, headers: verdict.headers, body: response.body };
   } catch (error) {
-    if (error instanceof PlatformHttpError) return errorAnswer(error, verdict.headers);
+    if (error instanceof PlatformHttpError || error instanceof OAuthError) {
+      return errorAnswer(error, verdict.headers);
+    }
     throw error;
   }
 }
 
-function send(res: ServerResponse, { status, headers, body }: Answer): void {
+/**
+ * A request for the platform's site outside the API: only the OAuth2 consent page is served. No
+ * Authorization there (the browser's session is the fake's signed-in user); failures may be
+ * injected under its path.
+ */
+async function answerPage(
+  method: string,
+  pathname: string,
+  query: URLSearchParams,
+  context: RequestHandlerContext,
+): Promise<Answer> {
+  if (pathname !== AUTHORIZE_PAGE_PATH) return errorAnswer(platformError.notFound());
+  const failure = await injectedFailure(method, pathname, context);
+  if (failure) return failure;
+  if (method !== 'GET') return errorAnswer(platformError.methodNotAllowed());
+  return pageAnswer(authorizePage(query, context.store, Date.now()));
+}
+
+function pageAnswer(page: PageResponse): Answer {
+  return page.status === 302
+    ? { status: 302, headers: { Location: page.location } }
+    : { status: page.status, headers: {}, text: page.text };
+}
+
+function send(res: ServerResponse, { status, headers, body, text }: Answer): void {
   if (res.destroyed) return;
+  if (text !== undefined) {
+    res.writeHead(status, { ...headers, 'Content-Type': 'text/plain; charset=utf-8' });
+    res.end(text);
+    return;
+  }
   const json = body === undefined ? undefined : JSON.stringify(body);
   res.writeHead(status, json === undefined ? headers : { ...headers, 'Content-Type': 'application/json' });
   res.end(json);
@@ -117,12 +168,18 @@ export async function handlePlatformRequest(
   context: RequestHandlerContext,
 ): Promise<void> {
   const method = (req.method ?? 'GET').toUpperCase();
-  const pathname = decodePath((req.url ?? '/').split('?')[0]);
+  const target = req.url ?? '/';
+  const queryStart = target.indexOf('?');
+  const pathname = decodePath(queryStart < 0 ? target : target.slice(0, queryStart));
+  const query = new URLSearchParams(queryStart < 0 ? '' : target.slice(queryStart + 1));
   const path = pathname.startsWith(`${API_PREFIX}/`) ? pathname.slice(API_PREFIX.length) : null;
   const match = path === null ? undefined : context.router.match(method, path);
   let result: Answer;
   try {
-    result = await answer(req, method, path, match, context);
+    result =
+      path === null
+        ? await answerPage(method, pathname, query, context)
+        : await answer(req, method, path, match, context);
   } catch (error) {
     if (error instanceof PlatformHttpError) {
       result = errorAnswer(error);
@@ -134,10 +191,13 @@ export async function handlePlatformRequest(
     }
   }
   send(res, result);
+  let route: string | null = null;
+  if (typeof match === 'object') route = match.route.path;
+  else if (pathname === AUTHORIZE_PAGE_PATH) route = AUTHORIZE_PAGE_PATH;
   context.requests.push({
     method,
     path: path ?? pathname,
-    route: typeof match === 'object' ? match.route.path : null,
+    route,
     status: result.status,
     at: Date.now(),
     auditLogReason: auditLogReason(req),

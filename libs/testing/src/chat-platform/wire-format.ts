@@ -1,4 +1,5 @@
 import { typeSpecificFields } from './channel-fields';
+import type { IssuedTokens } from './oauth-store';
 import {
   CHANNEL_TYPES,
   type DmRecord,
@@ -141,5 +142,16 @@ export function messageWire(record: DmRecord, author: FakeUser) {
     edited_timestamp: null,
     flags: 0,
     components: [],
+  };
+}
+
+/** The token endpoint's answer (RFC 6749 5.1); `scope` is space-separated. */
+export function tokenWire(tokens: IssuedTokens) {
+  return {
+    token_type: 'Bearer',
+    access_token: tokens.accessToken,
+    expires_in: tokens.expiresInSeconds,
+    refresh_token: tokens.refreshToken,
+    scope: tokens.scopes.join(' '),
   };
 }

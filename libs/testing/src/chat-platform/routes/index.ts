@@ -2,6 +2,7 @@ import { channelRoutes } from './channels.routes';
 import { directMessageRoutes } from './direct-messages.routes';
 import { guildRoutes } from './guilds.routes';
 import { memberRoutes } from './members.routes';
+import { oauth2Routes } from './oauth2.routes';
 import { overwriteRoutes } from './overwrites.routes';
 import type { PlatformRoute } from './platform-route';
 import { roleRoutes } from './roles.routes';
@@ -18,4 +19,5 @@ export const platformRoutes: PlatformRoute[] = [
   ...overwriteRoutes,
   ...memberRoutes,
   ...directMessageRoutes,
+  ...oauth2Routes,
 ];

@@ -6,7 +6,10 @@ export const userRoutes: PlatformRoute[] = [
   {
     method: 'GET',
     path: '/users/@me',
-    handle: (_request, store) => ok(userWire(store.bot)),
+    // The one endpoint here a user's access token may call: "Login with ..." reads who signed in.
+    access: { kind: 'bot-or-user', scope: 'identify' },
+    handle: ({ caller }, store) =>
+      ok(userWire(caller.kind === 'user' ? store.user(caller.userId) : store.bot)),
   },
   {
     method: 'POST',

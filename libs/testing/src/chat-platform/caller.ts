@@ -1,0 +1,62 @@
+import type { OAuthStore } from './oauth-store';
+
+/** Who a request speaks for, from its Authorization header. */
+export type Caller =
+  | { kind: 'bot' }
+  /** A user's OAuth2 access token (`Bearer`) and the scopes it was granted. */
+  | { kind: 'user'; userId: string; scopes: readonly string[] }
+  /** Neither; `basic` holds the HTTP Basic credentials an OAuth2 client sent, if it did. */
+  | { kind: 'anonymous'; basic?: { clientId: string; clientSecret: string } };
+
+/**
+ * Who may call an endpoint. Most of the API is the bot's alone: the platform answers a user's
+ * access token there with 401, whatever its scopes. A few endpoints also take a user's token
+ * granted a scope (`GET /users/@me` with `identify`), and the token endpoint takes anyone, as it
+ * authenticates the OAuth2 client itself.
+ */
+export type RouteAccess = { kind: 'bot' } | { kind: 'bot-or-user'; scope: string } | { kind: 'oauth-client' };
+
+export const BOT_ONLY: RouteAccess = { kind: 'bot' };
+
+export function identifyCaller(
+  authorization: string | undefined,
+  botToken: string,
+  oauth: OAuthStore,
+  now: number,
+): Caller {
+  if (authorization === `Bot ${botToken}`) return { kind: 'bot' };
+  const [, scheme, credentials] = /^(\S+) +(\S+)$/.exec(authorization ?? '') ?? [];
+  // RFC 7235: the scheme is case-insensitive (the bot's `Bot` prefix is kept as the platform checks it).
+  switch (scheme?.toLowerCase()) {
+    case 'bearer': {
+      const grant = oauth.accessGrant(credentials, now);
+      return grant ? { kind: 'user', userId: grant.userId, scopes: grant.scopes } : { kind: 'anonymous' };
+    }
+    case 'basic':
+      return { kind: 'anonymous', basic: basicCredentials(credentials) };
+    default:
+      return { kind: 'anonymous' };
+  }
+}
+
+export function admits(access: RouteAccess, caller: Caller): boolean {
+  switch (access.kind) {
+    case 'bot':
+      return caller.kind === 'bot';
+    case 'bot-or-user':
+      return caller.kind === 'bot' || (caller.kind === 'user' && caller.scopes.includes(access.scope));
+    case 'oauth-client':
+      return true;
+  }
+}
+
+/**
+ * `base64(client_id:client_secret)`. RFC 6749 2.3.1 form-encodes both first, which changes
+ * nothing for the platform's ids (digits) and secrets (base64url), so they are taken as sent.
+ */
+function basicCredentials(encoded: string): { clientId: string; clientSecret: string } | undefined {
+  const decoded = Buffer.from(encoded, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return undefined;
+  return { clientId: decoded.slice(0, colon), clientSecret: decoded.slice(colon + 1) };
+}
