@@ -25,6 +25,11 @@ process.env.BILLING_KEY_ENCRYPTION_KEY ??= '6a1f0c3e9b27d4856e0f1a2b3c4d5e6f7081
 // digest of the operator token 'test-admin-token-0123456789'.
 process.env.WEBHOOK_SECRET ??= 'test-webhook-secret';
 process.env.BILLING_URL ??= 'http://127.0.0.1:3002';
+// Gateway: the OAuth application registered on the fake platform, the notifier at its usual port.
+process.env.DISCORD_CLIENT_ID ??= '100000000000000001';
+process.env.DISCORD_CLIENT_SECRET ??= 'test-oauth-client-secret';
+process.env.OAUTH_REDIRECT_URI ??= 'http://127.0.0.1:3000/auth/callback';
+process.env.NOTIFIER_URL ??= 'http://127.0.0.1:3004';
 process.env.ADMIN_TOKEN_SHA256 ??= 'bbb6a34ebe561f77928db4a633cac23fbb9e6a6f9eae0d03729bca2dbb237985';
 
 // Library code running inside the test process logs through Nest's Logger; keep only errors, as

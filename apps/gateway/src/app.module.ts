@@ -1,12 +1,31 @@
-import { type DynamicModule, Module } from '@nestjs/common';
+import {
+  type DynamicModule,
+  type MiddlewareConsumer,
+  Module,
+  type NestModule,
+  RequestMethod,
+} from '@nestjs/common';
 import { DatabaseModule } from '@lib/database';
 import { IdentityModule } from '@lib/identity';
 import { HealthModule, LoggingModule, MetricsModule } from '@lib/runtime';
+import type Redis from 'ioredis';
+import { AUTH_OPTIONS, AuthController, type AuthOptions } from './auth/auth.controller';
+import { IpRateLimitMiddleware } from './auth/ip-rate-limit.middleware';
+import { MeController } from './auth/me.controller';
+import { PlatformOAuthClient } from './auth/platform-oauth.client';
+import { RateLimiter } from './auth/rate-limiter';
+import { GATEWAY_REDIS, GatewayRedisModule } from './auth/redis';
+import { RATE_LIMITS, type RateLimits, SessionGuard } from './auth/session.guard';
+import { SESSION_OPTIONS, Sessions } from './auth/sessions';
+import { UsersRepository } from './auth/users.repository';
 import { gatewayDatabase } from './database';
+import { DocsModule } from './docs/docs.module';
+import { ForwardingController } from './forwarding/forwarding.controller';
+import { UpstreamProxy, UPSTREAMS, type UpstreamOptions } from './forwarding/upstream-proxy';
 import type { GatewayEnv } from './gateway.env';
 
 @Module({})
-export class AppModule {
+export class AppModule implements NestModule {
   static forRoot(config: GatewayEnv): DynamicModule {
     return {
       module: AppModule,
@@ -18,9 +37,78 @@ export class AppModule {
           migrateOnStart: config.MIGRATE_ON_START,
         }),
         IdentityModule.forService({ secret: config.INTERNAL_JWT_SECRET, service: 'gateway' }),
-        HealthModule.forRoot(),
+        GatewayRedisModule.forRoot(config.REDIS_URL),
+        HealthModule.forRoot({
+          inject: [GATEWAY_REDIS],
+          useFactory: (redis: Redis) => [
+            {
+              name: 'redis',
+              check: async () => {
+                await redis.ping();
+              },
+            },
+          ],
+        }),
         MetricsModule,
+        DocsModule,
+      ],
+      // Order matters: the gateway's own routes before the catch-all forwarding.
+      controllers: [AuthController, MeController, ForwardingController],
+      providers: [
+        {
+          provide: PlatformOAuthClient,
+          useValue: new PlatformOAuthClient({
+            apiBaseUrl: config.DISCORD_API_URL,
+            oauthBaseUrl: config.DISCORD_OAUTH_URL,
+            clientId: config.DISCORD_CLIENT_ID,
+            clientSecret: config.DISCORD_CLIENT_SECRET,
+            redirectUri: config.OAUTH_REDIRECT_URI,
+          }),
+        },
+        {
+          provide: AUTH_OPTIONS,
+          useValue: {
+            dashboardUrl: config.DASHBOARD_URL,
+            secureCookies: config.NODE_ENV === 'production',
+            sessionTtlSeconds: config.SESSION_TTL_S,
+          } satisfies AuthOptions,
+        },
+        { provide: SESSION_OPTIONS, useValue: { ttlSeconds: config.SESSION_TTL_S } },
+        {
+          provide: RATE_LIMITS,
+          useValue: {
+            perSession: config.RATE_LIMIT_SESSION_PER_MINUTE,
+            perIp: config.RATE_LIMIT_IP_PER_MINUTE,
+          } satisfies RateLimits,
+        },
+        {
+          provide: UPSTREAMS,
+          useValue: {
+            urls: {
+              recovery: config.RECOVERY_URL,
+              billing: config.BILLING_URL,
+              licensing: config.LICENSING_URL,
+              notifier: config.NOTIFIER_URL,
+            },
+            timeoutMs: config.UPSTREAM_TIMEOUT_MS,
+          } satisfies UpstreamOptions,
+        },
+        Sessions,
+        RateLimiter,
+        SessionGuard,
+        UsersRepository,
+        UpstreamProxy,
       ],
     };
+  }
+
+  configure(consumer: MiddlewareConsumer): void {
+    consumer
+      .apply(IpRateLimitMiddleware)
+      .forRoutes(
+        { path: 'api/*path', method: RequestMethod.ALL },
+        { path: 'auth/*path', method: RequestMethod.ALL },
+        { path: 'subscriptions/*path', method: RequestMethod.ALL },
+      );
   }
 }

@@ -1,6 +1,7 @@
-/** The identity schema; its tables arrive with the features that need them. */
+import { Users1764500000000 } from './migrations/1764500000000-users';
+
 export const gatewayDatabase = {
   schema: 'identity',
   entities: [],
-  migrations: [],
+  migrations: [Users1764500000000],
 };

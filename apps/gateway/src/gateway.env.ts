@@ -1,5 +1,75 @@
 import { BaseEnv } from '@lib/config';
+import { IsInt, IsNotEmpty, IsString, IsUrl, Matches, Max, Min } from 'class-validator';
+
+const HTTP_URL = { require_tld: false, protocols: ['http', 'https'] };
 
 export class GatewayEnv extends BaseEnv {
   override PORT = 3000;
+
+  /** Sessions, OAuth states and rate-limit counters. */
+  @Matches(/^rediss?:\/\/.+/, { message: 'REDIS_URL must be a redis:// URL' })
+  REDIS_URL!: string;
+
+  /** The chat platform's REST API without the version (token exchange, the user's profile). */
+  @IsUrl(HTTP_URL, { message: 'DISCORD_API_URL must be an http(s) URL' })
+  DISCORD_API_URL = 'https://discord.com/api';
+
+  /** Where the user's browser is sent to authorise (`<url>/oauth2/authorize`). */
+  @IsUrl(HTTP_URL, { message: 'DISCORD_OAUTH_URL must be an http(s) URL' })
+  DISCORD_OAUTH_URL = 'https://discord.com';
+
+  /** The OAuth2 application (developer portal). */
+  @Matches(/^\d{1,20}$/, { message: 'DISCORD_CLIENT_ID must be the application id (digits)' })
+  DISCORD_CLIENT_ID!: string;
+
+  @IsString()
+  @IsNotEmpty({ message: 'DISCORD_CLIENT_SECRET must be set' })
+  DISCORD_CLIENT_SECRET!: string;
+
+  /** This gateway's `/auth/callback` as the browser reaches it; registered with the application. */
+  @IsUrl(HTTP_URL, { message: 'OAUTH_REDIRECT_URI must be the public URL of /auth/callback' })
+  OAUTH_REDIRECT_URI!: string;
+
+  /** The dashboard: where a browser lands after login, and the one origin CORS admits. */
+  @IsUrl(HTTP_URL, { message: 'DASHBOARD_URL must be an http(s) URL' })
+  DASHBOARD_URL = 'http://localhost:5173';
+
+  @IsUrl(HTTP_URL, { message: 'RECOVERY_URL must be an http(s) URL' })
+  RECOVERY_URL!: string;
+
+  @IsUrl(HTTP_URL, { message: 'BILLING_URL must be an http(s) URL' })
+  BILLING_URL!: string;
+
+  @IsUrl(HTTP_URL, { message: 'LICENSING_URL must be an http(s) URL' })
+  LICENSING_URL!: string;
+
+  @IsUrl(HTTP_URL, { message: 'NOTIFIER_URL must be an http(s) URL' })
+  NOTIFIER_URL!: string;
+
+  /** Session lifetime from login (no sliding: a stolen token dies on schedule). */
+  @IsInt()
+  @Min(60)
+  @Max(30 * 86_400)
+  SESSION_TTL_S: number = 7 * 86_400;
+
+  /** Requests per minute per session and per client address on the public API. */
+  @IsInt()
+  @Min(1)
+  RATE_LIMIT_SESSION_PER_MINUTE: number = 300;
+
+  @IsInt()
+  @Min(1)
+  RATE_LIMIT_IP_PER_MINUTE: number = 600;
+
+  /** Proxies in front of the gateway whose X-Forwarded-For is believed (1 behind the ingress). */
+  @IsInt()
+  @Min(0)
+  @Max(10)
+  TRUST_PROXY_HOPS: number = 0;
+
+  /** How long a forwarded call may take (confirm waits up to 30 s for the provider). */
+  @IsInt()
+  @Min(1_000)
+  @Max(300_000)
+  UPSTREAM_TIMEOUT_MS: number = 60_000;
 }

@@ -11,8 +11,14 @@ import { createValidationPipe } from './validation.pipe';
 export const JSON_BODY_LIMIT = '1mb';
 
 /** Everything an app does to its Nest application before it listens, shared so tests build the same. */
-export function configureApp(app: NestExpressApplication, rawBodyRoutes: RawBodyRoute[] = []): void {
+export function configureApp(
+  app: NestExpressApplication,
+  rawBodyRoutes: RawBodyRoute[] = [],
+  configure?: (app: NestExpressApplication) => void,
+): void {
   app.useLogger(app.get(Logger));
+  // The app's own middleware (CORS, security headers, ...) runs before any body is parsed.
+  configure?.(app);
   app.useGlobalFilters(new ProblemDetailsFilter());
   app.useGlobalPipes(createValidationPipe());
   for (const route of rawBodyRoutes) app.use(route.path, captureRawBody(route.limitBytes));
@@ -27,6 +33,7 @@ export function configureApp(app: NestExpressApplication, rawBodyRoutes: RawBody
 export async function createApp(
   module: Type | DynamicModule,
   rawBodyRoutes: RawBodyRoute[] = [],
+  configure?: (app: NestExpressApplication) => void,
 ): Promise<NestExpressApplication> {
   const app = await NestFactory.create<NestExpressApplication>(module, {
     bufferLogs: true,
@@ -34,7 +41,7 @@ export async function createApp(
     bodyParser: false,
     rawBody: true,
   });
-  configureApp(app, rawBodyRoutes);
+  configureApp(app, rawBodyRoutes, configure);
   return app;
 }
 
@@ -48,8 +55,10 @@ export async function runService<TConfig>(options: {
   loadConfig: () => TConfig;
   module: (config: TConfig) => Type | DynamicModule;
   port: (config: TConfig) => number;
-  /** Routes whose handlers read the raw bytes themselves (signed webhooks). */
+  /** Routes whose handlers read the raw bytes themselves (signed webhooks, the gateway's forwarding). */
   rawBodyRoutes?: RawBodyRoute[];
+  /** Middleware of the app's own, registered before the body parsers (CORS, security headers). */
+  configure?: (app: NestExpressApplication, config: TConfig) => void;
 }): Promise<INestApplication | undefined> {
   let config: TConfig;
   try {
@@ -64,7 +73,9 @@ export async function runService<TConfig>(options: {
     }
     throw error;
   }
-  const app = await createApp(options.module(config), options.rawBodyRoutes);
+  const app = await createApp(options.module(config), options.rawBodyRoutes, (created) =>
+    options.configure?.(created, config),
+  );
   // Our own handler instead of enableShutdownHooks(), which re-raises the signal after closing and
   // so makes a clean stop look like a crash (exit by signal instead of code 0).
   let closing: Promise<void> | undefined;

@@ -1,0 +1,142 @@
+import { Controller, Get, HttpCode, Inject, Post, Query, Req, Res } from '@nestjs/common';
+import { PublicRoute } from '@lib/identity';
+import { DomainError, ValidationError } from '@lib/problem-details';
+import { parse as parseCookies } from 'cookie';
+import type { CookieOptions, Request, Response } from 'express';
+import type Redis from 'ioredis';
+import { randomBytes } from 'node:crypto';
+import { PlatformOAuthClient } from './platform-oauth.client';
+import { GATEWAY_REDIS } from './redis';
+import { SESSION_COOKIE, sessionToken } from './session.guard';
+import { Sessions } from './sessions';
+import { type UserView, toUserView } from './user-view';
+import { UsersRepository } from './users.repository';
+
+export const AUTH_OPTIONS = Symbol('AUTH_OPTIONS');
+export interface AuthOptions {
+  dashboardUrl: string;
+  /** Secure cookies (HTTPS only); off only in development and tests on plain http. */
+  secureCookies: boolean;
+  sessionTtlSeconds: number;
+}
+
+const STATE_COOKIE = 'oauth_state';
+const STATE_TTL_S = 600;
+const STATE_PATTERN = /^[A-Za-z0-9_-]{32}$/;
+
+export interface LoginView {
+  token: string;
+  token_type: 'Bearer';
+  expires_at: string;
+  user: UserView;
+}
+
+/**
+ * Spec §5.1: OAuth 2.0 authorization-code login with the chat platform. The `state` is random, kept
+ * in Redis for 10 minutes and in a cookie of the browser that started the login: the callback needs
+ * both (a login someone else started cannot be completed in your browser), and each works once.
+ * A browser gets the `sid` cookie and is sent to the dashboard; a client that asks for JSON
+ * (`Accept: application/json`) gets the token to send as `Authorization: Bearer`.
+ */
+@Controller('auth')
+@PublicRoute()
+export class AuthController {
+  constructor(
+    private readonly oauth: PlatformOAuthClient,
+    private readonly users: UsersRepository,
+    private readonly sessions: Sessions,
+    @Inject(GATEWAY_REDIS) private readonly redis: Redis,
+    @Inject(AUTH_OPTIONS) private readonly options: AuthOptions,
+  ) {}
+
+  @Get('login')
+  async login(@Req() req: Request, @Res() res: Response): Promise<void> {
+    const state = randomBytes(24).toString('base64url');
+    await this.redis.set(`oauth:state:${state}`, '1', 'EX', STATE_TTL_S);
+    res.cookie(STATE_COOKIE, state, this.cookie('/auth', STATE_TTL_S));
+    const authorizeUrl = this.oauth.authorizeUrl(state);
+    if (wantsJson(req)) res.status(200).json({ authorize_url: authorizeUrl });
+    else res.redirect(302, authorizeUrl);
+  }
+
+  @Get('callback')
+  async callback(
+    @Req() req: Request,
+    @Res() res: Response,
+    @Query('code') code?: string,
+    @Query('state') state?: string,
+    @Query('error') error?: string,
+  ): Promise<void> {
+    const cookieState = req.headers.cookie ? parseCookies(req.headers.cookie)[STATE_COOKIE] : undefined;
+    res.clearCookie(STATE_COOKIE, this.cookie('/auth'));
+    const known =
+      typeof state === 'string' &&
+      STATE_PATTERN.test(state) &&
+      state === cookieState &&
+      (await this.redis.getdel(`oauth:state:${state}`)) !== null;
+    if (!known) {
+      throw new DomainError(
+        'ErrInvalidOAuthState',
+        400,
+        'Login could not be verified',
+        'This login was not started in this browser, was already used, or expired. Log in again.',
+      );
+    }
+    if (error !== undefined) {
+      if (wantsJson(req))
+        throw new DomainError('ErrLoginDenied', 401, 'Login denied', `The platform said: ${error}.`);
+      res.redirect(302, this.dashboard({ login_error: error === 'access_denied' ? 'denied' : 'failed' }));
+      return;
+    }
+    if (typeof code !== 'string' || code.length === 0 || code.length > 200) {
+      throw new ValidationError('code is missing', [{ field: 'code', message: 'code is required' }]);
+    }
+    const profile = await this.oauth.profileForCode(code);
+    const user = await this.users.upsertOnLogin(profile);
+    const { token, session } = await this.sessions.open({
+      user_id: user.id,
+      platform_user_id: user.platform_user_id,
+    });
+    res.cookie(SESSION_COOKIE, token, this.cookie('/', this.options.sessionTtlSeconds));
+    if (wantsJson(req)) {
+      const body: LoginView = {
+        token,
+        token_type: 'Bearer',
+        expires_at: session.expires_at,
+        user: toUserView(user),
+      };
+      res.status(200).json(body);
+    } else {
+      res.redirect(302, this.dashboard());
+    }
+  }
+
+  /** Ends the session the request carries (if any) and clears the cookie; always 204. */
+  @Post('logout')
+  @HttpCode(204)
+  async logout(@Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<void> {
+    const token = sessionToken(req);
+    if (token) await this.sessions.close(token);
+    res.clearCookie(SESSION_COOKIE, this.cookie('/'));
+  }
+
+  private cookie(path: string, maxAgeSeconds?: number): CookieOptions {
+    return {
+      httpOnly: true,
+      sameSite: 'lax',
+      secure: this.options.secureCookies,
+      path,
+      ...(maxAgeSeconds === undefined ? {} : { maxAge: maxAgeSeconds * 1_000 }),
+    };
+  }
+
+  private dashboard(query: Record<string, string> = {}): string {
+    const url = new URL(this.options.dashboardUrl);
+    for (const [key, value] of Object.entries(query)) url.searchParams.set(key, value);
+    return url.toString();
+  }
+}
+
+function wantsJson(req: Request): boolean {
+  return (req.headers.accept ?? '').includes('application/json');
+}

@@ -1,0 +1,63 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type Redis from 'ioredis';
+import { createHash, randomBytes } from 'node:crypto';
+import { v7 as uuidv7 } from 'uuid';
+import { GATEWAY_REDIS } from './redis';
+
+export interface Session {
+  session_id: string;
+  user_id: string;
+  platform_user_id: string;
+  created_at: string;
+  expires_at: string;
+}
+
+export const SESSION_OPTIONS = Symbol('SESSION_OPTIONS');
+
+/**
+ * Server-side sessions (ARCHITECTURE.md): the client holds an opaque random token (cookie `sid` or
+ * `Authorization: Bearer`); Redis holds the session under the token's SHA-256, so a copy of Redis
+ * yields no usable token. Fixed lifetime from login; logout deletes it.
+ */
+@Injectable()
+export class Sessions {
+  constructor(
+    @Inject(GATEWAY_REDIS) private readonly redis: Redis,
+    @Inject(SESSION_OPTIONS) private readonly options: { ttlSeconds: number },
+  ) {}
+
+  async open(user: {
+    user_id: string;
+    platform_user_id: string;
+  }): Promise<{ token: string; session: Session }> {
+    const token = randomBytes(32).toString('base64url');
+    const now = Date.now();
+    const session: Session = {
+      session_id: uuidv7(),
+      user_id: user.user_id,
+      platform_user_id: user.platform_user_id,
+      created_at: new Date(now).toISOString(),
+      expires_at: new Date(now + this.options.ttlSeconds * 1000).toISOString(),
+    };
+    await this.redis.set(key(token), JSON.stringify(session), 'EX', this.options.ttlSeconds);
+    return { token, session };
+  }
+
+  /** The live session of a token, or null (unknown, expired, logged out, malformed). */
+  async find(token: string): Promise<Session | null> {
+    if (!TOKEN.test(token)) return null;
+    const raw = await this.redis.get(key(token));
+    return raw ? (JSON.parse(raw) as Session) : null;
+  }
+
+  async close(token: string): Promise<void> {
+    if (TOKEN.test(token)) await this.redis.del(key(token));
+  }
+}
+
+/** 32 random bytes in base64url. */
+const TOKEN = /^[A-Za-z0-9_-]{43}$/;
+
+function key(token: string): string {
+  return `session:${createHash('sha256').update(token).digest('hex')}`;
+}

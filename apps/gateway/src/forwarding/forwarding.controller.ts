@@ -1,0 +1,41 @@
+import { All, Controller, Req, Res, UseGuards } from '@nestjs/common';
+import { PublicRoute } from '@lib/identity';
+import { DomainError, NotFoundError } from '@lib/problem-details';
+import type { RawBodyRequest } from '@lib/runtime';
+import type { Request, Response } from 'express';
+import { CurrentSession, SessionGuard } from '../auth/session.guard';
+import type { Session } from '../auth/sessions';
+import { UpstreamProxy } from './upstream-proxy';
+import { matchUpstream } from './upstream-routes';
+
+/**
+ * Every public route the gateway does not answer itself goes to the service that owns it. Login is
+ * checked here (401) before any service sees the request; what the user may do is the service's
+ * business. Registered after the gateway's own controllers, so theirs match first.
+ */
+@Controller()
+@PublicRoute()
+@UseGuards(SessionGuard)
+export class ForwardingController {
+  constructor(private readonly proxy: UpstreamProxy) {}
+
+  @All(['api/v1/*path', 'subscriptions/*path'])
+  async forward(
+    @Req() req: RawBodyRequest & Request,
+    @Res() res: Response,
+    @CurrentSession() session: Session,
+  ): Promise<void> {
+    const match = matchUpstream(req.method, req.path);
+    if (!match) throw new NotFoundError('ErrNotFound', 'Route');
+    if ('notAllowed' in match) {
+      res.setHeader('Allow', [...new Set(match.notAllowed)].join(', '));
+      throw new DomainError(
+        'ErrMethodNotAllowed',
+        405,
+        'Method not allowed',
+        `Use ${match.notAllowed.join(' or ')}.`,
+      );
+    }
+    await this.proxy.forward(req, res, match.upstream, session);
+  }
+}

@@ -1,0 +1,172 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { INTERNAL_TOKEN_HEADER, REQUEST_ID_HEADER } from '@lib/contracts';
+import { InternalTokenCodec } from '@lib/identity';
+import { DomainError } from '@lib/problem-details';
+import { type RawBodyRequest, TtlCache } from '@lib/runtime';
+import type { Request, Response } from 'express';
+import { Agent, type IncomingHttpHeaders, type OutgoingHttpHeaders, request } from 'node:http';
+import { Histogram } from 'prom-client';
+import type { Session } from '../auth/sessions';
+import type { Upstream } from './upstream-routes';
+
+export const UPSTREAMS = Symbol('UPSTREAMS');
+export interface UpstreamOptions {
+  urls: Record<Upstream, string>;
+  timeoutMs: number;
+}
+
+const upstreamSeconds = new Histogram({
+  name: 'gateway_upstream_duration_seconds',
+  help: 'Forwarded requests by upstream service and status class',
+  labelNames: ['upstream', 'status'],
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+});
+
+/** Never forwarded: hop-by-hop headers, and every credential or identity a client could send. */
+const DROPPED_REQUEST_HEADERS = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+  'content-length',
+  'cookie',
+  'authorization',
+  INTERNAL_TOKEN_HEADER,
+  'x-forwarded-for',
+  'x-forwarded-host',
+  'x-forwarded-proto',
+  'x-real-ip',
+]);
+const DROPPED_RESPONSE_HEADERS = new Set([
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'upgrade',
+  'set-cookie',
+  'x-powered-by',
+]);
+
+/**
+ * Forwards a public request to the service that owns it, as the logged-in user: the client's own
+ * identity and credential headers are dropped and replaced by a short-lived internal token for the
+ * session. The body goes as the bytes received (read once by the raw-body capture, never parsed);
+ * the answer streams back as the service gave it.
+ */
+@Injectable()
+export class UpstreamProxy {
+  private readonly logger = new Logger(UpstreamProxy.name);
+  private readonly agent = new Agent({ keepAlive: true, maxSockets: 256 });
+  /** A user's token is reused for half its 60 s life, like a service's (InternalHttp). */
+  private readonly tokens = new TtlCache<string>(30_000);
+
+  constructor(
+    private readonly codec: InternalTokenCodec,
+    @Inject(UPSTREAMS) private readonly options: UpstreamOptions,
+  ) {}
+
+  async forward(
+    req: RawBodyRequest & Request,
+    res: Response,
+    upstream: Upstream,
+    session: Session,
+  ): Promise<void> {
+    if (req.rawBodyTooLarge) {
+      throw new DomainError(
+        'ErrPayloadTooLarge',
+        413,
+        'Payload too large',
+        'The request body is over 1 MiB.',
+      );
+    }
+    const token = await this.tokens.get(session.session_id, () =>
+      this.codec.sign({
+        kind: 'user',
+        user_id: session.user_id,
+        platform_user_id: session.platform_user_id,
+        session_id: session.session_id,
+      }),
+    );
+    const body = req.rawBody;
+    const headers = forwardedHeaders(req.headers);
+    headers[INTERNAL_TOKEN_HEADER] = token;
+    if (typeof req.id === 'string' || typeof req.id === 'number') headers[REQUEST_ID_HEADER] = String(req.id);
+    headers['x-forwarded-for'] = req.ip ?? '';
+    headers['x-forwarded-proto'] = req.protocol;
+    if (body) headers['content-length'] = body.length;
+
+    const started = process.hrtime.bigint();
+    const url = new URL(req.originalUrl, this.options.urls[upstream]);
+    await new Promise<void>((resolve, reject) => {
+      const outgoing = request(
+        url,
+        { method: req.method, headers, agent: this.agent, timeout: this.options.timeoutMs },
+        (answer) => {
+          res.status(answer.statusCode ?? 502);
+          for (const [name, value] of Object.entries(answer.headers)) {
+            if (value !== undefined && !DROPPED_RESPONSE_HEADERS.has(name)) res.setHeader(name, value);
+          }
+          answer.pipe(res);
+          answer.once('end', () => {
+            upstreamSeconds.observe(
+              { upstream, status: `${Math.floor((answer.statusCode ?? 0) / 100)}xx` },
+              Number(process.hrtime.bigint() - started) / 1e9,
+            );
+            resolve();
+          });
+          answer.once('error', reject);
+        },
+      );
+      outgoing.once('timeout', () => outgoing.destroy(new UpstreamTimeout()));
+      outgoing.once('error', (error) => {
+        if (res.headersSent) {
+          // Mid-answer: nothing better to do than cut the connection the client is reading.
+          res.destroy(error);
+          resolve();
+          return;
+        }
+        reject(this.unavailable(upstream, error));
+      });
+      outgoing.end(body);
+    });
+  }
+
+  private unavailable(upstream: Upstream, error: Error): DomainError {
+    upstreamSeconds.observe({ upstream, status: 'error' }, 0);
+    if (error instanceof UpstreamTimeout) {
+      return new DomainError(
+        'ErrUpstreamTimeout',
+        504,
+        'Service timed out',
+        `The ${upstream} service did not answer in time.`,
+      );
+    }
+    this.logger.warn({ upstream, err: error.message }, 'upstream unreachable');
+    return new DomainError(
+      'ErrServiceUnavailable',
+      503,
+      'Service unavailable',
+      `The ${upstream} service cannot be reached right now. Try again in a moment.`,
+    );
+  }
+}
+
+class UpstreamTimeout extends Error {
+  constructor() {
+    super('upstream timed out');
+  }
+}
+
+function forwardedHeaders(incoming: IncomingHttpHeaders): OutgoingHttpHeaders {
+  const headers: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(incoming)) {
+    if (value !== undefined && !DROPPED_REQUEST_HEADERS.has(name) && !name.startsWith('x-identity')) {
+      headers[name] = value;
+    }
+  }
+  return headers;
+}
