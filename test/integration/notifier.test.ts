@@ -3,6 +3,7 @@ import type { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
 import { type AppProcess, startApp } from '../support/app-process';
 import { openDataSource } from '../support/database';
+import { skipNotifierBacklog } from '../support/notifier-backlog';
 import { envelope, type SampleParties, samplePayloads, TestEventPublisher } from '../support/event-samples';
 import { RecoveryStack } from '../support/recovery-stack';
 import { OWNER } from '../support/restore-scenario';
@@ -24,6 +25,7 @@ describe('notifier: DMs, preferences and the audit log', () => {
 
   beforeAll(async () => {
     dataSource = await openDataSource();
+    await skipNotifierBacklog(dataSource);
     await stack.start();
     notifier = await startApp('notifier', {
       DISCORD_API_URL: `${stack.platform.url}/api`,

@@ -1,5 +1,7 @@
 import { type AppProcess, freePort, startApp } from './app-process';
 import { BillingStack } from './billing-stack';
+import { openDataSource } from './database';
+import { skipNotifierBacklog } from './notifier-backlog';
 
 export interface GatewayResponse {
   status: number;
@@ -41,6 +43,12 @@ export class GatewayStack extends BillingStack {
       clientSecret: this.clientSecret,
       redirectUris: [redirectUri],
     });
+    const dataSource = await openDataSource();
+    try {
+      await skipNotifierBacklog(dataSource);
+    } finally {
+      await dataSource.destroy();
+    }
     this.notifier = await startApp('notifier', {
       DISCORD_API_URL: `${this.platform.url}/api`,
       RECOVERY_URL: this.recovery.url,

@@ -25,6 +25,7 @@ export interface DmSenderOptions {
 export const DM_SENDER_OPTIONS = Symbol('DM_SENDER_OPTIONS');
 
 const BATCH = 20;
+const SENDERS = 5;
 
 /**
  * Works through the DMs the consumer recorded, on every replica: each claims due rows under a lease
@@ -60,8 +61,16 @@ export class DmSender implements OnApplicationBootstrap, OnModuleDestroy {
     let sent = 0;
     while (!this.stopped) {
       const batch = await this.notifications.claimDue(BATCH);
-      // One at a time: DMs share one rate-limit bucket per channel and the REST client queues anyway.
-      for (const row of batch) sent += (await this.send(row)) ? 1 : 0;
+      // A few at a time: one slow or unreachable recipient must not hold up everyone else's DMs;
+      // the REST client still queues them by the platform's rate-limit buckets.
+      const queue = [...batch];
+      const worker = async () => {
+        for (let row = queue.shift(); row; row = queue.shift()) {
+          const delivered = await this.send(row);
+          if (delivered) sent++;
+        }
+      };
+      await Promise.all(Array.from({ length: SENDERS }, worker));
       if (batch.length < BATCH) break;
     }
     return sent;

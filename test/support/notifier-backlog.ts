@@ -1,0 +1,27 @@
+import { ALL_TOPICS, CONSUMER_GROUPS } from '@lib/contracts';
+import { createKafka } from '@lib/messaging';
+import type { DataSource } from 'typeorm';
+
+/**
+ * Earlier suites leave events in Kafka that the notifier group has not read (their notifier was
+ * not running) and DMs the notifier recorded but could not send (no platform there). A suite that
+ * starts a notifier to watch its own DMs skips both, as an operator would skip a stale backlog:
+ * the group starts from the end of each topic, and stale pending DMs are set aside as failed.
+ * Call it while no notifier is running.
+ */
+export async function skipNotifierBacklog(dataSource: DataSource): Promise<void> {
+  const admin = createKafka(process.env.KAFKA_BROKERS!, 'test-backlog').admin();
+  await admin.connect();
+  try {
+    for (const topic of ALL_TOPICS) {
+      await admin.resetOffsets({ groupId: CONSUMER_GROUPS.notifier, topic, earliest: false });
+    }
+  } finally {
+    await admin.disconnect();
+  }
+  await dataSource.query(
+    `UPDATE notification.notifications
+        SET status = 'failed', last_error = 'set aside by the test suite that came next', updated_at = now()
+      WHERE status = 'pending'`,
+  );
+}
