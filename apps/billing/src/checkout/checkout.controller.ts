@@ -1,4 +1,5 @@
-import { Body, Controller, Get, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, Query, Res } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiOkResponse } from '@nestjs/swagger';
 import type { InternalIdentity } from '@lib/contracts';
 import { CurrentIdentity } from '@lib/identity';
 import type { Response } from 'express';
@@ -17,6 +18,11 @@ export class CheckoutController {
 
   /** Spec §4.5: 200 with the active subscription, 202 while the first charge is unanswered. */
   @Post('confirm')
+  @HttpCode(200)
+  @ApiOkResponse({ description: 'The first charge went through: the subscription is active.' })
+  @ApiAcceptedResponse({
+    description: 'The first charge is not answered yet: `payment.status` is `processing`.',
+  })
   async confirm(
     @CurrentIdentity() identity: InternalIdentity,
     @Body() body: ConfirmDto,

@@ -1,5 +1,6 @@
 import { Controller, Get, HttpCode, Inject, Post, Query, Req, Res } from '@nestjs/common';
 import { PublicRoute } from '@lib/identity';
+import { ApiFoundResponse, ApiOkResponse, ApiQuery } from '@nestjs/swagger';
 import { DomainError, ValidationError } from '@lib/problem-details';
 import { parse as parseCookies } from 'cookie';
 import type { CookieOptions, Request, Response } from 'express';
@@ -50,6 +51,8 @@ export class AuthController {
   ) {}
 
   @Get('login')
+  @ApiFoundResponse({ description: "To the platform's authorize page (a browser)." })
+  @ApiOkResponse({ description: '`{ authorize_url }` for a client that sends `Accept: application/json`.' })
   async login(@Req() req: Request, @Res() res: Response): Promise<void> {
     const state = randomBytes(24).toString('base64url');
     await this.redis.set(`oauth:state:${state}`, '1', 'EX', STATE_TTL_S);
@@ -60,6 +63,11 @@ export class AuthController {
   }
 
   @Get('callback')
+  @ApiQuery({ name: 'code', required: false, description: 'From the platform, on consent.' })
+  @ApiQuery({ name: 'state', required: true, description: 'The state /auth/login issued.' })
+  @ApiQuery({ name: 'error', required: false, description: 'From the platform, when the user declined.' })
+  @ApiFoundResponse({ description: 'To the dashboard, with the `sid` cookie (a browser).' })
+  @ApiOkResponse({ description: '`{ token, token_type, expires_at, user }` for `Accept: application/json`.' })
   async callback(
     @Req() req: Request,
     @Res() res: Response,
