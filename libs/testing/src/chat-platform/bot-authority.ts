@@ -1,31 +1,39 @@
 import { PermissionFlagsBits } from 'discord-api-types/v10';
 import { platformError } from './platform-error';
-import type { FakeGuild } from './platform-state';
+import type { FakeGuild, FakeMember } from './platform-state';
 
 const ALL = Object.values(PermissionFlagsBits).reduce((all, bit) => all | bit, 0n);
 
 /**
- * What the platform lets the bot do in one guild, from the bot's own member: its permissions
- * (owner and ADMINISTRATOR hold all) and its place in the role hierarchy. Written apart from the
- * service's copy in @lib/chat-platform on purpose, so a mistake in one shows against the other.
+ * What the platform lets a bot (the fake's own, or one a test registered) do in one guild, from its
+ * own member: its permissions (owner and ADMINISTRATOR hold all) and its place in the role
+ * hierarchy. Written apart from the service's copy in @lib/chat-platform on purpose, so a mistake
+ * in one shows against the other.
  */
 export class BotAuthority {
   private readonly permissions: bigint;
   private readonly highestPosition: number;
   private readonly isOwner: boolean;
 
-  constructor(guild: FakeGuild, botId: string) {
+  constructor(
+    private readonly guild: FakeGuild,
+    botId: string,
+  ) {
     const member = guild.members.find((candidate) => candidate.user_id === botId);
     const held = guild.roles.filter((role) => member?.roles.includes(role.id) || role.id === guild.id);
     this.isOwner = guild.owner_id === botId;
     const combined = held.reduce((bits, role) => bits | BigInt(role.permissions), 0n);
     this.permissions = this.isOwner || (combined & PermissionFlagsBits.Administrator) !== 0n ? ALL : combined;
-    this.highestPosition = Math.max(0, ...held.map((role) => role.position));
+    this.highestPosition = highestPosition(guild, member);
+  }
+
+  holds(bit: bigint): boolean {
+    return (this.permissions & bit) === bit;
   }
 
   /** Missing Permissions unless the bot holds the bit. */
   require(bit: bigint): void {
-    if ((this.permissions & bit) !== bit) throw platformError.missingPermissions();
+    if (!this.holds(bit)) throw platformError.missingPermissions();
   }
 
   /** The bot acts only on roles strictly below its highest role (the owner on any). */
@@ -33,8 +41,23 @@ export class BotAuthority {
     if (!this.isOwner && position >= this.highestPosition) throw platformError.missingPermissions();
   }
 
+  /**
+   * The bot acts on a member (kick, ban, nickname) only when its highest role is above theirs, and
+   * never on the owner; the owner acts on anyone.
+   */
+  requireOutranks(member: FakeMember): void {
+    if (member.user_id === this.guild.owner_id) throw platformError.missingPermissions();
+    this.requireBelow(highestPosition(this.guild, member));
+  }
+
   /** A bot can grant, in a role or an overwrite, only permissions it holds itself. */
   requireGrantable(bits: bigint): void {
     if ((bits & ~this.permissions) !== 0n) throw platformError.missingPermissions();
   }
+}
+
+/** The position of the member's highest role; 0 (@everyone's) for none, or for no member. */
+function highestPosition(guild: FakeGuild, member: FakeMember | undefined): number {
+  const held = guild.roles.filter((role) => member?.roles.includes(role.id));
+  return Math.max(0, ...held.map((role) => role.position));
 }

@@ -1,8 +1,10 @@
+import type { BotAccounts } from './bot-accounts';
 import type { OAuthStore } from './oauth-store';
 
 /** Who a request speaks for, from its Authorization header. */
 export type Caller =
-  | { kind: 'bot' }
+  /** A bot token: the fake's own bot's, or one a test registered for another user. */
+  | { kind: 'bot'; userId: string }
   /** A user's OAuth2 access token (`Bearer`) and the scopes it was granted. */
   | { kind: 'user'; userId: string; scopes: readonly string[] }
   /** Neither; `basic` holds the HTTP Basic credentials an OAuth2 client sent, if it did. */
@@ -20,13 +22,15 @@ export const BOT_ONLY: RouteAccess = { kind: 'bot' };
 
 export function identifyCaller(
   authorization: string | undefined,
-  botToken: string,
+  bots: BotAccounts,
   oauth: OAuthStore,
   now: number,
 ): Caller {
-  if (authorization === `Bot ${botToken}`) return { kind: 'bot' };
   const [, scheme, credentials] = /^(\S+) +(\S+)$/.exec(authorization ?? '') ?? [];
-  // RFC 7235: the scheme is case-insensitive (the bot's `Bot` prefix is kept as the platform checks it).
+  // The bot's `Bot` prefix is checked as sent, as the platform does.
+  const botUserId = scheme === 'Bot' ? bots.userIdFor(credentials) : undefined;
+  if (botUserId !== undefined) return { kind: 'bot', userId: botUserId };
+  // RFC 7235: the scheme is case-insensitive.
   switch (scheme?.toLowerCase()) {
     case 'bearer': {
       const grant = oauth.accessGrant(credentials, now);

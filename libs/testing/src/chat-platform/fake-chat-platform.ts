@@ -1,7 +1,13 @@
+import { GatewayDispatchEvents, GatewayIntentBits } from 'discord-api-types/v10';
 import { type Server, createServer } from 'node:http';
 import { closeAtOnce, listenOnLoopback } from '../loopback-server';
+import type { FakeAuditLogEntry } from './audit-log';
+import { BotAccounts } from './bot-accounts';
 import { BoundedLog } from './bounded-log';
 import { FailureInjector, type FailureRule } from './failure-injector';
+import { GATEWAY_PATH, type GatewayConnectionInfo, GatewayServer } from './gateway/gateway-server';
+import { type ChangeCause, recordChanges } from './guild-activity';
+import type { GuildChange } from './guild-change';
 import { type GuildSpec, type SeededGuild, seedGuild } from './guild-seed';
 import type { OAuthApp } from './oauth-store';
 import type { DmRecord, FakeGuild, RequestRecord } from './platform-state';
@@ -23,23 +29,29 @@ export interface FakeChatPlatformOptions {
   port?: number;
   /** Merged over the defaults (10 per second per bucket, 50 per second globally). */
   rateLimits?: Partial<RateLimitSettings>;
-  /** How many requests and DMs the logs keep; default 10,000 each. */
+  /** How many requests, DMs and audit-log entries per guild the logs keep; default 10,000 each. */
   logCapacity?: number;
+  /** The gateway's HELLO `heartbeat_interval`; default 41,250 ms as on the platform. Tests want it short. */
+  gatewayHeartbeatIntervalMs?: number;
 }
 
 /**
  * A loopback server speaking the chat platform's REST API v10 subset under `/api/v10`, with
  * in-memory guilds, permission checks, rate-limit buckets and 429s, so the real `@discordjs/rest`
- * client can drive it; and its OAuth2 authorization-code grant (the consent page at
+ * client can drive it; its OAuth2 authorization-code grant (the consent page at
  * `/oauth2/authorize`, `POST /api/v10/oauth2/token`, `GET /api/v10/users/@me` with the user's
- * token), so "Login with ..." can run against it. Everything else is an in-process control API for
- * tests and the sandbox.
+ * token), so "Login with ..." can run against it; and its gateway (WebSocket at `/gateway`, found
+ * through `GET /api/v10/gateway/bot`), so a `discord.js` Client can log in and hear the guild
+ * events and audit-log entries that requests to the REST API cause. Everything else is an
+ * in-process control API for tests and the sandbox.
  */
 export class FakeChatPlatform {
   readonly botToken: string;
   private readonly host: string;
   private readonly port: number;
   private readonly store: PlatformStore;
+  private readonly bots: BotAccounts;
+  private readonly gateway: GatewayServer;
   private readonly router = new Router(platformRoutes);
   private readonly failures = new FailureInjector();
   private readonly requests: BoundedLog<RequestRecord>;
@@ -58,6 +70,8 @@ export class FakeChatPlatform {
       { id: options.botUserId, username: options.botUsername ?? 'GuildKeeper' },
       logCapacity,
     );
+    this.bots = new BotAccounts(this.botToken, this.store.bot.id);
+    this.gateway = new GatewayServer(this.store, this.bots, options.gatewayHeartbeatIntervalMs ?? 41_250);
     this.requests = new BoundedLog(logCapacity);
     this.initialRateLimits = { ...DEFAULT_RATE_LIMITS, ...options.rateLimits };
     this.rateLimits = new PlatformRateLimits(this.initialRateLimits);
@@ -77,32 +91,44 @@ export class FakeChatPlatform {
     if (this.server) return { url: this.url };
     this.stopping = new AbortController();
     const context = {
-      botToken: this.botToken,
+      bots: this.bots,
       store: this.store,
       router: this.router,
       rateLimits: this.rateLimits,
       failures: this.failures,
       requests: this.requests,
       stopping: this.stopping.signal,
+      publish: (changes: GuildChange[], cause: ChangeCause) =>
+        this.gateway.dispatch(recordChanges(this.store, changes, cause)),
     };
     const server = createServer((req, res) => void handlePlatformRequest(req, res, context));
+    server.on('upgrade', (req, socket, head: Buffer) => this.gateway.upgrade(req, socket, head));
     this.baseUrl = await listenOnLoopback(server, this.host, this.port);
+    this.store.gatewayUrl = `${this.baseUrl.replace(/^http/, 'ws')}${GATEWAY_PATH}`;
     this.server = server;
     return { url: this.baseUrl };
   }
 
-  /** Closes the server and its keep-alive connections; answers held by a delay are dropped. */
+  /**
+   * Closes the gateway's connections (normally: a client would re-identify), then the server and
+   * its keep-alive connections; answers held by a delay are dropped.
+   */
   async stop(): Promise<void> {
     const server = this.server;
     if (!server) return;
     this.server = undefined;
     this.baseUrl = undefined;
+    this.store.gatewayUrl = undefined;
     this.stopping.abort();
+    await this.gateway.closeAll();
     await closeAtOnce(server);
   }
 
+  /** Seeds a guild; the gateway sessions of its members (the bot's, usually) get its GUILD_CREATE. */
   seedGuild(spec: GuildSpec): SeededGuild {
-    return seedGuild(this.store, spec);
+    const seeded = seedGuild(this.store, spec);
+    this.gateway.guildAvailable(this.liveGuild(seeded.guildId));
+    return seeded;
   }
 
   /** A deep copy of the guild's current state. */
@@ -110,14 +136,57 @@ export class FakeChatPlatform {
     return structuredClone(this.liveGuild(id));
   }
 
-  /** Changes state directly, past every check (e.g. a raid deleting channels and roles). */
+  /**
+   * Changes state directly, past every check (e.g. a raid deleting channels and roles): no audit-log
+   * entries and no gateway events, unlike the same change through the REST API.
+   */
   mutate(id: string, change: (guild: FakeGuild) => void): void {
     change(this.liveGuild(id));
   }
 
+  /** Removes the guild with its bans and audit log; its members' gateway sessions get GUILD_DELETE. */
   deleteGuild(id: string): void {
     this.liveGuild(id);
-    this.store.guilds.delete(id);
+    this.gateway.dispatch([
+      {
+        event: GatewayDispatchEvents.GuildDelete,
+        data: { id },
+        guildId: id,
+        intent: GatewayIntentBits.Guilds,
+      },
+    ]);
+    this.store.deleteGuild(id);
+  }
+
+  /**
+   * Another bot's token (a raider's, say): REST requests and gateway sessions with it act as that
+   * user (created as `addUser` would if unknown), with that user's permissions and place in the role
+   * hierarchy of each guild, and its requests are that user's in the audit log. Its requests have
+   * no rate limits. `reset()` forgets it.
+   */
+  registerBotToken(token: string, userId: string, username?: string): void {
+    this.addUser(userId, username);
+    this.bots.register(token, userId);
+  }
+
+  /** The guild's audit log, oldest first: an entry for each change a REST request made. */
+  auditLog(guildId: string): FakeAuditLogEntry[] {
+    return structuredClone(this.store.auditLogs.entries(guildId));
+  }
+
+  /** The gateway's open connections, and the session each carries once identified. */
+  gatewayConnections(): GatewayConnectionInfo[] {
+    return this.gateway.connectionInfo();
+  }
+
+  /**
+   * Closes every gateway connection as a lost connection would (code 4000), so a client resumes:
+   * its session is replayed what it missed. With `resumable: false` the sessions end too, so a
+   * client's RESUME gets INVALID_SESSION and it identifies afresh (READY and GUILD_CREATEs again).
+   * Resolves once the sockets are closed.
+   */
+  async disconnectGateway(options: { resumable?: boolean } = {}): Promise<void> {
+    await this.gateway.disconnect(options.resumable ?? true);
   }
 
   /** Answers matching requests with this failure before any other processing. */
@@ -188,10 +257,13 @@ export class FakeChatPlatform {
   }
 
   /**
-   * Back to a fresh platform: no guilds, users, DMs, logs or failures, no OAuth2 applications,
-   * codes or tokens and nobody signed in; the configured limits.
+   * Back to a fresh platform: no guilds, users, DMs, logs, bans or failures, no OAuth2
+   * applications, codes or tokens, no registered bot tokens and nobody signed in; the configured
+   * limits. Gateway sessions end and their connections are closed normally (a client re-identifies).
    */
   reset(): void {
+    void this.gateway.closeAll();
+    this.bots.clear();
     this.store.clear();
     this.failures.clear();
     this.requests.clear();

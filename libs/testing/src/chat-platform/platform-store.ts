@@ -1,3 +1,4 @@
+import { AuditLogs } from './audit-log';
 import { BoundedLog } from './bounded-log';
 import { OAuthStore } from './oauth-store';
 import { platformError } from './platform-error';
@@ -18,6 +19,11 @@ export class PlatformStore {
   readonly dmsClosed = new Set<string>();
   readonly dmLog: BoundedLog<DmRecord>;
   readonly oauth = new OAuthStore();
+  readonly auditLogs: AuditLogs;
+  /** Banned user ids and the ban's reason, by guild. */
+  readonly bans = new Map<string, Map<string, string | null>>();
+  /** Where the gateway listens (`ws://host:port/gateway`) while the server runs. */
+  gatewayUrl?: string;
   private readonly dmRecipientByChannel = new Map<string, string>();
   private readonly dmChannelByRecipient = new Map<string, string>();
   /** The bot's messages sent with a nonce, by channel and nonce, oldest first. */
@@ -28,6 +34,7 @@ export class PlatformStore {
   constructor(bot: { id?: string; username: string }, logCapacity: number) {
     this.bot = { id: bot.id ?? this.ids.next(), username: bot.username, global_name: null, bot: true };
     this.dmLog = new BoundedLog(logCapacity);
+    this.auditLogs = new AuditLogs(logCapacity);
     this.users.set(this.bot.id, this.bot);
   }
 
@@ -46,22 +53,22 @@ export class PlatformStore {
     return user;
   }
 
-  /** A guild the bot is in; a guild it was removed from is unknown to it, as on the platform. */
-  guild(id: string): FakeGuild {
+  /**
+   * A guild the bot (or the given bot account) is in; a guild it was removed from is unknown to it,
+   * as on the platform.
+   */
+  guild(id: string, accountId = this.bot.id): FakeGuild {
     const guild = this.guilds.get(id);
-    if (!guild || !guild.members.some((member) => member.user_id === this.bot.id)) {
-      throw platformError.unknownGuild();
-    }
+    if (!guild || !isMember(guild, accountId)) throw platformError.unknownGuild();
     return guild;
   }
 
-  /** A guild channel and its guild. */
-  channel(id: string): { guild: FakeGuild; channel: FakeChannel } {
+  /** A guild channel and its guild, which the bot (or the given bot account) must be in. */
+  channel(id: string, accountId = this.bot.id): { guild: FakeGuild; channel: FakeChannel } {
     for (const guild of this.guilds.values()) {
       const channel = guild.channels.find((candidate) => candidate.id === id);
       if (!channel) continue;
-      if (!guild.members.some((member) => member.user_id === this.bot.id))
-        throw platformError.missingAccess();
+      if (!isMember(guild, accountId)) throw platformError.missingAccess();
       return { guild, channel };
     }
     throw platformError.unknownChannel();
@@ -116,9 +123,18 @@ export class PlatformStore {
     return record && record.sentAt.getTime() > now - NONCE_WINDOW_MS ? record : undefined;
   }
 
+  /** Drops a guild and what the store keeps beside it (its bans and audit log). */
+  deleteGuild(id: string): void {
+    this.guilds.delete(id);
+    this.bans.delete(id);
+    this.auditLogs.dropGuild(id);
+  }
+
   /** Drops everything but the bot user, OAuth2 applications included. */
   clear(): void {
     this.guilds.clear();
+    this.bans.clear();
+    this.auditLogs.clear();
     this.users.clear();
     this.users.set(this.bot.id, this.bot);
     this.dmsClosed.clear();
@@ -135,6 +151,10 @@ export class PlatformStore {
       this.dmByNonce.delete(key);
     }
   }
+}
+
+export function isMember(guild: FakeGuild, userId: string): boolean {
+  return guild.members.some((member) => member.user_id === userId);
 }
 
 /** The platform compares nonces as text: 42 and "42" are the same nonce. */

@@ -1,8 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { BotAccounts } from './bot-accounts';
 import type { BoundedLog } from './bounded-log';
-import { BOT_ONLY, admits, identifyCaller } from './caller';
+import { BOT_ONLY, type Caller, admits, identifyCaller } from './caller';
 import type { FailureInjector } from './failure-injector';
+import type { ChangeCause } from './guild-activity';
+import type { GuildChange } from './guild-change';
 import { AUTHORIZE_PAGE_PATH, type PageResponse, authorizePage } from './oauth-authorize-page';
 import { OAuthError } from './oauth-error';
 import { PlatformHttpError, platformError } from './platform-error';
@@ -16,7 +19,7 @@ const API_PREFIX = '/api/v10';
 const MAX_BODY_BYTES = 1024 * 1024;
 
 export interface RequestHandlerContext {
-  botToken: string;
+  bots: BotAccounts;
   store: PlatformStore;
   router: Router<PlatformRoute>;
   rateLimits: PlatformRateLimits;
@@ -24,6 +27,8 @@ export interface RequestHandlerContext {
   requests: BoundedLog<RequestRecord>;
   /** Aborted when the server stops, to cut short answers held by an injected delay. */
   stopping: AbortSignal;
+  /** Records what a request changed in guilds: audit-log entries and gateway events. */
+  publish(changes: GuildChange[], cause: ChangeCause): void;
 }
 
 type PlatformRouteMatch = RouteMatch<PlatformRoute> | 'method-not-allowed' | undefined;
@@ -87,23 +92,31 @@ async function injectedFailure(method: string, path: string, context: RequestHan
   return failure;
 }
 
+/** Whose permissions a request uses: its token's account; the fake's own bot for anyone else. */
+function actorOf(caller: Caller, store: PlatformStore): string {
+  return caller.kind === 'anonymous' ? store.bot.id : caller.userId;
+}
+
 /**
  * One API request through the platform's layers, in its order: authentication, injected failures
  * (they stand for trouble in front of the API), the global and per-route rate limits, then the
- * endpoint. The rate-limit headers go on every answer of a limited route, errors included. The
- * limits are the bot's buckets: a user's token and the token endpoint have buckets of their own
- * on the platform, which the fake does not model.
+ * endpoint, and what it changed goes to the audit logs and the gateway. The rate-limit headers go
+ * on every answer of a limited route, errors included. The limits are the fake's own bot's
+ * buckets: another bot's token, a user's token and the token endpoint have buckets of their own on
+ * the platform, which the fake does not model.
  */
 async function answer(
   req: IncomingMessage,
   method: string,
   path: string,
+  query: URLSearchParams,
   match: PlatformRouteMatch,
   context: RequestHandlerContext,
 ): Promise<Answer> {
   const raw = await readBody(req);
   const now = Date.now();
-  const caller = identifyCaller(req.headers.authorization, context.botToken, context.store.oauth, now);
+  const { store } = context;
+  const caller = identifyCaller(req.headers.authorization, context.bots, store.oauth, now);
   // A path no route serves still wants the bot's token first, as the fake has always answered.
   const access = typeof match === 'object' ? (match.route.access ?? BOT_ONLY) : BOT_ONLY;
   if (!admits(access, caller)) return errorAnswer(platformError.unauthorized());
@@ -111,11 +124,16 @@ async function answer(
   if (failure) return failure;
   if (match === undefined) return errorAnswer(platformError.notFound());
   if (match === 'method-not-allowed') return errorAnswer(platformError.methodNotAllowed());
-  const verdict = caller.kind === 'bot' ? context.rateLimits.check(match.bucket, now) : { headers: {} };
+  const limited = caller.kind === 'bot' && caller.userId === store.bot.id;
+  const verdict = limited ? context.rateLimits.check(match.bucket, now) : { headers: {} };
   if (verdict.rejection) return { status: 429, headers: verdict.headers, body: verdict.rejection };
   try {
     const body = match.route.bodyFormat === 'form' ? parseForm(req, raw) : parseJson(raw);
-    const response = match.route.handle({ params: match.params, body, caller }, context.store);
+    const actorId = actorOf(caller, store);
+    const reason = auditLogReason(req);
+    const request = { params: match.params, query, body, caller, actorId, auditLogReason: reason };
+    const response = match.route.handle(request, store);
+    if (response.changes?.length) context.publish(response.changes, { actorId, reason });
     return { status: response.status, headers: verdict.headers, body: response.body };
   } catch (error) {
     if (error instanceof PlatformHttpError || error instanceof OAuthError) {
@@ -179,7 +197,7 @@ export async function handlePlatformRequest(
     result =
       path === null
         ? await answerPage(method, pathname, query, context)
-        : await answer(req, method, path, match, context);
+        : await answer(req, method, path, query, match, context);
   } catch (error) {
     if (error instanceof PlatformHttpError) {
       result = errorAnswer(error);

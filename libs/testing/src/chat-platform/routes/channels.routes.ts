@@ -2,6 +2,7 @@ import { PermissionFlagsBits } from 'discord-api-types/v10';
 import { BotAuthority } from '../bot-authority';
 import { type TypeSpecificField, channelHasField, fitFieldsToType } from '../channel-fields';
 import { FormBody } from '../form-body';
+import { GuildWatch } from '../guild-change';
 import { platformError } from '../platform-error';
 import {
   CHANNEL_TYPES,
@@ -18,8 +19,8 @@ import { type PlatformRoute, created, noContent, ok } from './platform-route';
 const TYPE_CHANGES: readonly number[] = [CHANNEL_TYPES.text, CHANNEL_TYPES.announcement];
 
 /** Every channel write needs MANAGE_CHANNELS. */
-function channelAuthority(guild: FakeGuild, store: PlatformStore): BotAuthority {
-  const bot = new BotAuthority(guild, store.bot.id);
+function channelAuthority(guild: FakeGuild, actorId: string): BotAuthority {
+  const bot = new BotAuthority(guild, actorId);
   bot.require(PermissionFlagsBits.ManageChannels);
   return bot;
 }
@@ -64,14 +65,15 @@ export const channelRoutes: PlatformRoute[] = [
   {
     method: 'GET',
     path: '/guilds/:guild_id/channels',
-    handle: ({ params }, store) => ok(store.guild(params.guild_id).channels.map(channelWire)),
+    handle: ({ params, actorId }, store) =>
+      ok(store.guild(params.guild_id, actorId).channels.map(channelWire)),
   },
   {
     method: 'POST',
     path: '/guilds/:guild_id/channels',
-    handle: ({ params, body }, store) => {
-      const guild = store.guild(params.guild_id);
-      const bot = channelAuthority(guild, store);
+    handle: ({ params, body, actorId }, store) => {
+      const guild = store.guild(params.guild_id, actorId);
+      const bot = channelAuthority(guild, actorId);
       const form = FormBody.object(body);
       if (!form.has('name')) form.fail('name', 'BASE_TYPE_REQUIRED', 'This field is required');
       const fields = readChannelFields(form, GUILD_CHANNEL_TYPES);
@@ -94,17 +96,18 @@ export const channelRoutes: PlatformRoute[] = [
         user_limit: null,
         permission_overwrites: [],
       };
+      const watch = new GuildWatch(guild, ['channels']);
       applyFields(channel, fields);
       guild.channels.push(channel);
-      return created(channelWire(channel));
+      return created(channelWire(channel), watch.changes([channel.id]));
     },
   },
   {
     method: 'PATCH',
     path: '/guilds/:guild_id/channels',
-    handle: ({ params, body }, store) => {
-      const guild = store.guild(params.guild_id);
-      channelAuthority(guild, store);
+    handle: ({ params, body, actorId }, store) => {
+      const guild = store.guild(params.guild_id, actorId);
+      channelAuthority(guild, actorId);
       const items = FormBody.list(body);
       const requested = items.map((item) => ({
         form: item,
@@ -120,28 +123,29 @@ export const channelRoutes: PlatformRoute[] = [
         return { channel, position, parentId };
       });
       // Checked in full first, so a bad entry leaves every channel where it was.
+      const watch = new GuildWatch(guild, ['channels']);
       for (const { channel, position, parentId } of changes) {
         if (position !== undefined && position !== null) channel.position = position;
         if (parentId !== undefined) channel.parent_id = parentId;
       }
-      return noContent();
+      return noContent(watch.changes(changes.map(({ channel }) => channel.id)));
     },
   },
   {
     method: 'GET',
     path: '/channels/:channel_id',
-    handle: ({ params }, store) => {
+    handle: ({ params, actorId }, store) => {
       const recipientId = store.dmRecipient(params.channel_id);
       if (recipientId !== undefined) return ok(dmChannelWire(params.channel_id, store.user(recipientId)));
-      return ok(channelWire(store.channel(params.channel_id).channel));
+      return ok(channelWire(store.channel(params.channel_id, actorId).channel));
     },
   },
   {
     method: 'PATCH',
     path: '/channels/:channel_id',
-    handle: ({ params, body }, store) => {
-      const { guild, channel } = store.channel(params.channel_id);
-      const bot = channelAuthority(guild, store);
+    handle: ({ params, body, actorId }, store) => {
+      const { guild, channel } = store.channel(params.channel_id, actorId);
+      const bot = channelAuthority(guild, actorId);
       const form = FormBody.object(body);
       const fields = readChannelFields(
         form,
@@ -153,16 +157,18 @@ export const channelRoutes: PlatformRoute[] = [
         checkParent(form, guild, channel.type, fields.parent_id);
       }
       checkOverwriteRights(bot, guild, store, fields);
+      const watch = new GuildWatch(guild, ['channels']);
       applyFields(channel, fields);
-      return ok(channelWire(channel));
+      return ok(channelWire(channel), watch.changes([channel.id]));
     },
   },
   {
     method: 'DELETE',
     path: '/channels/:channel_id',
-    handle: ({ params }, store) => {
-      const { guild, channel } = store.channel(params.channel_id);
-      channelAuthority(guild, store);
+    handle: ({ params, actorId }, store) => {
+      const { guild, channel } = store.channel(params.channel_id, actorId);
+      channelAuthority(guild, actorId);
+      const watch = new GuildWatch(guild, ['channels', 'settings']);
       guild.channels = guild.channels.filter((other) => other !== channel);
       // The platform keeps a deleted category's channels, without a parent.
       for (const child of guild.channels) if (child.parent_id === channel.id) child.parent_id = null;
@@ -175,7 +181,7 @@ export const channelRoutes: PlatformRoute[] = [
         if (guild[setting] === channel.id) guild[setting] = null;
       }
       // The platform answers a channel delete with the deleted channel, not 204.
-      return ok(channelWire(channel));
+      return ok(channelWire(channel), watch.changes([channel.id]));
     },
   },
 ];

@@ -2,6 +2,7 @@ import { PermissionFlagsBits } from 'discord-api-types/v10';
 import { createHash } from 'node:crypto';
 import { BotAuthority } from '../bot-authority';
 import { FormBody } from '../form-body';
+import { GuildWatch } from '../guild-change';
 import { platformError } from '../platform-error';
 import { CHANNEL_TYPES, type FakeGuild, type FakeGuildSettings } from '../platform-state';
 import { guildWire } from '../wire-format';
@@ -66,24 +67,26 @@ export const guildRoutes: PlatformRoute[] = [
   {
     method: 'GET',
     path: '/guilds/:guild_id',
-    handle: ({ params }, store) => ok(guildWire(store.guild(params.guild_id))),
+    handle: ({ params, actorId }, store) => ok(guildWire(store.guild(params.guild_id, actorId))),
   },
   {
     method: 'PATCH',
     path: '/guilds/:guild_id',
-    handle: ({ params, body }, store) => {
-      const guild = store.guild(params.guild_id);
-      new BotAuthority(guild, store.bot.id).require(PermissionFlagsBits.ManageGuild);
+    handle: ({ params, body, actorId }, store) => {
+      const guild = store.guild(params.guild_id, actorId);
+      new BotAuthority(guild, actorId).require(PermissionFlagsBits.ManageGuild);
       const form = FormBody.object(body);
       const changes = readSettings(form, guild);
       const ownerId = form.snowflake('owner_id');
       form.check();
       // Only the owner may hand the guild over.
-      if (ownerId && ownerId !== guild.owner_id && guild.owner_id !== store.bot.id) {
+      if (ownerId && ownerId !== guild.owner_id && guild.owner_id !== actorId) {
         throw platformError.missingPermissions();
       }
-      Object.assign(guild, changes, ownerId ? { owner_id: store.member(guild, ownerId).user_id } : {});
-      return ok(guildWire(guild));
+      const owner = ownerId ? { owner_id: store.member(guild, ownerId).user_id } : {};
+      const watch = new GuildWatch(guild, ['settings']);
+      Object.assign(guild, changes, owner);
+      return ok(guildWire(guild), watch.changes([guild.id]));
     },
   },
 ];

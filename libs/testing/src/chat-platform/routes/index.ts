@@ -1,5 +1,8 @@
+import { auditLogRoutes } from './audit-logs.routes';
+import { banRoutes } from './bans.routes';
 import { channelRoutes } from './channels.routes';
 import { directMessageRoutes } from './direct-messages.routes';
+import { gatewayRoutes } from './gateway.routes';
 import { guildRoutes } from './guilds.routes';
 import { memberRoutes } from './members.routes';
 import { oauth2Routes } from './oauth2.routes';
@@ -18,6 +21,9 @@ export const platformRoutes: PlatformRoute[] = [
   ...channelRoutes,
   ...overwriteRoutes,
   ...memberRoutes,
+  ...banRoutes,
+  ...auditLogRoutes,
+  ...gatewayRoutes,
   ...directMessageRoutes,
   ...oauth2Routes,
 ];

@@ -1,8 +1,9 @@
 import { PermissionFlagsBits } from 'discord-api-types/v10';
 import { BotAuthority } from '../bot-authority';
 import { FormBody } from '../form-body';
+import { GuildWatch } from '../guild-change';
 import { platformError } from '../platform-error';
-import type { FakeGuild, FakeRole } from '../platform-state';
+import type { FakeGuild, FakeMember, FakeRole } from '../platform-state';
 import type { PlatformStore } from '../platform-store';
 import { memberWire } from '../wire-format';
 import { type PlatformRoute, noContent, ok } from './platform-route';
@@ -11,8 +12,8 @@ import { type PlatformRoute, noContent, ok } from './platform-route';
  * The bot may give or take only roles below its highest; @everyone is implicit and a managed
  * role belongs to its integration.
  */
-function assignableRole(guild: FakeGuild, store: PlatformStore, roleId: string): FakeRole {
-  const bot = new BotAuthority(guild, store.bot.id);
+function assignableRole(guild: FakeGuild, store: PlatformStore, actorId: string, roleId: string): FakeRole {
+  const bot = new BotAuthority(guild, actorId);
   bot.require(PermissionFlagsBits.ManageRoles);
   const role = store.role(guild, roleId);
   if (role.id === guild.id || role.managed) throw platformError.missingPermissions();
@@ -20,12 +21,23 @@ function assignableRole(guild: FakeGuild, store: PlatformStore, roleId: string):
   return role;
 }
 
+/** A nickname is the member's own to change, or a moderator's who outranks them. */
+function checkNicknameRights(guild: FakeGuild, actorId: string, member: FakeMember): void {
+  const bot = new BotAuthority(guild, actorId);
+  if (member.user_id === actorId) {
+    bot.require(PermissionFlagsBits.ChangeNickname);
+    return;
+  }
+  bot.require(PermissionFlagsBits.ManageNicknames);
+  bot.requireOutranks(member);
+}
+
 export const memberRoutes: PlatformRoute[] = [
   {
     method: 'GET',
     path: '/guilds/:guild_id/members/:user_id',
-    handle: ({ params }, store) => {
-      const guild = store.guild(params.guild_id);
+    handle: ({ params, actorId }, store) => {
+      const guild = store.guild(params.guild_id, actorId);
       const member = store.member(guild, params.user_id);
       return ok(memberWire(member, store.user(member.user_id)));
     },
@@ -33,44 +45,67 @@ export const memberRoutes: PlatformRoute[] = [
   {
     method: 'PATCH',
     path: '/guilds/:guild_id/members/:user_id',
-    handle: ({ params, body }, store) => {
-      const guild = store.guild(params.guild_id);
+    handle: ({ params, body, actorId }, store) => {
+      const guild = store.guild(params.guild_id, actorId);
       const member = store.member(guild, params.user_id);
       const form = FormBody.object(body);
       const requested = form.snowflakes('roles');
+      const nick = form.string('nick', { max: 32 });
       form.check();
+      let roles: string[] | undefined;
       if (requested !== undefined) {
         const wanted = [...new Set(requested ?? [])].filter((id) => id !== guild.id);
         const changed = [
           ...wanted.filter((id) => !member.roles.includes(id)),
           ...member.roles.filter((id) => !wanted.includes(id)),
         ];
-        for (const roleId of changed) assignableRole(guild, store, roleId);
-        member.roles = wanted;
+        for (const roleId of changed) assignableRole(guild, store, actorId, roleId);
+        roles = wanted;
       }
-      return ok(memberWire(member, store.user(member.user_id)));
+      if (nick !== undefined && (nick || null) !== member.nick) checkNicknameRights(guild, actorId, member);
+      const watch = new GuildWatch(guild, ['members']);
+      if (roles) member.roles = roles;
+      // An empty nickname removes it, as null does.
+      if (nick !== undefined) member.nick = nick || null;
+      return ok(memberWire(member, store.user(member.user_id)), watch.changes([member.user_id]));
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/guilds/:guild_id/members/:user_id',
+    handle: ({ params, actorId }, store) => {
+      const guild = store.guild(params.guild_id, actorId);
+      const member = store.member(guild, params.user_id);
+      const bot = new BotAuthority(guild, actorId);
+      bot.require(PermissionFlagsBits.KickMembers);
+      bot.requireOutranks(member);
+      const watch = new GuildWatch(guild, ['members']);
+      guild.members = guild.members.filter((other) => other !== member);
+      return noContent(watch.changes([member.user_id]));
     },
   },
   {
     method: 'PUT',
     path: '/guilds/:guild_id/members/:user_id/roles/:role_id',
-    handle: ({ params }, store) => {
-      const guild = store.guild(params.guild_id);
+    handle: ({ params, actorId }, store) => {
+      const guild = store.guild(params.guild_id, actorId);
       const member = store.member(guild, params.user_id);
-      const role = assignableRole(guild, store, params.role_id);
+      const role = assignableRole(guild, store, actorId, params.role_id);
+      const watch = new GuildWatch(guild, ['members']);
       if (!member.roles.includes(role.id)) member.roles.push(role.id);
-      return noContent();
+      return noContent(watch.changes([member.user_id]));
     },
   },
   {
     method: 'DELETE',
     path: '/guilds/:guild_id/members/:user_id/roles/:role_id',
-    handle: ({ params }, store) => {
-      const guild = store.guild(params.guild_id);
+    handle: ({ params, actorId }, store) => {
+      const guild = store.guild(params.guild_id, actorId);
       const member = store.member(guild, params.user_id);
-      const role = assignableRole(guild, store, params.role_id);
+      const role = assignableRole(guild, store, actorId, params.role_id);
+      const watch = new GuildWatch(guild, ['members']);
       member.roles = member.roles.filter((id) => id !== role.id);
-      return noContent();
+      return noContent(watch.changes([member.user_id]));
     },
   },
 ];

@@ -1,9 +1,9 @@
 import { PermissionFlagsBits } from 'discord-api-types/v10';
 import { BotAuthority } from '../bot-authority';
 import { FormBody } from '../form-body';
+import { GuildWatch } from '../guild-change';
 import { platformError } from '../platform-error';
 import { type FakeGuild, type FakeRole, MAX_GUILD_ROLES } from '../platform-state';
-import type { PlatformStore } from '../platform-store';
 import { roleWire } from '../wire-format';
 import { type PlatformRoute, noContent, ok } from './platform-route';
 
@@ -48,8 +48,8 @@ function rolesAboveEveryone(guild: FakeGuild): FakeRole[] {
   return guild.roles.filter((role) => role.id !== guild.id).sort((a, b) => a.position - b.position);
 }
 
-function authority(guild: FakeGuild, store: PlatformStore): BotAuthority {
-  const bot = new BotAuthority(guild, store.bot.id);
+function authority(guild: FakeGuild, actorId: string): BotAuthority {
+  const bot = new BotAuthority(guild, actorId);
   bot.require(PermissionFlagsBits.ManageRoles);
   return bot;
 }
@@ -71,14 +71,14 @@ export const roleRoutes: PlatformRoute[] = [
   {
     method: 'GET',
     path: '/guilds/:guild_id/roles',
-    handle: ({ params }, store) => ok(store.guild(params.guild_id).roles.map(roleWire)),
+    handle: ({ params, actorId }, store) => ok(store.guild(params.guild_id, actorId).roles.map(roleWire)),
   },
   {
     method: 'POST',
     path: '/guilds/:guild_id/roles',
-    handle: ({ params, body }, store) => {
-      const guild = store.guild(params.guild_id);
-      const bot = authority(guild, store);
+    handle: ({ params, body, actorId }, store) => {
+      const guild = store.guild(params.guild_id, actorId);
+      const bot = authority(guild, actorId);
       const fields = readRoleFields(FormBody.object(body ?? {}), guild);
       if (guild.roles.length >= MAX_GUILD_ROLES) throw platformError.maxRoles();
       const role: FakeRole = {
@@ -96,18 +96,19 @@ export const roleRoutes: PlatformRoute[] = [
         ...fields,
       };
       bot.requireGrantable(BigInt(role.permissions));
+      const watch = new GuildWatch(guild, ['roles']);
       // A new role starts at the bottom, just above @everyone.
       guild.roles.push(role);
       renumber(guild, [role, ...rolesAboveEveryone(guild).filter((other) => other !== role)]);
-      return ok(roleWire(role));
+      return ok(roleWire(role), watch.changes([role.id]));
     },
   },
   {
     method: 'PATCH',
     path: '/guilds/:guild_id/roles',
-    handle: ({ params, body }, store) => {
-      const guild = store.guild(params.guild_id);
-      const bot = authority(guild, store);
+    handle: ({ params, body, actorId }, store) => {
+      const guild = store.guild(params.guild_id, actorId);
+      const bot = authority(guild, actorId);
       const items = FormBody.list(body);
       const requested = items.map((item) => ({
         id: item.snowflake('id', { required: true }),
@@ -123,42 +124,46 @@ export const roleRoutes: PlatformRoute[] = [
         bot.requireBelow(position);
         moves.push({ role, position });
       }
+      const watch = new GuildWatch(guild, ['roles']);
       moveRoles(guild, moves);
-      return ok(guild.roles.map(roleWire));
+      return ok(guild.roles.map(roleWire), watch.changes(moves.map(({ role }) => role.id)));
     },
   },
   {
     method: 'PATCH',
     path: '/guilds/:guild_id/roles/:role_id',
-    handle: ({ params, body }, store) => {
-      const guild = store.guild(params.guild_id);
-      const bot = authority(guild, store);
+    handle: ({ params, body, actorId }, store) => {
+      const guild = store.guild(params.guild_id, actorId);
+      const bot = authority(guild, actorId);
       const role = store.role(guild, params.role_id);
       bot.requireBelow(role.position);
       const fields = readRoleFields(FormBody.object(body ?? {}), guild);
       if (fields.permissions !== undefined) {
         bot.requireGrantable(BigInt(fields.permissions) & ~BigInt(role.permissions));
       }
+      const watch = new GuildWatch(guild, ['roles']);
       Object.assign(role, fields);
-      return ok(roleWire(role));
+      return ok(roleWire(role), watch.changes([role.id]));
     },
   },
   {
     method: 'DELETE',
     path: '/guilds/:guild_id/roles/:role_id',
-    handle: ({ params }, store) => {
-      const guild = store.guild(params.guild_id);
-      const bot = authority(guild, store);
+    handle: ({ params, actorId }, store) => {
+      const guild = store.guild(params.guild_id, actorId);
+      const bot = authority(guild, actorId);
       const role = store.role(guild, params.role_id);
       if (role.id === guild.id || role.managed) throw platformError.missingPermissions();
       bot.requireBelow(role.position);
+      // Members simply stop holding the role: the platform sends no member updates for that.
+      const watch = new GuildWatch(guild, ['roles', 'channels']);
       guild.roles = guild.roles.filter((other) => other !== role);
       renumber(guild, rolesAboveEveryone(guild));
       for (const member of guild.members) member.roles = member.roles.filter((id) => id !== role.id);
       for (const channel of guild.channels) {
         channel.permission_overwrites = channel.permission_overwrites.filter((o) => o.id !== role.id);
       }
-      return noContent();
+      return noContent(watch.changes([role.id]));
     },
   },
 ];

@@ -8,8 +8,7 @@ export const userRoutes: PlatformRoute[] = [
     path: '/users/@me',
     // The one endpoint here a user's access token may call: "Login with ..." reads who signed in.
     access: { kind: 'bot-or-user', scope: 'identify' },
-    handle: ({ caller }, store) =>
-      ok(userWire(caller.kind === 'user' ? store.user(caller.userId) : store.bot)),
+    handle: ({ actorId }, store) => ok(userWire(store.user(actorId))),
   },
   {
     method: 'POST',

@@ -1,0 +1,310 @@
+import { REST } from '@discordjs/rest';
+import { PermissionFlagsBits as P, Routes } from 'discord-api-types/v10';
+import {
+  AuditLogEvent,
+  Client,
+  type ClientEvents,
+  Events,
+  GatewayIntentBits,
+  type GuildAuditLogsEntry,
+} from 'discord.js';
+import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { WebSocket } from 'ws';
+import { FakeChatPlatform } from '../fake-chat-platform';
+import type { GuildSpec, SeededGuild } from '../guild-seed';
+import { GatewayServer } from './gateway-server';
+
+const OWNER = '200000000000000001';
+const RAIDER = '200000000000000002';
+const ALICE = '200000000000000003';
+const RAIDER_TOKEN = 'raider-bot-token';
+const INTENTS = [GatewayIntentBits.Guilds, GatewayIntentBits.GuildModeration, GatewayIntentBits.GuildMembers];
+
+function guildSpec(name = 'Gateway Guild'): GuildSpec {
+  return {
+    name,
+    owner: { id: OWNER, username: 'owner' },
+    // Lowest first, all under the bot's role: the raider outranks Member and Moderator.
+    roles: [
+      { name: 'Member', permissions: P.ViewChannel | P.SendMessages },
+      { name: 'Moderator', permissions: P.KickMembers, color: 0x2ecc71 },
+      { name: 'Raider', permissions: P.Administrator },
+    ],
+    categories: [
+      {
+        name: 'Staff',
+        overwrites: [
+          { role: '@everyone', deny: P.ViewChannel },
+          { role: 'Moderator', allow: P.ViewChannel },
+        ],
+        channels: [{ name: 'mod-chat', topic: 'Staff only' }],
+      },
+    ],
+    channels: [
+      { name: 'general', topic: 'Anything goes' },
+      { name: 'lounge', type: 'voice' },
+    ],
+    members: [
+      { username: 'raider', id: RAIDER, roles: ['Raider'] },
+      { username: 'alice', id: ALICE, roles: ['Member'] },
+    ],
+  };
+}
+
+/** Every emission of the event, in order. */
+function record<K extends keyof ClientEvents>(client: Client, event: K): ClientEvents[K][] {
+  const seen: ClientEvents[K][] = [];
+  client.on(event, (...args) => seen.push(args));
+  return seen;
+}
+
+/** Polls until the condition holds, failing after the deadline. */
+async function until(condition: () => boolean, what: string, deadlineMs = 5000): Promise<void> {
+  const deadline = Date.now() + deadlineMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(10);
+  }
+}
+
+/** The gateway behind a real discord.js Client, with a raider acting through a REST client of their own. */
+describe(GatewayServer.name, () => {
+  const platform = new FakeChatPlatform({ gatewayHeartbeatIntervalMs: 250 });
+  let url: string;
+  let seeded: SeededGuild;
+  let raider: REST;
+  let clients: Client[] = [];
+
+  beforeAll(async () => {
+    ({ url } = await platform.start());
+    raider = new REST({ api: `${url}/api` }).setToken(RAIDER_TOKEN);
+  });
+  afterAll(() => platform.stop());
+  beforeEach(() => {
+    platform.reset();
+    seeded = platform.seedGuild(guildSpec());
+    platform.registerBotToken(RAIDER_TOKEN, RAIDER);
+  });
+  afterEach(async () => {
+    await Promise.all(clients.map((client) => client.destroy()));
+    clients = [];
+  });
+
+  async function connect(intents: GatewayIntentBits[] = INTENTS): Promise<Client> {
+    const client = new Client({
+      intents,
+      rest: { api: `${url}/api` },
+      // discord.js spaces a shard's identifies 5 s apart, as the platform asks; the fake does not.
+      ws: { buildIdentifyThrottler: () => ({ waitForIdentify: () => Promise.resolve() }) },
+    });
+    clients.push(client);
+    await Promise.all([once(client, Events.ClientReady), client.login(platform.botToken)]);
+    return client;
+  }
+
+  it('serves discord.js: it becomes ready with the seeded guild, its roles, channels and overwrites', async () => {
+    const client = await connect();
+
+    expect(client.user?.id).toBe(platform.botUserId);
+    const guild = client.guilds.cache.get(seeded.guildId)!;
+    expect(guild).toMatchObject({ name: 'Gateway Guild', ownerId: OWNER, memberCount: 4, available: true });
+    expect(guild.roles.cache.map((role) => role.name).sort()).toEqual(
+      ['@everyone', 'GuildKeeper', 'Member', 'Moderator', 'Raider'].sort(),
+    );
+    expect(guild.roles.cache.get(seeded.roles.Moderator)).toMatchObject({ color: 0x2ecc71, position: 2 });
+    expect(guild.channels.cache.map((channel) => channel.name).sort()).toEqual(
+      ['Staff', 'general', 'lounge', 'mod-chat'].sort(),
+    );
+    const modChat = guild.channels.cache.get(seeded.channels['mod-chat']);
+    expect(modChat?.parentId).toBe(seeded.channels.Staff);
+    const staff = guild.channels.cache.get(seeded.channels.Staff);
+    expect(staff && 'permissionOverwrites' in staff && staff.permissionOverwrites.cache.size).toBe(2);
+    expect(guild.members.me?.roles.cache.has(seeded.botRoleId)).toBe(true);
+    expect(platform.gatewayConnections()).toEqual([
+      {
+        sessionId: expect.any(String),
+        userId: platform.botUserId,
+        intents:
+          GatewayIntentBits.Guilds | GatewayIntentBits.GuildModeration | GatewayIntentBits.GuildMembers,
+        sequence: 2,
+      },
+    ]);
+  });
+
+  it('reports a raider’s deletions with the raider as executor and the reason sent', async () => {
+    const client = await connect();
+    const channelDeletes = record(client, Events.ChannelDelete);
+    const roleDeletes = record(client, Events.GuildRoleDelete);
+    const entries = record(client, Events.GuildAuditLogEntryCreate);
+
+    await raider.delete(Routes.channel(seeded.channels.general), { reason: 'gg no re' });
+    await raider.delete(Routes.guildRole(seeded.guildId, seeded.roles.Moderator));
+    await until(() => entries.length === 2, 'two audit-log entries');
+
+    expect(channelDeletes.map(([channel]) => channel.id)).toEqual([seeded.channels.general]);
+    expect(roleDeletes.map(([role]) => role.id)).toEqual([seeded.roles.Moderator]);
+    const summary = (entry: GuildAuditLogsEntry) => ({
+      action: entry.action,
+      executorId: entry.executorId,
+      targetId: entry.targetId,
+      reason: entry.reason,
+    });
+    expect(entries.map(([entry]) => summary(entry))).toEqual([
+      {
+        action: AuditLogEvent.ChannelDelete,
+        executorId: RAIDER,
+        targetId: seeded.channels.general,
+        reason: 'gg no re',
+      },
+      {
+        action: AuditLogEvent.RoleDelete,
+        executorId: RAIDER,
+        targetId: seeded.roles.Moderator,
+        reason: null,
+      },
+    ]);
+    expect(entries[1][1].id).toBe(seeded.guildId);
+    // The removed role's overwrite goes from the category, as a knock-on channel update.
+    const staff = client.channels.cache.get(seeded.channels.Staff);
+    expect(staff && 'permissionOverwrites' in staff && staff.permissionOverwrites.cache.size).toBe(1);
+
+    // The same entries through the REST API, as discord.js reads them.
+    const logs = await client.guilds.cache.get(seeded.guildId)!.fetchAuditLogs({ user: RAIDER });
+    expect(logs.entries.map((entry) => summary(entry))).toEqual(
+      entries.map(([entry]) => summary(entry)).reverse(),
+    );
+  });
+
+  it('reports a ban with guildBanAdd, the member leaving, and a MemberBanAdd entry', async () => {
+    const client = await connect();
+    const guild = client.guilds.cache.get(seeded.guildId)!;
+    // Only the bot's own member comes with GUILD_CREATE; REQUEST_GUILD_MEMBERS brings the rest.
+    expect((await guild.members.fetch()).size).toBe(4);
+    const bans = record(client, Events.GuildBanAdd);
+    const departures = record(client, Events.GuildMemberRemove);
+    const entries = record(client, Events.GuildAuditLogEntryCreate);
+
+    await raider.put(Routes.guildBan(seeded.guildId, ALICE), { reason: 'spam' });
+    await until(() => entries.length === 1, 'the ban’s audit-log entry');
+
+    expect(bans.map(([ban]) => ban.user.id)).toEqual([ALICE]);
+    expect(departures.map(([member]) => member.id)).toEqual([ALICE]);
+    expect(entries[0][0]).toMatchObject({
+      action: AuditLogEvent.MemberBanAdd,
+      executorId: RAIDER,
+      targetId: ALICE,
+      reason: 'spam',
+    });
+    expect(guild.memberCount).toBe(3);
+    expect(platform.guild(seeded.guildId).members.map((m) => m.user_id)).not.toContain(ALICE);
+    expect(await raider.get(Routes.guildBan(seeded.guildId, ALICE))).toMatchObject({
+      reason: 'spam',
+      user: { id: ALICE },
+    });
+  });
+
+  it('sends only what the intents ask for, and audit-log entries only with VIEW_AUDIT_LOG', async () => {
+    const guildsOnly = await connect([GatewayIntentBits.Guilds]);
+    const channelEvents = record(guildsOnly, Events.ChannelDelete);
+    const unwanted = record(guildsOnly, Events.GuildAuditLogEntryCreate);
+    const roleCreates = record(guildsOnly, Events.GuildRoleCreate);
+
+    await raider.delete(Routes.channel(seeded.channels.general));
+    // A later event on the same connection: whatever the delete caused has arrived before it.
+    await raider.post(Routes.guildRoles(seeded.guildId), { body: { name: 'fence' } });
+    await until(() => roleCreates.length === 1, 'the role creation');
+
+    expect(channelEvents).toHaveLength(1);
+    expect(unwanted).toHaveLength(0);
+    expect(platform.auditLog(seeded.guildId).map((entry) => entry.action_type)).toEqual([
+      AuditLogEvent.ChannelDelete,
+      AuditLogEvent.RoleCreate,
+    ]);
+  });
+
+  it('resumes after a lost connection and replays what happened meanwhile', async () => {
+    const client = await connect();
+    const [before] = platform.gatewayConnections();
+    const resumed = once(client, Events.ShardResume);
+    const channelDeletes = record(client, Events.ChannelDelete);
+
+    await platform.disconnectGateway();
+    expect(platform.gatewayConnections()).toEqual([]);
+    await raider.delete(Routes.channel(seeded.channels.lounge));
+    await resumed;
+    await until(() => channelDeletes.length === 1, 'the replayed delete');
+
+    expect(platform.gatewayConnections()).toEqual([expect.objectContaining({ sessionId: before.sessionId })]);
+    expect(client.channels.cache.has(seeded.channels.lounge)).toBe(false);
+  });
+
+  it('makes a client identify afresh when its session cannot be resumed', async () => {
+    const client = await connect();
+    const [before] = platform.gatewayConnections();
+    const shardReadies = record(client, Events.ShardReady);
+
+    await platform.disconnectGateway({ resumable: false });
+    const second = platform.seedGuild(guildSpec('Joined Meanwhile'));
+    await until(
+      () => platform.gatewayConnections().some((c) => c.sessionId && c.sessionId !== before.sessionId),
+      'a new session',
+    );
+    await until(() => client.guilds.cache.has(second.guildId), 'the new guild');
+
+    // A fresh READY and GUILD_CREATEs: the guild joined meanwhile arrives whole.
+    expect(shardReadies).toHaveLength(1);
+    expect(client.guilds.cache.get(second.guildId)?.channels.cache.size).toBe(4);
+  });
+
+  it('sends GUILD_CREATE for a guild seeded while connected, and GUILD_DELETE when it goes', async () => {
+    const client = await connect();
+    const created = record(client, Events.GuildCreate);
+    const deleted = record(client, Events.GuildDelete);
+
+    const second = platform.seedGuild(guildSpec('Second'));
+    await until(() => created.length === 1, 'guildCreate');
+    platform.deleteGuild(second.guildId);
+    await until(() => deleted.length === 1, 'guildDelete');
+
+    expect(created[0][0].id).toBe(second.guildId);
+    expect(deleted[0][0].id).toBe(second.guildId);
+    expect(client.guilds.cache.has(second.guildId)).toBe(false);
+  });
+
+  it('refuses a wrong token: 401 on /gateway/bot, so login fails, and 4004 on IDENTIFY', async () => {
+    const client = new Client({ intents: INTENTS, rest: { api: `${url}/api` } });
+    clients.push(client);
+    await expect(client.login('not-the-token')).rejects.toThrow(/invalid token/i);
+
+    const gateway = await raider.get(Routes.gatewayBot());
+    expect(gateway).toEqual({
+      url: `${url.replace('http', 'ws')}/gateway`,
+      shards: 1,
+      session_start_limit: { total: 1000, remaining: 1000, reset_after: 0, max_concurrency: 1 },
+    });
+    const socket = new WebSocket(`${(gateway as { url: string }).url}?v=10&encoding=json`);
+    const closed = once(socket, 'close') as Promise<[number, Buffer]>;
+    const [hello] = (await once(socket, 'message')) as [Buffer];
+    expect(JSON.parse(hello.toString())).toMatchObject({ op: 10, d: { heartbeat_interval: 250 } });
+    socket.send(JSON.stringify({ op: 2, d: { token: 'not-the-token', intents: 1, properties: {} } }));
+    const [code] = await closed;
+    expect(code).toBe(4004);
+  });
+
+  it('closes its connections when it stops, and starts again', async () => {
+    const other = new FakeChatPlatform({ gatewayHeartbeatIntervalMs: 250 });
+    const { url: otherUrl } = await other.start();
+    const socket = new WebSocket(`${otherUrl.replace('http', 'ws')}/gateway?v=10&encoding=json`);
+    const closed = once(socket, 'close') as Promise<[number, Buffer]>;
+    await once(socket, 'message');
+    expect(other.gatewayConnections()).toHaveLength(1);
+
+    await other.stop();
+
+    expect((await closed)[0]).toBe(1000);
+    expect(other.gatewayConnections()).toEqual([]);
+    await other.start();
+    await other.stop();
+  });
+});

@@ -1,0 +1,102 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { FakeChannel, FakeGuild, FakeGuildSettings, FakeMember, FakeRole } from './platform-state';
+
+/**
+ * One thing a request changed in a guild, as copies from before and after it (null: it did not
+ * exist then). `audited` marks what the request did on purpose, which the audit log records; the
+ * rest are knock-on effects (a category's channels losing their parent, roles moving up when one
+ * below them is deleted), which only the gateway reports.
+ */
+export type GuildChange =
+  | {
+      kind: 'channel';
+      guildId: string;
+      before: FakeChannel | null;
+      after: FakeChannel | null;
+      audited: boolean;
+    }
+  | { kind: 'role'; guildId: string; before: FakeRole | null; after: FakeRole | null; audited: boolean }
+  | {
+      kind: 'settings';
+      guildId: string;
+      before: FakeGuildSettings;
+      after: FakeGuildSettings;
+      audited: boolean;
+    }
+  /** A member left (`after` null) when kicked or banned. */
+  | { kind: 'member'; guildId: string; before: FakeMember; after: FakeMember | null; audited: boolean }
+  | { kind: 'ban'; guildId: string; userId: string };
+
+type WatchedPart = 'channels' | 'roles' | 'settings' | 'members';
+
+export function settingsOf(guild: FakeGuild): FakeGuildSettings {
+  const { roles: _roles, channels: _channels, members: _members, ...settings } = guild;
+  return structuredClone(settings);
+}
+
+/** Pairs of [before, after] by id, for every item that was added, removed or changed. */
+function differences<T>(before: T[], after: T[], idOf: (item: T) => string): [T | null, T | null][] {
+  const old = new Map(before.map((item) => [idOf(item), item]));
+  const pairs: [T | null, T | null][] = [];
+  for (const item of before) {
+    if (!after.some((other) => idOf(other) === idOf(item))) pairs.push([item, null]);
+  }
+  for (const item of after) {
+    const previous = old.get(idOf(item)) ?? null;
+    if (!isDeepStrictEqual(previous, item)) pairs.push([previous, structuredClone(item)]);
+  }
+  return pairs;
+}
+
+/**
+ * Copies the parts of a guild a request may change before it runs, and afterwards lists what
+ * changed. Only the parts named are copied, so a request pays for what it can touch.
+ */
+export class GuildWatch {
+  private readonly channels?: FakeChannel[];
+  private readonly roles?: FakeRole[];
+  private readonly settings?: FakeGuildSettings;
+  private readonly members?: FakeMember[];
+
+  constructor(
+    private readonly guild: FakeGuild,
+    parts: readonly WatchedPart[],
+  ) {
+    if (parts.includes('channels')) this.channels = structuredClone(guild.channels);
+    if (parts.includes('roles')) this.roles = structuredClone(guild.roles);
+    if (parts.includes('settings')) this.settings = settingsOf(guild);
+    if (parts.includes('members')) this.members = structuredClone(guild.members);
+  }
+
+  /** What differs now; changes to `targets` (ids of what the request acted on) are audited. Those come first. */
+  changes(targets: readonly string[]): GuildChange[] {
+    const guildId = this.guild.id;
+    const audited = (id: string | undefined) => id !== undefined && targets.includes(id);
+    const changes: GuildChange[] = [];
+    for (const [before, after] of differences(
+      this.roles ?? [],
+      this.roles ? this.guild.roles : [],
+      (r) => r.id,
+    )) {
+      changes.push({ kind: 'role', guildId, before, after, audited: audited((before ?? after)?.id) });
+    }
+    const channels = this.channels ? this.guild.channels : [];
+    for (const [before, after] of differences(this.channels ?? [], channels, (c) => c.id)) {
+      changes.push({ kind: 'channel', guildId, before, after, audited: audited((before ?? after)?.id) });
+    }
+    if (this.settings && !isDeepStrictEqual(this.settings, settingsOf(this.guild))) {
+      const after = settingsOf(this.guild);
+      changes.push({ kind: 'settings', guildId, before: this.settings, after, audited: audited(guildId) });
+    }
+    const members = this.members ? this.guild.members : [];
+    for (const [before, after] of differences(this.members ?? [], members, (m) => m.user_id)) {
+      // A member joining is not something a request here can do.
+      if (before) changes.push({ kind: 'member', guildId, before, after, audited: audited(before.user_id) });
+    }
+    return [...changes.filter(isAudited), ...changes.filter((change) => !isAudited(change))];
+  }
+}
+
+function isAudited(change: GuildChange): boolean {
+  return change.kind === 'ban' || change.audited;
+}

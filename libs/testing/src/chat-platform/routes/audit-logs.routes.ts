@@ -1,0 +1,78 @@
+import { AuditLogEvent, PermissionFlagsBits } from 'discord-api-types/v10';
+import { type FakeAuditLogEntry, auditLogEntryWire } from '../audit-log';
+import { BotAuthority } from '../bot-authority';
+import { FormBody } from '../form-body';
+import type { PlatformStore } from '../platform-store';
+import { userWire } from '../wire-format';
+import { type PlatformRoute, ok } from './platform-route';
+
+const INTEGER_PARAMETERS = ['limit', 'action_type'];
+
+/** Entries whose target is a user, whom the answer's `users` then includes. */
+const USER_TARGETED: readonly AuditLogEvent[] = [
+  AuditLogEvent.MemberKick,
+  AuditLogEvent.MemberBanAdd,
+  AuditLogEvent.MemberUpdate,
+  AuditLogEvent.MemberRoleUpdate,
+];
+
+/** The query's parameters as a body FormBody can check, integers as numbers when they are ones. */
+function queryForm(query: URLSearchParams): FormBody {
+  const fields: Record<string, unknown> = {};
+  for (const [name, value] of query) {
+    fields[name] = INTEGER_PARAMETERS.includes(name) && /^-?\d+$/.test(value) ? Number(value) : value;
+  }
+  return FormBody.object(fields);
+}
+
+function usersOf(entries: FakeAuditLogEntry[], store: PlatformStore) {
+  const ids = new Set<string>();
+  for (const entry of entries) {
+    ids.add(entry.user_id);
+    if (entry.target_id && USER_TARGETED.includes(entry.action_type)) ids.add(entry.target_id);
+  }
+  return [...ids].flatMap((id) => {
+    const user = store.users.get(id);
+    return user ? [userWire(user)] : [];
+  });
+}
+
+export const auditLogRoutes: PlatformRoute[] = [
+  {
+    method: 'GET',
+    path: '/guilds/:guild_id/audit-logs',
+    handle: ({ params, query, actorId }, store) => {
+      const guild = store.guild(params.guild_id, actorId);
+      new BotAuthority(guild, actorId).require(PermissionFlagsBits.ViewAuditLog);
+      const form = queryForm(query);
+      const limit = form.integer('limit', { min: 1, max: 100 }) ?? 50;
+      const actionType = form.integer('action_type', { min: 1 }) as AuditLogEvent | null | undefined;
+      const userId = form.snowflake('user_id');
+      const before = form.snowflake('before');
+      const after = form.snowflake('after');
+      form.check();
+      const matching = store.auditLogs
+        .entries(guild.id)
+        .filter(
+          (entry) =>
+            (userId == null || entry.user_id === userId) &&
+            (actionType == null || entry.action_type === actionType) &&
+            (before == null || BigInt(entry.id) < BigInt(before)) &&
+            (after == null || BigInt(entry.id) > BigInt(after)),
+        );
+      // Newest first; paging forward with `after` alone gives the entries just after it.
+      const page = after != null && before == null ? matching.slice(0, limit) : matching.slice(-limit);
+      const entries = page.reverse();
+      return ok({
+        audit_log_entries: entries.map(auditLogEntryWire),
+        users: usersOf(entries, store),
+        application_commands: [],
+        auto_moderation_rules: [],
+        guild_scheduled_events: [],
+        integrations: [],
+        threads: [],
+        webhooks: [],
+      });
+    },
+  },
+];

@@ -1,0 +1,48 @@
+import { PermissionFlagsBits } from 'discord-api-types/v10';
+import { BotAuthority } from '../bot-authority';
+import { FormBody } from '../form-body';
+import { GuildWatch } from '../guild-change';
+import { platformError } from '../platform-error';
+import { userWire } from '../wire-format';
+import { type PlatformRoute, noContent, ok } from './platform-route';
+
+/** The platform deletes up to 7 days of the banned user's messages, if asked. */
+const MAX_DELETE_MESSAGE_SECONDS = 7 * 24 * 3600;
+
+export const banRoutes: PlatformRoute[] = [
+  {
+    method: 'GET',
+    path: '/guilds/:guild_id/bans/:user_id',
+    handle: ({ params, actorId }, store) => {
+      const guild = store.guild(params.guild_id, actorId);
+      new BotAuthority(guild, actorId).require(PermissionFlagsBits.BanMembers);
+      const bans = store.bans.get(guild.id);
+      if (!bans?.has(params.user_id)) throw platformError.unknownBan();
+      return ok({ reason: bans.get(params.user_id) ?? null, user: userWire(store.user(params.user_id)) });
+    },
+  },
+  {
+    method: 'PUT',
+    path: '/guilds/:guild_id/bans/:user_id',
+    handle: ({ params, body, actorId, auditLogReason }, store) => {
+      const guild = store.guild(params.guild_id, actorId);
+      const bot = new BotAuthority(guild, actorId);
+      bot.require(PermissionFlagsBits.BanMembers);
+      const form = FormBody.object(body ?? {});
+      form.integer('delete_message_seconds', { min: 0, max: MAX_DELETE_MESSAGE_SECONDS });
+      form.check();
+      const user = store.user(params.user_id);
+      const member = guild.members.find((candidate) => candidate.user_id === user.id);
+      if (member) bot.requireOutranks(member);
+      const bans = store.bans.get(guild.id) ?? new Map<string, string | null>();
+      // Banning a banned user changes nothing.
+      if (bans.has(user.id)) return noContent();
+      const watch = new GuildWatch(guild, ['members']);
+      guild.members = guild.members.filter((other) => other !== member);
+      bans.set(user.id, auditLogReason);
+      store.bans.set(guild.id, bans);
+      // The member leaves as part of the ban, which is the one audit-log entry.
+      return noContent([{ kind: 'ban', guildId: guild.id, userId: user.id }, ...watch.changes([])]);
+    },
+  },
+];
