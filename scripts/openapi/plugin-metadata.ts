@@ -65,6 +65,20 @@ export default async () => {
                     }
                 ],
                 [
+                    import("../../apps/recovery/src/antinuke/antinuke.dto"),
+                    {
+                        "UpdateAntiNukeSettingsDto": {
+                            threshold: { required: true, type: () => Number, description: "How many actions of one kind by one actor open an incident." },
+                            window_seconds: { required: true, type: () => Number, description: "The window, in seconds, those actions must fall within." },
+                            auto_action_enabled: { required: true, type: () => Boolean, description: "Remove the actor's roles when an incident opens (needs ANTINUKE_AUTO_ACTION)." }
+                        },
+                        "ListIncidentsQuery": {
+                            limit: { required: true, type: () => Object, default: 50, minimum: 1, maximum: 100 },
+                            cursor: { required: false, type: () => String, description: "Opaque; the `next_cursor` of the previous page.", pattern: "^[A-Za-z0-9_-]{1,200}$" }
+                        }
+                    }
+                ],
+                [
                     import("../../apps/recovery/src/guilds/guilds.dto"),
                     {
                         "RegisterGuildDto": {
@@ -215,6 +229,16 @@ export default async () => {
                         "PreferencesController": {
                             "get": { type: Object },
                             "put": { type: Object }
+                        }
+                    }
+                ],
+                [
+                    import("../../apps/recovery/src/antinuke/antinuke.controller"),
+                    {
+                        "AntiNukeController": {
+                            "get": { summary: "The guild's AntiNuke setting, what its plan allows, and whether AntiNuke runs now.", type: Object },
+                            "update": { summary: "Replaces the setting; a running AntiNuke applies it at once.", type: Object },
+                            "listIncidents": { summary: "The guild's AntiNuke incidents, newest first." }
                         }
                     }
                 ],

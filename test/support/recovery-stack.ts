@@ -16,8 +16,11 @@ export class RecoveryStack {
   /** Restore workflows of this stack only: a queue of its own on the shared Temporal server. */
   readonly taskQueue = `recovery-test-${uuidv7()}`;
 
-  /** `worker: true` runs the restore worker inside recovery (RECOVERY_ROLE=all). */
-  constructor(private readonly options: { worker?: boolean } = {}) {}
+  /**
+   * `worker: true` runs the restore worker inside recovery (RECOVERY_ROLE=all); `liveSync: true`
+   * connects recovery to the fake platform's gateway (LIVE_SYNC_ENABLED).
+   */
+  constructor(private readonly options: { worker?: boolean; liveSync?: boolean } = {}) {}
 
   readonly codec = new InternalTokenCodec(process.env.INTERNAL_JWT_SECRET!, 'gateway');
   recovery!: AppProcess;
@@ -36,6 +39,7 @@ export class RecoveryStack {
       LICENSING_URL: licensingUrl,
       RECOVERY_ROLE: this.options.worker ? 'all' : 'api',
       TEMPORAL_TASK_QUEUE: this.taskQueue,
+      LIVE_SYNC_ENABLED: String(this.options.liveSync ?? false),
     };
     this.recoveryPort = recoveryPort;
     [this.recovery, this.licensing] = await Promise.all([

@@ -1,19 +1,23 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { ScheduleModule } from '@nestjs/schedule';
 import { Connection } from '@temporalio/client';
+import { CONSUMER_GROUPS, TOPICS } from '@lib/contracts';
 import { DatabaseModule } from '@lib/database';
 import { EntitlementsModule } from '@lib/entitlements';
 import { IdentityModule } from '@lib/identity';
-import { checkKafka, KAFKA_ADMIN, MessagingModule } from '@lib/messaging';
+import { checkKafka, EVENT_HANDLERS, KAFKA_ADMIN, MessagingModule } from '@lib/messaging';
 import { OutboxModule } from '@lib/outbox';
 import { HealthModule, LoggingModule, MetricsModule } from '@lib/runtime';
 import type { Admin } from 'kafkajs';
+import { AntiNukeModule } from './antinuke/antinuke.module';
+import { AntiNukeLicenseHandler } from './antinuke/license-events.handler';
 import { recoveryDatabase } from './database';
 import { GuildsModule } from './guilds/guilds.module';
 import { InteractionsModule } from './interactions/interactions.module';
 import { RestoreModule } from './restore/restore.module';
 import { PlatformModule } from './platform/platform.module';
 import { SnapshotsModule } from './snapshots/snapshots.module';
+import { LiveSyncModule } from './sync/live-sync.module';
 import type { RecoveryEnv } from './recovery.env';
 import { checkTemporal, TemporalModule } from './temporal/temporal.module';
 
@@ -30,11 +34,22 @@ export class AppModule {
           migrateOnStart: config.MIGRATE_ON_START,
         }),
         IdentityModule.forService({ secret: config.INTERNAL_JWT_SECRET, service: 'recovery' }),
-        MessagingModule.forService({
-          brokers: config.KAFKA_BROKERS,
-          clientId: 'recovery',
-          schema: 'recovery',
-        }),
+        MessagingModule.forService(
+          {
+            brokers: config.KAFKA_BROKERS,
+            clientId: 'recovery',
+            schema: 'recovery',
+            consume: { groupId: CONSUMER_GROUPS.recovery, topics: [TOPICS.licensing] },
+          },
+          [
+            {
+              provide: EVENT_HANDLERS,
+              inject: [AntiNukeLicenseHandler],
+              useFactory: (antinuke: AntiNukeLicenseHandler) => [antinuke],
+            },
+          ],
+          [AntiNukeModule],
+        ),
         OutboxModule.forService({
           schema: recoveryDatabase.schema,
           producer: 'recovery',
@@ -62,6 +77,8 @@ export class AppModule {
         SnapshotsModule,
         InteractionsModule.forRoot({ publicKeyHex: config.DISCORD_PUBLIC_KEY }),
         RestoreModule.forRoot({ runWorker: config.RECOVERY_ROLE !== 'api' }),
+        LiveSyncModule.forRoot(config),
+        AntiNukeModule,
       ],
     };
   }

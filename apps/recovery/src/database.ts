@@ -3,6 +3,7 @@ import { Init1763800000000 } from './migrations/1763800000000-init';
 import { GuildsSnapshotsRestoreJobs1763900000000 } from './migrations/1763900000000-guilds-snapshots-restore-jobs';
 import { RestoreRuns1764000000000 } from './migrations/1764000000000-restore-runs';
 import { RestoreJobRequester1764400000000 } from './migrations/1764400000000-restore-job-requester';
+import { AntiNuke1764600000000 } from './migrations/1764600000000-antinuke';
 import { Snapshot } from './snapshots/snapshot.entity';
 
 export const recoveryDatabase = {
@@ -13,5 +14,6 @@ export const recoveryDatabase = {
     GuildsSnapshotsRestoreJobs1763900000000,
     RestoreRuns1764000000000,
     RestoreJobRequester1764400000000,
+    AntiNuke1764600000000,
   ],
 };

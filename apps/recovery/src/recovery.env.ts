@@ -1,4 +1,5 @@
-import { KafkaEnv } from '@lib/config';
+import { KafkaEnv, parseBoolean } from '@lib/config';
+import { Transform } from 'class-transformer';
 import { IsIn, IsNotEmpty, IsString, IsUrl, Matches } from 'class-validator';
 
 const HTTP_URL = { require_tld: false, protocols: ['http', 'https'] };
@@ -38,4 +39,13 @@ export class RecoveryEnv extends KafkaEnv {
 
   @IsUrl(HTTP_URL, { message: 'LICENSING_URL must be an http(s) URL' })
   LICENSING_URL!: string;
+
+  /**
+   * Hold the bot's gateway connection here and run live sync (mirror, destructive actions for
+   * AntiNuke). Exactly one replica may: every connection gets every event, so two would report
+   * each action twice. Off by default; the deployment sets it on one replica.
+   */
+  @IsIn([true, false])
+  @Transform(({ obj, key }: { obj: Record<string, unknown>; key: string }) => parseBoolean(obj[key]))
+  LIVE_SYNC_ENABLED: boolean = false;
 }

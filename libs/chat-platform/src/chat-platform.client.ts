@@ -25,8 +25,7 @@ import {
   toChannelBody,
   toChannelWithOverwrites,
   toGuildSettings,
-  toPermissionOverwrites,
-  toPlatformChannel,
+  toGuildState,
   toPlatformMember,
   toPlatformMessage,
   toPlatformRole,
@@ -84,16 +83,7 @@ export class ChatPlatformClient {
       this.call<APIGuild>(() => this.rest.get(Routes.guild(guildId))),
       this.call<WireGuildChannel[]>(() => this.rest.get(Routes.guildChannels(guildId))),
     ]);
-    const sortedChannels = sortByPosition(channels.map(toPlatformChannel));
-    const wireById = new Map(channels.map((channel) => [channel.id, channel]));
-    return {
-      guild: toGuildSettings(guild),
-      roles: sortByPosition(guild.roles.map(toPlatformRole)),
-      channels: sortedChannels,
-      permission_overrides: sortedChannels.flatMap((channel) =>
-        toPermissionOverwrites(wireById.get(channel.id)!),
-      ),
-    };
+    return toGuildState(guild, channels);
   }
 
   /** Every role of the guild, @everyone included (its id is the guild's), sorted by position. */

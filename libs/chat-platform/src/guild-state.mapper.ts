@@ -9,6 +9,7 @@ import {
 } from 'discord-api-types/v10';
 import type {
   GuildSettings,
+  GuildState,
   PermissionOverwrite,
   PlatformChannel,
   PlatformChannelWithOverwrites,
@@ -63,6 +64,23 @@ export function toGuildSettings(guild: APIGuild): GuildSettings {
     rules_channel_id: guild.rules_channel_id ?? null,
     public_updates_channel_id: guild.public_updates_channel_id ?? null,
     preferred_locale: guild.preferred_locale,
+  };
+}
+
+/**
+ * The guild's state from its guild object (settings and roles) and its channels, as a REST read
+ * and the gateway's GUILD_CREATE both deliver them; overwrites follow their channel's order.
+ */
+export function toGuildState(guild: APIGuild, channels: WireGuildChannel[]): GuildState {
+  const sortedChannels = sortByPosition(channels.map(toPlatformChannel));
+  const wireById = new Map(channels.map((channel) => [channel.id, channel]));
+  return {
+    guild: toGuildSettings(guild),
+    roles: sortByPosition(guild.roles.map(toPlatformRole)),
+    channels: sortedChannels,
+    permission_overrides: sortedChannels.flatMap((channel) =>
+      toPermissionOverwrites(wireById.get(channel.id)!),
+    ),
   };
 }
 

@@ -1,6 +1,16 @@
 export * from './chat-platform-error';
 export * from './chat-platform.client';
 export * from './guild-state';
+// The gateway's events carry the same objects as REST answers: live sync maps them with these.
+export {
+  type WireGuildChannel,
+  sortByPosition,
+  toGuildSettings,
+  toGuildState,
+  toPermissionOverwrites,
+  toPlatformChannel,
+  toPlatformRole,
+} from './guild-state.mapper';
 export * from './permissions';
 export * from './platform-failure.mapper';
 export * from './write-inputs';

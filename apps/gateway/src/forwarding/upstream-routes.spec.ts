@@ -9,6 +9,9 @@ describe(matchUpstream.name, () => {
     ['POST', `/api/v1/guilds/${id}/snapshots`, 'recovery'],
     ['GET', `/api/v1/guilds/${id}/snapshots`, 'recovery'],
     ['DELETE', `/api/v1/snapshots/${id}`, 'recovery'],
+    ['GET', `/api/v1/guilds/${id}/antinuke`, 'recovery'],
+    ['PUT', `/api/v1/guilds/${id}/antinuke`, 'recovery'],
+    ['GET', `/api/v1/guilds/${id}/incidents`, 'recovery'],
     ['POST', '/api/v1/restore/preview', 'recovery'],
     ['POST', '/api/v1/restore/start', 'recovery'],
     ['GET', `/api/v1/restore/${id}`, 'recovery'],
@@ -27,6 +30,7 @@ describe(matchUpstream.name, () => {
 
   it('knows the methods of a path it serves, for a 405', () => {
     expect(matchUpstream('DELETE', '/api/v1/billing/confirm')).toEqual({ notAllowed: ['POST'] });
+    expect(matchUpstream('POST', `/api/v1/guilds/${id}/antinuke`)).toEqual({ notAllowed: ['GET', 'PUT'] });
   });
 
   it.each([
@@ -36,6 +40,7 @@ describe(matchUpstream.name, () => {
     '/admin/v1/webhook-events',
     '/api/v1/subscriptions',
     `/api/v1/guilds/${id}/snapshots/extra`,
+    `/api/v1/guilds/${id}/incidents/${id}`,
     '/api/v1/snapshots/..%2F..%2Finternal%2Fv1%2Fplans',
   ])('serves nothing at %s', (path) => {
     expect(matchUpstream('GET', path)).toBeNull();

@@ -14,6 +14,8 @@ const ROUTES: { methods: readonly string[]; pattern: RegExp; upstream: Upstream 
   { methods: ['GET'], pattern: new RegExp(`^/api/v1/guilds/${ID}/license$`), upstream: 'licensing' },
   { methods: ['GET'], pattern: new RegExp(`^/api/v1/guilds/${ID}/audit-log$`), upstream: 'notifier' },
   { methods: ['GET', 'POST'], pattern: new RegExp(`^/api/v1/guilds/${ID}/snapshots$`), upstream: 'recovery' },
+  { methods: ['GET', 'PUT'], pattern: new RegExp(`^/api/v1/guilds/${ID}/antinuke$`), upstream: 'recovery' },
+  { methods: ['GET'], pattern: new RegExp(`^/api/v1/guilds/${ID}/incidents$`), upstream: 'recovery' },
   { methods: ['GET'], pattern: new RegExp(`^/api/v1/guilds/${ID}$`), upstream: 'recovery' },
   { methods: ['POST'], pattern: /^\/api\/v1\/guilds$/, upstream: 'recovery' },
   { methods: ['GET', 'DELETE'], pattern: new RegExp(`^/api/v1/snapshots/${ID}$`), upstream: 'recovery' },

@@ -3,7 +3,12 @@
  * whether it is a raid). Live sync reports every destructive action with its actor, taken from the
  * platform's audit-log entries; AntiNuke counts them per guild, kind and actor.
  */
-export const DESTRUCTIVE_ACTION_KINDS = ['channel_delete', 'role_delete', 'member_ban', 'member_kick'] as const;
+export const DESTRUCTIVE_ACTION_KINDS = [
+  'channel_delete',
+  'role_delete',
+  'member_ban',
+  'member_kick',
+] as const;
 export type DestructiveActionKind = (typeof DESTRUCTIVE_ACTION_KINDS)[number];
 
 export interface DestructiveAction {

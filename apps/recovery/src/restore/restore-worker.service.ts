@@ -5,6 +5,8 @@ import {
   Logger,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
+import { ANTINUKE_ACTIVITIES } from '../antinuke/activities/antinuke.activities';
+import type { AntiNukeActivities } from '../antinuke/workflows/antinuke-contract';
 import { GuildRegistry } from '../guilds/guild-registry.service';
 import { SnapshotService } from '../snapshots/snapshot.service';
 import { LiveSyncControl } from '../sync/live-sync-control';
@@ -39,6 +41,7 @@ export class RestoreWorkerService implements OnApplicationBootstrap, BeforeAppli
     private readonly steps: RestoreSteps,
     private readonly snapshots: SnapshotService,
     private readonly liveSync: LiveSyncControl,
+    @Inject(ANTINUKE_ACTIVITIES) private readonly antinuke: AntiNukeActivities,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -59,14 +62,17 @@ export class RestoreWorkerService implements OnApplicationBootstrap, BeforeAppli
           namespace: this.temporal.namespace,
           taskQueue: this.temporal.taskQueue,
           workflows: { workflowsPath: require.resolve('./workflows') },
-          activities: createRestoreActivities({
-            jobs: this.jobs,
-            guilds: this.guilds,
-            comparisons: this.comparisons,
-            steps: this.steps,
-            snapshots: this.snapshots,
-            liveSync: this.liveSync,
-          }),
+          activities: {
+            ...createRestoreActivities({
+              jobs: this.jobs,
+              guilds: this.guilds,
+              comparisons: this.comparisons,
+              steps: this.steps,
+              snapshots: this.snapshots,
+              liveSync: this.liveSync,
+            }),
+            ...this.antinuke,
+          },
         });
         if (this.stopping) return;
         this.worker

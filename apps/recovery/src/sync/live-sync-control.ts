@@ -34,4 +34,19 @@ export class LiveSyncControl {
     );
     return rows.length > 0;
   }
+
+  /**
+   * Whether `jobId` is a restore of the guild that is running or ended within the hour: an
+   * audit-log entry with that restore's reason and arriving late, after the pause, is still the
+   * restore's own doing. A job id from long ago, or of another guild, vouches for nothing.
+   */
+  async isRecentRestoreOf(guildId: string, jobId: string): Promise<boolean> {
+    const rows = await this.dataSource.query<unknown[]>(
+      `SELECT 1 FROM recovery.restore_jobs
+        WHERE id = $1 AND guild_id = $2
+          AND (status IN ('pending', 'running') OR completed_at > now() - interval '1 hour')`,
+      [jobId, guildId],
+    );
+    return rows.length > 0;
+  }
 }

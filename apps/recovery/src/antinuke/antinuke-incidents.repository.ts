@@ -1,0 +1,139 @@
+import { Injectable } from '@nestjs/common';
+import { decodeKeysetCursor, encodeKeysetCursor, keysetTimeSql } from '@lib/database';
+import { OutboxWriter } from '@lib/outbox';
+import { NotFoundError } from '@lib/problem-details';
+import { DataSource } from 'typeorm';
+import type { DestructiveActionKind } from './destructive-action';
+import type { OpenIncidentInput } from './workflows/antinuke-contract';
+
+export interface IncidentView {
+  id: string;
+  guild_id: string;
+  actor_platform_user_id: string;
+  action: DestructiveActionKind;
+  count: number;
+  audit_log_entry_ids: string[];
+  first_action_at: string;
+  last_action_at: string;
+  snapshot_id: string | null;
+  snapshot_error: string | null;
+  auto_action_taken: boolean;
+  auto_action_error: string | null;
+  opened_at: string;
+}
+
+type IncidentRow = Omit<IncidentView, 'first_action_at' | 'last_action_at' | 'opened_at'> & {
+  first_action_at: Date;
+  last_action_at: Date;
+  opened_at: Date;
+};
+
+const COLUMNS = `id, guild_id, actor_platform_user_id, action, count, audit_log_entry_ids, first_action_at,
+  last_action_at, snapshot_id, snapshot_error, auto_action_taken, auto_action_error, opened_at`;
+
+/** `recovery.antinuke_incidents`: what AntiNuke saw and did, newest first for the dashboard. */
+@Injectable()
+export class AntiNukeIncidentsRepository {
+  private readonly outbox = new OutboxWriter('recovery', 'recovery');
+
+  constructor(private readonly dataSource: DataSource) {}
+
+  /**
+   * The incident and AntiNukeIncidentOpened in one transaction. Idempotent by incident id (minted
+   * by the workflow): a retried activity writes neither twice. True when this call inserted it.
+   */
+  async open(input: OpenIncidentInput): Promise<boolean> {
+    const { burst } = input;
+    return this.dataSource.transaction(async (manager) => {
+      const [guild] = await manager.query<{ name: string; owner_platform_user_id: string }[]>(
+        `SELECT name, owner_platform_user_id FROM recovery.guilds WHERE id = $1`,
+        [input.guildId],
+      );
+      if (!guild) throw new NotFoundError('ErrGuildNotFound', 'Guild');
+      const inserted = await manager.query<{ id: string }[]>(
+        `INSERT INTO recovery.antinuke_incidents
+           (id, guild_id, actor_platform_user_id, action, count, audit_log_entry_ids, first_action_at,
+            last_action_at, snapshot_id, snapshot_error, auto_action_taken, auto_action_error, opened_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+         ON CONFLICT (id) DO NOTHING
+         RETURNING id`,
+        [
+          input.incidentId,
+          input.guildId,
+          burst.actor_platform_user_id,
+          burst.kind,
+          burst.count,
+          burst.audit_log_entry_ids,
+          new Date(burst.first_at),
+          new Date(burst.last_at),
+          input.snapshotId,
+          input.snapshotError,
+          input.autoActionTaken,
+          input.autoActionError,
+          input.openedAt,
+        ],
+      );
+      if (inserted.length === 0) return false;
+      await this.outbox.append(manager, {
+        type: 'AntiNukeIncidentOpened',
+        aggregate_type: 'antinuke_incident',
+        aggregate_id: input.incidentId,
+        guild_id: input.guildId,
+        occurred_at: new Date(input.openedAt),
+        payload: {
+          incident_id: input.incidentId,
+          guild_id: input.guildId,
+          actor_platform_user_id: burst.actor_platform_user_id,
+          action: burst.kind,
+          count: burst.count,
+          snapshot_id: input.snapshotId,
+          owner_platform_user_id: guild.owner_platform_user_id,
+          guild_name: guild.name,
+          auto_action_taken: input.autoActionTaken,
+          occurred_at: input.openedAt,
+        },
+      });
+      return true;
+    });
+  }
+
+  async list(
+    guildId: string,
+    query: { limit: number; cursor?: string },
+  ): Promise<{ items: IncidentView[]; next_cursor: string | null }> {
+    const after = query.cursor ? decodeKeysetCursor(query.cursor) : null;
+    const rows = await this.dataSource.query<(IncidentRow & { cursor_at: string })[]>(
+      `SELECT ${COLUMNS}, ${keysetTimeSql('opened_at')} AS cursor_at FROM recovery.antinuke_incidents
+        WHERE guild_id = $1
+          AND ($2::timestamptz IS NULL OR (opened_at, id) < ($2::timestamptz, $3::uuid))
+        ORDER BY opened_at DESC, id DESC
+        LIMIT $4`,
+      [guildId, after?.at ?? null, after?.id ?? null, query.limit + 1],
+    );
+    const page = rows.slice(0, query.limit);
+    const last = page.at(-1);
+    return {
+      items: page.map(toView),
+      next_cursor:
+        rows.length > query.limit && last ? encodeKeysetCursor({ at: last.cursor_at, id: last.id }) : null,
+    };
+  }
+}
+
+function toView(row: IncidentRow): IncidentView {
+  return {
+    id: row.id,
+    guild_id: row.guild_id,
+    actor_platform_user_id: row.actor_platform_user_id,
+    action: row.action,
+    count: row.count,
+    audit_log_entry_ids: row.audit_log_entry_ids,
+    first_action_at: new Date(row.first_action_at).toISOString(),
+    last_action_at: new Date(row.last_action_at).toISOString(),
+    snapshot_id: row.snapshot_id,
+    snapshot_error: row.snapshot_error,
+    auto_action_taken: row.auto_action_taken,
+    auto_action_error: row.auto_action_error,
+    opened_at: new Date(row.opened_at).toISOString(),
+  };
+}

@@ -1,0 +1,54 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import { type AntiNukeSettings, DEFAULT_ANTINUKE_SETTINGS } from './workflows/antinuke-contract';
+
+export interface StoredAntiNukeSettings extends AntiNukeSettings {
+  /** null while the guild has never changed them (the defaults apply). */
+  updated_at: string | null;
+}
+
+/** `recovery.antinuke_settings`: one row per guild once it changes a default. */
+@Injectable()
+export class AntiNukeSettingsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async get(
+    guildId: string,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<StoredAntiNukeSettings> {
+    const [row] = await manager.query<(AntiNukeSettings & { updated_at: Date })[]>(
+      `SELECT threshold, window_seconds, auto_action_enabled, updated_at
+         FROM recovery.antinuke_settings WHERE guild_id = $1`,
+      [guildId],
+    );
+    if (!row) return { ...DEFAULT_ANTINUKE_SETTINGS, updated_at: null };
+    return {
+      threshold: row.threshold,
+      window_seconds: row.window_seconds,
+      auto_action_enabled: row.auto_action_enabled,
+      updated_at: new Date(row.updated_at).toISOString(),
+    };
+  }
+
+  async put(guildId: string, settings: AntiNukeSettings, manager: EntityManager): Promise<void> {
+    await manager.query(
+      `INSERT INTO recovery.antinuke_settings (guild_id, threshold, window_seconds, auto_action_enabled)
+       VALUES ($1, $2, $3, $4)
+       ON CONFLICT (guild_id) DO UPDATE
+         SET threshold = EXCLUDED.threshold,
+             window_seconds = EXCLUDED.window_seconds,
+             auto_action_enabled = EXCLUDED.auto_action_enabled,
+             updated_at = now()`,
+      [guildId, settings.threshold, settings.window_seconds, settings.auto_action_enabled],
+    );
+  }
+
+  /** Spec appendix rule 7: a downgrade below ENTERPRISE switches auto-action off for good (opt in again). */
+  async switchAutoActionOff(guildId: string, manager: EntityManager): Promise<void> {
+    await manager.query(
+      `UPDATE recovery.antinuke_settings SET auto_action_enabled = false, updated_at = now()
+        WHERE guild_id = $1 AND auto_action_enabled`,
+      [guildId],
+    );
+  }
+}

@@ -1,0 +1,93 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { InternalIdentity } from '@lib/contracts';
+import { EntitlementsClient } from '@lib/entitlements';
+import { DomainError } from '@lib/problem-details';
+import { DataSource } from 'typeorm';
+import { GuildAccessService } from '../guilds/guild-access.service';
+import { AntiNukeIncidentsRepository, type IncidentView } from './antinuke-incidents.repository';
+import { AntiNukeSettingsRepository } from './antinuke-settings.repository';
+import { AntiNukeWorkflows } from './antinuke-workflows.service';
+import type { AntiNukeView, ListIncidentsQuery, UpdateAntiNukeSettingsDto } from './antinuke.dto';
+import type { AntiNukeSettings } from './workflows/antinuke-contract';
+
+/** The guild administrator's view of AntiNuke: its setting, the plan's part, and the incidents. */
+@Injectable()
+export class AntiNukeService {
+  private readonly logger = new Logger(AntiNukeService.name);
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly access: GuildAccessService,
+    private readonly entitlements: EntitlementsClient,
+    private readonly settings: AntiNukeSettingsRepository,
+    private readonly incidents: AntiNukeIncidentsRepository,
+    private readonly workflows: AntiNukeWorkflows,
+  ) {}
+
+  async get(identity: InternalIdentity, guildId: string): Promise<AntiNukeView> {
+    await this.access.requireManageGuild(identity, guildId);
+    return this.view(guildId);
+  }
+
+  /**
+   * The plan must include AntiNuke, and auto-action too to switch that on (403 ErrPermissionDenied
+   * with `required_feature`). The running workflow learns the new setting in the same transaction
+   * that stores it: if the engine cannot be told, nothing changes.
+   */
+  async update(
+    identity: InternalIdentity,
+    guildId: string,
+    body: UpdateAntiNukeSettingsDto,
+  ): Promise<AntiNukeView> {
+    await this.access.requireManageGuild(identity, guildId);
+    // Auto-action is named first: switching it on without ENTERPRISE is the refusal users meet.
+    if (body.auto_action_enabled) await this.entitlements.requireFeature(guildId, 'ANTINUKE_AUTO_ACTION');
+    await this.entitlements.requireFeature(guildId, 'ANTINUKE_DETECT');
+    const settings: AntiNukeSettings = {
+      threshold: body.threshold,
+      window_seconds: body.window_seconds,
+      auto_action_enabled: body.auto_action_enabled,
+    };
+    await this.dataSource.transaction(async (manager) => {
+      await this.settings.put(guildId, settings, manager);
+      await this.workflows.signalSettings(guildId, settings).catch((error: unknown) => {
+        this.logger.error({ err: error, guild_id: guildId }, 'antinuke settings could not be signalled');
+        throw new DomainError(
+          'ErrWorkflowUnavailable',
+          503,
+          'AntiNuke could not be updated',
+          'The running AntiNuke could not be reached, so the setting was not changed. Try again in a moment.',
+        );
+      });
+    });
+    return this.view(guildId);
+  }
+
+  async listIncidents(
+    identity: InternalIdentity,
+    guildId: string,
+    query: ListIncidentsQuery,
+  ): Promise<{ items: IncidentView[]; next_cursor: string | null }> {
+    await this.access.requireManageGuild(identity, guildId);
+    return this.incidents.list(guildId, query);
+  }
+
+  private async view(guildId: string): Promise<AntiNukeView> {
+    const [stored, entitlements, running] = await Promise.all([
+      this.settings.get(guildId),
+      this.entitlements.get(guildId),
+      this.workflows.isRunning(guildId),
+    ]);
+    return {
+      guild_id: guildId,
+      threshold: stored.threshold,
+      window_seconds: stored.window_seconds,
+      auto_action_enabled: stored.auto_action_enabled,
+      updated_at: stored.updated_at,
+      plan_code: entitlements.plan_code,
+      detection_available: entitlements.features.includes('ANTINUKE_DETECT'),
+      auto_action_available: entitlements.features.includes('ANTINUKE_AUTO_ACTION'),
+      workflow_running: running,
+    };
+  }
+}

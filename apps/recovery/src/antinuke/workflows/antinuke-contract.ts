@@ -1,0 +1,144 @@
+/**
+ * What the AntiNuke workflow, its activities, the sink, the licence handler and the API agree on.
+ * Only types and plain constants: workflow code imports this, and it runs in Temporal's sandbox.
+ */
+import type { DestructiveAction, DestructiveActionKind } from '../destructive-action';
+
+export const ANTINUKE_WORKFLOW_TYPE = 'antinukeWorkflow';
+export const DESTRUCTIVE_ACTION_SIGNAL = 'destructiveAction';
+export const SETTINGS_CHANGED_SIGNAL = 'settingsChanged';
+export const ENTITLEMENTS_CHANGED_SIGNAL = 'entitlementsChanged';
+export const ANTINUKE_STATE_QUERY = 'getState';
+
+/** ARCHITECTURE.md: one long-lived workflow per guild. */
+export function antinukeWorkflowId(guildId: string): string {
+  return `antinuke-${guildId}`;
+}
+
+/** The per-guild setting (recovery.antinuke_settings), as the workflow holds it. */
+export interface AntiNukeSettings {
+  /** Actions of one kind by one actor that make a raid. */
+  threshold: number;
+  /** ... within this many seconds. */
+  window_seconds: number;
+  /** The guild opted in to removing the actor's roles (ENTERPRISE only). */
+  auto_action_enabled: boolean;
+}
+
+/** What a guild may set (the API's validation, the table's checks). */
+export const ANTINUKE_SETTING_LIMITS = {
+  threshold: { min: 2, max: 50 },
+  window_seconds: { min: 1, max: 300 },
+} as const;
+
+export const DEFAULT_ANTINUKE_SETTINGS: AntiNukeSettings = {
+  threshold: 3,
+  window_seconds: 10,
+  auto_action_enabled: false,
+};
+
+/** What the guild's plan allows (ANTINUKE_DETECT, ANTINUKE_AUTO_ACTION). */
+export interface AntiNukeEntitlements {
+  /** false ends the workflow. */
+  detect: boolean;
+  auto_action_allowed: boolean;
+}
+
+/** One (kind, actor) burst that reached the threshold. */
+export interface Burst {
+  kind: DestructiveActionKind;
+  actor_platform_user_id: string;
+  /** Actions in the window when the threshold was reached. */
+  count: number;
+  audit_log_entry_ids: string[];
+  /** Epoch milliseconds of the first and last counted action. */
+  first_at: number;
+  last_at: number;
+}
+
+/** The sliding windows, carried from one run to the next on continue-as-new (plain JSON). */
+export interface BurstDetectorState {
+  /** The newest action time seen (epoch ms); older than this minus the window is stale. */
+  latest_at: number;
+  /** Per `kind|actor`: the counted actions, and when the open burst's last action was, if any. */
+  windows: {
+    key: string;
+    actions: { id: string; at: number }[];
+    burst_last_at: number | null;
+  }[];
+}
+
+export interface AntiNukeWorkflowInput {
+  guildId: string;
+  settings: AntiNukeSettings;
+  entitlements: AntiNukeEntitlements;
+  /** Set by continue-as-new: the windows and counters of the previous run. */
+  carried?: { detector: BurstDetectorState; incidents_opened: number };
+  /** Signals one run handles before it continues as new; tests lower it. */
+  signalsPerRun?: number;
+}
+
+export interface AntiNukeWorkflowResult {
+  ended: 'detection_removed';
+  incidents_opened: number;
+}
+
+/** The `getState` query: what the workflow runs with now. */
+export interface AntiNukeWorkflowState {
+  settings: AntiNukeSettings;
+  entitlements: AntiNukeEntitlements;
+  signals_this_run: number;
+  /** Destructive actions signalled in this run, duplicates included. */
+  actions_this_run: number;
+  incidents_opened: number;
+  incidents_pending: number;
+}
+
+export interface IncidentSnapshotInput {
+  guildId: string;
+  incidentId: string;
+}
+
+export interface RemoveActorRolesInput {
+  guildId: string;
+  incidentId: string;
+  actorPlatformUserId: string;
+}
+
+export interface AutoActionOutcome {
+  taken: boolean;
+  /** Why the roles were not removed (owner, the bot itself, a platform refusal). */
+  error: string | null;
+}
+
+export interface OpenIncidentInput {
+  incidentId: string;
+  guildId: string;
+  burst: Burst;
+  snapshotId: string | null;
+  snapshotError: string | null;
+  autoActionTaken: boolean;
+  autoActionError: string | null;
+  /** ISO 8601: when the workflow saw the threshold reached. */
+  openedAt: string;
+}
+
+/** The activities, in the order an incident runs them. */
+export interface AntiNukeActivities {
+  /** The `antinuke` snapshot; throws on failure (the workflow retries a little, then goes on). */
+  takeIncidentSnapshot(input: IncidentSnapshotInput): Promise<{ snapshotId: string }>;
+  /** Removes the actor's roles; a refusal no retry can change is an outcome, an outage throws. */
+  removeActorRoles(input: RemoveActorRolesInput): Promise<AutoActionOutcome>;
+  /** Inserts the incident and AntiNukeIncidentOpened in one transaction; idempotent by incident id. */
+  openIncident(input: OpenIncidentInput): Promise<void>;
+}
+
+/** Failure types the activities raise that no retry can fix. */
+export const ANTINUKE_NON_RETRYABLE_FAILURES = [
+  'ErrGuildNotFound',
+  'ErrBotPermissionDenied',
+  'ErrPlatformRequestRefused',
+  'ErrSnapshotTooLarge',
+] as const;
+
+export type { DestructiveAction };

@@ -1,0 +1,57 @@
+import type { ActivityOptions } from '@temporalio/workflow';
+import { ANTINUKE_NON_RETRYABLE_FAILURES } from './antinuke-contract';
+
+const NON_RETRYABLE = [...ANTINUKE_NON_RETRYABLE_FAILURES];
+
+/**
+ * The snapshot must show the guild before further damage (spec §1.1), and its failure must not
+ * hold the incident up (spec §7.4): a short attempt, three tries, and a minute at most in all.
+ * After that the incident opens without a snapshot.
+ */
+export const INCIDENT_SNAPSHOT_OPTIONS: ActivityOptions = {
+  startToCloseTimeout: '30 seconds',
+  scheduleToCloseTimeout: '1 minute',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '5 seconds',
+    maximumAttempts: 3,
+    nonRetryableErrorTypes: NON_RETRYABLE,
+  },
+};
+
+/** Removing the actor's roles: retried through a platform outage for two minutes, then recorded as failed. */
+export const AUTO_ACTION_OPTIONS: ActivityOptions = {
+  startToCloseTimeout: '30 seconds',
+  scheduleToCloseTimeout: '2 minutes',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '15 seconds',
+    maximumAttempts: 6,
+    nonRetryableErrorTypes: NON_RETRYABLE,
+  },
+};
+
+/**
+ * Recording the incident and its event: a database write that must not be lost, so it is retried
+ * (up to a minute apart) until the database is back. Detection goes on meanwhile.
+ */
+export const OPEN_INCIDENT_OPTIONS: ActivityOptions = {
+  startToCloseTimeout: '30 seconds',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    nonRetryableErrorTypes: ['ErrGuildNotFound'],
+  },
+};
+
+/**
+ * Continue-as-new after this many signals (or sooner when Temporal suggests it, or the history
+ * passes MAX_HISTORY_EVENTS). The worker caches no workflows (recovery-worker.ts), so every
+ * workflow task replays the run's history: a short history keeps each signal cheap, and a guild
+ * protected for years never nears Temporal's history limits.
+ */
+export const SIGNALS_PER_RUN = 500;
+export const MAX_HISTORY_EVENTS = 2_000;

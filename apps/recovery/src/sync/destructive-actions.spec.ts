@@ -1,0 +1,79 @@
+import type { ChatPlatformClient, WriteOptions } from '@lib/chat-platform';
+import { RestoreSteps, type StepContext } from '../restore/restore-steps';
+import { restoreJobOfReason, snowflakeTime, toDestructiveAction } from './destructive-actions';
+import type { AuditLogEntry } from './guild-events';
+import { GUILD, MODS } from './guild-state.fixture';
+
+const guild = { id: '0190a000-0000-7000-8000-000000000001', platformGuildId: GUILD };
+const RAIDER = '300000000000000009';
+
+function entry(actionType: number, fields: Partial<AuditLogEntry> = {}): AuditLogEntry {
+  // 2024-01-01T00:00:00Z as a snowflake: (1704067200000 - platform epoch) << 22.
+  return { id: '1191168914227200000', actorId: RAIDER, actionType, targetId: MODS, reason: null, ...fields };
+}
+
+describe(toDestructiveAction.name, () => {
+  it.each([
+    [12, 'channel_delete'],
+    [32, 'role_delete'],
+    [22, 'member_ban'],
+    [20, 'member_kick'],
+  ])('reads audit-log action %i as %s, with its actor, target and time', (actionType, kind) => {
+    expect(toDestructiveAction(guild, entry(actionType))).toEqual({
+      guild_id: guild.id,
+      platform_guild_id: GUILD,
+      kind,
+      actor_platform_user_id: RAIDER,
+      target_id: MODS,
+      audit_log_entry_id: '1191168914227200000',
+      at: '2024-01-01T00:00:00.000Z',
+    });
+  });
+
+  it('passes over other actions (creates, updates) and entries without an actor', () => {
+    for (const actionType of [10, 11, 15, 23, 30, 31])
+      expect(toDestructiveAction(guild, entry(actionType))).toBeNull();
+    expect(toDestructiveAction(guild, entry(12, { actorId: null }))).toBeNull();
+  });
+});
+
+describe(snowflakeTime.name, () => {
+  it('reads the creation time out of a snowflake', () => {
+    expect(snowflakeTime('175928847299117063').toISOString()).toBe('2016-04-30T11:18:25.796Z');
+  });
+});
+
+describe(restoreJobOfReason.name, () => {
+  it('finds the job in the reason the restore’s own writes carry', async () => {
+    const reasons: (string | undefined)[] = [];
+    const platform = {
+      deleteRole: (_guild: string, _role: string, options: WriteOptions) => {
+        reasons.push(options.reason);
+        return Promise.resolve();
+      },
+    } as unknown as ChatPlatformClient;
+    const jobId = '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b';
+    const context = {
+      jobId,
+      platformGuildId: GUILD,
+      comparison: { diff: { roles_to_delete: [{ id: MODS, name: 'mods' }] } },
+    } as unknown as StepContext;
+
+    await new RestoreSteps(platform).run('DeleteRemovedRoles', context);
+
+    expect(reasons).toHaveLength(1);
+    expect(restoreJobOfReason(reasons[0] ?? null)).toBe(jobId);
+  });
+
+  it('finds none in any other reason', () => {
+    for (const reason of [
+      null,
+      '',
+      'Restore',
+      'Restore 42',
+      'restore job 0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b',
+    ]) {
+      expect(restoreJobOfReason(reason)).toBeNull();
+    }
+  });
+});

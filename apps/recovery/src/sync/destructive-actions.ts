@@ -1,0 +1,48 @@
+import { AuditLogEvent } from 'discord-api-types/v10';
+import type { DestructiveAction, DestructiveActionKind } from '../antinuke/destructive-action';
+import type { AuditLogEntry } from './guild-events';
+
+const KIND_BY_ACTION: ReadonlyMap<number, DestructiveActionKind> = new Map([
+  [AuditLogEvent.ChannelDelete, 'channel_delete'],
+  [AuditLogEvent.RoleDelete, 'role_delete'],
+  [AuditLogEvent.MemberBanAdd, 'member_ban'],
+  [AuditLogEvent.MemberKick, 'member_kick'],
+]);
+
+/**
+ * The audit-log reason of the restore's own platform writes (`reason()` in
+ * restore/restore-steps.ts): `Restore <job id>`; destructive-actions.spec.ts holds the two together.
+ */
+const RESTORE_REASON = /^Restore ([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
+
+/** The platform's epoch (2015-01-01T00:00:00Z); a snowflake carries its creation time from there. */
+const PLATFORM_EPOCH_MS = 1_420_070_400_000n;
+
+/** The destructive action an audit-log entry records, or null when it records something else. */
+export function toDestructiveAction(
+  guild: { id: string; platformGuildId: string },
+  entry: AuditLogEntry,
+): DestructiveAction | null {
+  const kind = KIND_BY_ACTION.get(entry.actionType);
+  if (!kind || !entry.actorId) return null;
+  return {
+    guild_id: guild.id,
+    platform_guild_id: guild.platformGuildId,
+    kind,
+    actor_platform_user_id: entry.actorId,
+    target_id: entry.targetId,
+    audit_log_entry_id: entry.id,
+    at: snowflakeTime(entry.id).toISOString(),
+  };
+}
+
+/** The restore job an audit-log reason names, or null when it is not a restore's reason. */
+export function restoreJobOfReason(reason: string | null): string | null {
+  return RESTORE_REASON.exec(reason ?? '')?.[1]?.toLowerCase() ?? null;
+}
+
+/** When the platform created the thing a snowflake names; the current time for a malformed id. */
+export function snowflakeTime(id: string): Date {
+  if (!/^\d{1,20}$/.test(id)) return new Date();
+  return new Date(Number((BigInt(id) >> 22n) + PLATFORM_EPOCH_MS));
+}

@@ -1,0 +1,65 @@
+import type {
+  GuildSettings,
+  GuildState,
+  PermissionOverwrite,
+  PlatformChannel,
+  PlatformRole,
+} from '@lib/chat-platform';
+
+/**
+ * What live sync learns from the platform's gateway, in the shapes of `GuildState` (the same a
+ * REST read and a snapshot hold). Ids are the platform's snowflakes; `platformGuildId` is the
+ * platform's guild id, not ours.
+ */
+export type GuildEvent =
+  /** The guild's whole state: on connect, on a reconnect, when the bot joins it. */
+  | { type: 'guild_available'; platformGuildId: string; state: GuildState }
+  /** The bot left or was removed (`removed`), or the guild is out in a platform outage. */
+  | { type: 'guild_unavailable'; platformGuildId: string; removed: boolean }
+  | {
+      type: 'channel_create' | 'channel_update';
+      platformGuildId: string;
+      channel: PlatformChannel;
+      /** The channel's overwrites as they now are, all of them. */
+      overwrites: PermissionOverwrite[];
+    }
+  | { type: 'channel_delete'; platformGuildId: string; channelId: string }
+  | { type: 'role_create' | 'role_update'; platformGuildId: string; role: PlatformRole }
+  | { type: 'role_delete'; platformGuildId: string; roleId: string }
+  | { type: 'guild_settings_update'; platformGuildId: string; settings: GuildSettings }
+  | { type: 'member_ban' | 'member_remove'; platformGuildId: string; userId: string }
+  | { type: 'audit_log_entry'; platformGuildId: string; entry: AuditLogEntry };
+
+/** One entry of the guild's audit log, as the platform announces it when it is written. */
+export interface AuditLogEntry {
+  id: string;
+  /** Who did it; null for the platform's own actions. */
+  actorId: string | null;
+  /** The platform's audit-log action type (`AuditLogEvent` of discord-api-types). */
+  actionType: number;
+  /** What it was done to: a channel, role or user id. */
+  targetId: string | null;
+  /** The `X-Audit-Log-Reason` the actor sent, if any. */
+  reason: string | null;
+}
+
+/** The connection is up; `botUserId` is the bot's own user, whose actions are never a raid. */
+export interface SourceReady {
+  type: 'ready';
+  botUserId: string;
+}
+
+export type SourceEvent = SourceReady | GuildEvent;
+export type GuildEventType = GuildEvent['type'];
+
+/**
+ * Where guild events come from: the platform's gateway in production, a list in unit tests.
+ * `start` resolves once connected; events arrive in the platform's order and the listener is
+ * called synchronously, so it must not throw (nor wait: it hands work off).
+ */
+export interface GuildEventSource {
+  start(listener: (event: SourceEvent) => void): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export const GUILD_EVENT_SOURCE = Symbol('GUILD_EVENT_SOURCE');

@@ -1,0 +1,84 @@
+import type { GuildEvent } from './guild-events';
+import { GuildMirror } from './guild-mirror';
+import {
+  CATEGORY,
+  channel,
+  GENERAL,
+  GUILD,
+  guildState,
+  MEMBERS,
+  MODS,
+  role,
+  RULES,
+} from './guild-state.fixture';
+
+const on = { platformGuildId: GUILD };
+
+describe(GuildMirror.name, () => {
+  it('reads back the state it was seeded with', () => {
+    expect(new GuildMirror(guildState()).state()).toEqual(guildState());
+  });
+
+  it('follows channel creates and updates, with their overwrites, in position order', () => {
+    const sut = new GuildMirror(guildState());
+    const news = channel('100000000000000024', 'news', 0, { parent_id: CATEGORY });
+    sut.apply({ ...on, type: 'channel_create', channel: news, overwrites: [] });
+    sut.apply({
+      ...on,
+      type: 'channel_update',
+      channel: { ...guildState().channels[2], topic: 'read me' },
+      overwrites: [{ channel_id: RULES, id: MEMBERS, type: 'role', allow: '0', deny: '1024' }],
+    });
+
+    const state = sut.state();
+    expect(state.channels.map((c) => c.name)).toEqual(['text', 'news', 'general', 'rules']);
+    expect(state.channels.find((c) => c.id === RULES)?.topic).toBe('read me');
+    expect(state.permission_overrides).toEqual([
+      { channel_id: RULES, id: MEMBERS, type: 'role', allow: '0', deny: '1024' },
+    ]);
+  });
+
+  it('deletes a category as the platform does: its channels stay without a parent', () => {
+    const sut = new GuildMirror(guildState());
+    sut.apply({ ...on, type: 'channel_delete', channelId: CATEGORY });
+    sut.apply({ ...on, type: 'channel_delete', channelId: RULES });
+
+    const state = sut.state();
+    expect(state.channels).toEqual([{ ...guildState().channels[1], parent_id: null }]);
+    expect(state.permission_overrides).toEqual([]);
+    expect(state.guild.rules_channel_id).toBeNull();
+    expect(state.guild.system_channel_id).toBe(GENERAL);
+  });
+
+  it('follows roles and settings; a deleted role’s overwrites go with it', () => {
+    const sut = new GuildMirror(guildState());
+    sut.apply({ ...on, type: 'role_create', role: role('100000000000000013', 'new', 3) });
+    sut.apply({ ...on, type: 'role_update', role: { ...role(MEMBERS, 'members', 1), color: 0xff0000 } });
+    sut.apply({ ...on, type: 'role_delete', roleId: MODS });
+    sut.apply({ ...on, type: 'guild_settings_update', settings: { ...guildState().guild, name: 'Renamed' } });
+
+    const state = sut.state();
+    expect(state.roles.map((r) => [r.name, r.color])).toEqual([
+      ['@everyone', 0],
+      ['members', 0xff0000],
+      ['new', 0],
+    ]);
+    expect(state.permission_overrides.map((o) => o.id)).toEqual([GUILD]);
+    expect(state.guild.name).toBe('Renamed');
+  });
+
+  it('is unchanged by an event applied twice and by events about members', () => {
+    const sut = new GuildMirror(guildState());
+    const events: GuildEvent[] = [
+      { ...on, type: 'role_delete', roleId: MODS },
+      { ...on, type: 'role_delete', roleId: MODS },
+      { ...on, type: 'member_ban', userId: '300000000000000001' },
+      { ...on, type: 'member_remove', userId: '300000000000000001' },
+    ];
+    for (const event of events) sut.apply(event);
+
+    const once = new GuildMirror(guildState());
+    once.apply(events[0]);
+    expect(sut.state()).toEqual(once.state());
+  });
+});

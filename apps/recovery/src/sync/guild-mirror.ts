@@ -1,0 +1,107 @@
+import {
+  type GuildSettings,
+  type GuildState,
+  type PermissionOverwrite,
+  type PlatformChannel,
+  type PlatformRole,
+  sortByPosition,
+} from '@lib/chat-platform';
+import type { GuildEvent } from './guild-events';
+
+/** Guild settings that name a channel; the platform clears them when that channel goes. */
+const CHANNEL_SETTINGS = [
+  'afk_channel_id',
+  'system_channel_id',
+  'rules_channel_id',
+  'public_updates_channel_id',
+] as const;
+
+/**
+ * One guild's roles, channels, overwrites and settings as the gateway last told them. Every
+ * change event carries the whole object it changed, so applying one twice, or one already
+ * contained in the state the mirror was seeded from, changes nothing.
+ */
+export class GuildMirror {
+  private settings: GuildSettings;
+  private readonly roles = new Map<string, PlatformRole>();
+  private readonly channels = new Map<string, PlatformChannel>();
+  private readonly overwrites = new Map<string, PermissionOverwrite[]>();
+
+  constructor(state: GuildState) {
+    this.settings = { ...state.guild };
+    for (const role of state.roles) this.roles.set(role.id, role);
+    for (const channel of state.channels) this.channels.set(channel.id, channel);
+    for (const overwrite of state.permission_overrides) {
+      this.overwrites.set(overwrite.channel_id, [
+        ...(this.overwrites.get(overwrite.channel_id) ?? []),
+        overwrite,
+      ]);
+    }
+  }
+
+  apply(event: GuildEvent): void {
+    switch (event.type) {
+      case 'channel_create':
+      case 'channel_update':
+        this.channels.set(event.channel.id, event.channel);
+        this.overwrites.set(event.channel.id, event.overwrites);
+        return;
+      case 'channel_delete':
+        this.deleteChannel(event.channelId);
+        return;
+      case 'role_create':
+      case 'role_update':
+        this.roles.set(event.role.id, event.role);
+        return;
+      case 'role_delete':
+        this.deleteRole(event.roleId);
+        return;
+      case 'guild_settings_update':
+        this.settings = event.settings;
+        return;
+      case 'guild_available':
+      case 'guild_unavailable':
+      case 'member_ban':
+      case 'member_remove':
+      case 'audit_log_entry':
+        // Whole-guild events replace the mirror (LiveSyncService); members are not mirrored.
+        return;
+    }
+  }
+
+  /** The mirrored guild in the order of a REST read (`ChatPlatformClient.getGuildState`). */
+  state(): GuildState {
+    const channels = sortByPosition([...this.channels.values()]);
+    return {
+      guild: { ...this.settings },
+      roles: sortByPosition([...this.roles.values()]),
+      channels,
+      permission_overrides: channels.flatMap((channel) => this.overwrites.get(channel.id) ?? []),
+    };
+  }
+
+  /** The platform keeps a deleted category's channels (without a parent) and clears settings naming it. */
+  private deleteChannel(channelId: string): void {
+    this.channels.delete(channelId);
+    this.overwrites.delete(channelId);
+    for (const [id, channel] of this.channels) {
+      if (channel.parent_id === channelId) this.channels.set(id, { ...channel, parent_id: null });
+    }
+    for (const setting of CHANNEL_SETTINGS) {
+      if (this.settings[setting] === channelId) this.settings = { ...this.settings, [setting]: null };
+    }
+  }
+
+  /** A deleted role's overwrites go with it. */
+  private deleteRole(roleId: string): void {
+    this.roles.delete(roleId);
+    for (const [channelId, overwrites] of this.overwrites) {
+      if (overwrites.some((overwrite) => overwrite.type === 'role' && overwrite.id === roleId)) {
+        this.overwrites.set(
+          channelId,
+          overwrites.filter((overwrite) => !(overwrite.type === 'role' && overwrite.id === roleId)),
+        );
+      }
+    }
+  }
+}

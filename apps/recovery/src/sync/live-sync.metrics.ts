@@ -1,0 +1,40 @@
+import { Counter, Gauge } from 'prom-client';
+
+/** Live sync's figures on `/metrics`. */
+export const liveSyncMetrics = {
+  guilds: new Gauge({
+    name: 'live_sync_guilds',
+    help: 'Guilds whose state live sync mirrors in this process',
+  }),
+  pausedGuilds: new Gauge({
+    name: 'live_sync_paused_guilds',
+    help: 'Mirrored guilds whose live sync a running restore has paused',
+  }),
+  events: new Counter({
+    name: 'live_sync_events_total',
+    help: 'Gateway events received by live sync, by type',
+    labelNames: ['type'],
+  }),
+  bufferedEvents: new Counter({
+    name: 'live_sync_buffered_events_total',
+    help: 'Events held, not applied, because a restore had paused their guild',
+  }),
+  resumes: new Counter({
+    name: 'live_sync_resumes_total',
+    help: 'Guilds re-read from the platform after a restore ended its pause',
+  }),
+  destructiveActions: new Counter({
+    name: 'live_sync_destructive_actions_total',
+    help: 'Destructive actions (deletes, bans, kicks by others than the bot or a restore) handed to AntiNuke, by kind',
+    labelNames: ['kind'],
+  }),
+  ownActionsIgnored: new Counter({
+    name: 'live_sync_own_actions_ignored_total',
+    help: 'Destructive audit-log entries not reported because they are the service’s own: by the bot or a restore',
+    labelNames: ['by'],
+  }),
+  sinkFailures: new Counter({
+    name: 'live_sync_destructive_action_failures_total',
+    help: 'Destructive actions AntiNuke could not take in (logged, not retried)',
+  }),
+};

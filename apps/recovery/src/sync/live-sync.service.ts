@@ -1,0 +1,402 @@
+import {
+  type BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  Optional,
+} from '@nestjs/common';
+import { ChatPlatformClient, type GuildState } from '@lib/chat-platform';
+import { EntitlementsClient } from '@lib/entitlements';
+import { TtlCache } from '@lib/runtime';
+import { DESTRUCTIVE_ACTION_SINK, type DestructiveActionSink } from '../antinuke/destructive-action';
+import { GuildRegistry } from '../guilds/guild-registry.service';
+import { restoreJobOfReason, toDestructiveAction } from './destructive-actions';
+import {
+  GUILD_EVENT_SOURCE,
+  type AuditLogEntry,
+  type GuildEvent,
+  type GuildEventSource,
+  type SourceEvent,
+} from './guild-events';
+import { GuildMirror } from './guild-mirror';
+import { LiveSyncControl } from './live-sync-control';
+import { liveSyncMetrics as metrics } from './live-sync.metrics';
+import { SerialLanes } from './serial-lanes';
+
+export interface LiveSyncOptions {
+  /** Hold the gateway connection in this process (`LIVE_SYNC_ENABLED`); one replica only. */
+  enabled: boolean;
+  /** How often a paused guild's pause row is looked at, to resume soon after the restore ends. */
+  pausePollMs: number;
+  /** How often every guild's plan is looked at again (the entitlements cache answers most). */
+  entitlementRecheckMs: number;
+}
+
+export const LIVE_SYNC_OPTIONS = Symbol('LIVE_SYNC_OPTIONS');
+
+/** A restore's events are dropped at resume anyway; beyond this many only the count is kept. */
+const MAX_BUFFERED_EVENTS = 10_000;
+/** After a failed read of a guild, wait this long before the next try. */
+const SEED_RETRY_MS = 30_000;
+const CONNECT_RETRY_MAX_MS = 60_000;
+/** A platform guild id's registry entry is kept this long (a removal is noticed after it). */
+const REGISTRY_CACHE_MS = 60_000;
+
+interface RegisteredGuild {
+  id: string;
+  platformGuildId: string;
+}
+
+/** What live sync holds for one platform guild the bot is in. */
+interface GuildSync {
+  platformGuildId: string;
+  mirror: GuildMirror | null;
+  /** Events received up to this sequence number were in the state the mirror was read from. */
+  seededThrough: number;
+  /** The last answer about the plan, used while licensing does not answer. */
+  entitled: boolean;
+  paused: boolean;
+  buffered: GuildEvent[];
+  droppedFromBuffer: number;
+  nextSeedAttemptAt: number;
+}
+
+export interface LiveSyncGuildStatus {
+  platform_guild_id: string;
+  mirrored: boolean;
+  paused: boolean;
+  buffered_events: number;
+}
+
+/**
+ * Live sync (ARCHITECTURE.md "live sync"): a mirror of the roles, channels, overwrites and
+ * settings of every guild whose plan has RECOVERY_LIVE_SYNC, kept from the gateway's events, and
+ * the destructive actions in those guilds handed to AntiNuke with their actor.
+ *
+ * While a restore has paused a guild (`LiveSyncControl`), its events are buffered, not applied
+ * and not inspected: what changes then is the restore's doing. On resume the buffer is dropped
+ * and the guild re-read from the platform.
+ *
+ * The bot's gateway connection is one per bot token: only one replica may hold it (the platform
+ * would deliver each event to every connection, and AntiNuke would count each action once per
+ * replica). `LIVE_SYNC_ENABLED` is set on that replica alone.
+ */
+@Injectable()
+export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(LiveSyncService.name);
+  private readonly guilds = new Map<string, GuildSync>();
+  private readonly registry = new TtlCache<RegisteredGuild | null>(REGISTRY_CACHE_MS);
+  private readonly lanes = new SerialLanes((platformGuildId, error) =>
+    this.logger.error({ platform_guild_id: platformGuildId, err: String(error) }, 'live sync event failed'),
+  );
+  private botUserId: string | undefined;
+  /** Sequence number of the last event received. */
+  private received = 0;
+  private timers: NodeJS.Timeout[] = [];
+  private connectTimer: NodeJS.Timeout | undefined;
+  private running = false;
+
+  constructor(
+    @Inject(GUILD_EVENT_SOURCE) private readonly source: GuildEventSource,
+    @Inject(LIVE_SYNC_OPTIONS) private readonly options: LiveSyncOptions,
+    private readonly control: LiveSyncControl,
+    private readonly guildRegistry: GuildRegistry,
+    private readonly entitlements: EntitlementsClient,
+    private readonly platform: ChatPlatformClient,
+    /** AntiNuke's (AntiNukeModule is global); without it actions are counted and logged only. */
+    @Optional()
+    @Inject(DESTRUCTIVE_ACTION_SINK)
+    private readonly sink: DestructiveActionSink | null = null,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (!this.options.enabled) return;
+    if (!this.sink) this.logger.warn('no AntiNuke here: destructive actions are counted, not reported');
+    // Readiness does not wait for the gateway: the connection is tried, and retried, behind it.
+    this.connect(0);
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.stop();
+  }
+
+  /** Connects the source and starts the pause and plan checks. */
+  async start(): Promise<void> {
+    this.running = true;
+    await this.source.start((event) => this.receive(event));
+    // Shut down while connecting: the connection just made is the last.
+    if (!this.running) return this.source.stop();
+    this.timers = [
+      setInterval(() => this.checkPauses(), this.options.pausePollMs),
+      setInterval(() => this.recheckEntitlements(), this.options.entitlementRecheckMs),
+    ];
+    this.logger.log('live sync connected to the gateway');
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    clearTimeout(this.connectTimer);
+    for (const timer of this.timers) clearInterval(timer);
+    this.timers = [];
+    await this.source.stop();
+    await this.lanes.drain();
+  }
+
+  /** Every queued event handled: for tests and shutdown. */
+  drain(): Promise<void> {
+    return this.lanes.drain();
+  }
+
+  /** The mirrored state of a guild, or null when it is not mirrored (not entitled, paused, not read yet). */
+  mirrorOf(platformGuildId: string): GuildState | null {
+    const sync = this.guilds.get(platformGuildId);
+    return sync?.mirror && !sync.paused ? sync.mirror.state() : null;
+  }
+
+  /** Diagnostics: every guild the gateway reported, mirrored or not. */
+  status(): LiveSyncGuildStatus[] {
+    return [...this.guilds.values()].map((sync) => ({
+      platform_guild_id: sync.platformGuildId,
+      mirrored: sync.mirror !== null,
+      paused: sync.paused,
+      buffered_events: sync.buffered.length + sync.droppedFromBuffer,
+    }));
+  }
+
+  /** Resumes guilds whose restore has ended (on a timer; public for tests). */
+  checkPauses(): void {
+    for (const sync of this.guilds.values()) {
+      if (!sync.paused) continue;
+      this.lanes.run(sync.platformGuildId, async () => {
+        const guild = await this.registered(sync.platformGuildId);
+        if (!sync.paused || !guild) return;
+        if (!(await this.pausedNow(guild))) await this.resume(sync, guild);
+      });
+    }
+  }
+
+  /** Starts or ends mirroring as plans change (on a timer; public for tests). */
+  recheckEntitlements(): void {
+    for (const sync of this.guilds.values()) {
+      this.lanes.run(sync.platformGuildId, async () => {
+        const guild = await this.registered(sync.platformGuildId);
+        if (!guild || !(await this.isEntitled(sync, guild))) return this.dropMirror(sync);
+        if (!sync.mirror && !sync.paused) await this.seed(sync, guild);
+      });
+    }
+  }
+
+  /** The source's listener: counts the event and queues it on its guild's lane. */
+  private receive(event: SourceEvent): void {
+    metrics.events.inc({ type: event.type });
+    if (event.type === 'ready') {
+      this.botUserId = event.botUserId;
+      return;
+    }
+    const sequence = ++this.received;
+    this.lanes.run(event.platformGuildId, () => this.handle(event, sequence));
+  }
+
+  private async handle(event: GuildEvent, sequence: number): Promise<void> {
+    if (event.type === 'guild_unavailable') {
+      // Removed, or in an outage: either way what the mirror holds can no longer be trusted.
+      this.forget(event.platformGuildId);
+      return;
+    }
+    const sync = this.syncOf(event.platformGuildId);
+    const guild = await this.registered(event.platformGuildId);
+    if (!guild || !(await this.isEntitled(sync, guild))) return this.dropMirror(sync);
+    if (await this.pausedNow(guild)) return this.hold(sync, event);
+    if (sync.paused) await this.resume(sync, guild);
+
+    if (event.type === 'guild_available') {
+      this.setMirror(sync, new GuildMirror(event.state), sequence);
+    } else if (!sync.mirror) {
+      await this.seed(sync, guild);
+    } else if (sequence > sync.seededThrough) {
+      sync.mirror.apply(event);
+    }
+    if (event.type === 'audit_log_entry') await this.inspect(guild, event.entry);
+  }
+
+  /** Hands a destructive action to AntiNuke, unless it is the service's own doing. */
+  private async inspect(guild: RegisteredGuild, entry: AuditLogEntry): Promise<void> {
+    const action = toDestructiveAction(guild, entry);
+    if (!action) return;
+    if (action.actor_platform_user_id === this.botUserId) {
+      metrics.ownActionsIgnored.inc({ by: 'bot' });
+      return;
+    }
+    if (await this.isRestoreReason(guild, entry.reason)) {
+      metrics.ownActionsIgnored.inc({ by: 'restore' });
+      return;
+    }
+    metrics.destructiveActions.inc({ kind: action.kind });
+    this.logger.log(
+      {
+        guild_id: action.guild_id,
+        kind: action.kind,
+        actor_platform_user_id: action.actor_platform_user_id,
+        target_id: action.target_id,
+        audit_log_entry_id: action.audit_log_entry_id,
+      },
+      'destructive action',
+    );
+    if (!this.sink) return;
+    try {
+      await this.sink.record(action);
+    } catch (error) {
+      metrics.sinkFailures.inc();
+      this.logger.error(
+        { guild_id: action.guild_id, err: String(error) },
+        'AntiNuke did not take the action',
+      );
+    }
+  }
+
+  /**
+   * The restore's writes are the bot's, so the actor check already passes them; a reason naming a
+   * restore counts only for a real, recent restore of this guild, so a raider cannot hide behind
+   * the text. If the job cannot be looked up, the action is reported.
+   */
+  private async isRestoreReason(guild: RegisteredGuild, reason: string | null): Promise<boolean> {
+    const jobId = restoreJobOfReason(reason);
+    if (!jobId) return false;
+    try {
+      return await this.control.isRecentRestoreOf(guild.id, jobId);
+    } catch (error) {
+      this.logger.warn(
+        { guild_id: guild.id, err: String(error) },
+        'restore of an audit-log reason not checked',
+      );
+      return false;
+    }
+  }
+
+  private hold(sync: GuildSync, event: GuildEvent): void {
+    if (!sync.paused) {
+      sync.paused = true;
+      this.logger.log({ platform_guild_id: sync.platformGuildId }, 'live sync paused by a restore');
+      this.updateGauges();
+    }
+    metrics.bufferedEvents.inc();
+    if (sync.buffered.length < MAX_BUFFERED_EVENTS) sync.buffered.push(event);
+    else sync.droppedFromBuffer += 1;
+  }
+
+  /** The restore is over: its events are dropped and the guild is read as it now is. */
+  private async resume(sync: GuildSync, guild: RegisteredGuild): Promise<void> {
+    const dropped = sync.buffered.length + sync.droppedFromBuffer;
+    sync.paused = false;
+    sync.buffered = [];
+    sync.droppedFromBuffer = 0;
+    sync.nextSeedAttemptAt = 0;
+    metrics.resumes.inc();
+    this.logger.log({ guild_id: guild.id, dropped_events: dropped }, 'live sync resumed after a restore');
+    this.updateGauges();
+    if (sync.entitled) await this.seed(sync, guild);
+    else this.dropMirror(sync);
+  }
+
+  /** Reads the whole guild from the platform into the mirror; on failure the mirror waits for a later try. */
+  private async seed(sync: GuildSync, guild: RegisteredGuild): Promise<void> {
+    if (Date.now() < sync.nextSeedAttemptAt) return;
+    const through = this.received;
+    try {
+      this.setMirror(
+        sync,
+        new GuildMirror(await this.platform.getGuildState(guild.platformGuildId)),
+        through,
+      );
+    } catch (error) {
+      sync.nextSeedAttemptAt = Date.now() + SEED_RETRY_MS;
+      this.dropMirror(sync);
+      this.logger.warn({ guild_id: guild.id, err: String(error) }, 'guild not read; mirrored again later');
+    }
+  }
+
+  /** Unknown answers count as paused: buffering is safe, mistaking a restore for a raid is not. */
+  private async pausedNow(guild: RegisteredGuild): Promise<boolean> {
+    try {
+      return await this.control.isPaused(guild.id);
+    } catch (error) {
+      this.logger.warn({ guild_id: guild.id, err: String(error) }, 'pause not checked; held as paused');
+      return true;
+    }
+  }
+
+  private async isEntitled(sync: GuildSync, guild: RegisteredGuild): Promise<boolean> {
+    try {
+      const { features } = await this.entitlements.get(guild.id);
+      sync.entitled = features.includes('RECOVERY_LIVE_SYNC');
+    } catch (error) {
+      this.logger.warn({ guild_id: guild.id, err: String(error) }, 'plan not checked; last answer kept');
+    }
+    return sync.entitled;
+  }
+
+  /**
+   * Our guild for a platform guild id, when it is registered and active. Only a found guild is
+   * cached: one registered a moment ago (on any replica) is followed from its next event.
+   */
+  private async registered(platformGuildId: string): Promise<RegisteredGuild | null> {
+    const guild = await this.registry.get(platformGuildId, async () => {
+      const found = await this.guildRegistry.findByPlatformId(platformGuildId);
+      return found?.active ? { id: found.id, platformGuildId } : null;
+    });
+    if (!guild) this.registry.invalidate(platformGuildId);
+    return guild;
+  }
+
+  private syncOf(platformGuildId: string): GuildSync {
+    let sync = this.guilds.get(platformGuildId);
+    if (!sync) {
+      sync = {
+        platformGuildId,
+        mirror: null,
+        seededThrough: 0,
+        entitled: false,
+        paused: false,
+        buffered: [],
+        droppedFromBuffer: 0,
+        nextSeedAttemptAt: 0,
+      };
+      this.guilds.set(platformGuildId, sync);
+    }
+    return sync;
+  }
+
+  private setMirror(sync: GuildSync, mirror: GuildMirror, seededThrough: number): void {
+    sync.mirror = mirror;
+    sync.seededThrough = seededThrough;
+    this.updateGauges();
+  }
+
+  private dropMirror(sync: GuildSync): void {
+    if (!sync.mirror) return;
+    sync.mirror = null;
+    this.updateGauges();
+  }
+
+  private forget(platformGuildId: string): void {
+    this.guilds.delete(platformGuildId);
+    this.registry.invalidate(platformGuildId);
+    this.updateGauges();
+  }
+
+  private updateGauges(): void {
+    const all = [...this.guilds.values()];
+    metrics.guilds.set(all.filter((sync) => sync.mirror !== null).length);
+    metrics.pausedGuilds.set(all.filter((sync) => sync.paused).length);
+  }
+
+  private connect(attempt: number): void {
+    this.start().catch((error: unknown) => {
+      if (!this.running) return;
+      const delay = Math.min(CONNECT_RETRY_MAX_MS, 1_000 * 2 ** attempt);
+      this.logger.error({ err: String(error), retry_in_ms: delay }, 'gateway connection failed');
+      this.connectTimer = setTimeout(() => this.connect(attempt + 1), delay);
+    });
+  }
+}
