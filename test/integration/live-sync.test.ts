@@ -17,7 +17,7 @@ type Kind = (typeof KINDS)[number];
 /**
  * Live sync in recovery, connected through discord.js to the fake platform's gateway: a raider's
  * destructive actions in a PRO guild are reported with their kind, and a restore's own changes are not.
- * AntiNuke's part is not asserted here; live sync's counter of actions handed to it is.
+ * The last test runs the whole chain: raid, gateway, live sync, AntiNuke's workflow, the incident.
  */
 describe('live sync', () => {
   const stack = new RecoveryStack({ worker: true, liveSync: true });
@@ -48,13 +48,15 @@ describe('live sync', () => {
     await dataSource?.destroy();
   });
 
-  /** A guild registered with recovery, on the PRO plan (RECOVERY_LIVE_SYNC), with a manual snapshot. */
-  async function proGuild(): Promise<{ seeded: SeededGuild; guildId: string; snapshotId: string }> {
+  /** A guild registered with recovery, on a plan with RECOVERY_LIVE_SYNC, with a manual snapshot. */
+  async function proGuild(
+    plan: 'PRO' | 'ENTERPRISE' = 'PRO',
+  ): Promise<{ seeded: SeededGuild; guildId: string; snapshotId: string }> {
     const seeded = seedProtectedGuild(stack.platform, `Guild ${uuidv7().slice(-6)}`);
     const registered = await post('/api/v1/guilds', { platform_guild_id: seeded.guildId });
     expect(registered.status).toBe(200);
     const guildId = registered.body.id as string;
-    await billing.publish(new SubscriptionScenario(guildId).started('PRO'));
+    await billing.publish(new SubscriptionScenario(guildId).started(plan));
     await waitFor('the licence', async () => {
       const rows = await dataSource.query(`SELECT 1 FROM licensing.licenses WHERE guild_id = $1`, [guildId]);
       return rows.length === 1;
@@ -155,5 +157,48 @@ describe('live sync', () => {
     // The restore's delete and creates came while it paused the guild, and the pause ended.
     expect(after.buffered).toBeGreaterThan(raided.buffered);
     expect(after.resumes).toBe(raided.resumes + 1);
+  });
+
+  it('end to end: a raid in an ENTERPRISE guild opens one incident, with a snapshot, through live sync', async () => {
+    const { seeded, guildId } = await proGuild('ENTERPRISE');
+    const owner = stack.user(OWNER);
+    await waitFor(
+      'AntiNuke to watch the guild',
+      async () => {
+        const settings = await stack.call(stack.recovery, 'GET', `/api/v1/guilds/${guildId}/antinuke`, owner);
+        return settings.body.workflow_running === true;
+      },
+      { timeoutMs: 60_000, intervalMs: 200 },
+    );
+
+    await raider.deleteChannel(seeded.channels.rules);
+    await raider.deleteChannel(seeded.channels.announcements);
+    await raider.deleteChannel(seeded.channels['mod-chat']);
+    const incidents = await waitFor(
+      'the incident',
+      async () => {
+        const list = await stack.call(stack.recovery, 'GET', `/api/v1/guilds/${guildId}/incidents`, owner);
+        const items = list.body.items as Record<string, unknown>[] | undefined;
+        return items?.length ? items : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 200 },
+    );
+    expect(incidents).toEqual([
+      expect.objectContaining({ actor_platform_user_id: ADMIN, action: 'channel_delete', count: 3 }),
+    ]);
+    const snapshotId = incidents[0].snapshot_id as string;
+    expect(snapshotId).toEqual(expect.any(String));
+    const snapshot = await stack.call(
+      stack.recovery,
+      'GET',
+      `/api/v1/snapshots/${snapshotId}?include_payload=true`,
+      owner,
+    );
+    expect(snapshot.body).toMatchObject({ trigger: 'antinuke' });
+    // Taken when the burst was noticed: the general channel, deleted only now, is still in it.
+    await raider.deleteChannel(seeded.channels.general);
+    const channels = (snapshot.body.payload as { channels: { id: string }[] }).channels.map((c) => c.id);
+    expect(channels).toContain(seeded.channels.general);
+    expect(channels).not.toContain(seeded.channels.rules);
   });
 });
