@@ -6,3 +6,4 @@ export * from './validation.pipe';
 export * from './metrics.module';
 export * from './ttl-cache';
 export * from './raw-body';
+export * from './periodic-task';

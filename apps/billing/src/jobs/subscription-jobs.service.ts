@@ -1,4 +1,5 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { PeriodicTask } from '@lib/runtime';
 import type { PlanDefinition } from '@lib/contracts';
 import { EntitlementsClient } from '@lib/entitlements';
 import { Counter } from 'prom-client';
@@ -38,9 +39,7 @@ export interface JobReport {
 @Injectable()
 export class SubscriptionJobsService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(SubscriptionJobsService.name);
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = false;
+  private readonly task: PeriodicTask;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -50,16 +49,19 @@ export class SubscriptionJobsService implements OnApplicationBootstrap, OnApplic
     private readonly payments: PaymentsService,
     private readonly events: SubscriptionEvents,
     private readonly entitlements: EntitlementsClient,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    if (this.settings.jobsEnabled) this.schedule();
+  ) {
+    this.task = new PeriodicTask(SubscriptionJobsService.name, settings.jobsIntervalMs, async () => {
+      const report = await this.runOnce();
+      if (Object.values(report).some((count) => count > 0)) this.logger.log(report, 'subscription jobs ran');
+    });
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+  onApplicationBootstrap(): void {
+    if (this.settings.jobsEnabled) this.task.start();
+  }
+
+  onApplicationShutdown(): Promise<void> {
+    return this.task.stop();
   }
 
   /** One pass of every job; what each did. */
@@ -70,19 +72,6 @@ export class SubscriptionJobsService implements OnApplicationBootstrap, OnApplic
       renewed: await this.renewDue(now),
       reconciled: await this.reconcilePending(now),
     };
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.runOnce()
-        .then((report) => {
-          if (Object.values(report).some((count) => count > 0))
-            this.logger.log(report, 'subscription jobs ran');
-        })
-        .catch((error: unknown) => this.logger.error({ err: String(error) }, 'subscription jobs failed'))
-        .finally(() => this.schedule());
-    }, this.settings.jobsIntervalMs);
   }
 
   /** The lower plan takes over at period end (a scheduled cancel takes priority and ends it instead). */

@@ -6,6 +6,7 @@ import {
   type OnModuleDestroy,
 } from '@nestjs/common';
 import { ChatPlatformClient } from '@lib/chat-platform';
+import { PeriodicTask } from '@lib/runtime';
 import { createHash } from 'node:crypto';
 import { Counter } from 'prom-client';
 import { decideAfterFailure } from './dm-retry';
@@ -36,30 +37,30 @@ const SENDERS = 5;
 @Injectable()
 export class DmSender implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(DmSender.name);
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = false;
+  private readonly task: PeriodicTask;
 
   constructor(
     private readonly notifications: NotificationsRepository,
     private readonly platform: ChatPlatformClient,
     @Inject(DM_SENDER_OPTIONS) private readonly options: DmSenderOptions,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    this.schedule(0);
+  ) {
+    this.task = new PeriodicTask(DmSender.name, options.pollIntervalMs, async () => {
+      await this.sendDue();
+    });
   }
 
-  async onModuleDestroy(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+  onApplicationBootstrap(): void {
+    this.task.start(0);
+  }
+
+  onModuleDestroy(): Promise<void> {
+    return this.task.stop();
   }
 
   /** One pass: sends every due DM, a batch at a time. Exposed for tests and standalone mode. */
   async sendDue(): Promise<number> {
     let sent = 0;
-    while (!this.stopped) {
+    while (!this.task.isStopped) {
       const batch = await this.notifications.claimDue(BATCH);
       // A few at a time: one slow or unreachable recipient must not hold up everyone else's DMs;
       // the REST client still queues them by the platform's rate-limit buckets.
@@ -74,16 +75,6 @@ export class DmSender implements OnApplicationBootstrap, OnModuleDestroy {
       if (batch.length < BATCH) break;
     }
     return sent;
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.sendDue()
-        .then(() => undefined)
-        .catch((error: unknown) => this.logger.error({ err: String(error) }, 'DM pass failed'))
-        .finally(() => this.schedule(this.options.pollIntervalMs));
-    }, delayMs);
   }
 
   private async send(row: NotificationRow): Promise<boolean> {
