@@ -1,5 +1,5 @@
 import { ALL_TOPICS, CONSUMER_GROUPS } from '@lib/contracts';
-import { createKafka } from '@lib/messaging';
+import { createKafka, ensureTopics } from '@lib/messaging';
 import type { DataSource } from 'typeorm';
 
 /**
@@ -10,7 +10,10 @@ import type { DataSource } from 'typeorm';
  * Call it while no notifier is running.
  */
 export async function skipNotifierBacklog(dataSource: DataSource): Promise<void> {
-  const admin = createKafka(process.env.KAFKA_BROKERS!, 'test-backlog').admin();
+  const kafka = createKafka(process.env.KAFKA_BROKERS!, 'test-backlog');
+  // On a fresh broker no app has created the topics yet, and offsets of a missing topic cannot be set.
+  await ensureTopics(kafka);
+  const admin = kafka.admin();
   await admin.connect();
   try {
     for (const topic of ALL_TOPICS) {
