@@ -1,8 +1,6 @@
-import { KafkaEnv, parseBoolean } from '@lib/config';
+import { HTTP_URL, KafkaEnv, parseBoolean } from '@lib/config';
 import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsNotEmpty, IsString, IsUrl, Matches, Max, MaxLength, Min } from 'class-validator';
-
-const HTTP_URL = { require_tld: false, protocols: ['http', 'https'] };
 
 export class BillingEnv extends KafkaEnv {
   override PORT = 3002;

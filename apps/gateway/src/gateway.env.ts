@@ -1,7 +1,5 @@
-import { BaseEnv } from '@lib/config';
+import { BaseEnv, HTTP_URL } from '@lib/config';
 import { IsInt, IsNotEmpty, IsString, IsUrl, Matches, Max, Min } from 'class-validator';
-
-const HTTP_URL = { require_tld: false, protocols: ['http', 'https'] };
 
 export class GatewayEnv extends BaseEnv {
   override PORT = 3000;

@@ -1,7 +1,5 @@
-import { KafkaEnv } from '@lib/config';
+import { HTTP_URL, KafkaEnv } from '@lib/config';
 import { IsInt, IsNotEmpty, IsString, IsUrl, Max, Min } from 'class-validator';
-
-const HTTP_URL = { require_tld: false, protocols: ['http', 'https'] };
 
 export class NotifierEnv extends KafkaEnv {
   override PORT = 3004;

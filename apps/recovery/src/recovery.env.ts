@@ -1,8 +1,6 @@
-import { KafkaEnv, parseBoolean } from '@lib/config';
+import { HTTP_URL, KafkaEnv, parseBoolean } from '@lib/config';
 import { Transform } from 'class-transformer';
 import { IsIn, IsNotEmpty, IsString, IsUrl, Matches } from 'class-validator';
-
-const HTTP_URL = { require_tld: false, protocols: ['http', 'https'] };
 
 export const RECOVERY_ROLES = ['api', 'worker', 'all'] as const;
 

@@ -1,7 +1,5 @@
-import { BaseEnv } from '@lib/config';
+import { BaseEnv, HTTP_URL } from '@lib/config';
 import { IsNotEmpty, IsString, IsUrl, Matches, MinLength } from 'class-validator';
-
-const HTTP_URL = { require_tld: false, protocols: ['http', 'https'] };
 
 export class WebhookIntakeEnv extends BaseEnv {
   override PORT = 3005;

@@ -7,6 +7,9 @@ export type NodeEnv = (typeof NODE_ENVS)[number];
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
+/** `@IsUrl` options for the URLs of sibling services and fakes: loopback and cluster hosts have no TLD. */
+export const HTTP_URL = { require_tld: false, protocols: ['http', 'https'] };
+
 /** Implicit conversion would read "false" as true; env booleans are spelled true/false/1/0. */
 export function parseBoolean(raw: unknown): unknown {
   if (raw === undefined || typeof raw === 'boolean') return raw;

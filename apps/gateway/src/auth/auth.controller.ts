@@ -2,13 +2,12 @@ import { Controller, Get, HttpCode, Inject, Post, Query, Req, Res } from '@nestj
 import { PublicRoute } from '@lib/identity';
 import { ApiFoundResponse, ApiOkResponse, ApiQuery } from '@nestjs/swagger';
 import { DomainError, ValidationError } from '@lib/problem-details';
-import { parse as parseCookies } from 'cookie';
 import type { CookieOptions, Request, Response } from 'express';
 import type Redis from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { PlatformOAuthClient } from './platform-oauth.client';
 import { GATEWAY_REDIS } from './redis';
-import { SESSION_COOKIE, sessionToken } from './session.guard';
+import { cookieValue, SESSION_COOKIE, sessionToken } from './session.guard';
 import { Sessions } from './sessions';
 import { type UserView, toUserView } from './user-view';
 import { UsersRepository } from './users.repository';
@@ -75,7 +74,7 @@ export class AuthController {
     @Query('state') state?: string,
     @Query('error') error?: string,
   ): Promise<void> {
-    const cookieState = req.headers.cookie ? parseCookies(req.headers.cookie)[STATE_COOKIE] : undefined;
+    const cookieState = cookieValue(req, STATE_COOKIE);
     res.clearCookie(STATE_COOKIE, this.cookie('/auth'));
     const known =
       typeof state === 'string' &&
