@@ -1,6 +1,9 @@
+import { FakeChatPlatform } from '@lib/testing';
 import Redis from 'ioredis';
+import { createHash } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
+import { type AppProcess, freePort, startApp } from '../support/app-process';
 import { openDataSource } from '../support/database';
 import { cookiePair, DASHBOARD_URL, GatewayStack } from '../support/gateway-stack';
 import { ADMIN, MEMBER, OWNER } from '../support/restore-scenario';
@@ -241,5 +244,124 @@ describe('gateway', () => {
     const viewer = await fetch(`${stack.gateway.url}/docs`);
     expect(viewer.status).toBe(200);
     expect(viewer.headers.get('content-type')).toContain('text/html');
+  });
+});
+
+/**
+ * Standalone mode: no REDIS_URL, so sessions, OAuth states and rate-limit counts are rows of
+ * identity.key_values. Only the gateway and the fake platform: login and sessions need no service.
+ */
+describe('gateway without REDIS_URL', () => {
+  const platform = new FakeChatPlatform();
+  let gateway: AppProcess;
+  let dataSource: DataSource;
+  let redis: Redis;
+
+  beforeAll(async () => {
+    dataSource = await openDataSource();
+    redis = new Redis(process.env.REDIS_URL!);
+    await platform.start();
+    const port = await freePort();
+    const redirectUri = `http://127.0.0.1:${port}/auth/callback`;
+    platform.registerOAuthApp({
+      clientId: process.env.DISCORD_CLIENT_ID!,
+      clientSecret: process.env.DISCORD_CLIENT_SECRET!,
+      redirectUris: [redirectUri],
+    });
+    gateway = await startApp(
+      'gateway',
+      {
+        REDIS_URL: '',
+        DISCORD_API_URL: `${platform.url}/api`,
+        DISCORD_OAUTH_URL: platform.url,
+        OAUTH_REDIRECT_URI: redirectUri,
+        DASHBOARD_URL,
+      },
+      { port },
+    );
+  });
+
+  afterAll(async () => {
+    await gateway?.stop();
+    await platform.stop();
+    redis?.disconnect();
+    await dataSource?.destroy();
+  });
+
+  const stored = async (key: string) =>
+    (
+      await dataSource.query<{ value: string; expires_at: Date }[]>(
+        'SELECT value, expires_at FROM identity.key_values WHERE key = $1 AND expires_at > now()',
+        [key],
+      )
+    )[0];
+  const me = (headers: Record<string, string>) => fetch(`${gateway.url}/api/v1/me`, { headers });
+
+  /** /auth/login, the platform's consent as `platformUserId`, and the callback URL it sends back. */
+  async function startLogin(platformUserId: string) {
+    const start = await fetch(`${gateway.url}/auth/login`, { redirect: 'manual' });
+    platform.loginAs(platformUserId);
+    const authorized = await fetch(start.headers.get('location')!, { redirect: 'manual' });
+    const callback = authorized.headers.get('location')!;
+    const state = new URL(callback).searchParams.get('state')!;
+    const finish = () =>
+      fetch(callback, {
+        redirect: 'manual',
+        headers: { cookie: cookiePair(start.headers, 'oauth_state'), accept: 'application/json' },
+      });
+    return { state, finish };
+  }
+
+  it('is ready with the key-value table in place of Redis', async () => {
+    const ready = await fetch(`${gateway.url}/health/ready`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({
+      status: 'ok',
+      info: { database: { status: 'up' }, 'key-value': { status: 'up' } },
+    });
+  });
+
+  it('keeps the OAuth state in the table until its one callback takes it', async () => {
+    const login = await startLogin(OWNER);
+    expect(await stored(`oauth:state:${login.state}`)).toMatchObject({ value: '1' });
+    expect((await login.finish()).status).toBe(200);
+    expect(await stored(`oauth:state:${login.state}`)).toBeUndefined();
+    const again = await login.finish();
+    expect(again.status).toBe(400);
+    expect(await again.json()).toMatchObject({ code: 'ErrInvalidOAuthState' });
+  });
+
+  it('logs in with a session kept in the table, counted per request, and ended by logout', async () => {
+    const done = await (await startLogin(MEMBER)).finish();
+    expect(done.status).toBe(200);
+    const { token, user } = (await done.json()) as { token: string; user: { id: string } };
+    const sessionKey = `session:${createHash('sha256').update(token).digest('hex')}`;
+    const row = await stored(sessionKey);
+    expect(JSON.parse(row.value)).toMatchObject({ user_id: user.id, platform_user_id: MEMBER });
+    // SESSION_TTL_S: 7 days by default.
+    expect(row.expires_at.getTime() - Date.now()).toBeGreaterThan(7 * 86_400_000 - 60_000);
+    expect(await redis.exists(sessionKey)).toBe(0);
+
+    const byBearer = await me({ authorization: `Bearer ${token}` });
+    expect(byBearer.status).toBe(200);
+    const body = (await byBearer.json()) as { id: string; session: { id: string } };
+    expect(body.id).toBe(user.id);
+    const byCookie = await me({ cookie: cookiePair(done.headers, 'sid') });
+    expect(byCookie.status).toBe(200);
+    const [{ counted }] = await dataSource.query<{ counted: number }[]>(
+      `SELECT coalesce(sum(value::int), 0)::int AS counted FROM identity.key_values WHERE key LIKE $1`,
+      [`rl:s:${body.session.id}:%`],
+    );
+    expect(counted).toBe(2);
+
+    const out = await fetch(`${gateway.url}/auth/logout`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(out.status).toBe(204);
+    expect(await stored(sessionKey)).toBeUndefined();
+    const after = await me({ authorization: `Bearer ${token}` });
+    expect(after.status).toBe(401);
+    expect(await after.json()).toMatchObject({ code: 'ErrUnauthenticated' });
   });
 });

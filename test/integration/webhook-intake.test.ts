@@ -1,4 +1,6 @@
 import { type ProviderWebhookBody, PROVIDER_SIGNATURE_HEADER } from '@lib/contracts';
+import { FakePaymentProvider } from '@lib/testing';
+import Redis from 'ioredis';
 import { spawn } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
@@ -465,5 +467,104 @@ describe('webhook intake', () => {
     expect(
       await metric('webhook_received_total{source="provider",outcome="duplicate"}'),
     ).toBeGreaterThanOrEqual(450);
+  });
+});
+
+/**
+ * Standalone mode: no REDIS_URL, so the idempotency keys are rows of webhook.key_values. Billing is
+ * a stand-in here (what it does with an event is not the point), behind the same counting tap.
+ */
+describe('webhook intake without REDIS_URL', () => {
+  const provider = new FakePaymentProvider();
+  let billing: Server;
+  let tap: BillingTap;
+  let intake: AppProcess;
+  let dataSource: DataSource;
+  let redis: Redis;
+
+  beforeAll(async () => {
+    dataSource = await openDataSource();
+    redis = new Redis(process.env.REDIS_URL!);
+    billing = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ outcome: 'applied', detail: 'stand-in' }));
+    });
+    await new Promise<void>((resolve) => billing.listen(0, '127.0.0.1', resolve));
+    tap = new BillingTap(`http://127.0.0.1:${(billing.address() as AddressInfo).port}`);
+    intake = await startApp('webhook-intake', { BILLING_URL: await tap.start(), REDIS_URL: '' });
+  });
+
+  afterAll(async () => {
+    await intake?.stop();
+    await tap?.stop();
+    billing?.closeAllConnections();
+    await new Promise((resolve) => billing?.close(resolve));
+    redis?.disconnect();
+    await dataSource?.destroy();
+  });
+
+  const send = (body: ProviderWebhookBody) => provider.sendWebhook(`${intake.url}/webhooks/provider`, body);
+  const newEvent = () =>
+    provider.webhookEvent('PAYMENT.DONE', {
+      paymentKey: `pay_${uuidv7()}`,
+      orderId: `order_${uuidv7()}`,
+      status: 'DONE',
+      approvedAt: new Date().toISOString(),
+      totalAmount: 9_900,
+      customerKey: 'user_x',
+    });
+  const rows = (eventId: string) =>
+    dataSource.query<{ id: string; processing_result: string; duplicate_of: string | null }[]>(
+      `SELECT id, processing_result, duplicate_of FROM webhook.webhook_events
+        WHERE external_event_id = $1 ORDER BY created_at, id`,
+      [eventId],
+    );
+  const results = async (eventId: string) => (await rows(eventId)).map((row) => row.processing_result);
+  const claim = async (eventId: string) =>
+    (
+      await dataSource.query<{ expires_at: Date }[]>(
+        `SELECT expires_at FROM webhook.key_values WHERE key = $1 AND expires_at > now()`,
+        [`idem:webhook:provider:${eventId}`],
+      )
+    )[0];
+
+  it('claims the key in Postgres for 24 h and answers the resend as a duplicate, routed once', async () => {
+    const event = newEvent();
+    expect(await send(event)).toEqual({ status: 200, body: '' });
+    const claimed = await claim(event.eventId);
+    expect(claimed.expires_at.getTime() - Date.now()).toBeGreaterThan(86_400_000 - 60_000);
+    expect(claimed.expires_at.getTime() - Date.now()).toBeLessThanOrEqual(86_400_000);
+    expect(await redis.exists(`idem:webhook:provider:${event.eventId}`)).toBe(0);
+
+    expect(await send(event)).toEqual({ status: 200, body: '' });
+    const [original, duplicate] = await rows(event.eventId);
+    expect([original.processing_result, duplicate.processing_result]).toEqual(['success', 'duplicate']);
+    expect(duplicate.duplicate_of).toBe(original.id);
+    expect(tap.routed.get(event.eventId)).toBe(1);
+  });
+
+  it('routes an event once when 10 copies arrive at the same time', async () => {
+    const event = newEvent();
+    const answers = await Promise.all(Array.from({ length: 10 }, () => send(event)));
+    expect(answers.map((answer) => answer.status)).toEqual(Array<number>(10).fill(200));
+    expect((await results(event.eventId)).sort()).toEqual([...Array<string>(9).fill('duplicate'), 'success']);
+    expect(tap.routed.get(event.eventId)).toBe(1);
+  });
+
+  it('releases the claim when routing fails, so the resend is processed again', async () => {
+    const event = newEvent();
+    tap.failing = true;
+    try {
+      expect((await send(event)).status).toBe(500);
+    } finally {
+      tap.failing = false;
+    }
+    expect(await claim(event.eventId)).toBeUndefined();
+    expect(await send(event)).toEqual({ status: 200, body: '' });
+    expect(await results(event.eventId)).toEqual(['success']);
+    expect(tap.routed.get(event.eventId)).toBe(1);
+    expect(await claim(event.eventId)).toBeDefined();
+    expect(await send(event)).toEqual({ status: 200, body: '' });
+    expect(await results(event.eventId)).toEqual(['success', 'duplicate']);
   });
 });

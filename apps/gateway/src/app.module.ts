@@ -7,14 +7,13 @@ import {
 } from '@nestjs/common';
 import { DatabaseModule } from '@lib/database';
 import { IdentityModule } from '@lib/identity';
+import { KEY_VALUE_STORE, KeyValueModule, type KeyValueStore } from '@lib/key-value';
 import { HealthModule, LoggingModule, MetricsModule } from '@lib/runtime';
-import type Redis from 'ioredis';
 import { AUTH_OPTIONS, AuthController, type AuthOptions } from './auth/auth.controller';
 import { IpRateLimitMiddleware } from './auth/ip-rate-limit.middleware';
 import { MeController } from './auth/me.controller';
 import { PlatformOAuthClient } from './auth/platform-oauth.client';
 import { RateLimiter } from './auth/rate-limiter';
-import { GATEWAY_REDIS, GatewayRedisModule } from './auth/redis';
 import { RATE_LIMITS, type RateLimits, SessionGuard } from './auth/session.guard';
 import { SESSION_OPTIONS, Sessions } from './auth/sessions';
 import { UsersRepository } from './auth/users.repository';
@@ -37,16 +36,17 @@ export class AppModule implements NestModule {
           migrateOnStart: config.MIGRATE_ON_START,
         }),
         IdentityModule.forService({ secret: config.INTERNAL_JWT_SECRET, service: 'gateway' }),
-        GatewayRedisModule.forRoot(config.REDIS_URL),
+        KeyValueModule.forRoot({
+          redisUrl: config.REDIS_URL,
+          // A request must fail fast when Redis is down, not queue behind reconnects.
+          redisOptions: { maxRetriesPerRequest: 1, enableOfflineQueue: false },
+          schema: gatewayDatabase.schema,
+        }),
         HealthModule.forRoot({
-          inject: [GATEWAY_REDIS],
-          useFactory: (redis: Redis) => [
-            {
-              name: 'redis',
-              check: async () => {
-                await redis.ping();
-              },
-            },
+          inject: [KEY_VALUE_STORE],
+          useFactory: (store: KeyValueStore) => [
+            // Named after what it checks: Redis, or the key_values table in standalone mode.
+            { name: config.REDIS_URL ? 'redis' : 'key-value', check: () => store.ping() },
           ],
         }),
         MetricsModule,

@@ -1,12 +1,18 @@
 import { BaseEnv, HTTP_URL } from '@lib/config';
-import { IsInt, IsNotEmpty, IsString, IsUrl, Matches, Max, Min } from 'class-validator';
+import { Transform } from 'class-transformer';
+import { IsInt, IsNotEmpty, IsOptional, IsString, IsUrl, Matches, Max, Min } from 'class-validator';
 
 export class GatewayEnv extends BaseEnv {
   override PORT = 3000;
 
-  /** Sessions, OAuth states and rate-limit counters. */
+  /**
+   * Sessions, OAuth states and rate-limit counters, shared by every replica. Unset (or empty): they
+   * live in Postgres (`identity.key_values`) instead, for standalone mode without Redis.
+   */
+  @Transform(({ value }: { value: unknown }) => (value === '' ? undefined : value))
+  @IsOptional()
   @Matches(/^rediss?:\/\/.+/, { message: 'REDIS_URL must be a redis:// URL' })
-  REDIS_URL!: string;
+  REDIS_URL?: string;
 
   /** The chat platform's REST API without the version (token exchange, the user's profile). */
   @IsUrl(HTTP_URL, { message: 'DISCORD_API_URL must be an http(s) URL' })

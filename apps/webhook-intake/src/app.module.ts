@@ -1,6 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { DatabaseModule } from '@lib/database';
 import { IdentityModule } from '@lib/identity';
+import { KeyValueModule } from '@lib/key-value';
 import { HealthModule, LoggingModule, MetricsModule } from '@lib/runtime';
 import { webhookIntakeDatabase } from './database';
 import { WEBHOOK_PATH } from './webhooks/webhooks.controller';
@@ -21,6 +22,18 @@ export class AppModule {
           migrateOnStart: config.MIGRATE_ON_START,
         }),
         IdentityModule.forService({ secret: config.INTERNAL_JWT_SECRET, service: 'webhook-intake' }),
+        KeyValueModule.forRoot({
+          redisUrl: config.REDIS_URL,
+          // Fail fast instead of queueing while disconnected: the database deduplicates meanwhile.
+          redisOptions: {
+            enableOfflineQueue: false,
+            maxRetriesPerRequest: 0,
+            connectTimeout: 1_000,
+            commandTimeout: 500,
+            retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
+          },
+          schema: webhookIntakeDatabase.schema,
+        }),
         HealthModule.forRoot(),
         MetricsModule,
         WebhookIntakeModule.forRoot(config),

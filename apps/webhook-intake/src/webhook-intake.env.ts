@@ -1,12 +1,18 @@
 import { BaseEnv, HTTP_URL } from '@lib/config';
-import { IsNotEmpty, IsString, IsUrl, Matches, MinLength } from 'class-validator';
+import { Transform } from 'class-transformer';
+import { IsNotEmpty, IsOptional, IsString, IsUrl, Matches, MinLength } from 'class-validator';
 
 export class WebhookIntakeEnv extends BaseEnv {
   override PORT = 3005;
 
-  /** Idempotency keys (`idem:webhook:<source>:<id>`, 24 h); the database backs them up when it is down. */
+  /**
+   * Idempotency keys (`idem:webhook:<source>:<id>`, 24 h); the database backs them up when Redis is
+   * down. Unset (or empty): the keys live in Postgres (`webhook.key_values`), for standalone mode.
+   */
+  @Transform(({ value }: { value: unknown }) => (value === '' ? undefined : value))
+  @IsOptional()
   @Matches(/^rediss?:\/\/.+/, { message: 'REDIS_URL must be a redis:// URL' })
-  REDIS_URL!: string;
+  REDIS_URL?: string;
 
   /** The provider's webhook secret: HMAC-SHA256 key of `Provider-Signature` (spec §5.4). */
   @IsString()

@@ -1,4 +1,4 @@
-import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { type DynamicModule, Module } from '@nestjs/common';
 import { InternalTokenCodec } from '@lib/identity';
 import { AdminTokenDigests, AdminTokenGuard } from './admin/admin-token.guard';
 import { WebhookEventsController } from './admin/webhook-events.controller';
@@ -11,15 +11,13 @@ import type { WebhookIntakeEnv } from './webhook-intake.env';
 
 /** The provider's webhook endpoint and the operator tools over what it recorded. */
 @Module({})
-export class WebhookIntakeModule implements OnApplicationShutdown {
-  constructor(@Inject(WebhookIdempotency) private readonly idempotency: WebhookIdempotency) {}
-
+export class WebhookIntakeModule {
   static forRoot(config: WebhookIntakeEnv): DynamicModule {
     return {
       module: WebhookIntakeModule,
       controllers: [WebhooksController, WebhookEventsController],
       providers: [
-        { provide: WebhookIdempotency, useFactory: () => new WebhookIdempotency(config.REDIS_URL) },
+        WebhookIdempotency,
         {
           provide: BillingRouter,
           inject: [InternalTokenCodec],
@@ -39,9 +37,5 @@ export class WebhookIntakeModule implements OnApplicationShutdown {
         },
       ],
     };
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.idempotency.close();
   }
 }

@@ -1,12 +1,11 @@
 import { Controller, Get, HttpCode, Inject, Post, Query, Req, Res } from '@nestjs/common';
 import { PublicRoute } from '@lib/identity';
 import { ApiFoundResponse, ApiOkResponse, ApiQuery } from '@nestjs/swagger';
+import { KEY_VALUE_STORE, type KeyValueStore } from '@lib/key-value';
 import { DomainError, ValidationError } from '@lib/problem-details';
 import type { CookieOptions, Request, Response } from 'express';
-import type Redis from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { PlatformOAuthClient } from './platform-oauth.client';
-import { GATEWAY_REDIS } from './redis';
 import { cookieValue, SESSION_COOKIE, sessionToken } from './session.guard';
 import { Sessions } from './sessions';
 import { type UserView, toUserView } from './user-view';
@@ -33,8 +32,9 @@ export interface LoginView {
 
 /**
  * Spec §5.1: OAuth 2.0 authorization-code login with the chat platform. The `state` is random, kept
- * in Redis for 10 minutes and in a cookie of the browser that started the login: the callback needs
- * both (a login someone else started cannot be completed in your browser), and each works once.
+ * in the key-value store for 10 minutes and in a cookie of the browser that started the login: the
+ * callback needs both (a login someone else started cannot be completed in your browser), and each
+ * works once (the callback takes the state out of the store).
  * A browser gets the `sid` cookie and is sent to the dashboard; a client that asks for JSON
  * (`Accept: application/json`) gets the token to send as `Authorization: Bearer`.
  */
@@ -45,7 +45,7 @@ export class AuthController {
     private readonly oauth: PlatformOAuthClient,
     private readonly users: UsersRepository,
     private readonly sessions: Sessions,
-    @Inject(GATEWAY_REDIS) private readonly redis: Redis,
+    @Inject(KEY_VALUE_STORE) private readonly store: KeyValueStore,
     @Inject(AUTH_OPTIONS) private readonly options: AuthOptions,
   ) {}
 
@@ -54,7 +54,7 @@ export class AuthController {
   @ApiOkResponse({ description: '`{ authorize_url }` for a client that sends `Accept: application/json`.' })
   async login(@Req() req: Request, @Res() res: Response): Promise<void> {
     const state = randomBytes(24).toString('base64url');
-    await this.redis.set(`oauth:state:${state}`, '1', 'EX', STATE_TTL_S);
+    await this.store.set(`oauth:state:${state}`, '1', STATE_TTL_S);
     res.cookie(STATE_COOKIE, state, this.cookie('/auth', STATE_TTL_S));
     const authorizeUrl = this.oauth.authorizeUrl(state);
     if (wantsJson(req)) res.status(200).json({ authorize_url: authorizeUrl });
@@ -80,7 +80,7 @@ export class AuthController {
       typeof state === 'string' &&
       STATE_PATTERN.test(state) &&
       state === cookieState &&
-      (await this.redis.getdel(`oauth:state:${state}`)) !== null;
+      (await this.store.take(`oauth:state:${state}`)) !== null;
     if (!known) {
       throw new DomainError(
         'ErrInvalidOAuthState',

@@ -1,21 +1,20 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DomainError } from '@lib/problem-details';
+import { KEY_VALUE_STORE, type KeyValueStore } from '@lib/key-value';
 import type { Response } from 'express';
-import type Redis from 'ioredis';
-import { GATEWAY_REDIS } from './redis';
 
 const WINDOW_MS = 60_000;
 
 /**
- * Fixed one-minute windows counted in Redis, so every gateway replica shares one count per client.
- * When Redis cannot count, requests pass: the limiter protects the services, it must not become
- * the outage (sessions, which need Redis too, fail on their own).
+ * Fixed one-minute windows counted in the key-value store, so every gateway replica shares one
+ * count per client. When the store cannot count, requests pass: the limiter protects the services,
+ * it must not become the outage (sessions, which need the store too, fail on their own).
  */
 @Injectable()
 export class RateLimiter {
   private readonly logger = new Logger(RateLimiter.name);
 
-  constructor(@Inject(GATEWAY_REDIS) private readonly redis: Redis) {}
+  constructor(@Inject(KEY_VALUE_STORE) private readonly store: KeyValueStore) {}
 
   /** Counts one request against `key`; over `limit` it answers 429 with `Retry-After`. */
   async consume(key: string, limit: number, res: Response, now = Date.now()): Promise<void> {
@@ -23,14 +22,10 @@ export class RateLimiter {
     const counter = `rl:${key}:${window}`;
     let count: number;
     try {
-      const results = await this.redis
-        .multi()
-        .incr(counter)
-        .pexpire(counter, WINDOW_MS + 1_000)
-        .exec();
-      count = Number(results?.[0]?.[1] ?? 0);
+      // Outlives its window by a second, for a replica whose clock runs slightly late.
+      count = await this.store.increment(counter, WINDOW_MS + 1_000);
     } catch (error) {
-      this.logger.warn({ err: String(error) }, 'rate limit not counted: Redis unavailable');
+      this.logger.warn({ err: String(error) }, 'rate limit not counted: key-value store unavailable');
       return;
     }
     if (count <= limit) return;

@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type Redis from 'ioredis';
+import { KEY_VALUE_STORE, type KeyValueStore } from '@lib/key-value';
 import { createHash, randomBytes } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
-import { GATEWAY_REDIS } from './redis';
 
 export interface Session {
   session_id: string;
@@ -16,13 +15,14 @@ export const SESSION_OPTIONS = Symbol('SESSION_OPTIONS');
 
 /**
  * Server-side sessions (ARCHITECTURE.md): the client holds an opaque random token (cookie `sid` or
- * `Authorization: Bearer`); Redis holds the session under the token's SHA-256, so a copy of Redis
- * yields no usable token. Fixed lifetime from login; logout deletes it.
+ * `Authorization: Bearer`); the key-value store (Redis, or Postgres in standalone mode) holds the
+ * session under the token's SHA-256, so a copy of the store yields no usable token. Fixed lifetime
+ * from login; logout deletes it.
  */
 @Injectable()
 export class Sessions {
   constructor(
-    @Inject(GATEWAY_REDIS) private readonly redis: Redis,
+    @Inject(KEY_VALUE_STORE) private readonly store: KeyValueStore,
     @Inject(SESSION_OPTIONS) private readonly options: { ttlSeconds: number },
   ) {}
 
@@ -39,19 +39,19 @@ export class Sessions {
       created_at: new Date(now).toISOString(),
       expires_at: new Date(now + this.options.ttlSeconds * 1000).toISOString(),
     };
-    await this.redis.set(key(token), JSON.stringify(session), 'EX', this.options.ttlSeconds);
+    await this.store.set(key(token), JSON.stringify(session), this.options.ttlSeconds);
     return { token, session };
   }
 
   /** The live session of a token, or null (unknown, expired, logged out, malformed). */
   async find(token: string): Promise<Session | null> {
     if (!TOKEN.test(token)) return null;
-    const raw = await this.redis.get(key(token));
+    const raw = await this.store.get(key(token));
     return raw ? (JSON.parse(raw) as Session) : null;
   }
 
   async close(token: string): Promise<void> {
-    if (TOKEN.test(token)) await this.redis.del(key(token));
+    if (TOKEN.test(token)) await this.store.delete(key(token));
   }
 }
 

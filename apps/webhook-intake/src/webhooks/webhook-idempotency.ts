@@ -1,5 +1,5 @@
-import { Logger } from '@nestjs/common';
-import Redis from 'ioredis';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { KEY_VALUE_STORE, type KeyValueStore } from '@lib/key-value';
 
 /** Spec §8: webhook idempotency key lifetime. */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
@@ -7,28 +7,16 @@ export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
 export type IdempotencyClaim = 'acquired' | 'exists' | 'unavailable';
 
 /**
- * The first line of deduplication (spec §4.9 step 2): `SET idem:webhook:<source>:<id> NX EX 86400`.
- * Redis being down must not stop the intake: the claim is then `unavailable` and the database's
- * unique index decides alone. Commands fail fast instead of queueing while disconnected.
+ * The first line of deduplication (spec §4.9 step 2): `idem:webhook:<source>:<id>` set only when
+ * absent, for 24 h, in the key-value store (Redis's `SET NX EX`, or its Postgres table in standalone
+ * mode). The store being down must not stop the intake: the claim is then `unavailable` and the
+ * database's unique index decides alone.
  */
+@Injectable()
 export class WebhookIdempotency {
   private readonly logger = new Logger(WebhookIdempotency.name);
-  private readonly redis: Redis;
 
-  constructor(url: string) {
-    this.redis = new Redis(url, {
-      lazyConnect: false,
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      connectTimeout: 1_000,
-      commandTimeout: 500,
-      retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
-    });
-    // Without a listener ioredis reports every failed reconnect as an unhandled error event.
-    this.redis.on('error', (error: Error) =>
-      this.logger.debug({ err: error.message }, 'redis connection error'),
-    );
-  }
+  constructor(@Inject(KEY_VALUE_STORE) private readonly store: KeyValueStore) {}
 
   static key(source: string, externalEventId: string): string {
     return `idem:webhook:${source}:${externalEventId}`;
@@ -36,18 +24,16 @@ export class WebhookIdempotency {
 
   async claim(source: string, externalEventId: string): Promise<IdempotencyClaim> {
     try {
-      const set = await this.redis.set(
+      const acquired = await this.store.setIfAbsent(
         WebhookIdempotency.key(source, externalEventId),
         '1',
-        'EX',
         IDEMPOTENCY_TTL_SECONDS,
-        'NX',
       );
-      return set === 'OK' ? 'acquired' : 'exists';
+      return acquired ? 'acquired' : 'exists';
     } catch (error) {
       this.logger.warn(
         { err: (error as Error).message },
-        'redis unavailable; the database alone deduplicates',
+        'idempotency store unavailable; the database alone deduplicates',
       );
       return 'unavailable';
     }
@@ -56,13 +42,12 @@ export class WebhookIdempotency {
   /** After a failed routing the resend must be processed again, not taken for a duplicate. */
   async release(source: string, externalEventId: string): Promise<void> {
     try {
-      await this.redis.del(WebhookIdempotency.key(source, externalEventId));
+      await this.store.delete(WebhookIdempotency.key(source, externalEventId));
     } catch (error) {
-      this.logger.warn({ err: (error as Error).message }, 'redis unavailable; idempotency key not released');
+      this.logger.warn(
+        { err: (error as Error).message },
+        'idempotency store unavailable; idempotency key not released',
+      );
     }
-  }
-
-  async close(): Promise<void> {
-    await this.redis.quit().catch(() => this.redis.disconnect());
   }
 }

@@ -47,7 +47,7 @@ interface ParsedEvent {
  * Spec §4.9 in order: verify the signature over the raw bytes, claim the idempotency key, record the
  * event pending, route it to billing, record the result. A failed routing releases the key and
  * leaves the row `failed`, so the provider's resend is processed again rather than answered as a
- * duplicate; the unique row in the database makes it exactly once when Redis is down.
+ * duplicate; the unique row in the database makes it exactly once when the idempotency store is down.
  */
 @Injectable()
 export class WebhookIntakeService {

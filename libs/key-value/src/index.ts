@@ -1,0 +1,5 @@
+export * from './key-value-store';
+export * from './key-value.module';
+export * from './key-value.schema';
+export * from './postgres-key-value-store';
+export * from './redis-key-value-store';

@@ -1,0 +1,48 @@
+import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import type { RedisOptions } from 'ioredis';
+import { DataSource } from 'typeorm';
+import { KEY_VALUE_STORE, type KeyValueStore } from './key-value-store';
+import { PostgresKeyValueStore } from './postgres-key-value-store';
+import { RedisKeyValueStore } from './redis-key-value-store';
+
+export interface KeyValueModuleOptions {
+  /** Redis at this URL when it is set and not empty; otherwise the service's Postgres table. */
+  redisUrl?: string;
+  /** The Redis connection's options (each app's own fail-fast settings). */
+  redisOptions?: RedisOptions;
+  /** The service's schema, whose `key_values` table serves when there is no Redis. */
+  schema: string;
+}
+
+/** ARCHITECTURE.md standalone mode: Redis is replaced by Postgres unless REDIS_URL is set. */
+export function createKeyValueStore(options: KeyValueModuleOptions, dataSource: DataSource): KeyValueStore {
+  return options.redisUrl
+    ? new RedisKeyValueStore(options.redisUrl, options.redisOptions)
+    : new PostgresKeyValueStore(dataSource, { schema: options.schema });
+}
+
+/** Provides KEY_VALUE_STORE everywhere in the app (the readiness check pings the same store). */
+@Module({})
+export class KeyValueModule implements OnApplicationShutdown {
+  constructor(@Inject(KEY_VALUE_STORE) private readonly store: KeyValueStore) {}
+
+  static forRoot(options: KeyValueModuleOptions): DynamicModule {
+    return {
+      module: KeyValueModule,
+      global: true,
+      providers: [
+        {
+          provide: KEY_VALUE_STORE,
+          inject: [DataSource],
+          useFactory: (dataSource: DataSource) => createKeyValueStore(options, dataSource),
+        },
+      ],
+      exports: [KEY_VALUE_STORE],
+    };
+  }
+
+  /** After the HTTP server has closed, so no request in flight loses its store. */
+  async onApplicationShutdown(): Promise<void> {
+    await this.store.close();
+  }
+}
