@@ -3,10 +3,9 @@ import { DatabaseModule } from '@lib/database';
 import { EntitlementsModule } from '@lib/entitlements';
 import { GuildAccessModule } from '@lib/guild-access';
 import { IdentityModule } from '@lib/identity';
-import { checkKafka, KAFKA_ADMIN, MessagingModule } from '@lib/messaging';
+import { MessagingModule, MESSAGING_READINESS, transportOf } from '@lib/messaging';
 import { OutboxModule } from '@lib/outbox';
-import { HealthModule, LoggingModule, MetricsModule } from '@lib/runtime';
-import type { Admin } from 'kafkajs';
+import { HealthModule, LoggingModule, MetricsModule, type ReadinessCheck } from '@lib/runtime';
 import type { BillingEnv } from './billing.env';
 import { BillingModule } from './billing.module';
 import { billingDatabase } from './database';
@@ -24,7 +23,7 @@ export class AppModule {
           migrateOnStart: config.MIGRATE_ON_START,
         }),
         IdentityModule.forService({ secret: config.INTERNAL_JWT_SECRET, service: 'billing' }),
-        MessagingModule.forService({ brokers: config.KAFKA_BROKERS, clientId: 'billing', schema: 'billing' }),
+        MessagingModule.forService({ ...transportOf(config), clientId: 'billing', schema: 'billing' }),
         OutboxModule.forService({
           schema: billingDatabase.schema,
           producer: 'billing',
@@ -33,8 +32,8 @@ export class AppModule {
           publisher: MessagingModule.publisherProvider(),
         }),
         HealthModule.forRoot({
-          inject: [KAFKA_ADMIN],
-          useFactory: (admin: Admin) => [{ name: 'kafka', check: () => checkKafka(admin) }],
+          inject: [MESSAGING_READINESS],
+          useFactory: (events: ReadinessCheck) => [events],
         }),
         MetricsModule,
         GuildAccessModule.forService({ recoveryUrl: config.RECOVERY_URL, service: 'billing' }),

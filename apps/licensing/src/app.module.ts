@@ -3,10 +3,9 @@ import { CONSUMER_GROUPS, TOPICS } from '@lib/contracts';
 import { DatabaseModule } from '@lib/database';
 import { GuildAccessModule } from '@lib/guild-access';
 import { IdentityModule } from '@lib/identity';
-import { checkKafka, EVENT_HANDLERS, KAFKA_ADMIN, MessagingModule } from '@lib/messaging';
+import { EVENT_HANDLERS, MessagingModule, MESSAGING_READINESS, transportOf } from '@lib/messaging';
 import { OutboxModule } from '@lib/outbox';
-import { HealthModule, LoggingModule, MetricsModule } from '@lib/runtime';
-import type { Admin } from 'kafkajs';
+import { HealthModule, LoggingModule, MetricsModule, type ReadinessCheck } from '@lib/runtime';
 import type { LicensingEnv } from './licensing.env';
 import { licensingDatabase } from './database';
 import { LicenseEventsHandler } from './licenses/license-events.handler';
@@ -28,7 +27,7 @@ export class AppModule {
         GuildAccessModule.forService({ recoveryUrl: config.RECOVERY_URL, service: 'licensing' }),
         MessagingModule.forService(
           {
-            brokers: config.KAFKA_BROKERS,
+            ...transportOf(config),
             clientId: 'licensing',
             schema: licensingDatabase.schema,
             consume: { groupId: CONSUMER_GROUPS.licensing, topics: [TOPICS.billing] },
@@ -50,8 +49,8 @@ export class AppModule {
           publisher: MessagingModule.publisherProvider(),
         }),
         HealthModule.forRoot({
-          inject: [KAFKA_ADMIN],
-          useFactory: (admin: Admin) => [{ name: 'kafka', check: () => checkKafka(admin) }],
+          inject: [MESSAGING_READINESS],
+          useFactory: (events: ReadinessCheck) => [events],
         }),
         MetricsModule,
         LicensingModule,

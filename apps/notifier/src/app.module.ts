@@ -4,9 +4,14 @@ import { ALL_TOPICS, CONSUMER_GROUPS } from '@lib/contracts';
 import { DatabaseModule } from '@lib/database';
 import { GuildAccessModule } from '@lib/guild-access';
 import { IdentityModule } from '@lib/identity';
-import { checkKafka, EVENT_HANDLERS, type EventHandler, KAFKA_ADMIN, MessagingModule } from '@lib/messaging';
-import { HealthModule, LoggingModule, MetricsModule } from '@lib/runtime';
-import type { Admin } from 'kafkajs';
+import {
+  EVENT_HANDLERS,
+  type EventHandler,
+  MessagingModule,
+  MESSAGING_READINESS,
+  transportOf,
+} from '@lib/messaging';
+import { HealthModule, LoggingModule, MetricsModule, type ReadinessCheck } from '@lib/runtime';
 import { AuditLogController } from './audit/audit-log.controller';
 import { AuditLogHandler } from './audit/audit-log.handler';
 import { notifierDatabase } from './database';
@@ -33,7 +38,7 @@ export class AppModule {
         GuildAccessModule.forService({ recoveryUrl: config.RECOVERY_URL, service: 'notifier' }),
         MessagingModule.forService(
           {
-            brokers: config.KAFKA_BROKERS,
+            ...transportOf(config),
             clientId: 'notifier',
             schema: notifierDatabase.schema,
             consume: { groupId: CONSUMER_GROUPS.notifier, topics: ALL_TOPICS },
@@ -51,8 +56,8 @@ export class AppModule {
           ],
         ),
         HealthModule.forRoot({
-          inject: [KAFKA_ADMIN],
-          useFactory: (admin: Admin) => [{ name: 'kafka', check: () => checkKafka(admin) }],
+          inject: [MESSAGING_READINESS],
+          useFactory: (events: ReadinessCheck) => [events],
         }),
         MetricsModule,
       ],

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { Transform } from 'class-transformer';
-import { IsIn, IsInt, IsNotEmpty, IsString, Matches, Max, Min, MinLength } from 'class-validator';
+import { IsIn, IsInt, IsNotEmpty, IsString, Matches, Max, Min, MinLength, ValidateIf } from 'class-validator';
 
 export const NODE_ENVS = ['development', 'test', 'production'] as const;
 export type NodeEnv = (typeof NODE_ENVS)[number];
@@ -45,8 +45,19 @@ export class BaseEnv {
   MIGRATE_ON_START: boolean = false;
 }
 
+export const EVENT_TRANSPORTS = ['kafka', 'in-process'] as const;
+
 /** Apps that publish or consume domain events. */
 export class KafkaEnv extends BaseEnv {
+  /**
+   * `kafka` (the distributed deployment) or `in-process`: standalone mode, where every context runs
+   * in one process and the outbox relays hand events straight to its consumers. Never set
+   * `in-process` on an app that runs on its own: no other process would see its events.
+   */
+  @IsIn(EVENT_TRANSPORTS, { message: `EVENT_TRANSPORT must be one of ${EVENT_TRANSPORTS.join(', ')}` })
+  EVENT_TRANSPORT: (typeof EVENT_TRANSPORTS)[number] = 'kafka';
+
+  @ValidateIf((env: KafkaEnv) => env.EVENT_TRANSPORT === 'kafka')
   @IsString()
   @IsNotEmpty()
   @Matches(/^[^,\s]+:\d+(,[^,\s]+:\d+)*$/, { message: 'KAFKA_BROKERS must be host:port[,host:port...]' })

@@ -4,7 +4,8 @@ import type { Consumer, Kafka } from 'kafkajs';
 import { v7 as uuidv7 } from 'uuid';
 import type { EntitlementsClient } from './entitlements.client';
 
-const LICENSE_CHANGES = new Set(['LicenseUpgraded', 'LicenseDowngraded']);
+/** The events after which a guild's cached entitlements are stale. */
+export const LICENSE_CHANGES = new Set(['LicenseUpgraded', 'LicenseDowngraded']);
 
 /**
  * Drops a guild's cached entitlements in this process when licensing announces a licence change.

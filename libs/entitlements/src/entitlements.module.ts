@@ -7,10 +7,12 @@ import {
   type OnApplicationBootstrap,
   Optional,
 } from '@nestjs/common';
+import { TOPICS } from '@lib/contracts';
 import { InternalTokenCodec } from '@lib/identity';
+import { inProcessEventBus } from '@lib/messaging';
 import { Kafka } from 'kafkajs';
 import { EntitlementsClient, type EntitlementsClientOptions } from './entitlements.client';
-import { EntitlementsInvalidationListener } from './entitlements-invalidation.listener';
+import { EntitlementsInvalidationListener, LICENSE_CHANGES } from './entitlements-invalidation.listener';
 
 type ModuleOptions = Pick<EntitlementsClientOptions, 'licensingUrl' | 'service' | 'ttlMs'>;
 const OPTIONS = Symbol('EntitlementsModuleOptions');
@@ -23,6 +25,7 @@ const OPTIONS = Symbol('EntitlementsModuleOptions');
 export class EntitlementsModule implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(EntitlementsModule.name);
   private listener: EntitlementsInvalidationListener | undefined;
+  private stopObserving: (() => void) | undefined;
 
   constructor(
     @Inject(OPTIONS) private readonly options: ModuleOptions,
@@ -47,7 +50,13 @@ export class EntitlementsModule implements OnApplicationBootstrap, BeforeApplica
   }
 
   onApplicationBootstrap(): void {
-    if (!this.kafka) return;
+    if (!this.kafka) {
+      // Standalone mode (no Kafka in the app): licensing's events pass through this process's bus.
+      this.stopObserving = inProcessEventBus.observe([TOPICS.licensing], (message) => {
+        if (LICENSE_CHANGES.has(message.eventType)) this.client.invalidate(message.key);
+      });
+      return;
+    }
     this.listener = new EntitlementsInvalidationListener(this.kafka, this.client, this.options.service);
     // Joining a group takes seconds; the app need not wait, the cache lifetime covers the gap.
     this.listener.start().catch((error: unknown) => {
@@ -56,6 +65,7 @@ export class EntitlementsModule implements OnApplicationBootstrap, BeforeApplica
   }
 
   async beforeApplicationShutdown(): Promise<void> {
+    this.stopObserving?.();
     await this.listener?.stop();
   }
 }

@@ -6,3 +6,4 @@ export * from './kafka-event.consumer';
 export * from './kafka-event.publisher';
 export * from './messaging.module';
 export * from './processed-events.schema';
+export * from './in-process-event-bus';

@@ -1,8 +1,16 @@
 import { Logger } from '@nestjs/common';
 import type { DomainEvent } from '@lib/contracts';
 import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
+import { Gauge } from 'prom-client';
 import { parseEnvelope } from './envelope.parser';
 import type { EventProcessor } from './event-processor';
+
+/** Consumer lag: messages behind the partition's end after each batch this process handled. */
+export const kafkaConsumerLag = new Gauge({
+  name: 'kafka_consumer_lag',
+  help: 'Messages the consumer group is behind the end of the partition, as of its last batch here',
+  labelNames: ['group', 'topic', 'partition'],
+});
 
 export interface KafkaEventConsumerOptions {
   kafka: Kafka;
@@ -36,6 +44,12 @@ export class KafkaEventConsumer {
   }
 
   async start(): Promise<void> {
+    this.consumer.on(this.consumer.events.END_BATCH_PROCESS, ({ payload }) => {
+      kafkaConsumerLag.set(
+        { group: this.options.groupId, topic: payload.topic, partition: String(payload.partition) },
+        Number(payload.offsetLag),
+      );
+    });
     await this.consumer.connect();
     await this.consumer.subscribe({ topics: [...this.options.topics], fromBeginning: true });
     await this.consumer.run({

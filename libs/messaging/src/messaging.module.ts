@@ -9,39 +9,63 @@ import {
   type Provider,
 } from '@nestjs/common';
 import type { Topic } from '@lib/contracts';
-import { EVENT_PUBLISHER } from '@lib/outbox';
+import { EVENT_PUBLISHER, type EventPublisher } from '@lib/outbox';
+import type { ReadinessCheck } from '@lib/runtime';
 import { type Admin, Kafka } from 'kafkajs';
 import { DataSource } from 'typeorm';
 import type { EventHandler } from './event-handler';
 import { EventProcessor } from './event-processor';
-import { createKafka, ensureTopics } from './kafka';
+import { inProcessEventBus, InProcessEventPublisher } from './in-process-event-bus';
+import { checkKafka, createKafka, ensureTopics } from './kafka';
 import { KafkaEventConsumer } from './kafka-event.consumer';
 import { KafkaEventPublisher } from './kafka-event.publisher';
 
 export const EVENT_HANDLERS = Symbol('EVENT_HANDLERS');
-export const KAFKA_ADMIN = Symbol('KAFKA_ADMIN');
+const KAFKA_ADMIN = Symbol('KAFKA_ADMIN');
+/** The outbox relay's publisher for the configured transport. */
+export const MESSAGING_PUBLISHER = Symbol('MESSAGING_PUBLISHER');
+/** The readiness check of the transport (Kafka answers; in-process is always ready). */
+export const MESSAGING_READINESS = Symbol('MESSAGING_READINESS');
 
-export interface MessagingModuleOptions {
-  brokers: string;
+export type TransportOptions =
+  | { transport?: 'kafka'; brokers: string }
+  /** Standalone mode: every context in this process, events straight from the outbox relays. */
+  | { transport: 'in-process' };
+
+/** The transport options from an app's validated environment (KafkaEnv). */
+export function transportOf(env: {
+  EVENT_TRANSPORT: 'kafka' | 'in-process';
+  KAFKA_BROKERS: string;
+}): TransportOptions {
+  return env.EVENT_TRANSPORT === 'in-process'
+    ? { transport: 'in-process' }
+    : { transport: 'kafka', brokers: env.KAFKA_BROKERS };
+}
+
+export type MessagingModuleOptions = {
   clientId: string;
   /** Schema holding the service's processed_events. */
   schema: string;
   /** Consumer group and topics, for services that consume. */
   consume?: { groupId: string; topics: readonly Topic[] };
-}
+} & TransportOptions;
 
 const OPTIONS = Symbol('MessagingModuleOptions');
 
-/** Kafka for a service: the outbox publisher, and the consumer group when it consumes. */
+/**
+ * Domain events for a service: the outbox publisher, and the consumer group when it consumes. Kafka
+ * in the distributed deployment; the process's in-process bus in standalone mode.
+ */
 @Module({})
 export class MessagingModule implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private consumer: KafkaEventConsumer | undefined;
+  private unsubscribe: (() => void) | undefined;
 
   constructor(
     @Inject(OPTIONS) private readonly options: MessagingModuleOptions,
-    private readonly kafka: Kafka,
-    @Inject(KAFKA_ADMIN) private readonly admin: Admin,
     private readonly dataSource: DataSource,
+    @Optional() @Inject(Kafka) private readonly kafka: Kafka | undefined,
+    @Optional() @Inject(KAFKA_ADMIN) private readonly admin: Admin | undefined,
     @Optional() @Inject(EVENT_HANDLERS) private readonly handlers: EventHandler[] = [],
   ) {}
 
@@ -54,41 +78,71 @@ export class MessagingModule implements OnApplicationBootstrap, BeforeApplicatio
     handlers: Provider[] = [],
     imports: NonNullable<ModuleMetadata['imports']> = [],
   ): DynamicModule {
+    const transport: Provider[] =
+      options.transport === 'in-process'
+        ? [
+            { provide: MESSAGING_PUBLISHER, useFactory: () => new InProcessEventPublisher() },
+            {
+              provide: MESSAGING_READINESS,
+              useValue: { name: 'events', check: () => Promise.resolve() } satisfies ReadinessCheck,
+            },
+          ]
+        : [
+            { provide: Kafka, useValue: createKafka(options.brokers, options.clientId) },
+            { provide: KAFKA_ADMIN, inject: [Kafka], useFactory: (kafka: Kafka) => kafka.admin() },
+            {
+              provide: MESSAGING_PUBLISHER,
+              inject: [Kafka],
+              useFactory: (kafka: Kafka) => new KafkaEventPublisher(kafka),
+            },
+            {
+              provide: MESSAGING_READINESS,
+              inject: [KAFKA_ADMIN],
+              useFactory: (admin: Admin): ReadinessCheck => ({
+                name: 'kafka',
+                check: () => checkKafka(admin),
+              }),
+            },
+          ];
     return {
       module: MessagingModule,
       global: true,
       imports,
-      providers: [
-        { provide: OPTIONS, useValue: options },
-        { provide: Kafka, useValue: createKafka(options.brokers, options.clientId) },
-        { provide: KAFKA_ADMIN, inject: [Kafka], useFactory: (kafka: Kafka) => kafka.admin() },
-        ...handlers,
-      ],
-      exports: [Kafka, KAFKA_ADMIN],
+      providers: [{ provide: OPTIONS, useValue: options }, ...transport, ...handlers],
+      exports:
+        options.transport === 'in-process'
+          ? [MESSAGING_PUBLISHER, MESSAGING_READINESS]
+          : [Kafka, MESSAGING_PUBLISHER, MESSAGING_READINESS],
     };
   }
 
   /** The outbox publisher provider, for OutboxModule.forService({ publisher }). */
-  static publisherProvider(): Provider {
-    return {
-      provide: EVENT_PUBLISHER,
-      inject: [Kafka],
-      useFactory: (kafka: Kafka) => new KafkaEventPublisher(kafka),
-    };
+  static publisherProvider(): Provider<EventPublisher> {
+    return { provide: EVENT_PUBLISHER, useExisting: MESSAGING_PUBLISHER };
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.admin.connect();
-    await ensureTopics(this.kafka);
-    if (this.options.consume) {
-      const processor = new EventProcessor(this.dataSource, this.options.schema, this.handlers);
-      this.consumer = new KafkaEventConsumer({ kafka: this.kafka, processor, ...this.options.consume });
+    const processor = this.options.consume
+      ? new EventProcessor(this.dataSource, this.options.schema, this.handlers)
+      : undefined;
+    if (this.options.transport === 'in-process') {
+      if (processor && this.options.consume) {
+        this.unsubscribe = inProcessEventBus.subscribe({ ...this.options.consume, processor });
+      }
+      return;
+    }
+    const kafka = this.kafka!;
+    await this.admin!.connect();
+    await ensureTopics(kafka);
+    if (processor && this.options.consume) {
+      this.consumer = new KafkaEventConsumer({ kafka, processor, ...this.options.consume });
       await this.consumer.start();
     }
   }
 
   async beforeApplicationShutdown(): Promise<void> {
+    this.unsubscribe?.();
     await this.consumer?.stop();
-    await this.admin.disconnect().catch(() => undefined);
+    await this.admin?.disconnect().catch(() => undefined);
   }
 }
