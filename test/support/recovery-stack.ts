@@ -18,14 +18,21 @@ export class RecoveryStack {
 
   /**
    * `worker: true` runs the restore worker inside recovery (RECOVERY_ROLE=all); `liveSync: true`
-   * connects recovery to the fake platform's gateway (LIVE_SYNC_ENABLED).
+   * connects recovery to the fake platform's gateway (LIVE_SYNC_ENABLED); `env` adds variables to
+   * recovery's environment, and removes those set to undefined (e.g. TEMPORAL_ADDRESS).
    */
-  constructor(private readonly options: { worker?: boolean; liveSync?: boolean } = {}) {}
+  constructor(
+    private readonly options: {
+      worker?: boolean;
+      liveSync?: boolean;
+      env?: Record<string, string | undefined>;
+    } = {},
+  ) {}
 
   readonly codec = new InternalTokenCodec(process.env.INTERNAL_JWT_SECRET!, 'gateway');
   recovery!: AppProcess;
   licensing!: AppProcess;
-  private recoveryEnv: Record<string, string> = {};
+  private recoveryEnv: Record<string, string | undefined> = {};
   private recoveryPort = 0;
 
   async start(): Promise<void> {
@@ -40,6 +47,7 @@ export class RecoveryStack {
       RECOVERY_ROLE: this.options.worker ? 'all' : 'api',
       TEMPORAL_TASK_QUEUE: this.taskQueue,
       LIVE_SYNC_ENABLED: String(this.options.liveSync ?? false),
+      ...this.options.env,
     };
     this.recoveryPort = recoveryPort;
     [this.recovery, this.licensing] = await Promise.all([

@@ -1,14 +1,12 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { ScheduleModule } from '@nestjs/schedule';
-import { Connection } from '@temporalio/client';
 import { CONSUMER_GROUPS, TOPICS } from '@lib/contracts';
 import { DatabaseModule } from '@lib/database';
 import { EntitlementsModule } from '@lib/entitlements';
 import { IdentityModule } from '@lib/identity';
-import { checkKafka, EVENT_HANDLERS, KAFKA_ADMIN, MessagingModule } from '@lib/messaging';
+import { EVENT_HANDLERS, MessagingModule, MESSAGING_READINESS, transportOf } from '@lib/messaging';
 import { OutboxModule } from '@lib/outbox';
-import { HealthModule, LoggingModule, MetricsModule } from '@lib/runtime';
-import type { Admin } from 'kafkajs';
+import { HealthModule, LoggingModule, MetricsModule, type ReadinessCheck } from '@lib/runtime';
 import { AntiNukeModule } from './antinuke/antinuke.module';
 import { AntiNukeLicenseHandler } from './antinuke/license-events.handler';
 import { recoveryDatabase } from './database';
@@ -19,7 +17,7 @@ import { PlatformModule } from './platform/platform.module';
 import { SnapshotsModule } from './snapshots/snapshots.module';
 import { LiveSyncModule } from './sync/live-sync.module';
 import type { RecoveryEnv } from './recovery.env';
-import { checkTemporal, TemporalModule } from './temporal/temporal.module';
+import { WORKFLOW_ENGINE_READINESS, WorkflowEngineModule } from './temporal/workflow-engine.module';
 
 @Module({})
 export class AppModule {
@@ -36,7 +34,7 @@ export class AppModule {
         IdentityModule.forService({ secret: config.INTERNAL_JWT_SECRET, service: 'recovery' }),
         MessagingModule.forService(
           {
-            brokers: config.KAFKA_BROKERS,
+            ...transportOf(config),
             clientId: 'recovery',
             schema: 'recovery',
             consume: { groupId: CONSUMER_GROUPS.recovery, topics: [TOPICS.licensing] },
@@ -57,17 +55,10 @@ export class AppModule {
           relay: true,
           publisher: MessagingModule.publisherProvider(),
         }),
-        TemporalModule.forRoot({
-          address: config.TEMPORAL_ADDRESS,
-          namespace: config.TEMPORAL_NAMESPACE,
-          taskQueue: config.TEMPORAL_TASK_QUEUE,
-        }),
+        WorkflowEngineModule.forRoot(config),
         HealthModule.forRoot({
-          inject: [KAFKA_ADMIN, Connection],
-          useFactory: (admin: Admin, temporal: Connection) => [
-            { name: 'kafka', check: () => checkKafka(admin) },
-            { name: 'temporal', check: () => checkTemporal(temporal) },
-          ],
+          inject: [MESSAGING_READINESS, WORKFLOW_ENGINE_READINESS],
+          useFactory: (events: ReadinessCheck, workflowEngine: ReadinessCheck) => [events, workflowEngine],
         }),
         MetricsModule,
         ScheduleModule.forRoot(),

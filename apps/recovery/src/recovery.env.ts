@@ -1,16 +1,31 @@
 import { HTTP_URL, KafkaEnv, parseBoolean } from '@lib/config';
 import { Transform } from 'class-transformer';
-import { IsIn, IsNotEmpty, IsString, IsUrl, Matches } from 'class-validator';
+import { IsIn, IsNotEmpty, IsOptional, IsString, IsUrl, Matches, ValidateIf } from 'class-validator';
 
 export const RECOVERY_ROLES = ['api', 'worker', 'all'] as const;
+export const WORKFLOW_ENGINES = ['temporal', 'in-process'] as const;
+export type WorkflowEngine = (typeof WORKFLOW_ENGINES)[number];
 
 export class RecoveryEnv extends KafkaEnv {
   override PORT = 3001;
 
-  /** `api` serves HTTP only, `worker` also runs the Temporal worker, `all` both (ARCHITECTURE.md). */
+  /**
+   * `api` serves HTTP only, `worker` also runs the Temporal worker, `all` both (ARCHITECTURE.md).
+   * With WORKFLOW_ENGINE=in-process there is no worker: the process that starts a restore runs it.
+   */
   @IsIn(RECOVERY_ROLES, { message: `RECOVERY_ROLE must be one of ${RECOVERY_ROLES.join(', ')}` })
   RECOVERY_ROLE: (typeof RECOVERY_ROLES)[number] = 'all';
 
+  /**
+   * `temporal` (the distributed deployment) or `in-process`: standalone mode, where restores and
+   * AntiNuke run inside this process with the same retry policies but no durability: a restore
+   * still running when the process stops ends failed (at shutdown, or at the next start), and
+   * AntiNuke counts afresh. Only one process may run `in-process` against a database.
+   */
+  @IsIn(WORKFLOW_ENGINES, { message: `WORKFLOW_ENGINE must be one of ${WORKFLOW_ENGINES.join(', ')}` })
+  WORKFLOW_ENGINE: WorkflowEngine = 'temporal';
+
+  @ValidateIf((env: RecoveryEnv) => env.WORKFLOW_ENGINE === 'temporal')
   @Matches(/^[^\s:]+:\d+$/, { message: 'TEMPORAL_ADDRESS must be host:port' })
   TEMPORAL_ADDRESS!: string;
 
@@ -20,6 +35,15 @@ export class RecoveryEnv extends KafkaEnv {
 
   @Matches(/^[A-Za-z0-9._-]{1,100}$/, { message: 'TEMPORAL_TASK_QUEUE must be a plain name' })
   TEMPORAL_TASK_QUEUE = 'recovery';
+
+  /**
+   * A workflow bundle prebuilt at image build time (scripts/bundle-workflows.ts), loaded instead of
+   * bundling the workflow sources at every worker start. Unset: the sources are bundled.
+   */
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty({ message: 'TEMPORAL_WORKFLOW_BUNDLE must be a file path when set' })
+  TEMPORAL_WORKFLOW_BUNDLE?: string;
 
   /** The chat platform's REST API without the version; the fake platform's in tests and the sandbox. */
   @IsUrl(HTTP_URL, { message: 'DISCORD_API_URL must be an http(s) URL' })

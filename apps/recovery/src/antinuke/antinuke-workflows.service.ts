@@ -1,87 +1,27 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { Client, WorkflowIdReusePolicy, WorkflowNotFoundError } from '@temporalio/client';
-import { TEMPORAL_OPTIONS, type TemporalOptions } from '../temporal/temporal.module';
-import {
-  ANTINUKE_WORKFLOW_TYPE,
-  type AntiNukeEntitlements,
-  type AntiNukeSettings,
-  type AntiNukeWorkflowInput,
-  antinukeWorkflowId,
-  ENTITLEMENTS_CHANGED_SIGNAL,
-  SETTINGS_CHANGED_SIGNAL,
-} from './workflows/antinuke-contract';
+import type { AntiNukeEntitlements, AntiNukeSettings } from './workflows/antinuke-contract';
 
-/** A call to the engine gives up after this; the caller redelivers or answers 503. */
-const ENGINE_CALL_TIMEOUT_MS = 10_000;
-/** A dashboard read does not wait long for "is it running". */
-const DESCRIBE_TIMEOUT_MS = 2_000;
-
-/** Starting, telling and asking the per-guild AntiNuke workflow, from the API and the event consumer. */
-@Injectable()
-export class AntiNukeWorkflows {
-  private readonly logger = new Logger(AntiNukeWorkflows.name);
-
-  constructor(
-    private readonly temporal: Client,
-    @Inject(TEMPORAL_OPTIONS) private readonly options: TemporalOptions,
-  ) {}
-
+/**
+ * Starting, telling and asking the per-guild AntiNuke workflow, from the API and the event
+ * consumer. On Temporal (TemporalAntiNukeWorkflows) or in this process
+ * (InProcessAntiNukeWorkflows), as WORKFLOW_ENGINE says; WorkflowEngineModule provides the one.
+ */
+export abstract class AntiNukeWorkflows {
   /**
    * Starts the guild's workflow, or only signals it when it is already running: a redelivered
    * LicenseUpgraded never starts a second one. A run that has ended (downgrade) may be followed
-   * by a new one (ALLOW_DUPLICATE).
+   * by a new one.
    */
-  async ensureRunning(
+  abstract ensureRunning(
     guildId: string,
     settings: AntiNukeSettings,
     entitlements: AntiNukeEntitlements,
-  ): Promise<{ runId: string }> {
-    const input: AntiNukeWorkflowInput = { guildId, settings, entitlements };
-    const handle = await this.temporal.withDeadline(Date.now() + ENGINE_CALL_TIMEOUT_MS, () =>
-      this.temporal.workflow.signalWithStart(ANTINUKE_WORKFLOW_TYPE, {
-        taskQueue: this.options.taskQueue,
-        workflowId: antinukeWorkflowId(guildId),
-        workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
-        args: [input],
-        signal: ENTITLEMENTS_CHANGED_SIGNAL,
-        signalArgs: [entitlements],
-      }),
-    );
-    return { runId: handle.signaledRunId };
-  }
+  ): Promise<{ runId: string }>;
 
   /** false when no workflow runs for the guild (nothing to tell); throws when the engine fails. */
-  async signalSettings(guildId: string, settings: AntiNukeSettings): Promise<boolean> {
-    return this.signalIfRunning(guildId, SETTINGS_CHANGED_SIGNAL, settings);
-  }
+  abstract signalSettings(guildId: string, settings: AntiNukeSettings): Promise<boolean>;
 
-  async signalEntitlements(guildId: string, entitlements: AntiNukeEntitlements): Promise<boolean> {
-    return this.signalIfRunning(guildId, ENTITLEMENTS_CHANGED_SIGNAL, entitlements);
-  }
+  abstract signalEntitlements(guildId: string, entitlements: AntiNukeEntitlements): Promise<boolean>;
 
   /** Whether the guild's workflow runs now; null when the engine does not answer in time. */
-  async isRunning(guildId: string): Promise<boolean | null> {
-    try {
-      const description = await this.temporal.withDeadline(Date.now() + DESCRIBE_TIMEOUT_MS, () =>
-        this.temporal.workflow.getHandle(antinukeWorkflowId(guildId)).describe(),
-      );
-      return description.status.name === 'RUNNING';
-    } catch (error) {
-      if (error instanceof WorkflowNotFoundError) return false;
-      this.logger.warn({ err: error, guild_id: guildId }, 'antinuke workflow could not be described');
-      return null;
-    }
-  }
-
-  private async signalIfRunning(guildId: string, signal: string, argument: unknown): Promise<boolean> {
-    try {
-      await this.temporal.withDeadline(Date.now() + ENGINE_CALL_TIMEOUT_MS, () =>
-        this.temporal.workflow.getHandle(antinukeWorkflowId(guildId)).signal(signal, argument),
-      );
-      return true;
-    } catch (error) {
-      if (error instanceof WorkflowNotFoundError) return false;
-      throw error;
-    }
-  }
+  abstract isRunning(guildId: string): Promise<boolean | null>;
 }

@@ -7,16 +7,14 @@ import { SnapshotsModule } from '../snapshots/snapshots.module';
 import { ANTINUKE_ACTIVITIES, createAntiNukeActivities } from './activities/antinuke.activities';
 import { AntiNukeIncidentsRepository } from './antinuke-incidents.repository';
 import { AntiNukeSettingsRepository } from './antinuke-settings.repository';
-import { AntiNukeWorkflows } from './antinuke-workflows.service';
 import { AntiNukeController } from './antinuke.controller';
 import { AntiNukeService } from './antinuke.service';
-import { DESTRUCTIVE_ACTION_SINK } from './destructive-action';
-import { AntiNukeSignalSink } from './destructive-action.sink';
 import { AntiNukeLicenseHandler } from './license-events.handler';
 
 /**
- * AntiNuke (issue 10). Global so live sync injects DESTRUCTIVE_ACTION_SINK without importing it;
- * the recovery worker registers ANTINUKE_ACTIVITIES; the event consumer runs AntiNukeLicenseHandler.
+ * AntiNuke (issue 10). The recovery worker registers ANTINUKE_ACTIVITIES; the event consumer runs
+ * AntiNukeLicenseHandler. The engine side (AntiNukeWorkflows, and DESTRUCTIVE_ACTION_SINK for live
+ * sync) comes from WorkflowEngineModule, Temporal's or this process's.
  */
 @Global()
 @Module({
@@ -25,10 +23,8 @@ import { AntiNukeLicenseHandler } from './license-events.handler';
   providers: [
     AntiNukeSettingsRepository,
     AntiNukeIncidentsRepository,
-    AntiNukeWorkflows,
     AntiNukeService,
     AntiNukeLicenseHandler,
-    { provide: DESTRUCTIVE_ACTION_SINK, useClass: AntiNukeSignalSink },
     {
       provide: ANTINUKE_ACTIVITIES,
       inject: [GuildRegistry, SnapshotService, ChatPlatformClient, AntiNukeIncidentsRepository],
@@ -40,6 +36,6 @@ import { AntiNukeLicenseHandler } from './license-events.handler';
       ) => createAntiNukeActivities({ guilds, snapshots, platform, incidents }),
     },
   ],
-  exports: [DESTRUCTIVE_ACTION_SINK, ANTINUKE_ACTIVITIES, AntiNukeLicenseHandler],
+  exports: [ANTINUKE_ACTIVITIES, AntiNukeSettingsRepository, AntiNukeLicenseHandler],
 })
 export class AntiNukeModule {}

@@ -1,11 +1,24 @@
 import { Injectable } from '@nestjs/common';
 import type { RestoreResultSummary, RestoreScope } from '@lib/contracts';
 import { OutboxWriter } from '@lib/outbox';
+import { Counter, Histogram } from 'prom-client';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { RestoreDiff } from './restore-diff';
 import type { RestoreFailure } from './workflows/restore-contract';
 
 export type RestoreJobStatus = 'pending' | 'running' | 'completed' | 'failed' | 'canceled';
+
+/** Workflow outcomes: how restore jobs end, whichever engine ran them. */
+const restoreJobsEnded = new Counter({
+  name: 'restore_jobs_ended_total',
+  help: 'Restore jobs ended, by status (completed, failed, canceled) and code',
+  labelNames: ['status', 'code'],
+});
+const restoreDuration = new Histogram({
+  name: 'restore_duration_seconds',
+  help: 'From start to completion of the restores that completed',
+  buckets: [1, 5, 15, 30, 60, 120, 300, 600, 1800],
+});
 
 /** A `recovery.restore_jobs` row (spec §2.1), as stored. */
 export interface RestoreJobRow {
@@ -81,6 +94,16 @@ export class RestoreJobsRepository {
       [guildId],
     );
     return row ?? null;
+  }
+
+  /** Jobs still `running` on the engine ids that start with `prefix` (one engine's runs). */
+  async findRunningOnEngine(prefix: string): Promise<RestoreJobRow[]> {
+    return this.dataSource.query<RestoreJobRow[]>(
+      `SELECT * FROM recovery.restore_jobs
+        WHERE status = 'running' AND starts_with(engine_workflow_id, $1)
+        ORDER BY created_at`,
+      [prefix],
+    );
   }
 
   /**
@@ -165,14 +188,14 @@ export class RestoreJobsRepository {
 
   /** Spec §3.1 `running -> completed`: summary, end time and `RestoreCompleted`, once. */
   async complete(jobId: string, summary: RestoreResultSummary): Promise<void> {
-    await this.dataSource.transaction(async (manager) => {
+    const ended = await this.dataSource.transaction(async (manager) => {
       const job = await endedRow(
         manager,
         END_ACTIVE_JOB(`status = 'completed', result_summary = $2, completed_at = now(),
                         started_at = COALESCE(restore_jobs.started_at, restore_jobs.created_at)`),
         [jobId, JSON.stringify(summary)],
       );
-      if (!job) return;
+      if (!job) return null;
       await this.outbox.append(manager, {
         type: 'RestoreCompleted',
         aggregate_type: 'restore_job',
@@ -189,7 +212,12 @@ export class RestoreJobsRepository {
           pre_restore_snapshot_id: job.pre_restore_snapshot_id,
         },
       });
+      return job;
     });
+    if (ended) {
+      restoreJobsEnded.inc({ status: 'completed', code: 'completed' });
+      restoreDuration.observe((ended.completed_at!.getTime() - ended.started_at!.getTime()) / 1000);
+    }
   }
 
   /** Failed, or canceled (by the user, or because the guild is gone), with `RestoreFailed`, once. */
@@ -205,6 +233,7 @@ export class RestoreJobsRepository {
         ],
       );
       if (!job) return false;
+      restoreJobsEnded.inc({ status: failure.status, code: failure.code });
       await this.outbox.append(tx, {
         type: 'RestoreFailed',
         aggregate_type: 'restore_job',

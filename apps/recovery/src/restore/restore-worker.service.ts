@@ -4,26 +4,24 @@ import {
   Injectable,
   Logger,
   type OnApplicationBootstrap,
+  Optional,
 } from '@nestjs/common';
 import { ANTINUKE_ACTIVITIES } from '../antinuke/activities/antinuke.activities';
 import type { AntiNukeActivities } from '../antinuke/workflows/antinuke-contract';
-import { GuildRegistry } from '../guilds/guild-registry.service';
-import { SnapshotService } from '../snapshots/snapshot.service';
-import { LiveSyncControl } from '../sync/live-sync-control';
 import { createRecoveryWorker, type RecoveryWorker } from '../temporal/recovery-worker';
 import { TEMPORAL_OPTIONS, type TemporalOptions } from '../temporal/temporal.module';
-import { createRestoreActivities } from './activities/restore.activities';
-import { RestoreComparisons } from './restore-context';
-import { RestoreJobsRepository } from './restore-jobs.repository';
-import { RestoreSteps } from './restore-steps';
+import { RESTORE_ACTIVITIES } from './activities/restore.activities';
+import type { RestoreActivities } from './workflows/restore-contract';
 
 export const RESTORE_WORKER_ENABLED = Symbol('RESTORE_WORKER_ENABLED');
 const RETRY_CONNECT_MS = 5_000;
 
 /**
  * Runs the recovery workflows and activities in this process when RECOVERY_ROLE is `worker` or
- * `all`. The workflow code is bundled at start; the HTTP side does not wait for it, and the
- * worker keeps trying while Temporal is not reachable yet. Shutdown lets running activities end.
+ * `all` and the workflow engine is Temporal (no TEMPORAL_OPTIONS with WORKFLOW_ENGINE=in-process,
+ * where InProcessRestoreWorkflows runs restores instead). The workflow code is bundled at start; the
+ * HTTP side does not wait for it, and the worker keeps trying while Temporal is not reachable yet.
+ * Shutdown lets running activities end.
  */
 @Injectable()
 export class RestoreWorkerService implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -34,18 +32,13 @@ export class RestoreWorkerService implements OnApplicationBootstrap, BeforeAppli
 
   constructor(
     @Inject(RESTORE_WORKER_ENABLED) private readonly enabled: boolean,
-    @Inject(TEMPORAL_OPTIONS) private readonly temporal: TemporalOptions,
-    private readonly jobs: RestoreJobsRepository,
-    private readonly guilds: GuildRegistry,
-    private readonly comparisons: RestoreComparisons,
-    private readonly steps: RestoreSteps,
-    private readonly snapshots: SnapshotService,
-    private readonly liveSync: LiveSyncControl,
+    @Inject(RESTORE_ACTIVITIES) private readonly restore: RestoreActivities,
     @Inject(ANTINUKE_ACTIVITIES) private readonly antinuke: AntiNukeActivities,
+    @Optional() @Inject(TEMPORAL_OPTIONS) private readonly temporal: TemporalOptions | null = null,
   ) {}
 
   onApplicationBootstrap(): void {
-    if (this.enabled) this.starting = this.start();
+    if (this.enabled && this.temporal) this.starting = this.start(this.temporal);
   }
 
   async beforeApplicationShutdown(): Promise<void> {
@@ -54,25 +47,17 @@ export class RestoreWorkerService implements OnApplicationBootstrap, BeforeAppli
     await this.worker?.shutdown();
   }
 
-  private async start(): Promise<void> {
+  private async start(temporal: TemporalOptions): Promise<void> {
     while (!this.stopping) {
       try {
         this.worker = await createRecoveryWorker({
-          address: this.temporal.address,
-          namespace: this.temporal.namespace,
-          taskQueue: this.temporal.taskQueue,
-          workflows: { workflowsPath: require.resolve('./workflows') },
-          activities: {
-            ...createRestoreActivities({
-              jobs: this.jobs,
-              guilds: this.guilds,
-              comparisons: this.comparisons,
-              steps: this.steps,
-              snapshots: this.snapshots,
-              liveSync: this.liveSync,
-            }),
-            ...this.antinuke,
-          },
+          address: temporal.address,
+          namespace: temporal.namespace,
+          taskQueue: temporal.taskQueue,
+          workflows: temporal.workflowBundlePath
+            ? { workflowBundle: { codePath: temporal.workflowBundlePath } }
+            : { workflowsPath: require.resolve('./workflows') },
+          activities: { ...this.restore, ...this.antinuke },
         });
         if (this.stopping) return;
         this.worker

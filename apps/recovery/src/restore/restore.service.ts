@@ -1,5 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { Client } from '@temporalio/client';
+import { Injectable, Logger } from '@nestjs/common';
 import { isChatPlatformError } from '@lib/chat-platform';
 import type { InternalIdentity } from '@lib/contracts';
 import { EntitlementsClient } from '@lib/entitlements';
@@ -8,22 +7,12 @@ import { ConflictError, DomainError, NotFoundError } from '@lib/problem-details'
 import { v7 as uuidv7 } from 'uuid';
 import { GuildAccessService } from '../guilds/guild-access.service';
 import { GuildRegistry } from '../guilds/guild-registry.service';
-import { TEMPORAL_OPTIONS, type TemporalOptions } from '../temporal/temporal.module';
 import { type RestoreComparison, RestoreComparisons } from './restore-context';
 import { changesPerStep, estimateDuration, restoreDiffHash } from './restore-diff';
 import { type RestoreJobRow, RestoreJobsRepository } from './restore-jobs.repository';
+import { RestoreWorkflows } from './restore-workflows';
 import type { PreviewRestoreDto, RestoreJobView, RestorePreviewView, StartRestoreDto } from './restore.dto';
-import {
-  CANCEL_RESTORE_SIGNAL,
-  type ProgressSummary,
-  RESTORE_PROGRESS_QUERY,
-  RESTORE_WORKFLOW_TYPE,
-  type RestoreWorkflowInput,
-  restoreWorkflowId,
-} from './workflows/restore-contract';
-
-/** How long a job read waits for the workflow's progress before answering without it. */
-const PROGRESS_QUERY_TIMEOUT_MS = 2_000;
+import type { RestoreWorkflowInput } from './workflows/restore-contract';
 
 /** Preview, start, read and cancel restores (spec §4.1-4.3, ARCHITECTURE.md cancel). */
 @Injectable()
@@ -36,8 +25,7 @@ export class RestoreService {
     private readonly guilds: GuildRegistry,
     private readonly access: GuildAccessService,
     private readonly entitlements: EntitlementsClient,
-    private readonly temporal: Client,
-    @Inject(TEMPORAL_OPTIONS) private readonly temporalOptions: TemporalOptions,
+    private readonly workflows: RestoreWorkflows,
   ) {}
 
   /** Spec §4.1, rules in order: snapshot, plan, payload version, live state, diff. */
@@ -82,13 +70,9 @@ export class RestoreService {
       createPreRestoreSnapshot: options.create_pre_restore_snapshot,
       totals: changesPerStep(diff),
     };
-    const workflowId = restoreWorkflowId(jobId);
+    let workflowId: string;
     try {
-      await this.temporal.workflow.start(RESTORE_WORKFLOW_TYPE, {
-        taskQueue: this.temporalOptions.taskQueue,
-        workflowId,
-        args: [input],
-      });
+      workflowId = await this.workflows.start(input);
     } catch (error) {
       this.logger.error({ err: error, restore_job_id: jobId }, 'restore workflow could not be started');
       await this.jobs.endUnsuccessfully({
@@ -114,7 +98,7 @@ export class RestoreService {
     const job = await this.visibleJob(identity, jobId);
     const view = this.view(job);
     if (job.status === 'running' && job.engine_workflow_id) {
-      const progress = await this.progress(job.engine_workflow_id);
+      const progress = await this.workflows.progress(job.engine_workflow_id);
       if (progress) view.progress = progress;
     }
     return view;
@@ -131,7 +115,7 @@ export class RestoreService {
     await this.jobs.requestCancel(job.id);
     if (job.engine_workflow_id) {
       try {
-        await this.temporal.workflow.getHandle(job.engine_workflow_id).signal(CANCEL_RESTORE_SIGNAL);
+        await this.workflows.cancel(job.engine_workflow_id);
       } catch (error) {
         this.logger.error({ err: error, restore_job_id: job.id }, 'cancel signal could not be delivered');
         throw new DomainError(
@@ -213,20 +197,6 @@ export class RestoreService {
       if (error instanceof DomainError && (error.status === 403 || error.status === 404)) throw hidden();
       throw error;
     }
-  }
-
-  private async progress(workflowId: string): Promise<ProgressSummary | null> {
-    const timeout = new Promise<null>((resolve) =>
-      setTimeout(resolve, PROGRESS_QUERY_TIMEOUT_MS, null).unref(),
-    );
-    const query = this.temporal.workflow
-      .getHandle(workflowId)
-      .query<ProgressSummary>(RESTORE_PROGRESS_QUERY)
-      .catch((error: unknown) => {
-        this.logger.warn({ err: error, workflow_id: workflowId }, 'progress query failed');
-        return null;
-      });
-    return Promise.race([query, timeout]);
   }
 
   private view(job: RestoreJobRow): RestoreJobView {

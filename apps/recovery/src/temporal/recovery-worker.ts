@@ -36,6 +36,9 @@ export async function createRecoveryWorker(options: RecoveryWorkerOptions): Prom
     // such workflow tasks back to the shared queue, so a replacement worker would never see them.
     // Restore workflows are short histories; replaying each task costs little.
     maxCachedWorkflows: 0,
+    // SIGTERM (a rollout, a scale-down): running activities get this long to finish before they
+    // are cancelled; a restore's steps are batches of seconds, and a cut one is redone by the next.
+    shutdownGraceTime: '30s',
     ...options.workflows,
   });
   let running: Promise<void> | undefined;

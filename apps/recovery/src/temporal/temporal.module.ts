@@ -8,6 +8,8 @@ export interface TemporalOptions {
   namespace: string;
   /** Where restore workflows are started and polled (one queue per deployment, or per test run). */
   taskQueue: string;
+  /** A prebuilt workflow bundle for the worker; unset: the worker bundles the sources at start. */
+  workflowBundlePath?: string;
 }
 
 /** Readiness: the frontend answers (an open port is not readiness). */

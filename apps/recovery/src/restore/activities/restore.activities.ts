@@ -26,6 +26,9 @@ export interface RestoreActivityDeps {
   liveSync: LiveSyncControl;
 }
 
+/** The activities over this app's services (RestoreActivitiesModule): the worker's and the in-process runner's. */
+export const RESTORE_ACTIVITIES = Symbol('RESTORE_ACTIVITIES');
+
 const logger = new Logger('RestoreActivities');
 /** Well inside the policy's heartbeat time-out, so only a dead worker misses it. */
 const HEARTBEAT_INTERVAL_MS = 2_000;

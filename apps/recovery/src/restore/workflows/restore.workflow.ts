@@ -1,6 +1,4 @@
 import {
-  ActivityFailure,
-  ApplicationFailure,
   CancellationScope,
   defineQuery,
   defineSignal,
@@ -9,13 +7,12 @@ import {
 } from '@temporalio/workflow';
 import {
   CANCEL_RESTORE_SIGNAL,
-  type JobRef,
   type ProgressSummary,
   RESTORE_PROGRESS_QUERY,
   type RestoreActivities,
-  type RestoreFailure,
   type RestoreWorkflowInput,
 } from './restore-contract';
+import { classifyRestoreFailure } from './restore-failure';
 import { RESTORE_ACTIVITY_OPTIONS } from './restore-policy';
 import { type RestoreOutcome, runRestore } from './restore-procedure';
 import { RestoreProgress } from './restore-progress';
@@ -39,20 +36,9 @@ export async function restoreWorkflow(input: RestoreWorkflowInput): Promise<Rest
     {
       activities,
       cancelRequested: () => cancelRequested,
-      classify,
+      classify: classifyRestoreFailure,
       shielded: (work) => CancellationScope.nonCancellable(work),
     },
     progress,
   );
-}
-
-/** Spec §3.1: the guild gone from the platform cancels the job; anything else fails it. */
-function classify(error: unknown, ref: JobRef): RestoreFailure {
-  const cause = error instanceof ActivityFailure ? error.cause : error;
-  const type = cause instanceof ApplicationFailure ? (cause.type ?? 'Error') : 'Error';
-  if (type === 'GuildNotFound') {
-    return { ...ref, status: 'canceled', code: 'guild_deleted', message: 'guild deleted' };
-  }
-  const message = cause instanceof Error ? cause.message : String(error);
-  return { ...ref, status: 'failed', code: type, message };
 }

@@ -1,0 +1,176 @@
+import { type BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
+import { EntitlementsClient } from '@lib/entitlements';
+import { ANTINUKE_ACTIVITIES } from './activities/antinuke.activities';
+import { AntiNukeSettingsRepository } from './antinuke-settings.repository';
+import { AntiNukeWorkflows } from './antinuke-workflows.service';
+import type { DestructiveAction, DestructiveActionSink } from './destructive-action';
+import { InProcessAntiNukeRun, inProcessAntiNukeActivities } from './in-process-antinuke-run';
+import type {
+  AntiNukeActivities,
+  AntiNukeEntitlements,
+  AntiNukeSettings,
+  AntiNukeWorkflowInput,
+} from './workflows/antinuke-contract';
+import type { AntiNukeLog } from './workflows/antinuke-guard';
+
+/** How long shutdown waits for incidents under way to be recorded. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
+/**
+ * Every guild's AntiNuke run by this process (WORKFLOW_ENGINE=in-process), and the sink live sync
+ * reports destructive actions to. The guards live in memory: after a restart a guild's guard comes
+ * back the first time it is needed (an action of the guild, the dashboard asking whether it runs)
+ * if the plan has ANTINUKE_DETECT, from the stored setting. Actions counted before the restart are
+ * forgotten. A guild whose detection was removed while this process ran only comes back with the
+ * next LicenseUpgraded, as on Temporal.
+ */
+@Injectable()
+export class InProcessAntiNukeWorkflows
+  extends AntiNukeWorkflows
+  implements DestructiveActionSink, BeforeApplicationShutdown
+{
+  private readonly logger = new Logger(InProcessAntiNukeWorkflows.name);
+  private readonly runs = new Map<string, InProcessAntiNukeRun>();
+  private readonly reviving = new Map<string, Promise<InProcessAntiNukeRun | null>>();
+  /** Guilds whose detection was removed here: cached entitlements must not bring them back. */
+  private readonly detectionRemoved = new Set<string>();
+  private readonly activities: AntiNukeActivities;
+  private readonly log: AntiNukeLog;
+  private stopping = false;
+
+  constructor(
+    @Inject(ANTINUKE_ACTIVITIES) activities: AntiNukeActivities,
+    private readonly settings: AntiNukeSettingsRepository,
+    private readonly entitlements: EntitlementsClient,
+  ) {
+    super();
+    this.activities = inProcessAntiNukeActivities(activities);
+    this.log = {
+      warn: (message, fields) => this.logger.warn(fields, message),
+      error: (message, fields) => this.logger.error(fields, message),
+    };
+  }
+
+  /** Like signalWithStart: a running guard gets the entitlements, else a new one starts with them. */
+  ensureRunning(
+    guildId: string,
+    settings: AntiNukeSettings,
+    entitlements: AntiNukeEntitlements,
+  ): Promise<{ runId: string }> {
+    this.detectionRemoved.delete(guildId);
+    const run = this.active(guildId) ?? this.startRun({ guildId, settings, entitlements });
+    run.changeEntitlements(entitlements);
+    return Promise.resolve({ runId: run.runId });
+  }
+
+  signalSettings(guildId: string, settings: AntiNukeSettings): Promise<boolean> {
+    const run = this.active(guildId);
+    run?.changeSettings(settings);
+    return Promise.resolve(run !== undefined);
+  }
+
+  signalEntitlements(guildId: string, entitlements: AntiNukeEntitlements): Promise<boolean> {
+    if (!entitlements.detect) this.detectionRemoved.add(guildId);
+    const run = this.active(guildId);
+    run?.changeEntitlements(entitlements);
+    return Promise.resolve(run !== undefined);
+  }
+
+  async isRunning(guildId: string): Promise<boolean | null> {
+    try {
+      return (await this.runFor(guildId)) !== null;
+    } catch (error) {
+      this.logger.warn({ err: error, guild_id: guildId }, 'antinuke guard could not be brought back');
+      return null;
+    }
+  }
+
+  /** DESTRUCTIVE_ACTION_SINK: never throws back into live sync. */
+  async record(action: DestructiveAction): Promise<void> {
+    const fields = {
+      guild_id: action.guild_id,
+      kind: action.kind,
+      audit_log_entry_id: action.audit_log_entry_id,
+    };
+    try {
+      const run = await this.runFor(action.guild_id);
+      if (!run) {
+        this.logger.debug(fields, 'no antinuke guard for the guild; action not counted');
+        return;
+      }
+      run.destructiveAction(action);
+    } catch (error) {
+      this.logger.error({ ...fields, err: error }, 'destructive action could not be given to antinuke');
+    }
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    const stopped = Promise.all([...this.runs.values()].map((run) => run.stop())).then(
+      () => true,
+      () => true,
+    );
+    let timer: NodeJS.Timeout | undefined;
+    const gaveUp = new Promise<false>((resolve) => {
+      timer = setTimeout(resolve, SHUTDOWN_GRACE_MS, false);
+    });
+    const inTime = await Promise.race([stopped, gaveUp]);
+    clearTimeout(timer);
+    if (!inTime) this.logger.warn('antinuke incidents still under way at shutdown were not all recorded');
+  }
+
+  /** The guild's guard, brought back after a restart when its plan has ANTINUKE_DETECT. */
+  private runFor(guildId: string): Promise<InProcessAntiNukeRun | null> {
+    const run = this.active(guildId);
+    if (run) return Promise.resolve(run);
+    if (this.stopping || this.detectionRemoved.has(guildId)) return Promise.resolve(null);
+    let reviving = this.reviving.get(guildId);
+    if (!reviving) {
+      reviving = this.revive(guildId).finally(() => this.reviving.delete(guildId));
+      this.reviving.set(guildId, reviving);
+    }
+    return reviving;
+  }
+
+  private async revive(guildId: string): Promise<InProcessAntiNukeRun | null> {
+    const { features } = await this.entitlements.get(guildId);
+    if (!features.includes('ANTINUKE_DETECT')) return null;
+    const stored = await this.settings.get(guildId);
+    // Started meanwhile (LicenseUpgraded), or removed: that answer is newer than ours.
+    const current = this.active(guildId);
+    if (current || this.stopping || this.detectionRemoved.has(guildId)) return current ?? null;
+    const autoActionAllowed = features.includes('ANTINUKE_AUTO_ACTION');
+    this.logger.log({ guild_id: guildId }, 'antinuke guard brought back after a restart');
+    return this.startRun({
+      guildId,
+      settings: {
+        threshold: stored.threshold,
+        window_seconds: stored.window_seconds,
+        auto_action_enabled: stored.auto_action_enabled && autoActionAllowed,
+      },
+      entitlements: { detect: true, auto_action_allowed: autoActionAllowed },
+    });
+  }
+
+  private active(guildId: string): InProcessAntiNukeRun | undefined {
+    const run = this.runs.get(guildId);
+    return run?.active ? run : undefined;
+  }
+
+  private startRun(input: AntiNukeWorkflowInput): InProcessAntiNukeRun {
+    const run = new InProcessAntiNukeRun(input, this.activities, this.log);
+    this.runs.set(input.guildId, run);
+    run.ended
+      .then(
+        (result) => {
+          if (result) this.logger.log({ guild_id: input.guildId, ...result }, 'antinuke guard ended');
+        },
+        (error: unknown) =>
+          this.logger.error({ err: error, guild_id: input.guildId }, 'antinuke guard stopped unexpectedly'),
+      )
+      .finally(() => {
+        if (this.runs.get(input.guildId) === run) this.runs.delete(input.guildId);
+      });
+    return run;
+  }
+}

@@ -1,0 +1,263 @@
+import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
+import { DESTRUCTIVE_ACTION_KINDS, type DestructiveAction } from '../destructive-action';
+import {
+  ANTINUKE_SETTING_LIMITS,
+  type AntiNukeActivities,
+  type AntiNukeEntitlements,
+  type AntiNukeSettings,
+  type AntiNukeWorkflowInput,
+  type AntiNukeWorkflowResult,
+  type AntiNukeWorkflowState,
+  type AutoActionOutcome,
+  type Burst,
+} from './antinuke-contract';
+import { BurstDetector, type CountedAction } from './burst-detector';
+
+export interface AntiNukeLog {
+  warn(message: string, fields: Record<string, unknown>): void;
+  error(message: string, fields: Record<string, unknown>): void;
+}
+
+/** What the engine running a guard provides (Temporal's workflow, or the in-process runner). */
+export interface AntiNukeEngine {
+  /** Each with its policy from antinuke-policy.ts. */
+  activities: AntiNukeActivities;
+  /** Resolves once `condition` holds; the engine looks again after every signal. */
+  waitUntil(condition: () => boolean): Promise<void>;
+  /** This run should hand over to a new one (Temporal's continue-as-new). */
+  shouldRollOver(): boolean;
+  now(): number;
+  /** A UUID v7 for a new incident (the same on a replay). */
+  newIncidentId(): string;
+  log: AntiNukeLog;
+}
+
+/**
+ * One guild's AntiNuke state (ARCHITECTURE.md "antinuke"), as plain deterministic code: the
+ * settings and plan it runs with, the burst detector, and the bursts waiting for their incident.
+ * The engine delivers its signals to the methods; guardGuild() works off the bursts.
+ */
+export class AntiNukeGuard {
+  private settings: AntiNukeSettings;
+  private entitlements: AntiNukeEntitlements;
+  private readonly detector: BurstDetector;
+  private readonly pending: Burst[] = [];
+  private incidentsOpened: number;
+  private signals = 0;
+  private actions = 0;
+
+  constructor(
+    private readonly input: AntiNukeWorkflowInput,
+    private readonly log: AntiNukeLog,
+  ) {
+    this.settings = { ...input.settings };
+    this.entitlements = { ...input.entitlements };
+    this.detector = new BurstDetector(this.settings, input.carried?.detector);
+    this.incidentsOpened = input.carried?.incidents_opened ?? 0;
+  }
+
+  get guildId(): string {
+    return this.input.guildId;
+  }
+
+  /** Signals handled by this run, the continue-as-new measure. */
+  get signalsThisRun(): number {
+    return this.signals;
+  }
+
+  get detecting(): boolean {
+    return this.entitlements.detect;
+  }
+
+  /** Bursts wait for their incident, or detection was removed: guardGuild has something to do. */
+  hasWork(): boolean {
+    return this.pending.length > 0 || !this.entitlements.detect;
+  }
+
+  /** Signal `destructiveAction`; `now` is the engine's clock. */
+  destructiveAction(action: DestructiveAction, now: number): void {
+    this.signals++;
+    this.actions++;
+    if (!this.entitlements.detect) return;
+    const counted = countedAction(this.input.guildId, action, now);
+    if (!counted) {
+      this.log.warn('destructive action ignored: not one of this guild', { guild_id: this.input.guildId });
+      return;
+    }
+    const outcome = this.detector.record(counted);
+    if (outcome.result === 'burst') this.pending.push(outcome.burst);
+  }
+
+  /** Signal `settingsChanged`. */
+  changeSettings(next: AntiNukeSettings): void {
+    this.signals++;
+    this.settings = validSettings(next, this.settings);
+    if (!this.entitlements.auto_action_allowed) this.settings.auto_action_enabled = false;
+    this.detector.configure(this.settings);
+  }
+
+  /** Signal `entitlementsChanged`. */
+  changeEntitlements(next: AntiNukeEntitlements): void {
+    this.signals++;
+    this.entitlements = {
+      detect: next.detect === true,
+      auto_action_allowed: next.auto_action_allowed === true,
+    };
+    // Spec appendix rule 7: losing auto-action switches it off; a later upgrade does not turn it back on.
+    if (!this.entitlements.auto_action_allowed)
+      this.settings = { ...this.settings, auto_action_enabled: false };
+  }
+
+  /** The `getState` query. */
+  state(): AntiNukeWorkflowState {
+    return {
+      settings: this.settings,
+      entitlements: this.entitlements,
+      signals_this_run: this.signals,
+      actions_this_run: this.actions,
+      incidents_opened: this.incidentsOpened,
+      incidents_pending: this.pending.length,
+    };
+  }
+
+  /** The next run's input: windows and counters carried over. */
+  continuation(): AntiNukeWorkflowInput {
+    return {
+      guildId: this.input.guildId,
+      settings: this.settings,
+      entitlements: this.entitlements,
+      carried: { detector: this.detector.state(), incidents_opened: this.incidentsOpened },
+      signalsPerRun: this.input.signalsPerRun,
+    };
+  }
+
+  result(): AntiNukeWorkflowResult {
+    return { ended: 'detection_removed', incidents_opened: this.incidentsOpened };
+  }
+
+  nextBurst(): Burst | undefined {
+    return this.pending.shift();
+  }
+
+  autoActionOn(): boolean {
+    return this.settings.auto_action_enabled && this.entitlements.auto_action_allowed;
+  }
+
+  incidentOpened(): void {
+    this.incidentsOpened++;
+  }
+}
+
+/**
+ * Waits for bursts and opens one incident for each, until detection is removed or the engine
+ * wants a new run. Bursts detected before a downgrade still get their incident.
+ */
+export async function guardGuild(
+  guard: AntiNukeGuard,
+  engine: AntiNukeEngine,
+): Promise<'detection_removed' | 'roll_over'> {
+  for (;;) {
+    await engine.waitUntil(() => guard.hasWork() || engine.shouldRollOver());
+    for (let burst = guard.nextBurst(); burst; burst = guard.nextBurst()) {
+      await handleIncident(guard, burst, engine);
+      guard.incidentOpened();
+    }
+    if (!guard.detecting) return 'detection_removed';
+    if (engine.shouldRollOver()) return 'roll_over';
+  }
+}
+
+/**
+ * Snapshot first, so it shows the guild before further damage; then the auto-action, so the
+ * attacker is stopped before anything slower happens; then the incident and its event in one
+ * transaction, which therefore say what really happened (snapshot id or error, roles removed or
+ * not). Neither a failed snapshot nor a failed auto-action stops the incident (spec §7.4).
+ */
+async function handleIncident(guard: AntiNukeGuard, burst: Burst, engine: AntiNukeEngine): Promise<void> {
+  const { guildId } = guard;
+  const { activities } = engine;
+  const incidentId = engine.newIncidentId();
+  const openedAt = new Date(engine.now()).toISOString();
+
+  const snapshot = await activities.takeIncidentSnapshot({ guildId, incidentId }).then(
+    ({ snapshotId }) => ({ snapshotId, error: null }),
+    (error: unknown) => ({ snapshotId: null, error: failureMessage(error) }),
+  );
+
+  let autoAction: AutoActionOutcome = { taken: false, error: null };
+  if (guard.autoActionOn()) {
+    autoAction = await activities
+      .removeActorRoles({
+        guildId,
+        incidentId,
+        actorPlatformUserId: burst.actor_platform_user_id,
+      })
+      .catch((error: unknown) => ({ taken: false, error: failureMessage(error) }));
+  }
+
+  try {
+    await activities.openIncident({
+      incidentId,
+      guildId,
+      burst,
+      snapshotId: snapshot.snapshotId,
+      snapshotError: snapshot.error,
+      autoActionTaken: autoAction.taken,
+      autoActionError: autoAction.error,
+      openedAt,
+    });
+  } catch (error) {
+    engine.log.error('antinuke incident could not be recorded', {
+      alert: 'antinuke_incident_not_recorded',
+      guild_id: guildId,
+      incident_id: incidentId,
+      error: failureMessage(error),
+    });
+  }
+}
+
+/** The action as the detector counts it, or null when it is not a valid action of this guild. */
+function countedAction(guildId: string, action: DestructiveAction, now: number): CountedAction | null {
+  if (
+    typeof action !== 'object' ||
+    action === null ||
+    action.guild_id !== guildId ||
+    !(DESTRUCTIVE_ACTION_KINDS as readonly string[]).includes(action.kind) ||
+    typeof action.actor_platform_user_id !== 'string' ||
+    action.actor_platform_user_id === '' ||
+    typeof action.audit_log_entry_id !== 'string' ||
+    action.audit_log_entry_id === ''
+  ) {
+    return null;
+  }
+  // The platform's time of the action; never later than now, so a skewed clock cannot make
+  // everything else look stale.
+  const at = Date.parse(action.at);
+  return {
+    kind: action.kind,
+    actor_platform_user_id: action.actor_platform_user_id,
+    audit_log_entry_id: action.audit_log_entry_id,
+    at: Number.isFinite(at) ? Math.min(at, now) : now,
+  };
+}
+
+function validSettings(next: AntiNukeSettings, current: AntiNukeSettings): AntiNukeSettings {
+  const inRange = (value: unknown, limits: { min: number; max: number }): value is number =>
+    Number.isInteger(value) && (value as number) >= limits.min && (value as number) <= limits.max;
+  const { threshold, window_seconds } = ANTINUKE_SETTING_LIMITS;
+  return {
+    threshold: inRange(next?.threshold, threshold) ? next.threshold : current.threshold,
+    window_seconds: inRange(next?.window_seconds, window_seconds)
+      ? next.window_seconds
+      : current.window_seconds,
+    auto_action_enabled:
+      typeof next?.auto_action_enabled === 'boolean' ? next.auto_action_enabled : current.auto_action_enabled,
+  };
+}
+
+/** An activity's failure as the incident records it: `Type: message` when it has a type. */
+export function failureMessage(error: unknown): string {
+  const cause = error instanceof ActivityFailure && error.cause ? error.cause : error;
+  if (cause instanceof ApplicationFailure && cause.type) return `${cause.type}: ${cause.message}`;
+  return cause instanceof Error ? cause.message : String(cause);
+}

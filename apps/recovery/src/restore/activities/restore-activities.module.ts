@@ -1,0 +1,46 @@
+import { Module } from '@nestjs/common';
+import { GuildRegistry } from '../../guilds/guild-registry.service';
+import { GuildsModule } from '../../guilds/guilds.module';
+import { SnapshotService } from '../../snapshots/snapshot.service';
+import { SnapshotsModule } from '../../snapshots/snapshots.module';
+import { LiveSyncControl } from '../../sync/live-sync-control';
+import { RestoreComparisons } from '../restore-context';
+import { RestoreJobsRepository } from '../restore-jobs.repository';
+import { RestoreSteps } from '../restore-steps';
+import { createRestoreActivities, RESTORE_ACTIVITIES } from './restore.activities';
+
+/**
+ * The restore's activities and what they stand on, built once: the Temporal worker
+ * (RestoreWorkerService) registers them, the in-process engine calls them, and the API shares
+ * their job repository and comparisons.
+ */
+@Module({
+  imports: [GuildsModule, SnapshotsModule],
+  providers: [
+    RestoreJobsRepository,
+    RestoreComparisons,
+    RestoreSteps,
+    LiveSyncControl,
+    {
+      provide: RESTORE_ACTIVITIES,
+      inject: [
+        RestoreJobsRepository,
+        GuildRegistry,
+        RestoreComparisons,
+        RestoreSteps,
+        SnapshotService,
+        LiveSyncControl,
+      ],
+      useFactory: (
+        jobs: RestoreJobsRepository,
+        guilds: GuildRegistry,
+        comparisons: RestoreComparisons,
+        steps: RestoreSteps,
+        snapshots: SnapshotService,
+        liveSync: LiveSyncControl,
+      ) => createRestoreActivities({ jobs, guilds, comparisons, steps, snapshots, liveSync }),
+    },
+  ],
+  exports: [RESTORE_ACTIVITIES, RestoreJobsRepository, RestoreComparisons],
+})
+export class RestoreActivitiesModule {}

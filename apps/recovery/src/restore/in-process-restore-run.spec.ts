@@ -1,0 +1,225 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import {
+  failStoppedRestore,
+  InProcessRestoreRun,
+  inProcessRestoreActivities,
+  SERVICE_STOPPED_MESSAGE,
+  serviceStopped,
+} from './in-process-restore-run';
+import type {
+  RestoreActivities,
+  RestoreFailure,
+  RestoreWorkflowInput,
+  StepOutcome,
+} from './workflows/restore-contract';
+
+const DONE: StepOutcome = { created: 1, updated: 0, deleted: 0, remaining: 0 };
+const INPUT: RestoreWorkflowInput = {
+  jobId: 'job-1',
+  scope: ['roles', 'channels', 'permission_overrides', 'guild_settings'],
+  createPreRestoreSnapshot: false,
+  totals: { CreateOrUpdateRoles: 1 },
+};
+
+type Name = keyof RestoreActivities;
+
+/** Activities that record their calls; `behave` replaces what one of them does. */
+function fakeActivities(behave: Partial<Record<Name, (call: number) => Promise<unknown>>> = {}) {
+  const calls: Name[] = [];
+  const endings: RestoreFailure[] = [];
+  const activity =
+    (name: Name, result: unknown) =>
+    (input: unknown): Promise<never> => {
+      calls.push(name);
+      if (name === 'endRestoreUnsuccessfully') endings.push(input as RestoreFailure);
+      const call = calls.filter((made) => made === name).length;
+      return (behave[name]?.(call) ?? Promise.resolve(result)) as Promise<never>;
+    };
+  const activities: RestoreActivities = {
+    validateSnapshot: activity('validateSnapshot', undefined),
+    createPreRestoreSnapshot: activity('createPreRestoreSnapshot', { snapshotId: null, warning: null }),
+    pauseLiveSync: activity('pauseLiveSync', undefined),
+    resumeLiveSync: activity('resumeLiveSync', undefined),
+    deleteRemovedOverrides: activity('deleteRemovedOverrides', DONE),
+    deleteRemovedChannels: activity('deleteRemovedChannels', DONE),
+    deleteRemovedRoles: activity('deleteRemovedRoles', DONE),
+    createOrUpdateRoles: activity('createOrUpdateRoles', DONE),
+    createOrUpdateChannels: activity('createOrUpdateChannels', DONE),
+    applyPermissionOverrides: activity('applyPermissionOverrides', DONE),
+    updateGuildSettings: activity('updateGuildSettings', DONE),
+    completeRestore: activity('completeRestore', undefined),
+    endRestoreUnsuccessfully: activity('endRestoreUnsuccessfully', undefined),
+  };
+  const count = (name: Name) => calls.filter((made) => made === name).length;
+  return { activities, calls, endings, count };
+}
+
+/** Backoff waits recorded, not waited. */
+function noWaits() {
+  const waits: number[] = [];
+  return {
+    waits,
+    sleep: (ms: number) => {
+      waits.push(ms);
+      return Promise.resolve();
+    },
+  };
+}
+
+function deferred<T>() {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((done) => (resolve = done));
+  return { promise, resolve };
+}
+
+describe(InProcessRestoreRun.name, () => {
+  describe('retry policy (RESTORE_ACTIVITY_OPTIONS)', () => {
+    it('retries a failing step from 1 s doubling, and completes when an attempt succeeds', async () => {
+      const fake = fakeActivities({
+        createOrUpdateRoles: (call) =>
+          call < 3
+            ? Promise.reject(ApplicationFailure.retryable('502 Bad Gateway', 'PlatformUnavailable'))
+            : Promise.resolve(DONE),
+      });
+      const time = noWaits();
+      const sut = new InProcessRestoreRun(INPUT, fake.activities, { sleep: time.sleep });
+      expect(await sut.begin()).toBe('completed');
+      expect(fake.count('createOrUpdateRoles')).toBe(3);
+      expect(time.waits).toEqual([1_000, 2_000]);
+      expect(fake.calls.slice(-2)).toEqual(['resumeLiveSync', 'completeRestore']);
+    });
+
+    it('stops at once on a non-retryable failure and ends the job failed with its type', async () => {
+      const fake = fakeActivities({
+        deleteRemovedRoles: () =>
+          Promise.reject(ApplicationFailure.nonRetryable('Missing Permissions', 'PermissionDenied')),
+      });
+      const time = noWaits();
+      const sut = new InProcessRestoreRun(INPUT, fake.activities, { sleep: time.sleep });
+      expect(await sut.begin()).toBe('failed');
+      expect([fake.count('deleteRemovedRoles'), time.waits]).toEqual([1, []]);
+      expect(fake.calls.slice(fake.calls.indexOf('deleteRemovedRoles'))).toEqual([
+        'deleteRemovedRoles',
+        'resumeLiveSync',
+        'endRestoreUnsuccessfully',
+      ]);
+      expect(fake.endings).toEqual([
+        { jobId: 'job-1', status: 'failed', code: 'PermissionDenied', message: 'Missing Permissions' },
+      ]);
+    });
+
+    it('fails the job after the tenth attempt, with the last failure', async () => {
+      const fake = fakeActivities({
+        updateGuildSettings: (call) =>
+          Promise.reject(ApplicationFailure.retryable(`outage ${call}`, 'PlatformUnavailable')),
+      });
+      const time = noWaits();
+      const sut = new InProcessRestoreRun(INPUT, fake.activities, { sleep: time.sleep });
+      expect(await sut.begin()).toBe('failed');
+      expect(fake.count('updateGuildSettings')).toBe(10);
+      expect(time.waits).toEqual([1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 60_000, 60_000, 60_000]);
+      expect(fake.endings).toEqual([
+        { jobId: 'job-1', status: 'failed', code: 'PlatformUnavailable', message: 'outage 10' },
+      ]);
+    });
+
+    it('cancels the job with "guild deleted" when the guild is gone, as the workflow does', async () => {
+      const fake = fakeActivities({
+        createOrUpdateChannels: () =>
+          Promise.reject(ApplicationFailure.nonRetryable('Unknown Guild', 'GuildNotFound')),
+      });
+      const sut = new InProcessRestoreRun(INPUT, fake.activities, { sleep: noWaits().sleep });
+      expect(await sut.begin()).toBe('canceled');
+      expect(fake.endings).toEqual([
+        { jobId: 'job-1', status: 'canceled', code: 'guild_deleted', message: 'guild deleted' },
+      ]);
+    });
+  });
+
+  it('shows progress while a step runs, and on cancel lets it finish and skips the later steps', async () => {
+    const rolesRunning = deferred<void>();
+    const rolesMayFinish = deferred<StepOutcome>();
+    const fake = fakeActivities({
+      createOrUpdateRoles: () => {
+        rolesRunning.resolve();
+        return rolesMayFinish.promise;
+      },
+    });
+    const sut = new InProcessRestoreRun(INPUT, fake.activities);
+    const outcome = sut.begin();
+    await rolesRunning.promise;
+    expect(sut.progressSummary()).toMatchObject({
+      current_step: 'CreateOrUpdateRoles',
+      steps: expect.arrayContaining([
+        expect.objectContaining({ name: 'DeleteRemovedRoles', status: 'done' }),
+        expect.objectContaining({ name: 'CreateOrUpdateRoles', status: 'running', done: 0, total: 1 }),
+      ]),
+    });
+
+    sut.cancel();
+    rolesMayFinish.resolve(DONE);
+    expect(await outcome).toBe('canceled');
+    expect(fake.calls.slice(fake.calls.indexOf('createOrUpdateRoles'))).toEqual([
+      'createOrUpdateRoles',
+      'resumeLiveSync',
+      'endRestoreUnsuccessfully',
+    ]);
+    expect(fake.endings).toEqual([
+      { jobId: 'job-1', status: 'canceled', code: 'canceled', message: 'Canceled by the user.' },
+    ]);
+    expect(sut.progressSummary().steps).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ name: 'CreateOrUpdateRoles', status: 'done', done: 1 }),
+        expect.objectContaining({ name: 'CreateOrUpdateChannels', status: 'canceled' }),
+      ]),
+    );
+  });
+
+  it('when the process stops, finishes the running activity, starts no other, and ends the job failed', async () => {
+    const stop = new AbortController();
+    const rolesRunning = deferred<void>();
+    const rolesMayFinish = deferred<StepOutcome>();
+    const fake = fakeActivities({
+      createOrUpdateRoles: () => {
+        rolesRunning.resolve();
+        return rolesMayFinish.promise;
+      },
+    });
+    const sut = new InProcessRestoreRun(INPUT, fake.activities, { stop: stop.signal });
+    const outcome = sut.begin();
+    await rolesRunning.promise;
+    stop.abort(serviceStopped());
+    rolesMayFinish.resolve(DONE);
+    expect(await outcome).toBe('failed');
+    expect(fake.calls.slice(fake.calls.indexOf('createOrUpdateRoles'))).toEqual([
+      'createOrUpdateRoles',
+      'resumeLiveSync',
+      'endRestoreUnsuccessfully',
+    ]);
+    expect(fake.endings).toEqual([
+      { jobId: 'job-1', status: 'failed', code: 'ServiceStopped', message: SERVICE_STOPPED_MESSAGE },
+    ]);
+  });
+});
+
+describe(failStoppedRestore.name, () => {
+  it('resumes live sync and ends the job failed with the service-stopped message', async () => {
+    const fake = fakeActivities();
+    await failStoppedRestore({ jobId: 'job-1' }, inProcessRestoreActivities(fake.activities));
+    expect(fake.calls).toEqual(['resumeLiveSync', 'endRestoreUnsuccessfully']);
+    expect(fake.endings).toEqual([
+      { jobId: 'job-1', status: 'failed', code: 'ServiceStopped', message: SERVICE_STOPPED_MESSAGE },
+    ]);
+  });
+
+  it('still ends the job when live sync cannot be resumed, then reports that', async () => {
+    const fake = fakeActivities({
+      resumeLiveSync: () =>
+        Promise.reject(ApplicationFailure.nonRetryable('no job', 'ErrRestoreJobNotFound')),
+    });
+    await expect(
+      failStoppedRestore({ jobId: 'job-1' }, inProcessRestoreActivities(fake.activities)),
+    ).rejects.toThrow('no job');
+    expect(fake.calls).toEqual(['resumeLiveSync', 'endRestoreUnsuccessfully']);
+  });
+});

@@ -1,0 +1,135 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import type { ActivityOptions } from '@temporalio/workflow';
+import { type Sleep, withActivityOptions } from '../temporal/in-process-activities';
+import type {
+  JobRef,
+  ProgressSummary,
+  RestoreActivities,
+  RestoreWorkflowInput,
+} from './workflows/restore-contract';
+import { classifyRestoreFailure } from './workflows/restore-failure';
+import { RESTORE_ACTIVITY_OPTIONS } from './workflows/restore-policy';
+import { type RestoreOutcome, runRestore } from './workflows/restore-procedure';
+import { RestoreProgress } from './workflows/restore-progress';
+
+/** Engine workflow ids of restores run in process; the next start knows them as its own. */
+export const IN_PROCESS_RESTORE_PREFIX = 'in-process-restore-';
+
+export function inProcessRestoreWorkflowId(jobId: string): string {
+  return `${IN_PROCESS_RESTORE_PREFIX}${jobId}`;
+}
+
+/** The job of an in-process workflow id, or null for any other (a Temporal one). */
+export function jobIdOfInProcessRestore(workflowId: string): string | null {
+  return workflowId.startsWith(IN_PROCESS_RESTORE_PREFIX)
+    ? workflowId.slice(IN_PROCESS_RESTORE_PREFIX.length)
+    : null;
+}
+
+export const SERVICE_STOPPED = 'ServiceStopped';
+export const SERVICE_STOPPED_MESSAGE =
+  'The service stopped while this restore was running; the guild may be partly restored. Preview it again and start a new restore.';
+
+/** Why a run stopped between two activities: the process is shutting down. */
+export function serviceStopped(): ApplicationFailure {
+  return ApplicationFailure.nonRetryable(SERVICE_STOPPED_MESSAGE, SERVICE_STOPPED);
+}
+
+/** What ends a run: these still run (and retry) while the process stops, as Temporal's nonCancellable does. */
+const ENDING_ACTIVITIES: readonly (keyof RestoreActivities)[] = [
+  'resumeLiveSync',
+  'completeRestore',
+  'endRestoreUnsuccessfully',
+];
+
+export interface InProcessRestoreOptions {
+  /** Aborted with serviceStopped() at shutdown: the current activity finishes, no later step starts. */
+  stop?: AbortSignal;
+  /** RESTORE_ACTIVITY_OPTIONS unless a test says otherwise. */
+  policy?: ActivityOptions;
+  sleep?: Sleep;
+}
+
+/** The activities as a restore run calls them in process: the restore policy on every call. */
+export function inProcessRestoreActivities(
+  activities: RestoreActivities,
+  options: InProcessRestoreOptions = {},
+): RestoreActivities {
+  return withActivityOptions(activities, options.policy ?? RESTORE_ACTIVITY_OPTIONS, {
+    signal: options.stop,
+    runsWhenStopped: ENDING_ACTIVITIES,
+    sleep: options.sleep,
+  });
+}
+
+/**
+ * One restore run without Temporal (WORKFLOW_ENGINE=in-process): the same procedure as
+ * restore.workflow.ts, with the same failure classification, a cancel flag checked between
+ * activities, and the progress the `getProgress` query would answer. `begin()` starts it.
+ */
+export class InProcessRestoreRun {
+  private canceled = false;
+  private readonly progress: RestoreProgress;
+  private readonly activities: RestoreActivities;
+  private running: Promise<RestoreOutcome> | undefined;
+
+  constructor(
+    private readonly input: RestoreWorkflowInput,
+    activities: RestoreActivities,
+    options: InProcessRestoreOptions = {},
+  ) {
+    this.progress = new RestoreProgress(input.totals);
+    this.activities = inProcessRestoreActivities(activities, options);
+  }
+
+  get jobId(): string {
+    return this.input.jobId;
+  }
+
+  /** Runs the restore; resolves with how it ended (rejects only when even its ending failed). */
+  begin(): Promise<RestoreOutcome> {
+    this.running ??= runRestore(
+      this.input,
+      {
+        activities: this.activities,
+        cancelRequested: () => this.canceled,
+        classify: classifyRestoreFailure,
+        // The endings run even while the process stops (ENDING_ACTIVITIES); nothing else to shield.
+        shielded: (work) => work(),
+      },
+      this.progress,
+    );
+    return this.running;
+  }
+
+  /** The `cancel` signal: the running activity finishes, later steps are skipped. */
+  cancel(): void {
+    this.canceled = true;
+  }
+
+  /** The `getProgress` query. */
+  progressSummary(): ProgressSummary {
+    return this.progress.summary();
+  }
+}
+
+/**
+ * Ends a job whose run is gone (the process stopped mid-run) the way a failed run ends: live sync
+ * resumed for the guild, then the job `failed` with SERVICE_STOPPED_MESSAGE and RestoreFailed.
+ * `activities` come from inProcessRestoreActivities (policy applied).
+ */
+export async function failStoppedRestore(ref: JobRef, activities: RestoreActivities): Promise<void> {
+  let resumeError: Error | undefined;
+  try {
+    await activities.resumeLiveSync(ref);
+  } catch (error) {
+    resumeError = error instanceof Error ? error : new Error(String(error));
+  }
+  await activities.endRestoreUnsuccessfully({
+    ...ref,
+    status: 'failed',
+    code: SERVICE_STOPPED,
+    message: SERVICE_STOPPED_MESSAGE,
+  });
+  if (resumeError) throw resumeError;
+}

@@ -1,0 +1,142 @@
+import {
+  type BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
+import { RESTORE_ACTIVITIES } from './activities/restore.activities';
+import {
+  failStoppedRestore,
+  IN_PROCESS_RESTORE_PREFIX,
+  InProcessRestoreRun,
+  inProcessRestoreActivities,
+  inProcessRestoreWorkflowId,
+  jobIdOfInProcessRestore,
+  serviceStopped,
+} from './in-process-restore-run';
+import { RestoreJobsRepository } from './restore-jobs.repository';
+import { RestoreWorkflows } from './restore-workflows';
+import type { ProgressSummary, RestoreActivities, RestoreWorkflowInput } from './workflows/restore-contract';
+
+/** How long shutdown waits for running activities to finish and their runs to end. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
+/**
+ * Restores run by this process (WORKFLOW_ENGINE=in-process, standalone mode): the restore
+ * procedure with the same retry policy, progress and cancel as on Temporal, but not durable.
+ *
+ * - A run's engine workflow id is `in-process-restore-<job id>`, written before the run touches
+ *   the guild. At start, every job still `running` under such an id and not run here is a run the
+ *   previous process left behind: it ends `failed` (SERVICE_STOPPED_MESSAGE) through the same
+ *   activities as any failed run, so live sync resumes and RestoreFailed is written.
+ * - At shutdown no new run starts; each run's current activity finishes, the next one is refused,
+ *   and the run ends `failed` with the same message right away. A run still busy after
+ *   SHUTDOWN_GRACE_MS is left to the next start.
+ *
+ * One process per database: a second one would take the first one's runs for leftovers.
+ */
+@Injectable()
+export class InProcessRestoreWorkflows
+  extends RestoreWorkflows
+  implements OnApplicationBootstrap, BeforeApplicationShutdown
+{
+  private readonly logger = new Logger(InProcessRestoreWorkflows.name);
+  private readonly runs = new Map<string, InProcessRestoreRun>();
+  private readonly stopping = new AbortController();
+  private readonly endings: RestoreActivities;
+  private sweep: Promise<void> | undefined;
+
+  constructor(
+    @Inject(RESTORE_ACTIVITIES) private readonly activities: RestoreActivities,
+    private readonly jobs: RestoreJobsRepository,
+  ) {
+    super();
+    this.endings = inProcessRestoreActivities(activities, { stop: this.stopping.signal });
+  }
+
+  onApplicationBootstrap(): void {
+    this.sweep = this.failLeftovers().catch((error: unknown) =>
+      this.logger.error({ err: error }, 'restores left running by the previous process could not be ended'),
+    );
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopping.abort(serviceStopped());
+    // begin() of a run not begun yet (its start still recording the id) runs it to its ending.
+    const ended = Promise.all([...[...this.runs.values()].map((run) => run.begin()), this.sweep]).then(
+      () => true,
+      () => true,
+    );
+    let timer: NodeJS.Timeout | undefined;
+    const gaveUp = new Promise<false>((resolve) => {
+      timer = setTimeout(resolve, SHUTDOWN_GRACE_MS, false);
+    });
+    const inTime = await Promise.race([ended, gaveUp]);
+    clearTimeout(timer);
+    if (!inTime) {
+      this.logger.warn(
+        { restore_job_ids: [...this.runs.values()].map((run) => run.jobId) },
+        'restores still running at shutdown; the next start ends them failed',
+      );
+    }
+  }
+
+  async start(input: RestoreWorkflowInput): Promise<string> {
+    if (this.stopping.signal.aborted) throw new Error('the service is stopping; no restore starts now');
+    const workflowId = inProcessRestoreWorkflowId(input.jobId);
+    const run = new InProcessRestoreRun(input, this.activities, { stop: this.stopping.signal });
+    // Known as ours before the job says so: the start-up sweep never takes a live run for a leftover.
+    this.runs.set(workflowId, run);
+    try {
+      // The id is stored before the run touches the guild, so a crash mid-run leaves it to the sweep.
+      await this.jobs.markRunning(input.jobId, workflowId);
+    } catch (error) {
+      this.runs.delete(workflowId);
+      throw error;
+    }
+    run
+      .begin()
+      .then(
+        (outcome) => this.logger.log({ restore_job_id: input.jobId, outcome }, 'restore run ended'),
+        (error: unknown) =>
+          this.logger.error(
+            { err: error, restore_job_id: input.jobId },
+            'restore run could not record its ending; the next start ends it failed',
+          ),
+      )
+      .finally(() => this.runs.delete(workflowId));
+    return workflowId;
+  }
+
+  /** A job marked as run here but with no run (its process stopped) ends failed now. */
+  async cancel(workflowId: string): Promise<void> {
+    const run = this.runs.get(workflowId);
+    if (run) {
+      run.cancel();
+      return;
+    }
+    const jobId = jobIdOfInProcessRestore(workflowId);
+    if (!jobId) throw new Error(`restore ${workflowId} is not run by the in-process engine`);
+    await failStoppedRestore({ jobId }, this.endings);
+  }
+
+  progress(workflowId: string): Promise<ProgressSummary | null> {
+    return Promise.resolve(this.runs.get(workflowId)?.progressSummary() ?? null);
+  }
+
+  private async failLeftovers(): Promise<void> {
+    const leftovers = await this.jobs.findRunningOnEngine(IN_PROCESS_RESTORE_PREFIX);
+    for (const job of leftovers) {
+      if (this.stopping.signal.aborted) return;
+      if (job.engine_workflow_id && this.runs.has(job.engine_workflow_id)) continue;
+      this.logger.warn(
+        { restore_job_id: job.id, guild_id: job.guild_id },
+        'restore left running by the previous process; ending it failed',
+      );
+      await failStoppedRestore({ jobId: job.id }, this.endings).catch((error: unknown) =>
+        this.logger.error({ err: error, restore_job_id: job.id }, 'leftover restore could not be ended'),
+      );
+    }
+  }
+}

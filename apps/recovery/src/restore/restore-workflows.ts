@@ -1,0 +1,17 @@
+import type { ProgressSummary, RestoreWorkflowInput } from './workflows/restore-contract';
+
+/**
+ * Where restores run (WORKFLOW_ENGINE): on Temporal (TemporalRestoreWorkflows) or in this process
+ * (InProcessRestoreWorkflows). All RestoreService knows of the engine; WorkflowEngineModule
+ * provides the one configured.
+ */
+export abstract class RestoreWorkflows {
+  /** Starts the job's run; resolves with its engine workflow id, throws when the engine cannot take it. */
+  abstract start(input: RestoreWorkflowInput): Promise<string>;
+
+  /** The `cancel` signal: the running step finishes, later ones are skipped. Throws when undeliverable. */
+  abstract cancel(workflowId: string): Promise<void>;
+
+  /** The run's progress now, or null when the engine does not answer (in time). */
+  abstract progress(workflowId: string): Promise<ProgressSummary | null>;
+}

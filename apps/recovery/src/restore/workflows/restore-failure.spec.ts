@@ -1,0 +1,53 @@
+import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
+import { classifyRestoreFailure } from './restore-failure';
+
+const ref = { jobId: 'job-1' };
+
+/** How Temporal hands a workflow an activity's last failure. */
+function onTemporal(cause: Error): ActivityFailure {
+  return new ActivityFailure(
+    'Activity task failed',
+    'createOrUpdateRoles',
+    '7',
+    'NON_RETRYABLE_FAILURE',
+    'worker',
+    cause,
+  );
+}
+
+describe(classifyRestoreFailure.name, () => {
+  it.each([
+    ['on Temporal', (cause: Error) => onTemporal(cause)],
+    ['in process', (cause: Error) => cause],
+  ])('cancels the job with "guild deleted" when the guild is gone (%s)', (_engine, wrap) => {
+    const failure = wrap(ApplicationFailure.nonRetryable('Unknown Guild', 'GuildNotFound'));
+    expect(classifyRestoreFailure(failure, ref)).toEqual({
+      jobId: 'job-1',
+      status: 'canceled',
+      code: 'guild_deleted',
+      message: 'guild deleted',
+    });
+  });
+
+  it.each([
+    ['on Temporal', (cause: Error) => onTemporal(cause)],
+    ['in process', (cause: Error) => cause],
+  ])('fails the job with the failure’s type and message otherwise (%s)', (_engine, wrap) => {
+    const failure = wrap(ApplicationFailure.nonRetryable('Missing Permissions', 'PermissionDenied'));
+    expect(classifyRestoreFailure(failure, ref)).toEqual({
+      jobId: 'job-1',
+      status: 'failed',
+      code: 'PermissionDenied',
+      message: 'Missing Permissions',
+    });
+  });
+
+  it('calls a failure without a type an Error', () => {
+    expect(classifyRestoreFailure(new Error('boom'), ref)).toMatchObject({ code: 'Error', message: 'boom' });
+    expect(classifyRestoreFailure('odd', ref)).toMatchObject({
+      status: 'failed',
+      code: 'Error',
+      message: 'odd',
+    });
+  });
+});

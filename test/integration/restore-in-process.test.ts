@@ -1,0 +1,336 @@
+import { ChatPlatformClient, type GuildState } from '@lib/chat-platform';
+import type { DomainEvent } from '@lib/contracts';
+import { DEFAULT_RATE_LIMITS } from '@lib/testing';
+import type { DataSource } from 'typeorm';
+import { v7 as uuidv7 } from 'uuid';
+import { openDataSource } from '../support/database';
+import { RecoveryStack } from '../support/recovery-stack';
+import { ADMIN, idMap, OWNER, raid, restorable, seedProtectedGuild } from '../support/restore-scenario';
+import { waitFor } from '../support/wait';
+
+type Body = Record<string, unknown>;
+const ALL_SCOPES = ['roles', 'channels', 'permission_overrides', 'guild_settings'];
+const RAIDER_TOKEN = 'raider-bot-token';
+const STOPPED_MESSAGE =
+  'The service stopped while this restore was running; the guild may be partly restored. Preview it again and start a new restore.';
+
+/**
+ * Standalone mode's workflow engine: recovery with WORKFLOW_ENGINE=in-process and no Temporal at
+ * all runs restores itself, with the progress, cancel and endings they have on Temporal, and
+ * fails at its next start a restore its predecessor was killed in the middle of. AntiNuke runs in
+ * the process too. Licences are stored as licensing stores them, so the suite needs no billing.
+ */
+describe('restore in process', () => {
+  const stack = new RecoveryStack({
+    worker: true,
+    liveSync: true,
+    env: { WORKFLOW_ENGINE: 'in-process', TEMPORAL_ADDRESS: undefined },
+  });
+  let dataSource: DataSource;
+  let platformUrl: string;
+  /** The bot's own client: reads the guild, and does the raid's part the admin may not. */
+  let reader: ChatPlatformClient;
+  let raider: ChatPlatformClient;
+
+  beforeAll(async () => {
+    dataSource = await openDataSource();
+    await stack.start();
+    platformUrl = stack.platform.url;
+    reader = new ChatPlatformClient({ apiBaseUrl: `${platformUrl}/api`, botToken: 'fake-bot-token' });
+    // The compromised admin's account, acting through the API with a token of its own.
+    stack.platform.registerBotToken(RAIDER_TOKEN, ADMIN, 'admin');
+    raider = new ChatPlatformClient({ apiBaseUrl: `${platformUrl}/api`, botToken: RAIDER_TOKEN });
+    await onTheGateway();
+  }, 120_000);
+
+  afterAll(async () => {
+    await stack.stop();
+    await dataSource?.destroy();
+  });
+
+  afterEach(() => stack.platform.setRateLimits(DEFAULT_RATE_LIMITS));
+
+  const owner = () => stack.user(OWNER);
+  const post = (path: string, body: unknown) => stack.call(stack.recovery, 'POST', path, owner(), body);
+  const get = (path: string) => stack.call(stack.recovery, 'GET', path, owner());
+  const getJob = (jobId: string) => get(`/api/v1/restore/${jobId}`);
+
+  function onTheGateway() {
+    return waitFor('recovery on the gateway', () =>
+      stack.platform
+        .gatewayConnections()
+        .some((connection) => connection.userId === stack.platform.botUserId),
+    );
+  }
+
+  /** The licence as licensing keeps it: this suite runs without billing or the event transport. */
+  async function license(guildId: string, plan: 'PRO' | 'ENTERPRISE'): Promise<void> {
+    await dataSource.query(
+      `INSERT INTO licensing.licenses (id, guild_id, plan_id, expires_at, last_event_at, last_event_id)
+       SELECT $1, $2, id, now() + interval '30 days', now(), $3 FROM licensing.plans WHERE code = $4`,
+      [uuidv7(), guildId, uuidv7(), plan],
+    );
+  }
+
+  /** A registered guild on `plan` with a manual snapshot taken before anything went wrong. */
+  async function protectedGuild(options: { plan?: 'PRO' | 'ENTERPRISE'; extraRoles?: number } = {}) {
+    const name = `Guild ${uuidv7().slice(-6)}`;
+    const seeded = seedProtectedGuild(stack.platform, name, options.extraRoles);
+    const registered = await post('/api/v1/guilds', { platform_guild_id: seeded.guildId });
+    expect(registered.status).toBe(200);
+    const guildId = registered.body.id as string;
+    await license(guildId, options.plan ?? 'PRO');
+    const snapshot = await post(`/api/v1/guilds/${guildId}/snapshots`, { description: 'known good' });
+    expect(snapshot.status).toBe(200);
+    const snapshotId = snapshot.body.id as string;
+    const [{ payload }] = await dataSource.query<{ payload: GuildState }[]>(
+      `SELECT payload FROM recovery.snapshots WHERE id = $1`,
+      [snapshotId],
+    );
+    return { seeded, name, guildId, snapshotId, payload };
+  }
+
+  async function start(snapshotId: string, options: Body = {}) {
+    const previewed = await post('/api/v1/restore/preview', { snapshot_id: snapshotId, scope: ALL_SCOPES });
+    expect(previewed.status).toBe(200);
+    return post('/api/v1/restore/start', {
+      snapshot_id: snapshotId,
+      scope: ALL_SCOPES,
+      approved_diff_hash: previewed.body.diff_hash,
+      options,
+    });
+  }
+
+  async function finished(jobId: string, timeoutMs = 60_000): Promise<Body> {
+    return waitFor(
+      `restore ${jobId} to end`,
+      async () => {
+        const job = await getJob(jobId);
+        return ['completed', 'failed', 'canceled'].includes(job.body.status as string) ? job.body : undefined;
+      },
+      { timeoutMs, intervalMs: 200 },
+    ).catch(async (error: Error) => {
+      const job = await getJob(jobId);
+      throw new Error(
+        `${error.message}\njob: ${JSON.stringify({ ...job.body, preview_diff: undefined }).slice(0, 1500)}\n--- recovery ---\n${stack.recovery.output().slice(-4000)}`,
+      );
+    });
+  }
+
+  async function expectRestored(guildId: string, platformGuildId: string, payload: GuildState) {
+    const live = await reader.getGuildState(platformGuildId);
+    const toLive = await idMap(dataSource, guildId);
+    expect(restorable(live, ALL_SCOPES)).toEqual(restorable(payload, ALL_SCOPES, toLive));
+  }
+
+  /** A raid on many roles, restored under a tight rate limit so the run takes seconds. */
+  async function slowRestore(options: Body = {}) {
+    const scenario = await protectedGuild({ extraRoles: 12 });
+    await raid(platformUrl, scenario.seeded);
+    for (let i = 0; i < 12; i++)
+      await reader.deleteRole(scenario.seeded.guildId, scenario.seeded.roles[`extra-${i}`]);
+    const started = await start(scenario.snapshotId, options);
+    expect(started.status).toBe(202);
+    stack.platform.setRateLimits({ perRoute: { limit: 1, windowMs: 700 } });
+    return { ...scenario, jobId: started.body.id as string, started: started.body };
+  }
+
+  async function runningStep(jobId: string, step: string): Promise<Body> {
+    return waitFor(
+      `${step} to run`,
+      async () => {
+        const job = await getJob(jobId);
+        const progress = job.body.progress as { current_step: string } | undefined;
+        return progress?.current_step === step ? job.body : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 100 },
+    );
+  }
+
+  async function restoreEvents(jobId: string) {
+    return dataSource.query<{ event_type: string; envelope: DomainEvent }[]>(
+      `SELECT event_type, envelope FROM recovery.outbox WHERE envelope->'payload'->>'restore_job_id' = $1 ORDER BY id`,
+      [jobId],
+    );
+  }
+
+  async function pausedGuild(guildId: string): Promise<boolean> {
+    const rows = await dataSource.query(`SELECT 1 FROM recovery.live_sync_pauses WHERE guild_id = $1`, [
+      guildId,
+    ]);
+    return rows.length > 0;
+  }
+
+  it('runs without Temporal: ready, and no worker trying to reach it', () => {
+    expect(stack.recovery.output()).not.toMatch(/recovery worker could not start/);
+  });
+
+  it('restores a raid end to end, with progress while it runs, and the guild equals the snapshot', async () => {
+    const { seeded, guildId, payload, jobId, started } = await slowRestore({
+      create_pre_restore_snapshot: true,
+    });
+    expect(started).toMatchObject({ status: 'running', engine_workflow_id: `in-process-restore-${jobId}` });
+
+    const running = await runningStep(jobId, 'CreateOrUpdateRoles');
+    expect(running.progress).toMatchObject({
+      done: expect.any(Number),
+      total: expect.any(Number),
+      steps: expect.arrayContaining([
+        expect.objectContaining({ name: 'ValidateSnapshot', status: 'done' }),
+        expect.objectContaining({ name: 'DeleteRemovedRoles', status: 'done' }),
+        expect.objectContaining({ name: 'CreateOrUpdateRoles', status: 'running' }),
+        expect.objectContaining({ name: 'CreateOrUpdateChannels', status: 'pending' }),
+      ]),
+    });
+    expect(await pausedGuild(guildId)).toBe(true);
+    stack.platform.setRateLimits(DEFAULT_RATE_LIMITS);
+
+    const job = await finished(jobId);
+    expect(job).toMatchObject({ status: 'completed', error_message: null });
+    expect(job.progress).toBeUndefined();
+    expect(job.result_summary).toMatchObject({ roles_created: 13, roles_deleted: 1, channels_created: 3 });
+    expect(job.pre_restore_snapshot_id).toEqual(expect.any(String));
+    await expectRestored(guildId, seeded.guildId, payload);
+
+    const events = await restoreEvents(jobId);
+    expect(events.map((event) => event.event_type)).toEqual(['RestoreStarted', 'RestoreCompleted']);
+    expect(events[1].envelope.payload).toMatchObject({
+      restore_job_id: jobId,
+      requested_by_platform_user_id: OWNER,
+      result_summary: job.result_summary,
+      pre_restore_snapshot_id: job.pre_restore_snapshot_id,
+    });
+    expect(await pausedGuild(guildId)).toBe(false);
+  });
+
+  it('cancels: the running step finishes, later steps are skipped, live sync resumes', async () => {
+    const { seeded, guildId, jobId } = await slowRestore();
+    await runningStep(jobId, 'CreateOrUpdateRoles');
+    const canceled = await post(`/api/v1/restore/${jobId}/cancel`, {});
+    expect(canceled.status).toBe(202);
+    expect(canceled.body.cancel_requested_at).toEqual(expect.any(String));
+
+    const job = await finished(jobId);
+    expect(job).toMatchObject({ status: 'canceled', error_message: null });
+    const live = await reader.getGuildState(seeded.guildId);
+    // The roles were being created and got done; channels come after roles and were skipped.
+    expect(live.roles.map((role) => role.name)).toEqual(expect.arrayContaining(['Moderator', 'extra-11']));
+    expect(live.channels.map((channel) => channel.name)).not.toContain('mod-chat');
+    const events = await restoreEvents(jobId);
+    expect(events.map((event) => event.event_type)).toEqual(['RestoreStarted', 'RestoreFailed']);
+    expect(events[1].envelope.payload).toMatchObject({
+      status: 'canceled',
+      error_code: 'canceled',
+      error_message: 'Canceled by the user.',
+    });
+    expect(await pausedGuild(guildId)).toBe(false);
+    expect((await post(`/api/v1/restore/${jobId}/cancel`, {})).body.code).toBe('ErrRestoreNotActive');
+  });
+
+  it('fails fast, without retrying, when the bot lacks a permission', async () => {
+    const { seeded, snapshotId } = await protectedGuild();
+    await raid(platformUrl, seeded);
+    const rolesRoute = new RegExp(`^/guilds/${seeded.guildId}/roles/`);
+    stack.platform.injectFailure({
+      method: 'DELETE',
+      path: rolesRoute,
+      status: 403,
+      code: 50013,
+      message: 'Missing Permissions',
+    });
+    const since = Date.now();
+    const started = await start(snapshotId);
+    const job = await finished(started.body.id as string);
+    expect(job).toMatchObject({ status: 'failed', error_message: expect.stringMatching(/permission/i) });
+    const deletes = stack.platform
+      .requestLog()
+      .filter(
+        (request) => request.at >= since && request.method === 'DELETE' && rolesRoute.test(request.path),
+      );
+    expect(deletes.map((request) => request.status)).toEqual([403]);
+  });
+
+  it('opens an AntiNuke incident for a raid seen by live sync, with no Temporal and no LicenseUpgraded', async () => {
+    const { seeded, guildId } = await protectedGuild({ plan: 'ENTERPRISE' });
+    // No licence event reached this process: the guild's guard comes from its plan when first needed.
+    const settings = await get(`/api/v1/guilds/${guildId}/antinuke`);
+    expect(settings.body).toMatchObject({ detection_available: true, workflow_running: true });
+
+    await raider.deleteChannel(seeded.channels.rules);
+    await raider.deleteChannel(seeded.channels.announcements);
+    await raider.deleteChannel(seeded.channels['mod-chat']);
+    const incidents = await waitFor(
+      'the incident',
+      async () => {
+        const list = await get(`/api/v1/guilds/${guildId}/incidents`);
+        const items = list.body.items as Body[] | undefined;
+        return items?.length ? items : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 200 },
+    );
+    expect(incidents).toEqual([
+      expect.objectContaining({ actor_platform_user_id: ADMIN, action: 'channel_delete', count: 3 }),
+    ]);
+    const snapshot = await get(`/api/v1/snapshots/${incidents[0].snapshot_id as string}`);
+    expect(snapshot.body).toMatchObject({ trigger: 'antinuke' });
+  });
+
+  it('ends failed, at the next start, a restore whose process was killed mid-run; a new restore then completes', async () => {
+    const { seeded, name, guildId, snapshotId, payload, jobId } = await slowRestore();
+    await runningStep(jobId, 'CreateOrUpdateRoles');
+    expect(await pausedGuild(guildId)).toBe(true);
+
+    await stack.recovery.stop('SIGKILL');
+    stack.platform.setRateLimits(DEFAULT_RATE_LIMITS);
+    // Nothing ran it since: the job still says running, and live sync is still paused for it.
+    const [left] = await dataSource.query<{ status: string }[]>(
+      `SELECT status FROM recovery.restore_jobs WHERE id = $1`,
+      [jobId],
+    );
+    expect(left.status).toBe('running');
+
+    await stack.restartRecovery();
+    const job = await finished(jobId);
+    expect(job).toMatchObject({ status: 'failed', error_message: STOPPED_MESSAGE });
+    const events = await restoreEvents(jobId);
+    expect(events.map((event) => event.event_type)).toEqual(['RestoreStarted', 'RestoreFailed']);
+    expect(events[1].envelope.payload).toMatchObject({
+      status: 'failed',
+      error_code: 'ServiceStopped',
+      error_message: STOPPED_MESSAGE,
+      requested_by_platform_user_id: OWNER,
+      guild_name: name,
+    });
+    expect(await pausedGuild(guildId)).toBe(false);
+
+    // As the message says: preview again (against the partly restored guild) and restore.
+    await onTheGateway();
+    const again = await start(snapshotId);
+    expect(again.status).toBe(202);
+    expect(await finished(again.body.id as string)).toMatchObject({ status: 'completed' });
+    await expectRestored(guildId, seeded.guildId, payload);
+  }, 120_000);
+
+  it('at a graceful stop lets the running step finish and ends the restore failed at once', async () => {
+    const { guildId, jobId } = await slowRestore();
+    await runningStep(jobId, 'CreateOrUpdateRoles');
+    stack.platform.setRateLimits(DEFAULT_RATE_LIMITS);
+    expect(await stack.recovery.stop('SIGTERM')).toBe(0);
+
+    // Ended by the stopping process itself, before any new one started.
+    const [job] = await dataSource.query<{ status: string; error_message: string }[]>(
+      `SELECT status, error_message FROM recovery.restore_jobs WHERE id = $1`,
+      [jobId],
+    );
+    expect(job).toEqual({ status: 'failed', error_message: STOPPED_MESSAGE });
+    expect(await pausedGuild(guildId)).toBe(false);
+    // The step under way was finished: every role of the snapshot is back.
+    const [{ roles_created }] = await dataSource.query<{ roles_created: number }[]>(
+      `SELECT count(*)::int AS roles_created FROM recovery.platform_id_replacements
+        WHERE guild_id = $1 AND kind = 'role'`,
+      [guildId],
+    );
+    expect(roles_created).toBe(13);
+    await stack.restartRecovery();
+  }, 120_000);
+});
