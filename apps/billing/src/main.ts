@@ -1,12 +1,5 @@
 import 'reflect-metadata';
-import { loadConfig } from '@lib/config';
 import { runService } from '@lib/runtime';
-import { AppModule } from './app.module';
-import { BillingEnv } from './billing.env';
+import { billingService } from './service';
 
-void runService({
-  name: 'billing',
-  loadConfig: () => loadConfig(BillingEnv),
-  module: (config) => AppModule.forRoot(config),
-  port: (config) => config.PORT,
-});
+void runService(billingService);

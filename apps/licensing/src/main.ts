@@ -1,12 +1,5 @@
 import 'reflect-metadata';
-import { loadConfig } from '@lib/config';
 import { runService } from '@lib/runtime';
-import { AppModule } from './app.module';
-import { LicensingEnv } from './licensing.env';
+import { licensingService } from './service';
 
-void runService({
-  name: 'licensing',
-  loadConfig: () => loadConfig(LicensingEnv),
-  module: (config) => AppModule.forRoot(config),
-  port: (config) => config.PORT,
-});
+void runService(licensingService);

@@ -1,12 +1,5 @@
 import 'reflect-metadata';
-import { loadConfig } from '@lib/config';
 import { runService } from '@lib/runtime';
-import { AppModule } from './app.module';
-import { RecoveryEnv } from './recovery.env';
+import { recoveryService } from './service';
 
-void runService({
-  name: 'recovery',
-  loadConfig: () => loadConfig(RecoveryEnv),
-  module: (config) => AppModule.forRoot(config),
-  port: (config) => config.PORT,
-});
+void runService(recoveryService);

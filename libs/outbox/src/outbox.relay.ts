@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { Client } from 'pg';
+import { Gauge } from 'prom-client';
 import type { DataSource } from 'typeorm';
 import type { EventPublisher, OutboxMessage } from './event-publisher';
 import { outboxChannel } from './outbox.schema';
@@ -28,6 +29,30 @@ interface ClaimedRow {
 
 const RETENTION_SWEEP_EVERY_MS = 10 * 60_000;
 
+/** The relays running in this process, read when Prometheus scrapes the backlog. */
+const runningRelays = new Set<OutboxRelay>();
+
+/** Outbox backlog (ARCHITECTURE.md): committed events not yet handed to the transport, per schema. */
+export const outboxUnsentEvents = new Gauge({
+  name: 'outbox_unsent_events',
+  help: 'Events committed to the outbox and not yet published, by schema',
+  labelNames: ['schema'],
+  async collect() {
+    for (const relay of runningRelays) {
+      const backlog = await relay.backlog().catch(() => null);
+      if (backlog) {
+        this.set({ schema: relay.schema }, backlog.unsent);
+        outboxOldestUnsent.set({ schema: relay.schema }, backlog.oldestSeconds);
+      }
+    }
+  },
+});
+const outboxOldestUnsent = new Gauge({
+  name: 'outbox_oldest_unsent_seconds',
+  help: 'Age of the oldest unpublished outbox event, by schema (0 when none waits)',
+  labelNames: ['schema'],
+});
+
 /**
  * Publishes committed outbox rows. Each round claims a batch with FOR UPDATE SKIP LOCKED, publishes
  * it and marks it sent in the same transaction, so concurrent replicas never claim the same row
@@ -53,15 +78,30 @@ export class OutboxRelay {
     this.maxBackoffMs = options.maxBackoffMs ?? 10_000;
   }
 
+  get schema(): string {
+    return this.options.schema;
+  }
+
+  /** How many committed events wait, and for how long the oldest has. */
+  async backlog(): Promise<{ unsent: number; oldestSeconds: number }> {
+    const [row] = await this.options.dataSource.query<{ unsent: string; oldest_seconds: string | null }[]>(
+      `SELECT count(*) AS unsent, extract(epoch FROM now() - min(created_at)) AS oldest_seconds
+         FROM "${this.options.schema}".outbox WHERE sent_at IS NULL`,
+    );
+    return { unsent: Number(row.unsent), oldestSeconds: Number(row.oldest_seconds ?? 0) };
+  }
+
   start(): void {
     if (this.running) return;
     this.running = true;
+    runningRelays.add(this);
     void this.listen();
     this.loop = this.run();
   }
 
   async stop(): Promise<void> {
     this.running = false;
+    runningRelays.delete(this);
     this.wake?.();
     await this.loop;
     await this.listener?.end().catch(() => undefined);

@@ -4,6 +4,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { ConfigError } from '@lib/config';
 import { ProblemDetailsFilter } from '@lib/problem-details';
 import { Logger } from 'nestjs-pino';
+import { httpMetrics } from './http-metrics';
 import { captureRawBody, type RawBodyRoute } from './raw-body';
 import { runWithRequestId } from './request-context';
 import { createValidationPipe } from './validation.pipe';
@@ -46,23 +47,43 @@ export async function createApp(
 }
 
 /**
- * Boots one service: validates its environment first (every problem listed, exit 1), then starts
- * the Nest app and listens. SIGTERM closes the HTTP server, stops consumers and relays, then the
- * database pool (Nest shutdown hooks).
+ * One service as both ways of running it need it: alone (`runService`, its own process and port)
+ * and in standalone mode, where every service is assembled in one process with its own environment.
  */
-export async function runService<TConfig>(options: {
+export interface ServiceDefinition<TConfig> {
   name: string;
-  loadConfig: () => TConfig;
+  /** Validates the service's environment; throws ConfigError listing every problem. */
+  loadConfig: (env: NodeJS.ProcessEnv) => TConfig;
   module: (config: TConfig) => Type | DynamicModule;
   port: (config: TConfig) => number;
   /** Routes whose handlers read the raw bytes themselves (signed webhooks, the gateway's forwarding). */
   rawBodyRoutes?: RawBodyRoute[];
   /** Middleware of the app's own, registered before the body parsers (CORS, security headers). */
   configure?: (app: NestExpressApplication, config: TConfig) => void;
-}): Promise<INestApplication | undefined> {
+}
+
+/** The service's Nest application for a validated config, not listening yet. */
+export function createServiceApp<TConfig>(
+  definition: ServiceDefinition<TConfig>,
+  config: TConfig,
+): Promise<NestExpressApplication> {
+  return createApp(definition.module(config), definition.rawBodyRoutes, (created) => {
+    created.use(httpMetrics(definition.name));
+    definition.configure?.(created, config);
+  });
+}
+
+/**
+ * Boots one service: validates its environment first (every problem listed, exit 1), then starts
+ * the Nest app and listens. SIGTERM closes the HTTP server, stops consumers and relays, then the
+ * database pool (Nest shutdown hooks).
+ */
+export async function runService<TConfig>(
+  options: ServiceDefinition<TConfig>,
+): Promise<INestApplication | undefined> {
   let config: TConfig;
   try {
-    config = options.loadConfig();
+    config = options.loadConfig(process.env);
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(
@@ -73,9 +94,7 @@ export async function runService<TConfig>(options: {
     }
     throw error;
   }
-  const app = await createApp(options.module(config), options.rawBodyRoutes, (created) =>
-    options.configure?.(created, config),
-  );
+  const app = await createServiceApp(options, config);
   // Our own handler instead of enableShutdownHooks(), which re-raises the signal after closing and
   // so makes a clean stop look like a crash (exit by signal instead of code 0).
   let closing: Promise<void> | undefined;
@@ -97,4 +116,9 @@ export async function runService<TConfig>(options: {
   process.once('SIGINT', shutdown);
   await app.listen(options.port(config), process.env.HOST ?? '0.0.0.0');
   return app;
+}
+
+/** Types a service definition's config from its `loadConfig`. */
+export function defineService<TConfig>(definition: ServiceDefinition<TConfig>): ServiceDefinition<TConfig> {
+  return definition;
 }
