@@ -1,7 +1,14 @@
 import { ChatPlatformClient, type GuildState } from '@lib/chat-platform';
 import type { DataSource } from 'typeorm';
 import { openDataSource } from '../support/database';
-import { GatewayStack, type GatewayResponse, type LoggedIn } from '../support/gateway-stack';
+import { raidDemoGuild, seedDemoGuild } from '../../standalone/sandbox';
+import { walkthrough } from '../scenarios/walkthrough';
+import {
+  GatewayStack,
+  type GatewayRequestOptions,
+  type GatewayResponse,
+  type LoggedIn,
+} from '../support/gateway-stack';
 import {
   ADMIN,
   idMap,
@@ -11,6 +18,7 @@ import {
   restorable,
   seedProtectedGuild,
 } from '../support/restore-scenario';
+import { StandaloneStack } from '../support/standalone-stack';
 import { waitFor } from '../support/wait';
 
 const ALL_SCOPES = ['roles', 'channels', 'permission_overrides', 'guild_settings'];
@@ -28,12 +36,23 @@ interface Fixture {
   otherGuildId: string;
 }
 
+/** What the scenarios need of the product: its fakes of the outside world and its public API. */
+type Product = Pick<GatewayStack, 'platform' | 'provider' | 'start' | 'stop' | 'login'> & {
+  gateway: { url: string };
+  request(method: string, path: string, options?: GatewayRequestOptions): Promise<GatewayResponse>;
+};
+
 /**
  * The product through the gateway only, as the dashboard uses it, then every public endpoint as
- * each kind of caller. Nothing here talks to a service directly.
+ * each kind of caller. Nothing here talks to a service directly. The same scenarios run against
+ * the distributed deployment (a process per service, Kafka, Temporal, Redis) and standalone mode
+ * (every service in one process, as `npm start` assembles it).
  */
-describe('the public API through the gateway', () => {
-  const stack = new GatewayStack();
+describe.each([
+  ['distributed', (): Product => new GatewayStack()],
+  ['standalone', (): Product => new StandaloneStack()],
+])('the public API through the gateway (%s)', (_mode, makeProduct) => {
+  const stack = makeProduct();
   let dataSource: DataSource;
   let fixture: Fixture | undefined;
   const sessions: Record<'owner' | 'admin' | 'member' | 'other', LoggedIn> = {} as never;
@@ -58,6 +77,19 @@ describe('the public API through the gateway', () => {
     if (response.status !== status) throw new Error(`expected ${status}, got ${JSON.stringify(response)}`);
     return Promise.resolve(response.body);
   }
+
+  it('the README walkthrough: log in, register the demo guild, snapshot, raid, preview, restore, subscribe', async () => {
+    const demo = seedDemoGuild(stack.platform);
+    stack.platform.loginAs(demo.ownerId);
+    await walkthrough({
+      url: stack.gateway.url,
+      demoGuild: { platformGuildId: demo.guildId, ownerPlatformUserId: demo.ownerId },
+      raid: async () => {
+        await raidDemoGuild(stack.platform, demo);
+      },
+      authorizeCard: (customerKey) => Promise.resolve(stack.provider.authorizeCard({ customerKey })),
+    });
+  });
 
   it('journey: register, subscribe, snapshot, raid, preview, restore to the snapshot, upgrade, cancel, uncancel', async () => {
     const guildName = `Journey ${Date.now() % 100_000}`;

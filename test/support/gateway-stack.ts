@@ -1,3 +1,4 @@
+import type { FakeChatPlatform } from '@lib/testing';
 import { type AppProcess, freePort, startApp } from './app-process';
 import { BillingStack } from './billing-stack';
 import { openDataSource } from './database';
@@ -79,58 +80,84 @@ export class GatewayStack extends BillingStack {
     await super.stop();
   }
 
-  /**
-   * The login a browser makes: /auth/login, the platform's authorize page (as `platformUserId`,
-   * logged in there), back to /auth/callback with the code and the state cookie.
-   */
-  async login(platformUserId: string, gateway: AppProcess = this.gateway): Promise<LoggedIn> {
-    const start = await fetch(`${gateway.url}/auth/login`, { redirect: 'manual' });
-    if (start.status !== 302) throw new Error(`/auth/login answered ${start.status}`);
-    const stateCookie = cookiePair(start.headers, 'oauth_state');
-    this.platform.loginAs(platformUserId);
-    const authorized = await fetch(start.headers.get('location')!, { redirect: 'manual' });
-    const callback = authorized.headers.get('location');
-    if (authorized.status !== 302 || !callback) throw new Error(`authorize answered ${authorized.status}`);
-    const done = await fetch(callback, {
-      redirect: 'manual',
-      headers: { cookie: stateCookie, accept: 'application/json' },
-    });
-    const body = (await done.json()) as { token: string; user: LoggedIn['user'] };
-    if (done.status !== 200) throw new Error(`callback answered ${done.status}: ${JSON.stringify(body)}`);
-    return { token: body.token, cookie: cookiePair(done.headers, 'sid'), user: body.user };
+  /** Logs `platformUserId` in through this gateway as a browser does (see `loginThroughGateway`). */
+  login(platformUserId: string, gateway: AppProcess = this.gateway): Promise<LoggedIn> {
+    return loginThroughGateway(gateway.url, this.platform, platformUserId);
   }
 
   /** A request to the gateway, with a bearer token, a cookie, or neither. */
-  async request(
+  request(
     method: string,
     path: string,
-    options: { token?: string; cookie?: string; body?: unknown; headers?: Record<string, string> } = {},
+    options: GatewayRequestOptions = {},
     gateway: AppProcess = this.gateway,
   ): Promise<GatewayResponse> {
-    const headers: Record<string, string> = { ...options.headers };
-    if (options.token) headers.authorization = `Bearer ${options.token}`;
-    if (options.cookie) headers.cookie = options.cookie;
-    if (options.body !== undefined) headers['content-type'] ??= 'application/json';
-    const response = await fetch(`${gateway.url}${path}`, {
-      method,
-      headers,
-      redirect: 'manual',
-      body:
-        options.body === undefined
-          ? undefined
-          : typeof options.body === 'string'
-            ? options.body
-            : JSON.stringify(options.body),
-    });
-    const text = await response.text();
-    let body: Record<string, unknown> = {};
-    try {
-      body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
-    } catch {
-      body = { text };
-    }
-    return { status: response.status, body, headers: response.headers };
+    return requestGateway(gateway.url, method, path, options);
   }
+}
+
+export interface GatewayRequestOptions {
+  token?: string;
+  cookie?: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+/**
+ * The login a browser makes: /auth/login, the platform's authorize page (as `platformUserId`,
+ * logged in there), back to /auth/callback with the code and the state cookie.
+ */
+export async function loginThroughGateway(
+  url: string,
+  platform: FakeChatPlatform,
+  platformUserId: string,
+): Promise<LoggedIn> {
+  const start = await fetch(`${url}/auth/login`, { redirect: 'manual' });
+  if (start.status !== 302) throw new Error(`/auth/login answered ${start.status}`);
+  const stateCookie = cookiePair(start.headers, 'oauth_state');
+  platform.loginAs(platformUserId);
+  const authorized = await fetch(start.headers.get('location')!, { redirect: 'manual' });
+  const callback = authorized.headers.get('location');
+  if (authorized.status !== 302 || !callback) throw new Error(`authorize answered ${authorized.status}`);
+  const done = await fetch(callback, {
+    redirect: 'manual',
+    headers: { cookie: stateCookie, accept: 'application/json' },
+  });
+  const body = (await done.json()) as { token: string; user: LoggedIn['user'] };
+  if (done.status !== 200) throw new Error(`callback answered ${done.status}: ${JSON.stringify(body)}`);
+  return { token: body.token, cookie: cookiePair(done.headers, 'sid'), user: body.user };
+}
+
+/** A request to a gateway at `url`, with a bearer token, a cookie, or neither. */
+export async function requestGateway(
+  url: string,
+  method: string,
+  path: string,
+  options: GatewayRequestOptions = {},
+): Promise<GatewayResponse> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  if (options.cookie) headers.cookie = options.cookie;
+  if (options.body !== undefined) headers['content-type'] ??= 'application/json';
+  const response = await fetch(`${url}${path}`, {
+    method,
+    headers,
+    redirect: 'manual',
+    body:
+      options.body === undefined
+        ? undefined
+        : typeof options.body === 'string'
+          ? options.body
+          : JSON.stringify(options.body),
+  });
+  const text = await response.text();
+  let body: Record<string, unknown> = {};
+  try {
+    body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+  } catch {
+    body = { text };
+  }
+  return { status: response.status, body, headers: response.headers };
 }
 
 /** `name=value` of a Set-Cookie the response carries, ready for a Cookie header. */

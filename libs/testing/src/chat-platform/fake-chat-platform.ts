@@ -10,12 +10,19 @@ import { type ChangeCause, recordChanges } from './guild-activity';
 import type { GuildChange } from './guild-change';
 import { type GuildSpec, type SeededGuild, seedGuild } from './guild-seed';
 import type { OAuthApp } from './oauth-store';
-import type { DmRecord, FakeGuild, RequestRecord } from './platform-state';
+import type { DmRecord, FakeGuild, FakeUser, RequestRecord } from './platform-state';
 import { PlatformStore } from './platform-store';
 import { DEFAULT_RATE_LIMITS, PlatformRateLimits, type RateLimitSettings } from './rate-limiter';
 import { handlePlatformRequest } from './request-handler';
 import { Router } from './router';
 import { platformRoutes } from './routes';
+
+/** The guilds and users of a fake platform, as JSON, for the sandbox to keep across restarts. */
+export interface FakePlatformState {
+  botUserId: string;
+  users: FakeUser[];
+  guilds: FakeGuild[];
+}
 
 export interface FakeChatPlatformOptions {
   /** Expected as `Authorization: Bot <token>`; default `fake-bot-token`. */
@@ -122,6 +129,27 @@ export class FakeChatPlatform {
     this.stopping.abort();
     await this.gateway.closeAll();
     await closeAtOnce(server);
+  }
+
+  /** The guilds and users (not logs, bans, tokens or OAuth grants), to restore with `importState`. */
+  exportState(): FakePlatformState {
+    return structuredClone({
+      botUserId: this.store.bot.id,
+      users: [...this.store.users.values()].filter((user) => user.id !== this.store.bot.id),
+      guilds: [...this.store.guilds.values()],
+    });
+  }
+
+  /** Puts back what `exportState` took; the bot must have the same id (pass `botUserId`). */
+  importState(state: FakePlatformState): void {
+    if (state.botUserId !== this.store.bot.id) {
+      throw new Error('the saved state belongs to a platform with another bot user id');
+    }
+    for (const user of state.users) this.store.users.set(user.id, structuredClone(user));
+    for (const guild of state.guilds) {
+      this.store.guilds.set(guild.id, structuredClone(guild));
+      this.gateway.guildAvailable(this.liveGuild(guild.id));
+    }
   }
 
   /** Seeds a guild; the gateway sessions of its members (the bot's, usually) get its GUILD_CREATE. */

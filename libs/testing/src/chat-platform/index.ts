@@ -1,7 +1,7 @@
 export type { AuditLogChange, FakeAuditLogEntry } from './audit-log';
 export { demoGuildSpec } from './demo-guild';
 export type { FailureRule } from './failure-injector';
-export { FakeChatPlatform, type FakeChatPlatformOptions } from './fake-chat-platform';
+export { FakeChatPlatform, type FakeChatPlatformOptions, type FakePlatformState } from './fake-chat-platform';
 export type { GatewayConnectionInfo } from './gateway/gateway-server';
 export {
   DEFAULT_EVERYONE_PERMISSIONS,

@@ -26,6 +26,18 @@ import {
 import { eventData, webhookEvent } from './webhook-events';
 import { type SignatureOptions, signWebhookBody } from './webhook-signature';
 
+/** What `exportState` gives: dates as ISO strings. */
+export interface FakeProviderState {
+  billingKeys: (Omit<BillingKeyRecord, 'issuedAt' | 'deletedAt'> & {
+    issuedAt: string;
+    deletedAt: string | null;
+  })[];
+  charges: (Omit<StoredCharge, 'approvedAt' | 'cancellation'> & {
+    approvedAt: string | null;
+    cancellation: { canceledAt: string; reason: string } | null;
+  })[];
+}
+
 export interface FakePaymentProviderOptions {
   /** Expected as `Authorization: Basic base64(secretKey + ':')`; default `test_sk_fake`. */
   secretKey?: string;
@@ -143,6 +155,34 @@ export class FakePaymentProvider {
     this.webhooks.reset();
     this.chargeDelayMs = 0;
     this.webhookUrl = this.initialWebhookUrl;
+  }
+
+  /** Issued billing keys and decided charges, as JSON, for the sandbox to keep across restarts. */
+  exportState(): FakeProviderState {
+    return JSON.parse(
+      JSON.stringify({ billingKeys: [...this.store.billingKeys.values()], charges: this.store.charges }),
+    ) as FakeProviderState;
+  }
+
+  /** Puts back what `exportState` took (dates come back as Date). */
+  importState(state: FakeProviderState): void {
+    for (const record of state.billingKeys) {
+      this.store.billingKeys.set(record.billingKey, {
+        ...record,
+        issuedAt: new Date(record.issuedAt),
+        deletedAt: record.deletedAt === null ? null : new Date(record.deletedAt),
+      });
+    }
+    for (const charge of state.charges) {
+      this.store.recordCharge({
+        ...charge,
+        approvedAt: charge.approvedAt === null ? null : new Date(charge.approvedAt),
+        cancellation: charge.cancellation && {
+          ...charge.cancellation,
+          canceledAt: new Date(charge.cancellation.canceledAt),
+        },
+      });
+    }
   }
 
   // --- cards and billing keys ---

@@ -3,6 +3,7 @@ export {
   FakePaymentProvider,
   type AuthorizeCardOptions,
   type FakePaymentProviderOptions,
+  type FakeProviderState,
   type SendWebhookOptions,
 } from './fake-payment-provider';
 export type { ProviderOutage } from './outage-injector';
