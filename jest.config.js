@@ -19,13 +19,27 @@ const common = {
 
 module.exports = {
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts'] },
+    {
+      ...common,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts', '<rootDir>/test/deploy/**/*.spec.ts'],
+    },
     {
       ...common,
       displayName: 'integration',
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
       setupFiles: ['<rootDir>/test/support/test-env.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
+      setupFilesAfterEnv: ['<rootDir>/test/support/timeout.ts'],
+    },
+    {
+      ...common,
+      // `npm run test:faults`: outages, crashes, bad input and load against the distributed setup.
+      displayName: 'faults',
+      testMatch: ['<rootDir>/test/faults/**/*.fault.ts'],
+      setupFiles: ['<rootDir>/test/support/test-env.ts'],
+      globalSetup: '<rootDir>/test/faults/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/faults/support/global-teardown.ts',
       setupFilesAfterEnv: ['<rootDir>/test/support/timeout.ts'],
     },
   ],
