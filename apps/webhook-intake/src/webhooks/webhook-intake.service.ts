@@ -163,7 +163,7 @@ export class WebhookIntakeService {
       outcome = await this.router.route(routed);
     } catch (error) {
       const detail = error instanceof RoutingError ? error.message : `routing failed: ${String(error)}`;
-      await this.events.markFailed(id, detail);
+      await settle(() => this.events.markFailed(id, detail));
       await this.idempotency.release(this.source, event.eventId);
       this.logger.warn(
         { event_id: event.eventId, event_type: event.eventType, detail },
@@ -171,8 +171,29 @@ export class WebhookIntakeService {
       );
       return { kind: 'routing_failed', detail };
     }
-    await this.events.markSucceeded(id, outcome.outcome);
+    await settle(() => this.events.markSucceeded(id, outcome.outcome));
     return { kind: 'accepted' };
+  }
+}
+
+const SETTLE_ATTEMPTS = 6;
+const SETTLE_FIRST_WAIT_MS = 200;
+
+/**
+ * Records how a routed event ended, riding out a short database outage (about 6 s in all): billing
+ * has already acted, and a row left `pending` would make the provider's resend look like a delivery
+ * still in flight, answered as a duplicate, until the row counts as abandoned. Past that, the error
+ * stands: the 500 makes the provider resend, and a resend after the abandonment time takes over.
+ */
+async function settle(record: () => Promise<void>): Promise<void> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await record();
+      return;
+    } catch (error) {
+      if (attempt >= SETTLE_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, SETTLE_FIRST_WAIT_MS * 2 ** (attempt - 1)));
+    }
   }
 }
 
