@@ -69,4 +69,17 @@ describe(toProblem.name, () => {
     expect(problem).toMatchObject({ status: 500, code: 'ErrInternal', request_id: 'req-2' });
     expect(JSON.stringify(problem)).not.toContain('hunter2');
   });
+
+  it('answers 503 when the database cannot be reached, and 500 for other database errors', () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    const terminated = new Error('Connection terminated unexpectedly');
+    const wrapped = Object.assign(new Error('query failed'), {
+      driverError: { code: '57P01', message: 'terminating' },
+    });
+    for (const error of [refused, terminated, wrapped]) {
+      expect(toProblem(error, 'req-1')).toMatchObject({ status: 503, code: 'ErrUnavailable' });
+    }
+    const constraint = Object.assign(new Error('duplicate key'), { driverError: { code: '23505' } });
+    expect(toProblem(constraint, 'req-1')).toMatchObject({ status: 500, code: 'ErrInternal' });
+  });
 });

@@ -29,6 +29,38 @@ function isBodyParserError(error: unknown): error is BodyParserError {
   return typeof error === 'object' && error !== null && typeof (error as BodyParserError).type === 'string';
 }
 
+/** Connection failures of the database (Node socket errors, SQLSTATE class 08, shutdown 57P01-03). */
+const DATABASE_UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  '57P01',
+  '57P02',
+  '57P03',
+]);
+const DATABASE_UNAVAILABLE_MESSAGES = [/^Connection terminated/, /timeout exceeded when trying to connect/];
+
+/**
+ * The database could not be reached (a network partition, a restart, a failover): a condition for
+ * the client to retry, not a bug, so 503 rather than 500. TypeORM keeps the driver's error inside.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (const candidate of [error, (error as { driverError?: unknown } | null)?.driverError]) {
+    if (typeof candidate !== 'object' || candidate === null) continue;
+    const { code, message } = candidate as { code?: unknown; message?: unknown };
+    if (typeof code === 'string' && (DATABASE_UNAVAILABLE_CODES.has(code) || code.startsWith('08')))
+      return true;
+    if (
+      typeof message === 'string' &&
+      DATABASE_UNAVAILABLE_MESSAGES.some((pattern) => pattern.test(message))
+    ) {
+      return true;
+    }
+  }
+  return false;
+}
+
 /** Builds the problem body for any thrown value; the only place that decides what a client sees. */
 export function toProblem(error: unknown, requestId: string | null, instance?: string): ProblemDetails {
   const base = { request_id: requestId, ...(instance ? { instance } : {}) };
@@ -73,6 +105,16 @@ export function toProblem(error: unknown, requestId: string | null, instance?: s
           : title;
     return { type: problemType(code), title, status: error.status, detail, code, ...base };
   }
+  if (isDatabaseUnavailable(error)) {
+    return {
+      type: problemType('ErrUnavailable'),
+      title: 'Service unavailable',
+      status: 503,
+      detail: 'The service could not reach its database. Try again in a few seconds.',
+      code: 'ErrUnavailable',
+      ...base,
+    };
+  }
   return {
     type: problemType('ErrInternal'),
     title: 'Internal error',
@@ -98,6 +140,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       this.logger.error({ err: error, request_id: requestId }, 'request failed');
     }
     if (response.headersSent) return;
+    if (problem.status === 503) response.setHeader('Retry-After', '5');
     response.status(problem.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem));
   }
 }
