@@ -3,123 +3,33 @@ import type { DomainEvent } from '@lib/contracts';
 import { DEFAULT_RATE_LIMITS } from '@lib/testing';
 import type { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
-import { BillingEventStream, SubscriptionScenario } from '../support/billing-events';
-import { openDataSource } from '../support/database';
 import { RecoveryStack } from '../support/recovery-stack';
-import {
-  ADMIN,
-  idMap,
-  MEMBER,
-  OWNER,
-  raid,
-  restorable,
-  seedProtectedGuild,
-} from '../support/restore-scenario';
-import { waitFor } from '../support/wait';
+import { ALL_SCOPES, RestoreHarness } from '../support/restore-harness';
 
 type Body = Record<string, unknown>;
-const ALL_SCOPES = ['roles', 'channels', 'permission_overrides', 'guild_settings'];
+import { ADMIN, MEMBER, OWNER, raid, restorable } from '../support/restore-scenario';
+import { waitFor } from '../support/wait';
 
 /** Preview, start, progress, cancel and the restore workflow on Temporal, against the fake platform. */
 describe('restore', () => {
   const stack = new RecoveryStack({ worker: true });
+  const harness = new RestoreHarness(stack);
+  const { post, getJob, protectedGuild, preview, start, finished } = harness;
   let dataSource: DataSource;
-  let billing: BillingEventStream;
   let platformUrl: string;
   let reader: ChatPlatformClient;
 
   beforeAll(async () => {
-    dataSource = await openDataSource();
-    billing = new BillingEventStream();
     await stack.start();
+    await harness.open();
+    ({ dataSource, reader } = harness);
     platformUrl = stack.platform.url;
-    reader = new ChatPlatformClient({ apiBaseUrl: `${platformUrl}/api`, botToken: 'fake-bot-token' });
   }, 120_000);
 
   afterAll(async () => {
     await stack.stop();
-    await billing?.close();
-    await dataSource?.destroy();
+    await harness.close();
   });
-
-  const as = (user: string) => stack.user(user);
-  const post = (path: string, body: unknown, user = OWNER) =>
-    stack.call(stack.recovery, 'POST', path, as(user), body);
-  const getJob = (jobId: string, user = OWNER) =>
-    stack.call(stack.recovery, 'GET', `/api/v1/restore/${jobId}`, as(user));
-
-  /** A registered PRO guild with a manual snapshot taken before anything went wrong. */
-  async function protectedGuild(options: { plan?: 'PRO' | 'ENTERPRISE' | null; extraRoles?: number } = {}) {
-    const name = `Guild ${uuidv7().slice(-6)}`;
-    const seeded = seedProtectedGuild(stack.platform, name, options.extraRoles);
-    const registered = await post('/api/v1/guilds', { platform_guild_id: seeded.guildId });
-    expect(registered.status).toBe(200);
-    const guildId = registered.body.id as string;
-    const plan = options.plan === undefined ? 'PRO' : options.plan;
-    if (plan) {
-      await billing.publish(new SubscriptionScenario(guildId).started(plan));
-      await waitFor('the licence', async () => {
-        const rows = await dataSource.query(`SELECT 1 FROM licensing.licenses WHERE guild_id = $1`, [
-          guildId,
-        ]);
-        return rows.length === 1;
-      });
-    }
-    const snapshot = plan
-      ? await post(`/api/v1/guilds/${guildId}/snapshots`, { description: 'known good' })
-      : null;
-    const snapshotId = snapshot
-      ? (snapshot.body.id as string)
-      : await insertSnapshot(guildId, seeded.guildId);
-    const [{ payload }] = await dataSource.query<{ payload: GuildState }[]>(
-      `SELECT payload FROM recovery.snapshots WHERE id = $1`,
-      [snapshotId],
-    );
-    return { seeded, name, guildId, snapshotId, payload };
-  }
-
-  /** A FREE guild cannot take a manual snapshot; a scheduled one is stored directly. */
-  async function insertSnapshot(guildId: string, platformGuildId: string): Promise<string> {
-    const id = uuidv7();
-    const state = await reader.getGuildState(platformGuildId);
-    await dataSource.query(
-      `INSERT INTO recovery.snapshots (id, guild_id, payload, payload_size, trigger) VALUES ($1, $2, $3, 1, 'scheduled')`,
-      [id, guildId, JSON.stringify({ version: 1, snapshot_at: new Date().toISOString(), ...state })],
-    );
-    return id;
-  }
-
-  async function preview(snapshotId: string, scope = ALL_SCOPES, user = OWNER) {
-    return post('/api/v1/restore/preview', { snapshot_id: snapshotId, scope }, user);
-  }
-
-  async function start(snapshotId: string, scope = ALL_SCOPES, options: Body = {}) {
-    const previewed = await preview(snapshotId, scope);
-    expect(previewed.status).toBe(200);
-    return post('/api/v1/restore/start', {
-      snapshot_id: snapshotId,
-      scope,
-      approved_diff_hash: previewed.body.diff_hash,
-      options,
-    });
-  }
-
-  async function finished(jobId: string, timeoutMs = 60_000): Promise<Body> {
-    const ended = waitFor(
-      `restore ${jobId} to end`,
-      async () => {
-        const job = await getJob(jobId);
-        return ['completed', 'failed', 'canceled'].includes(job.body.status as string) ? job.body : undefined;
-      },
-      { timeoutMs, intervalMs: 200 },
-    );
-    return ended.catch(async (error: Error) => {
-      const job = await getJob(jobId);
-      throw new Error(
-        `${error.message}\njob: ${JSON.stringify({ ...job.body, preview_diff: undefined }).slice(0, 1500)}\n--- recovery ---\n${stack.recovery.output().slice(-4000)}`,
-      );
-    });
-  }
 
   async function expectRestored(
     guildId: string,
@@ -127,9 +37,8 @@ describe('restore', () => {
     payload: GuildState,
     scopes = ALL_SCOPES,
   ) {
-    const live = await reader.getGuildState(platformGuildId);
-    const toLive = await idMap(dataSource, guildId);
-    expect(restorable(live, scopes)).toEqual(restorable(payload, scopes, toLive));
+    const { live, snapshot } = await harness.restoredState(guildId, platformGuildId, payload, scopes);
+    expect(live).toEqual(snapshot);
   }
 
   describe('end to end', () => {

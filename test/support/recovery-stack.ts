@@ -56,6 +56,11 @@ export class RecoveryStack {
     ]);
   }
 
+  /** Another recovery process on this stack's database, queue and platform (a replica, a worker). */
+  startRecoveryProcess(env: Record<string, string | undefined> = {}): Promise<AppProcess> {
+    return startApp('recovery', { ...this.recoveryEnv, ...env });
+  }
+
   /** Stops recovery with `signal` (SIGKILL: a crash) and starts a new process in its place. */
   async restartRecovery(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
     await this.recovery.stop(signal);
