@@ -2,7 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { ConfigError } from '@lib/config';
 import { inProcessEventBus } from '@lib/messaging';
-import { createServiceApp, type ServiceDefinition } from '@lib/runtime';
+import { createServiceApp, keepIdleConnections, type ServiceDefinition } from '@lib/runtime';
 import { chmodSync, mkdirSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -111,6 +111,7 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
     }
 
     const publicServer = createServer();
+    keepIdleConnections(publicServer);
     const publicUrl = await listen(publicServer, options.port, options.host);
     cleanups.push(() => closeServer(publicServer));
     const callbackUrl = `${publicUrl}/auth/callback`;
@@ -275,6 +276,7 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
       const app = await createServiceApp(definition, config);
       apps.push(app);
       await app.listen(port, '127.0.0.1');
+      keepIdleConnections(app.getHttpServer());
     };
     const mounted = async <T>(definition: ServiceDefinition<T>, config: T) => {
       const app: NestExpressApplication = await createServiceApp(definition, config);

@@ -1,5 +1,5 @@
 import { INTERNAL_TOKEN_HEADER, type InternalIdentity } from '@lib/contracts';
-import axios, { type AxiosInstance } from 'axios';
+import axios, { type AxiosInstance, isAxiosError } from 'axios';
 import { Agent } from 'node:http';
 import { INTERNAL_TOKEN_TTL_SECONDS, type InternalTokenCodec } from './internal-token';
 
@@ -37,8 +37,14 @@ export class InternalHttp {
   }
 
   async get<T>(path: string): Promise<T> {
-    const response = await this.http.get<T>(path, { headers: await this.headers() });
-    return response.data;
+    try {
+      return (await this.http.get<T>(path, { headers: await this.headers() })).data;
+    } catch (error) {
+      // A kept-alive connection the service closed as idle just as the request went out on it: the
+      // service never saw it (nodejs/node#43456). A read is sent again once.
+      if (!isStaleConnection(error)) throw error;
+      return (await this.http.get<T>(path, { headers: await this.headers() })).data;
+    }
   }
 
   async post<T>(path: string, body: unknown): Promise<T> {
@@ -62,4 +68,9 @@ export class InternalHttp {
     }
     return this.token.value;
   }
+}
+
+function isStaleConnection(error: unknown): boolean {
+  if (!isAxiosError(error) || error.code !== 'ECONNRESET') return false;
+  return (error.request as { reusedSocket?: boolean } | undefined)?.reusedSocket === true;
 }

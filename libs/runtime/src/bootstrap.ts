@@ -1,6 +1,7 @@
 import type { DynamicModule, INestApplication, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { Server } from 'node:http';
 import { ConfigError } from '@lib/config';
 import { ProblemDetailsFilter } from '@lib/problem-details';
 import { Logger } from 'nestjs-pino';
@@ -10,6 +11,20 @@ import { runWithRequestId } from './request-context';
 import { createValidationPipe } from './validation.pipe';
 
 export const JSON_BODY_LIMIT = '1mb';
+
+/**
+ * How long a server keeps an idle kept-alive connection open: well past the few seconds its callers
+ * (the gateway, the services' internal clients) leave one idle under load, so the server seldom
+ * closes a connection a caller is about to reuse; that race resets the request (nodejs/node#43456),
+ * which the load run showed as 503s. Node's default is 5 s.
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
+export function keepIdleConnections(server: Server): void {
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  // Must exceed keepAliveTimeout, or a slow first request line on a reused connection is cut.
+  server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
+}
 
 /** Everything an app does to its Nest application before it listens, shared so tests build the same. */
 export function configureApp(
@@ -115,6 +130,7 @@ export async function runService<TConfig>(
   process.once('SIGTERM', shutdown);
   process.once('SIGINT', shutdown);
   await app.listen(options.port(config), process.env.HOST ?? '0.0.0.0');
+  keepIdleConnections(app.getHttpServer());
   return app;
 }
 

@@ -99,12 +99,37 @@ export class UpstreamProxy {
     headers['x-forwarded-proto'] = req.protocol;
     if (body) headers['content-length'] = body.length;
 
-    const started = process.hrtime.bigint();
     const url = new URL(req.originalUrl, this.options.urls[upstream]);
-    await new Promise<void>((resolve, reject) => {
+    const exchange = { url, method: req.method, headers, body, res, upstream };
+    try {
+      await this.send(exchange);
+    } catch (error) {
+      // A kept-alive connection the service closed as idle just as this request went out on it: the
+      // service never saw the request (nodejs/node#43456). Sent again once, where that is safe.
+      if (!(error instanceof StaleConnection) || !IDEMPOTENT_METHODS.has(req.method)) {
+        throw this.unavailable(upstream, error instanceof StaleConnection ? error.cause : (error as Error));
+      }
+      await this.send(exchange).catch((retryError: unknown) => {
+        const cause = retryError instanceof StaleConnection ? retryError.cause : (retryError as Error);
+        throw this.unavailable(upstream, cause);
+      });
+    }
+  }
+
+  private send(exchange: {
+    url: URL;
+    method: string;
+    headers: OutgoingHttpHeaders;
+    body: Buffer | undefined;
+    res: Response;
+    upstream: Upstream;
+  }): Promise<void> {
+    const { url, method, headers, body, res, upstream } = exchange;
+    const started = process.hrtime.bigint();
+    return new Promise<void>((resolve, reject) => {
       const outgoing = request(
         url,
-        { method: req.method, headers, agent: this.agent, timeout: this.options.timeoutMs },
+        { method, headers, agent: this.agent, timeout: this.options.timeoutMs },
         (answer) => {
           res.status(answer.statusCode ?? 502);
           for (const [name, value] of Object.entries(answer.headers)) {
@@ -122,14 +147,14 @@ export class UpstreamProxy {
         },
       );
       outgoing.once('timeout', () => outgoing.destroy(new UpstreamTimeout()));
-      outgoing.once('error', (error) => {
+      outgoing.once('error', (error: NodeJS.ErrnoException) => {
         if (res.headersSent) {
           // Mid-answer: nothing better to do than cut the connection the client is reading.
           res.destroy(error);
           resolve();
           return;
         }
-        reject(this.unavailable(upstream, error));
+        reject(outgoing.reusedSocket && error.code === 'ECONNRESET' ? new StaleConnection(error) : error);
       });
       outgoing.end(body);
     });
@@ -152,6 +177,16 @@ export class UpstreamProxy {
       'Service unavailable',
       `The ${upstream} service cannot be reached right now. Try again in a moment.`,
     );
+  }
+}
+
+/** Methods a client may repeat without changing the outcome (RFC 9110 §9.2.2). */
+const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
+
+/** The request went out on a reused connection the service had just closed. */
+class StaleConnection extends Error {
+  constructor(override readonly cause: Error) {
+    super(cause.message);
   }
 }
 
