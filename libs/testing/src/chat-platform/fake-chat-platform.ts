@@ -221,6 +221,11 @@ export class FakeChatPlatform {
   injectFailure(rule: FailureRule): void {
     this.failures.add(rule);
   }
+  /** Drops the injected failures not yet used up. */
+  clearFailures(): void {
+    this.failures.clear();
+  }
+
 
   /** A platform user who is in no seeded guild (someone a DM can reach); kept if already there. */
   addUser(id: string, username = `user-${id.slice(-4)}`): void {
