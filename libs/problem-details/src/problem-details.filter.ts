@@ -25,8 +25,12 @@ interface BodyParserError {
   message?: string;
 }
 
-function isBodyParserError(error: unknown): error is BodyParserError {
-  return typeof error === 'object' && error !== null && typeof (error as BodyParserError).type === 'string';
+/** An error of reading the request (body-parser's, or zlib's for a body that is not what its Content-Encoding says). */
+function isClientError(error: unknown): error is BodyParserError & { status: number } {
+  if (typeof error !== 'object' || error === null) return false;
+  const { status, type, code } = error as BodyParserError & { code?: unknown };
+  const fromReading = typeof type === 'string' || (typeof code === 'string' && code.startsWith('Z_'));
+  return fromReading && typeof status === 'number' && status >= 400 && status < 500;
 }
 
 /** Connection failures of the database (Node socket errors, SQLSTATE class 08, shutdown 57P01-03). */
@@ -94,15 +98,18 @@ export function toProblem(error: unknown, requestId: string | null, instance?: s
       ...base,
     };
   }
-  // body-parser errors carry an HTTP status and a safe message when `expose` is set.
-  if (isBodyParserError(error) && error.status && error.status < 500) {
+  // body-parser errors carry an HTTP status and a safe message when `expose` is set; zlib's, for a
+  // body that claims an encoding it does not have, a 4xx status without a type.
+  if (isClientError(error)) {
     const [code, title] = CODE_BY_STATUS[error.status] ?? ['ErrValidation', 'Request is not valid'];
     const detail =
       error.type === 'entity.parse.failed'
         ? 'The request body is not valid JSON.'
         : error.expose && error.message
           ? error.message
-          : title;
+          : error.type === undefined
+            ? 'The request body could not be decoded as its Content-Encoding says.'
+            : title;
     return { type: problemType(code), title, status: error.status, detail, code, ...base };
   }
   if (isDatabaseUnavailable(error)) {

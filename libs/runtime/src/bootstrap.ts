@@ -1,11 +1,13 @@
 import type { DynamicModule, INestApplication, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import type { Server } from 'node:http';
+import { type Server, STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { ConfigError } from '@lib/config';
-import { ProblemDetailsFilter } from '@lib/problem-details';
+import { PROBLEM_CONTENT_TYPE, ProblemDetailsFilter, problemType } from '@lib/problem-details';
 import { Logger } from 'nestjs-pino';
 import { httpMetrics } from './http-metrics';
+import { guardJsonBody } from './json-guard';
 import { captureRawBody, type RawBodyRoute } from './raw-body';
 import { runWithRequestId } from './request-context';
 import { createValidationPipe } from './validation.pipe';
@@ -20,10 +22,48 @@ export const JSON_BODY_LIMIT = '1mb';
  */
 export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
+/** What Node answers itself, before any route runs, for a request it cannot even read. */
+const CLIENT_ERRORS: Record<string, [status: number, code: string, title: string, detail: string]> = {
+  HPE_HEADER_OVERFLOW: [
+    431,
+    'ErrHeadersTooLarge',
+    'Request header fields too large',
+    'The request line and headers are over 16 KiB.',
+  ],
+  ERR_HTTP_REQUEST_TIMEOUT: [
+    408,
+    'ErrRequestTimeout',
+    'Request timeout',
+    'The request was not received in time.',
+  ],
+};
+
+/**
+ * The HTTP server every service listens with: idle connections kept as above, and requests Node
+ * refuses before Express sees them (headers over 16 KiB, malformed HTTP) answered with a problem
+ * body like every other error, instead of Node's bare status line.
+ */
 export function keepIdleConnections(server: Server): void {
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   // Must exceed keepAliveTimeout, or a slow first request line on a reused connection is cut.
   server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const [status, code, title, detail] = CLIENT_ERRORS[error.code ?? ''] ?? [
+      400,
+      'ErrBadRequest',
+      'Bad request',
+      'The request is not valid HTTP.',
+    ];
+    const body = JSON.stringify({ type: problemType(code), title, status, detail, code, request_id: null });
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
 }
 
 /** Everything an app does to its Nest application before it listens, shared so tests build the same. */
@@ -39,6 +79,7 @@ export function configureApp(
   app.useGlobalPipes(createValidationPipe());
   for (const route of rawBodyRoutes) app.use(route.path, captureRawBody(route.limitBytes));
   app.useBodyParser('json', { limit: JSON_BODY_LIMIT });
+  app.use(guardJsonBody);
   app.disable('x-powered-by');
   // Carry the request id through everything the request awaits (outbox rows, outgoing calls).
   app.use((req: { id?: string | number }, _res: unknown, next: () => void) =>

@@ -7,3 +7,4 @@ export * from './metrics.module';
 export * from './ttl-cache';
 export * from './raw-body';
 export * from './periodic-task';
+export * from './json-guard';
