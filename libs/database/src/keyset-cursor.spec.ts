@@ -13,6 +13,10 @@ describe('keyset cursor', () => {
     ['not base64 of ours', 'abc'],
     ['a bad time', Buffer.from(`yesterday|${id}`).toString('base64url')],
     ['a time that is no date', Buffer.from(`2026-13-45T99:00:00Z|${id}`).toString('base64url')],
+    // Date.parse takes these; Postgres refuses them (the fault suite's bad-input run found the 500).
+    ['year zero', Buffer.from(`0000-11-24T01:17:03.692000Z|${id}`).toString('base64url')],
+    ['February 30', Buffer.from(`2026-02-30T00:00:00Z|${id}`).toString('base64url')],
+    ['November 31', Buffer.from(`2026-11-31T00:00:00Z|${id}`).toString('base64url')],
     ['a bad id', Buffer.from('2026-11-22T07:00:00.000Z|1 OR 1=1').toString('base64url')],
     ['extra parts', Buffer.from(`2026-11-22T07:00:00.000Z|${id}|x`).toString('base64url')],
   ])('refuses %s as a validation error', (_case, cursor) => {

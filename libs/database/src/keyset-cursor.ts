@@ -16,7 +16,27 @@ export function keysetTimeSql(column: string): string {
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
+const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,6})?Z$/;
+
+/**
+ * A real instant Postgres accepts: every field in range (Date.parse takes 2026-02-30 and year 0,
+ * which Postgres refuses, and a refused cursor must be a 400, not a failed query).
+ */
+function isValidTime(text: string): boolean {
+  const match = ISO_TIME.exec(text);
+  if (!match) return false;
+  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number);
+  const date = new Date(Date.UTC(year, month - 1, day, hour, minute, second));
+  return (
+    year >= 1 &&
+    date.getUTCFullYear() === year &&
+    date.getUTCMonth() === month - 1 &&
+    date.getUTCDate() === day &&
+    date.getUTCHours() === hour &&
+    date.getUTCMinutes() === minute &&
+    date.getUTCSeconds() === second
+  );
+}
 
 /** The opaque `next_cursor` the API hands out: base64url of `<UTC time>|<uuid>`. */
 export function encodeKeysetCursor(position: KeysetPosition): string {
@@ -26,7 +46,7 @@ export function encodeKeysetCursor(position: KeysetPosition): string {
 /** Reads a cursor back; anything that is not one of ours is a 400 on the `cursor` field. */
 export function decodeKeysetCursor(cursor: string): KeysetPosition {
   const [at = '', id = '', ...rest] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
-  if (rest.length > 0 || !ISO_TIME.test(at) || Number.isNaN(Date.parse(at)) || !UUID.test(id)) {
+  if (rest.length > 0 || !isValidTime(at) || !UUID.test(id)) {
     throw new ValidationError('cursor is not valid', [{ field: 'cursor', message: 'cursor is not valid' }]);
   }
   return { at, id };
