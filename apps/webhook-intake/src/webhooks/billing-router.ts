@@ -4,11 +4,20 @@ import { isAxiosError } from 'axios';
 
 /** Routing failed: the provider must resend (or an operator reprocess). */
 export class RoutingError extends Error {
-  constructor(message: string) {
+  /**
+   * `refused`: billing answered that the event itself is wrong (400, 404, 422): no resend can
+   * change that. Otherwise the failure may pass (billing down, busy, misconfigured credentials).
+   */
+  constructor(
+    message: string,
+    readonly refused = false,
+  ) {
     super(message);
     this.name = 'RoutingError';
   }
 }
+
+const REFUSALS = new Set([400, 404, 422]);
 
 /** Spec §4.9 step 4: verified events go to billing's `/internal/v1/provider-events`. */
 export class BillingRouter {
@@ -27,7 +36,10 @@ export class BillingRouter {
       if (!response) throw new RoutingError(`billing did not answer (${error.code ?? 'network'})`);
       const code = typeof response.data?.code === 'string' ? response.data.code : '';
       const detail = typeof response.data?.detail === 'string' ? response.data.detail : '';
-      throw new RoutingError(`billing answered ${response.status} ${code} ${detail}`.trim().slice(0, 1_000));
+      throw new RoutingError(
+        `billing answered ${response.status} ${code} ${detail}`.trim().slice(0, 1_000),
+        REFUSALS.has(response.status),
+      );
     }
   }
 }

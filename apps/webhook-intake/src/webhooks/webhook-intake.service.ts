@@ -5,6 +5,7 @@ import {
   type ProviderEventOutcome,
   type RoutedProviderEvent,
 } from '@lib/contracts';
+import { jsonValueProblem } from '@lib/runtime';
 import { Counter } from 'prom-client';
 import { BillingRouter, RoutingError } from './billing-router';
 import { verifyProviderSignature } from './provider-signature';
@@ -29,7 +30,10 @@ export const webhookRejected = new Counter({
 /** What the endpoint answers; every outcome is also a recorded row. */
 export type IntakeOutcome =
   | { kind: 'accepted' | 'duplicate' }
-  | { kind: 'invalid_signature' | 'unparseable' | 'too_large' | 'routing_failed'; detail: string };
+  | {
+      kind: 'invalid_signature' | 'unparseable' | 'too_large' | 'routing_failed' | 'refused';
+      detail: string;
+    };
 
 export interface IncomingWebhook {
   rawBody: Buffer | undefined;
@@ -100,7 +104,11 @@ export class WebhookIntakeService {
       );
       return { kind: 'too_large', detail };
     }
-    const json = parseJson(incoming.rawBody);
+    const parsed = parseJson(incoming.rawBody);
+    // JSON Postgres cannot store (NUL, half a surrogate pair) or nested past reason is kept as the
+    // bytes received and never processed: recorded, not lost, and not a 500.
+    const unstorable = parsed === undefined ? null : jsonValueProblem(parsed);
+    const json = unstorable ? undefined : parsed;
     const event = parseEvent(json);
     const webhook: ReceivedWebhook = {
       ...base,
@@ -120,7 +128,11 @@ export class WebhookIntakeService {
       return { kind: 'invalid_signature', detail: 'The Provider-Signature header does not match the body.' };
     }
     if (!event) {
-      const detail = json === undefined ? 'body is not JSON' : 'body lacks a string eventId and eventType';
+      const detail = unstorable
+        ? `body not accepted: ${unstorable}`
+        : json === undefined
+          ? 'body is not JSON'
+          : 'body lacks a string eventId and eventType';
       await this.events.recordFinal(webhook, 'failed', `unparseable: ${detail}`);
       this.logger.error({ alert: 'webhook_unparseable', detail }, 'a signed webhook could not be parsed');
       return { kind: 'unparseable', detail };
@@ -165,6 +177,20 @@ export class WebhookIntakeService {
       const detail = error instanceof RoutingError ? error.message : `routing failed: ${String(error)}`;
       await settle(() => this.events.markFailed(id, detail));
       await this.idempotency.release(this.source, event.eventId);
+      if (error instanceof RoutingError && error.refused) {
+        // Billing refused the event itself (its data): resending cannot change that. Recorded
+        // failed for the operators (an alert), answered 4xx; a resend after a fix is processed again.
+        this.logger.error(
+          {
+            alert: 'webhook_refused_by_billing',
+            event_id: event.eventId,
+            event_type: event.eventType,
+            detail,
+          },
+          'billing refused a verified webhook',
+        );
+        return { kind: 'refused', detail };
+      }
       this.logger.warn(
         { event_id: event.eventId, event_type: event.eventType, detail },
         'webhook routing failed',

@@ -38,6 +38,8 @@ export function throwUnlessAccepted(outcome: IntakeOutcome): void {
       throw new DomainError('ErrUnparseableWebhook', 400, 'Webhook body not understood', outcome.detail);
     case 'too_large':
       throw new DomainError('ErrPayloadTooLarge', 413, 'Request body too large', outcome.detail);
+    case 'refused':
+      throw new DomainError('ErrWebhookRefused', 422, 'Webhook refused', outcome.detail);
     case 'routing_failed':
       // 500 asks the provider to resend (spec §4.9 step 5).
       throw new DomainError('ErrWebhookRoutingFailed', 500, 'Webhook not processed', outcome.detail);
