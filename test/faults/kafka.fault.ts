@@ -126,7 +126,7 @@ describe('Kafka broker outage during a burst', () => {
       const ids = events.filter((event) => event.producer === producer).map((event) => event.id);
       const rows = await dataSource.query<{ event_id: string; times: number }[]>(
         `SELECT event_id::text, count(*)::int AS times FROM ${schema}.processed_events
-          WHERE event_id = ANY($1::uuid[]) GROUP BY event_id`,
+          WHERE event_id = ANY($1::text[]) GROUP BY event_id`,
         [ids],
       );
       return rows;
