@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# `npm test`: static checks, unit tests, then integration tests against real Postgres, Redis,
-# Kafka and Temporal. Brings up whatever infrastructure is not already running and stops only
+# `npm test`: static checks, unit tests (with the deployment manifest checks), integration tests,
+# then the fault and load suite (`npm run test:faults`), against real Postgres, Redis, Kafka and
+# Temporal. Brings up whatever infrastructure is not already running and stops only
 # what it started.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,7 +11,7 @@ step() { printf '\n== %s\n' "$*"; }
 step "typecheck"
 npx tsc --noEmit -p tsconfig.json
 step "lint (type-aware, zero warnings)"
-npx eslint --max-warnings 0 apps libs scripts test bench
+npx eslint --max-warnings 0 apps libs scripts standalone test bench
 step "format"
 npx prettier --check . --log-level warn
 
@@ -24,3 +25,6 @@ bash scripts/infra.sh up
 
 step "integration tests"
 npx jest --selectProjects integration --runInBand --ci --forceExit
+
+step "faults and load"
+npx jest --selectProjects faults --runInBand --ci --forceExit
