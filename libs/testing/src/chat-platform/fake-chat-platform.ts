@@ -226,7 +226,6 @@ export class FakeChatPlatform {
     this.failures.clear();
   }
 
-
   /** A platform user who is in no seeded guild (someone a DM can reach); kept if already there. */
   addUser(id: string, username = `user-${id.slice(-4)}`): void {
     this.store.ensureUser(id, username);
