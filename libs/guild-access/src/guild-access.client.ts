@@ -10,8 +10,17 @@ export interface GuildAccessClientOptions {
   recoveryUrl: string;
   codec: InternalTokenCodec;
   service: ServiceName;
+  /** Default ACCESS_CHECK_TIMEOUT_MS. */
   timeoutMs?: number;
 }
+
+/**
+ * How long a service waits for recovery's MANAGE_GUILD answer. A cache miss reads the member from
+ * the platform, whose bot-wide budget (50 requests/s) restores and previews share: at saturation the
+ * 200-user load run saw such reads queue past 10 s. 30 s stays inside the gateway's 60 s, so the
+ * user gets the answer rather than a 503 for a check that was only slow.
+ */
+export const ACCESS_CHECK_TIMEOUT_MS = 30_000;
 
 interface ProblemBody {
   code?: unknown;
@@ -32,7 +41,7 @@ export class GuildAccessClient {
       options.recoveryUrl,
       options.codec,
       options.service,
-      options.timeoutMs ?? 10_000,
+      options.timeoutMs ?? ACCESS_CHECK_TIMEOUT_MS,
     );
   }
 
