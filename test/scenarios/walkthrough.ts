@@ -1,3 +1,4 @@
+import { loginThroughGateway, requestGateway } from '../support/gateway-stack';
 import { waitFor } from '../support/wait';
 
 /**
@@ -127,30 +128,12 @@ export async function expectKept(world: World, earlier: WalkthroughResult): Prom
   expectEqual(subscription.status, 'active', 'the subscription');
 }
 
-/**
- * What a browser does: /auth/login, the platform's consent page (as whoever is signed in there),
- * back to /auth/callback with the code and the state cookie; a client asking for JSON gets the token.
- */
+/** The login of a browser on this machine: whoever is signed in on the platform. */
 export async function browserLogin(url: string): Promise<string> {
-  const start = await fetch(`${url}/auth/login`, { redirect: 'manual' });
-  if (start.status !== 302) throw new Error(`/auth/login answered ${start.status}`);
-  const state = start.headers
-    .getSetCookie()
-    .find((cookie) => cookie.startsWith('oauth_state='))
-    ?.split(';')[0];
-  const consent = await fetch(start.headers.get('location')!, { redirect: 'manual' });
-  const callback = consent.headers.get('location');
-  if (consent.status !== 302 || !callback) throw new Error(`the consent page answered ${consent.status}`);
-  const done = await fetch(callback, {
-    redirect: 'manual',
-    headers: { cookie: state ?? '', accept: 'application/json' },
-  });
-  const body = (await done.json()) as { token?: string };
-  if (done.status !== 200 || !body.token)
-    throw new Error(`/auth/callback answered ${done.status}: ${JSON.stringify(body)}`);
-  return body.token;
+  return (await loginThroughGateway(url)).token;
 }
 
+/** A request to the product's public API, with a bearer token or none. */
 export async function call(
   url: string,
   method: string,
@@ -158,22 +141,8 @@ export async function call(
   token?: string,
   body?: unknown,
 ): Promise<Answer> {
-  const response = await fetch(`${url}${path}`, {
-    method,
-    headers: {
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  let parsed: Record<string, unknown> = {};
-  try {
-    parsed = text ? (JSON.parse(text) as Record<string, unknown>) : {};
-  } catch {
-    parsed = { text };
-  }
-  return { status: response.status, body: parsed };
+  const { status, body: answer } = await requestGateway(url, method, path, { token, body });
+  return { status, body: answer };
 }
 
 function expectStatus(answer: Answer, ...expected: number[]): Record<string, unknown> {

@@ -105,17 +105,18 @@ export interface GatewayRequestOptions {
 
 /**
  * The login a browser makes: /auth/login, the platform's authorize page (as `platformUserId`,
- * logged in there), back to /auth/callback with the code and the state cookie.
+ * logged in there; without a platform, as whoever is signed in on it), back to /auth/callback with
+ * the code and the state cookie.
  */
 export async function loginThroughGateway(
   url: string,
-  platform: FakeChatPlatform,
-  platformUserId: string,
+  platform?: FakeChatPlatform,
+  platformUserId?: string,
 ): Promise<LoggedIn> {
   const start = await fetch(`${url}/auth/login`, { redirect: 'manual' });
   if (start.status !== 302) throw new Error(`/auth/login answered ${start.status}`);
   const stateCookie = cookiePair(start.headers, 'oauth_state');
-  platform.loginAs(platformUserId);
+  if (platform && platformUserId) platform.loginAs(platformUserId);
   const authorized = await fetch(start.headers.get('location')!, { redirect: 'manual' });
   const callback = authorized.headers.get('location');
   if (authorized.status !== 302 || !callback) throw new Error(`authorize answered ${authorized.status}`);
