@@ -74,7 +74,7 @@ export class WebhookEventsRepository {
    * delivery whose routing failed (or was abandoned by a crash). Null when another delivery already
    * processed it or is processing it now: this one is a duplicate.
    */
-  async claim(webhook: ReceivedWebhook): Promise<string | null> {
+  async claim(webhook: ReceivedWebhook, id: string = uuidv7()): Promise<string | null> {
     const [row] = await this.dataSource.query<{ id: string }[]>(
       `INSERT INTO webhook.webhook_events ${INSERT_COLUMNS}
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'pending', NULL, NULL, $10, NULL)
@@ -87,7 +87,7 @@ export class WebhookEventsRepository {
              OR (webhook_events.processing_result = 'pending'
                  AND webhook_events.updated_at < now() - make_interval(secs => $11))
        RETURNING id`,
-      [uuidv7(), ...this.values(webhook), webhook.receivedAt, ABANDONED_AFTER_MS / 1000],
+      [id, ...this.values(webhook), webhook.receivedAt, ABANDONED_AFTER_MS / 1000],
     );
     return row?.id ?? null;
   }

@@ -7,6 +7,7 @@ import {
 } from '@lib/contracts';
 import { jsonValueProblem } from '@lib/runtime';
 import { Counter } from 'prom-client';
+import { v7 as uuidv7 } from 'uuid';
 import { BillingRouter, RoutingError } from './billing-router';
 import { verifyProviderSignature } from './provider-signature';
 import { WebhookIdempotency } from './webhook-idempotency';
@@ -147,13 +148,34 @@ export class WebhookIntakeService {
         return { kind: 'duplicate' };
       }
     }
-    const id = await this.events.claim(webhook);
+    const id = await this.claim(webhook, event.eventId);
     if (!id) {
       const original = await this.events.findProcessing(this.source, event.eventId);
       await this.events.recordFinal(webhook, 'duplicate', null, original?.id ?? null);
       return { kind: 'duplicate' };
     }
     return this.route(id, event);
+  }
+
+  /**
+   * Claims the event's row. A connection cut at the wrong moment can lose the answer of a claim that
+   * committed: the row would then look like a delivery in flight to every resend (a duplicate) and
+   * never be routed. So once the database answers again, a pending row this request wrote (its id,
+   * or on a takeover its receipt time) is taken as this request's own.
+   */
+  private async claim(webhook: ReceivedWebhook, eventId: string): Promise<string | null> {
+    const claimId = uuidv7();
+    try {
+      return await this.events.claim(webhook, claimId);
+    } catch {
+      return settle(async () => {
+        const row = await this.events.findProcessing(this.source, eventId);
+        const ours =
+          row?.processing_result === 'pending' &&
+          (row.id === claimId || row.received_at.getTime() === webhook.receivedAt.getTime());
+        return ours ? row.id : this.events.claim(webhook, claimId);
+      });
+    }
   }
 
   private async route(id: string, event: ParsedEvent): Promise<IntakeOutcome> {
@@ -206,16 +228,16 @@ const SETTLE_ATTEMPTS = 6;
 const SETTLE_FIRST_WAIT_MS = 200;
 
 /**
- * Records how a routed event ended, riding out a short database outage (about 6 s in all): billing
+ * Database work of a request that must not be lost halfway, retried through a short outage (about
+ * 6 s in all). Recording how a routed event ended is the main case: billing
  * has already acted, and a row left `pending` would make the provider's resend look like a delivery
  * still in flight, answered as a duplicate, until the row counts as abandoned. Past that, the error
  * stands: the 500 makes the provider resend, and a resend after the abandonment time takes over.
  */
-async function settle(record: () => Promise<void>): Promise<void> {
+async function settle<T>(work: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt += 1) {
     try {
-      await record();
-      return;
+      return await work();
     } catch (error) {
       if (attempt >= SETTLE_ATTEMPTS) throw error;
       await new Promise((resolve) => setTimeout(resolve, SETTLE_FIRST_WAIT_MS * 2 ** (attempt - 1)));
