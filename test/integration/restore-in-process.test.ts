@@ -3,13 +3,12 @@ import type { DomainEvent } from '@lib/contracts';
 import { DEFAULT_RATE_LIMITS } from '@lib/testing';
 import type { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
-import { openDataSource } from '../support/database';
 import { RecoveryStack } from '../support/recovery-stack';
-import { ADMIN, idMap, OWNER, raid, restorable, seedProtectedGuild } from '../support/restore-scenario';
+import { ALL_SCOPES, RestoreHarness } from '../support/restore-harness';
+import { ADMIN, OWNER, raid } from '../support/restore-scenario';
 import { waitFor } from '../support/wait';
 
 type Body = Record<string, unknown>;
-const ALL_SCOPES = ['roles', 'channels', 'permission_overrides', 'guild_settings'];
 const RAIDER_TOKEN = 'raider-bot-token';
 const STOPPED_MESSAGE =
   'The service stopped while this restore was running; the guild may be partly restored. Preview it again and start a new restore.';
@@ -26,6 +25,14 @@ describe('restore in process', () => {
     liveSync: true,
     env: { WORKFLOW_ENGINE: 'in-process', TEMPORAL_ADDRESS: undefined },
   });
+  /** The licence as licensing keeps it: this suite runs without billing or the event transport. */
+  const harness = new RestoreHarness(stack, async (guildId, plan) => {
+    await harness.dataSource.query(
+      `INSERT INTO licensing.licenses (id, guild_id, plan_id, expires_at, last_event_at, last_event_id)
+       SELECT $1, $2, id, now() + interval '30 days', now(), $3 FROM licensing.plans WHERE code = $4`,
+      [uuidv7(), guildId, uuidv7(), plan],
+    );
+  });
   let dataSource: DataSource;
   let platformUrl: string;
   /** The bot's own client: reads the guild, and does the raid's part the admin may not. */
@@ -33,10 +40,10 @@ describe('restore in process', () => {
   let raider: ChatPlatformClient;
 
   beforeAll(async () => {
-    dataSource = await openDataSource();
     await stack.start();
+    await harness.open();
+    ({ dataSource, reader } = harness);
     platformUrl = stack.platform.url;
-    reader = new ChatPlatformClient({ apiBaseUrl: `${platformUrl}/api`, botToken: 'fake-bot-token' });
     // The compromised admin's account, acting through the API with a token of its own.
     stack.platform.registerBotToken(RAIDER_TOKEN, ADMIN, 'admin');
     raider = new ChatPlatformClient({ apiBaseUrl: `${platformUrl}/api`, botToken: RAIDER_TOKEN });
@@ -45,15 +52,15 @@ describe('restore in process', () => {
 
   afterAll(async () => {
     await stack.stop();
-    await dataSource?.destroy();
+    await harness.close();
   });
 
   afterEach(() => stack.platform.setRateLimits(DEFAULT_RATE_LIMITS));
 
   const owner = () => stack.user(OWNER);
-  const post = (path: string, body: unknown) => stack.call(stack.recovery, 'POST', path, owner(), body);
   const get = (path: string) => stack.call(stack.recovery, 'GET', path, owner());
-  const getJob = (jobId: string) => get(`/api/v1/restore/${jobId}`);
+  const { post, getJob, protectedGuild, finished } = harness;
+  const start = (snapshotId: string, options: Body = {}) => harness.start(snapshotId, ALL_SCOPES, options);
 
   function onTheGateway() {
     return waitFor('recovery on the gateway', () =>
@@ -63,64 +70,9 @@ describe('restore in process', () => {
     );
   }
 
-  /** The licence as licensing keeps it: this suite runs without billing or the event transport. */
-  async function license(guildId: string, plan: 'PRO' | 'ENTERPRISE'): Promise<void> {
-    await dataSource.query(
-      `INSERT INTO licensing.licenses (id, guild_id, plan_id, expires_at, last_event_at, last_event_id)
-       SELECT $1, $2, id, now() + interval '30 days', now(), $3 FROM licensing.plans WHERE code = $4`,
-      [uuidv7(), guildId, uuidv7(), plan],
-    );
-  }
-
-  /** A registered guild on `plan` with a manual snapshot taken before anything went wrong. */
-  async function protectedGuild(options: { plan?: 'PRO' | 'ENTERPRISE'; extraRoles?: number } = {}) {
-    const name = `Guild ${uuidv7().slice(-6)}`;
-    const seeded = seedProtectedGuild(stack.platform, name, options.extraRoles);
-    const registered = await post('/api/v1/guilds', { platform_guild_id: seeded.guildId });
-    expect(registered.status).toBe(200);
-    const guildId = registered.body.id as string;
-    await license(guildId, options.plan ?? 'PRO');
-    const snapshot = await post(`/api/v1/guilds/${guildId}/snapshots`, { description: 'known good' });
-    expect(snapshot.status).toBe(200);
-    const snapshotId = snapshot.body.id as string;
-    const [{ payload }] = await dataSource.query<{ payload: GuildState }[]>(
-      `SELECT payload FROM recovery.snapshots WHERE id = $1`,
-      [snapshotId],
-    );
-    return { seeded, name, guildId, snapshotId, payload };
-  }
-
-  async function start(snapshotId: string, options: Body = {}) {
-    const previewed = await post('/api/v1/restore/preview', { snapshot_id: snapshotId, scope: ALL_SCOPES });
-    expect(previewed.status).toBe(200);
-    return post('/api/v1/restore/start', {
-      snapshot_id: snapshotId,
-      scope: ALL_SCOPES,
-      approved_diff_hash: previewed.body.diff_hash,
-      options,
-    });
-  }
-
-  async function finished(jobId: string, timeoutMs = 60_000): Promise<Body> {
-    return waitFor(
-      `restore ${jobId} to end`,
-      async () => {
-        const job = await getJob(jobId);
-        return ['completed', 'failed', 'canceled'].includes(job.body.status as string) ? job.body : undefined;
-      },
-      { timeoutMs, intervalMs: 200 },
-    ).catch(async (error: Error) => {
-      const job = await getJob(jobId);
-      throw new Error(
-        `${error.message}\njob: ${JSON.stringify({ ...job.body, preview_diff: undefined }).slice(0, 1500)}\n--- recovery ---\n${stack.recovery.output().slice(-4000)}`,
-      );
-    });
-  }
-
   async function expectRestored(guildId: string, platformGuildId: string, payload: GuildState) {
-    const live = await reader.getGuildState(platformGuildId);
-    const toLive = await idMap(dataSource, guildId);
-    expect(restorable(live, ALL_SCOPES)).toEqual(restorable(payload, ALL_SCOPES, toLive));
+    const { live, snapshot } = await harness.restoredState(guildId, platformGuildId, payload);
+    expect(live).toEqual(snapshot);
   }
 
   /** A raid on many roles, restored under a tight rate limit so the run takes seconds. */

@@ -17,14 +17,21 @@ export const ALL_SCOPES = ['roles', 'channels', 'permission_overrides', 'guild_s
  */
 export class RestoreHarness {
   dataSource!: DataSource;
-  billing!: BillingEventStream;
   reader!: ChatPlatformClient;
+  private billing: BillingEventStream | undefined;
 
-  constructor(private readonly stack: RecoveryStack) {}
+  /**
+   * `grantLicense`: how a guild gets its plan. By default billing's SubscriptionStarted goes through
+   * Kafka and licensing; a suite without the event transport stores the licence itself.
+   */
+  constructor(
+    private readonly stack: RecoveryStack,
+    private readonly grantLicense?: (guildId: string, plan: 'PRO' | 'ENTERPRISE') => Promise<void>,
+  ) {}
 
   async open(): Promise<void> {
     this.dataSource = await openDataSource();
-    this.billing = new BillingEventStream();
+    if (!this.grantLicense) this.billing = new BillingEventStream();
     this.reader = new ChatPlatformClient({
       apiBaseUrl: `${this.stack.platform.url}/api`,
       botToken: 'fake-bot-token',
@@ -52,8 +59,9 @@ export class RestoreHarness {
     if (registered.status !== 200) throw new Error(`registration: ${JSON.stringify(registered)}`);
     const guildId = registered.body.id as string;
     const plan = options.plan === undefined ? 'PRO' : options.plan;
-    if (plan) {
-      await this.billing.publish(new SubscriptionScenario(guildId).started(plan));
+    if (plan && this.grantLicense) await this.grantLicense(guildId, plan);
+    else if (plan) {
+      await this.billing!.publish(new SubscriptionScenario(guildId).started(plan));
       await waitFor('the licence', async () => {
         const rows = await this.dataSource.query(`SELECT 1 FROM licensing.licenses WHERE guild_id = $1`, [
           guildId,
@@ -64,6 +72,7 @@ export class RestoreHarness {
     const snapshot = plan
       ? await this.post(`/api/v1/guilds/${guildId}/snapshots`, { description: 'known good' })
       : null;
+    if (snapshot && snapshot.status !== 200) throw new Error(`snapshot: ${JSON.stringify(snapshot)}`);
     const snapshotId = snapshot
       ? (snapshot.body.id as string)
       : await this.insertSnapshot(guildId, seeded.guildId);
