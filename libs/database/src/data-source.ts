@@ -1,4 +1,5 @@
 import { DataSource, type DataSourceOptions, type MixedList } from 'typeorm';
+import type { Pool } from 'pg';
 
 export interface ServiceDatabaseOptions {
   /** The service's own Postgres schema; it never reads another's. */
@@ -54,4 +55,14 @@ export async function runServiceMigrations(dataSource: DataSource, schema: strin
       .catch(() => undefined);
     await runner.release();
   }
+}
+
+/**
+ * The `pg` pool a DataSource runs on (after `initialize`), for a hot path's plain statements: the same
+ * connections and settings, without the query runner TypeORM builds and releases around each one.
+ */
+export function driverPool(dataSource: DataSource): Pool {
+  const pool = (dataSource.driver as unknown as { master?: Pool }).master;
+  if (!pool) throw new Error('driverPool: the DataSource is not a postgres one, or is not initialized');
+  return pool;
 }
