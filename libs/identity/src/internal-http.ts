@@ -19,15 +19,16 @@ const TOKEN_REUSE_MS = (INTERNAL_TOKEN_TTL_SECONDS * 1000) / 2;
  */
 export class InternalHttp {
   private readonly http: AxiosInstance;
-  private token: { value: Promise<string>; renewAt: number } | null = null;
+  private readonly tokens: ServiceTokens;
 
   constructor(
     baseUrl: string,
-    private readonly codec: InternalTokenCodec,
-    private readonly service: ServiceName,
+    codec: InternalTokenCodec,
+    service: ServiceName,
     timeoutMs: number,
-    private readonly now: () => number = Date.now,
+    now: () => number = Date.now,
   ) {
+    this.tokens = new ServiceTokens(codec, service, now);
     this.http = axios.create({
       baseURL: baseUrl,
       timeout: timeoutMs,
@@ -53,10 +54,21 @@ export class InternalHttp {
   }
 
   private async headers(): Promise<Record<string, string>> {
-    return { [INTERNAL_TOKEN_HEADER]: await this.serviceToken() };
+    return { [INTERNAL_TOKEN_HEADER]: await this.tokens.current() };
   }
+}
 
-  private serviceToken(): Promise<string> {
+/** This service's internal token for its calls, signed again once it has been reused half its life. */
+export class ServiceTokens {
+  private token: { value: Promise<string>; renewAt: number } | null = null;
+
+  constructor(
+    private readonly codec: InternalTokenCodec,
+    private readonly service: ServiceName,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  current(): Promise<string> {
     const now = this.now();
     if (!this.token || now >= this.token.renewAt) {
       const value = this.codec.sign({ kind: 'service', service: this.service });

@@ -1,0 +1,132 @@
+import { INTERNAL_TOKEN_HEADER, REQUEST_ID_HEADER, type RoutedProviderEvent } from '@lib/contracts';
+import { InternalTokenCodec } from '@lib/identity';
+import { runWithRequestId } from '@lib/runtime';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { BillingRouter, RoutingError } from './billing-router';
+
+const EVENT = {
+  event_id: 'evt_1',
+  event_type: 'PAYMENT.DONE',
+  data: { paymentKey: 'pay_1', orderId: 'order_1', status: 'DONE', approvedAt: '2026-11-24T00:00:00Z' },
+} as unknown as RoutedProviderEvent;
+
+type Handler = (req: IncomingMessage, body: string, res: ServerResponse, nthOnSocket: number) => void;
+
+describe(BillingRouter.name, () => {
+  const codec = new InternalTokenCodec('s'.repeat(40), 'test');
+  let server: Server;
+  let url: string;
+  let handler: Handler;
+  const requestsPerSocket = new WeakMap<Socket, number>();
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      const nth = (requestsPerSocket.get(req.socket) ?? 0) + 1;
+      requestsPerSocket.set(req.socket, nth);
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => handler(req, Buffer.concat(chunks).toString('utf8'), res, nth));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  const answer = (res: ServerResponse, status: number, body: unknown) =>
+    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+
+  it('posts the event as the intake, with its request id, and returns billing’s outcome', async () => {
+    const seen: { body: unknown; token: string; requestId: unknown }[] = [];
+    handler = (req, body, res) => {
+      seen.push({
+        body: JSON.parse(body),
+        token: req.headers[INTERNAL_TOKEN_HEADER] as string,
+        requestId: req.headers[REQUEST_ID_HEADER],
+      });
+      answer(res, 200, { outcome: 'applied', detail: 'settled' });
+    };
+    const router = new BillingRouter(url, codec);
+
+    const outcome = await runWithRequestId('req-42', () => router.route(EVENT));
+
+    expect(outcome).toEqual({ outcome: 'applied', detail: 'settled' });
+    expect(seen).toHaveLength(1);
+    expect(seen[0].body).toEqual(EVENT);
+    expect(seen[0].requestId).toBe('req-42');
+    await expect(codec.verify(seen[0].token)).resolves.toEqual({
+      kind: 'service',
+      service: 'webhook-intake',
+    });
+  });
+
+  it('calls a refusal of the event itself (400, 404, 422) refused, and anything else a failure that may pass', async () => {
+    const router = new BillingRouter(url, codec);
+    handler = (_req, _body, res) => answer(res, 422, { code: 'ErrValidation', detail: 'orderId is missing' });
+    const refused = await router.route(EVENT).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(RoutingError);
+    expect(refused).toMatchObject({
+      refused: true,
+      message: 'billing answered 422 ErrValidation orderId is missing',
+    });
+
+    for (const status of [503, 401, 302]) {
+      handler = (_req, _body, res) => answer(res, status, { code: 'ErrUnavailable' });
+      await expect(router.route(EVENT)).rejects.toMatchObject({
+        refused: false,
+        message: `billing answered ${status} ErrUnavailable`,
+      });
+    }
+    // A 200 that is not an outcome is not billing's answer.
+    handler = (_req, _body, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>');
+    await expect(router.route(EVENT)).rejects.toMatchObject({
+      refused: false,
+      message: 'billing answered 200',
+    });
+  });
+
+  it('gives up at its deadline without sending the event again', async () => {
+    let received = 0;
+    handler = () => {
+      received += 1; // never answers
+    };
+    const router = new BillingRouter(url, codec, 150);
+
+    await expect(router.route(EVENT)).rejects.toThrow(
+      new RoutingError('billing did not answer within 150 ms'),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(received).toBe(1);
+  });
+
+  it('says so when billing cannot be reached', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+
+    await expect(new BillingRouter(`http://127.0.0.1:${port}`, codec).route(EVENT)).rejects.toMatchObject({
+      refused: false,
+      message: 'billing did not answer (ECONNREFUSED)',
+    });
+  });
+
+  it('sends again once, on a new connection, when a kept-alive one is reset under the request', async () => {
+    const sockets = new Set<Socket>();
+    handler = (req, _body, res, nthOnSocket) => {
+      sockets.add(req.socket);
+      // The second request on a connection finds it closed: what a server's idle timeout does to a
+      // request that went out on it at that moment.
+      if (nthOnSocket > 1) req.socket.resetAndDestroy();
+      else answer(res, 200, { outcome: 'applied', detail: 'ok' });
+    };
+    const router = new BillingRouter(url, codec);
+
+    await expect(router.route(EVENT)).resolves.toMatchObject({ outcome: 'applied' });
+    await expect(router.route(EVENT)).resolves.toMatchObject({ outcome: 'applied' });
+    expect(sockets.size).toBe(2);
+  });
+});
