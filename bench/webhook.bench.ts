@@ -15,7 +15,7 @@ import { Agent, createServer, type IncomingMessage, request, type Server } from 
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'pg';
 import { v7 as uuidv7 } from 'uuid';
-import { WEBHOOK_PATH } from '../apps/webhook-intake/src/webhooks/webhooks.controller';
+import { WEBHOOK_PATH } from '../apps/webhook-intake/src/webhooks/webhook-endpoint';
 import { type AppProcess, freePort, runScript, startApp } from '../test/support/app-process';
 import migrateTestDatabase from '../test/support/global-setup';
 import { waitFor } from '../test/support/wait';
@@ -27,7 +27,9 @@ import { waitFor } from '../test/support/wait';
  * pending row, the call to billing, the row marked success.
  *
  * Two targets take turns in the same run, each in a process of its own:
- * - intake: the real webhook-intake app (Nest, pino-http, TypeORM, axios, the internal token);
+ * - intake: the real webhook-intake app as deployed: its Nest application, whose webhook endpoint is
+ *   a plain route ahead of Express (`PlainRoute`), its service, repository and billing router, the
+ *   request id, the metrics, the logger at `info`, the internal token;
  * - bare: a plain node:http handler doing the same work by hand (the same HMAC check, the same
  *   `SET ... EX NX`, the same INSERT and UPDATE into a copy of webhook.webhook_events with its
  *   indexes, the same POST to billing over keep-alive) with ioredis and a pg Pool of 10, the size
@@ -205,6 +207,7 @@ async function startBare(billingUrl: string): Promise<BareProcess> {
     [ROLE_ENV]: 'bare',
     PORT: String(port),
     BARE_BILLING_URL: billingUrl,
+    CPU_PROFILE_DIR: process.env.BARE_CPU_PROFILE_DIR,
   });
   let exited = false;
   void proc.exited.then(() => (exited = true));
@@ -433,7 +436,8 @@ async function main(): Promise<void> {
     // insert into it costs what one into the intake's table does.
     await db.query(`CREATE TABLE ${BARE_TABLE} (LIKE ${INTAKE_TABLE} INCLUDING ALL)`);
     bare = await startBare(billing.url);
-    // Logging as in production; INTAKE_CPU_PROFILE_DIR=<dir> leaves the intake's CPU profile there.
+    // Logging as in production; INTAKE_CPU_PROFILE_DIR=<dir> (BARE_CPU_PROFILE_DIR=<dir>) leaves the
+    // intake's (the bare handler's) CPU profile there.
     intake = await startApp('webhook-intake', {
       BILLING_URL: billing.url,
       LOG_LEVEL: 'info',

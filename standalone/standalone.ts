@@ -2,7 +2,12 @@ import type { INestApplication } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { ConfigError } from '@lib/config';
 import { inProcessEventBus } from '@lib/messaging';
-import { createServiceApp, keepIdleConnections, type ServiceDefinition } from '@lib/runtime';
+import {
+  createServiceApp,
+  keepIdleConnections,
+  requestListenerOf,
+  type ServiceDefinition,
+} from '@lib/runtime';
 import { chmodSync, mkdirSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,7 +18,7 @@ import { licensingService } from '../apps/licensing/src/service';
 import { notifierService } from '../apps/notifier/src/service';
 import { recoveryService } from '../apps/recovery/src/service';
 import { webhookIntakeService } from '../apps/webhook-intake/src/service';
-import { WEBHOOK_PATH } from '../apps/webhook-intake/src/webhooks/webhooks.controller';
+import { WEBHOOK_PATH } from '../apps/webhook-intake/src/webhooks/webhook-endpoint';
 import type { FakeChatPlatform, FakePaymentProvider } from '@lib/testing';
 import { type EmbeddedDatabase, startEmbeddedDatabase } from './embedded-database';
 import { Sandbox } from './sandbox';
@@ -282,7 +287,7 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
       const app: NestExpressApplication = await createServiceApp(definition, config);
       apps.push(app);
       await app.init();
-      return app.getHttpAdapter().getInstance() as (req: IncomingMessage, res: ServerResponse) => void;
+      return requestListenerOf(app);
     };
     log('starting the services');
     await internal(licensingService, configs.licensing!, licensingPort);

@@ -285,14 +285,6 @@ export default async () => {
                     }
                 ],
                 [
-                    import("../../apps/webhook-intake/src/webhooks/webhooks.controller"),
-                    {
-                        "WebhooksController": {
-                            "receive": {}
-                        }
-                    }
-                ],
-                [
                     import("../../apps/webhook-intake/src/admin/webhook-events.controller"),
                     {
                         "WebhookEventsController": {

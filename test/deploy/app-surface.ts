@@ -16,7 +16,7 @@ import { NotifierEnv } from '../../apps/notifier/src/notifier.env';
 import { InteractionsController } from '../../apps/recovery/src/interactions/interactions.controller';
 import { RecoveryEnv } from '../../apps/recovery/src/recovery.env';
 import { WebhookIntakeEnv } from '../../apps/webhook-intake/src/webhook-intake.env';
-import { WebhooksController } from '../../apps/webhook-intake/src/webhooks/webhooks.controller';
+import { WEBHOOK_PATH } from '../../apps/webhook-intake/src/webhooks/webhook-endpoint';
 import { ROOT } from './manifest-files';
 
 /** What the code says each app reads and serves, for comparison with the manifests. */
@@ -121,11 +121,12 @@ export function healthPaths(): { live: string; ready: string } {
 
 /**
  * Routes reachable from outside the cluster, per app: the gateway's own controllers and its
- * forwarding table's prefixes, webhook-intake's provider webhook, recovery's interactions endpoint.
+ * forwarding table's prefixes, webhook-intake's provider webhook (a plain route, not a controller),
+ * recovery's interactions endpoint.
  */
 export const PUBLIC_ROUTES: Record<string, string[]> = {
   gateway: allPaths([AuthController, MeController, DocsController, ForwardingController]),
-  'webhook-intake': allPaths([WebhooksController]),
+  'webhook-intake': [WEBHOOK_PATH],
   recovery: allPaths([InteractionsController]),
 };
 

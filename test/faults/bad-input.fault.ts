@@ -3,7 +3,7 @@ import { createHmac } from 'node:crypto';
 import { Agent, request as httpRequest } from 'node:http';
 import type { DataSource } from 'typeorm';
 import { PROVIDER_SIGNATURE_HEADER } from '@lib/contracts';
-import { WEBHOOK_PATH } from '../../apps/webhook-intake/src/webhooks/webhooks.controller';
+import { WEBHOOK_PATH } from '../../apps/webhook-intake/src/webhooks/webhook-endpoint';
 import { type AppProcess, startApp } from '../support/app-process';
 import { openDataSource } from '../support/database';
 import { GatewayStack, type LoggedIn } from '../support/gateway-stack';

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { WEBHOOK_PATH } from '../../apps/webhook-intake/src/webhooks/webhooks.controller';
+import { WEBHOOK_PATH } from '../../apps/webhook-intake/src/webhooks/webhook-endpoint';
 import { type AppProcess, startApp } from '../support/app-process';
 import { BillingStack } from '../support/billing-stack';
 import { openDataSource } from '../support/database';

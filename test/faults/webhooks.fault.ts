@@ -2,7 +2,7 @@ import type { ProviderWebhookBody } from '@lib/contracts';
 import { spawn } from 'node:child_process';
 import type { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
-import { WEBHOOK_PATH } from '../../apps/webhook-intake/src/webhooks/webhooks.controller';
+import { WEBHOOK_PATH } from '../../apps/webhook-intake/src/webhooks/webhook-endpoint';
 import { type AppProcess, freePort, startApp } from '../support/app-process';
 import { BillingStack } from '../support/billing-stack';
 import { BillingTap, portOpen } from '../support/billing-tap';

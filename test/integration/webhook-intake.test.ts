@@ -411,6 +411,52 @@ describe('webhook intake', () => {
       await metric('webhook_received_total{source="provider",outcome="duplicate"}'),
     ).toBeGreaterThanOrEqual(450);
   });
+
+  it('answers with the caller’s request id, passes it to billing, and counts the route in the HTTP metrics', async () => {
+    const series = (status: number) =>
+      `http_requests_total{service="webhook-intake",method="POST",route="/webhooks/provider",status="${status}"}`;
+    const [okBefore, forgedBefore] = [await metric(series(200)), await metric(series(401))];
+    const post = (event: ProviderWebhookBody, signature: string, requestId?: string) => {
+      const body = JSON.stringify(event);
+      return fetch(`${intake.url}/webhooks/provider`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          [PROVIDER_SIGNATURE_HEADER]: signature === 'valid' ? provider().signature(body) : signature,
+          ...(requestId ? { 'x-request-id': requestId } : {}),
+        },
+        body,
+      });
+    };
+
+    const forged = await post(unknownOrderDone(), 'ab'.repeat(32), 'wh-forged-1');
+    expect(forged.status).toBe(401);
+    expect(forged.headers.get('x-request-id')).toBe('wh-forged-1');
+    expect(forged.headers.get('content-type')).toContain('application/problem+json');
+    expect(await forged.json()).toMatchObject({
+      code: 'ErrInvalidSignature',
+      request_id: 'wh-forged-1',
+      instance: '/webhooks/provider',
+    });
+
+    const done = unknownOrderDone();
+    const accepted = await post(done, 'valid', 'wh-routed-1');
+    expect(accepted.status).toBe(200);
+    expect(await accepted.text()).toBe('');
+    expect(tap.requestIds.get(done.eventId)).toBe('wh-routed-1');
+    // Without one, the intake mints an id and uses it on both sides.
+    const minted = unknownOrderDone();
+    const answered = await post(minted, 'valid');
+    expect(answered.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(tap.requestIds.get(minted.eventId)).toBe(answered.headers.get('x-request-id'));
+
+    expect(await metric(series(200))).toBe(okBefore + 2);
+    expect(await metric(series(401))).toBe(forgedBefore + 1);
+    // Only POST is the endpoint; anything else is the framework's 404.
+    const get = await fetch(`${intake.url}/webhooks/provider`);
+    expect(get.status).toBe(404);
+    expect(await get.json()).toMatchObject({ code: 'ErrNotFound' });
+  });
 });
 
 /**

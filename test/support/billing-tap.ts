@@ -21,6 +21,8 @@ export class BillingTap {
   private server?: Server;
   failing = false;
   readonly routed = new Map<string, number>();
+  /** The x-request-id each event was routed with, by event id (the last delivery's). */
+  readonly requestIds = new Map<string, string | undefined>();
 
   constructor(private readonly billingUrl: string) {}
 
@@ -45,6 +47,7 @@ export class BillingTap {
     }
     const eventId = (JSON.parse(body.toString()) as { event_id: string }).event_id;
     this.routed.set(eventId, (this.routed.get(eventId) ?? 0) + 1);
+    this.requestIds.set(eventId, req.headers['x-request-id'] as string | undefined);
     const answer = await fetch(`${this.billingUrl}${req.url}`, {
       method: req.method,
       headers: {

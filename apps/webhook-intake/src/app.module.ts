@@ -4,7 +4,6 @@ import { IdentityModule } from '@lib/identity';
 import { KeyValueModule } from '@lib/key-value';
 import { HealthModule, LoggingModule, MetricsModule } from '@lib/runtime';
 import { webhookIntakeDatabase } from './database';
-import { WEBHOOK_PATH } from './webhooks/webhooks.controller';
 import type { WebhookIntakeEnv } from './webhook-intake.env';
 import { WebhookIntakeModule } from './webhook-intake.module';
 
@@ -14,8 +13,9 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        // Each delivery is a webhook_events row with more in it than an access line would have.
-        LoggingModule.forService('webhook-intake', config.LOG_LEVEL, [WEBHOOK_PATH]),
+        // The webhook endpoint runs ahead of the request logger: each delivery is a webhook_events row
+        // with more in it than an access line would have.
+        LoggingModule.forService('webhook-intake', config.LOG_LEVEL),
         DatabaseModule.forService({
           ...webhookIntakeDatabase,
           url: config.DATABASE_URL,

@@ -4,9 +4,9 @@ import { AdminTokenDigests, AdminTokenGuard } from './admin/admin-token.guard';
 import { WebhookEventsController } from './admin/webhook-events.controller';
 import { BillingRouter } from './webhooks/billing-router';
 import { WebhookEventsRepository } from './webhooks/webhook-events.repository';
+import { WebhookEndpoint } from './webhooks/webhook-endpoint';
 import { WebhookIdempotency } from './webhooks/webhook-idempotency';
 import { WebhookIntakeService } from './webhooks/webhook-intake.service';
-import { WebhooksController } from './webhooks/webhooks.controller';
 import type { WebhookIntakeEnv } from './webhook-intake.env';
 
 /** The provider's webhook endpoint and the operator tools over what it recorded. */
@@ -15,7 +15,7 @@ export class WebhookIntakeModule {
   static forRoot(config: WebhookIntakeEnv): DynamicModule {
     return {
       module: WebhookIntakeModule,
-      controllers: [WebhooksController, WebhookEventsController],
+      controllers: [WebhookEventsController],
       providers: [
         WebhookIdempotency,
         {
@@ -26,6 +26,7 @@ export class WebhookIntakeModule {
         { provide: AdminTokenDigests, useValue: new AdminTokenDigests(config.ADMIN_TOKEN_SHA256) },
         AdminTokenGuard,
         WebhookEventsRepository,
+        WebhookEndpoint,
         {
           provide: WebhookIntakeService,
           inject: [WebhookEventsRepository, WebhookIdempotency, BillingRouter],

@@ -1,5 +1,6 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
+import type { ServerResponse } from 'node:http';
 import { DomainError } from './domain-error';
 import { PROBLEM_CONTENT_TYPE, type ProblemDetails, problemType } from './problem';
 
@@ -146,8 +147,22 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     if (problem.status >= 500) {
       this.logger.error({ err: error, request_id: requestId }, 'request failed');
     }
-    if (response.headersSent) return;
-    if (problem.status === 503) response.setHeader('Retry-After', '5');
-    response.status(problem.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem));
+    sendProblem(response, problem);
   }
+}
+
+/**
+ * Answers with a problem body: the filter's answer, and that of a handler Nest's routing does not
+ * run (the webhook endpoint). Nothing is written once the response has started.
+ */
+export function sendProblem(response: ServerResponse, problem: ProblemDetails): void {
+  if (response.headersSent) return;
+  const body = JSON.stringify(problem);
+  response.writeHead(problem.status, {
+    'content-type': `${PROBLEM_CONTENT_TYPE}; charset=utf-8`,
+    'content-length': Buffer.byteLength(body),
+    // The database (or another dependency) is back in seconds more often than not.
+    ...(problem.status === 503 ? { 'retry-after': '5' } : {}),
+  });
+  response.end(body);
 }

@@ -8,6 +8,7 @@ import { PROBLEM_CONTENT_TYPE, ProblemDetailsFilter, problemType } from '@lib/pr
 import { Logger } from 'nestjs-pino';
 import { httpMetrics } from './http-metrics';
 import { guardJsonBody } from './json-guard';
+import { type PlainRoute, servePlainRoutes } from './plain-routes';
 import { captureRawBody, type RawBodyRoute } from './raw-body';
 import { runWithRequestId } from './request-context';
 import { createValidationPipe } from './validation.pipe';
@@ -116,17 +117,21 @@ export interface ServiceDefinition<TConfig> {
   rawBodyRoutes?: RawBodyRoute[];
   /** Middleware of the app's own, registered before the body parsers (CORS, security headers). */
   configure?: (app: NestExpressApplication, config: TConfig) => void;
+  /** Hot routes served ahead of Express and Nest (see `PlainRoute`). */
+  plainRoutes?: (app: NestExpressApplication, config: TConfig) => PlainRoute[];
 }
 
 /** The service's Nest application for a validated config, not listening yet. */
-export function createServiceApp<TConfig>(
+export async function createServiceApp<TConfig>(
   definition: ServiceDefinition<TConfig>,
   config: TConfig,
 ): Promise<NestExpressApplication> {
-  return createApp(definition.module(config), definition.rawBodyRoutes, (created) => {
+  const app = await createApp(definition.module(config), definition.rawBodyRoutes, (created) => {
     created.use(httpMetrics(definition.name));
     definition.configure?.(created, config);
   });
+  servePlainRoutes(app.getHttpServer(), definition.name, definition.plainRoutes?.(app, config) ?? []);
+  return app;
 }
 
 /**

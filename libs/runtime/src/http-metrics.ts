@@ -24,10 +24,21 @@ export function httpMetrics(service: string) {
     res.once('finish', () => {
       const template = (req.route as { path?: unknown } | undefined)?.path;
       const route = typeof template === 'string' ? `${req.baseUrl}${template}` : 'unmatched';
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      httpRequests.inc({ service, method: req.method, route, status: String(res.statusCode) });
-      httpDuration.observe({ service, method: req.method, route }, seconds);
+      observeHttpRequest(service, req.method, route, res.statusCode, started);
     });
     next();
   };
+}
+
+/** Counts and times one answered request; `started` is its `process.hrtime.bigint()` on arrival. */
+export function observeHttpRequest(
+  service: string,
+  method: string,
+  route: string,
+  status: number,
+  started: bigint,
+): void {
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  httpRequests.inc({ service, method, route, status: String(status) });
+  httpDuration.observe({ service, method, route }, seconds);
 }

@@ -6,5 +6,6 @@ export * from './validation.pipe';
 export * from './metrics.module';
 export * from './ttl-cache';
 export * from './raw-body';
+export * from './plain-routes';
 export * from './periodic-task';
 export * from './json-guard';

@@ -1,4 +1,4 @@
-import { type DynamicModule, Module, RequestMethod } from '@nestjs/common';
+import { type DynamicModule, Module } from '@nestjs/common';
 import { REQUEST_ID_HEADER } from '@lib/contracts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LoggerModule } from 'nestjs-pino';
@@ -33,21 +33,12 @@ export function requestIdFor(req: IncomingMessage, res: ServerResponse): string 
 
 @Module({})
 export class LoggingModule {
-  /**
-   * JSON logs on stdout; every line carries the service name and, inside a request, its id.
-   * `unloggedRoutes` get no per-request logger and no access line: for a hot route whose every
-   * request is already recorded in full elsewhere (the webhook endpoint's event table), where the
-   * request logger (the request serialised and redacted up front, whatever the level) would be a
-   * tenth of the route's cost. Logs written while serving them still go out, without a request id.
-   */
-  static forService(service: string, level: string, unloggedRoutes: string[] = []): DynamicModule {
+  /** JSON logs on stdout; every line carries the service name and, inside a request, its id. */
+  static forService(service: string, level: string): DynamicModule {
     return {
       module: LoggingModule,
       imports: [
         LoggerModule.forRoot({
-          exclude: unloggedRoutes.length
-            ? unloggedRoutes.map((path) => ({ path, method: RequestMethod.ALL }))
-            : undefined,
           pinoHttp: {
             level,
             base: { service },

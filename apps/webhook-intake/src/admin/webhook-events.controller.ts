@@ -2,7 +2,7 @@ import { Controller, Get, HttpCode, Param, ParseUUIDPipe, Post, Query, UseGuards
 import { PublicRoute } from '@lib/identity';
 import { decodeKeysetCursor, encodeKeysetCursor } from '@lib/database';
 import { NotFoundError } from '@lib/problem-details';
-import { throwUnlessAccepted } from '../webhooks/webhooks.controller';
+import { outcomeError } from '../webhooks/webhook-endpoint';
 import { WebhookIntakeService } from '../webhooks/webhook-intake.service';
 import { type WebhookEventRow, WebhookEventsRepository } from '../webhooks/webhook-events.repository';
 import { AdminTokenGuard } from './admin-token.guard';
@@ -50,7 +50,9 @@ export class WebhookEventsController {
   @HttpCode(200)
   async reprocess(@Param('id', new ParseUUIDPipe()) id: string): Promise<WebhookEventView> {
     const outcome = await this.intake.reprocess(await this.require(id));
-    if (outcome.kind === 'unparseable') throwUnlessAccepted(outcome);
+    // Any other outcome is recorded on the row, which the answer shows.
+    const refusal = outcome.kind === 'unparseable' ? outcomeError(outcome) : null;
+    if (refusal) throw refusal;
     return toView(await this.require(id), true);
   }
 

@@ -1,0 +1,94 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { PROVIDER_SIGNATURE_HEADER } from '@lib/contracts';
+import { DomainError, sendProblem, toProblem } from '@lib/problem-details';
+import {
+  captureRawBody,
+  type PlainRoute,
+  type RawBodyRequest,
+  requestIdFor,
+  runWithRequestId,
+} from '@lib/runtime';
+import type { ServerResponse } from 'node:http';
+import type { IntakeOutcome } from './webhook-intake.service';
+import { WebhookIntakeService } from './webhook-intake.service';
+
+export const WEBHOOK_PATH = '/webhooks/provider';
+/** ARCHITECTURE.md: webhook body limit 1 MiB. */
+export const WEBHOOK_BODY_LIMIT_BYTES = 1024 * 1024;
+
+/**
+ * Spec §4.9: `POST /webhooks/provider`. The provider calls it directly; the signature is its only
+ * authentication, so no guard, pipe or interceptor of Nest's has anything to do here.
+ *
+ * It is a plain route served ahead of Express and Nest (`PlainRoute`), not a controller: at the
+ * provider's rate, Nest's routing and exception zone and Express's middleware chain were about a
+ * fifth of the endpoint's CPU in `npm run bench:webhook`. It keeps what they gave it: the raw bytes
+ * up to the 1 MiB limit (the same capture as before), the request id (the caller's or a new one, sent
+ * back, carried to billing and into the logs), the route's HTTP metrics, and problem bodies rendered
+ * by the same `toProblem` as every other route. The operator tools stay Nest controllers.
+ */
+@Injectable()
+export class WebhookEndpoint {
+  private readonly logger = new Logger(WebhookEndpoint.name);
+  private readonly captureBody = captureRawBody(WEBHOOK_BODY_LIMIT_BYTES);
+
+  constructor(private readonly intake: WebhookIntakeService) {}
+
+  route(): PlainRoute {
+    return { method: 'POST', path: WEBHOOK_PATH, handle: this.handle };
+  }
+
+  private readonly handle = (req: RawBodyRequest, res: ServerResponse): void => {
+    const requestId = requestIdFor(req, res);
+    this.captureBody(req, res, (error?: unknown) => {
+      // The client went away mid-body: there is no one to answer.
+      if (error) return void res.destroy();
+      runWithRequestId(requestId, () => {
+        this.receive(req).then(
+          (refusal) => (refusal ? this.fail(req, res, requestId, refusal) : res.writeHead(200).end()),
+          (failure: unknown) => this.fail(req, res, requestId, failure),
+        );
+      });
+    });
+  };
+
+  private async receive(req: RawBodyRequest): Promise<DomainError | null> {
+    const header = req.headers[PROVIDER_SIGNATURE_HEADER];
+    const outcome = await this.intake.receive({
+      rawBody: req.rawBody,
+      bodyBytes: req.rawBodyBytes ?? 0,
+      signature: Array.isArray(header) ? header[0] : header,
+    });
+    return outcomeError(outcome);
+  }
+
+  private fail(req: RawBodyRequest, res: ServerResponse, requestId: string, error: unknown): void {
+    const problem = toProblem(error, requestId, req.url);
+    if (problem.status >= 500 && !(error instanceof DomainError)) {
+      this.logger.error({ err: error, request_id: requestId }, 'webhook request failed');
+    }
+    sendProblem(res, problem);
+  }
+}
+
+/**
+ * Accepted and duplicate events are answered 200 with no content; every other outcome is the error
+ * its problem body says (a routing failure 500, so that the provider resends: spec §4.9 step 5).
+ */
+export function outcomeError(outcome: IntakeOutcome): DomainError | null {
+  switch (outcome.kind) {
+    case 'accepted':
+    case 'duplicate':
+      return null;
+    case 'invalid_signature':
+      return new DomainError('ErrInvalidSignature', 401, 'Invalid signature', outcome.detail);
+    case 'unparseable':
+      return new DomainError('ErrUnparseableWebhook', 400, 'Webhook body not understood', outcome.detail);
+    case 'too_large':
+      return new DomainError('ErrPayloadTooLarge', 413, 'Request body too large', outcome.detail);
+    case 'refused':
+      return new DomainError('ErrWebhookRefused', 422, 'Webhook refused', outcome.detail);
+    case 'routing_failed':
+      return new DomainError('ErrWebhookRoutingFailed', 500, 'Webhook not processed', outcome.detail);
+  }
+}
