@@ -63,6 +63,17 @@ describe(BillingRouter.name, () => {
     });
   });
 
+  it('keeps the path of a billing URL that has one', async () => {
+    const paths: (string | undefined)[] = [];
+    handler = (req, _body, res) => {
+      paths.push(req.url);
+      answer(res, 200, { outcome: 'applied', detail: 'ok' });
+    };
+    await new BillingRouter(`${url}/billing/`, codec).route(EVENT);
+    await new BillingRouter(url, codec).route(EVENT);
+    expect(paths).toEqual(['/billing/internal/v1/provider-events', '/internal/v1/provider-events']);
+  });
+
   it('calls a refusal of the event itself (400, 404, 422) refused, and anything else a failure that may pass', async () => {
     const router = new BillingRouter(url, codec);
     handler = (_req, _body, res) => answer(res, 422, { code: 'ErrValidation', detail: 'orderId is missing' });

@@ -35,7 +35,7 @@ const MAX_ANSWER_BYTES = 64 * 1024;
  * connection rather than an axios one (InternalHttp): axios's per-request configuration merging and
  * adapter were about a seventh of the intake's CPU per request in `npm run bench:webhook`'s profile.
  * What InternalHttp gives its callers is kept: the service token reused for half its life, no
- * redirects followed, a deadline on the whole exchange, the request id passed on.
+ * redirects followed, a deadline on the whole exchange. It also passes the request id on.
  */
 export class BillingRouter {
   private readonly url: URL;
@@ -47,7 +47,8 @@ export class BillingRouter {
     codec: InternalTokenCodec,
     private readonly timeoutMs = 10_000,
   ) {
-    this.url = new URL(PROVIDER_EVENTS_PATH, billingUrl);
+    // Appended, as a base URL's path is kept (`http://billing/base` + the route).
+    this.url = new URL(`${billingUrl.replace(/\/+$/, '')}${PROVIDER_EVENTS_PATH}`);
     this.tokens = new ServiceTokens(codec, 'webhook-intake');
   }
 
@@ -79,6 +80,18 @@ export class BillingRouter {
   private post(body: string, token: string): Promise<{ status: number; text: string }> {
     return new Promise((resolve, reject) => {
       const requestId = currentRequestId();
+      let timedOut = false;
+      const fail = (error: Error): void => {
+        clearTimeout(deadline);
+        if (timedOut) return reject(new RoutingError(`billing did not answer within ${this.timeoutMs} ms`));
+        if (error instanceof RoutingError) return reject(error);
+        const code = (error as NodeJS.ErrnoException).code;
+        const failure: RoutingError & StaleConnection = new RoutingError(
+          `billing did not answer (${code ?? error.message})`,
+        );
+        failure.stale = code === 'ECONNRESET' && req.reusedSocket;
+        reject(failure);
+      };
       const req = request(
         this.url,
         {
@@ -98,23 +111,10 @@ export class BillingRouter {
           }, fail);
         },
       );
-      let timedOut = false;
       const deadline = setTimeout(() => {
         timedOut = true;
         req.destroy();
       }, this.timeoutMs);
-      function fail(error: Error): void {
-        clearTimeout(deadline);
-        if (timedOut) return reject(new RoutingError(`billing did not answer within ${timeoutMs} ms`));
-        if (error instanceof RoutingError) return reject(error);
-        const code = (error as NodeJS.ErrnoException).code;
-        const failure: RoutingError & StaleConnection = new RoutingError(
-          `billing did not answer (${code ?? error.message})`,
-        );
-        failure.stale = code === 'ECONNRESET' && req.reusedSocket;
-        reject(failure);
-      }
-      const timeoutMs = this.timeoutMs;
       req.once('error', fail);
       req.end(body);
     });
