@@ -1,13 +1,13 @@
 import type { ProviderWebhookBody } from '@lib/contracts';
 import { spawn } from 'node:child_process';
 import type { DataSource } from 'typeorm';
-import { v7 as uuidv7 } from 'uuid';
 import { WEBHOOK_PATH } from '../../apps/webhook-intake/src/webhooks/webhook-endpoint';
 import { type AppProcess, freePort, startApp } from '../support/app-process';
 import { BillingStack } from '../support/billing-stack';
 import { BillingTap, portOpen } from '../support/billing-tap';
 import { openDataSource } from '../support/database';
 import { waitFor } from '../support/wait';
+import { paymentDoneForUnknownOrder } from '../support/webhook-events';
 import { recordOutcome } from './support/fault-report';
 import { TcpProxy } from './support/tcp-proxy';
 
@@ -40,16 +40,7 @@ describe('webhook intake under faults', () => {
 
   /** PAYMENT.DONE of orders billing does not know: routed, answered `ignored`, nothing else moves. */
   function burst(): ProviderWebhookBody[] {
-    return Array.from({ length: EVENTS }, () =>
-      stack.provider.webhookEvent('PAYMENT.DONE', {
-        paymentKey: `pay_${uuidv7()}`,
-        orderId: `order_fault_${uuidv7()}`,
-        status: 'DONE',
-        approvedAt: new Date().toISOString(),
-        totalAmount: 9_900,
-        customerKey: 'user_fault',
-      }),
-    );
+    return Array.from({ length: EVENTS }, () => paymentDoneForUnknownOrder(stack.provider, 'user_fault'));
   }
 
   /**

@@ -48,6 +48,7 @@ import {
 } from '../support/replica-set';
 import { OWNER, seedProtectedGuild } from '../support/restore-scenario';
 import { waitFor } from '../support/wait';
+import { paymentDoneForUnknownOrder } from '../support/webhook-events';
 
 const REPLICAS = 2;
 /** Guilds registered and subscribed through the apps: renewals, scheduled snapshots, AntiNuke. */
@@ -979,14 +980,7 @@ describe('two replicas of every app', () => {
   it('webhook intake: a webhook delivered to both replicas at once is routed once', async () => {
     const intake = set('webhook-intake').replicas;
     const bodies = Array.from({ length: WEBHOOK_EVENTS }, () =>
-      provider.webhookEvent('PAYMENT.DONE', {
-        paymentKey: `pay_${uuidv7()}`,
-        orderId: `order_${uuidv7()}`,
-        status: 'DONE',
-        approvedAt: new Date().toISOString(),
-        totalAmount: 9_900,
-        customerKey: 'user_replicas',
-      }),
+      paymentDoneForUnknownOrder(provider, 'user_replicas'),
     );
     // Every copy at once; which replica hears an event first alternates.
     const answers = await Promise.all(

@@ -12,6 +12,7 @@ import { BillingStack } from '../support/billing-stack';
 import { openDataSource } from '../support/database';
 import { OWNER } from '../support/restore-scenario';
 import { waitFor } from '../support/wait';
+import { paymentDoneForUnknownOrder } from '../support/webhook-events';
 
 const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
@@ -56,16 +57,7 @@ describe('webhook intake', () => {
   const send = (body: ProviderWebhookBody, target = intake) =>
     provider().sendWebhook(`${target.url}/webhooks/provider`, body);
 
-  function unknownOrderDone(): ProviderWebhookBody<'PAYMENT.DONE'> {
-    return provider().webhookEvent('PAYMENT.DONE', {
-      paymentKey: `pay_${uuidv7()}`,
-      orderId: `order_${uuidv7()}`,
-      status: 'DONE',
-      approvedAt: new Date().toISOString(),
-      totalAmount: 9_900,
-      customerKey: 'user_x',
-    });
-  }
+  const unknownOrderDone = () => paymentDoneForUnknownOrder(provider());
 
   async function rows(externalEventId: string): Promise<EventRow[]> {
     return dataSource.query<EventRow[]>(
@@ -493,15 +485,7 @@ describe('webhook intake without REDIS_URL', () => {
   });
 
   const send = (body: ProviderWebhookBody) => provider.sendWebhook(`${intake.url}/webhooks/provider`, body);
-  const newEvent = () =>
-    provider.webhookEvent('PAYMENT.DONE', {
-      paymentKey: `pay_${uuidv7()}`,
-      orderId: `order_${uuidv7()}`,
-      status: 'DONE',
-      approvedAt: new Date().toISOString(),
-      totalAmount: 9_900,
-      customerKey: 'user_x',
-    });
+  const newEvent = () => paymentDoneForUnknownOrder(provider);
   const rows = (eventId: string) =>
     dataSource.query<{ id: string; processing_result: string; duplicate_of: string | null }[]>(
       `SELECT id, processing_result, duplicate_of FROM webhook.webhook_events
