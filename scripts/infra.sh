@@ -10,7 +10,8 @@
 # Usage: scripts/infra.sh fetch|up|down|status|stop-kafka|start-kafka|stop-temporal|start-temporal
 #
 # Environment:
-#   KAFKA_PORT (9092), KAFKA_CONTROLLER_PORT (9093), TEMPORAL_PORT (7233),
+#   KAFKA_PORT (9092, plaintext), KAFKA_SASL_PORT (9094, SASL/SCRAM with ACLs),
+#   KAFKA_CONTROLLER_PORT (9093), TEMPORAL_PORT (7233),
 #   REDIS_PORT (6379), INFRA_TIMEOUT (90 s per component), INFRA_VERBOSE=1
 set -euo pipefail
 
@@ -25,6 +26,7 @@ STARTED="$RUN/started"
 PG_PORT=5432
 REDIS_PORT="${REDIS_PORT:-6379}"
 KAFKA_PORT="${KAFKA_PORT:-9092}"
+KAFKA_SASL_PORT="${KAFKA_SASL_PORT:-9094}"
 KAFKA_CONTROLLER_PORT="${KAFKA_CONTROLLER_PORT:-9093}"
 TEMPORAL_PORT="${TEMPORAL_PORT:-7233}"
 TIMEOUT="${INFRA_TIMEOUT:-90}"
@@ -123,6 +125,11 @@ show_log() {
 }
 
 kafka_ready() { KAFKA_BROKERS="127.0.0.1:$KAFKA_PORT" node scripts/infra/kafka-ready.mjs; }
+# The SASL side (users, ACLs from libs/contracts/src/kafka-access.ts): see the script's header.
+kafka_access() {
+  KAFKA_BROKERS="127.0.0.1:$KAFKA_PORT" KAFKA_SASL_PORT="$KAFKA_SASL_PORT" \
+    node -r @swc-node/register scripts/infra/kafka-access.ts "$@"
+}
 temporal_ready() { TEMPORAL_ADDRESS="127.0.0.1:$TEMPORAL_PORT" node scripts/infra/temporal-ready.mjs; }
 
 # Launch a long-running process detached from our session: setsid so Ctrl-C in
@@ -136,8 +143,13 @@ spawn() { # pidfile logfile cmd...
   rm -f "$pidfile"
   # Append, so the log of a broker killed by stop-kafka survives its restart.
   echo "--- infra.sh: starting at $(date -Is): $*" >>"$logfile"
+  # The inner shell also closes every other descriptor it inherited before the exec: a server
+  # holding its launcher's pipe or lock file would keep a CI step waiting, or a lock held, for as
+  # long as it runs.
   # shellcheck disable=SC2016 # $$ and $@ are meant for the inner shell
-  setsid bash -c 'echo $$ >"$0"; exec "$@"' "$pidfile" "$@" \
+  setsid bash -c 'echo $$ >"$0"
+    for fd in /proc/$$/fd/*; do fd=${fd##*/}; if ((fd > 2)); then eval "exec $fd>&-"; fi; done
+    exec "$@"' "$pidfile" "$@" \
     </dev/null >>"$logfile" 2>&1 &
   # Give the inner shell a moment to write the pid file.
   local i
@@ -282,6 +294,7 @@ kafka_java() {
 kafka_prepare() {
   mkdir -p "$KAFKA_DATA"
   sed -e "s|\${KAFKA_PORT}|$KAFKA_PORT|g" \
+    -e "s|\${KAFKA_SASL_PORT}|$KAFKA_SASL_PORT|g" \
     -e "s|\${KAFKA_CONTROLLER_PORT}|$KAFKA_CONTROLLER_PORT|g" \
     -e "s|\${KAFKA_DATA_DIR}|$KAFKA_DATA|g" \
     "$ROOT/infra/kafka/server.properties.template" >"$KAFKA_RUN/server.properties"
@@ -310,10 +323,38 @@ EOF
   # skipping the formatter then saves a JVM start (~1 s) per restart.
   # --ignore-formatted keeps a rerun harmless all the same.
   [[ -f "$KAFKA_DATA/meta.properties" ]] && return 0
+  # The SCRAM users go into the fresh metadata log with the format, so the SASL
+  # listener needs no extra JVM start to get them (kafka_sasl_setup covers older storage).
+  local scram=()
+  mapfile -t scram < <(kafka_access format-args) && ((${#scram[@]})) ||
+    die "kafka: could not list the SCRAM users (scripts/infra/kafka-access.ts format-args)"
   kafka_java
   "${KAFKA_JAVA[@]}" kafka.tools.StorageTool format -t "$(kafka_cluster_id)" \
-    -c "$KAFKA_RUN/server.properties" --ignore-formatted >"$KAFKA_RUN/format.log" 2>&1 ||
+    -c "$KAFKA_RUN/server.properties" --ignore-formatted "${scram[@]}" >"$KAFKA_RUN/format.log" 2>&1 ||
     { cat "$KAFKA_RUN/format.log" >&2; die "kafka: formatting storage failed"; }
+}
+
+# Users and ACLs of the SASL listener, on a broker of ours that is ready. Users a
+# storage formatted before they existed lacks are added with Kafka's kafka-configs
+# tool (ConfigCommand, one JVM each); the ACLs are synced to the matrix every time.
+kafka_sasl_setup() {
+  local missing line user value
+  wait_ready "kafka SASL listener" "$KAFKA_RUN/kafka.log" "" port_open "$KAFKA_SASL_PORT"
+  missing="$(kafka_access missing-users)" ||
+    die "kafka: the SASL listener on 127.0.0.1:$KAFKA_SASL_PORT does not answer"
+  while IFS= read -r line; do
+    [[ -n "$line" ]] || continue
+    user="${line%%$'\t'*}" value="${line#*$'\t'}"
+    log "kafka: adding SCRAM user $user"
+    kafka_java
+    "${KAFKA_JAVA[@]}" kafka.admin.ConfigCommand --bootstrap-server "127.0.0.1:$KAFKA_PORT" \
+      --alter --entity-type users --entity-name "$user" --add-config "$value" \
+      >>"$KAFKA_RUN/scram.log" 2>&1 ||
+      { tail -n 20 "$KAFKA_RUN/scram.log" >&2; die "kafka: could not add SCRAM user $user"; }
+  done <<<"$missing"
+  kafka_access apply-acls || die "kafka: could not apply the ACLs"
+  # New credentials reach the listener through the metadata log a moment later.
+  wait_ready "kafka SASL logins" "$KAFKA_RUN/kafka.log" "" kafka_access check
 }
 
 up_kafka() {
@@ -338,7 +379,13 @@ up_kafka() {
   # Even a broker we did not start may still be booting (e.g. a container).
   local t0=$SECONDS
   wait_ready kafka "$logfile" "$pid" kafka_ready
-  log "kafka: ready on 127.0.0.1:$KAFKA_PORT ($((SECONDS - t0))s)"
+  if [[ -n "$pid" ]]; then
+    kafka_sasl_setup
+    log "kafka: ready on 127.0.0.1:$KAFKA_PORT, SASL/SCRAM on 127.0.0.1:$KAFKA_SASL_PORT ($((SECONDS - t0))s)"
+  else
+    # Not ours: its users and ACLs are its owner's business.
+    log "kafka: ready on 127.0.0.1:$KAFKA_PORT ($((SECONDS - t0))s); SASL users/ACLs left as they are"
+  fi
 }
 
 stop_kafka_process() {
@@ -536,12 +583,12 @@ cmd_start_temporal() {
   up_temporal
 }
 
-status_line() { # name port pidfile marker
-  local name="$1" port="$2" pidfile="$3" marker="$4" state who pid=""
+status_line() { # name port pidfile marker [component, when not the name]
+  local name="$1" port="$2" pidfile="$3" marker="$4" component="${5:-$1}" state who pid=""
   if port_open "$port"; then state=up; else state=down; fi
-  if was_started "docker:$name"; then
+  if was_started "docker:$component"; then
     who="docker compose, started by infra.sh"
-  elif was_started "$name"; then
+  elif was_started "$component"; then
     who="started by infra.sh"
     if [[ -n "$pidfile" ]] && pid="$(live_pid "$pidfile" "$marker")"; then
       who+=", pid $pid"
@@ -551,13 +598,15 @@ status_line() { # name port pidfile marker
   else
     who="-"
   fi
-  printf '%-9s 127.0.0.1:%-5s %-4s %s\n' "$name" "$port" "$state" "$who"
+  printf '%-10s 127.0.0.1:%-5s %-4s %s\n' "$name" "$port" "$state" "$who"
 }
 
 cmd_status() {
   status_line postgres "$PG_PORT" "" ""
   status_line redis "$REDIS_PORT" "$REDIS_RUN/redis.pid" redis-server
   status_line kafka "$KAFKA_PORT" "$KAFKA_RUN/kafka.pid" infra.component=kafka
+  # The same broker's SASL/SCRAM listener (users and ACLs of libs/contracts/src/kafka-access.ts).
+  status_line kafka-sasl "$KAFKA_SASL_PORT" "$KAFKA_RUN/kafka.pid" infra.component=kafka kafka
   status_line temporal "$TEMPORAL_PORT" "$TEMPORAL_RUN/temporal.pid" infra.component=temporal
 }
 

@@ -1,11 +1,17 @@
 import 'reflect-metadata';
-import { createServiceDataSource, runServiceMigrations } from '@lib/database';
+import { createServiceDataSource, provisionServiceRole, runServiceMigrations } from '@lib/database';
 import { Client } from 'pg';
-import { SERVICE_DATABASES, type ServiceName } from './service-databases';
+import { SERVICE_DATABASES, type ServiceName, serviceDatabaseUrlVariable } from './service-databases';
 
 /**
- * `npm run migrate [service...]`: applies every service's migrations (or the named ones) to
- * DATABASE_URL, creating the database first when it does not exist.
+ * `npm run migrate [service...]`: applies every service's migrations (or the named ones) to the
+ * database of DATABASE_URL, creating the database first when it does not exist.
+ *
+ * DATABASE_URL is the administrator's login. Where `<SERVICE>_DATABASE_URL` (e.g.
+ * `BILLING_DATABASE_URL`) names the service's own login, that role is created or updated first
+ * (its password, its schema and nothing else; `provisionServiceRole`) and the service's migrations
+ * run as it, so it owns its tables; this is how the deployment runs. Without it, they run as the
+ * administrator (a developer's single-login database).
  */
 async function ensureDatabase(url: string): Promise<void> {
   const target = new URL(url);
@@ -28,18 +34,41 @@ async function ensureDatabase(url: string): Promise<void> {
   }
 }
 
-export async function migrate(url: string, services: ServiceName[]): Promise<void> {
+/** Each service's own login as the environment names it, where it does. */
+export function serviceDatabaseUrls(env: NodeJS.ProcessEnv): Partial<Record<ServiceName, string>> {
+  const urls: Partial<Record<ServiceName, string>> = {};
+  for (const service of Object.keys(SERVICE_DATABASES) as ServiceName[]) {
+    const url = env[serviceDatabaseUrlVariable(service)];
+    if (url) urls[service] = url;
+  }
+  return urls;
+}
+
+export async function migrate(
+  url: string,
+  services: ServiceName[],
+  serviceUrls: Partial<Record<ServiceName, string>> = {},
+): Promise<void> {
   await ensureDatabase(url);
-  for (const service of services) {
-    const database = SERVICE_DATABASES[service];
-    const dataSource = createServiceDataSource({ ...database, url, poolSize: 2 });
-    await dataSource.initialize();
-    try {
-      const applied = await runServiceMigrations(dataSource, database.schema);
-      process.stdout.write(`${service}: ${applied.length ? applied.join(', ') : 'up to date'}\n`);
-    } finally {
-      await dataSource.destroy();
+  const admin = new Client({ connectionString: url });
+  await admin.connect();
+  try {
+    for (const service of services) {
+      const database = SERVICE_DATABASES[service];
+      const own = serviceUrls[service];
+      const role = own ? await provisionServiceRole(admin, database.schema, own) : undefined;
+      const dataSource = createServiceDataSource({ ...database, url: own ?? url, poolSize: 2 });
+      await dataSource.initialize();
+      try {
+        const applied = await runServiceMigrations(dataSource, database.schema);
+        const done = applied.length ? applied.join(', ') : 'up to date';
+        process.stdout.write(`${service}: ${done}${role ? ` (as ${role})` : ''}\n`);
+      } finally {
+        await dataSource.destroy();
+      }
     }
+  } finally {
+    await admin.end();
   }
 }
 
@@ -56,7 +85,7 @@ if (require.main === module) {
     process.exit(1);
   }
   const services = (requested.length ? requested : Object.keys(SERVICE_DATABASES)) as ServiceName[];
-  migrate(url, services).catch((error: unknown) => {
+  migrate(url, services, serviceDatabaseUrls(process.env)).catch((error: unknown) => {
     process.stderr.write(`migration failed: ${error instanceof Error ? error.stack : String(error)}\n`);
     process.exit(1);
   });

@@ -16,3 +16,16 @@ export const SERVICE_DATABASES = {
 };
 
 export type ServiceName = keyof typeof SERVICE_DATABASES;
+
+/** The variable naming a service's own database login for the migration job: `WEBHOOK_INTAKE_DATABASE_URL`. */
+export function serviceDatabaseUrlVariable(service: ServiceName): string {
+  return `${service.toUpperCase().replace(/-/g, '_')}_DATABASE_URL`;
+}
+
+/** The URL of `service`'s own login on the server and database of `adminUrl`: role `guildkeeper_<service>`. */
+export function serviceLoginUrl(adminUrl: string, service: ServiceName, password: string): string {
+  const url = new URL(adminUrl);
+  url.username = `guildkeeper_${service.replace(/-/g, '_')}`;
+  url.password = password;
+  return url.toString();
+}

@@ -8,6 +8,7 @@ export function firstScreen(standalone: Standalone, dataDir: string): string {
     '',
     'guildkeeper is running (standalone mode)',
     '',
+    `  Dashboard        ${url}/   (open it in a browser: one click logs in)`,
     `  API              ${url}/api/v1   (log in first: ${url}/auth/login)`,
     `  OpenAPI docs     ${url}/docs`,
     `  Health           ${url}/health/ready`,
@@ -35,7 +36,8 @@ export function firstScreen(standalone: Standalone, dataDir: string): string {
   }
   lines.push(
     '',
-    'The walkthrough is in README.md ("Try it"). Ctrl-C stops; the data stays for the next start.',
+    `Open ${url}/ to use the dashboard; the API walkthrough is in README.md ("Try it").`,
+    'Ctrl-C stops; the data stays for the next start.',
     '',
   );
   return lines.filter((line, index, all) => line !== '' || all[index - 1] !== '').join('\n') + '\n';

@@ -1,10 +1,14 @@
 import type { INestApplication } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { ConfigError } from '@lib/config';
+import { provisionServiceRole } from '@lib/database';
+import { SERVICE_NAMES, type ServiceName } from '@lib/contracts';
 import { inProcessEventBus } from '@lib/messaging';
+import { DomainError, sendProblem, toProblem } from '@lib/problem-details';
 import {
   createServiceApp,
   keepIdleConnections,
+  requestIdFor,
   requestListenerOf,
   type ServiceDefinition,
 } from '@lib/runtime';
@@ -12,6 +16,8 @@ import { chmodSync, mkdirSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { Client } from 'pg';
+import { SERVICE_DATABASES, serviceLoginUrl } from '../scripts/service-databases';
 import { billingService } from '../apps/billing/src/service';
 import { gatewayService } from '../apps/gateway/src/service';
 import { licensingService } from '../apps/licensing/src/service';
@@ -115,7 +121,8 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
       cleanups.push(() => database!.stop());
     }
 
-    const publicServer = createServer();
+    // Listening now (its URL is part of the services' settings), answering 503 until they are up.
+    const publicServer = createServer(answerStarting);
     keepIdleConnections(publicServer);
     const publicUrl = await listen(publicServer, options.port, options.host);
     cleanups.push(() => closeServer(publicServer));
@@ -166,16 +173,24 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
     const common = defined({
       NODE_ENV: env.NODE_ENV,
       LOG_LEVEL: env.LOG_LEVEL || 'warn',
-      DATABASE_URL: database?.url ?? env.DATABASE_URL,
-      INTERNAL_JWT_SECRET: env.INTERNAL_JWT_SECRET || secrets.internalJwtSecret,
+      INTERNAL_PUBLIC_KEYS: secrets.internalKeys.publicKeys,
       MIGRATE_ON_START: 'true',
     });
-    const events = defined({ EVENT_TRANSPORT: modes.events, KAFKA_BROKERS: env.KAFKA_BROKERS });
+    // With a real Kafka, all contexts log in as one user, which then needs every service's ACLs.
+    const events = defined({
+      EVENT_TRANSPORT: modes.events,
+      KAFKA_BROKERS: env.KAFKA_BROKERS,
+      KAFKA_SASL_MECHANISM: env.KAFKA_SASL_MECHANISM,
+      KAFKA_SASL_USERNAME: env.KAFKA_SASL_USERNAME,
+      KAFKA_SASL_PASSWORD: env.KAFKA_SASL_PASSWORD,
+      KAFKA_TLS: env.KAFKA_TLS,
+      KAFKA_CREATE_TOPICS: env.KAFKA_CREATE_TOPICS,
+    });
     const platform = defined({
       DISCORD_API_URL: platformApi,
       DISCORD_BOT_TOKEN: platformFake ? platformFake.botToken : env.DISCORD_BOT_TOKEN,
     });
-    const environments = {
+    const environments: Record<ServiceName, NodeJS.ProcessEnv> = {
       licensing: { ...common, ...events, PORT: String(licensingPort), RECOVERY_URL: urls.recovery },
       recovery: {
         ...common,
@@ -234,9 +249,8 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
           DISCORD_CLIENT_ID: oauth.clientId,
           DISCORD_CLIENT_SECRET: oauth.clientSecret,
           OAUTH_REDIRECT_URI: oauth.redirectUri,
-          // No dashboard ships with the service: after a browser login, the API's own docs page,
-          // whose requests then carry the session cookie.
-          DASHBOARD_URL: env.DASHBOARD_URL || `${publicUrl}/docs`,
+          // The dashboard the gateway serves on this origin: where a browser lands after login.
+          DASHBOARD_URL: env.DASHBOARD_URL || `${publicUrl}/`,
           SESSION_TTL_S: env.SESSION_TTL_S,
           RATE_LIMIT_SESSION_PER_MINUTE: env.RATE_LIMIT_SESSION_PER_MINUTE,
           RATE_LIMIT_IP_PER_MINUTE: env.RATE_LIMIT_IP_PER_MINUTE,
@@ -247,6 +261,16 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
         }),
       },
     };
+
+    // What is each service's own: the key it signs its internal tokens with, and its database login.
+    const logins = await provisionServiceLogins(
+      database?.url ?? env.DATABASE_URL!,
+      secrets.databasePasswords,
+    );
+    for (const service of SERVICE_NAMES) {
+      environments[service].INTERNAL_SIGNING_KEY = secrets.internalKeys.signingKeys[service];
+      environments[service].DATABASE_URL = logins[service];
+    }
 
     // Every environment is checked before anything starts, and every problem is reported at once.
     const problems: string[] = [];
@@ -287,6 +311,10 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
       const app: NestExpressApplication = await createServiceApp(definition, config);
       apps.push(app);
       await app.init();
+      // Nest prints what it logged while starting (and stops holding log lines back) once an app
+      // listens; one mounted on the public port never does, and every later line of every service
+      // would be held in memory and never printed.
+      app.flushLogs();
       return requestListenerOf(app);
     };
     log('starting the services');
@@ -298,6 +326,7 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
     const gateway = await mounted(gatewayService, configs.gateway!);
     inProcessEventBus.open();
 
+    publicServer.off('request', answerStarting);
     publicServer.on('request', (req: IncomingMessage, res: ServerResponse) => {
       const pathname = (req.url ?? '/').split('?')[0];
       // The intake's operator tools too: the port is loopback-only unless HOST says otherwise.
@@ -319,6 +348,57 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
     await stopAll();
     throw error;
   }
+}
+
+/**
+ * Each service's own database login, made (or brought up to date) as the migration job does it in a
+ * deployment: a role that can use only the service's schema. The database URL standalone mode is
+ * given (or the embedded one) is the administrator's.
+ */
+async function provisionServiceLogins(
+  adminUrl: string,
+  passwords: Record<ServiceName, string>,
+): Promise<Record<ServiceName, string>> {
+  const admin = new Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    const logins = {} as Record<ServiceName, string>;
+    for (const service of SERVICE_NAMES) {
+      logins[service] = serviceLoginUrl(adminUrl, service, passwords[service]);
+      await provisionServiceRole(admin, SERVICE_DATABASES[service].schema, logins[service]).catch(
+        (error: { code?: string; message?: string }) => {
+          if (error.code !== '42501') throw error;
+          throw new Error(
+            `standalone mode gives each service its own database login, and DATABASE_URL's user may not ` +
+              `create them (${error.message}); use a user with CREATEROLE, or leave DATABASE_URL unset`,
+          );
+        },
+      );
+    }
+    return logins;
+  } finally {
+    await admin.end();
+  }
+}
+
+/** How long a client is asked to wait before it tries again while the product starts. */
+const STARTING_RETRY_AFTER_S = 1;
+
+/**
+ * The public port's answer to every request before the services are up: 503 with `Retry-After`,
+ * so a client (a probe, a webhook delivery, a browser) learns at once to come back, rather than
+ * waiting on a connection that is accepted and never answered.
+ */
+function answerStarting(req: IncomingMessage, res: ServerResponse): void {
+  const starting = new DomainError(
+    'ErrUnavailable',
+    503,
+    'Service unavailable',
+    `guildkeeper is starting. Try again in ${STARTING_RETRY_AFTER_S} s.`,
+  );
+  sendProblem(res, toProblem(starting, requestIdFor(req, res)), {
+    retryAfterSeconds: STARTING_RETRY_AFTER_S,
+  });
 }
 
 function listen(server: Server, port: number, host: string): Promise<string> {

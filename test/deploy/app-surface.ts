@@ -1,13 +1,15 @@
 import 'reflect-metadata';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { HealthModule } from '@lib/runtime';
 import { plainToInstance } from 'class-transformer';
 import { getMetadataStorage, validateSync } from 'class-validator';
 import { BillingEnv } from '../../apps/billing/src/billing.env';
+import { ROUTES as DASHBOARD_ROUTES } from '../../apps/dashboard/src/app/routes';
 import { AuthController } from '../../apps/gateway/src/auth/auth.controller';
 import { MeController } from '../../apps/gateway/src/auth/me.controller';
+import { DASHBOARD_ASSETS } from '../../apps/gateway/src/dashboard/dashboard-files';
 import { DocsController } from '../../apps/gateway/src/docs/docs.controller';
 import { ForwardingController } from '../../apps/gateway/src/forwarding/forwarding.controller';
 import { GatewayEnv } from '../../apps/gateway/src/gateway.env';
@@ -125,10 +127,22 @@ export function healthPaths(): { live: string; ready: string } {
  * recovery's interactions endpoint.
  */
 export const PUBLIC_ROUTES: Record<string, string[]> = {
-  gateway: allPaths([AuthController, MeController, DocsController, ForwardingController]),
+  gateway: [
+    ...allPaths([AuthController, MeController, DocsController, ForwardingController]),
+    ...dashboardPaths(),
+  ],
   'webhook-intake': [WEBHOOK_PATH],
   recovery: allPaths([InteractionsController]),
 };
+
+/**
+ * The dashboard the gateway serves (apps/gateway/src/dashboard): every page of its route table,
+ * its hashed assets, and the files of its public folder at the top of the origin.
+ */
+export function dashboardPaths(): string[] {
+  const files = readdirSync(path.join(ROOT, 'apps/dashboard/public')).map((file) => `/${file}`);
+  return [...Object.values(DASHBOARD_ROUTES), `${DASHBOARD_ASSETS}/*path`, ...files];
+}
 
 /** Whether `route` (with `:param` / `*path` segments) lies under the ingress path. */
 export function routeUnder(route: string, ingressPath: string, pathType: string): boolean {

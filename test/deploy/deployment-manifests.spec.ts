@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { ALL_TOPICS } from '@lib/contracts';
@@ -14,11 +14,33 @@ import {
   routeUnder,
 } from './app-surface';
 import {
-  type ComposeService,
+  appSecret,
+  base,
+  CONFIG_OBJECT,
+  compose,
+  composeServiceOf,
+  config,
+  containerOf,
+  defaultDenyPolicies,
+  deploymentOf,
+  deployments,
+  envPrefix,
+  environments,
+  isTrue,
+  jobs,
+  k8sEnvironment,
+  MIGRATION_SECRET,
+  podLabels,
+  PUBLIC_KEYS_OBJECT,
+  selects,
+  services,
+  type Unit,
+  unitBehind,
+  UNITS,
+} from './deployment-units';
+import {
   composeEnvironment,
   type ConfigMap,
-  type Container,
-  type Deployment,
   type HorizontalPodAutoscaler,
   type Ingress,
   INTERPOLATION,
@@ -30,113 +52,45 @@ import {
   ofKind,
   type PodDisruptionBudget,
   type PolicyPeer,
-  readCompose,
   readKustomization,
   readYaml,
   ROOT,
-  type Service,
 } from './manifest-files';
+import {
+  SERVICE_DATABASES,
+  type ServiceName,
+  serviceDatabaseUrlVariable,
+} from '../../scripts/service-databases';
 
 /**
- * The deployment (Dockerfile, docker-compose.yml, k8s/) checked against the code: the config each
- * app validates at boot, the routes it serves, the topics it uses.
+ * The deployment (docker-compose.yml, k8s/) checked against the code: the config each app
+ * validates at boot, the routes it serves, the topics it uses.
  */
 
-/** One deployable unit: an app, or one role of recovery. Named alike in Compose and k8s. */
-interface Unit {
-  name: string;
-  app: string;
-  /** Variables that make the role, set as literals. */
-  role?: Record<string, string>;
-}
-
-const UNITS: Unit[] = [
-  { name: 'gateway', app: 'gateway' },
-  { name: 'recovery-api', app: 'recovery', role: { RECOVERY_ROLE: 'api' } },
-  { name: 'recovery-worker', app: 'recovery', role: { RECOVERY_ROLE: 'worker' } },
-  { name: 'recovery-live-sync', app: 'recovery', role: { RECOVERY_ROLE: 'api', LIVE_SYNC_ENABLED: 'true' } },
-  { name: 'billing', app: 'billing' },
-  { name: 'licensing', app: 'licensing' },
-  { name: 'notifier', app: 'notifier' },
-  { name: 'webhook-intake', app: 'webhook-intake' },
-];
-
 /** Variables that say what a pod is rather than configure it: k8s sets them as literals. */
-const STRUCTURAL = new Set(['PORT', 'RECOVERY_ROLE', 'LIVE_SYNC_ENABLED']);
+const STRUCTURAL = new Set(['PORT', 'RECOVERY_ROLE', 'LIVE_SYNC_ENABLED', 'KAFKA_SASL_USERNAME']);
 const SECRET_NAME = /SECRET|TOKEN|PASSWORD|PWD|KEY/;
-const SECRET_OBJECT = 'guildkeeper-secrets';
-const CONFIG_OBJECT = 'guildkeeper-config';
-/** The only credentials docker-compose.yml may spell out: the throwaway local Postgres's. */
+/** Secret-like names of values that are public by design: they are handed to everyone. */
+const PUBLIC_NAME = /PUBLIC_KEYS?$/;
+/** The only credentials docker-compose.yml may spell out: the throwaway local Postgres superuser's. */
 const COMPOSE_DEV_PLACEHOLDERS: Record<string, string> = {
   POSTGRES_PASSWORD: 'postgres',
   POSTGRES_PWD: 'postgres',
 };
-const COMPOSE_DEV_URL_CREDENTIALS: Record<string, string> = { DATABASE_URL: 'postgres:postgres' };
+const COMPOSE_ADMIN_DATABASE_URL = 'postgres://postgres:postgres@postgres:5432/guildkeeper';
 const URL_CREDENTIALS = /^[a-z][a-z0-9+.-]*:\/\/([^/@\s]+)@/i;
+/** `user:${SOME_PASSWORD:-}`: a URL whose password Compose takes from the operator's environment. */
+const OPERATOR_URL_CREDENTIALS = /^[a-z0-9_]*:\$\{([A-Z0-9_]+_PASSWORD):-\}$/;
 const INGRESS_NAMESPACE = 'ingress-nginx';
 const MONITORING_NAMESPACE = 'monitoring';
 const OVERLAYS = ['k8s/overlays/dev', 'k8s/overlays/prod'];
 
 const health = healthPaths();
-const compose = readCompose();
-const base = kustomizeResources('k8s/base').map(({ object }) => object);
-const deployments = ofKind<Deployment>(base, 'Deployment');
-const services = ofKind<Service>(base, 'Service');
-const [config] = ofKind<ConfigMap>(base, 'ConfigMap').filter((map) => map.metadata.name === CONFIG_OBJECT);
 
-function deploymentOf(unit: Unit): Deployment {
-  const found = deployments.find((deployment) => deployment.metadata.name === unit.name);
-  if (!found) throw new Error(`no Deployment ${unit.name} in k8s/base`);
-  return found;
-}
-
-function containerOf(workload: Deployment | Job): Container {
-  const { containers } = workload.spec.template.spec;
-  expect(containers).toHaveLength(1);
-  return containers[0];
-}
-
-function composeServiceOf(unit: Unit): ComposeService {
-  const found = compose.services[unit.name];
-  if (!found) throw new Error(`no service ${unit.name} in docker-compose.yml`);
-  return found;
-}
-
-function selects(selector: Record<string, string> | undefined, labels: Record<string, string>): boolean {
-  return Object.entries(selector ?? {}).every(([key, value]) => labels[key] === value);
-}
-
-function podLabels(unit: Unit): Record<string, string> {
-  return deploymentOf(unit).spec.template.metadata.labels;
-}
-
-/** The unit whose pods a Service sends traffic to (exactly one). */
-function unitBehind(service: Service): Unit {
-  const matching = UNITS.filter((unit) => selects(service.spec.selector, podLabels(unit)));
-  expect(matching).toHaveLength(1);
-  return matching[0];
-}
-
-/** A container's variables with ConfigMap references resolved; secrets are only named. */
-function k8sEnvironment(container: Container, data: Record<string, string>) {
-  const values: Record<string, string> = {};
-  const fromSecret = new Set<string>();
-  for (const entry of container.env ?? []) {
-    if (entry.value !== undefined) values[entry.name] = entry.value;
-    else if (entry.valueFrom?.configMapKeyRef) values[entry.name] = data[entry.valueFrom.configMapKeyRef.key];
-    else if (entry.valueFrom?.secretKeyRef) fromSecret.add(entry.name);
-  }
-  return { values, fromSecret, names: new Set([...Object.keys(values), ...fromSecret]) };
-}
-
-function containerPort(container: Container, port: number | string): number | undefined {
+function containerPort(container: ReturnType<typeof containerOf>, port: number | string): number | undefined {
   return typeof port === 'number'
     ? port
     : container.ports?.find((candidate) => candidate.name === port)?.containerPort;
-}
-
-function isTrue(value: string | undefined): boolean {
-  return value === 'true' || value === '1';
 }
 
 /** Overlay ConfigMap patches merged over the base data, as kustomize's strategic merge does. */
@@ -155,6 +109,30 @@ function yamlFilesUnder(dir: string): string[] {
   return readdirSync(path.join(ROOT, dir), { withFileTypes: true, recursive: true })
     .filter((entry) => entry.isFile() && /\.ya?ml$/.test(entry.name))
     .map((entry) => path.relative(ROOT, path.join(entry.parentPath, entry.name)));
+}
+
+/** The Secrets and their keys as the header of k8s/base/config.yaml lists them for operators. */
+function documentedSecrets(): Map<string, Set<string>> {
+  const comment = readFileSync(path.join(ROOT, 'k8s/base/config.yaml'), 'utf8')
+    .split('\n')
+    .filter((line) => line.startsWith('#'))
+    .map((line) => line.replace(/^# ?/, ''));
+  const keysIn = (text: string) => text.split(/[,\s]+/).filter((word) => /^[A-Z0-9_]+$/.test(word));
+  const secrets = new Map<string, Set<string>>();
+  let current: string | undefined;
+  for (const line of comment) {
+    const entry = /^ {2}(guildkeeper-[a-z-]+): (.*)$/.exec(line);
+    const continued = /^ {4}(\S.*)$/.exec(line);
+    if (entry) {
+      current = entry[1];
+      secrets.set(current, new Set(keysIn(entry[2])));
+    } else if (continued && current) {
+      for (const key of keysIn(continued[1])) secrets.get(current)!.add(key);
+    } else {
+      current = undefined;
+    }
+  }
+  return secrets;
 }
 
 describe('deployment manifests', () => {
@@ -205,14 +183,25 @@ describe('deployment manifests', () => {
         expect(composed.values[name]).toBe(value);
         expect(k8s.values[name]).toBe(value);
       }
-      // In k8s every setting comes from the ConfigMap or the Secret, except what makes the role.
+      // In k8s every setting comes from a ConfigMap or a Secret, except what makes the pod what it is.
       for (const entry of container.env ?? []) {
         if (entry.value !== undefined) expect([...STRUCTURAL]).toContain(entry.name);
-        const ref = entry.valueFrom?.configMapKeyRef ?? entry.valueFrom?.secretKeyRef;
-        if (ref) expect(ref.key).toBe(entry.name);
-        if (entry.valueFrom?.configMapKeyRef) {
-          expect(entry.valueFrom.configMapKeyRef.name).toBe(CONFIG_OBJECT);
-          expect(Object.keys(config.data ?? {})).toContain(entry.name);
+        const configMap = entry.valueFrom?.configMapKeyRef;
+        const secret = entry.valueFrom?.secretKeyRef;
+        if (configMap) {
+          expect({ name: entry.name, key: configMap.key }).toEqual({ name: entry.name, key: entry.name });
+          expect([CONFIG_OBJECT, PUBLIC_KEYS_OBJECT]).toContain(configMap.name);
+          if (configMap.name === CONFIG_OBJECT) expect(Object.keys(config.data ?? {})).toContain(entry.name);
+        }
+        if (secret) {
+          // The app's own Secret, or the one Strimzi makes for the app's Kafka user.
+          const own = { variable: entry.name, name: appSecret(unit.app), key: entry.name };
+          const kafkaUser = { variable: 'KAFKA_SASL_PASSWORD', name: unit.app, key: 'password' };
+          expect([own, kafkaUser]).toContainEqual({
+            variable: entry.name,
+            name: secret.name,
+            key: secret.key,
+          });
         }
       }
     });
@@ -351,7 +340,7 @@ describe('deployment manifests', () => {
     }
   });
 
-  it('commits no secret: k8s references the Secret by name, Compose takes secrets from the environment', () => {
+  it('commits no secret: k8s references Secrets by name, Compose takes secrets from the environment', () => {
     const everything = yamlFilesUnder('k8s').flatMap((file) => readYaml(file) as K8sObject[]);
     expect(everything.filter((object) => object.kind === 'Secret')).toEqual([]);
     for (const map of ofKind<ConfigMap>(everything, 'ConfigMap')) {
@@ -360,18 +349,30 @@ describe('deployment manifests', () => {
         expect({ key, credentials: URL_CREDENTIALS.test(value) }).toEqual({ key, credentials: false });
       }
     }
-    const header = readFileSync(path.join(ROOT, 'k8s/base/config.yaml'), 'utf8');
-    const workloads = [...deployments, ...ofKind<Job>(base, 'Job')];
-    for (const container of workloads.map(containerOf)) {
+    // Every secret-like variable comes from a Secret (the public keys from their ConfigMap), and the
+    // Secrets operators create hold exactly the keys config.yaml lists for them.
+    const kafkaUsers = ofKind(base, 'KafkaUser').map((user) => user.metadata.name);
+    const referenced = new Map<string, Set<string>>();
+    for (const container of [...deployments, ...jobs].map(containerOf)) {
       for (const entry of container.env ?? []) {
         const secret = entry.valueFrom?.secretKeyRef;
-        if (SECRET_NAME.test(entry.name)) expect({ name: entry.name, secret }).toHaveProperty('secret.name');
+        if (SECRET_NAME.test(entry.name) && !PUBLIC_NAME.test(entry.name)) {
+          expect({ name: entry.name, secret }).toHaveProperty('secret.name');
+        }
         if (!secret) continue;
-        expect(secret.name).toBe(SECRET_OBJECT);
-        // Operators create the Secret from the keys documented in config.yaml.
-        expect(header).toContain(secret.key);
+        if (kafkaUsers.includes(secret.name)) {
+          expect(secret.key).toBe('password'); // made by Strimzi, not by the operator
+          continue;
+        }
+        referenced.set(secret.name, (referenced.get(secret.name) ?? new Set<string>()).add(secret.key));
       }
     }
+    const listed = (secrets: Map<string, Set<string>>) =>
+      Object.fromEntries([...secrets].map(([name, keys]) => [name, [...keys].sort()]));
+    expect(listed(referenced)).toEqual(listed(documentedSecrets()));
+    expect([...referenced.keys()].sort()).toEqual(
+      [MIGRATION_SECRET, ...Object.keys(APP_ENVS).map(appSecret)].sort(),
+    );
 
     const composeText = readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8')
       .split('\n')
@@ -381,13 +382,19 @@ describe('deployment manifests', () => {
     // scripts/infra.sh on a machine that has no app credentials.
     expect(composeText).not.toMatch(/\$\{[^}]*:?\?/);
     for (const [serviceName, service] of Object.entries(compose.services)) {
+      const app = UNITS.find((unit) => unit.name === serviceName)?.app;
       for (const [name, value] of Object.entries(composeEnvironment(service).raw)) {
-        const credentials = URL_CREDENTIALS.exec(value)?.[1];
-        if (credentials !== undefined) {
-          expect({ serviceName, name, credentials }).toEqual({
+        if (value === COMPOSE_ADMIN_DATABASE_URL) {
+          // The local superuser's placeholder login, for the migrate service alone.
+          expect({ serviceName, name }).toEqual({ serviceName: 'migrate', name: 'DATABASE_URL' });
+        } else {
+          const credentials = URL_CREDENTIALS.exec(value)?.[1];
+          const fromOperator = credentials === undefined || OPERATOR_URL_CREDENTIALS.test(credentials);
+          expect({ serviceName, name, credentials, fromOperator }).toEqual({
             serviceName,
             name,
-            credentials: COMPOSE_DEV_URL_CREDENTIALS[name],
+            credentials,
+            fromOperator: true,
           });
         }
         if (!SECRET_NAME.test(name)) continue;
@@ -395,30 +402,70 @@ describe('deployment manifests', () => {
           expect(value).toBe(COMPOSE_DEV_PLACEHOLDERS[name]);
           continue;
         }
+        // The operator's variable of the same name, or the app's own (`<APP>_<NAME>`, as `npm run
+        // keys` prints them), with nothing but empty as the fallback.
         const interpolated = INTERPOLATION.exec(value);
-        expect({ serviceName, name, from: interpolated?.[1], fallback: interpolated?.[2] ?? '' }).toEqual({
+        const allowed = [name, ...(app ? [`${envPrefix(app)}_${name}`] : [])];
+        expect({
           serviceName,
           name,
-          from: name,
-          fallback: '',
-        });
+          from: allowed.includes(interpolated?.[1] ?? '') ? 'operator' : value,
+          fallback: interpolated?.[2] ?? '',
+        }).toEqual({ serviceName, name, from: 'operator', fallback: '' });
       }
     }
   });
 
-  it('migrates every schema in a Job and a Compose service before the apps start', () => {
-    const jobs = ofKind<Job>(base, 'Job');
+  it("migrates every schema in a Job and a Compose service before the apps start, as each app's own role", () => {
     expect(jobs).toHaveLength(1);
     expect(jobs[0].metadata.labels?.['app.kubernetes.io/component']).toBe('migration');
     const container = containerOf(jobs[0]);
     expect(container.command).toEqual(['node', 'dist/scripts/migrate.js']);
     expect(['Never', 'OnFailure']).toContain(jobs[0].spec.template.spec.restartPolicy);
     expect(container.image).toMatch(/^guildkeeper\//);
-    // Only the Secret, so that the Job can be applied and run before the rest of a release.
+    // Only Secrets, so that the Job can be applied and run before the rest of a release: the admin
+    // login, and every app's own DATABASE_URL (the role it creates and migrates as).
+    // The variables scripts/migrate.ts reads each app's own login from.
+    const apps = Object.keys(SERVICE_DATABASES) as ServiceName[];
+    expect([...apps].sort()).toEqual(Object.keys(APP_ENVS).sort());
+    const appUrls = apps.map(serviceDatabaseUrlVariable);
     expect(container.env).toEqual([
-      { name: 'DATABASE_URL', valueFrom: { secretKeyRef: { name: SECRET_OBJECT, key: 'DATABASE_URL' } } },
+      { name: 'DATABASE_URL', valueFrom: { secretKeyRef: { name: MIGRATION_SECRET, key: 'DATABASE_URL' } } },
+      ...apps.map((app, index) => ({
+        name: appUrls[index],
+        valueFrom: { secretKeyRef: { name: appSecret(app), key: 'DATABASE_URL' } },
+      })),
     ]);
-    expect(compose.services.migrate.command).toEqual(container.command);
+    for (const unit of UNITS) {
+      const entry = containerOf(deploymentOf(unit)).env?.find(
+        (candidate) => candidate.name === 'DATABASE_URL',
+      );
+      expect(entry?.valueFrom?.secretKeyRef).toEqual({ name: appSecret(unit.app), key: 'DATABASE_URL' });
+    }
+
+    const migrate = compose.services.migrate;
+    expect(migrate.command).toEqual(container.command);
+    const composed = composeEnvironment(migrate).raw;
+    expect(Object.keys(composed).sort()).toEqual(['DATABASE_URL', ...appUrls].sort());
+    expect(composed.DATABASE_URL).toBe(COMPOSE_ADMIN_DATABASE_URL);
+    // Each app logs in with the URL the migration gave its role: a role per app, none the superuser.
+    const roles = new Map<string, string>();
+    for (const unit of UNITS) {
+      const url = composeEnvironment(composeServiceOf(unit)).raw.DATABASE_URL;
+      expect({ unit: unit.name, url }).toEqual({
+        unit: unit.name,
+        url: composed[serviceDatabaseUrlVariable(unit.app as ServiceName)],
+      });
+      roles.set(unit.app, URL_CREDENTIALS.exec(url)![1].split(':')[0]);
+    }
+    expect(new Set(roles.values()).size).toBe(apps.length);
+    expect([...roles.values()]).not.toContain('postgres');
+    for (const unit of UNITS) {
+      expect(composeServiceOf(unit).depends_on?.migrate).toEqual({
+        condition: 'service_completed_successfully',
+      });
+    }
+
     // dist/scripts/migrate.js is the compiled scripts/migrate.ts (`npm run migrate`).
     const build = JSON.parse(readFileSync(path.join(ROOT, 'tsconfig.build.json'), 'utf8')) as {
       include: string[];
@@ -432,9 +479,31 @@ describe('deployment manifests', () => {
     expect(scripts.migrate).toContain('scripts/migrate.ts');
   });
 
+  it('keeps migrations out of the apps: MIGRATE_ON_START is false everywhere', () => {
+    for (const unit of UNITS) {
+      const { compose: composed, k8s } = environments(unit);
+      expect({ unit: unit.name, compose: composed.values.MIGRATE_ON_START }).toEqual({
+        unit: unit.name,
+        compose: 'false',
+      });
+      expect({ unit: unit.name, k8s: k8s.values.MIGRATE_ON_START }).toEqual({
+        unit: unit.name,
+        k8s: 'false',
+      });
+    }
+  });
+
   it('routes every public route to its app through the ingress, and nothing else', () => {
-    const [ingress] = ofKind<Ingress>(base, 'Ingress');
-    const paths = ingress.spec.rules.flatMap((rule) => rule.http.paths);
+    const ingresses = ofKind<Ingress>(base, 'Ingress');
+    const paths = ingresses.flatMap((ingress) => ingress.spec.rules.flatMap((rule) => rule.http.paths));
+    // One public host and certificate for all of them.
+    const hosts = ingresses.flatMap((ingress) => ingress.spec.rules.map((rule) => rule.host));
+    expect(new Set(hosts).size).toBe(1);
+    for (const ingress of ingresses) {
+      expect(ingress.spec.tls).toEqual([
+        { hosts: [hosts[0]], secretName: ingresses[0].spec.tls?.[0].secretName },
+      ]);
+    }
     const appOf = (serviceName: string) => {
       const service = services.find((candidate) => candidate.metadata.name === serviceName);
       expect(service).toBeDefined();
@@ -463,6 +532,38 @@ describe('deployment manifests', () => {
     expect(paths.map((entry) => entry.path)).toEqual(expect.arrayContaining(['/api', '/auth', '/docs']));
   });
 
+  it('limits the provider webhook per client at the ingress, in an Ingress of its own', () => {
+    const ingresses = ofKind<Ingress>(base, 'Ingress');
+    const pathsOf = (ingress: Ingress) => ingress.spec.rules.flatMap((rule) => rule.http.paths);
+    const [webhookRoute] = PUBLIC_ROUTES['webhook-intake'];
+    const limited = ingresses.filter((ingress) =>
+      pathsOf(ingress).some((entry) => routeUnder(webhookRoute, entry.path, entry.pathType)),
+    );
+    expect(limited).toHaveLength(1);
+    const [webhooks] = limited;
+    expect(
+      pathsOf(webhooks).map((entry) => [entry.path, entry.pathType, entry.backend.service.name]),
+    ).toEqual([[webhookRoute, 'Exact', 'webhook-intake']]);
+    const annotations = webhooks.metadata.annotations ?? {};
+    const rps = annotations['nginx.ingress.kubernetes.io/limit-rps'];
+    const burst = annotations['nginx.ingress.kubernetes.io/limit-burst-multiplier'];
+    expect({ rps, burst }).toEqual({
+      rps: expect.stringMatching(/^[1-9]\d*$/),
+      burst: expect.stringMatching(/^[1-9]\d*$/),
+    });
+    // The same budget as the intake's own per-client limit behind it.
+    expect(Number(rps) * 60).toBe(Number(config.data?.WEBHOOK_RATE_LIMIT_PER_MINUTE));
+    expect(annotations['nginx.ingress.kubernetes.io/proxy-body-size']).toBe('1m');
+    // Every other route is served as before: no request limit of the ingress on it.
+    for (const ingress of ingresses.filter((candidate) => candidate !== webhooks)) {
+      const limits = Object.keys(ingress.metadata.annotations ?? {}).filter((key) => /\/limit-/.test(key));
+      expect({ ingress: ingress.metadata.name, limits }).toEqual({
+        ingress: ingress.metadata.name,
+        limits: [],
+      });
+    }
+  });
+
   it('declares every domain topic as a KafkaTopic of the cluster the apps connect to', () => {
     const topics = ofKind<KafkaTopic>(base, 'KafkaTopic');
     expect(topics.map((topic) => topic.spec.topicName ?? topic.metadata.name).sort()).toEqual(
@@ -483,16 +584,13 @@ describe('deployment manifests', () => {
 
   it('admits traffic only from the gateway, the callers the config names, the ingress and monitoring', () => {
     const policies = ofKind<NetworkPolicy>(base, 'NetworkPolicy');
-    const denyAll = policies.filter(
-      (policy) =>
-        !Object.keys(policy.spec.podSelector.matchLabels ?? {}).length && !policy.spec.ingress?.length,
-    );
+    const denyAll = defaultDenyPolicies('Ingress');
     expect(denyAll).toHaveLength(1);
-    expect(denyAll[0].spec.policyTypes).toContain('Ingress');
 
-    const [ingress] = ofKind<Ingress>(base, 'Ingress');
     const publicServices = new Set(
-      ingress.spec.rules.flatMap((rule) => rule.http.paths.map((entry) => entry.backend.service.name)),
+      ofKind<Ingress>(base, 'Ingress').flatMap((ingress) =>
+        ingress.spec.rules.flatMap((rule) => rule.http.paths.map((entry) => entry.backend.service.name)),
+      ),
     );
     // A calls B when A's config declares the URL variable whose Service is B's.
     const callers = (callee: Unit) =>
@@ -553,18 +651,6 @@ describe('deployment manifests', () => {
     expect(compose.services['temporal-ui']).toBeDefined();
   });
 
-  it('builds one image per app: multi-stage, production dependencies only, unprivileged, workflow bundle', () => {
-    const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
-    expect(dockerfile).toMatch(/^ARG APP$/m);
-    expect(dockerfile.match(/^FROM /gm)?.length).toBeGreaterThan(1);
-    expect(dockerfile).toMatch(/--omit=dev/);
-    expect(dockerfile).toMatch(/^USER node$/m);
-    expect(dockerfile).toContain('scripts/bundle-workflows.ts');
-    expect(existsSync(path.join(ROOT, 'scripts/bundle-workflows.ts'))).toBe(true);
-    const ignored = readFileSync(path.join(ROOT, '.dockerignore'), 'utf8').split('\n');
-    expect(ignored).toEqual(expect.arrayContaining(['**/node_modules', '.git', '.env']));
-  });
-
   describe.each(OVERLAYS)('%s', (overlay) => {
     const kustomization = readKustomization(overlay);
 
@@ -593,6 +679,22 @@ describe('deployment manifests', () => {
           );
           expect({ target, found: matching.length > 0 }).toEqual({ target, found: true });
         }
+      }
+    });
+
+    it('sets the host of every Ingress', () => {
+      for (const ingress of ofKind<Ingress>(base, 'Ingress')) {
+        const hostPatches = (kustomization.patches ?? []).filter(
+          (patch) =>
+            patch.target?.kind === 'Ingress' &&
+            (!patch.target.name || patch.target.name === ingress.metadata.name) &&
+            patch.patch?.includes('/spec/rules/0/host') &&
+            patch.patch.includes('/spec/tls/0/hosts/0'),
+        );
+        expect({ ingress: ingress.metadata.name, patched: hostPatches.length }).toEqual({
+          ingress: ingress.metadata.name,
+          patched: 1,
+        });
       }
     });
 

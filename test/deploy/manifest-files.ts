@@ -50,11 +50,27 @@ export interface Probe {
   httpGet?: { path: string; port: number | string };
 }
 
+export interface SecurityContext {
+  runAsNonRoot?: boolean;
+  runAsUser?: number;
+  runAsGroup?: number;
+  privileged?: boolean;
+  allowPrivilegeEscalation?: boolean;
+  readOnlyRootFilesystem?: boolean;
+  procMount?: string;
+  capabilities?: { add?: string[]; drop?: string[] };
+  seccompProfile?: { type: string };
+  seLinuxOptions?: { type?: string };
+  appArmorProfile?: { type: string };
+  windowsOptions?: { hostProcess?: boolean };
+  sysctls?: { name: string; value: string }[];
+}
+
 export interface Container {
   name: string;
   image: string;
   command?: string[];
-  ports?: { name?: string; containerPort: number }[];
+  ports?: { name?: string; containerPort: number; hostPort?: number }[];
   env?: EnvEntry[];
   envFrom?: unknown[];
   readinessProbe?: Probe;
@@ -64,11 +80,28 @@ export interface Container {
     requests?: { cpu?: string; memory?: string };
     limits?: { cpu?: string; memory?: string };
   };
+  securityContext?: SecurityContext;
+  volumeMounts?: { name: string; mountPath: string; readOnly?: boolean }[];
 }
+
+/** A pod volume: its name and one source key (emptyDir, secret, hostPath, ...). */
+export type Volume = { name: string } & Record<string, unknown>;
 
 export interface PodTemplate {
   metadata: { labels: Record<string, string> };
-  spec: { containers: Container[]; restartPolicy?: string };
+  spec: {
+    containers: Container[];
+    initContainers?: Container[];
+    ephemeralContainers?: Container[];
+    restartPolicy?: string;
+    securityContext?: SecurityContext;
+    volumes?: Volume[];
+    hostNetwork?: boolean;
+    hostPID?: boolean;
+    hostIPC?: boolean;
+    hostUsers?: boolean;
+    automountServiceAccountToken?: boolean;
+  };
 }
 
 export interface Deployment extends K8sObject {
@@ -103,8 +136,14 @@ export interface IngressBackend {
   service: { name: string; port: { name?: string; number?: number } };
 }
 
+export interface Namespace extends K8sObject {
+  kind: 'Namespace';
+}
+
 export interface Ingress extends K8sObject {
   spec: {
+    ingressClassName?: string;
+    tls?: { hosts: string[]; secretName: string }[];
     rules: {
       host?: string;
       http: { paths: { path: string; pathType: string; backend: IngressBackend }[] };
@@ -115,19 +154,41 @@ export interface Ingress extends K8sObject {
 export interface PolicyPeer {
   podSelector?: { matchLabels?: Record<string, string> };
   namespaceSelector?: { matchLabels?: Record<string, string> };
-  ipBlock?: unknown;
+  ipBlock?: { cidr: string; except?: string[] };
+}
+
+export interface PolicyPort {
+  protocol?: string;
+  port?: number | string;
+  endPort?: number;
 }
 
 export interface NetworkPolicy extends K8sObject {
   spec: {
     podSelector: { matchLabels?: Record<string, string> };
     policyTypes?: string[];
-    ingress?: { from?: PolicyPeer[]; ports?: { port?: number | string }[] }[];
+    ingress?: { from?: PolicyPeer[]; ports?: PolicyPort[] }[];
+    egress?: { to?: PolicyPeer[]; ports?: PolicyPort[] }[];
   };
 }
 
 export interface KafkaTopic extends K8sObject {
   spec: { topicName?: string; partitions: number; replicas: number };
+}
+
+export interface KafkaUser extends K8sObject {
+  spec: {
+    authentication?: { type: string };
+    authorization?: {
+      type: string;
+      acls?: {
+        resource: { type: string; name?: string; patternType?: string };
+        operations: string[];
+        host?: string;
+        type?: string;
+      }[];
+    };
+  };
 }
 
 export interface Kustomization {
@@ -162,8 +223,10 @@ export interface ComposeService {
   image?: string;
   build?: { context: string; args?: Record<string, string> };
   command?: string[];
+  entrypoint?: string[];
   environment?: Record<string, string | number | boolean | null>;
   ports?: string[];
+  network_mode?: string;
   healthcheck?: { test: string[] | string };
   depends_on?: Record<string, { condition: string }>;
 }
@@ -178,11 +241,13 @@ export function readCompose(): ComposeFile {
 
 /** `${NAME}`, `${NAME:-default}` or `${NAME-default}`: a value Compose takes from the environment. */
 export const INTERPOLATION = /^\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?-([^}]*))?\}$/;
+/** The same inside a longer value, e.g. the password of a URL. */
+const EMBEDDED_INTERPOLATION = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?-([^}]*))?\}/g;
 
 /**
  * A service's environment as the app sees it when the operator has set nothing: literal values,
- * and interpolations replaced by their defaults. `fromOperator` lists the variables taken from the
- * operator's environment without a default.
+ * and interpolations replaced by their defaults (also inside a longer value). `fromOperator` lists
+ * the variables taken whole from the operator's environment without a default.
  */
 export function composeEnvironment(service: ComposeService): {
   values: Record<string, string>;
@@ -197,7 +262,11 @@ export function composeEnvironment(service: ComposeService): {
     raw[name] = text;
     const interpolated = INTERPOLATION.exec(text);
     if (interpolated && !interpolated[2]) fromOperator.add(name);
-    else values[name] = interpolated ? interpolated[2] : text;
+    else
+      values[name] = text.replace(
+        EMBEDDED_INTERPOLATION,
+        (_match, _name, fallback?: string) => fallback ?? '',
+      );
   }
   return { values, fromOperator, raw };
 }

@@ -1,6 +1,9 @@
+import type { ServiceName } from '@lib/contracts';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import path from 'node:path';
+import { TEST_INTERNAL_KEYS } from './internal-keys';
+import { serviceDatabaseUrl } from './service-logins';
 import { waitFor } from './wait';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -17,7 +20,7 @@ export async function freePort(): Promise<number> {
 }
 
 export interface AppProcess {
-  name: string;
+  name: ServiceName;
   url: string;
   child: ChildProcess;
   output: () => string;
@@ -50,11 +53,18 @@ export function runScript(
   return { child, output: () => output, exited };
 }
 
-/** Starts one app as a separate process and waits until `/health/ready` answers 200. */
+/**
+ * Starts one app as a separate process and waits until `/health/ready` answers 200, or only
+ * `/health/live` (`until: 'live'`) for an app expected not to become ready (a dependency refuses it).
+ */
 export async function startApp(
-  name: string,
+  name: ServiceName,
   env: Record<string, string | undefined> = {},
-  { readyTimeoutMs = 60_000, port: fixedPort }: { readyTimeoutMs?: number; port?: number } = {},
+  {
+    readyTimeoutMs = 60_000,
+    port: fixedPort,
+    until = 'ready',
+  }: { readyTimeoutMs?: number; port?: number; until?: 'ready' | 'live' } = {},
 ): Promise<AppProcess> {
   const port = fixedPort ?? (await freePort());
   const url = `http://127.0.0.1:${port}`;
@@ -62,16 +72,18 @@ export async function startApp(
     PORT: String(port),
     MIGRATE_ON_START: 'true',
     NODE_ENV: 'test',
+    INTERNAL_SIGNING_KEY: TEST_INTERNAL_KEYS.signingKeys[name],
+    DATABASE_URL: serviceDatabaseUrl(name),
     ...env,
   });
   let exitedEarly = false;
   void proc.exited.then(() => (exitedEarly = true));
   try {
     await waitFor(
-      `${name} to be ready`,
+      `${name} to be ${until}`,
       async () => {
         if (exitedEarly) throw new Error(`${name} exited: ${proc.output().slice(-2000)}`);
-        const response = await fetch(`${url}/health/ready`).catch(() => undefined);
+        const response = await fetch(`${url}/health/${until}`).catch(() => undefined);
         return response?.status === 200;
       },
       { timeoutMs: readyTimeoutMs, intervalMs: 250 },

@@ -45,6 +45,8 @@ export class SubscriptionScenario {
   /** Billing's clock: every event happens a minute after the previous one. */
   private clock = Date.now() - 60 * 60_000;
   periodEnd = new Date(Date.now() + 30 * DAY_MS);
+  /** The renewal grace billing would send; null (no grace, as from an older billing) unless set. */
+  graceUntil: Date | null = null;
 
   constructor(readonly guildId: string = uuidv7()) {}
 
@@ -77,6 +79,7 @@ export class SubscriptionScenario {
       current_period_start: new Date(this.periodEnd.getTime() - 30 * DAY_MS).toISOString(),
       current_period_end: this.periodEnd.toISOString(),
       next_billing_at: this.periodEnd.toISOString(),
+      ...this.grace(),
     });
   }
 
@@ -91,6 +94,7 @@ export class SubscriptionScenario {
       new_plan_code: to,
       effective_at: new Date(this.clock).toISOString(),
       current_period_end: this.periodEnd.toISOString(),
+      ...this.grace(),
     });
   }
 
@@ -102,6 +106,7 @@ export class SubscriptionScenario {
       new_plan_code: to,
       effective_at: new Date(this.clock).toISOString(),
       current_period_end: this.periodEnd.toISOString(),
+      ...this.grace(),
     });
   }
 
@@ -117,7 +122,39 @@ export class SubscriptionScenario {
       provider_approved_at: new Date(this.clock).toISOString(),
       plan_code: plan,
       current_period_end: this.periodEnd.toISOString(),
+      ...this.grace(),
     });
+  }
+
+  /** The payer scheduled a cancel: the plan stays to period end, without renewal grace. */
+  canceled(plan: PlanCode): DomainEvent<'SubscriptionCanceled'> {
+    return this.event('SubscriptionCanceled', {
+      subscription_id: this.subscriptionId,
+      license_id: null,
+      cancel_at_period_end: true,
+      effective_at: this.periodEnd.toISOString(),
+      requested_by_user: this.payerUserId,
+      payer_platform_user_id: this.payerPlatformUserId,
+      guild_name: this.guildName,
+      plan_code: plan,
+      dropped_pending_downgrade_to: null,
+    });
+  }
+
+  uncanceled(plan: PlanCode): DomainEvent<'SubscriptionUncanceled'> {
+    return this.event('SubscriptionUncanceled', {
+      subscription_id: this.subscriptionId,
+      license_id: null,
+      requested_by_user: this.payerUserId,
+      plan_code: plan,
+      current_period_end: this.periodEnd.toISOString(),
+      ...this.grace(),
+    });
+  }
+
+  /** Only when set: events of an older billing have no `grace_until` at all. */
+  private grace(): { grace_until?: string } {
+    return this.graceUntil ? { grace_until: this.graceUntil.toISOString() } : {};
   }
 
   canceledAtPeriodEnd(plan: PlanCode): DomainEvent<'SubscriptionCanceledPeriodEnd'> {

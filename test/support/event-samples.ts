@@ -66,6 +66,12 @@ export function samplePayloads(parties: SampleParties): EventPayloads {
       error_message: 'Missing Permissions',
       pre_restore_snapshot_id: null,
     },
+    RestoreCanceled: {
+      ...restore,
+      reason: 'guild_deleted',
+      pre_restore_snapshot_id: null,
+      pre_restore_snapshot_requested: false,
+    },
     SnapshotCreated: {
       snapshot_id: uuidv7(),
       guild_id: guildId,
@@ -139,6 +145,16 @@ export function samplePayloads(parties: SampleParties): EventPayloads {
       new_plan_code: 'PRO',
       effective_at: periodEnd,
       current_period_end: periodEnd,
+    },
+    SubscriptionCardChanged: {
+      subscription_id: subscriptionId,
+      license_id: null,
+      billing_key_id: uuidv7(),
+      ...payer,
+      plan_code: 'PRO',
+      card_company: '신한',
+      card_last4: '4242',
+      previous_card_last4: '1111',
     },
     SubscriptionCanceled: {
       subscription_id: subscriptionId,

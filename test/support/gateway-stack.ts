@@ -37,13 +37,6 @@ export class GatewayStack extends BillingStack {
 
   override async start(): Promise<void> {
     await super.start();
-    const port = await freePort();
-    const redirectUri = `http://127.0.0.1:${port}/auth/callback`;
-    this.platform.registerOAuthApp({
-      clientId: this.clientId,
-      clientSecret: this.clientSecret,
-      redirectUris: [redirectUri],
-    });
     const dataSource = await openDataSource();
     try {
       await skipNotifierBacklog(dataSource);
@@ -55,9 +48,6 @@ export class GatewayStack extends BillingStack {
       RECOVERY_URL: this.recovery.url,
     });
     this.gatewayEnv = {
-      DISCORD_API_URL: `${this.platform.url}/api`,
-      DISCORD_OAUTH_URL: this.platform.url,
-      OAUTH_REDIRECT_URI: redirectUri,
       DASHBOARD_URL,
       RECOVERY_URL: this.recovery.url,
       BILLING_URL: this.billing.url,
@@ -67,7 +57,11 @@ export class GatewayStack extends BillingStack {
       RATE_LIMIT_IP_PER_MINUTE: '100000',
       RATE_LIMIT_SESSION_PER_MINUTE: '100000',
     };
-    this.gateway = await startApp('gateway', this.gatewayEnv, { port });
+    this.gateway = await startGatewayOn(this.platform, this.gatewayEnv);
+    // Replicas and other gateways of this stack take the login back to this one's callback.
+    this.gatewayEnv.OAUTH_REDIRECT_URI = `${this.gateway.url}/auth/callback`;
+    this.gatewayEnv.DISCORD_API_URL = `${this.platform.url}/api`;
+    this.gatewayEnv.DISCORD_OAUTH_URL = this.platform.url;
   }
 
   /** Another gateway on the same services (a replica, or one with other limits), `env` on top. */
@@ -94,6 +88,33 @@ export class GatewayStack extends BillingStack {
   ): Promise<GatewayResponse> {
     return requestGateway(gateway.url, method, path, options);
   }
+}
+
+/**
+ * A gateway of its own on `platform`, its OAuth application registered there with this gateway's
+ * callback (on a port chosen first), `env` on top.
+ */
+export async function startGatewayOn(
+  platform: FakeChatPlatform,
+  env: Record<string, string | undefined> = {},
+): Promise<AppProcess> {
+  const port = await freePort();
+  const redirectUri = `http://127.0.0.1:${port}/auth/callback`;
+  platform.registerOAuthApp({
+    clientId: process.env.DISCORD_CLIENT_ID!,
+    clientSecret: process.env.DISCORD_CLIENT_SECRET!,
+    redirectUris: [redirectUri],
+  });
+  return startApp(
+    'gateway',
+    {
+      DISCORD_API_URL: `${platform.url}/api`,
+      DISCORD_OAUTH_URL: platform.url,
+      OAUTH_REDIRECT_URI: redirectUri,
+      ...env,
+    },
+    { port },
+  );
 }
 
 export interface GatewayRequestOptions {
@@ -138,7 +159,11 @@ export async function requestGateway(
 ): Promise<GatewayResponse> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
-  if (options.cookie) headers.cookie = options.cookie;
+  if (options.cookie) {
+    headers.cookie = options.cookie;
+    // What a browser on the dashboard sends with it (the gateway refuses cookie changes without it).
+    headers['sec-fetch-site'] ??= 'same-origin';
+  }
   if (options.body !== undefined) headers['content-type'] ??= 'application/json';
   const response = await fetch(`${url}${path}`, {
     method,

@@ -1,8 +1,8 @@
 import { type InternalIdentity, INTERNAL_TOKEN_HEADER } from '@lib/contracts';
-import { InternalTokenCodec } from '@lib/identity';
 import { FakeChatPlatform } from '@lib/testing';
 import { v7 as uuidv7 } from 'uuid';
 import { type AppProcess, freePort, startApp } from './app-process';
+import { signInternalToken } from './internal-tokens';
 import { OWNER, seedProtectedGuild } from './restore-scenario';
 
 export type UserIdentity = Extract<InternalIdentity, { kind: 'user' }>;
@@ -29,7 +29,6 @@ export class RecoveryStack {
     } = {},
   ) {}
 
-  readonly codec = new InternalTokenCodec(process.env.INTERNAL_JWT_SECRET!, 'gateway');
   recovery!: AppProcess;
   licensing!: AppProcess;
   private recoveryEnv: Record<string, string | undefined> = {};
@@ -94,9 +93,14 @@ export class RecoveryStack {
     path: string,
     identity: InternalIdentity | null,
     body?: unknown,
-  ): Promise<{ status: number; body: Record<string, unknown>; contentType: string | null }> {
+  ): Promise<{
+    status: number;
+    body: Record<string, unknown>;
+    contentType: string | null;
+    headers: Headers;
+  }> {
     const headers: Record<string, string> = {};
-    if (identity) headers[INTERNAL_TOKEN_HEADER] = await this.codec.sign(identity);
+    if (identity) headers[INTERNAL_TOKEN_HEADER] = await signInternalToken(identity, app.name);
     if (body !== undefined) headers['content-type'] = 'application/json';
     const response = await fetch(`${app.url}${path}`, {
       method,
@@ -108,6 +112,7 @@ export class RecoveryStack {
       status: response.status,
       body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
       contentType: response.headers.get('content-type'),
+      headers: response.headers,
     };
   }
 }

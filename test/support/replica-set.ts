@@ -1,10 +1,10 @@
-import { type InternalIdentity, INTERNAL_TOKEN_HEADER } from '@lib/contracts';
-import { InternalTokenCodec } from '@lib/identity';
+import { type InternalIdentity, INTERNAL_TOKEN_HEADER, type ServiceName } from '@lib/contracts';
 import { TOPIC_PARTITIONS } from '@lib/messaging';
 import { type Admin, AssignerProtocol, type Kafka, Partitioners } from 'kafkajs';
 import { createServer, type IncomingMessage, request, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type AppProcess, freePort, startApp } from './app-process';
+import { signInternalToken } from './internal-tokens';
 import { waitFor } from './wait';
 
 /**
@@ -18,7 +18,7 @@ export class ReplicaSet {
   private constructor(readonly app: string) {}
 
   static async start(
-    app: string,
+    app: ServiceName,
     count: number,
     envFor: (index: number) => Record<string, string | undefined>,
     { ports, readyTimeoutMs = 90_000 }: { ports?: number[]; readyTimeoutMs?: number } = {},
@@ -172,8 +172,6 @@ export function jsonBody(request: ProxiedRequest): Record<string, unknown> | und
 
 /** A request to a service as the gateway (or another service) would make it, with the internal token. */
 export class InternalCaller {
-  private readonly codec = new InternalTokenCodec(process.env.INTERNAL_JWT_SECRET!, 'gateway');
-
   async call(
     app: AppProcess,
     method: string,
@@ -182,7 +180,7 @@ export class InternalCaller {
     body?: unknown,
   ): Promise<{ status: number; body: Record<string, unknown> }> {
     const headers: Record<string, string> = {};
-    if (identity) headers[INTERNAL_TOKEN_HEADER] = await this.codec.sign(identity);
+    if (identity) headers[INTERNAL_TOKEN_HEADER] = await signInternalToken(identity, app.name);
     if (body !== undefined) headers['content-type'] = 'application/json';
     const response = await fetch(`${app.url}${path}`, {
       method,

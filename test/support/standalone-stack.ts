@@ -29,7 +29,6 @@ export class StandaloneStack {
     this.standalone = await startStandalone({
       env: {
         DATABASE_URL: process.env.DATABASE_URL,
-        INTERNAL_JWT_SECRET: process.env.INTERNAL_JWT_SECRET,
         DISCORD_CLIENT_ID: this.clientId,
         LOG_LEVEL: 'error',
         // Every test request comes from 127.0.0.1, as in GatewayStack.

@@ -1,15 +1,26 @@
 import { Logger } from '@nestjs/common';
+import type { ServiceName } from '@lib/contracts';
 import { TEST_APPLICATION_PUBLIC_KEY } from './interactions';
+import { TEST_INTERNAL_KEYS } from './internal-keys';
+import { defaultServiceDatabaseUrl, serviceDatabaseVariable } from './service-logins';
 
 /**
  * Defaults for integration tests: the infrastructure `npm test` brings up on loopback and a
  * database of their own. Any of them can be overridden from the environment.
  */
 process.env.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/guildkeeper_test';
+// Each app connects with its own login (startApp), made by the global setup's migration run.
+for (const service of Object.keys(TEST_INTERNAL_KEYS.signingKeys) as ServiceName[]) {
+  process.env[serviceDatabaseVariable(service)] ??= defaultServiceDatabaseUrl(
+    process.env.DATABASE_URL,
+    service,
+  );
+}
 process.env.KAFKA_BROKERS ??= '127.0.0.1:9092';
 process.env.TEMPORAL_ADDRESS ??= '127.0.0.1:7233';
 process.env.REDIS_URL ??= 'redis://127.0.0.1:6379';
-process.env.INTERNAL_JWT_SECRET ??= 'test-internal-secret-0123456789abcdef';
+// Each app's own INTERNAL_SIGNING_KEY is given by startApp; the public keys are everyone's.
+process.env.INTERNAL_PUBLIC_KEYS ??= TEST_INTERNAL_KEYS.publicKeys;
 process.env.LOG_LEVEL ??= 'warn';
 // Sibling services at their usual ports; a test that needs one running passes its real URL.
 process.env.RECOVERY_URL ??= 'http://127.0.0.1:3001';
@@ -25,6 +36,8 @@ process.env.BILLING_KEY_ENCRYPTION_KEY ??= '6a1f0c3e9b27d4856e0f1a2b3c4d5e6f7081
 // digest of the operator token 'test-admin-token-0123456789'.
 process.env.WEBHOOK_SECRET ??= 'test-webhook-secret';
 process.env.BILLING_URL ??= 'http://127.0.0.1:3002';
+// Every test request comes from loopback: the intake's per-address limit is off unless a test sets it.
+process.env.WEBHOOK_RATE_LIMIT_PER_MINUTE ??= '0';
 // Gateway: the OAuth application registered on the fake platform, the notifier at its usual port.
 process.env.DISCORD_CLIENT_ID ??= '100000000000000001';
 process.env.DISCORD_CLIENT_SECRET ??= 'test-oauth-client-secret';

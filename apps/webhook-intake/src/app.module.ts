@@ -1,4 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
+import { ScheduleModule } from '@nestjs/schedule';
 import { DatabaseModule } from '@lib/database';
 import { IdentityModule } from '@lib/identity';
 import { KeyValueModule } from '@lib/key-value';
@@ -21,7 +22,7 @@ export class AppModule {
           url: config.DATABASE_URL,
           migrateOnStart: config.MIGRATE_ON_START,
         }),
-        IdentityModule.forService({ secret: config.INTERNAL_JWT_SECRET, service: 'webhook-intake' }),
+        IdentityModule.forService('webhook-intake', config),
         KeyValueModule.forRoot({
           redisUrl: config.REDIS_URL,
           // Fail fast instead of queueing while disconnected: the database deduplicates meanwhile.
@@ -36,6 +37,8 @@ export class AppModule {
         }),
         HealthModule.forRoot(),
         MetricsModule,
+        // The webhook_events retention job (WEBHOOK_EVENTS_RETENTION_CRON).
+        ScheduleModule.forRoot(),
         WebhookIntakeModule.forRoot(config),
       ],
     };

@@ -1,6 +1,32 @@
 import { BaseEnv, HTTP_URL } from '@lib/config';
 import { Transform } from 'class-transformer';
-import { IsNotEmpty, IsOptional, IsString, IsUrl, Matches, MinLength } from 'class-validator';
+import {
+  IsInt,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Matches,
+  Max,
+  Min,
+  MinLength,
+  registerDecorator,
+} from 'class-validator';
+import { validateCronExpression } from 'cron';
+
+/** A cron expression the scheduler accepts (five fields, or six with seconds first). */
+function IsCronExpression() {
+  return (target: object, propertyName: string) =>
+    registerDecorator({
+      name: 'isCronExpression',
+      target: target.constructor,
+      propertyName,
+      options: { message: `${propertyName} must be a cron expression such as '15 4 * * *'` },
+      validator: {
+        validate: (value: unknown) => typeof value === 'string' && validateCronExpression(value).valid,
+      },
+    });
+}
 
 export class WebhookIntakeEnv extends BaseEnv {
   override PORT = 3005;
@@ -32,4 +58,37 @@ export class WebhookIntakeEnv extends BaseEnv {
     message: 'ADMIN_TOKEN_SHA256 must be SHA-256 hex digests separated by commas',
   })
   ADMIN_TOKEN_SHA256!: string;
+
+  /**
+   * Days a `webhook_events` row in a final state is kept after its last change: processed
+   * (`success`), `duplicate`, refused for its signature, or a failed delivery of an event routed
+   * since. Pending rows, and the failed deliveries of an event not routed since (an operator may
+   * still reprocess it), are never deleted.
+   */
+  @IsInt()
+  @Min(1)
+  @Max(3650)
+  WEBHOOK_EVENTS_RETENTION_DAYS: number = 90;
+
+  /** When the retention job runs, in UTC: nightly, off the hour, away from the 04:00 snapshot job. */
+  @IsCronExpression()
+  WEBHOOK_EVENTS_RETENTION_CRON = '15 4 * * *';
+
+  /**
+   * Requests to `/webhooks/provider` per client address and minute, per replica; over it the answer
+   * is 429 and nothing is recorded. A backstop behind the ingress's own limit, and the only one in
+   * standalone mode. 0 turns it off.
+   */
+  @IsInt()
+  @Min(0)
+  WEBHOOK_RATE_LIMIT_PER_MINUTE: number = 600;
+
+  /**
+   * Proxies in front of the intake whose X-Forwarded-For is believed for the client address (1
+   * behind the ingress); 0 takes the socket's peer, whatever the header says. As the gateway's.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(10)
+  TRUST_PROXY_HOPS: number = 0;
 }

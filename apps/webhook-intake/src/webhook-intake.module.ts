@@ -1,15 +1,18 @@
 import { type DynamicModule, Module } from '@nestjs/common';
+import { SchedulerRegistry } from '@nestjs/schedule';
 import { InternalTokenCodec } from '@lib/identity';
 import { AdminTokenDigests, AdminTokenGuard } from './admin/admin-token.guard';
 import { WebhookEventsController } from './admin/webhook-events.controller';
 import { BillingRouter } from './webhooks/billing-router';
 import { WebhookEventsRepository } from './webhooks/webhook-events.repository';
+import { WebhookEventsRetentionJob } from './webhooks/webhook-events-retention.job';
 import { WebhookEndpoint } from './webhooks/webhook-endpoint';
 import { WebhookIdempotency } from './webhooks/webhook-idempotency';
 import { WebhookIntakeService } from './webhooks/webhook-intake.service';
+import { WebhookRateLimiter } from './webhooks/webhook-rate-limit';
 import type { WebhookIntakeEnv } from './webhook-intake.env';
 
-/** The provider's webhook endpoint and the operator tools over what it recorded. */
+/** The provider's webhook endpoint, the operator tools over what it recorded, and its retention. */
 @Module({})
 export class WebhookIntakeModule {
   static forRoot(config: WebhookIntakeEnv): DynamicModule {
@@ -26,7 +29,20 @@ export class WebhookIntakeModule {
         { provide: AdminTokenDigests, useValue: new AdminTokenDigests(config.ADMIN_TOKEN_SHA256) },
         AdminTokenGuard,
         WebhookEventsRepository,
+        {
+          provide: WebhookRateLimiter,
+          useValue: new WebhookRateLimiter(config.WEBHOOK_RATE_LIMIT_PER_MINUTE, config.TRUST_PROXY_HOPS),
+        },
         WebhookEndpoint,
+        {
+          provide: WebhookEventsRetentionJob,
+          inject: [WebhookEventsRepository, SchedulerRegistry],
+          useFactory: (events: WebhookEventsRepository, scheduler: SchedulerRegistry) =>
+            new WebhookEventsRetentionJob(events, scheduler, {
+              days: config.WEBHOOK_EVENTS_RETENTION_DAYS,
+              cron: config.WEBHOOK_EVENTS_RETENTION_CRON,
+            }),
+        },
         {
           provide: WebhookIntakeService,
           inject: [WebhookEventsRepository, WebhookIdempotency, BillingRouter],

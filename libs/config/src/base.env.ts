@@ -1,6 +1,17 @@
 import 'reflect-metadata';
 import { Transform } from 'class-transformer';
-import { IsIn, IsInt, IsNotEmpty, IsString, Matches, Max, Min, MinLength, ValidateIf } from 'class-validator';
+import {
+  IsIn,
+  IsInt,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  ValidateIf,
+} from 'class-validator';
+import { IsPublicKeySet, IsSigningKey } from './internal-keys';
 
 export const NODE_ENVS = ['development', 'test', 'production'] as const;
 export type NodeEnv = (typeof NODE_ENVS)[number];
@@ -34,10 +45,16 @@ export class BaseEnv {
   @Matches(/^postgres(ql)?:\/\/.+/, { message: 'DATABASE_URL must be a postgres:// URL' })
   DATABASE_URL!: string;
 
-  /** Shared HS256 secret of the gateway -> service identity token. */
-  @IsString()
-  @MinLength(32, { message: 'INTERNAL_JWT_SECRET must be at least 32 characters' })
-  INTERNAL_JWT_SECRET!: string;
+  /**
+   * This service's own private key (an Ed25519 JWK whose `kid` is the service's name) for the
+   * internal tokens it signs. Only the gateway's key makes user identities that services believe.
+   */
+  @IsSigningKey()
+  INTERNAL_SIGNING_KEY!: string;
+
+  /** Every service's public key (a JWK set, kid = service name): whose internal tokens to believe. */
+  @IsPublicKeySet()
+  INTERNAL_PUBLIC_KEYS!: string;
 
   /** Run pending migrations at start (development default; production runs the migration job). */
   @IsIn([true, false])
@@ -46,6 +63,7 @@ export class BaseEnv {
 }
 
 export const EVENT_TRANSPORTS = ['kafka', 'in-process'] as const;
+export const KAFKA_SASL_MECHANISMS = ['scram-sha-256', 'scram-sha-512'] as const;
 
 /** Apps that publish or consume domain events. */
 export class KafkaEnv extends BaseEnv {
@@ -62,4 +80,35 @@ export class KafkaEnv extends BaseEnv {
   @IsNotEmpty()
   @Matches(/^[^,\s]+:\d+(,[^,\s]+:\d+)*$/, { message: 'KAFKA_BROKERS must be host:port[,host:port...]' })
   KAFKA_BROKERS!: string;
+
+  /** SASL/SCRAM login of this service at the brokers; unset: no SASL (the local test broker). */
+  @Transform(({ value }: { value: unknown }) => (value === '' ? undefined : value))
+  @IsOptional()
+  @IsIn(KAFKA_SASL_MECHANISMS, {
+    message: `KAFKA_SASL_MECHANISM must be one of ${KAFKA_SASL_MECHANISMS.join(', ')}`,
+  })
+  KAFKA_SASL_MECHANISM?: (typeof KAFKA_SASL_MECHANISMS)[number];
+
+  @ValidateIf((env: KafkaEnv) => env.KAFKA_SASL_MECHANISM !== undefined)
+  @IsString()
+  @IsNotEmpty({ message: 'KAFKA_SASL_USERNAME must be set with KAFKA_SASL_MECHANISM' })
+  KAFKA_SASL_USERNAME?: string;
+
+  @ValidateIf((env: KafkaEnv) => env.KAFKA_SASL_MECHANISM !== undefined)
+  @IsString()
+  @IsNotEmpty({ message: 'KAFKA_SASL_PASSWORD must be set with KAFKA_SASL_MECHANISM' })
+  KAFKA_SASL_PASSWORD?: string;
+
+  /** TLS to the brokers (with the system's CAs). */
+  @IsIn([true, false])
+  @Transform(({ obj, key }: { obj: Record<string, unknown>; key: string }) => parseBoolean(obj[key]))
+  KAFKA_TLS: boolean = false;
+
+  /**
+   * Create missing domain topics at start (local and standalone runs). Off where the topics are
+   * declared by the platform (Strimzi KafkaTopic) and the service's Kafka user may not create any.
+   */
+  @IsIn([true, false])
+  @Transform(({ obj, key }: { obj: Record<string, unknown>; key: string }) => parseBoolean(obj[key]))
+  KAFKA_CREATE_TOPICS: boolean = true;
 }

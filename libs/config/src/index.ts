@@ -1,2 +1,3 @@
 export * from './base.env';
 export * from './load-config';
+export * from './internal-keys';

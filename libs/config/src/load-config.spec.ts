@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { IsString } from 'class-validator';
 import { BaseEnv } from './base.env';
 import { ConfigError, loadConfig } from './load-config';
@@ -9,9 +10,13 @@ class SampleEnv extends BaseEnv {
   EXTRA!: string;
 }
 
+const jwk = generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' });
+const signingKey = { kty: 'OKP', crv: 'Ed25519', kid: 'gateway', x: jwk.x, d: jwk.d };
+
 const valid = {
   DATABASE_URL: 'postgres://u@localhost:5432/db',
-  INTERNAL_JWT_SECRET: 'x'.repeat(32),
+  INTERNAL_SIGNING_KEY: JSON.stringify(signingKey),
+  INTERNAL_PUBLIC_KEYS: JSON.stringify({ keys: [{ ...signingKey, d: undefined }] }),
   EXTRA: 'value',
 };
 
@@ -30,7 +35,8 @@ describe(loadConfig.name, () => {
     try {
       loadConfig(SampleEnv, {
         DATABASE_URL: 'mysql://nope',
-        INTERNAL_JWT_SECRET: 'short-secret',
+        INTERNAL_SIGNING_KEY: 'short-secret',
+        INTERNAL_PUBLIC_KEYS: JSON.stringify({ keys: [signingKey] }),
         PORT: '99999',
       });
     } catch (caught) {
@@ -39,10 +45,13 @@ describe(loadConfig.name, () => {
     expect(error).toBeInstanceOf(ConfigError);
     const problems = (error as ConfigError).problems.join('\n');
     expect(problems).toContain('DATABASE_URL must be a postgres:// URL');
-    expect(problems).toContain('INTERNAL_JWT_SECRET must be at least 32 characters');
+    expect(problems).toContain("INTERNAL_SIGNING_KEY must be this service's Ed25519 private key");
+    // A private half in the public set would hand every service the owner's key.
+    expect(problems).toContain('INTERNAL_PUBLIC_KEYS must be a JWK set');
     expect(problems).toContain('PORT must not be greater than 65535');
     expect(problems).toContain('EXTRA');
     expect(problems).not.toContain('short-secret');
+    expect(problems).not.toContain(String(jwk.d));
   });
 
   it('refuses a boolean that is neither true nor false', () => {

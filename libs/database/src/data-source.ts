@@ -46,7 +46,12 @@ export async function runServiceMigrations(dataSource: DataSource, schema: strin
   await runner.connect();
   try {
     await runner.query('SELECT pg_advisory_lock(hashtext($1))', [`migrations:${schema}`]);
-    await runner.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+    // Only when missing: a service's own login may use its schema but not create schemas, and
+    // CREATE SCHEMA IF NOT EXISTS checks that right even when the schema exists.
+    const found = (await runner.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [
+      schema,
+    ])) as unknown[];
+    if (found.length === 0) await runner.query(`CREATE SCHEMA "${schema}"`);
     const applied = await dataSource.runMigrations({ transaction: 'each' });
     return applied.map((migration) => migration.name);
   } finally {

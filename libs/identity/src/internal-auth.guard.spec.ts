@@ -6,9 +6,12 @@ import request from 'supertest';
 import type { App } from 'supertest/types';
 import { IdentityModule } from './identity.module';
 import { CurrentIdentity, PublicRoute, ServiceRoute } from './internal-auth.guard';
+import { generateInternalKeys } from './internal-keys';
 import { InternalTokenCodec } from './internal-token';
 
-const secret = 's'.repeat(40);
+const keys = generateInternalKeys();
+const gateway = InternalTokenCodec.fromKeySet('gateway', keys);
+const billing = InternalTokenCodec.fromKeySet('billing', keys);
 
 @Controller()
 class SampleController {
@@ -36,7 +39,12 @@ describe('InternalAuthGuard', () => {
 
   beforeAll(async () => {
     const moduleRef = await Test.createTestingModule({
-      imports: [IdentityModule.forService({ secret, service: 'recovery' })],
+      imports: [
+        IdentityModule.forService('recovery', {
+          INTERNAL_SIGNING_KEY: keys.signingKeys.recovery,
+          INTERNAL_PUBLIC_KEYS: keys.publicKeys,
+        }),
+      ],
       controllers: [SampleController],
     }).compile();
     app = moduleRef.createNestApplication({ logger: false });
@@ -50,17 +58,15 @@ describe('InternalAuthGuard', () => {
 
   it('puts the verified identity on the request', async () => {
     const identity: InternalIdentity = { kind: 'user', user_id: 'u', platform_user_id: '1', session_id: 's' };
-    const token = await new InternalTokenCodec(secret, 'gateway').sign(identity);
+    const token = await gateway.sign(identity, 'recovery');
     const response = await request(server()).get('/whoami').set(INTERNAL_TOKEN_HEADER, token);
     expect(response.status).toBe(200);
     expect(response.body).toEqual(identity);
   });
 
   it('answers 401 with a problem body without a token or with a forged one', async () => {
-    const forged = await new InternalTokenCodec('f'.repeat(40), 'gateway').sign({
-      kind: 'service',
-      service: 'billing',
-    });
+    const stranger = InternalTokenCodec.fromKeySet('billing', generateInternalKeys());
+    const forged = await stranger.sign({ kind: 'service', service: 'billing' }, 'recovery');
     for (const token of [undefined, forged]) {
       const call = request(server()).get('/whoami');
       const response = await (token ? call.set(INTERNAL_TOKEN_HEADER, token) : call);
@@ -71,9 +77,11 @@ describe('InternalAuthGuard', () => {
   });
 
   it('lets only services call a service route', async () => {
-    const codec = new InternalTokenCodec(secret, 'gateway');
-    const user = await codec.sign({ kind: 'user', user_id: 'u', platform_user_id: '1', session_id: 's' });
-    const service = await codec.sign({ kind: 'service', service: 'billing' });
+    const user = await gateway.sign(
+      { kind: 'user', user_id: 'u', platform_user_id: '1', session_id: 's' },
+      'recovery',
+    );
+    const service = await billing.sign({ kind: 'service', service: 'billing' }, 'recovery');
     const refused = await request(server()).get('/internal').set(INTERNAL_TOKEN_HEADER, user);
     expect(refused.status).toBe(403);
     expect(JSON.parse(refused.text)).toMatchObject({ code: 'ErrForbidden' });

@@ -2,10 +2,13 @@ import { INTERNAL_TOKEN_HEADER } from '@lib/contracts';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { InternalHttp } from './internal-http';
+import { generateInternalKeys } from './internal-keys';
 import { InternalTokenCodec } from './internal-token';
 
 describe(InternalHttp.name, () => {
-  const codec = new InternalTokenCodec('s'.repeat(40), 'test');
+  const keys = generateInternalKeys();
+  const codec = InternalTokenCodec.fromKeySet('billing', keys);
+  const licensing = InternalTokenCodec.fromKeySet('licensing', keys);
   let server: Server;
   let baseUrl: string;
   const seen: IncomingHttpHeaders[] = [];
@@ -31,7 +34,7 @@ describe(InternalHttp.name, () => {
   it('sends a valid service token and reuses it for half its life, then signs a new one', async () => {
     let now = 1_000_000;
     const sign = jest.spyOn(codec, 'sign');
-    const http = new InternalHttp(baseUrl, codec, 'billing', 2_000, () => now);
+    const http = new InternalHttp(baseUrl, codec, 'licensing', 2_000, () => now);
 
     await expect(http.get('/a')).resolves.toEqual({ ok: true });
     await http.post('/b', { x: 1 });
@@ -44,20 +47,20 @@ describe(InternalHttp.name, () => {
 
     const tokens = seen.map((headers) => headers[INTERNAL_TOKEN_HEADER] as string);
     expect(new Set(tokens.slice(0, 3)).size).toBe(1);
-    await expect(codec.verify(tokens[3])).resolves.toEqual({ kind: 'service', service: 'billing' });
+    await expect(licensing.verify(tokens[3])).resolves.toEqual({ kind: 'service', service: 'billing' });
     sign.mockRestore();
   });
 
   it('signs again after a failed signature instead of serving the failure', async () => {
     const sign = jest.spyOn(codec, 'sign').mockRejectedValueOnce(new Error('no key'));
-    const http = new InternalHttp(baseUrl, codec, 'billing', 2_000);
+    const http = new InternalHttp(baseUrl, codec, 'licensing', 2_000);
     await expect(http.get('/a')).rejects.toThrow('no key');
     await expect(http.get('/a')).resolves.toEqual({ ok: true });
     sign.mockRestore();
   });
 
   it('does not follow a redirect, so the token goes nowhere else', async () => {
-    const http = new InternalHttp(baseUrl, codec, 'billing', 2_000);
+    const http = new InternalHttp(baseUrl, codec, 'licensing', 2_000);
     await expect(http.get('/moved')).rejects.toMatchObject({ response: { status: 302 } });
     expect(seen.map((headers) => headers.host)).toHaveLength(1);
   });

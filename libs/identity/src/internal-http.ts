@@ -1,9 +1,7 @@
-import { INTERNAL_TOKEN_HEADER, type InternalIdentity } from '@lib/contracts';
+import { INTERNAL_TOKEN_HEADER, type ServiceName } from '@lib/contracts';
 import axios, { type AxiosInstance, isAxiosError } from 'axios';
 import { Agent } from 'node:http';
 import { INTERNAL_TOKEN_TTL_SECONDS, type InternalTokenCodec } from './internal-token';
-
-export type ServiceName = Extract<InternalIdentity, { kind: 'service' }>['service'];
 
 /**
  * A service token is reused for half its life: every call still carries at least 30 s of validity,
@@ -21,14 +19,15 @@ export class InternalHttp {
   private readonly http: AxiosInstance;
   private readonly tokens: ServiceTokens;
 
+  /** `target` is the service at `baseUrl`: the only one that accepts the tokens sent to it. */
   constructor(
     baseUrl: string,
     codec: InternalTokenCodec,
-    service: ServiceName,
+    target: ServiceName,
     timeoutMs: number,
     now: () => number = Date.now,
   ) {
-    this.tokens = new ServiceTokens(codec, service, now);
+    this.tokens = new ServiceTokens(codec, target, now);
     this.http = axios.create({
       baseURL: baseUrl,
       timeout: timeoutMs,
@@ -58,20 +57,23 @@ export class InternalHttp {
   }
 }
 
-/** This service's internal token for its calls, signed again once it has been reused half its life. */
+/**
+ * This service's internal token for its calls to `target`, signed again once it has been reused half
+ * its life.
+ */
 export class ServiceTokens {
   private token: { value: Promise<string>; renewAt: number } | null = null;
 
   constructor(
     private readonly codec: InternalTokenCodec,
-    private readonly service: ServiceName,
+    private readonly target: ServiceName,
     private readonly now: () => number = Date.now,
   ) {}
 
   current(): Promise<string> {
     const now = this.now();
     if (!this.token || now >= this.token.renewAt) {
-      const value = this.codec.sign({ kind: 'service', service: this.service });
+      const value = this.codec.sign({ kind: 'service', service: this.codec.service }, this.target);
       this.token = { value, renewAt: now + TOKEN_REUSE_MS };
       // A failed signature must not be served to the next caller.
       value.catch(() => {

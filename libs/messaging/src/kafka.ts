@@ -1,6 +1,14 @@
 import { Logger } from '@nestjs/common';
 import { ALL_TOPICS } from '@lib/contracts';
-import { type Admin, Kafka, type LogEntry, logLevel } from 'kafkajs';
+import { type Admin, Kafka, type KafkaConfig, type LogEntry, logLevel, type SASLOptions } from 'kafkajs';
+
+/** How a client proves itself to the brokers (KafkaEnv's KAFKA_SASL_* and KAFKA_TLS). */
+export interface KafkaSecurity {
+  /** SASL/SCRAM login as the service's own Kafka user; absent: no SASL (the local test broker). */
+  sasl?: { mechanism: 'scram-sha-256' | 'scram-sha-512'; username: string; password: string };
+  /** TLS with the system's CAs; NODE_EXTRA_CA_CERTS adds a private one. */
+  tls?: boolean;
+}
 
 /** Routes kafkajs's own logging into the app logger; it is chatty at INFO during rebalances. */
 function kafkaLogCreator() {
@@ -20,8 +28,9 @@ function kafkaLogCreator() {
     };
 }
 
-export function createKafka(brokers: string, clientId: string): Kafka {
-  return new Kafka({
+/** The kafkajs client options; the SASL password goes to kafkajs only, which never logs it. */
+export function kafkaConfig(brokers: string, clientId: string, security: KafkaSecurity = {}): KafkaConfig {
+  return {
     clientId,
     brokers: brokers.split(','),
     logLevel: logLevel.WARN,
@@ -30,7 +39,20 @@ export function createKafka(brokers: string, clientId: string): Kafka {
     requestTimeout: 10_000,
     // Keep retrying a broker that is down; the relay keeps the rows and backs off on its own.
     retry: { initialRetryTime: 200, maxRetryTime: 5_000, retries: 8 },
-  });
+    ...(security.sasl && { sasl: scram(security.sasl) }),
+    ...(security.tls && { ssl: true }),
+  };
+}
+
+/** kafkajs types each mechanism on its own, so one whose name is a union fits neither. */
+function scram({ mechanism, username, password }: NonNullable<KafkaSecurity['sasl']>): SASLOptions {
+  return mechanism === 'scram-sha-256'
+    ? { mechanism, username, password }
+    : { mechanism, username, password };
+}
+
+export function createKafka(brokers: string, clientId: string, security: KafkaSecurity = {}): Kafka {
+  return new Kafka(kafkaConfig(brokers, clientId, security));
 }
 
 export const TOPIC_PARTITIONS = 6;

@@ -16,7 +16,7 @@ import { DataSource } from 'typeorm';
 import type { EventHandler } from './event-handler';
 import { EventProcessor } from './event-processor';
 import { inProcessEventBus, InProcessEventPublisher } from './in-process-event-bus';
-import { checkKafka, createKafka, ensureTopics } from './kafka';
+import { checkKafka, createKafka, ensureTopics, type KafkaSecurity } from './kafka';
 import { KafkaEventConsumer } from './kafka-event.consumer';
 import { KafkaEventPublisher } from './kafka-event.publisher';
 
@@ -28,18 +28,50 @@ export const MESSAGING_PUBLISHER = Symbol('MESSAGING_PUBLISHER');
 export const MESSAGING_READINESS = Symbol('MESSAGING_READINESS');
 
 export type TransportOptions =
-  | { transport?: 'kafka'; brokers: string }
+  | {
+      transport?: 'kafka';
+      brokers: string;
+      /** SASL/SCRAM and TLS towards the brokers; none for the local test broker. */
+      security?: KafkaSecurity;
+      /** Create missing domain topics at start; false where the platform declares them. */
+      createTopics?: boolean;
+    }
   /** Standalone mode: every context in this process, events straight from the outbox relays. */
   | { transport: 'in-process' };
 
-/** The transport options from an app's validated environment (KafkaEnv). */
-export function transportOf(env: {
+/** The KafkaEnv settings transportOf reads. */
+export interface TransportEnv {
   EVENT_TRANSPORT: 'kafka' | 'in-process';
   KAFKA_BROKERS: string;
-}): TransportOptions {
-  return env.EVENT_TRANSPORT === 'in-process'
-    ? { transport: 'in-process' }
-    : { transport: 'kafka', brokers: env.KAFKA_BROKERS };
+  KAFKA_SASL_MECHANISM?: 'scram-sha-256' | 'scram-sha-512';
+  KAFKA_SASL_USERNAME?: string;
+  KAFKA_SASL_PASSWORD?: string;
+  KAFKA_TLS?: boolean;
+  KAFKA_CREATE_TOPICS?: boolean;
+}
+
+/** The transport options from an app's validated environment (KafkaEnv). */
+export function transportOf(env: TransportEnv): TransportOptions {
+  if (env.EVENT_TRANSPORT === 'in-process') return { transport: 'in-process' };
+  const {
+    KAFKA_SASL_MECHANISM: mechanism,
+    KAFKA_SASL_USERNAME: username,
+    KAFKA_SASL_PASSWORD: password,
+  } = env;
+  let sasl: KafkaSecurity['sasl'];
+  if (mechanism) {
+    // KafkaEnv already requires both; checked here too so no env object logs in as ''.
+    if (!username || !password) {
+      throw new Error('KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD must be set with KAFKA_SASL_MECHANISM');
+    }
+    sasl = { mechanism, username, password };
+  }
+  return {
+    transport: 'kafka',
+    brokers: env.KAFKA_BROKERS,
+    security: { sasl, tls: env.KAFKA_TLS ?? false },
+    createTopics: env.KAFKA_CREATE_TOPICS ?? true,
+  };
 }
 
 export type MessagingModuleOptions = {
@@ -88,7 +120,7 @@ export class MessagingModule implements OnApplicationBootstrap, BeforeApplicatio
             },
           ]
         : [
-            { provide: Kafka, useValue: createKafka(options.brokers, options.clientId) },
+            { provide: Kafka, useValue: createKafka(options.brokers, options.clientId, options.security) },
             { provide: KAFKA_ADMIN, inject: [Kafka], useFactory: (kafka: Kafka) => kafka.admin() },
             {
               provide: MESSAGING_PUBLISHER,
@@ -133,7 +165,16 @@ export class MessagingModule implements OnApplicationBootstrap, BeforeApplicatio
     }
     const kafka = this.kafka!;
     await this.admin!.connect();
-    await ensureTopics(kafka);
+    if (this.options.createTopics !== false) {
+      await ensureTopics(kafka).catch((error: unknown) => {
+        // A SASL user may not create topics (nor see those it may not use): say what to set.
+        throw new Error(
+          `creating the domain topics failed (${error instanceof Error ? error.message : String(error)}); ` +
+            'where the platform declares them, set KAFKA_CREATE_TOPICS=false',
+          { cause: error },
+        );
+      });
+    }
     if (processor && this.options.consume) {
       this.consumer = new KafkaEventConsumer({ kafka, processor, ...this.options.consume });
       await this.consumer.start();

@@ -1,13 +1,15 @@
 import type { DynamicModule, INestApplication, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { type Server, STATUS_CODES } from 'node:http';
+import { type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ConfigError } from '@lib/config';
 import { PROBLEM_CONTENT_TYPE, ProblemDetailsFilter, problemType } from '@lib/problem-details';
 import { Logger } from 'nestjs-pino';
+import { isParsedJson } from './deferred-body';
 import { httpMetrics } from './http-metrics';
-import { guardJsonBody } from './json-guard';
+import { explainUnparsableJson, guardJsonBody } from './json-guard';
+import { assignRequestId } from './logging.module';
 import { type PlainRoute, servePlainRoutes } from './plain-routes';
 import { captureRawBody, type RawBodyRoute } from './raw-body';
 import { runWithRequestId } from './request-context';
@@ -40,14 +42,25 @@ const CLIENT_ERRORS: Record<string, [status: number, code: string, title: string
 };
 
 /**
- * The HTTP server every service listens with: idle connections kept as above, and requests Node
- * refuses before Express sees them (headers over 16 KiB, malformed HTTP) answered with a problem
- * body like every other error, instead of Node's bare status line.
+ * The HTTP server every service listens with: idle connections kept as above, a body invited
+ * (`100 Continue`) only once a handler reads it, and requests Node refuses before Express sees them
+ * (headers over 16 KiB, malformed HTTP) answered with a problem body like every other error,
+ * instead of Node's bare status line.
  */
 export function keepIdleConnections(server: Server): void {
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   // Must exceed keepAliveTimeout, or a slow first request line on a reused connection is cut.
   server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
+  // `Expect: 100-continue`: Node would answer "100 Continue" at once, inviting the body before any
+  // check ran. The invitation goes out only when a handler starts reading the body; a request
+  // refused first (no session, too large, over the rate) is answered without it, and the client
+  // never sends the body.
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    req.once('resume', () => {
+      if (!res.headersSent) res.writeContinue();
+    });
+    server.emit('request', req, res);
+  });
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     if (error.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();
@@ -74,12 +87,18 @@ export function configureApp(
   configure?: (app: NestExpressApplication) => void,
 ): void {
   app.useLogger(app.get(Logger));
+  // Before anything that can refuse the request: every answer carries its id, a body the parser
+  // refused included (the logger's middleware, which would assign it, runs only after these).
+  app.use(assignRequestId);
   // The app's own middleware (CORS, security headers, ...) runs before any body is parsed.
   configure?.(app);
   app.useGlobalFilters(new ProblemDetailsFilter());
   app.useGlobalPipes(createValidationPipe());
   for (const route of rawBodyRoutes) app.use(route.path, captureRawBody(route.limitBytes));
-  app.useBodyParser('json', { limit: JSON_BODY_LIMIT });
+  // Not strict: `null` or `42` parse, so the guard can say the body must be an object, rather than
+  // the parser calling them "not valid JSON".
+  app.useBodyParser('json', { limit: JSON_BODY_LIMIT, type: isParsedJson, strict: false });
+  app.use(explainUnparsableJson);
   app.use(guardJsonBody);
   app.disable('x-powered-by');
   // Carry the request id through everything the request awaits (outbox rows, outgoing calls).

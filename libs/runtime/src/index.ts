@@ -9,3 +9,4 @@ export * from './raw-body';
 export * from './plain-routes';
 export * from './periodic-task';
 export * from './json-guard';
+export * from './deferred-body';

@@ -1,5 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { REQUEST_ID_HEADER } from '@lib/contracts';
+import { redactUrl } from '@lib/problem-details';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LoggerModule } from 'nestjs-pino';
 import { v7 as uuidv7 } from 'uuid';
@@ -11,6 +12,9 @@ export const REDACTED_PATHS = [
   'req.headers.cookie',
   'req.headers["x-internal-token"]',
   'req.headers["provider-signature"]',
+  // The OAuth callback's code and state (the logged URL is redacted by the req serializer).
+  'req.query.code',
+  'req.query.state',
   'res.headers["set-cookie"]',
   '*.password',
   '*.secret',
@@ -31,6 +35,19 @@ export function requestIdFor(req: IncomingMessage, res: ServerResponse): string 
   return id;
 }
 
+/**
+ * Middleware: gives the request its id (`requestIdFor`) as the first thing the app does with it.
+ * The logger's own middleware keeps an id already given.
+ */
+export function assignRequestId(
+  req: IncomingMessage & { id?: string | number },
+  res: ServerResponse,
+  next: () => void,
+): void {
+  req.id ??= requestIdFor(req, res);
+  next();
+}
+
 @Module({})
 export class LoggingModule {
   /** JSON logs on stdout; every line carries the service name and, inside a request, its id. */
@@ -45,6 +62,16 @@ export class LoggingModule {
             genReqId: requestIdFor,
             customAttributeKeys: { reqId: 'request_id' },
             redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+            // The OAuth code and state are credentials: logged URLs (the callback's, and the
+            // login's redirect to the authorize page) go without them.
+            serializers: {
+              req: (req: { url?: string }) => ({ ...req, url: req.url && redactUrl(req.url) }),
+              res: (res: { headers?: Record<string, unknown> }) => {
+                const location = res.headers?.location;
+                if (typeof location !== 'string') return res;
+                return { ...res, headers: { ...res.headers, location: redactUrl(location) } };
+              },
+            },
             // Probes would drown everything else.
             autoLogging: { ignore: (req) => req.url?.startsWith('/health') ?? false },
             mixin: () => {

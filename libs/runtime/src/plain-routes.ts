@@ -1,6 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
+import { DomainError, sendProblem, toProblem } from '@lib/problem-details';
 import { observeHttpRequest } from './http-metrics';
+import { requestIdFor } from './logging.module';
 
 /**
  * A route whose handler answers on Node's own request and response, ahead of Express and Nest: for a
@@ -16,17 +18,19 @@ export interface PlainRoute {
 }
 
 /**
- * Puts the plain routes in front of the app's server: a request for one of them goes to its handler,
- * any other to Express as before. What the server calls is then also what a standalone front
- * hands the app's requests to (`requestListenerOf`).
+ * The front of the app's server, ahead of Express: a request whose target is not a path (the
+ * absolute form `POST http://elsewhere/... HTTP/1.1`, the authority or asterisk form) is refused
+ * 400 here, so no route ever sees a URL whose host the client chose; a request for a plain route goes
+ * to its handler; any other to Express as before. What the server calls is then also what a
+ * standalone front hands the app's requests to (`requestListenerOf`).
  */
 export function servePlainRoutes(server: Server, service: string, routes: PlainRoute[]): void {
-  if (routes.length === 0) return;
   const [framework] = server.listeners('request') as RequestListener[];
   const byRequestLine = new Map(routes.map((route) => [`${route.method} ${route.path}`, route]));
   server.removeListener('request', framework);
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const url = req.url ?? '/';
+    if (!isOriginForm(url)) return refuseRequestTarget(req, res);
     const query = url.indexOf('?');
     const route = byRequestLine.get(`${req.method} ${query === -1 ? url : url.slice(0, query)}`);
     if (!route) return framework(req, res);
@@ -34,6 +38,28 @@ export function servePlainRoutes(server: Server, service: string, routes: PlainR
     res.once('finish', () => observeHttpRequest(service, route.method, route.path, res.statusCode, started));
     route.handle(req, res);
   });
+}
+
+/** RFC 9112 §3.2.1: a path starting with one slash (two would read as an authority to a URL parser). */
+export function isOriginForm(target: string): boolean {
+  return target.startsWith('/') && !target.startsWith('//');
+}
+
+function refuseRequestTarget(req: IncomingMessage, res: ServerResponse): void {
+  const requestId = requestIdFor(req, res);
+  res.setHeader('connection', 'close');
+  sendProblem(
+    res,
+    toProblem(
+      new DomainError(
+        'ErrBadRequest',
+        400,
+        'Bad request',
+        'The request target must be a path starting with a single "/".',
+      ),
+      requestId,
+    ),
+  );
 }
 
 /** The function the app's HTTP server calls for each request (its plain routes, then Express). */

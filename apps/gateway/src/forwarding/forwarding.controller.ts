@@ -5,13 +5,15 @@ import type { RawBodyRequest } from '@lib/runtime';
 import type { Request, Response } from 'express';
 import { CurrentSession, SessionGuard } from '../auth/session.guard';
 import type { Session } from '../auth/sessions';
+import { readForwardedBody } from './forwarded-body';
 import { UpstreamProxy } from './upstream-proxy';
 import { matchUpstream } from './upstream-routes';
 
 /**
  * Every public route the gateway does not answer itself goes to the service that owns it. Login is
- * checked here (401) before any service sees the request; what the user may do is the service's
- * business. Registered after the gateway's own controllers, so theirs match first.
+ * checked here (401) before any service sees the request, and before its body is read; what the
+ * user may do is the service's business. Registered after the gateway's own controllers, so theirs
+ * match first.
  */
 @Controller()
 @PublicRoute()
@@ -36,6 +38,8 @@ export class ForwardingController {
         `Use ${match.notAllowed.join(' or ')}.`,
       );
     }
+    // Only now, with the caller known and the route served, is the body read.
+    if (!(await readForwardedBody(req, res))) return;
     await this.proxy.forward(req, res, match.upstream, session);
   }
 }

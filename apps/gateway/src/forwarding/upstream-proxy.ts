@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { INTERNAL_TOKEN_HEADER, REQUEST_ID_HEADER } from '@lib/contracts';
 import { InternalTokenCodec } from '@lib/identity';
 import { DomainError } from '@lib/problem-details';
-import { type RawBodyRequest, TtlCache } from '@lib/runtime';
+import { isOriginForm, type RawBodyRequest, TtlCache } from '@lib/runtime';
 import type { Request, Response } from 'express';
 import { Agent, type IncomingHttpHeaders, type OutgoingHttpHeaders, request } from 'node:http';
 import { Histogram } from 'prom-client';
@@ -75,21 +75,17 @@ export class UpstreamProxy {
     upstream: Upstream,
     session: Session,
   ): Promise<void> {
-    if (req.rawBodyTooLarge) {
-      throw new DomainError(
-        'ErrPayloadTooLarge',
-        413,
-        'Payload too large',
-        'The request body is over 1 MiB.',
-      );
-    }
-    const token = await this.tokens.get(session.session_id, () =>
-      this.codec.sign({
-        kind: 'user',
-        user_id: session.user_id,
-        platform_user_id: session.platform_user_id,
-        session_id: session.session_id,
-      }),
+    // Addressed to the one service that owns the route: no other service accepts it.
+    const token = await this.tokens.get(`${session.session_id}:${upstream}`, () =>
+      this.codec.sign(
+        {
+          kind: 'user',
+          user_id: session.user_id,
+          platform_user_id: session.platform_user_id,
+          session_id: session.session_id,
+        },
+        upstream,
+      ),
     );
     const body = req.rawBody;
     const headers = forwardedHeaders(req.headers);
@@ -99,7 +95,7 @@ export class UpstreamProxy {
     headers['x-forwarded-proto'] = req.protocol;
     if (body) headers['content-length'] = body.length;
 
-    const url = new URL(req.originalUrl, this.options.urls[upstream]);
+    const url = upstreamUrl(this.options.urls[upstream], req.originalUrl);
     const exchange = { url, method: req.method, headers, body, res, upstream };
     try {
       await this.send(exchange);
@@ -177,6 +173,27 @@ export class UpstreamProxy {
       'Service unavailable',
       `The ${upstream} service cannot be reached right now. Try again in a moment.`,
     );
+  }
+}
+
+/**
+ * Where a request for `target` (the request line's path and query) goes at the upstream `base`: the
+ * upstream's own origin, its base path, then the target. Built by hand, not `new URL(target, base)`,
+ * which takes an absolute-form target (`http://elsewhere/...`) as the whole URL; and checked after,
+ * so nothing but the upstream's origin is ever sent the user's token.
+ */
+export function upstreamUrl(base: string, target: string): URL {
+  if (!isOriginForm(target)) throw new InvalidRequestTarget();
+  const upstream = new URL(base);
+  const url = new URL(`${upstream.origin}${upstream.pathname.replace(/\/$/, '')}${target}`);
+  if (url.origin !== upstream.origin) throw new InvalidRequestTarget();
+  return url;
+}
+
+/** A request target that is not a path (absolute or authority form): answered 400 at the edge. */
+export class InvalidRequestTarget extends DomainError {
+  constructor() {
+    super('ErrBadRequest', 400, 'Bad request', 'The request target must be a path starting with "/".');
   }
 }
 

@@ -1,6 +1,4 @@
-import type { ChatPlatformClient, WriteOptions } from '@lib/chat-platform';
-import { RestoreSteps, type StepContext } from '../restore/restore-steps';
-import { restoreJobOfReason, snowflakeTime, toDestructiveAction } from './destructive-actions';
+import { snowflakeTime, toDestructiveAction } from './destructive-actions';
 import type { AuditLogEntry } from './guild-events';
 import { GUILD, MODS } from './guild-state.fixture';
 
@@ -40,40 +38,5 @@ describe(toDestructiveAction.name, () => {
 describe(snowflakeTime.name, () => {
   it('reads the creation time out of a snowflake', () => {
     expect(snowflakeTime('175928847299117063').toISOString()).toBe('2016-04-30T11:18:25.796Z');
-  });
-});
-
-describe(restoreJobOfReason.name, () => {
-  it('finds the job in the reason the restore’s own writes carry', async () => {
-    const reasons: (string | undefined)[] = [];
-    const platform = {
-      deleteRole: (_guild: string, _role: string, options: WriteOptions) => {
-        reasons.push(options.reason);
-        return Promise.resolve();
-      },
-    } as unknown as ChatPlatformClient;
-    const jobId = '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b';
-    const context = {
-      jobId,
-      platformGuildId: GUILD,
-      comparison: { diff: { roles_to_delete: [{ id: MODS, name: 'mods' }] } },
-    } as unknown as StepContext;
-
-    await new RestoreSteps(platform).run('DeleteRemovedRoles', context);
-
-    expect(reasons).toHaveLength(1);
-    expect(restoreJobOfReason(reasons[0] ?? null)).toBe(jobId);
-  });
-
-  it('finds none in any other reason', () => {
-    for (const reason of [
-      null,
-      '',
-      'Restore',
-      'Restore 42',
-      'restore job 0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b',
-    ]) {
-      expect(restoreJobOfReason(reason)).toBeNull();
-    }
   });
 });

@@ -9,12 +9,6 @@ const KIND_BY_ACTION: ReadonlyMap<number, DestructiveActionKind> = new Map([
   [AuditLogEvent.MemberKick, 'member_kick'],
 ]);
 
-/**
- * The audit-log reason of the restore's own platform writes (`reason()` in
- * restore/restore-steps.ts): `Restore <job id>`; destructive-actions.spec.ts holds the two together.
- */
-const RESTORE_REASON = /^Restore ([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
-
 /** The platform's epoch (2015-01-01T00:00:00Z); a snowflake carries its creation time from there. */
 const PLATFORM_EPOCH_MS = 1_420_070_400_000n;
 
@@ -34,11 +28,6 @@ export function toDestructiveAction(
     audit_log_entry_id: entry.id,
     at: snowflakeTime(entry.id).toISOString(),
   };
-}
-
-/** The restore job an audit-log reason names, or null when it is not a restore's reason. */
-export function restoreJobOfReason(reason: string | null): string | null {
-  return RESTORE_REASON.exec(reason ?? '')?.[1]?.toLowerCase() ?? null;
 }
 
 /** When the platform created the thing a snowflake names; the current time for a malformed id. */

@@ -2,10 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
 /**
- * The pause a restore puts on live sync (spec appendix step 3): while a guild is paused, what
- * changes there is the restore's own doing and must never look like a raid. The pause is a row,
- * so every replica and a restarted worker see it. Live sync (issue 10) consults `isPaused` and
- * clears its buffered events for the guild on resume.
+ * The pause a restore puts on live sync (spec appendix step 3): while a guild is paused, its
+ * mirror is not updated from the restore's half-done changes. The pause is a row, so every
+ * replica and a restarted worker see it. Live sync consults `isPaused` and clears its buffered
+ * events for the guild on resume. The pause does not blind AntiNuke: destructive actions are
+ * still reported then, all but the bot's own (the restore's writes are the bot's).
  */
 @Injectable()
 export class LiveSyncControl {
@@ -31,21 +32,6 @@ export class LiveSyncControl {
     const rows = await this.dataSource.query<unknown[]>(
       `SELECT 1 FROM recovery.live_sync_pauses WHERE guild_id = $1`,
       [guildId],
-    );
-    return rows.length > 0;
-  }
-
-  /**
-   * Whether `jobId` is a restore of the guild that is running or ended within the hour: an
-   * audit-log entry with that restore's reason and arriving late, after the pause, is still the
-   * restore's own doing. A job id from long ago, or of another guild, vouches for nothing.
-   */
-  async isRecentRestoreOf(guildId: string, jobId: string): Promise<boolean> {
-    const rows = await this.dataSource.query<unknown[]>(
-      `SELECT 1 FROM recovery.restore_jobs
-        WHERE id = $1 AND guild_id = $2
-          AND (status IN ('pending', 'running') OR completed_at > now() - interval '1 hour')`,
-      [jobId, guildId],
     );
     return rows.length > 0;
   }

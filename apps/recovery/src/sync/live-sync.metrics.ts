@@ -25,13 +25,12 @@ export const liveSyncMetrics = {
   }),
   destructiveActions: new Counter({
     name: 'live_sync_destructive_actions_total',
-    help: 'Destructive actions (deletes, bans, kicks by others than the bot or a restore) handed to AntiNuke, by kind',
+    help: 'Destructive actions (deletes, bans, kicks by anyone but the bot) handed to AntiNuke, by kind',
     labelNames: ['kind'],
   }),
   ownActionsIgnored: new Counter({
     name: 'live_sync_own_actions_ignored_total',
-    help: 'Destructive audit-log entries not reported because they are the service’s own: by the bot or a restore',
-    labelNames: ['by'],
+    help: 'Destructive audit-log entries not reported because the bot itself did them (a restore, AntiNuke)',
   }),
   sinkFailures: new Counter({
     name: 'live_sync_destructive_action_failures_total',

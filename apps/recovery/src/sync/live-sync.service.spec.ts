@@ -23,16 +23,12 @@ const HOUR = 3_600_000;
 function setup() {
   const source = new InMemoryGuildEventSource();
   const paused = new Set<string>();
-  const recentRestores = new Set<string>();
   const features = new Map<string, PlanFeature[]>([[GUILD_ID, PRO]]);
   const registered = new Map([[GUILD, GUILD_ID]]);
   let platformState: GuildState = guildState();
 
   const control = {
     isPaused: jest.fn((guildId: string) => Promise.resolve(paused.has(guildId))),
-    isRecentRestoreOf: jest.fn((guildId: string, jobId: string) =>
-      Promise.resolve(guildId === GUILD_ID && recentRestores.has(jobId)),
-    ),
   };
   const registry = {
     findByPlatformId: jest.fn((platformGuildId: string) => {
@@ -65,7 +61,6 @@ function setup() {
     sut,
     source,
     paused,
-    recentRestores,
     features,
     registered,
     control,
@@ -238,17 +233,19 @@ describe(LiveSyncService.name, () => {
   });
 
   describe('a restore’s pause', () => {
-    it('buffers the guild’s events and reports nothing while paused', async () => {
+    it('buffers the guild’s events while paused, and still reports a raider but not the bot', async () => {
       await h.emit(available());
       h.paused.add(GUILD_ID);
 
       await h.emit(
         { type: 'channel_delete', platformGuildId: GUILD, channelId: RULES },
-        audit(12, RAIDER, { target: RULES }),
+        audit(12, RAIDER, { target: RULES, reason: `Restore ${RESTORE_JOB}` }),
         audit(32, BOT, { target: MODS, reason: `Restore ${RESTORE_JOB}` }),
       );
 
-      expect(h.sink.record).not.toHaveBeenCalled();
+      expect(h.recorded.map((a) => [a.kind, a.actor_platform_user_id, a.target_id])).toEqual([
+        ['channel_delete', RAIDER, RULES],
+      ]);
       expect(h.sut.status()).toEqual([
         { platform_guild_id: GUILD, mirrored: true, paused: true, buffered_events: 3 },
       ]);
@@ -297,13 +294,13 @@ describe(LiveSyncService.name, () => {
       expect(h.recorded).toHaveLength(1);
     });
 
-    it('holds the events when the pause cannot be checked', async () => {
+    it('holds the events when the pause cannot be checked, and still reports a raider', async () => {
       await h.emit(available());
       h.control.isPaused.mockRejectedValueOnce(new Error('database down'));
 
       await h.emit(audit(12, RAIDER));
 
-      expect(h.sink.record).not.toHaveBeenCalled();
+      expect(h.recorded).toEqual([expect.objectContaining({ actor_platform_user_id: RAIDER })]);
       expect(h.sut.status()[0]).toMatchObject({ paused: true, buffered_events: 1 });
     });
   });
@@ -333,35 +330,39 @@ describe(LiveSyncService.name, () => {
       );
     });
 
-    it('leave out the bot’s own and a recent restore’s, however late they come', async () => {
-      h.recentRestores.add(RESTORE_JOB);
+    it('leave out the bot’s own, whatever their reason, however late they come', async () => {
+      const before = await counterValue('live_sync_own_actions_ignored_total');
       await h.emit(
         available(),
         audit(12, BOT),
         audit(32, BOT, { reason: `Restore ${RESTORE_JOB}` }),
-        audit(12, '300000000000000005', { reason: `Restore ${RESTORE_JOB}` }),
+        audit(22, BOT, { reason: 'AntiNuke incident' }),
       );
 
       expect(h.sink.record).not.toHaveBeenCalled();
-      expect(h.control.isRecentRestoreOf).toHaveBeenCalledWith(GUILD_ID, RESTORE_JOB);
+      expect(await counterValue('live_sync_own_actions_ignored_total')).toBe(before + 3);
     });
 
-    it('are reported when a raider borrows a restore’s reason that is not one of this guild', async () => {
+    it('are reported when a raider copies a restore’s reason, of this guild’s restore or any other', async () => {
       await h.emit(
         available(),
-        audit(12, RAIDER, { reason: 'Restore 0190ffff-0000-7000-8000-000000000000' }),
+        audit(12, RAIDER, { target: GENERAL, reason: `Restore ${RESTORE_JOB}` }),
+        audit(32, '300000000000000005', { target: MODS, reason: `Restore ${RESTORE_JOB}` }),
+        audit(12, RAIDER, { target: RULES, reason: 'Restore 0190ffff-0000-7000-8000-000000000000' }),
       );
-      expect(h.recorded).toHaveLength(1);
+
+      expect(h.recorded.map((a) => [a.kind, a.actor_platform_user_id, a.target_id])).toEqual([
+        ['channel_delete', RAIDER, GENERAL],
+        ['role_delete', '300000000000000005', MODS],
+        ['channel_delete', RAIDER, RULES],
+      ]);
     });
 
-    it('keep coming after AntiNuke or a lookup failed', async () => {
+    it('keep coming after AntiNuke failed to take one', async () => {
       h.sink.record.mockRejectedValueOnce(new Error('engine down'));
-      await h.emit(available(), audit(12, RAIDER), audit(12, RAIDER));
-      expect(h.sink.record).toHaveBeenCalledTimes(2);
-
-      h.control.isRecentRestoreOf.mockRejectedValueOnce(new Error('database down'));
-      await h.emit(audit(32, RAIDER, { reason: `Restore ${RESTORE_JOB}` }), audit(22, RAIDER));
-      expect(h.recorded.map((a) => a.kind)).toEqual(['channel_delete', 'role_delete', 'member_ban']);
+      await h.emit(available(), audit(12, RAIDER), audit(32, RAIDER), audit(22, RAIDER));
+      expect(h.sink.record).toHaveBeenCalledTimes(3);
+      expect(h.recorded.map((a) => a.kind)).toEqual(['role_delete', 'member_ban']);
     });
 
     it('are only counted when no AntiNuke is wired', async () => {

@@ -11,7 +11,7 @@ import { EntitlementsClient } from '@lib/entitlements';
 import { TtlCache } from '@lib/runtime';
 import { DESTRUCTIVE_ACTION_SINK, type DestructiveActionSink } from '../antinuke/destructive-action';
 import { GuildRegistry } from '../guilds/guild-registry.service';
-import { restoreJobOfReason, toDestructiveAction } from './destructive-actions';
+import { toDestructiveAction } from './destructive-actions';
 import {
   GUILD_EVENT_SOURCE,
   type AuditLogEntry,
@@ -74,9 +74,12 @@ export interface LiveSyncGuildStatus {
  * settings of every guild whose plan has RECOVERY_LIVE_SYNC, kept from the gateway's events, and
  * the destructive actions in those guilds handed to AntiNuke with their actor.
  *
- * While a restore has paused a guild (`LiveSyncControl`), its events are buffered, not applied
- * and not inspected: what changes then is the restore's doing. On resume the buffer is dropped
- * and the guild re-read from the platform.
+ * While a restore has paused a guild (`LiveSyncControl`), its events are buffered, not applied:
+ * the mirror does not follow the restore's half-done changes. On resume the buffer is dropped and
+ * the guild re-read from the platform. Audit-log entries are inspected paused or not: a raid
+ * during a restore is still a raid. The only actor never reported is the bot itself, whose user
+ * id the gateway's READY names; an audit-log reason proves nothing, since anyone can send
+ * `X-Audit-Log-Reason: Restore <job id>` after reading it in the audit log.
  *
  * The bot's gateway connection is one per bot token: only one replica may hold it (the platform
  * would deliver each event to every connection, and AntiNuke would count each action once per
@@ -207,7 +210,9 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
     const sync = this.syncOf(event.platformGuildId);
     const guild = await this.registered(event.platformGuildId);
     if (!guild || !(await this.isEntitled(sync, guild))) return this.dropMirror(sync);
-    if (await this.pausedNow(guild)) return this.hold(sync, event);
+    const paused = await this.pausedNow(guild);
+    if (event.type === 'audit_log_entry') await this.inspect(guild, event.entry);
+    if (paused) return this.hold(sync, event);
     if (sync.paused) await this.resume(sync, guild);
 
     if (event.type === 'guild_available') {
@@ -217,19 +222,18 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
     } else if (sequence > sync.seededThrough) {
       sync.mirror.apply(event);
     }
-    if (event.type === 'audit_log_entry') await this.inspect(guild, event.entry);
   }
 
-  /** Hands a destructive action to AntiNuke, unless it is the service's own doing. */
+  /**
+   * Hands a destructive action to AntiNuke unless the bot did it (a restore's writes, AntiNuke's
+   * own role removals). Who did it is the platform's word (the entry's actor); the reason is the
+   * actor's own text and is not looked at.
+   */
   private async inspect(guild: RegisteredGuild, entry: AuditLogEntry): Promise<void> {
     const action = toDestructiveAction(guild, entry);
     if (!action) return;
     if (action.actor_platform_user_id === this.botUserId) {
-      metrics.ownActionsIgnored.inc({ by: 'bot' });
-      return;
-    }
-    if (await this.isRestoreReason(guild, entry.reason)) {
-      metrics.ownActionsIgnored.inc({ by: 'restore' });
+      metrics.ownActionsIgnored.inc();
       return;
     }
     metrics.destructiveActions.inc({ kind: action.kind });
@@ -252,25 +256,6 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
         { guild_id: action.guild_id, err: String(error) },
         'AntiNuke did not take the action',
       );
-    }
-  }
-
-  /**
-   * The restore's writes are the bot's, so the actor check already passes them; a reason naming a
-   * restore counts only for a real, recent restore of this guild, so a raider cannot hide behind
-   * the text. If the job cannot be looked up, the action is reported.
-   */
-  private async isRestoreReason(guild: RegisteredGuild, reason: string | null): Promise<boolean> {
-    const jobId = restoreJobOfReason(reason);
-    if (!jobId) return false;
-    try {
-      return await this.control.isRecentRestoreOf(guild.id, jobId);
-    } catch (error) {
-      this.logger.warn(
-        { guild_id: guild.id, err: String(error) },
-        'restore of an audit-log reason not checked',
-      );
-      return false;
     }
   }
 

@@ -39,12 +39,23 @@ export interface WebhookEventView {
   deliveries: number;
   reprocessed: number;
   duplicate_of: string | null;
+  /** On an operator's reprocess: the row it was asked for. */
+  reprocess_of: string | null;
   body_bytes: number;
+  /** SHA-256 (hex) of the body of a request refused for its signature; null otherwise. */
+  body_sha256: string | null;
   received_at: string;
   processed_at: string | null;
   created_at: string;
+  /** The body parsed (jsonb: key order and integers above 2^53 are not kept). */
   payload?: unknown;
-  /** Base64 of the bytes as received, when they were not JSON. */
+  /** The signed body exactly as received, when it is UTF-8 text. */
+  body?: string | null;
+  /** Base64 of the signed body as received, when it is not text (invalid UTF-8, a NUL byte). */
   raw_body?: string | null;
+  /** Base64 of the first 4 KiB of a body refused for its signature (the rest is not kept). */
+  body_excerpt?: string | null;
   signature?: string | null;
+  /** Read alone: every row of the event, oldest first (deliveries, reprocesses, their duplicates). */
+  attempts?: WebhookEventView[];
 }

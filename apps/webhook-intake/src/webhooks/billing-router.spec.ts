@@ -1,5 +1,5 @@
 import { INTERNAL_TOKEN_HEADER, REQUEST_ID_HEADER, type RoutedProviderEvent } from '@lib/contracts';
-import { InternalTokenCodec } from '@lib/identity';
+import { generateInternalKeys, InternalTokenCodec } from '@lib/identity';
 import { runWithRequestId } from '@lib/runtime';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -14,7 +14,9 @@ const EVENT = {
 type Handler = (req: IncomingMessage, body: string, res: ServerResponse, nthOnSocket: number) => void;
 
 describe(BillingRouter.name, () => {
-  const codec = new InternalTokenCodec('s'.repeat(40), 'test');
+  const keys = generateInternalKeys();
+  const codec = InternalTokenCodec.fromKeySet('webhook-intake', keys);
+  const billing = InternalTokenCodec.fromKeySet('billing', keys);
   let server: Server;
   let url: string;
   let handler: Handler;
@@ -57,7 +59,7 @@ describe(BillingRouter.name, () => {
     expect(seen).toHaveLength(1);
     expect(seen[0].body).toEqual(EVENT);
     expect(seen[0].requestId).toBe('req-42');
-    await expect(codec.verify(seen[0].token)).resolves.toEqual({
+    await expect(billing.verify(seen[0].token)).resolves.toEqual({
       kind: 'service',
       service: 'webhook-intake',
     });

@@ -49,7 +49,7 @@ export class BillingRouter {
   ) {
     // Appended, as a base URL's path is kept (`http://billing/base` + the route).
     this.url = new URL(`${billingUrl.replace(/\/+$/, '')}${PROVIDER_EVENTS_PATH}`);
-    this.tokens = new ServiceTokens(codec, 'webhook-intake');
+    this.tokens = new ServiceTokens(codec, 'billing');
   }
 
   async route(event: RoutedProviderEvent): Promise<ProviderEventOutcome> {

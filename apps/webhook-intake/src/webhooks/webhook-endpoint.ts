@@ -3,6 +3,7 @@ import { PROVIDER_SIGNATURE_HEADER } from '@lib/contracts';
 import { DomainError, sendProblem, toProblem } from '@lib/problem-details';
 import {
   captureRawBody,
+  closeWithoutReading,
   type PlainRoute,
   type RawBodyRequest,
   requestIdFor,
@@ -11,6 +12,7 @@ import {
 import type { ServerResponse } from 'node:http';
 import type { IntakeOutcome } from './webhook-intake.service';
 import { WebhookIntakeService } from './webhook-intake.service';
+import { WebhookRateLimiter } from './webhook-rate-limit';
 
 export const WEBHOOK_PATH = '/webhooks/provider';
 /** ARCHITECTURE.md: webhook body limit 1 MiB. */
@@ -26,13 +28,20 @@ export const WEBHOOK_BODY_LIMIT_BYTES = 1024 * 1024;
  * up to the 1 MiB limit (the same capture as before), the request id (the caller's or a new one, sent
  * back, carried to billing and into the logs), the route's HTTP metrics, and problem bodies rendered
  * by the same `toProblem` as every other route. The operator tools stay Nest controllers.
+ *
+ * Before anything is read or recorded, a request goes through the per-address rate limit; a body
+ * over the limit is refused by the capture itself. Neither is recorded: only a request whose body
+ * was read becomes a row.
  */
 @Injectable()
 export class WebhookEndpoint {
   private readonly logger = new Logger(WebhookEndpoint.name);
   private readonly captureBody = captureRawBody(WEBHOOK_BODY_LIMIT_BYTES);
 
-  constructor(private readonly intake: WebhookIntakeService) {}
+  constructor(
+    private readonly intake: WebhookIntakeService,
+    private readonly rateLimiter: WebhookRateLimiter,
+  ) {}
 
   route(): PlainRoute {
     return { method: 'POST', path: WEBHOOK_PATH, handle: this.handle };
@@ -40,6 +49,8 @@ export class WebhookEndpoint {
 
   private readonly handle = (req: RawBodyRequest, res: ServerResponse): void => {
     const requestId = requestIdFor(req, res);
+    const retryAfterS = this.rateLimiter.admit(req);
+    if (retryAfterS !== null) return this.refuseRateLimited(req, res, requestId, retryAfterS);
     this.captureBody(req, res, (error?: unknown) => {
       // The client went away mid-body: there is no one to answer.
       if (error) return void res.destroy();
@@ -53,13 +64,34 @@ export class WebhookEndpoint {
   };
 
   private async receive(req: RawBodyRequest): Promise<DomainError | null> {
+    // The capture hands on a POST only with its body read, and within the limit.
+    if (!req.rawBody) throw new Error('the raw-body capture passed on a request without its body');
     const header = req.headers[PROVIDER_SIGNATURE_HEADER];
     const outcome = await this.intake.receive({
       rawBody: req.rawBody,
-      bodyBytes: req.rawBodyBytes ?? 0,
       signature: Array.isArray(header) ? header[0] : header,
     });
     return outcomeError(outcome);
+  }
+
+  /** The body, if any, is left unread, and the connection closes after the answer. */
+  private refuseRateLimited(
+    req: RawBodyRequest,
+    res: ServerResponse,
+    requestId: string,
+    retryAfterS: number,
+  ): void {
+    res.setHeader('retry-after', String(retryAfterS));
+    closeWithoutReading(req, res);
+    const limit = this.rateLimiter.perMinute;
+    const error = new DomainError(
+      'ErrRateLimited',
+      429,
+      'Too many requests',
+      `More than ${limit} webhook requests a minute from this address. Try again in ${retryAfterS} s.`,
+      { retry_after: retryAfterS },
+    );
+    sendProblem(res, toProblem(error, requestId, req.url));
   }
 
   private fail(req: RawBodyRequest, res: ServerResponse, requestId: string, error: unknown): void {
@@ -73,8 +105,12 @@ export class WebhookEndpoint {
 
 /**
  * Accepted and duplicate events are answered 200 with no content; every other outcome is the error
- * its problem body says (a routing failure 500, so that the provider resends: spec §4.9 step 5).
+ * its problem body says. Routing that failed is 500, so that the provider resends (spec §4.9 step 5,
+ * §7), whether billing could not be reached or refused the event's data: a refusal is a routing
+ * failure too, and its code tells it apart.
  */
+export function outcomeError(outcome: Extract<IntakeOutcome, { detail: string }>): DomainError;
+export function outcomeError(outcome: IntakeOutcome): DomainError | null;
 export function outcomeError(outcome: IntakeOutcome): DomainError | null {
   switch (outcome.kind) {
     case 'accepted':
@@ -84,10 +120,8 @@ export function outcomeError(outcome: IntakeOutcome): DomainError | null {
       return new DomainError('ErrInvalidSignature', 401, 'Invalid signature', outcome.detail);
     case 'unparseable':
       return new DomainError('ErrUnparseableWebhook', 400, 'Webhook body not understood', outcome.detail);
-    case 'too_large':
-      return new DomainError('ErrPayloadTooLarge', 413, 'Request body too large', outcome.detail);
     case 'refused':
-      return new DomainError('ErrWebhookRefused', 422, 'Webhook refused', outcome.detail);
+      return new DomainError('ErrWebhookRefused', 500, 'Webhook refused by billing', outcome.detail);
     case 'routing_failed':
       return new DomainError('ErrWebhookRoutingFailed', 500, 'Webhook not processed', outcome.detail);
   }

@@ -2,11 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { driverPool, type KeysetPosition, keysetTimeSql } from '@lib/database';
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
-import { v7 as uuidv7 } from 'uuid';
 
 export type ProcessingResult = 'pending' | 'success' | 'failed' | 'duplicate';
 
-/** A `webhook.webhook_events` row (spec §2.8). */
+/** A `webhook.webhook_events` row (spec §2.8): one request to the endpoint, or one operator reprocess. */
 export interface WebhookEventRow {
   id: string;
   source: string;
@@ -15,14 +14,21 @@ export interface WebhookEventRow {
   signature: string | null;
   signature_valid: boolean;
   payload: unknown;
+  /** A signed body as received, when it is UTF-8 text Postgres can hold; `raw_body` otherwise. */
+  body_text: string | null;
   raw_body: Buffer | null;
   body_bytes: number;
+  /** A request refused for its signature: the SHA-256 (hex) of its body and its first 4 KiB. */
+  body_sha256: string | null;
+  body_excerpt: Buffer | null;
   processing_result: ProcessingResult;
   processing_error: string | null;
   routing_outcome: string | null;
   deliveries: number;
   reprocessed: number;
   duplicate_of: string | null;
+  /** On an operator's reprocess: the row it was asked for. */
+  reprocess_of: string | null;
   received_at: Date;
   processed_at: Date | null;
   created_at: Date;
@@ -36,19 +42,51 @@ export interface ReceivedWebhook {
   signature: string | null;
   signatureValid: boolean;
   payload: unknown;
+  bodyText: string | null;
   rawBody: Buffer | null;
   bodyBytes: number;
+  bodySha256: string | null;
+  bodyExcerpt: Buffer | null;
   receivedAt: Date;
+  reprocessOf: string | null;
 }
 
+/** Which of the rows past retention a batch deletes (duplicates go first: they reference the others). */
+export type ExpiredRows = 'duplicates' | 'others' | 'superseded';
+
 /**
- * A pending row older than this was left by a process that died while routing it; a resend takes
- * it over. Routing itself gives up after 10 s.
+ * A pending row older than this was left by a process that died while routing it (or could not
+ * record billing's answer): no answer is on record, so a resend takes the event over. A request
+ * gives up within about 35 s (routing 10 s, sent again once on a stale connection, and the
+ * database's outage allowance on either side).
  */
 const ABANDONED_AFTER_MS = 2 * 60_000;
 
-const INSERT_COLUMNS = `(id, source, external_event_id, event_type, signature, signature_valid, payload, raw_body,
-   body_bytes, processing_result, processing_error, duplicate_of, received_at, processed_at)`;
+const INSERT_COLUMNS = `(id, source, external_event_id, event_type, signature, signature_valid, payload,
+   body_text, raw_body, body_bytes, body_sha256, body_excerpt, reprocess_of, processing_result, processing_error,
+   duplicate_of, received_at, processed_at)`;
+/** The row that carries an event now: routed, or being routed (index webhook_events_live_once). */
+const LIVE_ROW = `signature_valid AND processing_result IN ('pending', 'success') AND external_event_id IS NOT NULL`;
+/** The event's failed deliveries (index webhook_events_failed_idx). */
+const FAILED_ROW = `signature_valid AND processing_result = 'failed' AND external_event_id IS NOT NULL`;
+
+/**
+ * Rows in a final state: processed, duplicate, or refused for their signature (recorded `failed`, but
+ * never routed nor reprocessed). The retention index carries exactly this predicate (migration
+ * 1765100000001). Pending rows are not final, nor is a failed delivery of an event that has not been
+ * routed since (an operator may reprocess it); once the event is routed, its failed deliveries are.
+ */
+const FINAL_ROW = `(processing_result IN ('success', 'duplicate') OR NOT signature_valid)`;
+/** A row that duplicates still point to waits for them to go first. */
+const UNREFERENCED = `NOT EXISTS (SELECT 1 FROM webhook.webhook_events d WHERE d.duplicate_of = e.id)`;
+const EXPIRED_ROWS: Record<ExpiredRows, string> = {
+  duplicates: `${FINAL_ROW} AND processing_result = 'duplicate'`,
+  others: `${FINAL_ROW} AND processing_result <> 'duplicate' AND processing_result <> 'pending' AND ${UNREFERENCED}`,
+  superseded: `${FAILED_ROW} AND ${UNREFERENCED}
+               AND EXISTS (SELECT 1 FROM webhook.webhook_events s
+                            WHERE s.source = e.source AND s.external_event_id = e.external_event_id
+                              AND s.signature_valid AND s.processing_result = 'success')`,
+};
 
 /**
  * Statements go straight to the `pg` pool under the DataSource: every delivery runs two of them on
@@ -62,64 +100,89 @@ export class WebhookEventsRepository {
     this.pool = driverPool(dataSource);
   }
 
-  /** Records a request that ends here: rejected, unparseable or a duplicate. */
+  /**
+   * Records a request that ends here: rejected, unparseable or a duplicate. `id` is the request's
+   * own, made once: recording again after a lost answer leaves the one row.
+   */
   async recordFinal(
+    id: string,
     webhook: ReceivedWebhook,
     result: 'failed' | 'duplicate',
     error: string | null,
     duplicateOf: string | null = null,
-  ): Promise<string> {
-    const id = uuidv7();
+  ): Promise<void> {
     await this.pool.query(
       `INSERT INTO webhook.webhook_events ${INSERT_COLUMNS}
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, now())`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, now())
+       ON CONFLICT (id) DO NOTHING`,
       [id, ...this.values(webhook), result, error, duplicateOf, webhook.receivedAt],
     );
-    return id;
   }
 
   /**
-   * Takes the event for processing: inserts its pending row, or takes over the row of an earlier
-   * delivery whose routing failed (or was abandoned by a crash). Null when another delivery already
-   * processed it or is processing it now: this one is a duplicate.
+   * Takes the event for routing: inserts this delivery's row `id` as pending, unless the event has a
+   * live row (routed, or being routed by another delivery). False then, and false as well when this
+   * very row is already there (an insert whose answer was lost): `findLive` tells which.
    */
-  async claim(webhook: ReceivedWebhook, id: string = uuidv7()): Promise<string | null> {
-    const {
-      rows: [row],
-    } = await this.pool.query<{ id: string }>(
+  async claim(webhook: ReceivedWebhook, id: string): Promise<boolean> {
+    const { rowCount } = await this.pool.query(
       `INSERT INTO webhook.webhook_events ${INSERT_COLUMNS}
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'pending', NULL, NULL, $10, NULL)
-       ON CONFLICT (source, external_event_id)
-          WHERE signature_valid AND processing_result <> 'duplicate' AND external_event_id IS NOT NULL
-       DO UPDATE SET processing_result = 'pending', processing_error = NULL,
-                     deliveries = webhook_events.deliveries + 1, signature = EXCLUDED.signature,
-                     payload = EXCLUDED.payload, received_at = EXCLUDED.received_at, updated_at = now()
-          WHERE webhook_events.processing_result = 'failed'
-             OR (webhook_events.processing_result = 'pending'
-                 AND webhook_events.updated_at < now() - make_interval(secs => $11))
-       RETURNING id`,
-      [id, ...this.values(webhook), webhook.receivedAt, ABANDONED_AFTER_MS / 1000],
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 'pending', NULL, NULL, $14, NULL)
+       ON CONFLICT DO NOTHING`,
+      [id, ...this.values(webhook), webhook.receivedAt],
     );
-    return row?.id ?? null;
+    return rowCount === 1;
   }
 
-  /** The row that carries the event's processing, if any. */
-  async findProcessing(source: string, externalEventId: string): Promise<WebhookEventRow | null> {
+  /** The row that carries the event now (routed, or being routed), if any. */
+  async findLive(source: string, externalEventId: string): Promise<WebhookEventRow | null> {
     const {
       rows: [row],
     } = await this.pool.query<WebhookEventRow>(
-      `SELECT * FROM webhook.webhook_events
-        WHERE source = $1 AND external_event_id = $2 AND signature_valid AND processing_result <> 'duplicate'`,
+      `SELECT * FROM webhook.webhook_events WHERE source = $1 AND external_event_id = $2 AND ${LIVE_ROW}`,
       [source, externalEventId],
     );
     return row ?? null;
   }
 
-  /** True when the row is done or being worked on right now (not failed, not abandoned). */
-  static isSettledOrInFlight(row: WebhookEventRow): boolean {
-    const abandoned =
-      row.processing_result === 'pending' && Date.now() - row.updated_at.getTime() > ABANDONED_AFTER_MS;
-    return row.processing_result === 'success' || (row.processing_result === 'pending' && !abandoned);
+  /**
+   * Every row of the event, oldest first: the deliveries that routed it or failed to, the operators'
+   * reprocesses, and the duplicates of those.
+   */
+  async attempts(source: string, externalEventId: string): Promise<WebhookEventRow[]> {
+    const { rows } = await this.pool.query<WebhookEventRow>(
+      `WITH carriers AS (
+         SELECT * FROM webhook.webhook_events WHERE source = $1 AND external_event_id = $2 AND ${LIVE_ROW}
+         UNION ALL
+         SELECT * FROM webhook.webhook_events WHERE source = $1 AND external_event_id = $2 AND ${FAILED_ROW})
+       SELECT * FROM carriers
+       UNION ALL
+       SELECT * FROM webhook.webhook_events WHERE duplicate_of IN (SELECT id FROM carriers)
+       ORDER BY created_at, id`,
+      [source, externalEventId],
+    );
+    return rows;
+  }
+
+  /** A pending row no request has recorded an answer on within the abandonment time. */
+  static isAbandoned(row: WebhookEventRow): boolean {
+    return row.processing_result === 'pending' && Date.now() - row.updated_at.getTime() > ABANDONED_AFTER_MS;
+  }
+
+  /**
+   * Closes an abandoned pending row as failed, so that the delivery taking the event over can insert
+   * its own. False when the row changed meanwhile (its request answered after all, or another
+   * delivery took over first).
+   */
+  async markAbandoned(id: string): Promise<boolean> {
+    const { rowCount } = await this.pool.query(
+      `UPDATE webhook.webhook_events
+          SET processing_result = 'failed', updated_at = now(),
+              processing_error = 'abandoned: no routing answer was recorded within ' || $2 || ' s'
+        WHERE id = $1 AND processing_result = 'pending' AND updated_at < now() - make_interval(secs => $2)`,
+      [id, ABANDONED_AFTER_MS / 1000],
+    );
+    return rowCount === 1;
   }
 
   async markSucceeded(id: string, routingOutcome: string): Promise<void> {
@@ -148,7 +211,7 @@ export class WebhookEventsRepository {
     return row ?? null;
   }
 
-  /** Counts an operator's reprocess of the row; its outcome is then recorded as for a delivery. */
+  /** Counts an operator's reprocess of the row; the reprocess itself is a row of its own. */
   async markReprocessing(id: string): Promise<void> {
     await this.pool.query(
       `UPDATE webhook.webhook_events SET reprocessed = reprocessed + 1, updated_at = now() WHERE id = $1`,
@@ -180,6 +243,51 @@ export class WebhookEventsRepository {
     return rows;
   }
 
+  /**
+   * Deletes up to `limit` rows of the kind that are in a final state and unchanged since `cutoff`,
+   * oldest first, in one statement (its own short transaction). Rows another transaction holds are
+   * skipped, not waited for: the next batch or the next run takes them. Returns how many went.
+   */
+  async deleteExpired(kind: ExpiredRows, cutoff: Date, limit: number): Promise<number> {
+    const { rowCount } = await this.pool.query(
+      `DELETE FROM webhook.webhook_events WHERE id IN (
+         SELECT e.id FROM webhook.webhook_events e
+          WHERE e.updated_at < $1 AND ${EXPIRED_ROWS[kind]}
+          ORDER BY e.updated_at
+          LIMIT $2
+            FOR UPDATE SKIP LOCKED)`,
+      [cutoff, limit],
+    );
+    return rowCount ?? 0;
+  }
+
+  /**
+   * Runs `work` while holding the session advisory lock `name` on a connection of its own, so that
+   * of several replicas only one runs it at a time; null, without running it, when another holds it.
+   */
+  async exclusively<T>(name: string, work: () => Promise<T>): Promise<T | null> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      const {
+        rows: [{ locked }],
+      } = await client.query<{ locked: boolean }>(`SELECT pg_try_advisory_lock(hashtext($1)) AS locked`, [
+        name,
+      ]);
+      if (!locked) return null;
+      try {
+        return await work();
+      } finally {
+        // A connection that cannot unlock is discarded instead, which ends its session and the lock.
+        await client
+          .query(`SELECT pg_advisory_unlock(hashtext($1))`, [name])
+          .catch((error: Error) => (broken = error));
+      }
+    } finally {
+      client.release(broken);
+    }
+  }
+
   private values(webhook: ReceivedWebhook): unknown[] {
     return [
       webhook.source,
@@ -188,8 +296,12 @@ export class WebhookEventsRepository {
       webhook.signature?.slice(0, 200) ?? null,
       webhook.signatureValid,
       webhook.payload === undefined ? null : JSON.stringify(webhook.payload),
+      webhook.bodyText,
       webhook.rawBody,
       webhook.bodyBytes,
+      webhook.bodySha256,
+      webhook.bodyExcerpt,
+      webhook.reprocessOf,
     ];
   }
 }

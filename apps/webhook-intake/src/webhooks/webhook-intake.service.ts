@@ -6,6 +6,8 @@ import {
   type RoutedProviderEvent,
 } from '@lib/contracts';
 import { jsonValueProblem } from '@lib/runtime';
+import { isUtf8 } from 'node:buffer';
+import { createHash } from 'node:crypto';
 import { Counter } from 'prom-client';
 import { v7 as uuidv7 } from 'uuid';
 import { BillingRouter, RoutingError } from './billing-router';
@@ -28,17 +30,27 @@ export const webhookRejected = new Counter({
   labelNames: ['source'],
 });
 
+/** Of a body refused for its signature, at most this much is kept (with its size and SHA-256). */
+export const FORGED_BODY_EXCERPT_BYTES = 4096;
+
 /** What the endpoint answers; every outcome is also a recorded row. */
 export type IntakeOutcome =
   | { kind: 'accepted' | 'duplicate' }
   | {
-      kind: 'invalid_signature' | 'unparseable' | 'too_large' | 'routing_failed' | 'refused';
+      kind: 'invalid_signature' | 'unparseable' | 'routing_failed' | 'refused';
       detail: string;
     };
 
+/** An operator's reprocess: the row of the attempt it made, or why it made none. */
+export type ReprocessOutcome =
+  | { kind: 'attempted'; id: string }
+  | { kind: 'unparseable'; detail: string }
+  /** The event is routed, or being routed by a delivery now: `id` is that row. */
+  | { kind: 'already_routed'; id: string };
+
 export interface IncomingWebhook {
-  rawBody: Buffer | undefined;
-  bodyBytes: number;
+  /** The body as received, within the endpoint's limit (a larger one is refused before intake). */
+  rawBody: Buffer;
   signature: string | undefined;
 }
 
@@ -48,11 +60,26 @@ interface ParsedEvent {
   data: unknown;
 }
 
+/** How a delivery's attempt to take the event for routing ended. */
+type Take = { taken: true } | { taken: false; duplicateOf: string };
+
+/** Tries one delivery makes to take an event whose live row keeps changing, before a 500 (resent). */
+const TAKE_ROUNDS = 3;
+
 /**
  * Spec §4.9 in order: verify the signature over the raw bytes, claim the idempotency key, record the
- * event pending, route it to billing, record the result. A failed routing releases the key and
- * leaves the row `failed`, so the provider's resend is processed again rather than answered as a
- * duplicate; the unique row in the database makes it exactly once when the idempotency store is down.
+ * event pending, route it to billing, record the result.
+ *
+ * Every request is a row of its own (spec §2.8, "records every attempt"), and so is an operator's
+ * reprocess: a delivery that routes the event again after a failure adds a row, and the failed one
+ * keeps its error. Of an event's rows, one at a time is live (`pending` while routed, then
+ * `success`), which the database's unique index makes so; the others are failed attempts, or
+ * duplicates pointing at the row that was live when they came.
+ *
+ * An event is routed again only when no answer of billing's is on record for it: its deliveries so
+ * far failed, or the one routing it was abandoned (its process died, or it could not record the
+ * answer) without an answer. Routing to billing is therefore at least once, not exactly once:
+ * billing remembers the events it applied and answers a repeat from its record.
  */
 @Injectable()
 export class WebhookIntakeService {
@@ -72,42 +99,57 @@ export class WebhookIntakeService {
     return outcome;
   }
 
-  /** An operator's reprocess: routes the recorded event again and records the outcome on its row. */
-  async reprocess(row: WebhookEventRow): Promise<IntakeOutcome> {
-    const event = parseEvent(row.payload);
+  /**
+   * An operator's reprocess of the event the row records: routed as a delivery would be, in a row of
+   * its own (`reprocess_of` names this one). Refused while the event has a routing answer on record,
+   * or a delivery is routing it now.
+   */
+  async reprocess(row: WebhookEventRow): Promise<ReprocessOutcome> {
+    const event = parseEvent(row.body_text === null ? row.payload : parseJson(row.body_text));
     if (!row.signature_valid || !event) {
       return { kind: 'unparseable', detail: 'only a signed event with a readable body can be routed again' };
     }
-    await this.events.markReprocessing(row.id);
-    return this.route(row.id, event);
+    const id = uuidv7();
+    const attempt: ReceivedWebhook = {
+      source: row.source,
+      externalEventId: event.eventId,
+      eventType: event.eventType,
+      signature: row.signature,
+      signatureValid: true,
+      payload: row.payload,
+      bodyText: row.body_text,
+      rawBody: row.raw_body,
+      bodyBytes: row.body_bytes,
+      bodySha256: null,
+      bodyExcerpt: null,
+      receivedAt: new Date(),
+      reprocessOf: row.id,
+    };
+    const take = await this.take(id, attempt, event.eventId);
+    if (!take.taken) return { kind: 'already_routed', id: take.duplicateOf };
+    await settle(() => this.events.markReprocessing(row.id));
+    await this.route(id, event);
+    return { kind: 'attempted', id };
   }
 
   private async process(incoming: IncomingWebhook, receivedAt: Date): Promise<IntakeOutcome> {
+    const { rawBody } = incoming;
+    // This request's row, whatever it turns out to be: made once, so a retried insert adds no other.
+    const id = uuidv7();
     const base = {
       source: this.source,
       signature: incoming.signature ?? null,
-      bodyBytes: incoming.bodyBytes,
+      bodyBytes: rawBody.length,
       receivedAt,
+      reprocessOf: null,
     };
-    if (!incoming.rawBody) {
-      const detail = `body of ${incoming.bodyBytes} bytes is over the 1 MiB limit`;
-      await this.events.recordFinal(
-        {
-          ...base,
-          externalEventId: null,
-          eventType: null,
-          signatureValid: false,
-          payload: null,
-          rawBody: null,
-        },
-        'failed',
-        detail,
-      );
-      return { kind: 'too_large', detail };
+    if (!verifyProviderSignature(rawBody, incoming.signature, this.secret)) {
+      return this.refuseForged(id, base, rawBody);
     }
-    const parsed = parseJson(incoming.rawBody);
+    const text = storableText(rawBody);
+    const parsed = parseJson(text ?? rawBody.toString('utf8'));
     // JSON Postgres cannot store (NUL, half a surrogate pair) or nested past reason is kept as the
-    // bytes received and never processed: recorded, not lost, and not a 500.
+    // body received and never processed: recorded, not lost, and not a 500.
     const unstorable = parsed === undefined ? null : jsonValueProblem(parsed);
     const json = unstorable ? undefined : parsed;
     const event = parseEvent(json);
@@ -115,66 +157,90 @@ export class WebhookIntakeService {
       ...base,
       externalEventId: event?.eventId ?? null,
       eventType: event?.eventType ?? null,
-      signatureValid: verifyProviderSignature(incoming.rawBody, incoming.signature, this.secret),
+      signatureValid: true,
       payload: json,
-      rawBody: json === undefined ? incoming.rawBody : null,
+      // The body as received (spec §9.3): as text when Postgres can hold it so, else as bytes.
+      bodyText: text,
+      rawBody: text === null ? rawBody : null,
+      bodySha256: null,
+      bodyExcerpt: null,
     };
-    if (!webhook.signatureValid) {
-      webhookRejected.inc({ source: this.source });
-      await this.events.recordFinal(webhook, 'failed', 'signature invalid');
-      this.logger.warn(
-        { alert: 'webhook_signature_invalid', bytes: incoming.bodyBytes },
-        'webhook signature invalid',
-      );
-      return { kind: 'invalid_signature', detail: 'The Provider-Signature header does not match the body.' };
-    }
     if (!event) {
       const detail = unstorable
         ? `body not accepted: ${unstorable}`
         : json === undefined
           ? 'body is not JSON'
           : 'body lacks a string eventId and eventType';
-      await this.events.recordFinal(webhook, 'failed', `unparseable: ${detail}`);
+      await settle(() => this.events.recordFinal(id, webhook, 'failed', `unparseable: ${detail}`));
       this.logger.error({ alert: 'webhook_unparseable', detail }, 'a signed webhook could not be parsed');
       return { kind: 'unparseable', detail };
     }
 
     const claim = await this.idempotency.claim(this.source, event.eventId);
     if (claim === 'exists') {
-      // Usually a plain duplicate; but if the first delivery's process died mid-routing, take it over.
-      const original = await this.events.findProcessing(this.source, event.eventId);
-      if (original && WebhookEventsRepository.isSettledOrInFlight(original)) {
-        await this.events.recordFinal(webhook, 'duplicate', null, original.id);
-        return { kind: 'duplicate' };
-      }
+      // Usually a plain duplicate; but if the delivery routing it was abandoned, take it over.
+      const live = await settle(() => this.events.findLive(this.source, event.eventId));
+      if (live && !WebhookEventsRepository.isAbandoned(live)) return this.duplicate(id, webhook, live.id);
     }
-    const id = await this.claim(webhook, event.eventId);
-    if (!id) {
-      const original = await this.events.findProcessing(this.source, event.eventId);
-      await this.events.recordFinal(webhook, 'duplicate', null, original?.id ?? null);
-      return { kind: 'duplicate' };
-    }
+    const take = await this.take(id, webhook, event.eventId);
+    if (!take.taken) return this.duplicate(id, webhook, take.duplicateOf);
     return this.route(id, event);
   }
 
   /**
-   * Claims the event's row. A connection cut at the wrong moment can lose the answer of a claim that
-   * committed: the row would then look like a delivery in flight to every resend (a duplicate) and
-   * never be routed. So once the database answers again, a pending row this request wrote (its id,
-   * or on a takeover its receipt time) is taken as this request's own.
+   * A body whose signature fails is anyone's, of any size up to the limit: it is neither parsed nor
+   * stored. The row keeps its size, its SHA-256 and its first 4 KiB, enough to recognise a replayed
+   * or tampered delivery, and nothing an attacker can use to fill the database.
    */
-  private async claim(webhook: ReceivedWebhook, eventId: string): Promise<string | null> {
-    const claimId = uuidv7();
-    try {
-      return await this.events.claim(webhook, claimId);
-    } catch {
-      return settle(async () => {
-        const row = await this.events.findProcessing(this.source, eventId);
-        const ours =
-          row?.processing_result === 'pending' &&
-          (row.id === claimId || row.received_at.getTime() === webhook.receivedAt.getTime());
-        return ours ? row.id : this.events.claim(webhook, claimId);
-      });
+  private async refuseForged(
+    id: string,
+    base: Pick<ReceivedWebhook, 'source' | 'signature' | 'bodyBytes' | 'receivedAt' | 'reprocessOf'>,
+    rawBody: Buffer,
+  ): Promise<IntakeOutcome> {
+    webhookRejected.inc({ source: this.source });
+    const forged: ReceivedWebhook = {
+      ...base,
+      externalEventId: null,
+      eventType: null,
+      signatureValid: false,
+      payload: undefined,
+      bodyText: null,
+      rawBody: null,
+      bodySha256: createHash('sha256').update(rawBody).digest('hex'),
+      bodyExcerpt: rawBody.subarray(0, FORGED_BODY_EXCERPT_BYTES),
+    };
+    await settle(() => this.events.recordFinal(id, forged, 'failed', 'signature invalid'));
+    this.logger.warn(
+      { alert: 'webhook_signature_invalid', bytes: rawBody.length },
+      'webhook signature invalid',
+    );
+    return { kind: 'invalid_signature', detail: 'The Provider-Signature header does not match the body.' };
+  }
+
+  private async duplicate(id: string, webhook: ReceivedWebhook, of: string): Promise<IntakeOutcome> {
+    await settle(() => this.events.recordFinal(id, webhook, 'duplicate', null, of));
+    return { kind: 'duplicate' };
+  }
+
+  /**
+   * Takes the event for routing in row `id`, unless another row carries it: one routed, or one
+   * being routed. A row abandoned without an answer is closed as failed and the event taken over.
+   *
+   * A connection cut at the wrong moment can lose the answer of an insert that committed. The insert
+   * is then made again with the same id, which adds nothing, and the live row being this very one
+   * says the event is this request's to route: no other delivery is taken for it.
+   */
+  private async take(id: string, webhook: ReceivedWebhook, eventId: string): Promise<Take> {
+    for (let round = 1; ; round += 1) {
+      if (await settle(() => this.events.claim(webhook, id))) return { taken: true };
+      const live = await settle(() => this.events.findLive(this.source, eventId));
+      if (live?.id === id) return { taken: true };
+      if (live && !WebhookEventsRepository.isAbandoned(live)) return { taken: false, duplicateOf: live.id };
+      if (round >= TAKE_ROUNDS) {
+        throw new Error(`event ${eventId} changed hands ${round} times while a delivery tried to take it`);
+      }
+      // None (the live one failed meanwhile), or abandoned: try again.
+      if (live) await settle(() => this.events.markAbandoned(live.id));
     }
   }
 
@@ -184,7 +250,7 @@ export class WebhookIntakeService {
         { event_type: event.eventType, event_id: event.eventId },
         'webhook of an unknown type recorded, not routed',
       );
-      await this.events.markSucceeded(id, 'not_routed');
+      await settle(() => this.events.markSucceeded(id, 'not_routed'));
       return { kind: 'accepted' };
     }
     let outcome: ProviderEventOutcome;
@@ -200,8 +266,9 @@ export class WebhookIntakeService {
       await settle(() => this.events.markFailed(id, detail));
       await this.idempotency.release(this.source, event.eventId);
       if (error instanceof RoutingError && error.refused) {
-        // Billing refused the event itself (its data): resending cannot change that. Recorded
-        // failed for the operators (an alert), answered 4xx; a resend after a fix is processed again.
+        // Billing refused the event itself (its data). Answered 500 all the same, as the spec says of
+        // a routing failure: the provider resends, each resend is a failed row of its own, and the
+        // alert tells the operators; once the cause is fixed, a resend or a reprocess goes through.
         this.logger.error(
           {
             alert: 'webhook_refused_by_billing',
@@ -228,11 +295,13 @@ const SETTLE_ATTEMPTS = 6;
 const SETTLE_FIRST_WAIT_MS = 200;
 
 /**
- * Database work of a request that must not be lost halfway, retried through a short outage (about
- * 6 s in all). Recording how a routed event ended is the main case: billing
- * has already acted, and a row left `pending` would make the provider's resend look like a delivery
- * still in flight, answered as a duplicate, until the row counts as abandoned. Past that, the error
- * stands: the 500 makes the provider resend, and a resend after the abandonment time takes over.
+ * A request's database work, retried through a short outage (about 6 s in all), so that every
+ * delivery is recorded and none is left half done. Recording how a routed event ended is the main
+ * case: billing has already acted, and a row left `pending` would make the provider's resend look
+ * like a delivery still in flight, answered as a duplicate, until the row counts as abandoned. Past
+ * that, the error stands: the 503 makes the provider resend, and a resend after the abandonment
+ * time takes over. Each statement retried is idempotent (an insert under the request's own id, an
+ * update to a final state).
  */
 async function settle<T>(work: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt += 1) {
@@ -245,9 +314,14 @@ async function settle<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-function parseJson(raw: Buffer): unknown {
+/** The body as text, when it is UTF-8 that a Postgres text column holds byte for byte (no NUL). */
+function storableText(raw: Buffer): string | null {
+  return isUtf8(raw) && !raw.includes(0) ? raw.toString('utf8') : null;
+}
+
+function parseJson(text: string): unknown {
   try {
-    return JSON.parse(raw.toString('utf8')) as unknown;
+    return JSON.parse(text) as unknown;
   } catch {
     return undefined;
   }

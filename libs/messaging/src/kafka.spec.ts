@@ -1,0 +1,28 @@
+import { kafkaConfig } from './kafka';
+
+describe(kafkaConfig.name, () => {
+  it('connects without SASL or TLS when none is asked for (the local test broker)', () => {
+    const config = kafkaConfig('127.0.0.1:9092', 'billing');
+    expect(config.brokers).toEqual(['127.0.0.1:9092']);
+    expect(config.clientId).toBe('billing');
+    expect(config.sasl).toBeUndefined();
+    expect(config.ssl).toBeUndefined();
+  });
+
+  it('logs in with SCRAM as the given user, over TLS with the system CAs when asked', () => {
+    const sasl = { mechanism: 'scram-sha-512', username: 'billing', password: 'pw' } as const;
+    const config = kafkaConfig('kafka-0:9093,kafka-1:9093', 'billing', { sasl, tls: true });
+    expect(config.brokers).toEqual(['kafka-0:9093', 'kafka-1:9093']);
+    expect(config.sasl).toEqual(sasl);
+    // `true`, not an options object: tls.connect's defaults, which honour NODE_EXTRA_CA_CERTS.
+    expect(config.ssl).toBe(true);
+  });
+
+  it('keeps SASL and TLS independent', () => {
+    const sasl = { mechanism: 'scram-sha-256', username: 'notifier', password: 'pw' } as const;
+    const saslOnly = kafkaConfig('k:9092', 'notifier', { sasl, tls: false });
+    expect([saslOnly.sasl, saslOnly.ssl]).toEqual([sasl, undefined]);
+    const tlsOnly = kafkaConfig('k:9092', 'notifier', { tls: true });
+    expect([tlsOnly.sasl, tlsOnly.ssl]).toEqual([undefined, true]);
+  });
+});
