@@ -1,12 +1,12 @@
 import 'reflect-metadata';
 import '../test/support/test-env';
 import { INTERNAL_TOKEN_HEADER } from '@lib/contracts';
-import { InternalTokenCodec } from '@lib/identity';
 import { FakeChatPlatform } from '@lib/testing';
 import { Agent, request } from 'node:http';
-import { type AppProcess, freePort, startApp } from '../test/support/app-process';
-import { cookiePair } from '../test/support/gateway-stack';
+import { type AppProcess, startApp } from '../test/support/app-process';
+import { cookiePair, startGatewayOn } from '../test/support/gateway-stack';
 import migrateTestDatabase from '../test/support/global-setup';
+import { signInternalToken } from '../test/support/internal-tokens';
 
 /**
  * `npm run bench:gateway` (infrastructure up): what the gateway adds to a request. The same call,
@@ -56,26 +56,12 @@ async function main(): Promise<void> {
       LOG_LEVEL: 'warn',
     });
     apps.push(notifier);
-    const port = await freePort();
-    const redirectUri = `http://127.0.0.1:${port}/auth/callback`;
-    platform.registerOAuthApp({
-      clientId: process.env.DISCORD_CLIENT_ID!,
-      clientSecret: process.env.DISCORD_CLIENT_SECRET!,
-      redirectUris: [redirectUri],
+    const gateway = await startGatewayOn(platform, {
+      NOTIFIER_URL: notifier.url,
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_IP_PER_MINUTE: '1000000',
+      RATE_LIMIT_SESSION_PER_MINUTE: '1000000',
     });
-    const gateway = await startApp(
-      'gateway',
-      {
-        DISCORD_API_URL: `${platform.url}/api`,
-        DISCORD_OAUTH_URL: platform.url,
-        OAUTH_REDIRECT_URI: redirectUri,
-        NOTIFIER_URL: notifier.url,
-        LOG_LEVEL: 'warn',
-        RATE_LIMIT_IP_PER_MINUTE: '1000000',
-        RATE_LIMIT_SESSION_PER_MINUTE: '1000000',
-      },
-      { port },
-    );
     apps.push(gateway);
 
     // Log in as a browser would, then use the session as a bearer token.
@@ -87,14 +73,11 @@ async function main(): Promise<void> {
     });
     const login = (await done.json()) as { token: string; user: { id: string } };
     const session = { authorization: `Bearer ${login.token}` };
-    const codec = new InternalTokenCodec(process.env.INTERNAL_JWT_SECRET!, 'gateway');
     const internal = {
-      [INTERNAL_TOKEN_HEADER]: await codec.sign({
-        kind: 'user',
-        user_id: login.user.id,
-        platform_user_id: USER,
-        session_id: 'bench',
-      }),
+      [INTERNAL_TOKEN_HEADER]: await signInternalToken(
+        { kind: 'user', user_id: login.user.id, platform_user_id: USER, session_id: 'bench' },
+        'notifier',
+      ),
     };
 
     const direct: number[] = [];

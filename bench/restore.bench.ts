@@ -3,7 +3,6 @@ import '../test/support/test-env';
 import { ChatPlatformClient } from '@lib/chat-platform';
 import type { RestoreScope } from '@lib/contracts';
 import { EntitlementsClient } from '@lib/entitlements';
-import { InternalTokenCodec } from '@lib/identity';
 import {
   DEFAULT_RATE_LIMITS,
   FakeChatPlatform,
@@ -35,6 +34,7 @@ import { SnapshotService } from '../apps/recovery/src/snapshots/snapshot.service
 import { LiveSyncControl } from '../apps/recovery/src/sync/live-sync-control';
 import migrateTestDatabase from '../test/support/global-setup';
 import { generatedGuild } from './generated-guild';
+import { testTokenCodec } from '../test/support/internal-tokens';
 
 /**
  * `npm run bench:restore`: a large guild (100 roles, 200 channels, 2-4 overwrites on every
@@ -295,8 +295,7 @@ async function main(): Promise<void> {
       // Never called: scheduled and pre-restore snapshots don't consult the plan.
       new EntitlementsClient({
         licensingUrl: 'http://127.0.0.1:9',
-        codec: new InternalTokenCodec(process.env.INTERNAL_JWT_SECRET!, 'recovery'),
-        service: 'recovery',
+        codec: testTokenCodec('recovery'),
       }),
     );
     const jobs = new RestoreJobsRepository(dataSource);

@@ -3,7 +3,6 @@ import '../test/support/test-env';
 import { REST } from '@discordjs/rest';
 import { ChatPlatformClient, type GuildState } from '@lib/chat-platform';
 import { EntitlementsClient } from '@lib/entitlements';
-import { InternalTokenCodec } from '@lib/identity';
 import { FakeChatPlatform } from '@lib/testing';
 import { Routes } from 'discord-api-types/v10';
 import { v7 as uuidv7 } from 'uuid';
@@ -13,6 +12,7 @@ import { SnapshotService } from '../apps/recovery/src/snapshots/snapshot.service
 import { openDataSource } from '../test/support/database';
 import migrateTestDatabase from '../test/support/global-setup';
 import { generatedGuild } from './generated-guild';
+import { testTokenCodec } from '../test/support/internal-tokens';
 
 /**
  * `npm run bench:snapshot`: one guild at the platform's maxima (250 roles, 500 channels, overwrites
@@ -90,8 +90,7 @@ async function main(): Promise<void> {
       // Never called: only manual snapshots consult the plan.
       new EntitlementsClient({
         licensingUrl: 'http://127.0.0.1:9',
-        codec: new InternalTokenCodec(process.env.INTERNAL_JWT_SECRET!, 'recovery'),
-        service: 'recovery',
+        codec: testTokenCodec('recovery'),
       }),
     );
     const bare = new REST({ version: '10', api: `${url}/api` }).setToken('fake-bot-token');

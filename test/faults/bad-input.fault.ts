@@ -93,7 +93,10 @@ function send(
 /** What is wrong with an answer: a 5xx, a 4xx that is not RFC 9457, or bad input accepted. */
 function answerViolations(answer: Answer, defects: string[]): string[] {
   const problems: string[] = [];
-  if (answer.status >= 500) problems.push(`answered ${answer.status}`);
+  // Spec §4.9: a verified webhook whose data billing refuses is a routing failure, answered 500 so
+  // that the provider resends it; its problem body says so.
+  const refusedWebhook = answer.status === 500 && answer.text.includes('"code":"ErrWebhookRefused"');
+  if (answer.status >= 500 && !refusedWebhook) problems.push(`answered ${answer.status}`);
   if (answer.status === 0) problems.push('no answer');
   if (answer.status >= 400 && answer.status < 500) {
     if (!answer.contentType.startsWith('application/problem+json')) {

@@ -3,21 +3,32 @@ import { spawn } from 'node:child_process';
 import type { DataSource } from 'typeorm';
 import { WEBHOOK_PATH } from '../../apps/webhook-intake/src/webhooks/webhook-endpoint';
 import { type AppProcess, freePort, startApp } from '../support/app-process';
-import { BillingStack } from '../support/billing-stack';
+import { BillingStack, TEST_PROVIDER_TIMEOUT_MS } from '../support/billing-stack';
 import { BillingTap, portOpen } from '../support/billing-tap';
 import { openDataSource } from '../support/database';
+import { OWNER } from '../support/restore-scenario';
 import { waitFor } from '../support/wait';
-import { paymentDoneForUnknownOrder } from '../support/webhook-events';
 import { recordOutcome } from './support/fault-report';
 import { TcpProxy } from './support/tcp-proxy';
 
 const EVENTS = 40;
 const DELIVERIES_PER_EVENT = 3;
 
+/** A first charge the provider approved but whose answer billing never got, and its PAYMENT.DONE. */
+interface PendingPayment {
+  subscriptionId: string;
+  done: ProviderWebhookBody<'PAYMENT.DONE'>;
+}
+
 /**
- * The provider's webhooks while intake loses Postgres, and while Redis is gone: the provider resends
- * whatever was not answered 200, as it does; in the end every event is recorded and routed to
- * billing exactly once.
+ * The provider's webhooks while intake loses Postgres, and while Redis is gone. Each webhook is the
+ * only news of a payment billing is waiting for; the provider resends whatever was not answered 200,
+ * as it does. What must hold is what a payer and an operator see: every payment settled exactly once
+ * (one active subscription, one succeeded attempt, one SubscriptionStarted and PaymentSucceeded, the
+ * event applied once by billing's record), and every delivery recorded, each with its outcome.
+ *
+ * How often an event reached billing is reported but not asserted: delivery to billing is at least
+ * once, and an event routed again is answered from billing's record of the events it applied.
  */
 describe('webhook intake under faults', () => {
   const stack = new BillingStack();
@@ -38,61 +49,146 @@ describe('webhook intake under faults', () => {
     await dataSource?.destroy();
   });
 
-  /** PAYMENT.DONE of orders billing does not know: routed, answered `ignored`, nothing else moves. */
-  function burst(): ProviderWebhookBody[] {
-    return Array.from({ length: EVENTS }, () => paymentDoneForUnknownOrder(stack.provider, 'user_fault'));
+  /** `EVENTS` subscriptions whose first charge went through at the provider, answered too late. */
+  async function pendingPayments(label: string): Promise<PendingPayment[]> {
+    stack.provider.setChargeDelay(TEST_PROVIDER_TIMEOUT_MS + 1_500);
+    try {
+      return await Promise.all(
+        Array.from({ length: EVENTS }, async (_, i) => {
+          const { guildId } = await stack.registeredGuild(`${label} ${i}`);
+          const confirmed = await stack.subscribe(stack.user(OWNER), guildId);
+          if (confirmed.status !== 202) throw new Error(`confirm: ${JSON.stringify(confirmed)}`);
+          const subscriptionId = confirmed.body.id as string;
+          return { subscriptionId, done: stack.provider.paymentDoneEvent(`sub_${subscriptionId}_001_r0`) };
+        }),
+      );
+    } finally {
+      stack.provider.setChargeDelay(0);
+    }
   }
 
   /**
    * Every event delivered `DELIVERIES_PER_EVENT` times at once, then resent as the provider does
-   * until one delivery is answered 200. Returns how many deliveries were made in all.
+   * until one delivery is answered 200. Returns how many deliveries each event got, how many
+   * answers were not 200, and how long the slowest answer took.
    */
-  async function deliverUntilAccepted(intake: AppProcess, events: ProviderWebhookBody[]): Promise<number> {
-    let deliveries = 0;
+  async function deliverUntilAccepted(intake: AppProcess, payments: PendingPayment[]) {
+    const deliveries = new Map<string, number>();
+    const answers = { refused: 0, slowestMs: 0 };
     const url = `${intake.url}${WEBHOOK_PATH}`;
+    const deliver = async (event: ProviderWebhookBody) => {
+      deliveries.set(event.eventId, (deliveries.get(event.eventId) ?? 0) + 1);
+      const sentAt = Date.now();
+      const answer = await stack.provider.sendWebhook(url, event).catch(() => ({ status: 0 }));
+      answers.slowestMs = Math.max(answers.slowestMs, Date.now() - sentAt);
+      if (answer.status !== 200) answers.refused += 1;
+      return answer.status === 200;
+    };
     await Promise.all(
-      events.map(async (event) => {
-        const answers = await Promise.all(
-          Array.from({ length: DELIVERIES_PER_EVENT }, () =>
-            stack.provider.sendWebhook(url, event).catch(() => ({ status: 0 })),
-          ),
-        );
-        deliveries += answers.length;
-        if (answers.some((answer) => answer.status === 200)) return;
-        await waitFor(
-          `event ${event.eventId} to be accepted`,
-          async () => {
-            deliveries += 1;
-            const answer = await stack.provider.sendWebhook(url, event).catch(() => ({ status: 0 }));
-            return answer.status === 200;
-          },
-          { timeoutMs: 60_000, intervalMs: 500 },
-        );
+      payments.map(async ({ done }) => {
+        const answers = await Promise.all(Array.from({ length: DELIVERIES_PER_EVENT }, () => deliver(done)));
+        if (answers.some(Boolean)) return;
+        await waitFor(`event ${done.eventId} to be accepted`, () => deliver(done), {
+          timeoutMs: 60_000,
+          intervalMs: 500,
+        });
       }),
     );
-    return deliveries;
+    return { deliveries, answers };
   }
 
-  /** Per event: its rows' results, and how often billing got it. */
-  async function tally(events: ProviderWebhookBody[]) {
-    const rows = await dataSource.query<{ external_event_id: string; success: number; rows: number }[]>(
-      `SELECT external_event_id, count(*) FILTER (WHERE processing_result = 'success')::int AS success,
-              count(*)::int AS rows
-         FROM webhook.webhook_events WHERE external_event_id = ANY($1::text[]) GROUP BY external_event_id`,
-      [events.map((event) => event.eventId)],
+  /**
+   * What became of each payment and each delivery. A delivery answered 200 as a duplicate may come
+   * before the delivery routing the event has finished: waits until no row of these events is
+   * pending.
+   */
+  async function outcome(payments: PendingPayment[], deliveries: Map<string, number>) {
+    const subscriptionIds = payments.map((payment) => payment.subscriptionId);
+    const eventIds = payments.map((payment) => payment.done.eventId);
+    await waitFor(
+      'the routings in flight to finish',
+      async () => {
+        const [{ pending }] = await dataSource.query<{ pending: number }[]>(
+          `SELECT count(*)::int AS pending FROM webhook.webhook_events
+            WHERE external_event_id = ANY($1::text[]) AND processing_result = 'pending'`,
+          [eventIds],
+        );
+        return pending === 0;
+      },
+      { timeoutMs: 30_000 },
     );
-    const byId = new Map(rows.map((row) => [row.external_event_id, row]));
-    const routed = events.map((event) => tap.routed.get(event.eventId) ?? 0);
+    const payment = new Map(
+      (
+        await dataSource.query<
+          { id: string; status: string; succeeded: number; started: number; paid: number }[]
+        >(
+          `SELECT s.id, s.status,
+                  (SELECT count(*)::int FROM billing.payment_attempts a
+                    WHERE a.subscription_id = s.id AND a.status = 'succeeded') AS succeeded,
+                  (SELECT count(*)::int FROM billing.outbox o
+                    WHERE o.envelope->>'aggregate_id' = s.id::text AND o.event_type = 'SubscriptionStarted') AS started,
+                  (SELECT count(*)::int FROM billing.outbox o
+                    WHERE o.envelope->>'aggregate_id' = s.id::text AND o.event_type = 'PaymentSucceeded') AS paid
+             FROM billing.subscriptions s WHERE s.id = ANY($1::uuid[])`,
+          [subscriptionIds],
+        )
+      ).map((row) => [row.id, row]),
+    );
+    const applied = new Map(
+      (
+        await dataSource.query<{ event_id: string; outcome: string }[]>(
+          `SELECT event_id, outcome FROM billing.provider_events WHERE event_id = ANY($1::text[])`,
+          [eventIds],
+        )
+      ).map((row) => [row.event_id, row.outcome]),
+    );
+    const recorded = new Map(
+      (
+        await dataSource.query<{ event_id: string; rows: number; success: number; unsettled: number }[]>(
+          `SELECT external_event_id AS event_id, count(*)::int AS rows,
+                  count(*) FILTER (WHERE processing_result = 'success')::int AS success,
+                  count(*) FILTER (WHERE processing_result NOT IN ('success', 'duplicate', 'failed'))::int AS unsettled
+             FROM webhook.webhook_events WHERE external_event_id = ANY($1::text[]) GROUP BY external_event_id`,
+          [eventIds],
+        )
+      ).map((row) => [row.event_id, row]),
+    );
+    const settledOnce = payments.filter(({ subscriptionId, done }) => {
+      const row = payment.get(subscriptionId);
+      return (
+        row?.status === 'active' &&
+        row.succeeded === 1 &&
+        row.started === 1 &&
+        row.paid === 1 &&
+        applied.get(done.eventId) === 'applied'
+      );
+    });
+    const settledTwice = payments.filter(({ subscriptionId }) => {
+      const row = payment.get(subscriptionId);
+      return row !== undefined && (row.succeeded > 1 || row.started > 1 || row.paid > 1);
+    });
+    const everyDelivery = payments.filter(({ done }) => {
+      const rows = recorded.get(done.eventId);
+      return (
+        rows !== undefined &&
+        rows.rows === deliveries.get(done.eventId) &&
+        rows.success === 1 &&
+        rows.unsettled === 0
+      );
+    });
+    const routings = eventIds.map((id) => tap.routed.get(id) ?? 0);
     return {
-      recorded: rows.reduce((sum, row) => sum + row.rows, 0),
-      succeeded: events.filter((event) => byId.get(event.eventId)?.success === 1).length,
-      routedOnce: routed.filter((count) => count === 1).length,
-      routedTwice: routed.filter((count) => count > 1).length,
-      neverRouted: routed.filter((count) => count === 0).length,
+      settledOnce: settledOnce.length,
+      settledTwice: settledTwice.length,
+      recordedEveryDelivery: everyDelivery.length,
+      deliveries: [...deliveries.values()].reduce((sum, count) => sum + count, 0),
+      rows: [...recorded.values()].reduce((sum, row) => sum + row.rows, 0),
+      routedAgain: routings.filter((count) => count > 1).length,
     };
   }
 
-  it('Postgres connection loss during intake: every event recorded, routed once, the resend succeeds', async () => {
+  it('Postgres connection loss during intake: every payment settled once, every delivery recorded', async () => {
+    const payments = await pendingPayments('Webhook Cut Guild');
     const proxy = new TcpProxy({
       host: '127.0.0.1',
       port: Number(new URL(process.env.DATABASE_URL!).port || 5432),
@@ -103,7 +199,6 @@ describe('webhook intake under faults', () => {
       DATABASE_URL: proxy.through(process.env.DATABASE_URL!),
     });
     try {
-      const events = burst();
       // The cut lands in the middle of the first deliveries and lasts 2 s.
       const outage = (async () => {
         await new Promise((resolve) => setTimeout(resolve, 150));
@@ -111,18 +206,21 @@ describe('webhook intake under faults', () => {
         await new Promise((resolve) => setTimeout(resolve, 2_000));
         proxy.restore();
       })();
-      const deliveries = await deliverUntilAccepted(intake, events);
+      const { deliveries, answers } = await deliverUntilAccepted(intake, payments);
       await outage;
-      const counts = await tally(events);
-      expect(counts).toMatchObject({ succeeded: EVENTS, routedOnce: EVENTS, routedTwice: 0, neverRouted: 0 });
+      const counts = await outcome(payments, deliveries);
+      expect(counts).toMatchObject({ settledOnce: EVENTS, settledTwice: 0, recordedEveryDelivery: EVENTS });
       recordOutcome({
         fault: 'Postgres lost during webhook intake',
-        checked: 'each event recorded success once and routed once after resends',
+        checked: 'each payment settled once by its PAYMENT.DONE; each delivery recorded with its outcome',
         sent: EVENTS,
-        delivered: counts.routedOnce,
-        duplicated: counts.routedTwice,
-        lost: EVENTS - counts.succeeded,
-        notes: `${deliveries} deliveries, ${counts.recorded} rows`,
+        delivered: counts.settledOnce,
+        duplicated: counts.settledTwice,
+        lost: EVENTS - counts.settledOnce,
+        // The table shows 60 characters of notes.
+        notes:
+          `${counts.deliveries} deliveries in ${counts.rows} rows, ${answers.refused} not 200, ` +
+          `slowest ${(answers.slowestMs / 1000).toFixed(1)} s, ${counts.routedAgain} re-routed`,
       });
     } finally {
       await intake.stop();
@@ -130,7 +228,8 @@ describe('webhook intake under faults', () => {
     }
   });
 
-  it('Redis down during webhook intake: still exactly once', async () => {
+  it('Redis down during webhook intake: every payment settled once, every delivery recorded', async () => {
+    const payments = await pendingPayments('Webhook Redis Guild');
     const port = await freePort();
     const redis = spawn(
       'redis-server',
@@ -143,25 +242,27 @@ describe('webhook intake under faults', () => {
       REDIS_URL: `redis://127.0.0.1:${port}`,
     });
     try {
-      const events = burst();
       const stopRedis = (async () => {
         await new Promise((resolve) => setTimeout(resolve, 100));
         redis.kill('SIGKILL');
       })();
-      const deliveries = await deliverUntilAccepted(intake, events);
+      const { deliveries } = await deliverUntilAccepted(intake, payments);
       await stopRedis;
       // And once more with Redis gone for good: the database alone answers duplicate.
-      const again = await deliverUntilAccepted(intake, events);
-      const counts = await tally(events);
-      expect(counts).toMatchObject({ succeeded: EVENTS, routedOnce: EVENTS, routedTwice: 0, neverRouted: 0 });
+      const { deliveries: again } = await deliverUntilAccepted(intake, payments);
+      for (const [eventId, count] of again) deliveries.set(eventId, (deliveries.get(eventId) ?? 0) + count);
+      const counts = await outcome(payments, deliveries);
+      expect(counts).toMatchObject({ settledOnce: EVENTS, settledTwice: 0, recordedEveryDelivery: EVENTS });
+      // With the database whole, its unique row lets one delivery route each event.
+      expect(counts.routedAgain).toBe(0);
       recordOutcome({
         fault: 'Redis down during webhook intake',
-        checked: 'each event routed once, redeliveries recorded as duplicates',
+        checked: 'each payment settled once, routed once; each delivery recorded with its outcome',
         sent: EVENTS,
-        delivered: counts.routedOnce,
-        duplicated: counts.routedTwice,
-        lost: EVENTS - counts.succeeded,
-        notes: `${deliveries + again} deliveries, ${counts.recorded} rows`,
+        delivered: counts.settledOnce,
+        duplicated: counts.settledTwice,
+        lost: EVENTS - counts.settledOnce,
+        notes: `${counts.deliveries} deliveries in ${counts.rows} rows`,
       });
     } finally {
       redis.kill('SIGKILL');

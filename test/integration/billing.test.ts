@@ -82,6 +82,9 @@ describe('billing', () => {
 
   const types = async (subscriptionId: string) => (await events(subscriptionId)).map((event) => event.type);
 
+  const change = (user: ReturnType<typeof owner>, id: string, plan: string) =>
+    stack.callBilling('POST', `/api/v1/subscriptions/${id}/change-plan`, user, { new_plan_code: plan });
+
   /** An active PRO subscription of a new guild, paid by `payer`. */
   async function activeSubscription(payer = owner(), plan: 'PRO' | 'ENTERPRISE' = 'PRO') {
     const guildName = `Guild ${uuidv7().slice(-6)}`;
@@ -100,19 +103,75 @@ describe('billing', () => {
     );
   }
 
-  /** Moves a subscription's clock back: its current period ended `agoMs` ago and the renewal is due. */
-  async function endPeriod(id: string, agoMs = 1_000): Promise<void> {
+  /**
+   * Moves a subscription's clock back: its current period ended `agoMs` ago and the renewal is due,
+   * or with `chargeInMs`, due that much later (the renewal's jitter). Returns the shift in ms.
+   */
+  async function endPeriod(id: string, agoMs = 1_000, chargeInMs: number | null = null): Promise<number> {
     // Shifts the whole paid history so the current period ended `agoMs` ago.
-    await dataSource.query(
+    const [[shifted]] = await dataSource.query<[{ by_ms: number }[], number]>(
       `UPDATE billing.subscriptions s
           SET billing_anchor_at = s.billing_anchor_at - shift.by,
               current_period_start = s.current_period_start - shift.by,
               current_period_end = s.current_period_end - shift.by,
-              next_billing_at = s.current_period_end - shift.by
+              next_billing_at = CASE WHEN $3::float8 IS NULL THEN s.current_period_end - shift.by
+                                     ELSE now() + make_interval(secs => $3::float8 / 1000.0) END
          FROM (SELECT id, current_period_end - now() + make_interval(secs => $2 / 1000.0) AS by
                  FROM billing.subscriptions WHERE id = $1) shift
-        WHERE s.id = shift.id`,
-      [id, agoMs],
+        WHERE s.id = shift.id
+        RETURNING extract(epoch FROM shift.by) * 1000 AS by_ms`,
+      [id, agoMs, chargeInMs],
+    );
+    return Number(shifted.by_ms);
+  }
+
+  /** The guild's licence as licensing stores it. */
+  async function licence(guildId: string) {
+    const [row] = await dataSource.query<
+      { id: string; code: string; expires_at: Date | null; grace_until: Date | null }[]
+    >(
+      `SELECT l.id, p.code, l.expires_at, l.grace_until
+         FROM licensing.licenses l JOIN licensing.plans p ON p.id = l.plan_id WHERE l.guild_id = $1`,
+      [guildId],
+    );
+    return row;
+  }
+
+  /** What licensing answers billing and recovery about the guild right now (no cache). */
+  async function entitlements(guildId: string) {
+    const answer = await stack.call(stack.licensing, 'GET', `/internal/v1/guilds/${guildId}/entitlements`, {
+      kind: 'service',
+      service: 'billing',
+    });
+    return answer.body as { plan_code: string; status: string; license_id: string | null };
+  }
+
+  /** Licensing's events about the guild, oldest first. */
+  async function licensingEvents(guildId: string) {
+    const rows = await dataSource.query<{ envelope: DomainEvent }[]>(
+      `SELECT envelope FROM licensing.outbox WHERE message_key = $1 ORDER BY seq`,
+      [guildId],
+    );
+    return rows.map(({ envelope }) => envelope);
+  }
+
+  /**
+   * A month goes by for both services: the subscription's period ends as `endPeriod` makes it, and
+   * the licence licensing holds moves back by the same amount. Waits for licensing to follow first.
+   */
+  async function monthGoesBy(id: string, guildId: string, agoMs: number, chargeInMs: number | null = null) {
+    const { current_period_end } = await subscription(id);
+    await waitFor(
+      'licensing to follow the subscription',
+      async () => (await licence(guildId))?.expires_at?.getTime() === current_period_end!.getTime(),
+    );
+    const byMs = await endPeriod(id, agoMs, chargeInMs);
+    await dataSource.query(
+      `UPDATE licensing.licenses
+          SET expires_at = expires_at - make_interval(secs => $2 / 1000.0),
+              grace_until = grace_until - make_interval(secs => $2 / 1000.0)
+        WHERE guild_id = $1`,
+      [guildId, byMs],
     );
   }
 
@@ -133,6 +192,7 @@ describe('billing', () => {
         provider_client_key: stack.provider.clientKey,
         guild_id: guildId,
         plan: 'ENTERPRISE',
+        saved_card: null,
       });
     });
 
@@ -157,8 +217,9 @@ describe('billing', () => {
       );
       expect(unknown).toMatchObject({ status: 400, body: { code: 'ErrValidation' } });
       expect(unknown.contentType).toContain('application/problem+json');
+      // An id that names no guild names none the caller manages: refused before validation.
       const badId = await stack.callBilling('GET', `/api/v1/billing/prepare?guild_id=nope&plan=PRO`, owner());
-      expect(badId).toMatchObject({ status: 400, body: { code: 'ErrValidation' } });
+      expect(badId).toMatchObject({ status: 403, body: { code: 'ErrForbidden' } });
       const anonymous = await stack.callBilling(
         'GET',
         `/api/v1/billing/prepare?guild_id=${guildId}&plan=PRO`,
@@ -184,6 +245,9 @@ describe('billing', () => {
       });
 
       const row = await subscription(id);
+      // The guild's licence, reserved with licensing at checkout, is named from the first event on.
+      expect(row.license_id).toMatch(/^[0-9a-f-]{36}$/);
+      expect(row.license_id).toBe((await licence(guildId)).id);
       expect(row.current_period_start!.getTime()).toBeGreaterThanOrEqual(before - 1_000);
       const monthLater = new Date(row.current_period_start!);
       monthLater.setUTCMonth(monthLater.getUTCMonth() + 1);
@@ -246,6 +310,8 @@ describe('billing', () => {
         current_period_start: row.current_period_start!.toISOString(),
         current_period_end: row.current_period_end!.toISOString(),
         next_billing_at: row.next_billing_at!.toISOString(),
+        // The last past_due retry (+5 days) and a day to settle it.
+        grace_until: new Date(row.current_period_end!.getTime() + 6 * DAY_MS).toISOString(),
       });
       // Licensing orders a guild's events by the time of the state change.
       expect(started.occurred_at).toBe(row.updated_at.toISOString());
@@ -289,10 +355,16 @@ describe('billing', () => {
         customerKey,
         issueRejection: { code: 'INVALID_CARD_EXPIRATION' },
       });
+      // The provider answers some card refusals with 403: still the card's problem, still 400.
+      const forbidden = stack.provider.authorizeCard({
+        customerKey,
+        issueRejection: { code: 'REJECT_CARD_COMPANY', status: 403 },
+      });
       const expired = stack.provider.authorizeCard({ customerKey });
       stack.provider.expireAuthKey(expired);
       for (const [authKey, code] of [
         [rejected, 'INVALID_CARD_EXPIRATION'],
+        [forbidden, 'REJECT_CARD_COMPANY'],
         [expired, 'EXPIRED_AUTH_KEY'],
         ['never-issued', 'INVALID_AUTH_KEY'],
       ]) {
@@ -313,6 +385,39 @@ describe('billing', () => {
         [user.user_id, guildId],
       );
       expect(rows).toEqual([{ keys: 0, subscriptions: 0 }]);
+    });
+
+    it('answers 400 and alerts operators when the provider refuses our own secret key (§4.11)', async () => {
+      const misconfigured = await stack.startBilling({
+        PROVIDER_SECRET_KEY: 'test_sk_not_ours',
+        BILLING_JOBS_ENABLED: 'false',
+      });
+      try {
+        const { guildId } = await stack.registeredGuild('Wrong Key Guild');
+        const user = owner();
+        const customerKey = `user_${user.user_id}`;
+        const answer = await stack.call(misconfigured, 'POST', '/api/v1/billing/confirm', user, {
+          auth_key: stack.provider.authorizeCard({ customerKey }),
+          customer_key: customerKey,
+          guild_id: guildId,
+          plan_code: 'PRO',
+        });
+        expect(answer).toMatchObject({
+          status: 400,
+          body: { code: 'ErrCardAuthenticationFailed', provider_code: 'UNAUTHORIZED_KEY' },
+        });
+        await waitFor('the operator alert', () =>
+          misconfigured.output().includes('"alert":"provider_credentials_refused"'),
+        );
+        const rows = await dataSource.query(
+          `SELECT (SELECT count(*) FROM billing.billing_keys WHERE user_id = $1)::int AS keys,
+                  (SELECT count(*) FROM billing.subscriptions WHERE guild_id = $2)::int AS subscriptions`,
+          [user.user_id, guildId],
+        );
+        expect(rows).toEqual([{ keys: 0, subscriptions: 0 }]);
+      } finally {
+        await misconfigured.stop();
+      }
     });
 
     it('refuses another customer key, a FREE plan and a non-administrator before calling the provider', async () => {
@@ -436,6 +541,33 @@ describe('billing', () => {
       await expect(stack.subscribe(first, guildId)).rejects.toThrow('ErrSubscriptionExists');
     });
 
+    it("names the guild's licence in every subscription event, from the first one on (§6)", async () => {
+      const { id, guildId, payer } = await activeSubscription(owner(), 'PRO');
+      const licenseId = (await licence(guildId)).id;
+      expect((await change(payer, id, 'ENTERPRISE')).status).toBe(200);
+      expect((await change(payer, id, 'PRO')).status).toBe(200);
+      expect((await stack.callBilling('POST', `/api/v1/subscriptions/${id}/cancel`, payer)).status).toBe(200);
+      expect((await stack.callBilling('POST', `/api/v1/subscriptions/${id}/uncancel`, payer)).status).toBe(
+        200,
+      );
+      const named = (await events(id)).filter((event) => event.type !== 'BillingKeyIssued');
+      expect(
+        named.map((event) => [event.type, (event.payload as { license_id?: unknown }).license_id]),
+      ).toEqual(
+        [
+          'SubscriptionStarted',
+          'PaymentSucceeded',
+          'PlanUpgraded',
+          'PlanDowngradeScheduled',
+          'SubscriptionCanceled',
+          'SubscriptionUncanceled',
+        ].map((type) => [type, type === 'PaymentSucceeded' ? undefined : licenseId]),
+      );
+      // Licensing updates that same licence in place.
+      await waitFor('licensing to follow', async () => (await licence(guildId)).code === 'ENTERPRISE');
+      expect((await licence(guildId)).id).toBe(licenseId);
+    });
+
     it("reuses the user's billing key for a second guild", async () => {
       const user = owner();
       const a = await activeSubscription(user);
@@ -450,9 +582,6 @@ describe('billing', () => {
   });
 
   describe('plan changes', () => {
-    const change = (user: ReturnType<typeof owner>, id: string, plan: string) =>
-      stack.callBilling('POST', `/api/v1/subscriptions/${id}/change-plan`, user, { new_plan_code: plan });
-
     it('lets only the payer change, does nothing for the same plan, upgrades at once without a charge', async () => {
       const { id, payer, guildName } = await activeSubscription();
       const chargesBefore = stack.provider.charges().length;
@@ -503,8 +632,15 @@ describe('billing', () => {
       expect((await types(id)).filter((type) => type === 'PlanDowngradeScheduled')).toHaveLength(1);
 
       const toFree = await change(payer, id, 'FREE');
-      expect(toFree).toMatchObject({ status: 200, body: { plan: 'ENTERPRISE', pending: 'FREE' } });
-      expect(await subscription(id)).toMatchObject({ cancel_at_period_end: true, plan_code: 'ENTERPRISE' });
+      expect(toFree).toMatchObject({
+        status: 200,
+        body: { plan: 'ENTERPRISE', pending: 'FREE', dropped_pending_downgrade_to: 'PRO' },
+      });
+      expect(await subscription(id)).toMatchObject({
+        cancel_at_period_end: true,
+        plan_code: 'ENTERPRISE',
+        pending_downgrade_to: null,
+      });
       // The plan the guild keeps until period end, not the pending downgrade.
       expect((await events(id)).at(-1)).toMatchObject({
         type: 'SubscriptionCanceled',
@@ -530,6 +666,49 @@ describe('billing', () => {
           payer_platform_user_id: OWNER,
           guild_name: guildName,
         },
+      });
+    });
+
+    it('clears a pending downgrade on cancel and says so; an uncancel does not bring it back', async () => {
+      const { id, payer } = await activeSubscription(owner(), 'ENTERPRISE');
+      await change(payer, id, 'PRO');
+      expect(await subscription(id)).toMatchObject({ pending_downgrade_to: 'PRO' });
+
+      const canceled = await stack.callBilling('POST', `/subscriptions/${id}/cancel`, payer);
+      expect(canceled).toMatchObject({
+        status: 200,
+        body: {
+          canceled_at_period_end: true,
+          dropped_pending_downgrade_to: 'PRO',
+          subscription: { cancel_at_period_end: true, pending_downgrade_to: null, plan: 'ENTERPRISE' },
+        },
+      });
+      expect(await subscription(id)).toMatchObject({
+        cancel_at_period_end: true,
+        pending_downgrade_to: null,
+      });
+      expect((await events(id)).at(-1)).toMatchObject({
+        type: 'SubscriptionCanceled',
+        payload: { dropped_pending_downgrade_to: 'PRO', plan_code: 'ENTERPRISE' },
+      });
+
+      const uncanceled = await stack.callBilling('POST', `/api/v1/subscriptions/${id}/uncancel`, payer);
+      expect(uncanceled.body).toMatchObject({
+        canceled_at_period_end: false,
+        subscription: { pending_downgrade_to: null, plan: 'ENTERPRISE' },
+      });
+      expect(await subscription(id)).toMatchObject({
+        cancel_at_period_end: false,
+        pending_downgrade_to: null,
+      });
+
+      // Under a scheduled cancel a downgrade would never happen: refused rather than recorded.
+      await stack.callBilling('POST', `/api/v1/subscriptions/${id}/cancel`, payer);
+      const refused = await change(payer, id, 'PRO');
+      expect(refused).toMatchObject({ status: 409, body: { code: 'ErrCancelScheduled' } });
+      expect(await subscription(id)).toMatchObject({
+        cancel_at_period_end: true,
+        pending_downgrade_to: null,
       });
     });
 
@@ -564,6 +743,7 @@ describe('billing', () => {
         payer_platform_user_id: OWNER,
         guild_name: guildName,
         plan_code: 'PRO',
+        dropped_pending_downgrade_to: null,
       });
     });
 
@@ -711,6 +891,59 @@ describe('billing', () => {
       }
     });
 
+    it('keeps the paid plan through the renewal window and every past_due retry; only the end drops it, with LicenseDowngraded', async () => {
+      const { id, guildId, payer } = await activeSubscription();
+      stack.provider.rejectCharges({ customerKey: `user_${payer.user_id}`, code: 'REJECT_CARD_PAYMENT' });
+      try {
+        // The period ended a minute ago; the renewal charge is due in ten minutes (its jitter).
+        await monthGoesBy(id, guildId, 60_000, 10 * 60_000);
+        expect(await entitlements(guildId)).toMatchObject({ plan_code: 'PRO', status: 'active' });
+        for (const retry of [0, 1, 2, 3]) {
+          await dataSource.query(`UPDATE billing.subscriptions SET next_billing_at = now() WHERE id = $1`, [
+            id,
+          ]);
+          await waitFor(`charge r${retry} to fail`, async () =>
+            (await attempts(id)).some(
+              (a) => a.cycle === 2 && a.retry_number === retry && a.status === 'failed',
+            ),
+          );
+          if (retry === 3) break;
+          expect((await subscription(id)).status).toBe('past_due');
+          expect(await entitlements(guildId)).toMatchObject({ plan_code: 'PRO', status: 'active' });
+        }
+        await waitFor('the subscription to end', async () => (await subscription(id)).status === 'canceled');
+        await waitFor('licensing to drop the plan', async () => (await licence(guildId)).code === 'FREE');
+        expect(await entitlements(guildId)).toMatchObject({ plan_code: 'FREE', status: 'active' });
+        expect(await licence(guildId)).toMatchObject({ expires_at: null, grace_until: null });
+        expect((await licensingEvents(guildId)).at(-1)).toMatchObject({
+          type: 'LicenseDowngraded',
+          payload: { old_plan_code: 'PRO', new_plan_code: 'FREE', cause: 'SubscriptionCanceledPeriodEnd' },
+        });
+      } finally {
+        stack.provider.clearChargeRejections();
+      }
+    });
+
+    it('ends the plan at period end, without grace, once a cancel is scheduled', async () => {
+      const { id, guildId, payer } = await activeSubscription();
+      await waitFor(
+        'licensing to give the renewal grace',
+        async () => (await licence(guildId))?.grace_until !== null,
+      );
+      await stack.callBilling('POST', `/api/v1/subscriptions/${id}/cancel`, payer);
+      await waitFor('licensing to drop the grace', async () => (await licence(guildId)).grace_until === null);
+      await monthGoesBy(id, guildId, 1_000);
+      expect(await entitlements(guildId)).toMatchObject({ plan_code: 'FREE' });
+      await waitFor('the cancel to be finalised', async () => (await subscription(id)).status === 'canceled');
+    });
+
+    it('gives subscriptions from before licence ids were asked for their licence id', async () => {
+      const { id, guildId } = await activeSubscription();
+      await dataSource.query(`UPDATE billing.subscriptions SET license_id = NULL WHERE id = $1`, [id]);
+      await waitFor('the licence id', async () => (await subscription(id)).license_id !== null);
+      expect((await subscription(id)).license_id).toBe((await licence(guildId)).id);
+    });
+
     it('returns a past_due subscription to active when a retry goes through', async () => {
       const { id, payer } = await activeSubscription();
       stack.provider.rejectCharges({
@@ -746,6 +979,123 @@ describe('billing', () => {
       const orderId = `sub_${id}_001_r0`;
       expect(stack.provider.charges().filter((charge) => charge.orderId === orderId)).toHaveLength(1);
       expect(stack.provider.requestLog().some((r) => r.idempotencyKey === orderId && r.replayed)).toBe(true);
+    });
+  });
+
+  describe("the payer's card on file (§4.5)", () => {
+    const issueRequests = () =>
+      stack.provider.requestLog().filter((request) => request.path === '/v1/billing/authorizations/issue')
+        .length;
+    const prepare = (user: ReturnType<typeof owner>, guildId: string) =>
+      stack.callBilling('GET', `/api/v1/billing/prepare?guild_id=${guildId}&plan=PRO`, user);
+
+    it('prepare says whether a card is on file; confirm without a card reuses it for another guild', async () => {
+      const payer = owner();
+      const first = await stack.registeredGuild('Card Guild A');
+      expect((await prepare(payer, first.guildId)).body).toMatchObject({ saved_card: null });
+      const a = await stack.subscribe(payer, first.guildId);
+      const issued = stack.provider.billingKeys().find((key) => key.customerKey === `user_${payer.user_id}`)!;
+      const card = { card_company: '신한', card_last4: issued.cardNumber.slice(-4), status: 'active' };
+      expect(a).toMatchObject({ status: 200, body: { card } });
+
+      const second = await stack.registeredGuild('Card Guild B');
+      const prepared = await prepare(payer, second.guildId);
+      expect(prepared.body).toMatchObject({ saved_card: card });
+      const issuesBefore = issueRequests();
+      const b = await stack.callBilling('POST', '/api/v1/billing/confirm', payer, {
+        customer_key: prepared.body.customer_key,
+        guild_id: second.guildId,
+        plan_code: 'PRO',
+      });
+      expect(b).toMatchObject({ status: 200, body: { status: 'active', plan: 'PRO', card } });
+      const bId = b.body.id as string;
+      expect(issueRequests()).toBe(issuesBefore);
+      expect((await subscription(bId)).billing_key_id).toBe(
+        (await subscription(a.body.id as string)).billing_key_id,
+      );
+      // No key was issued, so none is announced.
+      expect(await types(bId)).toEqual(['SubscriptionStarted', 'PaymentSucceeded']);
+      const charged = stack.provider.charges().find((charge) => charge.orderId === `sub_${bId}_001_r0`);
+      expect(charged).toMatchObject({ billingKey: issued.billingKey, status: 'DONE', amount: 9_900 });
+      const listed = await stack.callBilling('GET', `/api/v1/guilds/${second.guildId}/subscriptions`, payer);
+      expect(listed.body).toMatchObject({ items: [{ id: bId, card }] });
+    });
+
+    it('refuses a confirm without a card when none is on file, before calling the provider', async () => {
+      const payer = owner();
+      const { guildId } = await stack.registeredGuild('Cardless Guild');
+      const requestsBefore = stack.provider.requestLog().length;
+      const answer = await stack.callBilling('POST', '/api/v1/billing/confirm', payer, {
+        customer_key: `user_${payer.user_id}`,
+        guild_id: guildId,
+        plan_code: 'PRO',
+      });
+      expect(answer).toMatchObject({
+        status: 400,
+        body: { code: 'ErrValidation', errors: [expect.objectContaining({ field: 'auth_key' })] },
+      });
+      expect(stack.provider.requestLog().length).toBe(requestsBefore);
+      const [{ count }] = await dataSource.query(
+        `SELECT count(*)::int AS count FROM billing.subscriptions WHERE guild_id = $1`,
+        [guildId],
+      );
+      expect(count).toBe(0);
+    });
+
+    it("a new card replaces the card of all the payer's subscriptions, which are told so, and renewals charge it", async () => {
+      const payer = owner();
+      const customerKey = `user_${payer.user_id}`;
+      const a = await activeSubscription(payer);
+      const b = await activeSubscription(payer);
+      const keysOf = (prefix: string) =>
+        stack.provider
+          .billingKeys()
+          .filter((key) => key.customerKey === customerKey && key.cardNumber.startsWith(prefix));
+      // Each of those confirms entered the default card again; the last one is the card on file.
+      const oldKey = keysOf('43301234').at(-1)!;
+
+      const third = await stack.registeredGuild('Card Guild C');
+      const authKey = stack.provider.authorizeCard({
+        customerKey,
+        cardNumber: '9410987654325678',
+        cardCompany: '현대',
+      });
+      const c = await stack.callBilling('POST', '/api/v1/billing/confirm', payer, {
+        auth_key: authKey,
+        customer_key: customerKey,
+        guild_id: third.guildId,
+        plan_code: 'PRO',
+      });
+      const [newKey] = keysOf('94109876');
+      const card = { card_company: '현대', card_last4: newKey.cardNumber.slice(-4), status: 'active' };
+      expect(c).toMatchObject({ status: 200, body: { card } });
+      expect(await types(c.body.id as string)).not.toContain('SubscriptionCardChanged');
+
+      for (const other of [a, b]) {
+        const read = await stack.callBilling('GET', `/api/v1/subscriptions/${other.id}`, payer);
+        expect(read.body).toMatchObject({ card });
+        expect((await events(other.id)).at(-1)).toMatchObject({
+          type: 'SubscriptionCardChanged',
+          guild_id: other.guildId,
+          payload: {
+            subscription_id: other.id,
+            payer_user_id: payer.user_id,
+            payer_platform_user_id: OWNER,
+            guild_name: other.guildName,
+            plan_code: 'PRO',
+            card_company: '현대',
+            card_last4: card.card_last4,
+            previous_card_last4: oldKey.cardNumber.slice(-4),
+          },
+        });
+      }
+
+      await endPeriod(a.id);
+      await waitFor('the renewal', async () => (await subscription(a.id)).cycle_count === 2, {
+        timeoutMs: 15_000,
+      });
+      const renewal = stack.provider.charges().find((charge) => charge.orderId === `sub_${a.id}_002_r0`);
+      expect(renewal).toMatchObject({ billingKey: newKey.billingKey, status: 'DONE' });
     });
   });
 

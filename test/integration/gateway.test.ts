@@ -3,10 +3,11 @@ import Redis from 'ioredis';
 import { createHash } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
-import { type AppProcess, freePort, startApp } from '../support/app-process';
+import type { AppProcess } from '../support/app-process';
 import { openDataSource } from '../support/database';
-import { cookiePair, DASHBOARD_URL, GatewayStack } from '../support/gateway-stack';
+import { cookiePair, DASHBOARD_URL, GatewayStack, startGatewayOn } from '../support/gateway-stack';
 import { ADMIN, MEMBER, OWNER } from '../support/restore-scenario';
+import { signInternalToken } from '../support/internal-tokens';
 
 /** The public edge on its own: login, sessions, what is and is not forwarded, limits, headers. */
 describe('gateway', () => {
@@ -28,7 +29,7 @@ describe('gateway', () => {
     expect(start.status).toBe(302);
     const authorize = new URL(start.headers.get('location')!);
     expect(authorize.origin + authorize.pathname).toBe(`${stack.platform.url}/oauth2/authorize`);
-    expect(authorize.searchParams.get('scope')).toBe('identify');
+    expect(authorize.searchParams.get('scope')).toBe('identify guilds');
     expect(authorize.searchParams.get('client_id')).toBe(stack.clientId);
     const stateCookie = start.headers.getSetCookie().find((c) => c.startsWith('oauth_state='))!;
     expect(stateCookie).toMatch(/HttpOnly/i);
@@ -117,12 +118,10 @@ describe('gateway', () => {
 
   it('forwards as the session user only: client identity headers are dropped, internal routes unreachable', async () => {
     const member = await stack.login(MEMBER);
-    const forged = await stack.codec.sign({
-      kind: 'user',
-      user_id: uuidv7(),
-      platform_user_id: OWNER,
-      session_id: uuidv7(),
-    });
+    const forged = await signInternalToken(
+      { kind: 'user', user_id: uuidv7(), platform_user_id: OWNER, session_id: uuidv7() },
+      'notifier',
+    );
     await stack.request('PUT', '/api/v1/me/notification-preferences', {
       token: member.token,
       body: { payment_notifications: false },
@@ -261,24 +260,7 @@ describe('gateway without REDIS_URL', () => {
     dataSource = await openDataSource();
     redis = new Redis(process.env.REDIS_URL!);
     await platform.start();
-    const port = await freePort();
-    const redirectUri = `http://127.0.0.1:${port}/auth/callback`;
-    platform.registerOAuthApp({
-      clientId: process.env.DISCORD_CLIENT_ID!,
-      clientSecret: process.env.DISCORD_CLIENT_SECRET!,
-      redirectUris: [redirectUri],
-    });
-    gateway = await startApp(
-      'gateway',
-      {
-        REDIS_URL: '',
-        DISCORD_API_URL: `${platform.url}/api`,
-        DISCORD_OAUTH_URL: platform.url,
-        OAUTH_REDIRECT_URI: redirectUri,
-        DASHBOARD_URL,
-      },
-      { port },
-    );
+    gateway = await startGatewayOn(platform, { REDIS_URL: '', DASHBOARD_URL });
   });
 
   afterAll(async () => {

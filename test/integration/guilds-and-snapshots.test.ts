@@ -155,9 +155,10 @@ describe('guilds and snapshots', () => {
         `/api/v1/guilds/${uuidv7()}`,
         stack.user(OWNER),
       );
-      expect(unknown).toMatchObject({ status: 404, body: { code: 'ErrGuildNotFound' } });
+      // Nobody manages a guild that does not exist, or an id that names none.
+      expect(unknown).toMatchObject({ status: 403, body: { code: 'ErrForbidden' } });
       const bad = await stack.call(stack.recovery, 'GET', `/api/v1/guilds/not-a-uuid`, stack.user(OWNER));
-      expect(bad).toMatchObject({ status: 400, body: { code: 'ErrValidation' } });
+      expect(bad).toMatchObject({ status: 403, body: { code: 'ErrForbidden' } });
     });
   });
 
@@ -190,7 +191,7 @@ describe('guilds and snapshots', () => {
         `/api/v1/guilds/${uuidv7()}/license`,
         stack.user(OWNER),
       );
-      expect(unknown).toMatchObject({ status: 404, body: { code: 'ErrGuildNotFound' } });
+      expect(unknown).toMatchObject({ status: 403, body: { code: 'ErrForbidden' } });
       const service = await stack.call(stack.licensing, 'GET', `/api/v1/guilds/${guildId}/license`, {
         kind: 'service',
         service: 'billing',
@@ -358,7 +359,7 @@ describe('guilds and snapshots', () => {
       }
       const notJson = await snapshot(guildId, OWNER, '{"description":');
       expect(notJson).toMatchObject({ status: 400, body: { code: 'ErrValidation' } });
-      expect((await snapshot(uuidv7())).status).toBe(404);
+      expect((await snapshot(uuidv7())).status).toBe(403);
       expect((await snapshot(guildId, MEMBER)).status).toBe(403);
       const [{ count }] = await dataSource.query(
         `SELECT count(*)::int AS count FROM recovery.snapshots WHERE guild_id = $1`,
@@ -399,23 +400,40 @@ describe('guilds and snapshots', () => {
 
     it('takes a manual snapshot for a member with MANAGE_GUILD, through the same rules', async () => {
       const { seeded, guildId } = await registeredGuild('PRO');
+      // The moderator has used the dashboard: recovery knows which service user they are.
+      const moderator = stack.user(MODERATOR);
+      const listed = await stack.call(
+        stack.recovery,
+        'GET',
+        `/api/v1/guilds/${guildId}/snapshots`,
+        moderator,
+      );
+      expect(listed.status).toBe(200);
       const taken = await postInteraction(
         stack.recovery.url,
         snapshotCommand(seeded.guildId, MODERATOR, 'from chat'),
       );
       expect(taken).toMatchObject(ephemeral(/^Snapshot saved: `[0-9a-f-]{36}`/));
       const [row] = await dataSource.query(
-        `SELECT trigger, description, created_by_user, created_by_platform_user_id, payload_size
+        `SELECT id, trigger, description, created_by_user, created_by_platform_user_id, payload_size
            FROM recovery.snapshots WHERE guild_id = $1`,
         [guildId],
       );
       expect(row).toMatchObject({
         trigger: 'manual',
         description: 'from chat',
-        created_by_user: null,
+        created_by_user: moderator.user_id,
         created_by_platform_user_id: MODERATOR,
       });
       expect(row.payload_size).toBeGreaterThan(0);
+      const [event] = await dataSource.query(
+        `SELECT envelope FROM recovery.outbox WHERE event_type = 'SnapshotCreated' AND envelope->>'aggregate_id' = $1`,
+        [row.id],
+      );
+      expect(event.envelope.payload).toMatchObject({
+        created_by_user: moderator.user_id,
+        created_by_platform_user_id: MODERATOR,
+      });
 
       // PRO has one slot: the second command is refused with the plan-limit message, nothing stored.
       const full = await postInteraction(stack.recovery.url, snapshotCommand(seeded.guildId, OWNER));
@@ -425,6 +443,18 @@ describe('guilds and snapshots', () => {
         [guildId],
       );
       expect(count).toBe(1);
+    });
+
+    it('records the platform user alone for a member who has never used the dashboard', async () => {
+      const { seeded, guildId } = await registeredGuild('PRO');
+      await dataSource.query(`DELETE FROM recovery.user_directory WHERE platform_user_id = $1`, [ADMIN]);
+      const taken = await postInteraction(stack.recovery.url, snapshotCommand(seeded.guildId, ADMIN));
+      expect(taken).toMatchObject(ephemeral(/^Snapshot saved/));
+      const rows = await dataSource.query(
+        `SELECT created_by_user, created_by_platform_user_id FROM recovery.snapshots WHERE guild_id = $1`,
+        [guildId],
+      );
+      expect(rows).toEqual([{ created_by_user: null, created_by_platform_user_id: ADMIN }]);
     });
 
     it('refuses a plain member, a FREE guild and an unregistered guild with a message', async () => {
@@ -519,7 +549,7 @@ describe('guilds and snapshots', () => {
         expect([method, foreign.status, foreign.body.code]).toEqual([method, 404, 'ErrSnapshotNotFound']);
       }
       const malformed = await stack.call(stack.recovery, 'GET', `/api/v1/snapshots/123`, stack.user(OWNER));
-      expect(malformed.status).toBe(400);
+      expect(malformed).toMatchObject({ status: 404, body: { code: 'ErrSnapshotNotFound' } });
       const rows = await dataSource.query(`SELECT 1 FROM recovery.snapshots WHERE id = $1`, [
         created.body.id,
       ]);

@@ -150,7 +150,9 @@ describe.each([
       }),
       202,
     );
-    const jobId = started.id as string;
+    // Spec §4.2: a client reads `job_id`; the job's own fields come beside it.
+    const jobId = started.job_id as string;
+    expect(started).toMatchObject({ id: jobId, status: 'running' });
     const seenSteps = new Set<string>();
     const finished = await waitFor(
       'the restore to end',
@@ -267,9 +269,10 @@ describe.each([
     };
     /**
      * Expected status per persona; `-` = not called (it would change what later cells read).
-     * Reads of another guild's resources by id are 404 (nothing confirms they exist); guild-scoped
-     * routes are 403 without MANAGE_GUILD; a subscription change by anyone but the payer is 403
-     * (spec §5.3, §7: "plan change by non-payer"). The payer's own writes are in the journey.
+     * Resources of a guild the caller cannot manage are 404 by id, for every method (nothing
+     * confirms they exist); guild-scoped routes are 403 without MANAGE_GUILD; a subscription change
+     * by a manager who is not the payer is 403 (spec §5.3, §7: "plan change by non-payer"). The
+     * payer's own writes are in the journey.
      */
     const matrix: [string, string, unknown, Record<Persona, number | '-'>][] = [
       ['GET', '/api/v1/me', undefined, { anonymous: 401, member: 200, other: 200, payer: 200, admin: 200 }],
@@ -379,25 +382,25 @@ describe.each([
         'POST',
         `/api/v1/subscriptions/${f.subscriptionId}/change-plan`,
         { new_plan_code: 'PRO' },
-        { anonymous: 401, member: 403, other: 403, payer: '-', admin: 403 },
+        { anonymous: 401, member: 404, other: 404, payer: '-', admin: 403 },
       ],
       [
         'POST',
         `/api/v1/subscriptions/${f.subscriptionId}/cancel`,
         undefined,
-        { anonymous: 401, member: 403, other: 403, payer: '-', admin: 403 },
+        { anonymous: 401, member: 404, other: 404, payer: '-', admin: 403 },
       ],
       [
         'POST',
         `/subscriptions/${f.subscriptionId}/cancel`,
         undefined,
-        { anonymous: 401, member: 403, other: 403, payer: '-', admin: 403 },
+        { anonymous: 401, member: 404, other: 404, payer: '-', admin: 403 },
       ],
       [
         'POST',
         `/api/v1/subscriptions/${f.subscriptionId}/uncancel`,
         undefined,
-        { anonymous: 401, member: 403, other: 403, payer: '-', admin: 403 },
+        { anonymous: 401, member: 404, other: 404, payer: '-', admin: 403 },
       ],
     ];
     const got: string[] = [];

@@ -1,6 +1,5 @@
 import { type DomainEvent, type Entitlements, INTERNAL_TOKEN_HEADER } from '@lib/contracts';
 import { EntitlementsClient, EntitlementsInvalidationListener } from '@lib/entitlements';
-import { InternalTokenCodec } from '@lib/identity';
 import { createKafka } from '@lib/messaging';
 import type { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
@@ -8,6 +7,7 @@ import { type AppProcess, startApp } from '../support/app-process';
 import { BillingEventStream, SubscriptionScenario } from '../support/billing-events';
 import { openDataSource } from '../support/database';
 import { waitFor } from '../support/wait';
+import { signInternalToken, testTokenCodec } from '../support/internal-tokens';
 
 interface LicenseRow {
   plan_code: string;
@@ -25,7 +25,7 @@ describe('licensing', () => {
   let licensing: AppProcess;
   let dataSource: DataSource;
   let billing: BillingEventStream;
-  const codec = new InternalTokenCodec(process.env.INTERNAL_JWT_SECRET!, 'test');
+  const codec = testTokenCodec('recovery');
 
   beforeAll(async () => {
     dataSource = await openDataSource();
@@ -83,7 +83,8 @@ describe('licensing', () => {
   async function entitlements(guildId: string, token?: string) {
     return fetch(`${licensing.url}/internal/v1/guilds/${guildId}/entitlements`, {
       headers: {
-        [INTERNAL_TOKEN_HEADER]: token ?? (await codec.sign({ kind: 'service', service: 'recovery' })),
+        [INTERNAL_TOKEN_HEADER]:
+          token ?? (await signInternalToken({ kind: 'service', service: 'recovery' }, 'licensing')),
       },
     });
   }
@@ -210,6 +211,70 @@ describe('licensing', () => {
     expect(metrics).toMatch(/events_failed_total\{consumer="license",event_type="PlanUpgraded"\} [1-9]/);
   });
 
+  it('keeps a renewing licence through its grace; a scheduled cancel ends it at period end, an uncancel gives it back', async () => {
+    const subscription = new SubscriptionScenario();
+    // The period ended a minute ago; the renewal (or its retries) is still to come.
+    subscription.periodEnd = new Date(Date.now() - 60_000);
+    subscription.graceUntil = new Date(Date.now() + 6 * 86_400_000);
+    const plan = async () => (await (await entitlements(subscription.guildId)).json()) as Entitlements;
+
+    await deliver(subscription.started('PRO'));
+    expect(await plan()).toMatchObject({
+      plan_code: 'PRO',
+      status: 'active',
+      expires_at: subscription.graceUntil.toISOString(),
+    });
+    expect(await license(subscription.guildId)).toMatchObject({ expires_at: subscription.periodEnd });
+
+    await deliver(subscription.canceled('PRO'));
+    expect(await plan()).toMatchObject({ plan_code: 'FREE', licensed_plan_code: 'PRO', status: 'expired' });
+
+    await deliver(subscription.uncanceled('PRO'));
+    expect(await plan()).toMatchObject({ plan_code: 'PRO', status: 'active' });
+
+    // Only the end of the subscription moves the plan, with the event recovery and notifier act on.
+    await deliver(subscription.canceledAtPeriodEnd('PRO'));
+    expect(await plan()).toMatchObject({ plan_code: 'FREE', status: 'active', expires_at: null });
+    expect((await outbound(subscription.guildId)).map((e) => [e.event_type, e.payload.cause])).toEqual([
+      ['LicenseUpgraded', 'SubscriptionStarted'],
+      ['LicenseDowngraded', 'SubscriptionCanceledPeriodEnd'],
+    ]);
+  });
+
+  it("reserves a guild's licence for billing, once, and keeps its id through the subscription", async () => {
+    const subscription = new SubscriptionScenario();
+    const reserve = async (service: 'billing' | 'recovery') =>
+      fetch(`${licensing.url}/internal/v1/guilds/${subscription.guildId}/license`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          [INTERNAL_TOKEN_HEADER]: await signInternalToken({ kind: 'service', service }, 'licensing'),
+        },
+        body: '{}',
+      });
+    const first = await reserve('billing');
+    expect(first.status).toBe(200);
+    const { license_id } = (await first.json()) as { license_id: string };
+    expect(license_id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await (await reserve('billing')).json()).toEqual({ guild_id: subscription.guildId, license_id });
+    expect((await reserve('recovery')).status).toBe(403);
+    expect(await (await entitlements(subscription.guildId)).json()).toMatchObject({
+      license_id,
+      plan_code: 'FREE',
+    });
+
+    await deliver(subscription.started('PRO'));
+    const [upgraded] = await outbound(subscription.guildId);
+    expect(upgraded).toMatchObject({
+      event_type: 'LicenseUpgraded',
+      payload: { license_id, old_plan_code: 'FREE' },
+    });
+    expect(await (await entitlements(subscription.guildId)).json()).toMatchObject({
+      license_id,
+      plan_code: 'PRO',
+    });
+  });
+
   describe('entitlements API', () => {
     it('serves FREE to a guild without a licence and the paid plan to a licensed one', async () => {
       const unknownGuild = uuidv7();
@@ -255,7 +320,7 @@ describe('licensing', () => {
     });
 
     it('lists the plans with prices, features and limits', async () => {
-      const token = await codec.sign({ kind: 'service', service: 'billing' });
+      const token = await signInternalToken({ kind: 'service', service: 'billing' }, 'licensing');
       const response = await fetch(`${licensing.url}/internal/v1/plans`, {
         headers: { [INTERNAL_TOKEN_HEADER]: token },
       });
@@ -268,12 +333,10 @@ describe('licensing', () => {
     });
 
     it('answers only services, and bad ids with a problem body', async () => {
-      const user = await codec.sign({
-        kind: 'user',
-        user_id: uuidv7(),
-        platform_user_id: '1',
-        session_id: 's',
-      });
+      const user = await signInternalToken(
+        { kind: 'user', user_id: uuidv7(), platform_user_id: '1', session_id: 's' },
+        'licensing',
+      );
       const asUser = await entitlements(uuidv7(), user);
       expect(asUser.status).toBe(403);
       const anonymous = await fetch(`${licensing.url}/internal/v1/guilds/${uuidv7()}/entitlements`);
@@ -294,7 +357,7 @@ describe('licensing', () => {
     });
 
     function client(): EntitlementsClient {
-      return new EntitlementsClient({ licensingUrl: licensing.url, codec, service: 'recovery' });
+      return new EntitlementsClient({ licensingUrl: licensing.url, codec });
     }
 
     it('caches answers, and every replica sees an upgrade well within the cache lifetime', async () => {
@@ -339,8 +402,7 @@ describe('licensing', () => {
     it('reports licensing being unreachable as a 503 problem, not as FREE', async () => {
       const offline = new EntitlementsClient({
         licensingUrl: 'http://127.0.0.1:1',
-        codec,
-        service: 'billing',
+        codec: testTokenCodec('billing'),
       });
       await expect(offline.get(uuidv7())).rejects.toMatchObject({
         code: 'ErrLicensingUnavailable',

@@ -1,4 +1,4 @@
-import type { DomainEvent, EventType } from '@lib/contracts';
+import type { DomainEvent, EventPayloads, EventType, RestoreCancelReason } from '@lib/contracts';
 import type { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
 import { type AppProcess, startApp } from '../support/app-process';
@@ -75,14 +75,30 @@ describe('notifier: DMs, preferences and the audit log', () => {
 
   it('sends each event the DM it calls for, once, however often the event is delivered', async () => {
     const cases: { type: EventType; who: SampleParties; expect: string; event: DomainEvent }[] = [];
-    const add = (type: EventType, expect: string, mutate: (event: DomainEvent) => void = () => undefined) => {
+    const add = (
+      type: EventType,
+      expect: string,
+      mutate: (event: DomainEvent, who: SampleParties) => void = () => undefined,
+    ) => {
       const who = parties();
       const event = envelope(type, who.guildId, samplePayloads(who)[type]);
-      mutate(event);
+      mutate(event, who);
       cases.push({ type, who, expect, event });
+    };
+    /** A RestoreCanceled of the sample restore, for `reason`. */
+    const canceled = (reason: RestoreCancelReason) => (event: DomainEvent, who: SampleParties) => {
+      const {
+        status: _status,
+        error_code: _code,
+        error_message: _message,
+        ...restore
+      } = samplePayloads(who).RestoreFailed;
+      event.payload = { ...restore, reason, pre_restore_snapshot_requested: false };
     };
     add('RestoreCompleted', '서버 복구가 끝났습니다. (소요 시간 1분 23초)');
     add('RestoreFailed', '사유: Missing Permissions');
+    add('RestoreCanceled', '복구 도중 삭제되어', canceled('guild_deleted'));
+    // As an older release published it: a RestoreFailed with status `canceled`.
     add('RestoreFailed', '복구 도중 삭제되어', (event) =>
       Object.assign(event.payload, {
         status: 'canceled',
@@ -102,7 +118,10 @@ describe('notifier: DMs, preferences and the audit log', () => {
       trigger: 'scheduled',
       created_by_platform_user_id: null,
     });
-    const all = [...cases.map((c) => c.event), scheduled];
+    // A user's own cancel: they were there, no DM.
+    const userCancel = envelope('RestoreCanceled', silent.guildId, {} as EventPayloads['RestoreCanceled']);
+    canceled('user')(userCancel, silent);
+    const all = [...cases.map((c) => c.event), scheduled, userCancel];
 
     // Redelivery: every event twice in one batch, then all of them again in another.
     await events.publish([...all, ...all]);
@@ -131,6 +150,7 @@ describe('notifier: DMs, preferences and the audit log', () => {
         'plan.upgraded',
         'restore.completed',
         'restore.failed',
+        'restore.guild_deleted',
         'restore.guild_deleted',
         'snapshot.created',
         'subscription.cancel_scheduled',
@@ -173,6 +193,34 @@ describe('notifier: DMs, preferences and the audit log', () => {
     const rows = await notifications([started.id]);
     expect(rows).toEqual([
       expect.objectContaining({ template: 'subscription.started', status: 'suppressed', attempts: 0 }),
+    ]);
+  });
+
+  it('tells the payer which card another subscription is charged on after a new card, once', async () => {
+    const payer = parties();
+    const changed = envelope('SubscriptionCardChanged', payer.guildId, {
+      subscription_id: uuidv7(),
+      license_id: uuidv7(),
+      billing_key_id: uuidv7(),
+      payer_user_id: payer.userId,
+      payer_platform_user_id: payer.platformUserId,
+      guild_name: payer.guildName,
+      plan_code: 'ENTERPRISE',
+      card_company: '현대',
+      card_last4: '567*',
+      previous_card_last4: '123*',
+    });
+    await events.publish([changed, changed]);
+    await waitFor('the card DM sent', async () => (await notifications([changed.id]))[0]?.status === 'sent');
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+    const dms = dmsTo(payer.platformUserId);
+    expect(dms).toHaveLength(1);
+    expect(dms[0].content).toContain(
+      `**${payer.guildName}** 서버의 Enterprise 구독 결제 카드가 바뀌었습니다`,
+    );
+    expect(dms[0].content).toContain('현대카드 ****567*');
+    expect(await notifications([changed.id])).toEqual([
+      expect.objectContaining({ template: 'subscription.card_changed', status: 'sent' }),
     ]);
   });
 
@@ -305,8 +353,10 @@ describe('notifier: DMs, preferences and the audit log', () => {
       owner,
     );
     expect(badCursor.status).toBe(400);
-    expect((await stack.call(notifier, 'GET', `/api/v1/guilds/not-a-uuid/audit-log`, owner)).status).toBe(
-      400,
-    );
+    // An id that names no guild names none the owner manages: refused before anything is validated.
+    expect(await stack.call(notifier, 'GET', `/api/v1/guilds/not-a-uuid/audit-log`, owner)).toMatchObject({
+      status: 403,
+      body: { code: 'ErrForbidden' },
+    });
   });
 });

@@ -8,7 +8,6 @@ import {
 } from '@lib/contracts';
 import { createServiceDataSource } from '@lib/database';
 import { EntitlementsClient } from '@lib/entitlements';
-import { InternalTokenCodec } from '@lib/identity';
 import { createKafka } from '@lib/messaging';
 import { FakeChatPlatform, FakePaymentProvider } from '@lib/testing';
 import { Client, Connection } from '@temporalio/client';
@@ -49,6 +48,7 @@ import {
 import { OWNER, seedProtectedGuild } from '../support/restore-scenario';
 import { waitFor } from '../support/wait';
 import { paymentDoneForUnknownOrder } from '../support/webhook-events';
+import { testTokenCodec } from '../support/internal-tokens';
 
 const REPLICAS = 2;
 /** Guilds registered and subscribed through the apps: renewals, scheduled snapshots, AntiNuke. */
@@ -120,7 +120,7 @@ describe('two replicas of every app', () => {
   });
   const provider = new FakePaymentProvider();
   const caller = new InternalCaller();
-  const codec = new InternalTokenCodec(process.env.INTERNAL_JWT_SECRET!, 'gateway');
+  const codec = testTokenCodec('recovery');
   const kafka = createKafka(process.env.KAFKA_BROKERS!, 'test-replicas');
   const publisher = new TestEventPublisher();
   const watch = new GroupWatch(kafka, Object.values(CONSUMER_GROUPS), REPLICAS);
@@ -644,7 +644,6 @@ describe('two replicas of every app', () => {
         const entitlements = new EntitlementsClient({
           licensingUrl: set('licensing').at(lane).url,
           codec,
-          service: 'recovery',
         });
         return { pool, job: new SnapshotRetentionJob(pool, entitlements) };
       }),

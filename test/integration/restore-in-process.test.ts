@@ -169,12 +169,8 @@ describe('restore in process', () => {
     expect(live.roles.map((role) => role.name)).toEqual(expect.arrayContaining(['Moderator', 'extra-11']));
     expect(live.channels.map((channel) => channel.name)).not.toContain('mod-chat');
     const events = await restoreEvents(jobId);
-    expect(events.map((event) => event.event_type)).toEqual(['RestoreStarted', 'RestoreFailed']);
-    expect(events[1].envelope.payload).toMatchObject({
-      status: 'canceled',
-      error_code: 'canceled',
-      error_message: 'Canceled by the user.',
-    });
+    expect(events.map((event) => event.event_type)).toEqual(['RestoreStarted', 'RestoreCanceled']);
+    expect(events[1].envelope.payload).toMatchObject({ reason: 'user', pre_restore_snapshot_id: null });
     expect(await pausedGuild(guildId)).toBe(false);
     expect((await post(`/api/v1/restore/${jobId}/cancel`, {})).body.code).toBe('ErrRestoreNotActive');
   });

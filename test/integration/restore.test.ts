@@ -31,6 +31,30 @@ describe('restore', () => {
     await harness.close();
   });
 
+  /** Spec §4.1 rule 4, §7: 500, the platform named as the cause, and when to try again. */
+  function expectPlatformOutage(answer: Awaited<ReturnType<typeof post>>) {
+    expect(answer).toMatchObject({
+      status: 500,
+      body: {
+        code: 'ErrGuildStateUnavailable',
+        title: 'The chat platform is unavailable',
+        detail: expect.stringContaining('try again in 30 seconds'),
+        retry_after_seconds: 30,
+      },
+    });
+    expect(answer.headers.get('retry-after')).toBe('30');
+  }
+
+  /** The events that ended a job (RestoreCompleted, RestoreFailed, RestoreCanceled). */
+  async function endingEvents(jobId: string): Promise<DomainEvent[]> {
+    const rows = await dataSource.query<{ envelope: DomainEvent }[]>(
+      `SELECT envelope FROM recovery.outbox
+        WHERE event_type <> 'RestoreStarted' AND envelope->'payload'->>'restore_job_id' = $1 ORDER BY id`,
+      [jobId],
+    );
+    return rows.map((row) => row.envelope);
+  }
+
   async function expectRestored(
     guildId: string,
     platformGuildId: string,
@@ -81,9 +105,12 @@ describe('restore', () => {
         options: { create_pre_restore_snapshot: true },
       });
       expect(started.status).toBe(202);
+      // Spec §4.2: the answer is `job_id`; the job's own fields come beside it.
       expect(started.body).toMatchObject({
+        job_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        id: started.body.job_id,
         status: 'running',
-        engine_workflow_id: `restore-${String(started.body.id)}`,
+        engine_workflow_id: `restore-${String(started.body.job_id)}`,
       });
 
       const job = await finished(started.body.id as string);
@@ -112,6 +139,7 @@ describe('restore', () => {
         result_summary: job.result_summary,
         duration_ms: expect.any(Number),
         pre_restore_snapshot_id: job.pre_restore_snapshot_id,
+        pre_restore_snapshot_requested: true,
       });
       const paused = await dataSource.query(`SELECT 1 FROM recovery.live_sync_pauses WHERE guild_id = $1`, [
         guildId,
@@ -172,14 +200,58 @@ describe('restore', () => {
       }
       expect(others.length).toBeGreaterThan(0);
     });
+
+    it('previews the overwrites that a channels-only restore recreates its channels with', async () => {
+      const { seeded, snapshotId } = await protectedGuild();
+      await raid(platformUrl, seeded);
+      const previewed = await preview(snapshotId, ['channels']);
+      expect(previewed.status).toBe(200);
+      const created = (previewed.body.channels_to_create as Body[]).map((c) => c.name as string);
+      expect([...created].sort()).toEqual(['Staff', 'mod-chat', 'rules']);
+      const listed = previewed.body.overrides_to_apply as Body[];
+      expect(listed.map((o) => o.channel_name)).toContain('Staff');
+      // Moderator was deleted and roles are not in scope: its overwrites cannot come back.
+      expect(previewed.body.skipped).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ scope: 'permission_overrides', name: 'Staff / Moderator' }),
+        ]),
+      );
+
+      const started = await post('/api/v1/restore/start', {
+        snapshot_id: snapshotId,
+        scope: ['channels'],
+        approved_diff_hash: previewed.body.diff_hash,
+      });
+      expect(await finished(started.body.job_id as string)).toMatchObject({ status: 'completed' });
+
+      // What the preview listed is what the recreated channels carry, and nothing else.
+      const live = await reader.getGuildState(seeded.guildId);
+      const names = new Map(live.channels.map((c) => [c.id, c.name]));
+      type Overwrite = { channel_name: unknown; type: unknown; id: unknown; allow: unknown; deny: unknown };
+      const key = (o: Overwrite) =>
+        `${String(o.channel_name)} ${String(o.type)} ${String(o.id)} +${String(o.allow)} -${String(o.deny)}`;
+      const applied = live.permission_overrides
+        .filter((o) => created.includes(names.get(o.channel_id)!))
+        .map((o) => key({ ...o, channel_name: names.get(o.channel_id) }));
+      expect(applied.sort()).toEqual(listed.map((o) => key(o as Overwrite)).sort());
+    });
   });
+
   describe('rules and bad input', () => {
     it('answers bad bodies, unknown and foreign snapshots, and a plan without restore with problem bodies', async () => {
       const { snapshotId } = await protectedGuild();
       const hash = `sha256:${'a'.repeat(64)}`;
+      // The snapshot is looked up (and its guild's MANAGE_GUILD checked) before the rest is
+      // validated: a body that names no snapshot gets the answer of a missing one.
+      for (const body of [{}, { snapshot_id: 'not-a-uuid', scope: ['roles'] }]) {
+        const missing = await post('/api/v1/restore/preview', body);
+        expect([JSON.stringify(body), missing.status, missing.body.code]).toEqual([
+          JSON.stringify(body),
+          404,
+          'ErrSnapshotNotFound',
+        ]);
+      }
       for (const body of [
-        {},
-        { snapshot_id: 'not-a-uuid', scope: ['roles'] },
         { snapshot_id: snapshotId, scope: [] },
         { snapshot_id: snapshotId, scope: ['roles', 'roles'] },
         { snapshot_id: snapshotId, scope: ['members'] },
@@ -209,7 +281,11 @@ describe('restore', () => {
           'ErrValidation',
         ]);
       }
-      expect((await getJob('not-a-uuid')).status).toBe(400);
+      // Access comes first: an id that names no job is not found, like a random one.
+      expect(await getJob('not-a-uuid')).toMatchObject({
+        status: 404,
+        body: { code: 'ErrRestoreJobNotFound' },
+      });
       expect(await getJob(uuidv7())).toMatchObject({ status: 404, body: { code: 'ErrRestoreJobNotFound' } });
       const unknown = await preview(uuidv7(), ['roles']);
       expect(unknown).toMatchObject({ status: 404, body: { code: 'ErrSnapshotNotFound' } });
@@ -240,7 +316,8 @@ describe('restore', () => {
       const { seeded, snapshotId } = await protectedGuild();
       stack.platform.injectFailure({ path: `/guilds/${seeded.guildId}/channels`, status: 502, times: 50 });
       const unreadable = await preview(snapshotId, ['channels']);
-      expect(unreadable).toMatchObject({ status: 500, body: { code: 'ErrGuildStateUnavailable' } });
+      expectPlatformOutage(unreadable);
+      stack.platform.clearFailures();
       await dataSource.query(
         `UPDATE recovery.snapshots SET payload = jsonb_set(payload, '{version}', '99') WHERE id = $1`,
         [snapshotId],
@@ -250,6 +327,32 @@ describe('restore', () => {
         status: 422,
         body: { code: 'ErrSnapshotUnsupported', version: 99 },
       });
+    });
+
+    it('answers a preview or start during a platform outage with the spec’s 500, saying when to retry', async () => {
+      const { guildId, snapshotId } = await protectedGuild();
+      const previewed = await preview(snapshotId);
+      // The whole platform is down. ADMIN's MANAGE_GUILD is not cached yet: that read fails first.
+      stack.platform.injectFailure({ path: /^\//, status: 503, times: 10_000 });
+      try {
+        expectPlatformOutage(await preview(snapshotId, ALL_SCOPES, ADMIN));
+        // OWNER's is cached from the preview above: the guild state read fails.
+        expectPlatformOutage(await preview(snapshotId));
+        expectPlatformOutage(
+          await post('/api/v1/restore/start', {
+            snapshot_id: snapshotId,
+            scope: ALL_SCOPES,
+            approved_diff_hash: previewed.body.diff_hash,
+          }),
+        );
+      } finally {
+        stack.platform.clearFailures();
+      }
+      const jobs = await dataSource.query(`SELECT 1 FROM recovery.restore_jobs WHERE guild_id = $1`, [
+        guildId,
+      ]);
+      expect(jobs).toEqual([]);
+      expect((await preview(snapshotId, ALL_SCOPES, ADMIN)).status).toBe(200);
     });
 
     it('refuses a start whose approved diff no longer matches the guild, and writes nothing', async () => {
@@ -349,20 +452,18 @@ describe('restore', () => {
         guildId,
       ]);
       expect(paused).toEqual([]);
-      const [event] = await dataSource.query(
-        `SELECT envelope FROM recovery.outbox WHERE event_type = 'RestoreFailed' AND envelope->'payload'->>'restore_job_id' = $1`,
-        [jobId],
-      );
-      expect(event.envelope.payload).toEqual({
+      // A cancel is not a failure: RestoreCanceled, with why.
+      const events = await endingEvents(jobId);
+      expect(events.map((event) => event.type)).toEqual(['RestoreCanceled']);
+      expect(events[0].payload).toEqual({
         restore_job_id: jobId,
         snapshot_id: job.snapshot_id,
         requested_by_user: job.requested_by_user,
         requested_by_platform_user_id: OWNER,
         guild_name: name,
-        status: 'canceled',
-        error_code: 'canceled',
-        error_message: 'Canceled by the user.',
+        reason: 'user',
         pre_restore_snapshot_id: null,
+        pre_restore_snapshot_requested: false,
       });
       expect((await post(`/api/v1/restore/${jobId}/cancel`, {})).body.code).toBe('ErrRestoreNotActive');
     });
@@ -373,12 +474,10 @@ describe('restore', () => {
       stack.platform.deleteGuild(seeded.guildId);
       expect(await finished(jobId)).toMatchObject({ status: 'canceled', error_message: 'guild deleted' });
       // The guild is gone from the platform; the DM still names it, from the registry.
-      const [event] = await dataSource.query<{ envelope: DomainEvent<'RestoreFailed'> }[]>(
-        `SELECT envelope FROM recovery.outbox WHERE event_type = 'RestoreFailed' AND envelope->'payload'->>'restore_job_id' = $1`,
-        [jobId],
-      );
-      expect(event.envelope.payload).toMatchObject({
-        status: 'canceled',
+      const events = await endingEvents(jobId);
+      expect(events.map((event) => event.type)).toEqual(['RestoreCanceled']);
+      expect(events[0].payload).toMatchObject({
+        reason: 'guild_deleted',
         requested_by_platform_user_id: OWNER,
         guild_name: name,
       });
@@ -397,6 +496,34 @@ describe('restore', () => {
       expect(await finished(started.body.id as string)).toMatchObject({ status: 'completed' });
       expect(stack.platform.requestLog().filter((r) => r.status === 429).length).toBeGreaterThanOrEqual(25);
       await expectRestored(guildId, seeded.guildId, payload);
+    });
+
+    it('retries a request the platform refused once, since the next attempt re-reads the guild', async () => {
+      const { seeded, guildId, snapshotId, payload } = await protectedGuild();
+      await raid(platformUrl, seeded);
+      const rolesRoute = `/guilds/${seeded.guildId}/roles`;
+      stack.platform.injectFailure({
+        method: 'POST',
+        path: rolesRoute,
+        status: 400,
+        code: 50035,
+        message: 'Invalid Form Body',
+      });
+      const since = Date.now();
+      const started = await start(snapshotId, ['roles']);
+      const job = await finished(started.body.id as string);
+      expect(job).toMatchObject({ status: 'completed', error_message: null });
+      const creates = stack.platform
+        .requestLog()
+        .filter((r) => r.at >= since && r.method === 'POST' && r.path === rolesRoute);
+      expect(creates.map((r) => r.status)).toEqual([400, 200]);
+      await expectRestored(guildId, seeded.guildId, payload, ['roles']);
+      // No pre-restore snapshot was asked for: the DM will not say one could not be made.
+      const [completed] = await endingEvents(job.id as string);
+      expect(completed.payload).toMatchObject({
+        pre_restore_snapshot_id: null,
+        pre_restore_snapshot_requested: false,
+      });
     });
 
     it('fails fast, without retrying, when the bot lacks a permission', async () => {

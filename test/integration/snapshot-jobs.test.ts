@@ -15,6 +15,7 @@ import { SnapshotService } from '../../apps/recovery/src/snapshots/snapshot.serv
 import { BillingEventStream, SubscriptionScenario } from '../support/billing-events';
 import { RecoveryStack } from '../support/recovery-stack';
 import { waitFor } from '../support/wait';
+import { testTokenCodec } from '../support/internal-tokens';
 
 const OWNER = '200000000000000001';
 const HOUR_MS = 3_600_000;
@@ -44,8 +45,7 @@ describe('snapshot jobs', () => {
     });
     const entitlements = new EntitlementsClient({
       licensingUrl: stack.licensing.url,
-      codec: stack.codec,
-      service: 'recovery',
+      codec: testTokenCodec('recovery'),
     });
     const registry = new GuildRegistry(dataSource, platform, new GuildAccessService(dataSource, platform));
     const snapshots = new SnapshotService(dataSource, platform, entitlements);

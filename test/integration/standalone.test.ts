@@ -2,18 +2,22 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { call, expectKept, walkthrough, type WalkthroughResult, type World } from '../scenarios/walkthrough';
+import { readmeWalkthrough } from '../scenarios/readme-walkthrough';
+import { call, expectKept, type WalkthroughResult, type World } from '../scenarios/walkthrough';
+import { errorLines } from '../support/log-lines';
+import { StartupProbe } from '../support/startup-probe';
 import { waitFor } from '../support/wait';
 
 const REPOSITORY = path.resolve(__dirname, '../..');
 /** `npm start`'s default: the test starts it as a new user would, with no variables at all. */
-const URL = 'http://127.0.0.1:3000';
+const PORT = 3000;
+const URL = `http://127.0.0.1:${PORT}`;
 const FIRST_START_MS = 180_000;
 
 /**
  * The README's first command on a fresh machine: a clean copy of the repository (its files, and the
  * installed node_modules), `npm start` with nothing in the environment but PATH and HOME, then the
- * README walkthrough over HTTP against what it prints. A second start finds everything again.
+ * README's "Try it" commands exactly as printed. A second start finds everything again.
  */
 describe('standalone mode: npm start in a clean copy', () => {
   let copy: string;
@@ -38,20 +42,38 @@ describe('standalone mode: npm start in a clean copy', () => {
 
     const docs = await fetch(`${URL}/docs/openapi.json`);
     expect(docs.status).toBe(200);
-    first = await walkthrough(await sandboxWorld());
+    first = await readmeWalkthrough().catch((error: unknown) => {
+      const logs = `${product!.output()}\n${product!.errors()}`.slice(-4000);
+      throw new Error(`${(error as Error).message}\n--- npm start's output ---\n${logs}`);
+    });
 
     // Bad input gets an RFC 9457 body, here as everywhere.
     const refused = await call(URL, 'POST', '/sandbox/cards', undefined, { customer_key: 42 });
     expect(refused.status).toBe(400);
     expect(refused.body).toMatchObject({ status: 400, title: expect.any(String) });
+
+    // What the services log reaches the output: a forged webhook's warning, from the intake
+    // (mounted on the public port, as the gateway is) once everything is up.
+    const forged = await fetch(`${URL}/webhooks/provider`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'provider-signature': 't=1,v1=00' },
+      body: '{"eventType":"PAYMENT_STATUS_CHANGED"}',
+    });
+    expect(forged.status).toBeGreaterThanOrEqual(400);
+    await waitFor('the intake’s warning in the output', () =>
+      product!.output().includes('webhook signature invalid'),
+    );
   });
 
   it('a second start reuses the data: the same guild, snapshot, restore and subscription', async () => {
     expect(first).toBeDefined();
     await product!.stop();
-    // Ctrl-C stopped everything cleanly: the embedded server is down, nothing failed on the way.
+    // Ctrl-C stopped everything cleanly: the embedded server is down, nothing failed on the way,
+    // and neither the stop nor anything before it logged an error.
     expect(product!.errors()).toContain('SIGINT: stopping');
     expect(product!.errors()).not.toContain('stop failed');
+    expect(errorLines(product!.errors())).toEqual([]);
+    expect(errorLines(product!.output())).toEqual([]);
     expect(existsSync(path.join(copy, '.data/standalone/postgres/postmaster.pid'))).toBe(false);
     product = await startProduct(copy);
     expect(product.errors()).not.toContain('creating the database cluster');
@@ -88,6 +110,8 @@ function cleanCopy(): string {
 }
 
 async function startProduct(cwd: string): Promise<StartedProduct> {
+  // From the first moment: a connection the public port accepts is answered within a second.
+  const probe = new StartupProbe(PORT).start();
   const child: ChildProcess = spawn('npm', ['start'], {
     cwd,
     env: { PATH: process.env.PATH, HOME: process.env.HOME },
@@ -123,7 +147,11 @@ async function startProduct(cwd: string): Promise<StartedProduct> {
     );
     const ready = await fetch(`${URL}/health/ready`);
     expect(ready.status).toBe(200);
+    await waitFor('the probe to be answered 200', () => probe.answered(200));
+    const startup = await probe.stop();
+    expect(startup).toMatchObject({ unanswered: 0, unavailableWithoutRetryAfter: 0 });
   } catch (error) {
+    await probe.stop();
     await product.stop();
     throw new Error(`${String(error)}\n--- stderr ---\n${stderr.slice(-3000)}`);
   }

@@ -2,10 +2,18 @@ import { type ProviderWebhookBody, PROVIDER_SIGNATURE_HEADER } from '@lib/contra
 import { FakePaymentProvider } from '@lib/testing';
 import Redis from 'ioredis';
 import { spawn } from 'node:child_process';
+import { createHash, createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
+import type { BillingRouter } from '../../apps/webhook-intake/src/webhooks/billing-router';
+import type { WebhookIdempotency } from '../../apps/webhook-intake/src/webhooks/webhook-idempotency';
+import {
+  type ReceivedWebhook,
+  WebhookEventsRepository,
+} from '../../apps/webhook-intake/src/webhooks/webhook-events.repository';
+import { WebhookIntakeService } from '../../apps/webhook-intake/src/webhooks/webhook-intake.service';
 import { type AppProcess, freePort, startApp } from '../support/app-process';
 import { BillingTap, portOpen } from '../support/billing-tap';
 import { BillingStack } from '../support/billing-stack';
@@ -26,8 +34,11 @@ interface EventRow {
   routing_outcome: string | null;
   deliveries: number;
   duplicate_of: string | null;
+  reprocess_of: string | null;
+  body_text: string | null;
   raw_body: Buffer | null;
   body_bytes: number;
+  payload: unknown;
 }
 
 /** Webhook intake with real Redis, Postgres and billing behind it (issue 7, spec §4.9). */
@@ -43,7 +54,9 @@ describe('webhook intake', () => {
     await stack.start();
     tap = new BillingTap(stack.billing.url);
     tapUrl = await tap.start();
-    intake = await startApp('webhook-intake', { BILLING_URL: tapUrl });
+    // Over 500 deliveries in a minute from this one address: the per-address limit (the security
+    // suite's subject) is off here.
+    intake = await startApp('webhook-intake', { BILLING_URL: tapUrl, WEBHOOK_RATE_LIMIT_PER_MINUTE: '0' });
   }, 120_000);
 
   afterAll(async () => {
@@ -62,7 +75,7 @@ describe('webhook intake', () => {
   async function rows(externalEventId: string): Promise<EventRow[]> {
     return dataSource.query<EventRow[]>(
       `SELECT id, external_event_id, event_type, signature_valid, processing_result, processing_error,
-              routing_outcome, deliveries, duplicate_of, raw_body, body_bytes
+              routing_outcome, deliveries, duplicate_of, reprocess_of, body_text, raw_body, body_bytes, payload
          FROM webhook.webhook_events WHERE external_event_id = $1 ORDER BY created_at, id`,
       [externalEventId],
     );
@@ -103,6 +116,33 @@ describe('webhook intake', () => {
       }),
     ]);
     expect(tap.routed.get(done.eventId)).toBe(1);
+
+    // An intake that lost billing's answer routes the event again: billing answers from its record
+    // of the events it applied, and the payment stays settled once.
+    const again = await stack.callBilling(
+      'POST',
+      '/internal/v1/provider-events',
+      { kind: 'service', service: 'webhook-intake' },
+      { event_id: done.eventId, event_type: done.eventType, data: done.data },
+    );
+    expect(again).toMatchObject({
+      status: 200,
+      body: {
+        outcome: 'already_applied',
+        detail: expect.stringContaining(`event ${done.eventId} was handled`),
+      },
+    });
+    expect(
+      await dataSource.query(`SELECT outcome FROM billing.provider_events WHERE event_id = $1`, [
+        done.eventId,
+      ]),
+    ).toEqual([{ outcome: 'applied' }]);
+    const started = await dataSource.query<{ count: number }[]>(
+      `SELECT count(*)::int AS count FROM billing.outbox
+        WHERE envelope->>'aggregate_id' = $1 AND event_type = 'SubscriptionStarted'`,
+      [id],
+    );
+    expect(started).toEqual([{ count: 1 }]);
   });
 
   it('records and refuses a forged signature with 401, never routing it, and counts WebhookRejected', async () => {
@@ -121,10 +161,19 @@ describe('webhook intake', () => {
       },
     );
     expect(unsigned.status).toBe(401);
-    expect(await rows(event.eventId)).toEqual([
-      expect.objectContaining({ signature_valid: false, processing_result: 'failed' }),
-      expect.objectContaining({ signature_valid: false, processing_result: 'failed' }),
-    ]);
+    // Nothing of a forged body is taken as the event's: the rows are found by the body's digest.
+    const body = JSON.stringify(event);
+    const refused = await dataSource.query<EventRow[]>(
+      `SELECT * FROM webhook.webhook_events WHERE body_sha256 = $1 ORDER BY created_at, id`,
+      [createHash('sha256').update(body).digest('hex')],
+    );
+    const forgedRow = expect.objectContaining({
+      signature_valid: false,
+      processing_result: 'failed',
+      external_event_id: null,
+      body_bytes: Buffer.byteLength(body),
+    }) as EventRow;
+    expect(refused).toEqual([forgedRow, forgedRow]);
     expect(tap.routed.has(event.eventId)).toBe(false);
     expect(await metric('webhook_rejected_total')).toBe(rejectedBefore + 2);
 
@@ -144,7 +193,7 @@ describe('webhook intake', () => {
     expect(tap.routed.get(event.eventId)).toBe(1);
   });
 
-  it('answers 500 when routing fails and processes the resend again', async () => {
+  it('answers 500 when routing fails, processes the resend again, and keeps every delivery with its outcome', async () => {
     const event = unknownOrderDone();
     tap.failing = true;
     try {
@@ -161,12 +210,68 @@ describe('webhook intake', () => {
       }),
     ]);
     expect(await send(event)).toEqual({ status: 200, body: '' });
-    expect(await rows(event.eventId)).toEqual([
-      expect.objectContaining({ processing_result: 'success', deliveries: 2, processing_error: null }),
-    ]);
     expect(tap.routed.get(event.eventId)).toBe(1);
     expect((await send(event)).status).toBe(200);
-    expect((await rows(event.eventId)).map((row) => row.processing_result)).toEqual(['success', 'duplicate']);
+    // Three deliveries, three rows: the failed one keeps its error beside the one that routed it.
+    const [failed, routed, duplicate] = await rows(event.eventId);
+    expect([failed, routed, duplicate]).toEqual([
+      expect.objectContaining({
+        processing_result: 'failed',
+        processing_error: expect.stringContaining('503'),
+      }),
+      expect.objectContaining({
+        processing_result: 'success',
+        processing_error: null,
+        routing_outcome: 'ignored',
+      }),
+      expect.objectContaining({ processing_result: 'duplicate', duplicate_of: routed.id }),
+    ]);
+
+    // The operator tools show each attempt of the event beside the one asked for.
+    const answer = await admin(`/admin/v1/webhook-events/${failed.id}`);
+    expect(answer.status).toBe(200);
+    const view = (await answer.json()) as { processing_error: string; attempts: Record<string, unknown>[] };
+    expect(view.processing_error).toContain('503');
+    expect(view.attempts).toEqual([
+      expect.objectContaining({
+        id: failed.id,
+        processing_result: 'failed',
+        processing_error: failed.processing_error,
+      }),
+      expect.objectContaining({ id: routed.id, processing_result: 'success', routing_outcome: 'ignored' }),
+      expect.objectContaining({ id: duplicate.id, processing_result: 'duplicate', duplicate_of: routed.id }),
+    ]);
+  });
+
+  it('answers 500 when billing refuses the event, so the provider resends, and records each delivery', async () => {
+    // PAYMENT.DONE without an orderId: billing refuses its data (400).
+    const event = provider().webhookEvent('PAYMENT.DONE', {
+      paymentKey: `pay_${uuidv7()}`,
+      status: 'DONE',
+      approvedAt: new Date().toISOString(),
+      totalAmount: 9_900,
+      customerKey: 'user_x',
+    } as never);
+    for (let delivery = 1; delivery <= 2; delivery++) {
+      const answer = await send(event);
+      expect(answer.status).toBe(500);
+      expect(JSON.parse(answer.body)).toMatchObject({ status: 500, code: 'ErrWebhookRefused' });
+    }
+    expect(await rows(event.eventId)).toEqual([
+      expect.objectContaining({
+        processing_result: 'failed',
+        processing_error: expect.stringContaining('400'),
+      }),
+      expect.objectContaining({
+        processing_result: 'failed',
+        processing_error: expect.stringContaining('400'),
+      }),
+    ]);
+    expect(tap.routed.get(event.eventId)).toBe(2);
+    expect(intake.output()).toContain('"alert":"webhook_refused_by_billing"');
+    expect(
+      await dataSource.query(`SELECT 1 FROM billing.provider_events WHERE event_id = $1`, [event.eventId]),
+    ).toEqual([]);
   });
 
   it('routes every known event type and records unknown ones without routing them', async () => {
@@ -214,7 +319,7 @@ describe('webhook intake', () => {
     }
   });
 
-  it('records a signed body it cannot parse (400) and an oversize body (413)', async () => {
+  it('records a signed body it cannot parse (400), and refuses an oversize body unrecorded (413)', async () => {
     const url = `${intake.url}/webhooks/provider`;
     const marker = `not-json-${uuidv7()}`;
     const garbage = Buffer.from(`{"eventId": ${marker}`);
@@ -225,13 +330,14 @@ describe('webhook intake', () => {
     expect(unparseable.status).toBe(400);
     expect(JSON.parse(unparseable.body)).toMatchObject({ code: 'ErrUnparseableWebhook' });
     const [stored] = await dataSource.query<EventRow[]>(
-      `SELECT * FROM webhook.webhook_events WHERE raw_body = $1`,
-      [garbage],
+      `SELECT * FROM webhook.webhook_events WHERE body_text = $1`,
+      [garbage.toString('utf8')],
     );
     expect(stored).toMatchObject({
       processing_result: 'failed',
       signature_valid: true,
       external_event_id: null,
+      raw_body: null,
     });
     expect(stored.processing_error).toContain('unparseable');
 
@@ -255,7 +361,49 @@ describe('webhook intake', () => {
     const after = await dataSource.query<{ count: number }[]>(
       `SELECT count(*)::int AS count FROM webhook.webhook_events WHERE body_bytes > 1048576`,
     );
-    expect(after[0].count).toBe(before[0].count + 1);
+    // Refused before it was read (security issue 22): there is nothing to record.
+    expect(after[0].count).toBe(before[0].count);
+  });
+
+  it('keeps a signed body exactly as received beside its parsed form', async () => {
+    const url = `${intake.url}/webhooks/provider`;
+    const signed = (body: Buffer) =>
+      provider().sendRawWebhook(url, body, {
+        'content-type': 'application/json',
+        [PROVIDER_SIGNATURE_HEADER]: provider().signature(body),
+      });
+    // Keys out of the usual order, an integer above 2^53, spacing, and text beyond ASCII: none of it
+    // survives jsonb.
+    const eventId = `evt_${uuidv7()}`;
+    const at = new Date().toISOString();
+    const text =
+      `{"data": {"totalAmount": 9007199254740993123, "orderId": "order_${uuidv7()}", "paymentKey": "pay_x",` +
+      ` "approvedAt": "${at}", "status": "DONE", "customerKey": "user_x", "memo": "결제 완료 ✓"},\n` +
+      `  "eventType": "PAYMENT.DONE", "createdAt": "${at}", "eventId": "${eventId}"}`;
+    expect(await signed(Buffer.from(text))).toEqual({ status: 200, body: '' });
+    const [row] = await rows(eventId);
+    expect(row).toMatchObject({ processing_result: 'success', body_text: text, raw_body: null });
+    expect(row.payload).toMatchObject({ eventId, data: { memo: '결제 완료 ✓' } });
+    expect(JSON.stringify(row.payload)).not.toBe(text);
+    const view = (await (await admin(`/admin/v1/webhook-events/${row.id}`)).json()) as Record<
+      string,
+      unknown
+    >;
+    expect(view).toMatchObject({ body: text, raw_body: null, payload: { eventId } });
+
+    // Bytes that are not UTF-8 are no text: they are kept as bytes, exactly.
+    const otherId = `evt_${uuidv7()}`;
+    const bytes = Buffer.concat([
+      Buffer.from(`{"eventId": "${otherId}", "eventType": "PAYMENT.DONE", "createdAt": "${at}", "memo": "`),
+      Buffer.from([0xc3, 0x28, 0xff]),
+      Buffer.from(
+        `", "data": {"orderId": "order_${uuidv7()}", "paymentKey": "pay_y", "approvedAt": "${at}", "status": "DONE"}}`,
+      ),
+    ]);
+    expect((await signed(bytes)).status).toBe(200);
+    const [binary] = await rows(otherId);
+    expect(binary).toMatchObject({ processing_result: 'success', body_text: null });
+    expect(binary.raw_body?.equals(bytes)).toBe(true);
   });
 
   it('routes 50 distinct events exactly once when each arrives 10 times at once', async () => {
@@ -349,11 +497,27 @@ describe('webhook intake', () => {
 
     const reprocessed = await admin(`/admin/v1/webhook-events/${item.id}/reprocess`, { method: 'POST' });
     expect(reprocessed.status).toBe(200);
-    expect(await reprocessed.json()).toMatchObject({
+    // The reprocess is an attempt of its own; the failed delivery keeps its error.
+    const attempt = (await reprocessed.json()) as { id: string; attempts: unknown[] };
+    expect(attempt).toMatchObject({
       processing_result: 'success',
-      reprocessed: 1,
+      reprocess_of: item.id,
       routing_outcome: 'ignored',
     });
+    expect(attempt.attempts).toEqual([
+      expect.objectContaining({
+        id: item.id,
+        processing_result: 'failed',
+        processing_error: expect.stringContaining('503'),
+        reprocessed: 1,
+      }),
+      expect.objectContaining({ id: attempt.id, processing_result: 'success', reprocess_of: item.id }),
+    ]);
+    expect(tap.routed.get(event.eventId)).toBe(1);
+    // Routed now, with billing's answer on record: it is not routed again.
+    const again = await admin(`/admin/v1/webhook-events/${item.id}/reprocess`, { method: 'POST' });
+    expect(again.status).toBe(409);
+    expect(await again.json()).toMatchObject({ code: 'ErrWebhookAlreadyRouted', routed_by: attempt.id });
     expect(tap.routed.get(event.eventId)).toBe(1);
 
     const paged = await admin('/admin/v1/webhook-events?limit=2');
@@ -534,10 +698,128 @@ describe('webhook intake without REDIS_URL', () => {
     }
     expect(await claim(event.eventId)).toBeUndefined();
     expect(await send(event)).toEqual({ status: 200, body: '' });
-    expect(await results(event.eventId)).toEqual(['success']);
+    expect(await results(event.eventId)).toEqual(['failed', 'success']);
     expect(tap.routed.get(event.eventId)).toBe(1);
     expect(await claim(event.eventId)).toBeDefined();
     expect(await send(event)).toEqual({ status: 200, body: '' });
-    expect(await results(event.eventId)).toEqual(['success', 'duplicate']);
+    expect(await results(event.eventId)).toEqual(['failed', 'success', 'duplicate']);
+  });
+});
+
+/**
+ * The intake's own code in this process against the real database, with the answer of a claim lost
+ * as a connection cut loses it. The fault suite saw 9 of 40 events routed twice under a Postgres
+ * cut: two deliveries of one event received in the same millisecond, whose claims both failed, each
+ * took the other's row for its own. These cases replay that precisely.
+ */
+describe('webhook intake when a claim loses its answer', () => {
+  const secret = 'in-process-webhook-secret';
+  let dataSource: DataSource;
+
+  /** The real repository; the next claim fails the way `loss` says. */
+  class LossyRepository extends WebhookEventsRepository {
+    loss: 'none' | 'before' | 'after' = 'none';
+    private otherClaimDone!: () => void;
+    /** Settles once a claim other than the failing one has been made. */
+    readonly otherClaim = new Promise<void>((resolve) => (this.otherClaimDone = resolve));
+
+    override async claim(webhook: ReceivedWebhook, id: string): Promise<boolean> {
+      const loss = this.loss;
+      this.loss = 'none';
+      if (loss === 'before') {
+        // The statement never reached the server; the error comes once the other delivery claimed.
+        await this.otherClaim;
+        throw new Error('Connection terminated unexpectedly');
+      }
+      const claimed = await super.claim(webhook, id);
+      if (loss === 'after') throw new Error('Connection terminated unexpectedly');
+      this.otherClaimDone();
+      return claimed;
+    }
+  }
+
+  function intake(repository: WebhookEventsRepository) {
+    const routed: string[] = [];
+    const keys = new Set<string>();
+    const idempotency = {
+      claim: (_source: string, id: string) =>
+        Promise.resolve(keys.has(id) ? 'exists' : (keys.add(id), 'acquired')),
+      release: (_source: string, id: string) => Promise.resolve(void keys.delete(id)),
+    } as unknown as WebhookIdempotency;
+    const router = {
+      route: (event: { event_id: string }) => {
+        routed.push(event.event_id);
+        return Promise.resolve({ outcome: 'ignored', detail: 'stand-in' });
+      },
+    } as unknown as BillingRouter;
+    return { sut: new WebhookIntakeService(repository, idempotency, router, secret), routed };
+  }
+
+  /** Two deliveries of one new event, received in the same millisecond. */
+  async function deliverTwiceAtOnce(sut: WebhookIntakeService) {
+    const eventId = `evt_${uuidv7()}`;
+    const rawBody = Buffer.from(
+      JSON.stringify({
+        eventId,
+        eventType: 'PAYMENT.DONE',
+        createdAt: new Date().toISOString(),
+        data: { orderId: `order_${uuidv7()}`, paymentKey: 'pay_x', approvedAt: new Date().toISOString() },
+      }),
+    );
+    const signature = createHmac('sha256', secret).update(rawBody).digest('hex');
+    jest.useFakeTimers({
+      now: Date.now(),
+      // Only the clock stands still: every timer runs as usual.
+      doNotFake: [
+        'setTimeout',
+        'clearTimeout',
+        'setInterval',
+        'clearInterval',
+        'setImmediate',
+        'clearImmediate',
+        'nextTick',
+        'queueMicrotask',
+        'hrtime',
+        'performance',
+      ],
+    });
+    try {
+      const answers = await Promise.all([
+        sut.receive({ rawBody, signature }),
+        sut.receive({ rawBody, signature }),
+      ]);
+      return { eventId, answers: answers.map((answer) => answer.kind).sort() };
+    } finally {
+      jest.useRealTimers();
+    }
+  }
+
+  const results = async (eventId: string) =>
+    (
+      await dataSource.query<{ processing_result: string }[]>(
+        `SELECT processing_result FROM webhook.webhook_events WHERE external_event_id = $1 ORDER BY processing_result`,
+        [eventId],
+      )
+    ).map((row) => row.processing_result);
+
+  beforeAll(async () => {
+    dataSource = await openDataSource();
+  });
+
+  afterAll(async () => {
+    await dataSource?.destroy();
+  });
+
+  it.each<[string, 'before' | 'after']>([
+    ['one claim is lost before it reached the database', 'before'],
+    ['the answer of a claim that committed is lost (and the event is not lost either)', 'after'],
+  ])('routes the event once when %s', async (_case, loss) => {
+    const repository = new LossyRepository(dataSource);
+    repository.loss = loss;
+    const { sut, routed } = intake(repository);
+    const { eventId, answers } = await deliverTwiceAtOnce(sut);
+    expect(routed.filter((id) => id === eventId)).toEqual([eventId]);
+    expect(answers).toEqual(['accepted', 'duplicate']);
+    expect(await results(eventId)).toEqual(['duplicate', 'success']);
   });
 });

@@ -158,7 +158,8 @@ function expectEqual(actual: unknown, expected: unknown, what: string): void {
   if (actual !== expected) throw new Error(`${what}: expected ${String(expected)}, got ${String(actual)}`);
 }
 
-function pendingChanges(diff: Record<string, unknown>): number {
+/** How many changes a restore preview lists. */
+export function pendingChanges(diff: Record<string, unknown>): number {
   const lists = [
     'roles_to_create',
     'roles_to_update',

@@ -22,7 +22,7 @@ export class AppModule {
           url: config.DATABASE_URL,
           migrateOnStart: config.MIGRATE_ON_START,
         }),
-        IdentityModule.forService({ secret: config.INTERNAL_JWT_SECRET, service: 'billing' }),
+        IdentityModule.forService('billing', config),
         MessagingModule.forService({ ...transportOf(config), clientId: 'billing', schema: 'billing' }),
         OutboxModule.forService({
           schema: billingDatabase.schema,
@@ -36,7 +36,7 @@ export class AppModule {
           useFactory: (events: ReadinessCheck) => [events],
         }),
         MetricsModule,
-        GuildAccessModule.forService({ recoveryUrl: config.RECOVERY_URL, service: 'billing' }),
+        GuildAccessModule.forService({ recoveryUrl: config.RECOVERY_URL }),
         EntitlementsModule.forService({ licensingUrl: config.LICENSING_URL, service: 'billing' }),
         BillingModule.forRoot(config),
       ],

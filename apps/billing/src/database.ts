@@ -1,9 +1,19 @@
 import { Init1763800000000 } from './migrations/1763800000000-init';
 import { Subscriptions1764100000000 } from './migrations/1764100000000-subscriptions';
 import { SubscriptionPayerPlatformUser1764400000001 } from './migrations/1764400000001-subscription-payer-platform-user';
+import { ProviderEvents1765300000000 } from './migrations/1765300000000-provider-events';
+import { CancelClearsPendingDowngrade1765400000000 } from './migrations/1765400000000-cancel-clears-pending-downgrade';
+import { SubscriptionsWithoutLicense1765400000001 } from './migrations/1765400000001-subscriptions-without-license';
 
 export const billingDatabase = {
   schema: 'billing',
   entities: [],
-  migrations: [Init1763800000000, Subscriptions1764100000000, SubscriptionPayerPlatformUser1764400000001],
+  migrations: [
+    Init1763800000000,
+    Subscriptions1764100000000,
+    SubscriptionPayerPlatformUser1764400000001,
+    ProviderEvents1765300000000,
+    CancelClearsPendingDowngrade1765400000000,
+    SubscriptionsWithoutLicense1765400000001,
+  ],
 };

@@ -23,8 +23,8 @@ export class AppModule {
           url: config.DATABASE_URL,
           migrateOnStart: config.MIGRATE_ON_START,
         }),
-        IdentityModule.forService({ secret: config.INTERNAL_JWT_SECRET, service: 'licensing' }),
-        GuildAccessModule.forService({ recoveryUrl: config.RECOVERY_URL, service: 'licensing' }),
+        IdentityModule.forService('licensing', config),
+        GuildAccessModule.forService({ recoveryUrl: config.RECOVERY_URL }),
         MessagingModule.forService(
           {
             ...transportOf(config),

@@ -34,8 +34,8 @@ export class AppModule {
           url: config.DATABASE_URL,
           migrateOnStart: config.MIGRATE_ON_START,
         }),
-        IdentityModule.forService({ secret: config.INTERNAL_JWT_SECRET, service: 'notifier' }),
-        GuildAccessModule.forService({ recoveryUrl: config.RECOVERY_URL, service: 'notifier' }),
+        IdentityModule.forService('notifier', config),
+        GuildAccessModule.forService({ recoveryUrl: config.RECOVERY_URL }),
         MessagingModule.forService(
           {
             ...transportOf(config),

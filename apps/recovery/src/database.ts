@@ -4,6 +4,7 @@ import { GuildsSnapshotsRestoreJobs1763900000000 } from './migrations/1763900000
 import { RestoreRuns1764000000000 } from './migrations/1764000000000-restore-runs';
 import { RestoreJobRequester1764400000000 } from './migrations/1764400000000-restore-job-requester';
 import { AntiNuke1764600000000 } from './migrations/1764600000000-antinuke';
+import { UserDirectory1765400000000 } from './migrations/1765400000000-user-directory';
 import { Snapshot } from './snapshots/snapshot.entity';
 
 export const recoveryDatabase = {
@@ -15,5 +16,6 @@ export const recoveryDatabase = {
     RestoreRuns1764000000000,
     RestoreJobRequester1764400000000,
     AntiNuke1764600000000,
+    UserDirectory1765400000000,
   ],
 };

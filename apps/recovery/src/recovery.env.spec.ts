@@ -1,9 +1,12 @@
 import { ConfigError, loadConfig } from '@lib/config';
+import { generateInternalKeys } from '@lib/identity';
 import { RecoveryEnv } from './recovery.env';
 
+const keys = generateInternalKeys();
 const valid = {
   DATABASE_URL: 'postgres://u@localhost:5432/db',
-  INTERNAL_JWT_SECRET: 'x'.repeat(32),
+  INTERNAL_SIGNING_KEY: keys.signingKeys.recovery,
+  INTERNAL_PUBLIC_KEYS: keys.publicKeys,
   KAFKA_BROKERS: '127.0.0.1:9092',
   DISCORD_BOT_TOKEN: 'bot-token',
   DISCORD_PUBLIC_KEY: 'a'.repeat(64),

@@ -7,6 +7,10 @@ export type SnapshotTrigger = (typeof SNAPSHOT_TRIGGERS)[number];
 export const RESTORE_SCOPES = ['roles', 'channels', 'permission_overrides', 'guild_settings'] as const;
 export type RestoreScope = (typeof RESTORE_SCOPES)[number];
 
+/** Why a restore ended `canceled`: the user canceled it, or the guild was deleted during the run. */
+export const RESTORE_CANCEL_REASONS = ['user', 'guild_deleted'] as const;
+export type RestoreCancelReason = (typeof RESTORE_CANCEL_REASONS)[number];
+
 /** Counts of what a restore changed, per category. */
 export interface RestoreResultSummary {
   roles_created: number;
@@ -45,18 +49,36 @@ export interface EventPayloads {
     result_summary: RestoreResultSummary;
     duration_ms: number;
     pre_restore_snapshot_id: string | null;
+    /**
+     * The job asked for a pre-restore snapshot (`options.create_pre_restore_snapshot`): with a null
+     * id, it could not be made. Absent in events written before it was recorded.
+     */
+    pre_restore_snapshot_requested?: boolean;
   };
+  /** A run that failed (spec §3.1); a canceled one is `RestoreCanceled`. */
   RestoreFailed: {
     restore_job_id: string;
     snapshot_id: string;
     requested_by_user: string;
     requested_by_platform_user_id: string | null;
     guild_name: string;
-    /** `failed`, or `canceled` when the guild was deleted during the run. */
-    status: 'failed' | 'canceled';
+    status: 'failed';
+    /** The failure type (e.g. PermissionDenied, PlatformUnavailable). */
     error_code: string;
     error_message: string;
     pre_restore_snapshot_id: string | null;
+    pre_restore_snapshot_requested?: boolean;
+  };
+  /** A run that ended `canceled`: by the user, or because the guild was deleted during the run. */
+  RestoreCanceled: {
+    restore_job_id: string;
+    snapshot_id: string;
+    requested_by_user: string;
+    requested_by_platform_user_id: string | null;
+    guild_name: string;
+    reason: RestoreCancelReason;
+    pre_restore_snapshot_id: string | null;
+    pre_restore_snapshot_requested: boolean;
   };
   SnapshotCreated: {
     snapshot_id: string;
@@ -102,6 +124,12 @@ export interface EventPayloads {
     current_period_start: string;
     current_period_end: string;
     next_billing_at: string;
+    /**
+     * Until when the licence stays in force past `current_period_end` because the subscription
+     * renews: through the renewal charge and every past_due retry. Null when it ends at period end;
+     * absent in events from before it was recorded (no grace).
+     */
+    grace_until?: string | null;
   };
   PaymentSucceeded: {
     subscription_id: string;
@@ -114,6 +142,12 @@ export interface EventPayloads {
     /** The plan paid for and the period it now covers: licensing extends `expires_at` on renewals. */
     plan_code: PlanCode;
     current_period_end: string;
+    /**
+     * Until when the licence stays in force past `current_period_end` because the subscription
+     * renews: through the renewal charge and every past_due retry. Null when it ends at period end;
+     * absent in events from before it was recorded (no grace).
+     */
+    grace_until?: string | null;
   };
   PlanUpgraded: {
     subscription_id: string;
@@ -126,6 +160,12 @@ export interface EventPayloads {
     new_plan_code: PlanCode;
     effective_at: string;
     current_period_end: string;
+    /**
+     * Until when the licence stays in force past `current_period_end` because the subscription
+     * renews: through the renewal charge and every past_due retry. Null when it ends at period end;
+     * absent in events from before it was recorded (no grace).
+     */
+    grace_until?: string | null;
   };
   PlanDowngradeScheduled: {
     subscription_id: string;
@@ -142,6 +182,12 @@ export interface EventPayloads {
     new_plan_code: PlanCode;
     effective_at: string;
     current_period_end: string;
+    /**
+     * Until when the licence stays in force past `current_period_end` because the subscription
+     * renews: through the renewal charge and every past_due retry. Null when it ends at period end;
+     * absent in events from before it was recorded (no grace).
+     */
+    grace_until?: string | null;
   };
   SubscriptionCanceled: {
     subscription_id: string;
@@ -152,11 +198,32 @@ export interface EventPayloads {
     payer_platform_user_id: string | null;
     guild_name: string;
     plan_code: PlanCode;
+    /** The pending downgrade this cancel dropped (a cancel takes priority), if there was one. */
+    dropped_pending_downgrade_to?: PlanCode | null;
   };
   SubscriptionUncanceled: {
     subscription_id: string;
     license_id: string | null;
     requested_by_user: string;
+    /** What licensing needs to give the licence its renewal grace back (absent in older events). */
+    plan_code?: PlanCode;
+    current_period_end?: string;
+    grace_until?: string | null;
+  };
+  SubscriptionCardChanged: {
+    subscription_id: string;
+    license_id: string | null;
+    billing_key_id: string;
+    payer_user_id: string;
+    /** Who gets the DM; null only for subscriptions created before it was recorded. */
+    payer_platform_user_id: string | null;
+    guild_name: string;
+    plan_code: PlanCode;
+    /** The card this subscription is charged on from now on. */
+    card_company: string;
+    card_last4: string;
+    /** The card it was charged on before; null when that one had been deleted at the provider. */
+    previous_card_last4: string | null;
   };
   SubscriptionCanceledPeriodEnd: {
     subscription_id: string;
@@ -205,6 +272,9 @@ export const LICENSE_CHANGE_CAUSES = [
   'PlanDowngraded',
   'SubscriptionCanceledPeriodEnd',
   'PaymentSucceeded',
+  // Move only the licence's renewal grace (a scheduled cancel ends it at period end).
+  'SubscriptionCanceled',
+  'SubscriptionUncanceled',
 ] as const satisfies readonly EventType[];
 export type LicenseChangeCause = (typeof LICENSE_CHANGE_CAUSES)[number];
 
@@ -215,6 +285,7 @@ export const EVENT_PRODUCERS = {
   RestoreStarted: 'recovery',
   RestoreCompleted: 'recovery',
   RestoreFailed: 'recovery',
+  RestoreCanceled: 'recovery',
   SnapshotCreated: 'recovery',
   AntiNukeIncidentOpened: 'recovery',
   BillingKeyIssued: 'billing',
@@ -225,6 +296,7 @@ export const EVENT_PRODUCERS = {
   PlanDowngraded: 'billing',
   SubscriptionCanceled: 'billing',
   SubscriptionUncanceled: 'billing',
+  SubscriptionCardChanged: 'billing',
   SubscriptionCanceledPeriodEnd: 'billing',
   LicenseUpgraded: 'licensing',
   LicenseDowngraded: 'licensing',

@@ -8,7 +8,11 @@ export interface GuildAccess {
   name: string;
   /** The bot is installed and the guild has not been removed. */
   active: boolean;
-  /** MANAGE_GUILD on the guild (the owner and ADMINISTRATOR imply it). */
+  /**
+   * MANAGE_GUILD on the guild, live from the platform for an active guild (the owner and
+   * ADMINISTRATOR imply it); for an inactive one, whether the user is the owner recorded at
+   * registration, since the platform no longer tells the bot.
+   */
   manage_guild: boolean;
   owner_platform_user_id: string;
 }

@@ -13,9 +13,22 @@ export type InternalIdentity =
     }
   | {
       kind: 'service';
-      service: 'gateway' | 'recovery' | 'billing' | 'licensing' | 'notifier' | 'webhook-intake';
+      service: ServiceName;
     };
 
+/** The services, each of which signs its internal calls with a key of its own (its issuer name). */
+export const SERVICE_NAMES = [
+  'gateway',
+  'recovery',
+  'billing',
+  'licensing',
+  'notifier',
+  'webhook-intake',
+] as const;
+export type ServiceName = (typeof SERVICE_NAMES)[number];
+
+/** The one issuer whose user identities services believe: the gateway, which holds the sessions. */
+export const USER_IDENTITY_ISSUER: ServiceName = 'gateway';
+
 export const INTERNAL_TOKEN_HEADER = 'x-internal-token';
-export const INTERNAL_TOKEN_AUDIENCE = 'guildkeeper-internal';
 export const REQUEST_ID_HEADER = 'x-request-id';

@@ -43,6 +43,12 @@ export interface PlanDefinition {
  * What a guild may do right now (`GET /internal/v1/guilds/{id}/entitlements`). A paid licence
  * past `expires_at` is served as FREE with `status: 'expired'` and its plan in `licensed_plan_code`.
  */
+/** Licensing's answer to `POST /internal/v1/guilds/{guildId}/license` (billing's reservation). */
+export interface ReservedLicense {
+  guild_id: string;
+  license_id: string;
+}
+
 export interface Entitlements {
   guild_id: string;
   license_id: string | null;

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { KAFKA_HEADER_EVENT_TYPE, TOPICS } from '@lib/contracts';
+import { entitlementsCacheGroupPrefix, KAFKA_HEADER_EVENT_TYPE, TOPICS } from '@lib/contracts';
 import type { Consumer, Kafka } from 'kafkajs';
 import { v7 as uuidv7 } from 'uuid';
 import type { EntitlementsClient } from './entitlements.client';
@@ -23,7 +23,8 @@ export class EntitlementsInvalidationListener {
     service: string,
   ) {
     this.consumer = kafka.consumer({
-      groupId: `${service}.entitlements-cache.${uuidv7()}`,
+      // The prefix is the one the service's Kafka user may join (contracts' KAFKA_ACCESS).
+      groupId: `${entitlementsCacheGroupPrefix(service)}${uuidv7()}`,
       maxWaitTimeInMs: 250,
       sessionTimeout: 30_000,
       retry: { retries: 10, restartOnFailure: () => Promise.resolve(true) },

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
-import type { Entitlements, PlanDefinition, PlanFeature } from '@lib/contracts';
-import { InternalHttp, type InternalTokenCodec, type ServiceName } from '@lib/identity';
+import type { Entitlements, PlanDefinition, PlanFeature, ReservedLicense } from '@lib/contracts';
+import { InternalHttp, type InternalTokenCodec } from '@lib/identity';
 import { TtlCache } from '@lib/runtime';
 import { isAxiosError } from 'axios';
 import { LicensingUnavailableError, PlanFeatureRequiredError } from './entitlements.errors';
@@ -12,7 +12,6 @@ export interface EntitlementsClientOptions {
   /** Base URL of the licensing service, e.g. http://licensing:3003 */
   licensingUrl: string;
   codec: InternalTokenCodec;
-  service: ServiceName;
   ttlMs?: number;
   timeoutMs?: number;
   now?: () => number;
@@ -37,7 +36,7 @@ export class EntitlementsClient {
     this.http = new InternalHttp(
       options.licensingUrl,
       options.codec,
-      options.service,
+      'licensing',
       options.timeoutMs ?? 5_000,
     );
   }
@@ -64,6 +63,17 @@ export class EntitlementsClient {
     return this.planCache.get('all', () => this.fetch<PlanDefinition[]>('/internal/v1/plans'));
   }
 
+  /**
+   * The guild's licence id, its FREE licence created if it has none (billing only): billing names
+   * the licence in its events from the first one on (spec §6). Licences are updated in place, never
+   * replaced, so the id a subscription stores stays right.
+   */
+  async reserveLicense(guildId: string): Promise<string> {
+    const path = `/internal/v1/guilds/${encodeURIComponent(guildId)}/license`;
+    const reserved = await this.call(path, () => this.http.post<ReservedLicense>(path, {}));
+    return reserved.license_id;
+  }
+
   invalidate(guildId: string): void {
     this.cache.invalidate(guildId);
   }
@@ -75,9 +85,13 @@ export class EntitlementsClient {
     );
   }
 
-  private async fetch<T>(path: string): Promise<T> {
+  private fetch<T>(path: string): Promise<T> {
+    return this.call(path, () => this.http.get<T>(path));
+  }
+
+  private async call<T>(path: string, request: () => Promise<T>): Promise<T> {
     try {
-      return await this.http.get<T>(path);
+      return await request();
     } catch (error) {
       const status = isAxiosError(error) ? error.response?.status : undefined;
       if (status !== undefined && status < 500) {

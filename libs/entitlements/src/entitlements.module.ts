@@ -7,14 +7,17 @@ import {
   type OnApplicationBootstrap,
   Optional,
 } from '@nestjs/common';
-import { TOPICS } from '@lib/contracts';
+import { type ServiceName, TOPICS } from '@lib/contracts';
 import { InternalTokenCodec } from '@lib/identity';
 import { inProcessEventBus } from '@lib/messaging';
 import { Kafka } from 'kafkajs';
 import { EntitlementsClient, type EntitlementsClientOptions } from './entitlements.client';
 import { EntitlementsInvalidationListener, LICENSE_CHANGES } from './entitlements-invalidation.listener';
 
-type ModuleOptions = Pick<EntitlementsClientOptions, 'licensingUrl' | 'service' | 'ttlMs'>;
+type ModuleOptions = Pick<EntitlementsClientOptions, 'licensingUrl' | 'ttlMs'> & {
+  /** The consuming service: names the consumer group of the cache's licence-change listener. */
+  service: ServiceName;
+};
 const OPTIONS = Symbol('EntitlementsModuleOptions');
 
 /**

@@ -14,9 +14,10 @@ export interface BillingKeyRow {
   card_last4: string;
   status: 'active' | 'deleted';
   deleted_at: Date | null;
+  updated_at: Date;
 }
 
-const PUBLIC_COLUMNS = `id, user_id, customer_key, card_company, card_number_masked, card_last4, status, deleted_at`;
+const PUBLIC_COLUMNS = `id, user_id, customer_key, card_company, card_number_masked, card_last4, status, deleted_at, updated_at`;
 
 /**
  * The user's card on file (spec §2.5). The provider's billing key is stored only encrypted, bound to
@@ -61,6 +62,36 @@ export class BillingKeysRepository {
       ],
     );
     return row;
+  }
+
+  /**
+   * The user's card on file, whatever its status, locked until the transaction ends: two confirms
+   * of one user replace (or reuse) it one after the other.
+   */
+  async lockForUser(manager: EntityManager, userId: string): Promise<BillingKeyRow | null> {
+    const [row] = await manager.query<BillingKeyRow[]>(
+      `SELECT ${PUBLIC_COLUMNS} FROM billing.billing_keys WHERE user_id = $1 FOR UPDATE`,
+      [userId],
+    );
+    return row ?? null;
+  }
+
+  /** The user's card that can still be charged, if any (spec §4.5: reused for their next guild). */
+  async findActiveForUser(manager: EntityManager, userId: string): Promise<BillingKeyRow | null> {
+    const [row] = await manager.query<BillingKeyRow[]>(
+      `SELECT ${PUBLIC_COLUMNS} FROM billing.billing_keys WHERE user_id = $1 AND status = 'active'`,
+      [userId],
+    );
+    return row ?? null;
+  }
+
+  /** The cards behind these ids, by id (subscription reads name the card each one is charged on). */
+  async getMany(manager: EntityManager, ids: string[]): Promise<Map<string, BillingKeyRow>> {
+    const rows = await manager.query<BillingKeyRow[]>(
+      `SELECT ${PUBLIC_COLUMNS} FROM billing.billing_keys WHERE id = ANY($1::uuid[])`,
+      [[...new Set(ids)]],
+    );
+    return new Map(rows.map((row) => [row.id, row]));
   }
 
   async get(manager: EntityManager, id: string): Promise<BillingKeyRow | null> {

@@ -1,5 +1,6 @@
 import { PLAN_CODES, type PlanCode } from '@lib/contracts';
-import { IsIn, IsString, IsUUID, Matches, MaxLength, MinLength } from 'class-validator';
+import { IsIn, IsOptional, IsString, IsUUID, Matches, MaxLength, MinLength } from 'class-validator';
+import type { CardView } from '../subscriptions/subscription';
 
 const PLAN_MESSAGE = `must be one of ${PLAN_CODES.join(', ')}`;
 
@@ -12,11 +13,15 @@ export class PrepareQuery {
 }
 
 export class ConfirmDto {
-  /** The one-time key the provider's card widget returned. */
+  /**
+   * The one-time key the provider's card widget returned: the new card becomes the payer's card for
+   * all their subscriptions. Leave it out to pay with the card on file (prepare's `saved_card`).
+   */
+  @IsOptional()
   @IsString()
   @MinLength(1)
   @MaxLength(300)
-  auth_key!: string;
+  auth_key?: string;
 
   @Matches(/^user_[0-9a-f-]{36}$/, { message: 'customer_key must be the value prepare returned' })
   customer_key!: string;
@@ -36,4 +41,9 @@ export interface PrepareView {
   provider_client_key: string;
   guild_id: string;
   plan: PlanCode;
+  /**
+   * The payer's card on file, which confirm without `auth_key` charges (spec §4.5: the billing key
+   * is reused for another guild); null when there is none, and the card widget must run.
+   */
+  saved_card: CardView | null;
 }

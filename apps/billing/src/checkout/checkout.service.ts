@@ -1,12 +1,12 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { InternalIdentity, PlanCode, PlanDefinition } from '@lib/contracts';
+import type { GuildAccess, InternalIdentity, PlanCode, PlanDefinition } from '@lib/contracts';
 import { EntitlementsClient } from '@lib/entitlements';
-import { GuildAccessClient, requireUser } from '@lib/guild-access';
+import { requireUser } from '@lib/guild-access';
 import { DomainError, ValidationError } from '@lib/problem-details';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
 import { BillingSettings } from '../billing-settings';
-import { BillingKeysRepository } from '../billing-keys/billing-keys.repository';
+import { type BillingKeyRow, BillingKeysRepository } from '../billing-keys/billing-keys.repository';
 import { PaymentAttemptsRepository } from '../payments/payment-attempts.repository';
 import { PaymentsService } from '../payments/payments.service';
 import {
@@ -14,7 +14,12 @@ import {
   PaymentProviderClient,
   ProviderRejectedError,
 } from '../provider/payment-provider.client';
-import { type PaidPlanCode, type SubscriptionView, toSubscriptionView } from '../subscriptions/subscription';
+import {
+  type PaidPlanCode,
+  type SubscriptionView,
+  toCardView,
+  toSubscriptionView,
+} from '../subscriptions/subscription';
 import { SubscriptionEvents } from '../subscriptions/subscription-events';
 import { SubscriptionExistsError, SubscriptionsRepository } from '../subscriptions/subscriptions.repository';
 import type { ConfirmDto, PrepareQuery, PrepareView } from './checkout.dto';
@@ -30,9 +35,15 @@ export function customerKeyOf(userId: string): string {
 }
 
 /**
- * Spec §4.4-4.5: prepare the card widget, then confirm: issue and store the billing key, create the
- * pending subscription and charge the first cycle, in that order, each step durable before the next
- * talks to the provider, so a crash anywhere leaves nothing half-written and nothing charged twice.
+ * Spec §4.4-4.5: prepare the card widget, then confirm: issue and store the billing key (or reuse
+ * the payer's card on file), create the pending subscription and charge the first cycle, in that
+ * order, each step durable before the next talks to the provider, so a crash anywhere leaves
+ * nothing half-written and nothing charged twice. Both act in a guild whose MANAGE_GUILD the route
+ * has checked (`guild`) before validating.
+ *
+ * A payer has one card on file (one billing key row, spec §2.5), like a default card: a new card
+ * replaces it for every subscription they pay, and each of their other running subscriptions gets
+ * a `SubscriptionCardChanged` (a DM) saying which card it is charged on from now on.
  */
 @Injectable()
 export class CheckoutService {
@@ -41,7 +52,6 @@ export class CheckoutService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly settings: BillingSettings,
-    private readonly access: GuildAccessClient,
     private readonly entitlements: EntitlementsClient,
     private readonly provider: PaymentProviderClient,
     private readonly billingKeys: BillingKeysRepository,
@@ -51,24 +61,24 @@ export class CheckoutService {
     private readonly events: SubscriptionEvents,
   ) {}
 
-  async prepare(identity: InternalIdentity, query: PrepareQuery): Promise<PrepareView> {
+  async prepare(identity: InternalIdentity, guild: GuildAccess, query: PrepareQuery): Promise<PrepareView> {
     const user = requireUser(identity);
-    const guild = await this.access.requireManageGuild(identity, query.guild_id);
     const plan = await this.paidPlan(query.plan, 'plan');
-    if (await this.subscriptions.findLive(query.guild_id)) throw new SubscriptionExistsError();
+    if (await this.subscriptions.findLive(guild.guild_id)) throw new SubscriptionExistsError();
+    const card = await this.billingKeys.findActiveForUser(this.dataSource.manager, user.user_id);
     return {
       customer_key: customerKeyOf(user.user_id),
       order_name: this.settings.orderName(plan.name, guild.name),
       amount: plan.price_krw,
       provider_client_key: this.settings.providerClientKey,
-      guild_id: query.guild_id,
+      guild_id: guild.guild_id,
       plan: plan.code,
+      saved_card: card ? toCardView(card) : null,
     };
   }
 
-  async confirm(identity: InternalIdentity, request: ConfirmDto): Promise<ConfirmResult> {
+  async confirm(identity: InternalIdentity, guild: GuildAccess, request: ConfirmDto): Promise<ConfirmResult> {
     const user = requireUser(identity);
-    const guild = await this.access.requireManageGuild(identity, request.guild_id);
     const plan = await this.paidPlan(request.plan_code, 'plan_code');
     if (request.customer_key !== customerKeyOf(user.user_id)) {
       throw new ValidationError('customer_key does not belong to you; use the value prepare returned.', [
@@ -76,16 +86,28 @@ export class CheckoutService {
       ]);
     }
     // Refused before the provider is called; the partial unique index decides under concurrency.
-    if (await this.subscriptions.findLive(request.guild_id)) throw new SubscriptionExistsError();
-    const { license_id } = await this.entitlements.get(request.guild_id);
+    if (await this.subscriptions.findLive(guild.guild_id)) throw new SubscriptionExistsError();
+    if (request.auth_key === undefined) {
+      // Checked again under the lock below; here so that nothing is asked of licensing in vain.
+      await this.requireSavedCard(this.dataSource.manager, user.user_id);
+    }
+    const licenseId = await this.entitlements.reserveLicense(guild.guild_id);
 
-    const issued = await this.issue(request.auth_key, request.customer_key);
-    const { subscription, attempt } = await this.dataSource.transaction(async (manager) => {
-      const key = await this.billingKeys.saveForUser(manager, user.user_id, request.customer_key, issued);
+    const issued =
+      request.auth_key === undefined ? null : await this.issue(request.auth_key, request.customer_key);
+    const { subscription, attempt, key } = await this.dataSource.transaction(async (manager) => {
+      let key: BillingKeyRow;
+      if (issued) {
+        const previous = await this.billingKeys.lockForUser(manager, user.user_id);
+        key = await this.billingKeys.saveForUser(manager, user.user_id, request.customer_key, issued);
+        if (previous) await this.announceNewCard(manager, user.user_id, key, previous);
+      } else {
+        key = await this.requireSavedCard(manager, user.user_id, { lock: true });
+      }
       const pending = await this.subscriptions.insertPending(manager, {
         id: uuidv7(),
-        guildId: request.guild_id,
-        licenseId: license_id,
+        guildId: guild.guild_id,
+        licenseId,
         billingKeyId: key.id,
         planCode: plan.code as PaidPlanCode,
         payerUserId: user.user_id,
@@ -100,8 +122,8 @@ export class CheckoutService {
         amountKrw: plan.price_krw,
         orderName: this.settings.orderName(plan.name, guild.name),
       });
-      await this.events.billingKeyIssued(manager, pending, key.card_last4);
-      return { subscription: pending, attempt: first };
+      if (issued) await this.events.billingKeyIssued(manager, pending, key.card_last4);
+      return { subscription: pending, attempt: first, key };
     });
 
     const settlement = await this.payments.charge(attempt, subscription);
@@ -109,7 +131,7 @@ export class CheckoutService {
       return {
         status: 202,
         body: {
-          ...toSubscriptionView(subscription),
+          ...toSubscriptionView(subscription, key),
           payment: {
             status: 'processing',
             detail:
@@ -131,14 +153,55 @@ export class CheckoutService {
         },
       );
     }
-    return { status: 200, body: toSubscriptionView(settlement.subscription) };
+    return { status: 200, body: toSubscriptionView(settlement.subscription, key) };
   }
 
+  /**
+   * The payer's card that a confirm without `auth_key` charges; with `lock`, held until the
+   * transaction ends so a concurrent new card cannot slip in between.
+   */
+  private async requireSavedCard(
+    manager: EntityManager,
+    userId: string,
+    { lock = false } = {},
+  ): Promise<BillingKeyRow> {
+    const card = lock
+      ? await this.billingKeys.lockForUser(manager, userId)
+      : await this.billingKeys.findActiveForUser(manager, userId);
+    if (card?.status === 'active') return card;
+    throw new ValidationError('You have no card on file: register one with the card widget (auth_key).', [
+      { field: 'auth_key', message: 'auth_key is required when no card is on file' },
+    ]);
+  }
+
+  /** The new card replaced the payer's card: each of their running subscriptions is told which. */
+  private async announceNewCard(
+    manager: EntityManager,
+    userId: string,
+    card: BillingKeyRow,
+    previous: BillingKeyRow,
+  ): Promise<void> {
+    const previousLast4 = previous.status === 'active' ? previous.card_last4 : null;
+    for (const subscription of await this.subscriptions.listRunningOfPayer(manager, userId)) {
+      await this.events.cardChanged(manager, subscription, card, previousLast4);
+    }
+  }
+
+  /**
+   * Spec §4.11: any refusal (4xx) answers 400 and stores nothing. A refusal of our own credentials
+   * (401) is also an operator alert: no card will pass until the merchant key is fixed.
+   */
   private async issue(authKey: string, customerKey: string): Promise<IssuedBillingKey> {
     try {
       return await this.provider.issueBillingKey(authKey, customerKey);
     } catch (error) {
-      if (error instanceof ProviderRejectedError && error.status !== 401 && error.status !== 403) {
+      if (error instanceof ProviderRejectedError) {
+        if (error.status === 401) {
+          this.logger.error(
+            { alert: 'provider_credentials_refused', provider_code: error.code },
+            'the provider refused our secret key when issuing a billing key',
+          );
+        }
         throw new DomainError(
           'ErrCardAuthenticationFailed',
           400,

@@ -25,6 +25,7 @@ export interface JobReport {
   ended: number;
   renewed: number;
   reconciled: number;
+  licensed: number;
 }
 
 /**
@@ -71,7 +72,21 @@ export class SubscriptionJobsService implements OnApplicationBootstrap, OnApplic
       ended: await this.finaliseCancels(now),
       renewed: await this.renewDue(now),
       reconciled: await this.reconcilePending(now),
+      licensed: await this.attachLicenses(),
     };
+  }
+
+  /**
+   * Subscriptions from before billing asked for the licence id get it here, so their next events
+   * name the licence too. Licensing answers the same id to every replica; none is overwritten.
+   */
+  private async attachLicenses(): Promise<number> {
+    const missing = await this.subscriptions.listWithoutLicense(BATCH);
+    for (const { id, guild_id } of missing) {
+      await this.subscriptions.attachLicense(id, await this.entitlements.reserveLicense(guild_id));
+      jobRuns.inc({ job: 'license' });
+    }
+    return missing.length;
   }
 
   /** The lower plan takes over at period end (a scheduled cancel takes priority and ends it instead). */

@@ -79,9 +79,16 @@ export class PaymentsService {
     return this.settle(attempt.order_id, outcome);
   }
 
-  /** Applies a decided outcome; null when the order id is not one of ours. */
-  async settle(orderId: string, outcome: DecidedCharge): Promise<Settlement | null> {
-    return this.dataSource.transaction(async (manager) => {
+  /**
+   * Applies a decided outcome; null when the order id is not one of ours. `within`: the caller's
+   * transaction, when the outcome must commit with the caller's own writes (a savepoint in it).
+   */
+  async settle(
+    orderId: string,
+    outcome: DecidedCharge,
+    within: EntityManager = this.dataSource.manager,
+  ): Promise<Settlement | null> {
+    return within.transaction(async (manager) => {
       const attempt = await this.attempts.lockByOrderId(manager, orderId);
       if (!attempt) return null;
       const subscription = await this.subscriptions.lock(manager, attempt.subscription_id);

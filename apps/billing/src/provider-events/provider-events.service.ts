@@ -1,19 +1,26 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { ProviderEventData, ProviderEventOutcome, ProviderEventType } from '@lib/contracts';
 import { ValidationError } from '@lib/problem-details';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { BillingKeysRepository } from '../billing-keys/billing-keys.repository';
 import { PaymentAttemptsRepository } from '../payments/payment-attempts.repository';
 import { type DecidedCharge, PaymentsService, type Settlement } from '../payments/payments.service';
 import type { RoutedProviderEventDto } from './provider-events.dto';
+import { ProviderEventsRepository, repeatOf } from './provider-events.repository';
 
 /**
  * Applies the provider's webhooks (spec §4.9 step 4). The charge response stays the primary
  * authority: a webhook settles only a charge still pending, and repeats of any event change nothing.
+ *
+ * Webhook intake delivers at least once: an event whose routing answer it could not record is
+ * routed again. Billing therefore remembers each event it applied (`billing.provider_events`), in
+ * the transaction of the event's effect, and answers a repeat from that record: an event is applied
+ * once, and its record exists exactly when its effect does.
  */
 @Injectable()
 export class ProviderEventsService {
   private readonly logger = new Logger(ProviderEventsService.name);
+  private readonly applied = new ProviderEventsRepository();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -23,6 +30,22 @@ export class ProviderEventsService {
   ) {}
 
   async apply(event: RoutedProviderEventDto): Promise<ProviderEventOutcome> {
+    // A malformed event is refused before anything is looked up or recorded: its resend after a fix
+    // is applied.
+    const effect = this.effectOf(event);
+    return this.dataSource.transaction(async (manager) => {
+      // Deliveries of one event at the same time wait here for each other: the first applies it.
+      await manager.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`provider-event:${event.event_id}`]);
+      const earlier = await this.applied.find(manager, event.event_id);
+      if (earlier) return repeatOf(earlier);
+      const outcome = await effect(manager);
+      await this.applied.record(manager, event, outcome);
+      return outcome;
+    });
+  }
+
+  /** The event's fields checked, and what applying it does. */
+  private effectOf(event: RoutedProviderEventDto): (manager: EntityManager) => Promise<ProviderEventOutcome> {
     switch (event.event_type) {
       case 'PAYMENT.DONE': {
         const data = read(event, 'PAYMENT.DONE', {
@@ -30,53 +53,61 @@ export class ProviderEventsService {
           orderId: 'string',
           approvedAt: 'date',
         });
-        return this.settle(data.orderId, {
-          kind: 'approved',
-          paymentKey: data.paymentKey,
-          approvedAt: new Date(data.approvedAt),
-        });
+        return (manager) =>
+          this.settle(manager, data.orderId, {
+            kind: 'approved',
+            paymentKey: data.paymentKey,
+            approvedAt: new Date(data.approvedAt),
+          });
       }
       case 'PAYMENT.FAILED': {
         const data = read(event, 'PAYMENT.FAILED', { orderId: 'string', failure: 'object' });
         const failure = data.failure as Partial<ProviderEventData['PAYMENT.FAILED']['failure']>;
-        return this.settle(data.orderId, {
-          kind: 'rejected',
-          status: 400,
-          code: typeof failure.code === 'string' ? failure.code : 'PAYMENT_FAILED',
-          message: typeof failure.message === 'string' ? failure.message : '',
-        });
+        return (manager) =>
+          this.settle(manager, data.orderId, {
+            kind: 'rejected',
+            status: 400,
+            code: typeof failure.code === 'string' ? failure.code : 'PAYMENT_FAILED',
+            message: typeof failure.message === 'string' ? failure.message : '',
+          });
       }
       case 'PAYMENT.CANCELED': {
         const data = read(event, 'PAYMENT.CANCELED', { orderId: 'string', canceledAt: 'date' });
-        return this.canceled(data.orderId, new Date(data.canceledAt));
+        return (manager) => this.canceled(manager, data.orderId, new Date(data.canceledAt));
       }
       case 'BILLING_KEY.DELETED': {
         const data = read(event, 'BILLING_KEY.DELETED', { billingKey: 'string', deletedAt: 'date' });
-        const deleted = await this.dataSource.transaction((manager) =>
-          this.billingKeys.markDeleted(manager, data.billingKey, new Date(data.deletedAt)),
-        );
-        return deleted
-          ? { outcome: 'applied', detail: 'the card on file is marked deleted' }
-          : { outcome: 'already_applied', detail: 'no card on file holds this billing key (any more)' };
+        return async (manager) => {
+          const deleted = await this.billingKeys.markDeleted(
+            manager,
+            data.billingKey,
+            new Date(data.deletedAt),
+          );
+          return deleted
+            ? { outcome: 'applied', detail: 'the card on file is marked deleted' }
+            : { outcome: 'already_applied', detail: 'no card on file holds this billing key (any more)' };
+        };
       }
     }
   }
 
-  private async settle(orderId: string, outcome: DecidedCharge): Promise<ProviderEventOutcome> {
-    const settlement = await this.payments.settle(orderId, outcome);
+  private async settle(
+    manager: EntityManager,
+    orderId: string,
+    outcome: DecidedCharge,
+  ): Promise<ProviderEventOutcome> {
+    const settlement = await this.payments.settle(orderId, outcome, manager);
     return describe(orderId, settlement);
   }
 
   /** A payment canceled at the provider: refunds are a later phase, so an operator decides. */
-  private async canceled(orderId: string, at: Date): Promise<ProviderEventOutcome> {
-    const { attempt, marked } = await this.dataSource.transaction(async (manager) => {
-      const row = await this.attempts.lockByOrderId(manager, orderId);
-      if (row?.status !== 'succeeded' || row.provider_canceled_at) return { attempt: row, marked: false };
-      return { attempt: await this.attempts.markCanceledAtProvider(manager, row.id, at), marked: true };
-    });
+  private async canceled(manager: EntityManager, orderId: string, at: Date): Promise<ProviderEventOutcome> {
+    const row = await this.attempts.lockByOrderId(manager, orderId);
+    const marked = row?.status === 'succeeded' && !row.provider_canceled_at;
+    const attempt = marked ? await this.attempts.markCanceledAtProvider(manager, row.id, at) : row;
     if (!attempt) return { outcome: 'ignored', detail: `order ${orderId} is not one of ours` };
     if (attempt.status === 'pending') {
-      return this.settle(orderId, {
+      return this.settle(manager, orderId, {
         kind: 'rejected',
         status: 400,
         code: 'PAYMENT_CANCELED',

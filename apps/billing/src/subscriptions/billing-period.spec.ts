@@ -1,9 +1,11 @@
 import {
+  LAST_RETRY_SETTLE_MS,
   PAST_DUE_RETRY_DAYS,
   RENEWAL_JITTER_MAX_MS,
   addMonths,
   nextBillingAt,
   periodOfCycle,
+  renewalGraceUntil,
   retryAt,
 } from './billing-period';
 
@@ -144,5 +146,18 @@ describe(retryAt.name, () => {
 
   it.each([0, -1, 1.5, Number.NaN])('refuses retry number %p', (retryNumber) => {
     expect(() => retryAt(dueAt, retryNumber)).toThrow(RangeError);
+  });
+});
+
+describe(renewalGraceUntil.name, () => {
+  const periodEnd = at('2026-02-28T09:15:00.000Z');
+
+  it('lasts past the latest renewal charge and the last past_due retry, by a day', () => {
+    const grace = renewalGraceUntil(periodEnd);
+    expect(grace).toEqual(at('2026-03-06T09:15:00.000Z'));
+    expect(grace.getTime()).toBeGreaterThan(nextBillingAt(periodEnd, () => 0.999999).getTime());
+    expect(grace.getTime() - LAST_RETRY_SETTLE_MS).toBe(
+      retryAt(periodEnd, PAST_DUE_RETRY_DAYS.length)!.getTime(),
+    );
   });
 });

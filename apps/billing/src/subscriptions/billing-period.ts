@@ -9,6 +9,12 @@ export const RENEWAL_JITTER_MAX_MS = 15 * 60_000;
  */
 export const PAST_DUE_RETRY_DAYS = [1, 3, 5] as const;
 
+/**
+ * How long after the last past_due retry was due a renewing licence still stays in force: time for
+ * that charge to be answered (or, unanswered, re-sent and settled) and for a late job to catch up.
+ */
+export const LAST_RETRY_SETTLE_MS = MS_PER_DAY;
+
 export interface BillingPeriod {
   start: Date;
   end: Date;
@@ -69,6 +75,17 @@ export function retryAt(dueAt: Date, retryNumber: number): Date | null {
   }
   // Whole 24-hour days: UTC has no daylight-saving shifts to account for.
   return new Date(dueAt.getTime() + PAST_DUE_RETRY_DAYS[retryNumber - 1] * MS_PER_DAY);
+}
+
+/**
+ * Until when the licence of a subscription that renews stays in force after its period ends
+ * (ARCHITECTURE.md "licence through renewals"): through the jittered renewal charge and every
+ * past_due retry, so a guild keeps its plan until billing says the subscription ended. Past it the
+ * licence lapses even if billing never said so, which bounds what a stalled billing can give away.
+ */
+export function renewalGraceUntil(periodEnd: Date): Date {
+  const lastRetry = retryAt(periodEnd, PAST_DUE_RETRY_DAYS.length)!;
+  return new Date(lastRetry.getTime() + LAST_RETRY_SETTLE_MS);
 }
 
 function daysInUtcMonth(year: number, monthIndex: number): number {

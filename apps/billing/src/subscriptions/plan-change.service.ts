@@ -20,6 +20,8 @@ export interface PlanChangeView {
   pending: PlanCode | null;
   /** `now` for an upgrade, the period end for a downgrade, null when nothing changed. */
   effective_at: string | null;
+  /** A change to FREE is a cancel: the downgrade it replaced, if one was scheduled (else null). */
+  dropped_pending_downgrade_to: PaidPlanCode | null;
   subscription: SubscriptionView;
 }
 
@@ -27,7 +29,18 @@ export interface CancelView {
   canceled_at_period_end: boolean;
   /** End of the paid period: the plan stays in force until then. */
   active_until: string | null;
+  /**
+   * The downgrade that was scheduled and no longer happens: a cancel takes priority (spec appendix
+   * rule 4), and an uncancel does not bring it back. Null when none was scheduled.
+   */
+  dropped_pending_downgrade_to: PaidPlanCode | null;
   subscription: SubscriptionView;
+}
+
+/** What a cancel did: the subscription after it, and the pending downgrade it cleared. */
+interface CancelOutcome {
+  subscription: SubscriptionRow;
+  droppedDowngrade: PaidPlanCode | null;
 }
 
 /**
@@ -52,8 +65,9 @@ export class PlanChangeService {
         return {
           plan: current,
           pending: 'FREE',
-          effective_at: periodEnd(canceled),
-          subscription: toSubscriptionView(canceled),
+          effective_at: periodEnd(canceled.subscription),
+          dropped_pending_downgrade_to: canceled.droppedDowngrade,
+          subscription: await this.view(manager, canceled.subscription),
         };
       }
       if (target === current) {
@@ -61,7 +75,8 @@ export class PlanChangeService {
           plan: current,
           pending: pendingOf(subscription),
           effective_at: null,
-          subscription: toSubscriptionView(subscription),
+          dropped_pending_downgrade_to: null,
+          subscription: await this.view(manager, subscription),
         };
       }
       if (planRank(target) > planRank(current)) {
@@ -85,8 +100,17 @@ export class PlanChangeService {
           plan: target,
           pending: pendingOf(upgraded),
           effective_at: 'now',
-          subscription: toSubscriptionView(upgraded),
+          dropped_pending_downgrade_to: null,
+          subscription: await this.view(manager, upgraded),
         };
+      }
+      if (subscription.cancel_at_period_end) {
+        // The cancel takes priority over any downgrade; scheduling one under it would be ignored.
+        throw new ConflictError(
+          'ErrCancelScheduled',
+          'The subscription ends at period end. Withdraw the cancel before choosing a lower plan.',
+          { active_until: periodEnd(subscription) },
+        );
       }
       let scheduled = subscription;
       if (subscription.pending_downgrade_to !== target) {
@@ -102,19 +126,21 @@ export class PlanChangeService {
         plan: current,
         pending: pendingOf(scheduled),
         effective_at: periodEnd(scheduled),
-        subscription: toSubscriptionView(scheduled),
+        dropped_pending_downgrade_to: null,
+        subscription: await this.view(manager, scheduled),
       };
     });
   }
 
-  /** Cancel at period end; a pending downgrade stays recorded but the cancel takes priority. */
+  /** Cancel at period end. It takes priority over a pending downgrade, which is cleared. */
   cancel(identity: InternalIdentity, id: string): Promise<CancelView> {
     return this.asPayer(identity, id, async (manager, subscription, userId) => {
       const canceled = await this.cancelAtPeriodEnd(manager, subscription, userId);
       return {
         canceled_at_period_end: true,
-        active_until: periodEnd(canceled),
-        subscription: toSubscriptionView(canceled),
+        active_until: periodEnd(canceled.subscription),
+        dropped_pending_downgrade_to: canceled.droppedDowngrade,
+        subscription: await this.view(manager, canceled.subscription),
       };
     });
   }
@@ -134,28 +160,43 @@ export class PlanChangeService {
       return {
         canceled_at_period_end: false,
         active_until: periodEnd(kept),
-        subscription: toSubscriptionView(kept),
+        dropped_pending_downgrade_to: null,
+        subscription: await this.view(manager, kept),
       };
     });
   }
 
-  /** A second cancel while one is scheduled changes nothing and emits nothing. */
+  /**
+   * Schedules the cancel and clears a pending downgrade in the same change: the cancel takes
+   * priority, and an uncancel later must not revive a downgrade the payer replaced with a cancel.
+   * A second cancel while one is scheduled changes nothing and emits nothing.
+   */
   private async cancelAtPeriodEnd(
     manager: EntityManager,
     subscription: SubscriptionRow,
     userId: string,
-  ): Promise<SubscriptionRow> {
-    if (subscription.cancel_at_period_end) return subscription;
+  ): Promise<CancelOutcome> {
+    if (subscription.cancel_at_period_end) return { subscription, droppedDowngrade: null };
+    const droppedDowngrade = subscription.pending_downgrade_to;
     const canceled = await this.subscriptions.update(
       manager,
       subscription.id,
-      { cancel_at_period_end: true },
+      { cancel_at_period_end: true, pending_downgrade_to: null },
       new Date(),
     );
-    await this.events.canceled(manager, canceled, userId);
-    return canceled;
+    await this.events.canceled(manager, canceled, userId, droppedDowngrade);
+    return { subscription: canceled, droppedDowngrade };
   }
 
+  private async view(manager: EntityManager, subscription: SubscriptionRow): Promise<SubscriptionView> {
+    const card = await this.billingKeys.get(manager, subscription.billing_key_id);
+    return toSubscriptionView(subscription, card!);
+  }
+
+  /**
+   * The route has let through only the payer and managers of the guild (anyone else got the 404 of
+   * a missing subscription); of those, a manager who is not the payer is refused here (spec §5.3).
+   */
   private asPayer<T>(
     identity: InternalIdentity,
     id: string,

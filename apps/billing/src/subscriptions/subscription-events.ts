@@ -2,7 +2,9 @@ import { Injectable } from '@nestjs/common';
 import type { EVENT_PRODUCERS, EventPayloads, EventType, PlanCode } from '@lib/contracts';
 import { OutboxWriter } from '@lib/outbox';
 import type { EntityManager } from 'typeorm';
+import type { BillingKeyRow } from '../billing-keys/billing-keys.repository';
 import type { PaymentAttemptRow } from '../payments/payment-attempts.repository';
+import { renewalGraceUntil } from './billing-period';
 import type { SubscriptionRow } from './subscription';
 
 /** The events billing produces. */
@@ -42,6 +44,7 @@ export class SubscriptionEvents {
       current_period_start: period.start,
       current_period_end: period.end,
       next_billing_at: subscription.next_billing_at?.toISOString() ?? period.end,
+      grace_until: this.graceUntil(subscription),
     });
     await this.paymentSucceeded(manager, subscription, attempt);
   }
@@ -57,6 +60,7 @@ export class SubscriptionEvents {
       provider_approved_at: (attempt.provider_approved_at ?? subscription.updated_at).toISOString(),
       plan_code: subscription.plan_code,
       current_period_end: this.period(subscription).end,
+      grace_until: this.graceUntil(subscription),
     });
   }
 
@@ -70,6 +74,7 @@ export class SubscriptionEvents {
       new_plan_code: subscription.plan_code,
       effective_at: subscription.updated_at.toISOString(),
       current_period_end: this.period(subscription).end,
+      grace_until: this.graceUntil(subscription),
     });
   }
 
@@ -93,10 +98,16 @@ export class SubscriptionEvents {
       new_plan_code: subscription.plan_code,
       effective_at: end,
       current_period_end: end,
+      grace_until: this.graceUntil(subscription),
     });
   }
 
-  canceled(manager: EntityManager, subscription: SubscriptionRow, requestedBy: string) {
+  canceled(
+    manager: EntityManager,
+    subscription: SubscriptionRow,
+    requestedBy: string,
+    droppedDowngrade: PlanCode | null,
+  ) {
     return this.append(manager, subscription, 'SubscriptionCanceled', {
       subscription_id: subscription.id,
       license_id: subscription.license_id,
@@ -105,6 +116,7 @@ export class SubscriptionEvents {
       requested_by_user: requestedBy,
       ...this.recipient(subscription),
       plan_code: subscription.plan_code,
+      dropped_pending_downgrade_to: droppedDowngrade,
     });
   }
 
@@ -113,7 +125,40 @@ export class SubscriptionEvents {
       subscription_id: subscription.id,
       license_id: subscription.license_id,
       requested_by_user: requestedBy,
+      plan_code: subscription.plan_code,
+      current_period_end: this.period(subscription).end,
+      grace_until: this.graceUntil(subscription),
     });
+  }
+
+  /**
+   * The payer entered a new card elsewhere: this subscription is charged on it from now on. The
+   * subscription row itself does not change (it keeps its `billing_key_id`), so the event is dated
+   * by the card's change.
+   */
+  cardChanged(
+    manager: EntityManager,
+    subscription: SubscriptionRow,
+    card: BillingKeyRow & { updated_at: Date },
+    previousLast4: string | null,
+  ) {
+    return this.append(
+      manager,
+      subscription,
+      'SubscriptionCardChanged',
+      {
+        subscription_id: subscription.id,
+        license_id: subscription.license_id,
+        billing_key_id: card.id,
+        payer_user_id: subscription.payer_user_id,
+        ...this.recipient(subscription),
+        plan_code: subscription.plan_code,
+        card_company: card.card_company,
+        card_last4: card.card_last4,
+        previous_card_last4: previousLast4,
+      },
+      card.updated_at,
+    );
   }
 
   ended(manager: EntityManager, subscription: SubscriptionRow, reason: 'period_end' | 'payment_failed') {
@@ -138,6 +183,12 @@ export class SubscriptionEvents {
     };
   }
 
+  /** Null once a cancel is scheduled: the subscription will not renew, the licence ends at period end. */
+  private graceUntil(subscription: SubscriptionRow): string | null {
+    if (subscription.cancel_at_period_end) return null;
+    return renewalGraceUntil(new Date(this.period(subscription).end)).toISOString();
+  }
+
   private period(subscription: SubscriptionRow): { start: string; end: string } {
     if (!subscription.current_period_start || !subscription.current_period_end) {
       throw new Error(`subscription ${subscription.id} has no paid period yet`);
@@ -153,13 +204,14 @@ export class SubscriptionEvents {
     subscription: SubscriptionRow,
     type: T,
     payload: EventPayloads[T],
+    occurredAt: Date = subscription.updated_at,
   ): Promise<void> {
     await this.outbox.append(manager, {
       type,
       aggregate_type: 'subscription',
       aggregate_id: subscription.id,
       guild_id: subscription.guild_id,
-      occurred_at: subscription.updated_at,
+      occurred_at: occurredAt,
       payload,
     });
   }

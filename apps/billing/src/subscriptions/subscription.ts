@@ -1,4 +1,5 @@
 import type { PlanCode } from '@lib/contracts';
+import type { BillingKeyRow } from '../billing-keys/billing-keys.repository';
 
 export type SubscriptionStatus = 'pending' | 'active' | 'past_due' | 'canceled';
 export type PaidPlanCode = Exclude<PlanCode, 'FREE'>;
@@ -30,6 +31,20 @@ export interface SubscriptionRow {
   updated_at: Date;
 }
 
+/**
+ * The card a subscription is charged on: the payer's card on file, shared by all their
+ * subscriptions. `deleted` when it was removed at the provider (nothing can be charged on it).
+ */
+export interface CardView {
+  card_company: string;
+  card_last4: string;
+  status: 'active' | 'deleted';
+}
+
+export function toCardView(key: BillingKeyRow): CardView {
+  return { card_company: key.card_company, card_last4: key.card_last4, status: key.status };
+}
+
 /** A subscription as the dashboard sees it. */
 export interface SubscriptionView {
   id: string;
@@ -46,10 +61,12 @@ export interface SubscriptionView {
   pending_downgrade_to: PaidPlanCode | null;
   canceled_at: string | null;
   cancel_reason: CancelReason | null;
+  /** Which card the subscription charges (its last four digits). */
+  card: CardView;
   updated_at: string;
 }
 
-export function toSubscriptionView(row: SubscriptionRow): SubscriptionView {
+export function toSubscriptionView(row: SubscriptionRow, card: BillingKeyRow): SubscriptionView {
   return {
     id: row.id,
     guild_id: row.guild_id,
@@ -65,6 +82,7 @@ export function toSubscriptionView(row: SubscriptionRow): SubscriptionView {
     pending_downgrade_to: row.pending_downgrade_to,
     canceled_at: iso(row.canceled_at),
     cancel_reason: row.cancel_reason,
+    card: toCardView(card),
     updated_at: row.updated_at.toISOString(),
   };
 }

@@ -1,5 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, ParseUUIDPipe, Post, Query } from '@nestjs/common';
 import type { InternalIdentity } from '@lib/contracts';
+import { RequireManageGuild, RequireManageGuildOf, ScopeGuildId } from '@lib/guild-access';
 import { CurrentIdentity } from '@lib/identity';
 import { type CancelView, PlanChangeService, type PlanChangeView } from './plan-change.service';
 import type { SubscriptionView } from './subscription';
@@ -8,6 +9,10 @@ import { SubscriptionsService } from './subscriptions.service';
 
 const uuid = new ParseUUIDPipe();
 
+/**
+ * Access first, then validation: a subscription the caller may not see (neither its payer nor a
+ * manager of its guild) answers the 404 of a missing one on every route, whatever the body.
+ */
 @Controller()
 export class SubscriptionsController {
   constructor(
@@ -16,25 +21,24 @@ export class SubscriptionsController {
   ) {}
 
   @Get('api/v1/guilds/:guildId/subscriptions')
+  @RequireManageGuild({ params: 'guildId' })
   list(
-    @CurrentIdentity() identity: InternalIdentity,
     @Param('guildId', uuid) guildId: string,
     @Query() query: ListSubscriptionsQuery,
   ): Promise<{ items: SubscriptionView[] }> {
-    return this.subscriptions.listForGuild(identity, guildId, query.limit);
+    return this.subscriptions.listForGuild(guildId, query.limit);
   }
 
   @Get('api/v1/subscriptions/:id')
-  get(
-    @CurrentIdentity() identity: InternalIdentity,
-    @Param('id', uuid) id: string,
-  ): Promise<SubscriptionView> {
-    return this.subscriptions.get(identity, id);
+  @RequireManageGuildOf(SubscriptionsService, { params: 'id' })
+  get(@ScopeGuildId() guildId: string, @Param('id', uuid) id: string): Promise<SubscriptionView> {
+    return this.subscriptions.get(guildId, id);
   }
 
   /** Spec §4.7. */
   @Post('api/v1/subscriptions/:id/change-plan')
   @HttpCode(200)
+  @RequireManageGuildOf(SubscriptionsService, { params: 'id' })
   changePlan(
     @CurrentIdentity() identity: InternalIdentity,
     @Param('id', uuid) id: string,
@@ -46,12 +50,14 @@ export class SubscriptionsController {
   /** Spec §4.8; the path without /api/v1 is the one the spec's dashboard flow gives. */
   @Post(['api/v1/subscriptions/:id/cancel', 'subscriptions/:id/cancel'])
   @HttpCode(200)
+  @RequireManageGuildOf(SubscriptionsService, { params: 'id' })
   cancel(@CurrentIdentity() identity: InternalIdentity, @Param('id', uuid) id: string): Promise<CancelView> {
     return this.changes.cancel(identity, id);
   }
 
   @Post('api/v1/subscriptions/:id/uncancel')
   @HttpCode(200)
+  @RequireManageGuildOf(SubscriptionsService, { params: 'id' })
   uncancel(
     @CurrentIdentity() identity: InternalIdentity,
     @Param('id', uuid) id: string,

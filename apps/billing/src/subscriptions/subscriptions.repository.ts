@@ -76,6 +76,35 @@ export class SubscriptionsRepository {
     return row ?? null;
   }
 
+  /** The payer's running subscriptions (charged on their card on file at the next renewal or retry). */
+  async listRunningOfPayer(manager: EntityManager, payerUserId: string): Promise<SubscriptionRow[]> {
+    return manager.query<SubscriptionRow[]>(
+      `SELECT * FROM billing.subscriptions WHERE payer_user_id = $1 AND status IN ('active', 'past_due')
+        ORDER BY created_at`,
+      [payerUserId],
+    );
+  }
+
+  /** Running subscriptions that do not name their guild's licence yet (created before they did). */
+  async listWithoutLicense(limit: number): Promise<{ id: string; guild_id: string }[]> {
+    return this.dataSource.query(
+      `SELECT id, guild_id FROM billing.subscriptions
+        WHERE license_id IS NULL AND status IN ('pending', 'active', 'past_due') ORDER BY created_at LIMIT $1`,
+      [limit],
+    );
+  }
+
+  /**
+   * Records the licence id; only where none is recorded, so it is never overwritten. Not a
+   * transition: `updated_at`, which dates the subscription's events, stays as it is.
+   */
+  async attachLicense(id: string, licenseId: string): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE billing.subscriptions SET license_id = $2 WHERE id = $1 AND license_id IS NULL`,
+      [id, licenseId],
+    );
+  }
+
   /** The guild's subscriptions, newest first (earlier canceled ones stay as history). */
   async listForGuild(guildId: string, limit: number): Promise<SubscriptionRow[]> {
     return this.dataSource.query<SubscriptionRow[]>(

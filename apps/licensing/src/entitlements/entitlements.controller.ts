@@ -1,6 +1,8 @@
-import { Controller, Get, Param, ParseUUIDPipe } from '@nestjs/common';
-import type { Entitlements, PlanDefinition } from '@lib/contracts';
-import { ServiceRoute } from '@lib/identity';
+import { Controller, Get, HttpCode, Param, ParseUUIDPipe, Post } from '@nestjs/common';
+import type { Entitlements, InternalIdentity, PlanDefinition, ReservedLicense } from '@lib/contracts';
+import { CurrentIdentity, ServiceRoute } from '@lib/identity';
+import { ForbiddenError } from '@lib/problem-details';
+import { LicenseService } from '../licenses/license.service';
 import { PlanCatalog } from '../plans/plan-catalog';
 import { EntitlementsService } from './entitlements.service';
 
@@ -10,12 +12,29 @@ import { EntitlementsService } from './entitlements.service';
 export class EntitlementsController {
   constructor(
     private readonly entitlements: EntitlementsService,
+    private readonly licenses: LicenseService,
     private readonly plans: PlanCatalog,
   ) {}
 
   @Get('guilds/:guildId/entitlements')
   async forGuild(@Param('guildId', new ParseUUIDPipe()) guildId: string): Promise<Entitlements> {
     return (await this.entitlements.forGuild(guildId)).entitlements;
+  }
+
+  /**
+   * The guild's licence id, its FREE licence created if it has none: billing asks at checkout so
+   * that its events name the licence (spec §6). Only billing, which sells licences, may create one.
+   */
+  @Post('guilds/:guildId/license')
+  @HttpCode(200)
+  async reserve(
+    @CurrentIdentity() caller: InternalIdentity,
+    @Param('guildId', new ParseUUIDPipe()) guildId: string,
+  ): Promise<ReservedLicense> {
+    if (caller.kind !== 'service' || caller.service !== 'billing') {
+      throw new ForbiddenError('Only billing creates licences.');
+    }
+    return { guild_id: guildId, license_id: await this.licenses.reserve(guildId) };
   }
 
   @Get('plans')

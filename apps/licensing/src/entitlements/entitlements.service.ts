@@ -19,7 +19,12 @@ export class EntitlementsService {
   async forGuild(guildId: string): Promise<{ entitlements: Entitlements; license: License | null }> {
     const license = await this.dataSource.getRepository(License).findOneBy({ guildId });
     const state = license
-      ? { id: license.id, plan: this.plans.byId(license.planId), expiresAt: license.expiresAt }
+      ? {
+          id: license.id,
+          plan: this.plans.byId(license.planId),
+          expiresAt: license.expiresAt,
+          graceUntil: license.graceUntil,
+        }
       : null;
     return {
       entitlements: entitlementsAt(guildId, state, this.plans.byCode('FREE'), new Date()),

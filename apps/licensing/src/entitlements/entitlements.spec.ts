@@ -1,5 +1,5 @@
 import type { PlanDefinition } from '@lib/contracts';
-import { entitlementsAt, isExpired } from './entitlements';
+import { entitlementsAt, inForceUntil, isExpired } from './entitlements';
 
 const FREE: PlanDefinition = {
   code: 'FREE',
@@ -36,14 +36,14 @@ describe(entitlementsAt.name, () => {
   });
 
   it('serves the paid plan until the last millisecond of the period', () => {
-    const license = { id: 'l1', plan: PRO, expiresAt: new Date(now.getTime() + 1) };
+    const license = { id: 'l1', plan: PRO, expiresAt: new Date(now.getTime() + 1), graceUntil: null };
     const result = entitlementsAt(guildId, license, FREE, now);
     expect(result).toMatchObject({ plan_code: 'PRO', status: 'active', features: PRO.features });
     expect(result.limits.snapshot_manual_max).toBe(1);
   });
 
   it('serves FREE at once when the period has ended, keeping the licensed plan visible', () => {
-    const license = { id: 'l1', plan: PRO, expiresAt: now };
+    const license = { id: 'l1', plan: PRO, expiresAt: now, graceUntil: null };
     expect(entitlementsAt(guildId, license, FREE, now)).toMatchObject({
       license_id: 'l1',
       plan_code: 'FREE',
@@ -55,19 +55,48 @@ describe(entitlementsAt.name, () => {
     });
   });
 
+  it('keeps a renewing licence in force past its period end until the grace ends', () => {
+    const periodEnd = new Date(now.getTime() - 60_000);
+    const graceUntil = new Date(now.getTime() + 1);
+    const license = { id: 'l1', plan: PRO, expiresAt: periodEnd, graceUntil };
+    expect(entitlementsAt(guildId, license, FREE, now)).toMatchObject({
+      plan_code: 'PRO',
+      status: 'active',
+      features: PRO.features,
+      expires_at: graceUntil.toISOString(),
+    });
+    expect(isExpired(license, graceUntil)).toBe(true);
+  });
+
+  it('ends a licence at its period end once the grace is dropped (a scheduled cancel)', () => {
+    const license = { id: 'l1', plan: PRO, expiresAt: now, graceUntil: null };
+    expect(entitlementsAt(guildId, license, FREE, now)).toMatchObject({
+      plan_code: 'FREE',
+      status: 'expired',
+    });
+  });
+
+  it('counts whichever of period end and grace is later', () => {
+    const early = new Date('2026-11-01T00:00:00.000Z');
+    const late = new Date('2026-12-01T00:00:00.000Z');
+    expect(inForceUntil({ expiresAt: late, graceUntil: early })).toEqual(late);
+    expect(inForceUntil({ expiresAt: early, graceUntil: late })).toEqual(late);
+    expect(inForceUntil({ expiresAt: null, graceUntil: null })).toBeNull();
+  });
+
   it('never lets a paid licence without an end date count', () => {
-    expect(isExpired({ plan: PRO, expiresAt: null }, now)).toBe(true);
+    expect(isExpired({ plan: PRO, expiresAt: null, graceUntil: null }, now)).toBe(true);
   });
 
   it('never expires FREE', () => {
-    expect(isExpired({ plan: FREE, expiresAt: null }, now)).toBe(false);
-    expect(isExpired({ plan: FREE, expiresAt: new Date(0) }, now)).toBe(false);
+    expect(isExpired({ plan: FREE, expiresAt: null, graceUntil: null }, now)).toBe(false);
+    expect(isExpired({ plan: FREE, expiresAt: new Date(0), graceUntil: null }, now)).toBe(false);
   });
 
   it('copies plan data so a caller cannot change the catalogue', () => {
     const result = entitlementsAt(
       guildId,
-      { id: 'l1', plan: PRO, expiresAt: new Date(now.getTime() + 1) },
+      { id: 'l1', plan: PRO, expiresAt: new Date(now.getTime() + 1), graceUntil: null },
       FREE,
       now,
     );

@@ -3,17 +3,37 @@ import type { Entitlements, PlanDefinition } from '@lib/contracts';
 export interface LicenseState {
   id: string;
   plan: PlanDefinition;
+  /** End of the paid period (spec §3.3). */
   expiresAt: Date | null;
+  /** A renewing subscription's grace past the period end; null when it ends at `expiresAt`. */
+  graceUntil: Date | null;
 }
 
-/** A paid licence stops counting the instant its period ends: no grace (spec appendix rule 6). */
-export function isExpired(license: Pick<LicenseState, 'plan' | 'expiresAt'>, now: Date): boolean {
-  return license.plan.code !== 'FREE' && (license.expiresAt === null || license.expiresAt <= now);
+/**
+ * When a paid licence stops counting: at the period end for a subscription that ends then (spec
+ * appendix rule 6: no grace), at the end of the renewal grace for one that renews (ARCHITECTURE.md
+ * "licence through renewals"). Null for a paid licence without either: it never counts.
+ */
+export function inForceUntil(license: Pick<LicenseState, 'expiresAt' | 'graceUntil'>): Date | null {
+  const { expiresAt, graceUntil } = license;
+  if (!expiresAt || !graceUntil) return expiresAt ?? graceUntil;
+  return graceUntil > expiresAt ? graceUntil : expiresAt;
+}
+
+/** A paid licence stops counting the instant it is no longer in force, whatever a job has done. */
+export function isExpired(
+  license: Pick<LicenseState, 'plan' | 'expiresAt' | 'graceUntil'>,
+  now: Date,
+): boolean {
+  if (license.plan.code === 'FREE') return false;
+  const until = inForceUntil(license);
+  return until === null || until <= now;
 }
 
 /**
  * What a guild may do at `now`. Computed at read time rather than by a job flipping a status, so a
- * late job can never extend a licence.
+ * late job can never extend a licence. `expires_at` is when the plan in force stops counting unless
+ * billing says more (the grace end for a renewing subscription): callers may cache it until then.
  */
 export function entitlementsAt(
   guildId: string,
@@ -32,6 +52,6 @@ export function entitlementsAt(
     status: expired ? 'expired' : 'active',
     features: [...inForce.features],
     limits: { ...inForce.limits },
-    expires_at: license?.expiresAt?.toISOString() ?? null,
+    expires_at: license ? (inForceUntil(license)?.toISOString() ?? null) : null,
   };
 }

@@ -65,6 +65,66 @@ describe(LicenseChange.name, () => {
     expect(toFree).toMatchObject({ planCode: 'FREE', periodEnd: null });
   });
 
+  it('takes the renewal grace billing sends, and none from events that predate it', () => {
+    const graceUntil = '2026-12-28T10:00:00.000Z';
+    const withGrace = LicenseChange.fromEvent(
+      event('PaymentSucceeded', {
+        subscription_id: subscriptionId,
+        plan_code: 'PRO',
+        current_period_end: periodEnd,
+        grace_until: graceUntil,
+      }),
+    );
+    expect(withGrace).toMatchObject({ periodEnd: new Date(periodEnd), graceUntil: new Date(graceUntil) });
+    const older = LicenseChange.fromEvent(
+      event('SubscriptionStarted', {
+        subscription_id: subscriptionId,
+        plan_code: 'PRO',
+        current_period_end: periodEnd,
+      }),
+    );
+    expect(older.graceUntil).toBeNull();
+  });
+
+  it('keeps the plan to period end without grace on a scheduled cancel, and gives it back on uncancel', () => {
+    const canceled = LicenseChange.fromEvent(
+      event('SubscriptionCanceled', {
+        subscription_id: subscriptionId,
+        plan_code: 'ENTERPRISE',
+        effective_at: periodEnd,
+        cancel_at_period_end: true,
+      }),
+    );
+    expect(canceled).toMatchObject({
+      planCode: 'ENTERPRISE',
+      periodEnd: new Date(periodEnd),
+      graceUntil: null,
+    });
+    const uncanceled = event('SubscriptionUncanceled', {
+      subscription_id: subscriptionId,
+      plan_code: 'ENTERPRISE',
+      current_period_end: periodEnd,
+      grace_until: '2026-12-28T10:00:00.000Z',
+    });
+    expect(LicenseChange.carriesNoLicence(uncanceled)).toBe(false);
+    expect(LicenseChange.fromEvent(uncanceled)).toMatchObject({
+      planCode: 'ENTERPRISE',
+      graceUntil: new Date('2026-12-28T10:00:00.000Z'),
+    });
+    const olderUncancel = event('SubscriptionUncanceled', { subscription_id: subscriptionId });
+    expect(LicenseChange.carriesNoLicence(olderUncancel)).toBe(true);
+  });
+
+  it('refuses a grace that is not a time for good', () => {
+    const source = event('SubscriptionStarted', {
+      subscription_id: subscriptionId,
+      plan_code: 'PRO',
+      current_period_end: periodEnd,
+      grace_until: 42,
+    });
+    expect(() => LicenseChange.fromEvent(source)).toThrow(/grace_until must be an ISO 8601 time/);
+  });
+
   it.each([
     ['a missing plan code', { subscription_id: subscriptionId, current_period_end: periodEnd }, /plan code/],
     [
@@ -93,6 +153,10 @@ describe(LicenseChange.name, () => {
     it('applies a later event and ignores an earlier one', () => {
       expect(at('2026-11-22T10:00:00.001Z').isNewerThan(applied)).toBe(true);
       expect(at('2026-11-22T09:59:59.999Z').isNewerThan(applied)).toBe(false);
+    });
+
+    it('applies any event to a licence that has applied none yet (reserved by billing)', () => {
+      expect(at('2020-01-01T00:00:00.000Z').isNewerThan({ lastEventAt: null, lastEventId: null })).toBe(true);
     });
 
     it('breaks a tie of times by event id, and never reapplies the same event', () => {

@@ -30,6 +30,14 @@ export class LicenseChange {
   @IsDate({ message: 'current_period_end must be an ISO 8601 time' })
   periodEnd: Date | null;
 
+  /**
+   * The renewing subscription's grace past the period end (billing computes it from its retry
+   * schedule); null when it ends at period end, leads to FREE, or the event predates the field.
+   */
+  @ValidateIf((change: LicenseChange) => change.graceUntil !== null)
+  @IsDate({ message: 'grace_until must be an ISO 8601 time or null' })
+  graceUntil: Date | null;
+
   @IsUUID()
   eventId: string;
 
@@ -46,11 +54,15 @@ export class LicenseChange {
       : event.type === 'PlanUpgraded' || event.type === 'PlanDowngraded'
         ? payload.new_plan_code
         : payload.plan_code;
+    // A scheduled cancel keeps the plan to period end (its `effective_at`) and drops the grace.
+    const canceled = event.type === 'SubscriptionCanceled';
+    const periodEnd = canceled ? payload.effective_at : payload.current_period_end;
     const change = plainToInstance(LicenseChange, {
       guildId: event.guild_id,
       subscriptionId: payload.subscription_id,
       planCode,
-      periodEnd: toFree ? null : toDate(payload.current_period_end),
+      periodEnd: toFree ? null : toDate(periodEnd),
+      graceUntil: toFree || canceled ? null : toOptionalDate(payload.grace_until),
       eventId: event.id,
       occurredAt: toDate(event.occurred_at),
       cause: event.type,
@@ -64,8 +76,18 @@ export class LicenseChange {
     return change;
   }
 
-  /** True when this change comes after the last event applied to the licence. */
-  isNewerThan(applied: { lastEventAt: Date; lastEventId: string }): boolean {
+  /**
+   * An uncancel from a producer older than its `plan_code`: it carries no licence state, and the
+   * licensing of then did not follow it either.
+   */
+  static carriesNoLicence(event: DomainEvent): boolean {
+    const payload = event.payload as Record<string, unknown>;
+    return event.type === 'SubscriptionUncanceled' && payload.plan_code === undefined;
+  }
+
+  /** True when this change comes after the last event applied to the licence (if any was). */
+  isNewerThan(applied: { lastEventAt: Date | null; lastEventId: string | null }): boolean {
+    if (applied.lastEventAt === null || applied.lastEventId === null) return true;
     const delta = this.occurredAt.getTime() - applied.lastEventAt.getTime();
     return delta > 0 || (delta === 0 && this.eventId > applied.lastEventId);
   }
@@ -74,4 +96,10 @@ export class LicenseChange {
 /** A Date for an ISO string (an invalid Date for garbage, which validation then names). */
 function toDate(value: unknown): Date | undefined {
   return typeof value === 'string' ? new Date(value) : undefined;
+}
+
+/** Null for a field that is absent or null, otherwise as `toDate` (garbage stays invalid). */
+function toOptionalDate(value: unknown): Date | null {
+  if (value === undefined || value === null) return null;
+  return toDate(value) ?? new Date(Number.NaN);
 }

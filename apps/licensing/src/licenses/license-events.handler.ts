@@ -5,7 +5,10 @@ import type { EntityManager } from 'typeorm';
 import { LicenseChange } from './license-change';
 import { LicenseService } from './license.service';
 
-/** Licensing follows billing (spec §3.3): every subscription change lands on the guild's licence. */
+/**
+ * Licensing follows billing (spec §3.3): every subscription change lands on the guild's licence,
+ * including a scheduled cancel and its withdrawal, which move only the renewal grace.
+ */
 @Injectable()
 export class LicenseEventsHandler implements EventHandler {
   readonly consumer = 'license';
@@ -14,6 +17,7 @@ export class LicenseEventsHandler implements EventHandler {
   constructor(private readonly licenses: LicenseService) {}
 
   async handle(event: DomainEvent, manager: EntityManager): Promise<void> {
+    if (LicenseChange.carriesNoLicence(event)) return;
     await this.licenses.apply(manager, LicenseChange.fromEvent(event));
   }
 }

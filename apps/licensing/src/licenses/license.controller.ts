@@ -1,7 +1,6 @@
 import { Controller, Get, Param, ParseUUIDPipe } from '@nestjs/common';
-import type { InternalIdentity, PlanCode, PlanFeature, PlanLimits } from '@lib/contracts';
-import { GuildAccessClient } from '@lib/guild-access';
-import { CurrentIdentity } from '@lib/identity';
+import type { PlanCode, PlanFeature, PlanLimits } from '@lib/contracts';
+import { RequireManageGuild } from '@lib/guild-access';
 import { EntitlementsService } from '../entitlements/entitlements.service';
 import { PlanCatalog } from '../plans/plan-catalog';
 
@@ -15,24 +14,26 @@ export interface LicenseView {
   status: 'active' | 'expired';
   features: PlanFeature[];
   limits: PlanLimits;
+  /** End of the paid period; null on FREE. */
   expires_at: string | null;
+  /**
+   * The subscription renews: the plan stays in force past `expires_at` until this time, through
+   * the renewal charge and any retries of a failed one. Null when the plan ends at `expires_at`.
+   */
+  grace_until: string | null;
   subscription_id: string | null;
 }
 
 @Controller('api/v1/guilds/:guildId/license')
 export class LicenseController {
   constructor(
-    private readonly access: GuildAccessClient,
     private readonly entitlements: EntitlementsService,
     private readonly plans: PlanCatalog,
   ) {}
 
   @Get()
-  async get(
-    @CurrentIdentity() identity: InternalIdentity,
-    @Param('guildId', new ParseUUIDPipe()) guildId: string,
-  ): Promise<LicenseView> {
-    await this.access.requireManageGuild(identity, guildId);
+  @RequireManageGuild({ params: 'guildId' })
+  async get(@Param('guildId', new ParseUUIDPipe()) guildId: string): Promise<LicenseView> {
     const { entitlements, license } = await this.entitlements.forGuild(guildId);
     const { code, name, rank, price_krw } = this.plans.byCode(entitlements.plan_code);
     return {
@@ -43,7 +44,8 @@ export class LicenseController {
       status: entitlements.status,
       features: entitlements.features,
       limits: entitlements.limits,
-      expires_at: entitlements.expires_at,
+      expires_at: license?.expiresAt?.toISOString() ?? null,
+      grace_until: license?.graceUntil?.toISOString() ?? null,
       subscription_id: license?.subscriptionId ?? null,
     };
   }

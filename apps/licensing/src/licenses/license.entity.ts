@@ -19,14 +19,22 @@ export class License {
   @Column('timestamptz', { name: 'expires_at', nullable: true })
   expiresAt: Date | null;
 
+  /**
+   * A renewing subscription keeps the licence in force past `expiresAt` until this time (renewal
+   * charge and past_due retries); null when it ends at `expiresAt`.
+   */
+  @Column('timestamptz', { name: 'grace_until', nullable: true })
+  graceUntil: Date | null;
+
   @Column('uuid', { name: 'subscription_id', nullable: true })
   subscriptionId: string | null;
 
-  @Column('timestamptz', { name: 'last_event_at' })
-  lastEventAt: Date;
+  /** The newest billing event applied; null on a row billing reserved before any event. */
+  @Column('timestamptz', { name: 'last_event_at', nullable: true })
+  lastEventAt: Date | null;
 
-  @Column('uuid', { name: 'last_event_id' })
-  lastEventId: string;
+  @Column('uuid', { name: 'last_event_id', nullable: true })
+  lastEventId: string | null;
 
   @CreateDateColumn({ type: 'timestamptz', name: 'created_at' })
   createdAt: Date;

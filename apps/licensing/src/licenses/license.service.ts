@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { planRank } from '@lib/contracts';
 import { OutboxWriter } from '@lib/outbox';
 import { Counter } from 'prom-client';
-import type { EntityManager } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
 import { PlanCatalog } from '../plans/plan-catalog';
 import type { LicenseChange } from './license-change';
@@ -22,17 +22,39 @@ export class LicenseService {
   private readonly logger = new Logger(LicenseService.name);
   private readonly outbox = new OutboxWriter('licensing', 'licensing');
 
-  constructor(private readonly plans: PlanCatalog) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly plans: PlanCatalog,
+  ) {}
+
+  /**
+   * The guild's licence id, creating its (FREE) licence if it has none yet. Billing asks at
+   * checkout so that every event of the subscription names the licence (spec §6 `license_id`);
+   * the row is updated in place from then on (spec appendix rule 8), so the id never changes.
+   */
+  async reserve(guildId: string, manager: EntityManager = this.dataSource.manager): Promise<string> {
+    await manager.query(
+      `INSERT INTO licensing.licenses (id, guild_id, plan_id, status) VALUES ($1, $2, $3, 'active')
+       ON CONFLICT (guild_id) DO NOTHING`,
+      [uuidv7(), guildId, this.plans.byCode('FREE').id],
+    );
+    const [row] = await manager.query<{ id: string }[]>(
+      `SELECT id FROM licensing.licenses WHERE guild_id = $1`,
+      [guildId],
+    );
+    return row.id;
+  }
 
   /** Runs inside the consumer's transaction, which also records the event as processed. */
   async apply(manager: EntityManager, change: LicenseChange): Promise<LicenseChangeOutcome> {
     const repository = manager.getRepository(License);
+    await this.reserve(change.guildId, manager);
     // The row lock serialises changes of one guild even across consumer rebalances.
-    const current = await repository.findOne({
+    const current = await repository.findOneOrFail({
       where: { guildId: change.guildId },
       lock: { mode: 'pessimistic_write' },
     });
-    if (current && !change.isNewerThan(current)) {
+    if (!change.isNewerThan(current)) {
       staleLicenseEventsCounter.inc({ event_type: change.cause });
       this.logger.log(
         { guild_id: change.guildId, event_id: change.eventId, event_type: change.cause },
@@ -41,12 +63,13 @@ export class LicenseService {
       return 'stale';
     }
 
-    const oldPlan = current ? this.plans.byId(current.planId) : this.plans.byCode('FREE');
+    const oldPlan = this.plans.byId(current.planId);
     const newPlan = this.plans.byCode(change.planCode);
-    const license = current ?? repository.create({ id: uuidv7(), guildId: change.guildId, status: 'active' });
+    const license = current;
     Object.assign(license, {
       planId: newPlan.id,
       expiresAt: change.periodEnd,
+      graceUntil: change.graceUntil,
       subscriptionId: change.subscriptionId,
       lastEventAt: change.occurredAt,
       lastEventId: change.eventId,

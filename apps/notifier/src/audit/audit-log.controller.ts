@@ -1,8 +1,6 @@
 import { Controller, Get, Param, ParseUUIDPipe, Query } from '@nestjs/common';
-import type { InternalIdentity } from '@lib/contracts';
 import { decodeKeysetCursor, encodeKeysetCursor, keysetTimeSql } from '@lib/database';
-import { GuildAccessClient } from '@lib/guild-access';
-import { CurrentIdentity } from '@lib/identity';
+import { RequireManageGuild } from '@lib/guild-access';
 import { DataSource } from 'typeorm';
 import { type AuditLogEntryView, AuditLogQuery } from './audit-log.query';
 
@@ -25,21 +23,17 @@ interface AuditRow {
   cursor_at: string;
 }
 
-/** The guild's history: every event about it, newest first (MANAGE_GUILD). */
+/** The guild's history: every event about it, newest first (MANAGE_GUILD, checked before the query is). */
 @Controller()
 export class AuditLogController {
-  constructor(
-    private readonly dataSource: DataSource,
-    private readonly access: GuildAccessClient,
-  ) {}
+  constructor(private readonly dataSource: DataSource) {}
 
   @Get('api/v1/guilds/:guildId/audit-log')
+  @RequireManageGuild({ params: 'guildId' })
   async list(
-    @CurrentIdentity() identity: InternalIdentity,
     @Param('guildId', new ParseUUIDPipe()) guildId: string,
     @Query() query: AuditLogQuery,
   ): Promise<{ items: AuditLogEntryView[]; next_cursor: string | null }> {
-    await this.access.requireManageGuild(identity, guildId);
     const params: unknown[] = [guildId];
     const conditions = ['guild_id = $1'];
     if (query.event_type) conditions.push(`event_type = $${params.push(query.event_type)}`);

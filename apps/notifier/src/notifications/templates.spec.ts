@@ -77,29 +77,81 @@ describe(planDm.name, () => {
     expect(dm!.content).toContain('`pre-1`');
   });
 
-  const failed = (code: string, status: 'failed' | 'canceled', pre: string | null) =>
+  const restore = {
+    restore_job_id: 'job-1',
+    snapshot_id: 'snap-1',
+    requested_by_user: PAYER_ID,
+    requested_by_platform_user_id: PAYER,
+    guild_name: 'Raid Test',
+  };
+  const failed = (pre: {
+    pre_restore_snapshot_id: string | null;
+    pre_restore_snapshot_requested?: boolean;
+  }) =>
     event('RestoreFailed', {
-      restore_job_id: 'job-1',
-      snapshot_id: 'snap-1',
-      requested_by_user: PAYER_ID,
-      requested_by_platform_user_id: PAYER,
-      guild_name: 'Raid Test',
-      status,
-      error_code: code,
+      ...restore,
+      status: 'failed',
+      error_code: 'PermissionDenied',
       error_message: 'Missing Permissions',
-      pre_restore_snapshot_id: pre,
+      ...pre,
     });
+  const completed = (pre: {
+    pre_restore_snapshot_id: string | null;
+    pre_restore_snapshot_requested?: boolean;
+  }) => event('RestoreCompleted', { ...restore, result_summary: summary, duration_ms: 65_000, ...pre });
+  const NOT_MADE = '스냅샷은 만들지 못했습니다';
 
-  it('reports a failure with its reason, and says when there is no pre-restore snapshot', () => {
-    const dm = planDm(failed('PermissionDenied', 'failed', null));
+  it('reports a failure with its reason, and that the pre-restore snapshot asked for could not be made', () => {
+    const dm = planDm(failed({ pre_restore_snapshot_id: null, pre_restore_snapshot_requested: true }));
     expect(dm?.template).toBe('restore.failed');
     expect(dm!.content).toContain('사유: Missing Permissions');
-    expect(dm!.content).toContain('스냅샷은 만들지 못했습니다');
+    expect(dm!.content).toContain(NOT_MADE);
+    expect(
+      planDm(completed({ pre_restore_snapshot_id: null, pre_restore_snapshot_requested: true }))!.content,
+    ).toContain(NOT_MADE);
+  });
+
+  it('says nothing about a pre-restore snapshot nobody asked for', () => {
+    for (const pre of [
+      { pre_restore_snapshot_id: null, pre_restore_snapshot_requested: false },
+      // An event from before the request was recorded: unknown, so not claimed to have failed.
+      { pre_restore_snapshot_id: null },
+    ]) {
+      for (const dm of [planDm(failed(pre)), planDm(completed(pre))]) {
+        expect(dm!.content).not.toContain(NOT_MADE);
+        expect(dm!.content).not.toContain('복구 직전');
+      }
+    }
+    expect(
+      planDm(failed({ pre_restore_snapshot_id: 'pre-1', pre_restore_snapshot_requested: true }))!.content,
+    ).toContain('`pre-1`');
   });
 
   it('has its own message for a guild deleted during the restore, and none for a user cancel', () => {
-    expect(planDm(failed('guild_deleted', 'canceled', 'pre-1'))?.template).toBe('restore.guild_deleted');
-    expect(planDm(failed('canceled', 'canceled', 'pre-1'))).toBeNull();
+    const canceled = (reason: 'user' | 'guild_deleted') =>
+      event('RestoreCanceled', {
+        ...restore,
+        reason,
+        pre_restore_snapshot_id: 'pre-1',
+        pre_restore_snapshot_requested: true,
+      });
+    const deleted = planDm(canceled('guild_deleted'));
+    expect(deleted).toMatchObject({ template: 'restore.guild_deleted', recipientPlatformUserId: PAYER });
+    expect(deleted!.content).toContain('**Raid Test** 서버가 복구 도중 삭제되어');
+    expect(planDm(canceled('user'))).toBeNull();
+  });
+
+  it('reads a cancel that an older release published as RestoreFailed the same way', () => {
+    const legacy = (code: string) =>
+      event('RestoreFailed', {
+        ...restore,
+        status: 'canceled',
+        error_code: code,
+        error_message: code === 'guild_deleted' ? 'guild deleted' : 'Canceled by the user.',
+        pre_restore_snapshot_id: null,
+      } as unknown as EventPayloads['RestoreFailed']);
+    expect(planDm(legacy('guild_deleted'))?.template).toBe('restore.guild_deleted');
+    expect(planDm(legacy('canceled'))).toBeNull();
   });
 
   it('DMs a snapshot only when someone asked for it', () => {
@@ -164,6 +216,35 @@ describe(planDm.name, () => {
     expect(ended('payment_failed').content).toContain('결제가 계속 실패하여');
     expect(ended('period_end').content).toContain('예약하신 대로 종료');
     expect(ended('period_end').template).toBe('subscription.ended');
+  });
+
+  it('tells the payer which card each of their other subscriptions is charged on after a new card', () => {
+    const changed = (previous: string | null) =>
+      planDm(
+        event('SubscriptionCardChanged', {
+          subscription_id: 'sub-1',
+          license_id: 'lic-1',
+          billing_key_id: 'key-1',
+          payer_user_id: PAYER_ID,
+          payer_platform_user_id: PAYER,
+          guild_name: 'Raid Test',
+          plan_code: 'PRO',
+          card_company: '국민',
+          card_last4: '5678',
+          previous_card_last4: previous,
+        }),
+      )!;
+    expect(changed('1234')).toMatchObject({
+      template: 'subscription.card_changed',
+      recipientPlatformUserId: PAYER,
+      recipientUserId: PAYER_ID,
+      preference: 'payment_notifications',
+    });
+    expect(changed('1234').content).toContain('**Raid Test** 서버의 Pro 구독 결제 카드가 바뀌었습니다');
+    expect(changed('1234').content).toContain(
+      '다음 결제부터 국민카드 ****5678(으)로 청구됩니다. (이전 카드: ****1234)',
+    );
+    expect(changed(null).content).not.toContain('이전 카드');
   });
 
   it('alerts the owner of an incident, also when its snapshot failed', () => {

@@ -13,6 +13,7 @@ export const TEMPLATES = [
   'plan.upgraded',
   'subscription.cancel_scheduled',
   'subscription.ended',
+  'subscription.card_changed',
   'antinuke.incident',
 ] as const;
 export type Template = (typeof TEMPLATES)[number];
@@ -83,6 +84,11 @@ export function formatDuration(ms: number): string {
   return `${seconds}초`;
 }
 
+/** `신한카드 ****1234`, or `카드 ****1234` when the provider named no company. */
+function cardName(company: string, last4: string): string {
+  return `${company}카드 ****${last4}`;
+}
+
 /** `1.2 KB` */
 function formatBytes(bytes: number): string {
   if (bytes < 1_024) return `${bytes} B`;
@@ -109,13 +115,44 @@ function summaryLines(summary: RestoreResultSummary): string[] {
   return lines;
 }
 
-function preRestoreLine(snapshotId: string | null): string {
-  return snapshotId
-    ? `복구 직전 상태는 스냅샷 \`${snapshotId}\`에 저장해 두었습니다. 되돌리려면 이 스냅샷으로 복구하세요.`
-    : '복구 직전 상태의 스냅샷은 만들지 못했습니다.';
+/**
+ * Where the pre-restore state is; that it could not be saved only when a snapshot was asked for
+ * (spec §7.3: the user is warned). Without one asked for, there is nothing to say. Events from
+ * before `pre_restore_snapshot_requested` was recorded do not say, so neither does the DM.
+ */
+function preRestoreLines(p: {
+  pre_restore_snapshot_id: string | null;
+  pre_restore_snapshot_requested?: boolean;
+}): string[] {
+  if (p.pre_restore_snapshot_id) {
+    return [
+      `복구 직전 상태는 스냅샷 \`${p.pre_restore_snapshot_id}\`에 저장해 두었습니다. 되돌리려면 이 스냅샷으로 복구하세요.`,
+    ];
+  }
+  return p.pre_restore_snapshot_requested === true ? ['복구 직전 상태의 스냅샷은 만들지 못했습니다.'] : [];
 }
 
 type Planner<T extends keyof EventPayloads> = (payload: EventPayloads[T]) => PlannedDm | null;
+
+/** A guild deleted during the run is news to the restorer; a user's own cancel is not: they were there. */
+function planRestoreCanceled(
+  p: Pick<
+    EventPayloads['RestoreCanceled'],
+    'requested_by_platform_user_id' | 'requested_by_user' | 'guild_name' | 'snapshot_id' | 'reason'
+  >,
+): PlannedDm | null {
+  if (p.requested_by_platform_user_id === null || p.reason !== 'guild_deleted') return null;
+  return {
+    template: 'restore.guild_deleted',
+    recipientPlatformUserId: p.requested_by_platform_user_id,
+    recipientUserId: p.requested_by_user,
+    preference: null,
+    content: [
+      `⚠️ ${guild(p.guild_name)} 서버가 복구 도중 삭제되어 복구를 중단했습니다.`,
+      `스냅샷 \`${p.snapshot_id}\`은(는) 그대로 보관됩니다.`,
+    ].join('\n'),
+  };
+}
 
 const PLANNERS: { [T in keyof EventPayloads]?: Planner<T> } = {
   RestoreCompleted: (p) =>
@@ -129,40 +166,36 @@ const PLANNERS: { [T in keyof EventPayloads]?: Planner<T> } = {
           content: [
             `✅ ${guild(p.guild_name)} 서버 복구가 끝났습니다. (소요 시간 ${formatDuration(p.duration_ms)})`,
             ...summaryLines(p.result_summary),
-            preRestoreLine(p.pre_restore_snapshot_id),
+            ...preRestoreLines(p),
           ].join('\n'),
         },
 
   RestoreFailed: (p) => {
     if (p.requested_by_platform_user_id === null) return null;
-    const base = {
+    // Until RestoreCanceled existed, a cancel was a RestoreFailed with status `canceled` (older
+    // producers' events may still be in Kafka).
+    const legacy = p as { status: string; error_code: string };
+    if (legacy.status === 'canceled') {
+      return planRestoreCanceled({
+        ...p,
+        reason: legacy.error_code === 'guild_deleted' ? 'guild_deleted' : 'user',
+      });
+    }
+    return {
+      template: 'restore.failed',
       recipientPlatformUserId: p.requested_by_platform_user_id,
       recipientUserId: p.requested_by_user,
       preference: null,
-    };
-    if (p.error_code === 'guild_deleted') {
-      return {
-        ...base,
-        template: 'restore.guild_deleted',
-        content: [
-          `⚠️ ${guild(p.guild_name)} 서버가 복구 도중 삭제되어 복구를 중단했습니다.`,
-          `스냅샷 \`${p.snapshot_id}\`은(는) 그대로 보관됩니다.`,
-        ].join('\n'),
-      };
-    }
-    // A user's own cancel needs no message: they were there.
-    if (p.status === 'canceled') return null;
-    return {
-      ...base,
-      template: 'restore.failed',
       content: [
         `❌ ${guild(p.guild_name)} 서버 복구에 실패했습니다.`,
         `사유: ${p.error_message}`,
         '이미 적용된 변경은 되돌리지 않았습니다.',
-        preRestoreLine(p.pre_restore_snapshot_id),
+        ...preRestoreLines(p),
       ].join('\n'),
     };
   },
+
+  RestoreCanceled: (p) => planRestoreCanceled(p),
 
   SnapshotCreated: (p) =>
     p.trigger !== 'manual' || p.created_by_platform_user_id === null
@@ -233,6 +266,22 @@ const PLANNERS: { [T in keyof EventPayloads]?: Planner<T> } = {
               ? `⚠️ 결제가 계속 실패하여 ${guild(p.guild_name)} 서버의 ${PLAN_NAMES[p.plan_code]} 구독이 종료되었습니다.`
               : `👋 ${guild(p.guild_name)} 서버의 ${PLAN_NAMES[p.plan_code]} 구독이 예약하신 대로 종료되었습니다.`,
             '이제 Free 플랜이 적용됩니다. 저장된 스냅샷은 그대로 남아 있으며, 언제든 다시 구독할 수 있습니다.',
+          ].join('\n'),
+        },
+
+  SubscriptionCardChanged: (p) =>
+    p.payer_platform_user_id === null
+      ? null
+      : {
+          template: 'subscription.card_changed',
+          recipientPlatformUserId: p.payer_platform_user_id,
+          recipientUserId: p.payer_user_id,
+          preference: 'payment_notifications',
+          content: [
+            `💳 ${guild(p.guild_name)} 서버의 ${PLAN_NAMES[p.plan_code]} 구독 결제 카드가 바뀌었습니다.`,
+            `다음 결제부터 ${cardName(p.card_company, p.card_last4)}(으)로 청구됩니다.` +
+              (p.previous_card_last4 ? ` (이전 카드: ****${p.previous_card_last4})` : ''),
+            '새로 등록한 카드는 결제하시는 모든 구독에 함께 쓰입니다.',
           ].join('\n'),
         },
 

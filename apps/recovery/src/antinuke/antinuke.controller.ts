@@ -1,41 +1,38 @@
 import { Body, Controller, Get, Param, ParseUUIDPipe, Put, Query } from '@nestjs/common';
-import type { InternalIdentity } from '@lib/contracts';
-import { CurrentIdentity } from '@lib/identity';
+import { RequireManageGuild } from '@lib/guild-access';
 import type { IncidentView } from './antinuke-incidents.repository';
 import { type AntiNukeView, ListIncidentsQuery, UpdateAntiNukeSettingsDto } from './antinuke.dto';
 import { AntiNukeService } from './antinuke.service';
 
-/** AntiNuke's setting and incidents (MANAGE_GUILD on the guild). */
+/** AntiNuke's setting and incidents (MANAGE_GUILD on the guild, checked before anything is validated). */
 @Controller('api/v1/guilds/:guildId')
 export class AntiNukeController {
   constructor(private readonly antinuke: AntiNukeService) {}
 
   /** The guild's AntiNuke setting, what its plan allows, and whether AntiNuke runs now. */
   @Get('antinuke')
-  get(
-    @CurrentIdentity() identity: InternalIdentity,
-    @Param('guildId', new ParseUUIDPipe()) guildId: string,
-  ): Promise<AntiNukeView> {
-    return this.antinuke.get(identity, guildId);
+  @RequireManageGuild({ params: 'guildId' })
+  get(@Param('guildId', new ParseUUIDPipe()) guildId: string): Promise<AntiNukeView> {
+    return this.antinuke.get(guildId);
   }
 
   /** Replaces the setting; a running AntiNuke applies it at once. */
   @Put('antinuke')
+  @RequireManageGuild({ params: 'guildId' })
   update(
-    @CurrentIdentity() identity: InternalIdentity,
     @Param('guildId', new ParseUUIDPipe()) guildId: string,
     @Body() body: UpdateAntiNukeSettingsDto,
   ): Promise<AntiNukeView> {
-    return this.antinuke.update(identity, guildId, body);
+    return this.antinuke.update(guildId, body);
   }
 
   /** The guild's AntiNuke incidents, newest first. */
   @Get('incidents')
+  @RequireManageGuild({ params: 'guildId' })
   listIncidents(
-    @CurrentIdentity() identity: InternalIdentity,
     @Param('guildId', new ParseUUIDPipe()) guildId: string,
     @Query() query: ListIncidentsQuery,
   ): Promise<{ items: IncidentView[]; next_cursor: string | null }> {
-    return this.antinuke.listIncidents(identity, guildId, query);
+    return this.antinuke.listIncidents(guildId, query);
   }
 }

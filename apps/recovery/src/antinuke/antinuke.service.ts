@@ -1,31 +1,30 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { InternalIdentity } from '@lib/contracts';
 import { EntitlementsClient } from '@lib/entitlements';
 import { DomainError } from '@lib/problem-details';
 import { DataSource } from 'typeorm';
-import { GuildAccessService } from '../guilds/guild-access.service';
 import { AntiNukeIncidentsRepository, type IncidentView } from './antinuke-incidents.repository';
 import { AntiNukeSettingsRepository } from './antinuke-settings.repository';
 import { AntiNukeWorkflows } from './antinuke-workflows.service';
 import type { AntiNukeView, ListIncidentsQuery, UpdateAntiNukeSettingsDto } from './antinuke.dto';
 import type { AntiNukeSettings } from './workflows/antinuke-contract';
 
-/** The guild administrator's view of AntiNuke: its setting, the plan's part, and the incidents. */
+/**
+ * The guild administrator's view of AntiNuke: its setting, the plan's part, and the incidents.
+ * Its routes have checked MANAGE_GUILD on the guild already.
+ */
 @Injectable()
 export class AntiNukeService {
   private readonly logger = new Logger(AntiNukeService.name);
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly access: GuildAccessService,
     private readonly entitlements: EntitlementsClient,
     private readonly settings: AntiNukeSettingsRepository,
     private readonly incidents: AntiNukeIncidentsRepository,
     private readonly workflows: AntiNukeWorkflows,
   ) {}
 
-  async get(identity: InternalIdentity, guildId: string): Promise<AntiNukeView> {
-    await this.access.requireManageGuild(identity, guildId);
+  async get(guildId: string): Promise<AntiNukeView> {
     return this.view(guildId);
   }
 
@@ -34,12 +33,7 @@ export class AntiNukeService {
    * with `required_feature`). The running workflow learns the new setting in the same transaction
    * that stores it: if the engine cannot be told, nothing changes.
    */
-  async update(
-    identity: InternalIdentity,
-    guildId: string,
-    body: UpdateAntiNukeSettingsDto,
-  ): Promise<AntiNukeView> {
-    await this.access.requireManageGuild(identity, guildId);
+  async update(guildId: string, body: UpdateAntiNukeSettingsDto): Promise<AntiNukeView> {
     // Auto-action is named first: switching it on without ENTERPRISE is the refusal users meet.
     if (body.auto_action_enabled) await this.entitlements.requireFeature(guildId, 'ANTINUKE_AUTO_ACTION');
     await this.entitlements.requireFeature(guildId, 'ANTINUKE_DETECT');
@@ -64,11 +58,9 @@ export class AntiNukeService {
   }
 
   async listIncidents(
-    identity: InternalIdentity,
     guildId: string,
     query: ListIncidentsQuery,
   ): Promise<{ items: IncidentView[]; next_cursor: string | null }> {
-    await this.access.requireManageGuild(identity, guildId);
     return this.incidents.list(guildId, query);
   }
 

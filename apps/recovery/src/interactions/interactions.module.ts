@@ -1,6 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { GuildsModule } from '../guilds/guilds.module';
 import { SnapshotsModule } from '../snapshots/snapshots.module';
+import { UsersModule } from '../users/users.module';
 import { InteractionVerifier } from './interaction-signature';
 import { InteractionsController } from './interactions.controller';
 import { InteractionsService } from './interactions.service';
@@ -10,7 +11,7 @@ export class InteractionsModule {
   static forRoot(options: { publicKeyHex: string }): DynamicModule {
     return {
       module: InteractionsModule,
-      imports: [GuildsModule, SnapshotsModule],
+      imports: [GuildsModule, SnapshotsModule, UsersModule],
       controllers: [InteractionsController],
       providers: [
         InteractionsService,

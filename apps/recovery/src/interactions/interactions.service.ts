@@ -12,6 +12,7 @@ import {
 import { GuildAccessService } from '../guilds/guild-access.service';
 import { GuildRegistry } from '../guilds/guild-registry.service';
 import { SnapshotService } from '../snapshots/snapshot.service';
+import { UserDirectory } from '../users/user-directory.repository';
 import { SNAPSHOT_COMMAND, SNAPSHOT_DESCRIPTION_MAX } from './snapshot-command';
 
 /** The part of an interaction this service reads; the platform sends more. */
@@ -35,6 +36,7 @@ export class InteractionsService {
     private readonly guilds: GuildRegistry,
     private readonly access: GuildAccessService,
     private readonly snapshots: SnapshotService,
+    private readonly users: UserDirectory,
   ) {}
 
   async handle(interaction: IncomingInteraction): Promise<APIInteractionResponse> {
@@ -75,7 +77,8 @@ export class InteractionsService {
       const created = await this.snapshots.create({
         guild,
         trigger: 'manual',
-        createdByUser: null,
+        // The member's service user, as a dashboard snapshot records it, once they have used the dashboard.
+        createdByUser: await this.users.userIdOf(platformUserId),
         createdByPlatformUserId: platformUserId,
         description: description ?? null,
       });

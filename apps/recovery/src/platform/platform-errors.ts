@@ -1,4 +1,4 @@
-import { type ChatPlatformError, isChatPlatformError } from '@lib/chat-platform';
+import { type ChatPlatformError, type ChatPlatformErrorCode, isChatPlatformError } from '@lib/chat-platform';
 import { DomainError } from '@lib/problem-details';
 
 /**
@@ -39,4 +39,33 @@ export function toUserFacingError(error: unknown): unknown {
         'Cannot fetch the current guild state from the chat platform. Try again later.',
       );
   }
+}
+
+export const GUILD_STATE_UNAVAILABLE = 'ErrGuildStateUnavailable';
+
+/** When to try a read of the guild again after the platform failed it (the client had retried already). */
+export const GUILD_STATE_RETRY_AFTER_SECONDS = 30;
+
+/**
+ * Spec §4.1 rule 4 and §7: the live guild state could not be read for a preview (or the start
+ * that recomputes it), answered 500 as the spec says. An outage says the platform is unavailable
+ * and when to try again (`retry_after_seconds`, and `Retry-After` from PlatformOutageFilter); a
+ * refusal (the bot removed, a permission missing) says so, since waiting does not fix it.
+ */
+export function guildStateUnavailable(code: ChatPlatformErrorCode): DomainError {
+  if (code === 'PlatformUnavailable') {
+    return new DomainError(
+      GUILD_STATE_UNAVAILABLE,
+      500,
+      'The chat platform is unavailable',
+      `The guild's current state cannot be read because the chat platform is unavailable. Nothing was changed; try again in ${GUILD_STATE_RETRY_AFTER_SECONDS} seconds.`,
+      { retry_after_seconds: GUILD_STATE_RETRY_AFTER_SECONDS },
+    );
+  }
+  return new DomainError(
+    GUILD_STATE_UNAVAILABLE,
+    500,
+    'Cannot fetch the current guild state',
+    `The chat platform refused to show the guild's current state (${code}): check that the bot is still in the guild with its permissions, then preview again.`,
+  );
 }

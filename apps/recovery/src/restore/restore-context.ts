@@ -34,14 +34,6 @@ export class RestoreComparisons {
     private readonly platform: ChatPlatformClient,
   ) {}
 
-  async snapshotGuildId(snapshotId: string): Promise<string | null> {
-    const [row] = await this.dataSource.query<{ guild_id: string }[]>(
-      `SELECT guild_id FROM recovery.snapshots WHERE id = $1`,
-      [snapshotId],
-    );
-    return row?.guild_id ?? null;
-  }
-
   async snapshotPayload(snapshotId: string, guildId: string): Promise<SnapshotPayload> {
     const [row] = await this.dataSource.query<{ payload: unknown }[]>(
       `SELECT payload FROM recovery.snapshots WHERE id = $1 AND guild_id = $2`,

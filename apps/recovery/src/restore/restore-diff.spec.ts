@@ -614,6 +614,40 @@ describe(computeRestoreDiff.name, () => {
       expect(diff.skipped).toEqual([]);
     });
 
+    it('shows the overwrites a channel is created with when only channels are restored', () => {
+      const live = guildState();
+      live.channels = without(live.channels, GENERAL);
+      live.roles = without(live.roles, MODS);
+      // Overwrites of channels that stay are not the channel scope's business.
+      live.permission_overrides = [overwrite(RULES, GUILD, { allow: SEND })];
+
+      const diff = sut({ live, scope: ['channels'] });
+
+      expect(diff.channels_to_create.map((c) => c.id)).toEqual([GENERAL]);
+      expect(diff.overrides_to_apply).toEqual([
+        {
+          channel_id: GENERAL,
+          channel_name: 'general',
+          id: GUILD,
+          type: 'role',
+          target_name: '@everyone',
+          allow: '0',
+          deny: SEND,
+        },
+      ]);
+      expect(diff.overrides_to_remove).toEqual([]);
+      // Its overwrite for a role that is gone and not restored cannot come with it.
+      expect(diff.skipped).toEqual([
+        {
+          scope: 'permission_overrides',
+          id: `${GENERAL}/${MODS}`,
+          name: 'general / mods',
+          reason: SKIP_REASON.roleNotRestored,
+        },
+      ]);
+      expect(diff.roles_to_create).toEqual([]);
+    });
+
     it('skips overwrites of a channel that is not restored', () => {
       const live = guildState();
       live.channels = without(live.channels, GENERAL);

@@ -168,12 +168,17 @@ export function computeRestoreDiff(input: DiffInput): RestoreDiff {
   const inScope = (scope: RestoreScope) => input.scope.includes(scope);
   const roles = inScope('roles') ? diffRoles(input, lookup) : emptyRoleSection();
   const channels = inScope('channels') ? diffChannels(input, lookup) : emptyChannelSection();
+  const pending: PendingCreates = {
+    roles: new Set(roles.roles_to_create.map((role) => role.id)),
+    channels: new Set(channels.channels_to_create.map((channel) => channel.id)),
+  };
+  // A channel is created with its overwrites in place (never briefly open to everyone), so a
+  // restore of channels without permission_overrides still sets those: the preview shows them.
   const overrides = inScope('permission_overrides')
-    ? new OverridePlan(input, lookup, {
-        roles: new Set(roles.roles_to_create.map((role) => role.id)),
-        channels: new Set(channels.channels_to_create.map((channel) => channel.id)),
-      }).result()
-    : emptyOverrideSection();
+    ? new OverridePlan(input, lookup, pending).result()
+    : inScope('channels')
+      ? new OverridePlan(input, lookup, pending, pending.channels).result()
+      : emptyOverrideSection();
   const diff: RestoreDiff = {
     roles_to_create: roles.roles_to_create,
     roles_to_update: roles.roles_to_update,
@@ -612,10 +617,15 @@ class OverridePlan {
   /** Live overwrites the snapshot has a counterpart for; the others on its channels go. */
   private readonly kept = new Set<string>();
 
+  /**
+   * `onlyChannels`: plan just the overwrites of these snapshot channels (those created with the
+   * channel), and remove nothing.
+   */
   constructor(
     private readonly input: DiffInput,
     private readonly lookup: LiveLookup,
     private readonly pending: PendingCreates,
+    private readonly onlyChannels?: ReadonlySet<string>,
   ) {
     this.snapshotRoles = new Map(input.target.roles.map((role) => [role.id, role]));
     this.snapshotChannels = new Map(input.target.channels.map((channel) => [channel.id, channel]));
@@ -625,9 +635,12 @@ class OverridePlan {
   }
 
   result(): OverrideSection {
-    for (const overwrite of this.input.target.permission_overrides) this.plan(overwrite);
+    const only = this.onlyChannels;
+    for (const overwrite of this.input.target.permission_overrides) {
+      if (!only || only.has(overwrite.channel_id)) this.plan(overwrite);
+    }
     this.section.overrides_to_apply.sort(byOverrideOrder);
-    this.section.overrides_to_remove = this.removals().sort(byOverrideOrder);
+    this.section.overrides_to_remove = only ? [] : this.removals().sort(byOverrideOrder);
     return this.section;
   }
 

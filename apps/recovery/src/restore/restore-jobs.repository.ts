@@ -56,6 +56,10 @@ export interface NewRestoreJob {
 
 const ACTIVE = `status IN ('pending', 'running')`;
 
+/** What a start found: the job it inserted, or the guild's active job, which won. */
+export type PendingJobInsert =
+  { inserted: true; job: RestoreJobRow } | { inserted: false; active: RestoreJobRow };
+
 /** A job that has just ended, with its guild's registry name for the event (the notifier's DM). */
 type EndedJobRow = RestoreJobRow & { guild_name: string };
 
@@ -107,48 +111,50 @@ export class RestoreJobsRepository {
   }
 
   /**
-   * Spec §4.2 rule 4: the pending job and `RestoreStarted` together. Returns false when the
-   * database already holds an active job for the guild (the partial unique index), so concurrent
-   * starts end with exactly one job.
+   * Spec §4.2 rules 2 and 4 in one statement: the pending job and `RestoreStarted` together, or,
+   * when the guild already has an active job (the partial unique index), that job. The conflict
+   * arm locks the active job and returns it; if that job ends meanwhile, Postgres tries the insert
+   * again, which then succeeds. So the answer is never "neither": concurrent starts end with
+   * exactly one job, and every loser learns which.
    */
-  async insertPending(job: NewRestoreJob): Promise<boolean> {
-    try {
-      await this.dataSource.transaction(async (manager) => {
-        await manager.query(
-          `INSERT INTO recovery.restore_jobs
-             (id, guild_id, snapshot_id, requested_by_user, requested_by_platform_user_id, scope, options,
-              status, preview_diff)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', $8)`,
-          [
-            job.id,
-            job.guildId,
-            job.snapshotId,
-            job.requestedByUser,
-            job.requestedByPlatformUserId,
-            job.scope,
-            JSON.stringify(job.options),
-            JSON.stringify(job.previewDiff),
-          ],
-        );
-        await this.outbox.append(manager, {
-          type: 'RestoreStarted',
-          aggregate_type: 'restore_job',
-          aggregate_id: job.id,
+  async insertPending(job: NewRestoreJob): Promise<PendingJobInsert> {
+    return this.dataSource.transaction(async (manager) => {
+      const [row] = await manager.query<RestoreJobRow[]>(
+        `INSERT INTO recovery.restore_jobs
+           (id, guild_id, snapshot_id, requested_by_user, requested_by_platform_user_id, scope, options,
+            status, preview_diff)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', $8)
+         ON CONFLICT (guild_id) WHERE ${ACTIVE}
+           -- Changes nothing; it makes the statement lock and return the active job.
+           DO UPDATE SET guild_id = EXCLUDED.guild_id
+         RETURNING *`,
+        [
+          job.id,
+          job.guildId,
+          job.snapshotId,
+          job.requestedByUser,
+          job.requestedByPlatformUserId,
+          job.scope,
+          JSON.stringify(job.options),
+          JSON.stringify(job.previewDiff),
+        ],
+      );
+      if (row.id !== job.id) return { inserted: false, active: row };
+      await this.outbox.append(manager, {
+        type: 'RestoreStarted',
+        aggregate_type: 'restore_job',
+        aggregate_id: job.id,
+        guild_id: job.guildId,
+        payload: {
+          restore_job_id: job.id,
+          snapshot_id: job.snapshotId,
           guild_id: job.guildId,
-          payload: {
-            restore_job_id: job.id,
-            snapshot_id: job.snapshotId,
-            guild_id: job.guildId,
-            scope: job.scope,
-            requested_by_user: job.requestedByUser,
-          },
-        });
+          scope: job.scope,
+          requested_by_user: job.requestedByUser,
+        },
       });
-      return true;
-    } catch (error) {
-      if (isUniqueViolation(error, 'restore_jobs_one_active_per_guild')) return false;
-      throw error;
-    }
+      return { inserted: true, job: row };
+    });
   }
 
   /** The workflow started. A run fast enough to have ended already keeps its ending. */
@@ -209,7 +215,7 @@ export class RestoreJobsRepository {
           guild_name: job.guild_name,
           result_summary: summary,
           duration_ms: job.completed_at!.getTime() - job.started_at!.getTime(),
-          pre_restore_snapshot_id: job.pre_restore_snapshot_id,
+          ...preRestoreSnapshot(job),
         },
       });
       return job;
@@ -220,7 +226,10 @@ export class RestoreJobsRepository {
     }
   }
 
-  /** Failed, or canceled (by the user, or because the guild is gone), with `RestoreFailed`, once. */
+  /**
+   * Failed, with `RestoreFailed`; or canceled, by the user or because the guild is gone, with
+   * `RestoreCanceled`. Once: a job that has already ended is left as it is.
+   */
   async endUnsuccessfully(failure: RestoreFailure, manager?: EntityManager): Promise<boolean> {
     const run = async (tx: EntityManager) => {
       const job = await endedRow(
@@ -234,27 +243,49 @@ export class RestoreJobsRepository {
       );
       if (!job) return false;
       restoreJobsEnded.inc({ status: failure.status, code: failure.code });
-      await this.outbox.append(tx, {
-        type: 'RestoreFailed',
+      const about = {
         aggregate_type: 'restore_job',
         aggregate_id: job.id,
         guild_id: job.guild_id,
-        payload: {
-          restore_job_id: job.id,
-          snapshot_id: job.snapshot_id,
-          requested_by_user: job.requested_by_user,
-          requested_by_platform_user_id: job.requested_by_platform_user_id,
-          guild_name: job.guild_name,
-          status: failure.status,
-          error_code: failure.code,
-          error_message: failure.message,
-          pre_restore_snapshot_id: job.pre_restore_snapshot_id,
-        },
-      });
+      } as const;
+      const common = {
+        restore_job_id: job.id,
+        snapshot_id: job.snapshot_id,
+        requested_by_user: job.requested_by_user,
+        requested_by_platform_user_id: job.requested_by_platform_user_id,
+        guild_name: job.guild_name,
+        ...preRestoreSnapshot(job),
+      };
+      if (failure.status === 'canceled') {
+        await this.outbox.append(tx, {
+          ...about,
+          type: 'RestoreCanceled',
+          payload: { ...common, reason: failure.code === 'guild_deleted' ? 'guild_deleted' : 'user' },
+        });
+      } else {
+        await this.outbox.append(tx, {
+          ...about,
+          type: 'RestoreFailed',
+          payload: {
+            ...common,
+            status: 'failed',
+            error_code: failure.code,
+            error_message: failure.message,
+          },
+        });
+      }
       return true;
     };
     return manager ? run(manager) : this.dataSource.transaction(run);
   }
+}
+
+/** What the notifier's DM says about the pre-restore snapshot: asked for, and made or not. */
+function preRestoreSnapshot(job: RestoreJobRow) {
+  return {
+    pre_restore_snapshot_id: job.pre_restore_snapshot_id,
+    pre_restore_snapshot_requested: job.options.create_pre_restore_snapshot === true,
+  };
 }
 
 /** TypeORM answers an UPDATE ... RETURNING on Postgres with `[rows, affected]`. */
@@ -265,11 +296,4 @@ async function endedRow(
 ): Promise<EndedJobRow | undefined> {
   const [rows] = await manager.query<[EndedJobRow[], number]>(sql, parameters);
   return rows[0];
-}
-
-function isUniqueViolation(error: unknown, constraint: string): boolean {
-  const driverError =
-    (error as { driverError?: { code?: string; constraint?: string } }).driverError ?? error;
-  const { code, constraint: violated } = driverError as { code?: string; constraint?: string };
-  return code === '23505' && violated === constraint;
 }

@@ -1,51 +1,82 @@
-import { Body, Controller, Get, HttpCode, Param, ParseUUIDPipe, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, ParseUUIDPipe, Post, UseFilters } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiOperation } from '@nestjs/swagger';
 import type { InternalIdentity } from '@lib/contracts';
+import { RequireManageGuildOf, ScopeGuildId } from '@lib/guild-access';
 import { CurrentIdentity } from '@lib/identity';
+import { PlatformOutageFilter } from '../platform/platform-outage.filter';
+import { SnapshotGuildLookup } from '../snapshots/snapshot-guild.lookup';
 import {
   PreviewRestoreDto,
   type RestoreJobView,
   type RestorePreviewView,
+  type RestoreStartView,
   StartRestoreDto,
 } from './restore.dto';
 import { RestoreService } from './restore.service';
 
+/**
+ * MANAGE_GUILD on the guild of the snapshot (preview, start) or of the job is checked before the
+ * body is validated: whoever may not see them gets the 404 of a missing one, whatever they sent.
+ */
 @Controller('api/v1/restore')
 export class RestoreController {
   constructor(private readonly restores: RestoreService) {}
 
   @Post('preview')
   @HttpCode(200)
-  preview(
-    @CurrentIdentity() identity: InternalIdentity,
-    @Body() body: PreviewRestoreDto,
-  ): Promise<RestorePreviewView> {
-    return this.restores.preview(identity, body);
+  @RequireManageGuildOf(SnapshotGuildLookup, { body: 'snapshot_id' })
+  @UseFilters(PlatformOutageFilter)
+  preview(@ScopeGuildId() guildId: string, @Body() body: PreviewRestoreDto): Promise<RestorePreviewView> {
+    return this.restores.preview(guildId, body);
   }
 
   /** 202: the job is accepted and runs on the workflow engine; read it for progress. */
+  @ApiOperation({ summary: 'Start a restore' })
   @Post('start')
   @HttpCode(202)
+  @RequireManageGuildOf(SnapshotGuildLookup, { body: 'snapshot_id' })
+  @UseFilters(PlatformOutageFilter)
+  @ApiAcceptedResponse({
+    description:
+      'The job is `running` on the workflow engine. `job_id` (spec §4.2) names it for ' +
+      '`GET /api/v1/restore/{job_id}` and cancel; the job’s own fields (RestoreJob, `id` equal to ' +
+      '`job_id`) come beside it.',
+    schema: {
+      type: 'object',
+      required: ['job_id', 'id', 'status', 'engine_workflow_id'],
+      additionalProperties: true,
+      properties: {
+        job_id: { type: 'string', format: 'uuid', description: 'The restore job started.' },
+        id: { type: 'string', format: 'uuid', description: 'The job’s own id: the same as job_id.' },
+        status: { type: 'string', enum: ['pending', 'running', 'completed', 'failed', 'canceled'] },
+        engine_workflow_id: { type: 'string', nullable: true, example: 'restore-<job_id>' },
+      },
+    },
+  })
   start(
     @CurrentIdentity() identity: InternalIdentity,
+    @ScopeGuildId() guildId: string,
     @Body() body: StartRestoreDto,
-  ): Promise<RestoreJobView> {
-    return this.restores.start(identity, body);
+  ): Promise<RestoreStartView> {
+    return this.restores.start(identity, guildId, body);
   }
 
   @Get(':jobId')
+  @RequireManageGuildOf(RestoreService, { params: 'jobId' })
   get(
-    @CurrentIdentity() identity: InternalIdentity,
+    @ScopeGuildId() guildId: string,
     @Param('jobId', new ParseUUIDPipe()) jobId: string,
   ): Promise<RestoreJobView> {
-    return this.restores.get(identity, jobId);
+    return this.restores.get(guildId, jobId);
   }
 
   @Post(':jobId/cancel')
   @HttpCode(202)
+  @RequireManageGuildOf(RestoreService, { params: 'jobId' })
   cancel(
-    @CurrentIdentity() identity: InternalIdentity,
+    @ScopeGuildId() guildId: string,
     @Param('jobId', new ParseUUIDPipe()) jobId: string,
   ): Promise<RestoreJobView> {
-    return this.restores.cancel(identity, jobId);
+    return this.restores.cancel(guildId, jobId);
   }
 }

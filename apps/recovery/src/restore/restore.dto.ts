@@ -71,3 +71,6 @@ export interface RestoreJobView {
   completed_at: string | null;
   progress?: ProgressSummary;
 }
+
+/** The start answer (spec §4.2): `job_id`, and the job's own fields beside it. */
+export type RestoreStartView = RestoreJobView & { job_id: string };

@@ -2,44 +2,58 @@ import { Injectable, Logger } from '@nestjs/common';
 import { isChatPlatformError } from '@lib/chat-platform';
 import type { InternalIdentity } from '@lib/contracts';
 import { EntitlementsClient } from '@lib/entitlements';
-import { requireUser } from '@lib/guild-access';
+import { type GuildResourceLookup, requireUser } from '@lib/guild-access';
 import { ConflictError, DomainError, NotFoundError } from '@lib/problem-details';
 import { v7 as uuidv7 } from 'uuid';
-import { GuildAccessService } from '../guilds/guild-access.service';
 import { GuildRegistry } from '../guilds/guild-registry.service';
+import { guildStateUnavailable } from '../platform/platform-errors';
 import { type RestoreComparison, RestoreComparisons } from './restore-context';
 import { changesPerStep, estimateDuration, restoreDiffHash } from './restore-diff';
 import { type RestoreJobRow, RestoreJobsRepository } from './restore-jobs.repository';
 import { RestoreWorkflows } from './restore-workflows';
-import type { PreviewRestoreDto, RestoreJobView, RestorePreviewView, StartRestoreDto } from './restore.dto';
+import type {
+  PreviewRestoreDto,
+  RestoreJobView,
+  RestorePreviewView,
+  RestoreStartView,
+  StartRestoreDto,
+} from './restore.dto';
 import type { RestoreWorkflowInput } from './workflows/restore-contract';
 
-/** Preview, start, read and cancel restores (spec §4.1-4.3, ARCHITECTURE.md cancel). */
+/**
+ * Preview, start, read and cancel restores (spec §4.1-4.3, ARCHITECTURE.md cancel). The routes
+ * check MANAGE_GUILD on the snapshot's or the job's guild first (a GuildResourceLookup: this
+ * service for jobs, SnapshotGuildLookup for snapshots) and hand over that guild's id.
+ */
 @Injectable()
-export class RestoreService {
+export class RestoreService implements GuildResourceLookup {
   private readonly logger = new Logger(RestoreService.name);
 
   constructor(
     private readonly jobs: RestoreJobsRepository,
     private readonly comparisons: RestoreComparisons,
     private readonly guilds: GuildRegistry,
-    private readonly access: GuildAccessService,
     private readonly entitlements: EntitlementsClient,
     private readonly workflows: RestoreWorkflows,
   ) {}
 
-  /** Spec §4.1, rules in order: snapshot, plan, payload version, live state, diff. */
-  async preview(identity: InternalIdentity, request: PreviewRestoreDto): Promise<RestorePreviewView> {
-    const guildId = await this.snapshotGuild(identity, request.snapshot_id);
+  /** Spec §4.1, rules in order: snapshot (of `guildId`), plan, payload version, live state, diff. */
+  async preview(guildId: string, request: PreviewRestoreDto): Promise<RestorePreviewView> {
     await this.entitlements.requireFeature(guildId, 'RECOVERY_RESTORE');
     const { diff } = await this.compare(guildId, request);
     return { ...diff, diff_hash: restoreDiffHash(diff) };
   }
 
-  /** Spec §4.2, rules in order; the job row is the lock (one active job per guild, in the database). */
-  async start(identity: InternalIdentity, request: StartRestoreDto): Promise<RestoreJobView> {
+  /**
+   * Spec §4.2, rules in order; the job row is the lock (one active job per guild, in the database).
+   * The answer carries `job_id` (spec §4.2) beside the job's own fields.
+   */
+  async start(
+    identity: InternalIdentity,
+    guildId: string,
+    request: StartRestoreDto,
+  ): Promise<RestoreStartView> {
     const user = requireUser(identity);
-    const guildId = await this.snapshotGuild(identity, request.snapshot_id);
     await this.entitlements.requireFeature(guildId, 'RECOVERY_RESTORE');
     await this.refuseIfActive(guildId);
     const { diff } = await this.compare(guildId, request);
@@ -62,7 +76,8 @@ export class RestoreService {
       options,
       previewDiff: diff,
     });
-    if (!inserted) await this.refuseIfActive(guildId);
+    // Another start got in while the diff was computed: its job is the guild's active one.
+    if (!inserted.inserted) throw this.alreadyInProgress(inserted.active);
 
     const input: RestoreWorkflowInput = {
       jobId,
@@ -90,12 +105,12 @@ export class RestoreService {
       );
     }
     await this.jobs.markRunning(jobId, workflowId);
-    return this.view((await this.jobs.get(jobId))!);
+    return { job_id: jobId, ...this.view((await this.jobs.get(jobId))!) };
   }
 
   /** Spec §4.3: the job, with live progress while it runs (omitted if the engine does not answer). */
-  async get(identity: InternalIdentity, jobId: string): Promise<RestoreJobView> {
-    const job = await this.visibleJob(identity, jobId);
+  async get(guildId: string, jobId: string): Promise<RestoreJobView> {
+    const job = await this.jobOf(guildId, jobId);
     const view = this.view(job);
     if (job.status === 'running' && job.engine_workflow_id) {
       const progress = await this.workflows.progress(job.engine_workflow_id);
@@ -105,8 +120,8 @@ export class RestoreService {
   }
 
   /** The step running now may finish; later steps are skipped; the job ends `canceled`. */
-  async cancel(identity: InternalIdentity, jobId: string): Promise<RestoreJobView> {
-    const job = await this.visibleJob(identity, jobId);
+  async cancel(guildId: string, jobId: string): Promise<RestoreJobView> {
+    const job = await this.jobOf(guildId, jobId);
     if (job.status !== 'pending' && job.status !== 'running') {
       throw new ConflictError('ErrRestoreNotActive', `This restore has already ended (${job.status}).`, {
         status: job.status,
@@ -145,12 +160,7 @@ export class RestoreService {
       .catch((error: unknown) => {
         if (!isChatPlatformError(error)) throw error;
         // Spec §4.1 rule 4 / §7: the live state could not be read.
-        throw new DomainError(
-          'ErrGuildStateUnavailable',
-          500,
-          'Cannot fetch the current guild state',
-          `The guild's current state could not be read from the chat platform (${error.code}). Try again later.`,
-        );
+        throw guildStateUnavailable(error.code);
       });
     comparison.diff.estimated_duration = estimateDuration(comparison.diff);
     return comparison;
@@ -158,45 +168,31 @@ export class RestoreService {
 
   private async refuseIfActive(guildId: string): Promise<void> {
     const active = await this.jobs.findActive(guildId);
-    if (!active) return;
-    throw new ConflictError(
+    if (active) throw this.alreadyInProgress(active);
+  }
+
+  /** Spec §4.2 rule 2: 409 with the existing job's information. */
+  private alreadyInProgress(active: RestoreJobRow): ConflictError {
+    return new ConflictError(
       'ErrRestoreAlreadyInProgress',
       'A restore of this guild is already pending or running. Wait for it to finish or cancel it.',
       { existing_job: this.view(active) },
     );
   }
 
-  /** The guild of a snapshot the caller administers; anything else looks like no snapshot. */
-  private async snapshotGuild(identity: InternalIdentity, snapshotId: string): Promise<string> {
-    const guildId = await this.comparisons.snapshotGuildId(snapshotId);
-    if (!guildId) throw new NotFoundError('ErrSnapshotNotFound', 'Snapshot');
-    await this.hideUnlessManager(
-      identity,
-      guildId,
-      () => new NotFoundError('ErrSnapshotNotFound', 'Snapshot'),
-    );
-    return guildId;
-  }
-
-  private async visibleJob(identity: InternalIdentity, jobId: string): Promise<RestoreJobRow> {
-    const notFound = () => new NotFoundError('ErrRestoreJobNotFound', 'Restore job');
+  async find(jobId: string): Promise<{ guildId: string } | null> {
     const job = await this.jobs.get(jobId);
-    if (!job) throw notFound();
-    await this.hideUnlessManager(identity, job.guild_id, notFound);
-    return job;
+    return job ? { guildId: job.guild_id } : null;
   }
 
-  private async hideUnlessManager(
-    identity: InternalIdentity,
-    guildId: string,
-    hidden: () => DomainError,
-  ): Promise<void> {
-    try {
-      await this.access.requireManageGuild(identity, guildId);
-    } catch (error) {
-      if (error instanceof DomainError && (error.status === 403 || error.status === 404)) throw hidden();
-      throw error;
-    }
+  notFound(): NotFoundError {
+    return new NotFoundError('ErrRestoreJobNotFound', 'Restore job');
+  }
+
+  private async jobOf(guildId: string, jobId: string): Promise<RestoreJobRow> {
+    const job = await this.jobs.get(jobId);
+    if (job?.guild_id !== guildId) throw this.notFound();
+    return job;
   }
 
   private view(job: RestoreJobRow): RestoreJobView {

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import type { InternalIdentity, SnapshotTrigger } from '@lib/contracts';
+import type { SnapshotTrigger } from '@lib/contracts';
 import { decodeKeysetCursor, encodeKeysetCursor, keysetTimeSql } from '@lib/database';
-import { ConflictError, DomainError, NotFoundError } from '@lib/problem-details';
+import { ConflictError } from '@lib/problem-details';
 import { DataSource } from 'typeorm';
-import { GuildAccessService } from '../guilds/guild-access.service';
+import { snapshotNotFound } from './snapshot-guild.lookup';
 import type { SnapshotDetailView, SnapshotSummaryView } from './snapshots.dto';
 
 interface SnapshotRow {
@@ -18,13 +18,13 @@ interface SnapshotRow {
 
 const COLUMNS = 'id, guild_id, trigger, payload_size, description, created_by_user, created_at';
 
-/** Listing, reading and deleting snapshots, so a user can see them and free a manual slot. */
+/**
+ * Listing, reading and deleting snapshots, so a user can see them and free a manual slot. The
+ * routes have checked MANAGE_GUILD on the snapshot's guild (SnapshotGuildLookup) and pass it in.
+ */
 @Injectable()
 export class SnapshotCatalog {
-  constructor(
-    private readonly dataSource: DataSource,
-    private readonly access: GuildAccessService,
-  ) {}
+  constructor(private readonly dataSource: DataSource) {}
 
   async list(
     guildId: string,
@@ -49,26 +49,18 @@ export class SnapshotCatalog {
     };
   }
 
-  /**
-   * The snapshot, if the caller administers its guild. A snapshot of another guild answers 404
-   * like a missing one, so ids cannot be probed.
-   */
-  async get(
-    identity: InternalIdentity,
-    snapshotId: string,
-    includePayload: boolean,
-  ): Promise<SnapshotDetailView> {
+  /** The snapshot of the guild the caller manages (`find` said which guild that is). */
+  async get(guildId: string, snapshotId: string, includePayload: boolean): Promise<SnapshotDetailView> {
     const [row] = await this.dataSource.query<(SnapshotRow & Record<string, unknown>)[]>(
       `SELECT ${COLUMNS}, payload->'version' AS version,
               jsonb_array_length(payload->'roles') AS roles,
               jsonb_array_length(payload->'channels') AS channels,
               jsonb_array_length(payload->'permission_overrides') AS permission_overrides
               ${includePayload ? ', payload' : ''}
-         FROM recovery.snapshots WHERE id = $1`,
-      [snapshotId],
+         FROM recovery.snapshots WHERE id = $1 AND guild_id = $2`,
+      [snapshotId, guildId],
     );
     if (!row) throw snapshotNotFound();
-    await this.requireManageGuildOrHide(identity, row.guild_id);
     return {
       ...toSummary(row),
       version: Number(row.version),
@@ -82,13 +74,7 @@ export class SnapshotCatalog {
   }
 
   /** Refused while a pending or running restore reads the snapshot. */
-  async delete(identity: InternalIdentity, snapshotId: string): Promise<void> {
-    const [row] = await this.dataSource.query<{ guild_id: string }[]>(
-      `SELECT guild_id FROM recovery.snapshots WHERE id = $1`,
-      [snapshotId],
-    );
-    if (!row) throw snapshotNotFound();
-    await this.requireManageGuildOrHide(identity, row.guild_id);
+  async delete(guildId: string, snapshotId: string): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
       const inUse = await manager.query<unknown[]>(
         `SELECT 1 FROM recovery.restore_jobs
@@ -101,23 +87,13 @@ export class SnapshotCatalog {
           'A running restore is using this snapshot. Delete it afterwards.',
         );
       }
-      await manager.query(`DELETE FROM recovery.snapshots WHERE id = $1`, [snapshotId]);
+      const [, deleted] = await manager.query<[unknown, number]>(
+        `DELETE FROM recovery.snapshots WHERE id = $1 AND guild_id = $2`,
+        [snapshotId, guildId],
+      );
+      if (deleted === 0) throw snapshotNotFound();
     });
   }
-
-  private async requireManageGuildOrHide(identity: InternalIdentity, guildId: string): Promise<void> {
-    try {
-      await this.access.requireManageGuild(identity, guildId);
-    } catch (error) {
-      if (error instanceof DomainError && (error.status === 403 || error.status === 404))
-        throw snapshotNotFound();
-      throw error;
-    }
-  }
-}
-
-function snapshotNotFound(): NotFoundError {
-  return new NotFoundError('ErrSnapshotNotFound', 'Snapshot');
 }
 
 function toSummary(row: SnapshotRow): SnapshotSummaryView {

@@ -1,10 +1,10 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Post, Query } from '@nestjs/common';
 import type { InternalIdentity } from '@lib/contracts';
-import { requireUser } from '@lib/guild-access';
+import { RequireManageGuild, RequireManageGuildOf, requireUser, ScopeGuildId } from '@lib/guild-access';
 import { CurrentIdentity } from '@lib/identity';
-import { GuildAccessService } from '../guilds/guild-access.service';
 import { GuildRegistry } from '../guilds/guild-registry.service';
 import { SnapshotCatalog } from './snapshot-catalog.service';
+import { SnapshotGuildLookup } from './snapshot-guild.lookup';
 import { type CreatedSnapshot, SnapshotService } from './snapshot.service';
 import {
   CreateSnapshotDto,
@@ -14,10 +14,10 @@ import {
   type SnapshotSummaryView,
 } from './snapshots.dto';
 
+/** Every route checks MANAGE_GUILD on the guild (or the snapshot's guild) before it validates. */
 @Controller('api/v1')
 export class SnapshotsController {
   constructor(
-    private readonly access: GuildAccessService,
     private readonly guilds: GuildRegistry,
     private readonly snapshots: SnapshotService,
     private readonly catalog: SnapshotCatalog,
@@ -26,12 +26,12 @@ export class SnapshotsController {
   /** Spec §4.6: a manual snapshot, 200 with `{id, size, created_at}`. */
   @Post('guilds/:guildId/snapshots')
   @HttpCode(200)
+  @RequireManageGuild({ params: 'guildId' })
   async create(
     @CurrentIdentity() identity: InternalIdentity,
     @Param('guildId', new ParseUUIDPipe()) guildId: string,
     @Body() body: CreateSnapshotDto,
   ): Promise<CreatedSnapshot> {
-    await this.access.requireManageGuild(identity, guildId);
     const guild = await this.guilds.get(guildId);
     const user = requireUser(identity);
     return this.snapshots.create({
@@ -44,30 +44,31 @@ export class SnapshotsController {
   }
 
   @Get('guilds/:guildId/snapshots')
-  async list(
-    @CurrentIdentity() identity: InternalIdentity,
+  @RequireManageGuild({ params: 'guildId' })
+  list(
     @Param('guildId', new ParseUUIDPipe()) guildId: string,
     @Query() query: ListSnapshotsQuery,
   ): Promise<{ items: SnapshotSummaryView[]; next_cursor: string | null }> {
-    await this.access.requireManageGuild(identity, guildId);
     return this.catalog.list(guildId, query);
   }
 
   @Get('snapshots/:snapshotId')
+  @RequireManageGuildOf(SnapshotGuildLookup, { params: 'snapshotId' })
   get(
-    @CurrentIdentity() identity: InternalIdentity,
+    @ScopeGuildId() guildId: string,
     @Param('snapshotId', new ParseUUIDPipe()) snapshotId: string,
     @Query() query: GetSnapshotQuery,
   ): Promise<SnapshotDetailView> {
-    return this.catalog.get(identity, snapshotId, query.include_payload);
+    return this.catalog.get(guildId, snapshotId, query.include_payload);
   }
 
   @Delete('snapshots/:snapshotId')
   @HttpCode(204)
+  @RequireManageGuildOf(SnapshotGuildLookup, { params: 'snapshotId' })
   delete(
-    @CurrentIdentity() identity: InternalIdentity,
+    @ScopeGuildId() guildId: string,
     @Param('snapshotId', new ParseUUIDPipe()) snapshotId: string,
   ): Promise<void> {
-    return this.catalog.delete(identity, snapshotId);
+    return this.catalog.delete(guildId, snapshotId);
   }
 }

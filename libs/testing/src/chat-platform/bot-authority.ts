@@ -20,10 +20,8 @@ export class BotAuthority {
     botId: string,
   ) {
     const member = guild.members.find((candidate) => candidate.user_id === botId);
-    const held = guild.roles.filter((role) => member?.roles.includes(role.id) || role.id === guild.id);
     this.isOwner = guild.owner_id === botId;
-    const combined = held.reduce((bits, role) => bits | BigInt(role.permissions), 0n);
-    this.permissions = this.isOwner || (combined & PermissionFlagsBits.Administrator) !== 0n ? ALL : combined;
+    this.permissions = guildPermissions(guild, botId);
     this.highestPosition = highestPosition(guild, member);
   }
 
@@ -54,6 +52,19 @@ export class BotAuthority {
   requireGrantable(bits: bigint): void {
     if ((bits & ~this.permissions) !== 0n) throw platformError.missingPermissions();
   }
+}
+
+/**
+ * A member's guild-level permissions (bot or user): @everyone's and their roles' bits; the owner and
+ * ADMINISTRATOR hold all of them. Nothing for someone who is not a member.
+ */
+export function guildPermissions(guild: FakeGuild, userId: string): bigint {
+  const member = guild.members.find((candidate) => candidate.user_id === userId);
+  if (!member) return 0n;
+  if (guild.owner_id === userId) return ALL;
+  const held = guild.roles.filter((role) => member.roles.includes(role.id) || role.id === guild.id);
+  const combined = held.reduce((bits, role) => bits | BigInt(role.permissions), 0n);
+  return (combined & PermissionFlagsBits.Administrator) !== 0n ? ALL : combined;
 }
 
 /** The position of the member's highest role; 0 (@everyone's) for none, or for no member. */

@@ -245,6 +245,11 @@ export class FakeChatPlatform {
     this.store.oauth.signedInUserId = userId;
   }
 
+  /** The users' access tokens the token endpoint has issued (still valid), oldest first. */
+  issuedAccessTokens(): string[] {
+    return this.store.oauth.issuedAccessTokens(Date.now());
+  }
+
   /** Nobody signed in: the consent page redirects with `error=access_denied`. */
   logout(): void {
     this.store.oauth.signedInUserId = undefined;

@@ -53,6 +53,18 @@ export class FormBody {
     return new FormBody(body as Record<string, unknown>, errors, []);
   }
 
+  /**
+   * A query string read like a body: the named parameters as numbers when they are integers (so
+   * `integer()` checks them), every other parameter as the text sent.
+   */
+  static query(query: URLSearchParams, integerNames: readonly string[]): FormBody {
+    const fields: Record<string, unknown> = {};
+    for (const [name, value] of query) {
+      fields[name] = integerNames.includes(name) && /^-?\d+$/.test(value) ? Number(value) : value;
+    }
+    return FormBody.object(fields);
+  }
+
   /** A body that is a JSON array of objects, such as a position update. */
   static list(body: unknown): FormBody[] {
     const errors = new FormErrors();

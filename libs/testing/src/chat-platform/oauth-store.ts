@@ -138,6 +138,11 @@ export class OAuthStore {
     return grant && grant.expiresAt > now ? grant : undefined;
   }
 
+  /** Every access token issued and not expired yet (a test looks for them where they must not be). */
+  issuedAccessTokens(now: number): string[] {
+    return [...this.accessTokens].filter(([, grant]) => grant.expiresAt > now).map(([token]) => token);
+  }
+
   /** Forgets applications, the signed-in user, a pending refusal, codes and tokens. */
   clear(): void {
     this.signedInUserId = undefined;

@@ -1,3 +1,4 @@
+import { PermissionFlagsBits } from 'discord-api-types/v10';
 import { demoGuildSpec } from './demo-guild';
 import { FakeChatPlatform } from './fake-chat-platform';
 
@@ -9,6 +10,8 @@ const CLIENT_SECRET = 'client-secret_0123456789';
 const REDIRECT = 'http://127.0.0.1:9/auth/callback';
 const OTHER_REDIRECT = 'http://127.0.0.1:9/auth/other-callback';
 const USER = '300000000000000042';
+
+const ALL_BITS = Object.values(PermissionFlagsBits).reduce((all, bit) => all | bit, 0n);
 
 const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
 
@@ -284,6 +287,60 @@ describe(FakeChatPlatform.name, () => {
     expect(await get(`/guilds/${seeded.guildId}/channels`, `Bot ${sut.botToken}`)).toMatchObject({
       status: 200,
     });
+  });
+
+  it("lists the guilds of a token granted `guilds`, with the user's own permissions as a string", async () => {
+    const demo = sut.seedGuild(demoGuildSpec());
+    const elsewhere = sut.seedGuild({ name: 'Without the bot', bot: { member: false } });
+    sut.mutate(elsewhere.guildId, (guild) => {
+      guild.members.push({
+        user_id: demo.members.alice,
+        roles: [],
+        nick: null,
+        joined_at: guild.members[0].joined_at,
+      });
+    });
+    const listFor = async (userId: string, scope: string, query = '') => {
+      sut.loginAs(userId);
+      const { body } = await exchange((await authorize({ scope })).location!.searchParams.get('code')!);
+      return get(`/users/@me/guilds${query}`, `Bearer ${body.access_token as string}`);
+    };
+
+    const alice = await listFor(demo.members.alice, 'identify guilds');
+    expect(alice.status).toBe(200);
+    // By id: the demo guild was created first. alice is an Admin there, a bare member elsewhere.
+    expect(alice.body).toEqual([
+      {
+        id: demo.guildId,
+        name: 'Demo Guild',
+        icon: null,
+        banner: null,
+        owner: false,
+        permissions: ALL_BITS.toString(),
+        features: [],
+      },
+      expect.objectContaining({ id: elsewhere.guildId, owner: false, permissions: expect.any(String) }),
+    ]);
+    const bare = BigInt((alice.body as unknown as { permissions: string }[])[1].permissions);
+    expect(bare & PermissionFlagsBits.ManageGuild).toBe(0n);
+
+    const owner = await listFor(demo.ownerId, 'identify guilds', '?with_counts=true');
+    expect(owner.body).toEqual([
+      expect.objectContaining({
+        id: demo.guildId,
+        owner: true,
+        permissions: ALL_BITS.toString(),
+        approximate_member_count: 7,
+      }),
+    ]);
+    const paged = await listFor(demo.members.alice, 'identify guilds', `?after=${demo.guildId}&limit=1`);
+    expect((paged.body as unknown as { id: string }[]).map((guild) => guild.id)).toEqual([elsewhere.guildId]);
+    expect((await listFor(demo.members.alice, 'identify guilds', '?limit=201')).status).toBe(400);
+
+    // The bot's own token lists the guilds the bot is in; `identify` alone does not reach the list.
+    const bot = await get('/users/@me/guilds', `Bot ${sut.botToken}`);
+    expect((bot.body as unknown as { id: string }[]).map((guild) => guild.id)).toEqual([demo.guildId]);
+    expect(await listFor(demo.members.alice, 'identify')).toMatchObject({ status: 401 });
   });
 
   it('refreshes: a new access token, and a new refresh token in place of the old one', async () => {

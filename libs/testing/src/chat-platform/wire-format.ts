@@ -97,6 +97,28 @@ export function guildWire(guild: FakeGuild) {
   };
 }
 
+/**
+ * A guild as `GET /users/@me/guilds` lists it: the caller's own standing in it (`owner`, and
+ * `permissions`, their guild-level bits as a decimal string), and member counts when asked for.
+ */
+export function partialGuildWire(
+  guild: FakeGuild,
+  callerId: string,
+  permissions: bigint,
+  withCounts: boolean,
+) {
+  return {
+    id: guild.id,
+    name: guild.name,
+    icon: guild.icon,
+    banner: null,
+    owner: guild.owner_id === callerId,
+    permissions: permissions.toString(),
+    features: [],
+    ...(withCounts ? { approximate_member_count: guild.members.length, approximate_presence_count: 0 } : {}),
+  };
+}
+
 export function memberWire(member: FakeMember, user: FakeUser) {
   return {
     user: userWire(user),

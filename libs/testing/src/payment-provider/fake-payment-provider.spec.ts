@@ -219,6 +219,18 @@ describe(FakePaymentProvider.name, () => {
       });
       expect(sut.billingKeys()).toEqual([]);
     });
+
+    it('answers a card rejection with the status it was given', async () => {
+      const authKey = sut.authorizeCard({
+        customerKey: 'cus_1',
+        issueRejection: { code: 'REJECT_CARD_COMPANY', message: 'refused', status: 403 },
+      });
+      expect(await issue(authKey, 'cus_1')).toEqual({
+        status: 403,
+        body: { code: 'REJECT_CARD_COMPANY', message: 'refused' },
+      });
+      expect(sut.billingKeys()).toEqual([]);
+    });
   });
 
   describe('POST /v1/billing/{billingKey}', () => {

@@ -61,8 +61,11 @@ export interface AuthorizeCardOptions {
   cardNumber?: string;
   /** The provider's short company name; default `신한`. */
   cardCompany?: string;
-  /** Makes the billing-key issue with this authKey fail with this code (and use the authKey up). */
-  issueRejection?: { code: string; message?: string };
+  /**
+   * Makes the billing-key issue with this authKey fail with this code (and use the authKey up),
+   * answered with `status`: default 400; the provider answers some card refusals with 403.
+   */
+  issueRejection?: { code: string; message?: string; status?: 400 | 403 };
 }
 
 export type SendWebhookOptions = SignatureOptions & {
@@ -201,7 +204,11 @@ export class FakePaymentProvider {
       cardNumber: maskCardNumber(cardNumber),
       cardCompany,
       issueRejection: rejection
-        ? { code: rejection.code, message: declineMessage(rejection.code, rejection.message) }
+        ? {
+            code: rejection.code,
+            message: declineMessage(rejection.code, rejection.message),
+            status: rejection.status ?? 400,
+          }
         : null,
       expired: false,
       used: false,

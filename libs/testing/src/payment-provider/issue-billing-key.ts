@@ -22,7 +22,8 @@ export function issueBillingKey(raw: Buffer, store: ProviderStore, now: Date): B
   }
   pending.used = true;
   if (pending.issueRejection) {
-    throw new ProviderHttpError(400, pending.issueRejection.code, pending.issueRejection.message);
+    const { status, code, message } = pending.issueRejection;
+    throw new ProviderHttpError(status, code, message);
   }
   const billingKey = randomId('bk_');
   store.billingKeys.set(billingKey, {

@@ -57,7 +57,7 @@ export interface PendingAuthKey {
   /** Masked already: the fake never needs the full number again. */
   cardNumber: string;
   cardCompany: string;
-  issueRejection: ProviderFailure | null;
+  issueRejection: (ProviderFailure & { status: number }) | null;
   expired: boolean;
   used: boolean;
 }

@@ -117,12 +117,21 @@ export const STEP_ACTIVITY: Record<ChangeStep, StepActivityName> = {
   UpdateGuildSettings: 'updateGuildSettings',
 };
 
-/** Failure types the activities raise that no retry can fix. */
+/**
+ * Failure types that end a run at once (spec §7: PermissionDenied and GuildNotFound), and those
+ * no retry can ever fix because what they report about stored data never changes back. Anything
+ * else is retried: each attempt re-reads the live guild and computes its requests anew, so a
+ * refused request (InvalidRequest), a vanished item (NotFound) or an outage may pass next time.
+ */
 export const NON_RETRYABLE_FAILURES = [
+  /** Spec §7.1: the bot lacks a permission on the guild. */
   'PermissionDenied',
+  /** Spec §7.1: the guild is gone from the platform; the job ends canceled ("guild deleted"). */
   'GuildNotFound',
-  'InvalidRequest',
+  /** The snapshot's payload version is one this build cannot read; a stored payload never changes. */
   'ErrSnapshotUnsupported',
+  /** The snapshot was deleted (by a user or retention); a deleted snapshot never comes back. */
   'ErrSnapshotNotFound',
+  /** The job's own row is gone; nothing is left to restore for. */
   'ErrRestoreJobNotFound',
 ] as const;

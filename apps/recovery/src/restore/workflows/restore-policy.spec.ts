@@ -13,9 +13,19 @@ describe('restore activity policy', () => {
     });
   });
 
-  it('never retries what a retry cannot fix', () => {
-    expect(RESTORE_ACTIVITY_OPTIONS.retry?.nonRetryableErrorTypes).toEqual(
-      expect.arrayContaining(['PermissionDenied', 'GuildNotFound', 'ErrSnapshotUnsupported']),
-    );
+  it('stops at once for the spec’s two types and for stored data that cannot come back, nothing else', () => {
+    expect([...(RESTORE_ACTIVITY_OPTIONS.retry?.nonRetryableErrorTypes ?? [])].sort()).toEqual([
+      'ErrRestoreJobNotFound',
+      'ErrSnapshotNotFound',
+      'ErrSnapshotUnsupported',
+      'GuildNotFound',
+      'PermissionDenied',
+    ]);
+  });
+
+  it('retries what a fresh read of the guild may fix: a refused request, a vanished item, an outage', () => {
+    for (const type of ['InvalidRequest', 'NotFound', 'PlatformUnavailable', 'DmBlocked', 'Error']) {
+      expect(RESTORE_ACTIVITY_OPTIONS.retry?.nonRetryableErrorTypes).not.toContain(type);
+    }
   });
 });

@@ -16,15 +16,6 @@ const USER_TARGETED: readonly AuditLogEvent[] = [
   AuditLogEvent.MemberRoleUpdate,
 ];
 
-/** The query's parameters as a body FormBody can check, integers as numbers when they are ones. */
-function queryForm(query: URLSearchParams): FormBody {
-  const fields: Record<string, unknown> = {};
-  for (const [name, value] of query) {
-    fields[name] = INTEGER_PARAMETERS.includes(name) && /^-?\d+$/.test(value) ? Number(value) : value;
-  }
-  return FormBody.object(fields);
-}
-
 function usersOf(entries: FakeAuditLogEntry[], store: PlatformStore) {
   const ids = new Set<string>();
   for (const entry of entries) {
@@ -44,7 +35,7 @@ export const auditLogRoutes: PlatformRoute[] = [
     handle: ({ params, query, actorId }, store) => {
       const guild = store.guild(params.guild_id, actorId);
       new BotAuthority(guild, actorId).require(PermissionFlagsBits.ViewAuditLog);
-      const form = queryForm(query);
+      const form = FormBody.query(query, INTEGER_PARAMETERS);
       const limit = form.integer('limit', { min: 1, max: 100 }) ?? 50;
       const actionType = form.integer('action_type', { min: 1 }) as AuditLogEvent | null | undefined;
       const userId = form.snowflake('user_id');

@@ -1,0 +1,20 @@
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+
+/**
+ * Subscriptions created before billing asked licensing for the licence id carry none; the jobs
+ * attach it (spec §6: events name the licence). This index keeps that look-up cheap on every tick
+ * once none are left.
+ */
+export class SubscriptionsWithoutLicense1765400000001 implements MigrationInterface {
+  name = 'SubscriptionsWithoutLicense1765400000001';
+
+  async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
+      CREATE INDEX subscriptions_without_license_idx ON billing.subscriptions (created_at)
+        WHERE license_id IS NULL AND status IN ('pending', 'active', 'past_due')`);
+  }
+
+  async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`DROP INDEX billing.subscriptions_without_license_idx`);
+  }
+}

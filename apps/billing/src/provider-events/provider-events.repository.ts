@@ -1,0 +1,48 @@
+import type { ProviderEventOutcome } from '@lib/contracts';
+import type { EntityManager } from 'typeorm';
+
+/** A `billing.provider_events` row: a provider event billing applied, and what applying it did. */
+export interface AppliedProviderEventRow {
+  event_id: string;
+  event_type: string;
+  outcome: ProviderEventOutcome['outcome'];
+  detail: string;
+  applied_at: Date;
+}
+
+/**
+ * Billing's memory of the provider events it applied (migration 1765300000000), so that a
+ * redelivered event is answered from the record rather than acted on again.
+ */
+export class ProviderEventsRepository {
+  async find(manager: EntityManager, eventId: string): Promise<AppliedProviderEventRow | null> {
+    const [row] = await manager.query<AppliedProviderEventRow[]>(
+      `SELECT * FROM billing.provider_events WHERE event_id = $1`,
+      [eventId],
+    );
+    return row ?? null;
+  }
+
+  /** Records what applying the event did, in the transaction of its effect. */
+  async record(
+    manager: EntityManager,
+    event: { event_id: string; event_type: string },
+    outcome: ProviderEventOutcome,
+  ): Promise<void> {
+    await manager.query(
+      `INSERT INTO billing.provider_events (event_id, event_type, outcome, detail) VALUES ($1, $2, $3, $4)`,
+      [event.event_id, event.event_type, outcome.outcome, outcome.detail.slice(0, 1_000)],
+    );
+  }
+}
+
+/** The answer to an event billing applied before: what it did then, and when. */
+export function repeatOf(earlier: AppliedProviderEventRow): ProviderEventOutcome {
+  return {
+    // An event that was not ours then is still not ours; one that acted (or found its work done) has.
+    outcome: earlier.outcome === 'ignored' ? 'ignored' : 'already_applied',
+    detail:
+      `event ${earlier.event_id} was handled at ${earlier.applied_at.toISOString()}: ` +
+      `${earlier.outcome} (${earlier.detail})`,
+  };
+}
