@@ -34,6 +34,15 @@ module.exports = {
     },
     {
       ...common,
+      // `npm run test:security`: each attack of the security review, performed against the real apps.
+      displayName: 'security',
+      testMatch: ['<rootDir>/test/security/**/*.test.ts'],
+      setupFiles: ['<rootDir>/test/support/test-env.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      setupFilesAfterEnv: ['<rootDir>/test/support/timeout.ts'],
+    },
+    {
+      ...common,
       // `npm run test:faults`: outages, crashes, bad input and load against the distributed setup.
       displayName: 'faults',
       testMatch: ['<rootDir>/test/faults/**/*.fault.ts'],

@@ -26,5 +26,11 @@ bash scripts/infra.sh up
 step "integration tests"
 npx jest --selectProjects integration --runInBand --ci --forceExit
 
+step "security (each attack of the review, against the real apps)"
+npx jest --selectProjects security --runInBand --ci --forceExit
+
 step "faults and load"
 npx jest --selectProjects faults --runInBand --ci --forceExit
+
+step "browser (the dashboard in Chromium: standalone mode, then the distributed stack)"
+bash scripts/browser-tests.sh

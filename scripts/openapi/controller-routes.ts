@@ -7,7 +7,8 @@ import {
   ROUTE_ARGS_METADATA,
 } from '@nestjs/common/constants';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
-import { ApiExcludeEndpoint, ApiParam } from '@nestjs/swagger';
+import { mergeProblemAnswers, problemAnswersOn, type ProblemStatus } from '@lib/problem-details';
+import { ApiExcludeEndpoint, ApiParam, ApiResponse } from '@nestjs/swagger';
 import { apiSourceFiles, exportsOf, isControllerFile } from './app-sources';
 
 function isController(value: unknown): value is Type {
@@ -76,4 +77,37 @@ export function describeUuidPathParameters(controllers: Type[]): void {
       }
     }
   }
+}
+
+/**
+ * The problem answers each route declares (`@ProblemAnswers`, on the route, its controller or its
+ * guard's decorator), as responses whose `code` lists those codes; `publish` adds the answers every
+ * route of a kind gives (no session, rate limit, bad body) and writes their descriptions.
+ */
+export function describeProblemAnswers(controllers: Type[]): void {
+  for (const controller of controllers) {
+    for (const [prototype, name, descriptor] of handlersOf(controller)) {
+      const answers = mergeProblemAnswers(
+        problemAnswersOn(controller),
+        problemAnswersOn(descriptor.value as object),
+      );
+      for (const [status, codes] of Object.entries(answers) as [`${ProblemStatus}`, string[]][]) {
+        ApiResponse({
+          status: Number(status),
+          description: '',
+          content: { 'application/problem+json': { schema: problemSchema(codes) } },
+        })(prototype, name, descriptor);
+      }
+    }
+  }
+}
+
+/** The Problem schema, with the codes it may carry. */
+export function problemSchema(codes: readonly string[]): Record<string, unknown> {
+  return {
+    allOf: [
+      { $ref: '#/components/schemas/Problem' },
+      { type: 'object', properties: { code: { type: 'string', enum: [...codes].sort() } } },
+    ],
+  };
 }

@@ -5,6 +5,8 @@
 // the swc builds that do not run it; SwaggerModule.loadPluginMetadata() applies it.
 export default async () => {
     const t = {
+        ["../../apps/gateway/src/guilds/my-guilds.dto"]: await import("../../apps/gateway/src/guilds/my-guilds.dto"),
+        ["../../apps/gateway/src/auth/me.dto"]: await import("../../apps/gateway/src/auth/me.dto"),
         ["../../apps/recovery/src/restore/restore.dto"]: await import("../../apps/recovery/src/restore/restore.dto")
     };
     return {
@@ -18,7 +20,7 @@ export default async () => {
                             plan: { required: true, enum: ["FREE", "PRO", "ENTERPRISE"] }
                         },
                         "ConfirmDto": {
-                            auth_key: { required: true, type: () => String, description: "The one-time key the provider's card widget returned.", minLength: 1, maxLength: 300 },
+                            auth_key: { required: false, type: () => String, description: "The one-time key the provider's card widget returned: the new card becomes the payer's card for\nall their subscriptions. Leave it out to pay with the card on file (prepare's `saved_card`).", minLength: 1, maxLength: 300 },
                             customer_key: { required: true, type: () => String, pattern: "^user_[0-9a-f-]{36}$" },
                             guild_id: { required: true, type: () => String, format: "uuid" },
                             plan_code: { required: true, enum: ["FREE", "PRO", "ENTERPRISE"] }
@@ -47,11 +49,47 @@ export default async () => {
                     }
                 ],
                 [
+                    import("../../apps/gateway/src/guilds/my-guilds.dto"),
+                    {
+                        "MyGuildView": {
+                            platform_guild_id: { required: true, type: () => String, description: "The platform's id of the guild." },
+                            name: { required: true, type: () => String },
+                            icon: { required: true, type: () => String, nullable: true, description: "The platform's icon hash, or null." },
+                            owner: { required: true, type: () => Boolean, description: "Whether the user owns the guild." },
+                            status: { required: true, description: "`registered`: protected by the service (`guild_id` names it); `bot_present`: the bot is in the\nguild, which is not registered yet; `bot_missing`: the bot must be added first\n(`bot_authorize_url`).", enum: ["registered", "bot_present", "bot_missing"] },
+                            guild_id: { required: true, type: () => String, nullable: true, description: "The service's id of the guild once it is in the registry, else null." },
+                            bot_authorize_url: { required: true, type: () => String, nullable: true, description: "For `bot_missing`: the platform's page that adds the bot with the permissions restores need." }
+                        },
+                        "MyGuildsView": {
+                            guilds: { required: true, type: () => [t["../../apps/gateway/src/guilds/my-guilds.dto"].MyGuildView], description: "Registered guilds first, then those with the bot, then the rest; by name within each." }
+                        }
+                    }
+                ],
+                [
+                    import("../../apps/gateway/src/auth/me.dto"),
+                    {
+                        "MeSessionView": {
+                            id: { required: true, type: () => String },
+                            created_at: { required: true, type: () => String },
+                            expires_at: { required: true, type: () => String, description: "The session ends then, whatever happens (no sliding expiry)." }
+                        },
+                        "MeView": {
+                            id: { required: true, type: () => String, description: "The service's id of the user." },
+                            platform_user_id: { required: true, type: () => String, description: "The platform's id of the user." },
+                            username: { required: true, type: () => String },
+                            global_name: { required: true, type: () => String, nullable: true },
+                            avatar: { required: true, type: () => String, nullable: true, description: "The platform's avatar hash, or null." },
+                            created_at: { required: true, type: () => String },
+                            session: { required: true, type: () => t["../../apps/gateway/src/auth/me.dto"].MeSessionView }
+                        }
+                    }
+                ],
+                [
                     import("../../apps/notifier/src/audit/audit-log.query"),
                     {
                         "AuditLogQuery": {
                             limit: { required: true, type: () => Object, default: 50, minimum: 1, maximum: 200 },
-                            event_type: { required: false, description: "Only events of this type.", enum: ["RestoreStarted", "RestoreCompleted", "RestoreFailed", "SnapshotCreated", "AntiNukeIncidentOpened", "BillingKeyIssued", "SubscriptionStarted", "PaymentSucceeded", "PlanUpgraded", "PlanDowngradeScheduled", "PlanDowngraded", "SubscriptionCanceled", "SubscriptionUncanceled", "SubscriptionCanceledPeriodEnd", "LicenseUpgraded", "LicenseDowngraded"] },
+                            event_type: { required: false, description: "Only events of this type.", enum: ["RestoreStarted", "RestoreCompleted", "RestoreFailed", "RestoreCanceled", "SnapshotCreated", "AntiNukeIncidentOpened", "BillingKeyIssued", "SubscriptionStarted", "PaymentSucceeded", "PlanUpgraded", "PlanDowngradeScheduled", "PlanDowngraded", "SubscriptionCanceled", "SubscriptionUncanceled", "SubscriptionCardChanged", "SubscriptionCanceledPeriodEnd", "LicenseUpgraded", "LicenseDowngraded"] },
                             cursor: { required: false, type: () => String, description: "The `next_cursor` of the previous page.", maxLength: 200, pattern: "^[A-Za-z0-9_-]+$" }
                         }
                     }
@@ -175,7 +213,8 @@ export default async () => {
                     import("../../apps/gateway/src/auth/me.controller"),
                     {
                         "MeController": {
-                            "me": { type: Object }
+                            "me": { type: t["../../apps/gateway/src/auth/me.dto"].MeView },
+                            "guilds": { summary: "The guilds the user can manage on the platform (owner, ADMINISTRATOR or MANAGE_GUILD), each\n`registered`, `bot_present` or `bot_missing`; the platform's list is reused for 30 s.", type: t["../../apps/gateway/src/guilds/my-guilds.dto"].MyGuildsView }
                         }
                     }
                 ],
@@ -203,6 +242,7 @@ export default async () => {
                     {
                         "EntitlementsController": {
                             "forGuild": { type: Object },
+                            "reserve": { summary: "The guild's licence id, its FREE licence created if it has none: billing asks at checkout so\nthat its events name the licence (spec \u00A76). Only billing, which sells licences, may create one.", type: Object },
                             "list": { type: [Object] }
                         }
                     }
@@ -239,6 +279,14 @@ export default async () => {
                             "get": { summary: "The guild's AntiNuke setting, what its plan allows, and whether AntiNuke runs now.", type: Object },
                             "update": { summary: "Replaces the setting; a running AntiNuke applies it at once.", type: Object },
                             "listIncidents": { summary: "The guild's AntiNuke incidents, newest first." }
+                        }
+                    }
+                ],
+                [
+                    import("../../apps/recovery/src/guilds/guild-lookup.controller"),
+                    {
+                        "GuildLookupController": {
+                            "lookup": {}
                         }
                     }
                 ],

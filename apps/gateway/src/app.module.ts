@@ -6,10 +6,11 @@ import {
   RequestMethod,
 } from '@nestjs/common';
 import { DatabaseModule } from '@lib/database';
-import { IdentityModule } from '@lib/identity';
+import { IdentityModule, InternalTokenCodec } from '@lib/identity';
 import { KEY_VALUE_STORE, KeyValueModule, type KeyValueStore } from '@lib/key-value';
 import { HealthModule, LoggingModule, MetricsModule } from '@lib/runtime';
 import { AUTH_OPTIONS, AuthController, type AuthOptions } from './auth/auth.controller';
+import { CookieOriginCheck, TRUSTED_ORIGINS } from './auth/cookie-origin.check';
 import { IpRateLimitMiddleware } from './auth/ip-rate-limit.middleware';
 import { MeController } from './auth/me.controller';
 import { PlatformOAuthClient } from './auth/platform-oauth.client';
@@ -22,6 +23,9 @@ import { DocsModule } from './docs/docs.module';
 import { ForwardingController } from './forwarding/forwarding.controller';
 import { UpstreamProxy, UPSTREAMS, type UpstreamOptions } from './forwarding/upstream-proxy';
 import type { GatewayEnv } from './gateway.env';
+import type { BotInviteOptions } from './guilds/bot-invite';
+import { GuildRegistryClient } from './guilds/guild-registry.client';
+import { BOT_INVITE, MyGuilds } from './guilds/my-guilds.service';
 
 @Module({})
 export class AppModule implements NestModule {
@@ -35,7 +39,7 @@ export class AppModule implements NestModule {
           url: config.DATABASE_URL,
           migrateOnStart: config.MIGRATE_ON_START,
         }),
-        IdentityModule.forService({ secret: config.INTERNAL_JWT_SECRET, service: 'gateway' }),
+        IdentityModule.forService('gateway', config),
         KeyValueModule.forRoot({
           redisUrl: config.REDIS_URL,
           // A request must fail fast when Redis is down, not queue behind reconnects.
@@ -93,6 +97,21 @@ export class AppModule implements NestModule {
             timeoutMs: config.UPSTREAM_TIMEOUT_MS,
           } satisfies UpstreamOptions,
         },
+        {
+          provide: BOT_INVITE,
+          useValue: {
+            oauthBaseUrl: config.DISCORD_OAUTH_URL,
+            clientId: config.DISCORD_CLIENT_ID,
+          } satisfies BotInviteOptions,
+        },
+        {
+          provide: GuildRegistryClient,
+          inject: [InternalTokenCodec],
+          useFactory: (codec: InternalTokenCodec) => new GuildRegistryClient(config.RECOVERY_URL, codec),
+        },
+        MyGuilds,
+        { provide: TRUSTED_ORIGINS, useValue: [new URL(config.DASHBOARD_URL).origin] },
+        CookieOriginCheck,
         Sessions,
         RateLimiter,
         SessionGuard,

@@ -1,6 +1,7 @@
 import { BaseEnv, HTTP_URL } from '@lib/config';
 import { Transform } from 'class-transformer';
 import { IsInt, IsNotEmpty, IsOptional, IsString, IsUrl, Matches, Max, Min } from 'class-validator';
+import path from 'node:path';
 
 export class GatewayEnv extends BaseEnv {
   override PORT = 3000;
@@ -37,6 +38,15 @@ export class GatewayEnv extends BaseEnv {
   /** The dashboard: where a browser lands after login, and the one origin CORS admits. */
   @IsUrl(HTTP_URL, { message: 'DASHBOARD_URL must be an http(s) URL' })
   DASHBOARD_URL = 'http://localhost:5173';
+
+  /**
+   * The dashboard's static build (`npm run dashboard:build`), served at `/` on this origin. The
+   * default is where the build lands beside this app, in the repository and in the image; a folder
+   * without a build leaves the gateway answering the API alone.
+   */
+  @IsString()
+  @IsNotEmpty({ message: 'DASHBOARD_DIST_DIR must name a folder' })
+  DASHBOARD_DIST_DIR: string = path.resolve(__dirname, '../../dashboard/dist');
 
   @IsUrl(HTTP_URL, { message: 'RECOVERY_URL must be an http(s) URL' })
   RECOVERY_URL!: string;

@@ -2,11 +2,11 @@ import { loadConfig } from '@lib/config';
 import { REQUEST_ID_HEADER } from '@lib/contracts';
 import { defineService } from '@lib/runtime';
 import helmet from 'helmet';
+import { Logger } from '@nestjs/common';
 import { AppModule } from './app.module';
+import { serveDashboard } from './dashboard/dashboard-files';
+import { deferForwardedBody } from './forwarding/forwarded-body';
 import { GatewayEnv } from './gateway.env';
-
-/** Bodies the gateway forwards as received; the services apply their own (equal) 1 MiB limit. */
-const FORWARDED_BODY_LIMIT = 1024 * 1024;
 
 /** How the gateway service is assembled: alone (main.ts) or in standalone mode. */
 export const gatewayService = defineService({
@@ -14,16 +14,13 @@ export const gatewayService = defineService({
   loadConfig: (env) => loadConfig(GatewayEnv, env),
   module: (config) => AppModule.forRoot(config),
   port: (config) => config.PORT,
-  rawBodyRoutes: [
-    { path: '/api/v1', limitBytes: FORWARDED_BODY_LIMIT },
-    { path: '/subscriptions', limitBytes: FORWARDED_BODY_LIMIT },
-  ],
   configure: (app, config) => {
     // Behind the ingress the client's address is in X-Forwarded-For; believe only that many hops.
     app.set('trust proxy', config.TRUST_PROXY_HOPS);
     app.use(
       helmet({
-        // The API answers JSON; the one HTML page is the OpenAPI viewer, served from this origin.
+        // The API answers JSON; the HTML pages (the dashboard, the OpenAPI viewer) and every script
+        // and style they load come from this origin, with no inline script.
         contentSecurityPolicy: {
           directives: {
             defaultSrc: ["'self'"],
@@ -34,6 +31,11 @@ export const gatewayService = defineService({
         },
       }),
     );
+    if (!serveDashboard(app, config.DASHBOARD_DIST_DIR)) {
+      new Logger('Dashboard').log(`no dashboard build in ${config.DASHBOARD_DIST_DIR}: serving the API only`);
+    }
+    // Forwarded bodies are read after the session check (ForwardingController), not by a parser.
+    app.use(['/api/v1', '/subscriptions'], deferForwardedBody);
     app.enableCors({
       // A list, not a string: only a matching Origin is echoed back; others get no CORS headers.
       origin: [new URL(config.DASHBOARD_URL).origin],

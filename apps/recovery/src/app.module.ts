@@ -15,6 +15,7 @@ import { InteractionsModule } from './interactions/interactions.module';
 import { RestoreModule } from './restore/restore.module';
 import { PlatformModule } from './platform/platform.module';
 import { SnapshotsModule } from './snapshots/snapshots.module';
+import { UsersModule } from './users/users.module';
 import { LiveSyncModule } from './sync/live-sync.module';
 import type { RecoveryEnv } from './recovery.env';
 import { WORKFLOW_ENGINE_READINESS, WorkflowEngineModule } from './temporal/workflow-engine.module';
@@ -31,7 +32,7 @@ export class AppModule {
           url: config.DATABASE_URL,
           migrateOnStart: config.MIGRATE_ON_START,
         }),
-        IdentityModule.forService({ secret: config.INTERNAL_JWT_SECRET, service: 'recovery' }),
+        IdentityModule.forService('recovery', config),
         MessagingModule.forService(
           {
             ...transportOf(config),
@@ -66,6 +67,7 @@ export class AppModule {
         EntitlementsModule.forService({ licensingUrl: config.LICENSING_URL, service: 'recovery' }),
         GuildsModule,
         SnapshotsModule,
+        UsersModule,
         InteractionsModule.forRoot({ publicKeyHex: config.DISCORD_PUBLIC_KEY }),
         RestoreModule.forRoot({ runWorker: config.RECOVERY_ROLE !== 'api' }),
         LiveSyncModule.forRoot(config),

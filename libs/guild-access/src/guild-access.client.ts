@@ -1,15 +1,14 @@
 import { Logger } from '@nestjs/common';
-import type { GuildAccess, InternalIdentity } from '@lib/contracts';
-import { InternalHttp, type InternalTokenCodec, type ServiceName } from '@lib/identity';
+import type { GuildAccess } from '@lib/contracts';
+import { InternalHttp, type InternalTokenCodec } from '@lib/identity';
 import { DomainError } from '@lib/problem-details';
 import { isAxiosError } from 'axios';
-import { assertManageGuild, requireUser } from './manage-guild';
+import type { GuildAccessSource } from './guild-scope';
 
 export interface GuildAccessClientOptions {
   /** Base URL of the recovery service, which owns the guild registry. */
   recoveryUrl: string;
   codec: InternalTokenCodec;
-  service: ServiceName;
   /** Default ACCESS_CHECK_TIMEOUT_MS. */
   timeoutMs?: number;
 }
@@ -29,10 +28,11 @@ interface ProblemBody {
 }
 
 /**
- * Guards guild-scoped routes of services other than recovery: asks recovery (which caches the
- * answer for 60 s) whether the user holds MANAGE_GUILD on the guild.
+ * The GuildAccessSource of services other than recovery: asks recovery (which caches the answer
+ * for 60 s) whether the user holds MANAGE_GUILD on the guild. Their `@RequireManageGuild` guards
+ * call it.
  */
-export class GuildAccessClient {
+export class GuildAccessClient implements GuildAccessSource {
   private readonly logger = new Logger(GuildAccessClient.name);
   private readonly http: InternalHttp;
 
@@ -40,14 +40,9 @@ export class GuildAccessClient {
     this.http = new InternalHttp(
       options.recoveryUrl,
       options.codec,
-      options.service,
+      'recovery',
       options.timeoutMs ?? ACCESS_CHECK_TIMEOUT_MS,
     );
-  }
-
-  async requireManageGuild(identity: InternalIdentity, guildId: string): Promise<GuildAccess> {
-    const user = requireUser(identity);
-    return assertManageGuild(await this.access(guildId, user.platform_user_id));
   }
 
   async access(guildId: string, platformUserId: string): Promise<GuildAccess> {

@@ -1,3 +1,5 @@
 export * from './domain-error';
 export * from './problem';
 export * from './problem-details.filter';
+export * from './redact-url';
+export * from './problem-answers';

@@ -53,6 +53,9 @@ describe(toProblem.name, () => {
       code: 'ErrValidation',
       detail: 'The request body is not valid JSON.',
     });
+    // Where the parser stopped, without its words (which quote the body).
+    parseError.message = `Unexpected token 'n', "nope" is not valid JSON at position 1`;
+    expect(toProblem(parseError, null).detail).toBe('The request body is not valid JSON (at position 1).');
   });
 
   it('reports an oversize body as 413', () => {

@@ -2,6 +2,7 @@ import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger 
 import type { Request, Response } from 'express';
 import type { ServerResponse } from 'node:http';
 import { DomainError } from './domain-error';
+import { redactUrl } from './redact-url';
 import { PROBLEM_CONTENT_TYPE, type ProblemDetails, problemType } from './problem';
 
 /** Maps plain HTTP statuses (from Nest, Express or body-parser) to stable codes. */
@@ -105,7 +106,7 @@ export function toProblem(error: unknown, requestId: string | null, instance?: s
     const [code, title] = CODE_BY_STATUS[error.status] ?? ['ErrValidation', 'Request is not valid'];
     const detail =
       error.type === 'entity.parse.failed'
-        ? 'The request body is not valid JSON.'
+        ? notValidJson(error.message)
         : error.expose && error.message
           ? error.message
           : error.type === undefined
@@ -133,6 +134,12 @@ export function toProblem(error: unknown, requestId: string | null, instance?: s
   };
 }
 
+/** The parser's message says where it stopped; its wording (which quotes the body) is not passed on. */
+function notValidJson(parserMessage: string | undefined): string {
+  const position = /at position (\d+)/.exec(parserMessage ?? '')?.[1];
+  return `The request body is not valid JSON${position === undefined ? '' : ` (at position ${position})`}.`;
+}
+
 @Catch()
 export class ProblemDetailsFilter implements ExceptionFilter {
   private readonly logger = new Logger(ProblemDetailsFilter.name);
@@ -143,26 +150,34 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     const request = http.getRequest<Request & { id?: string | number }>();
     const response = http.getResponse<Response>();
     const requestId = request.id === undefined ? null : String(request.id);
-    const problem = toProblem(error, requestId, request.originalUrl);
+    const problem = toProblem(error, requestId, redactUrl(request.originalUrl));
     if (problem.status >= 500) {
       this.logger.error({ err: error, request_id: requestId }, 'request failed');
     }
+    // Refused before its body arrived (no session, no route, too large): the connection ends with
+    // the answer, rather than Node reading the rest of an unwanted body to keep it alive.
+    if (!request.complete) response.setHeader('connection', 'close');
     sendProblem(response, problem);
   }
 }
 
 /**
  * Answers with a problem body: the filter's answer, and that of a handler Nest's routing does not
- * run (the webhook endpoint). Nothing is written once the response has started.
+ * run (the webhook endpoint). Nothing is written once the response has started. A 503 says when to
+ * try again: by default in 5 s, as the database (or another dependency) is back in seconds more
+ * often than not.
  */
-export function sendProblem(response: ServerResponse, problem: ProblemDetails): void {
+export function sendProblem(
+  response: ServerResponse,
+  problem: ProblemDetails,
+  { retryAfterSeconds = 5 }: { retryAfterSeconds?: number } = {},
+): void {
   if (response.headersSent) return;
   const body = JSON.stringify(problem);
   response.writeHead(problem.status, {
     'content-type': `${PROBLEM_CONTENT_TYPE}; charset=utf-8`,
     'content-length': Buffer.byteLength(body),
-    // The database (or another dependency) is back in seconds more often than not.
-    ...(problem.status === 503 ? { 'retry-after': '5' } : {}),
+    ...(problem.status === 503 ? { 'retry-after': String(retryAfterSeconds) } : {}),
   });
   response.end(body);
 }

@@ -6,7 +6,8 @@ import { DomainError, ValidationError } from '@lib/problem-details';
 import type { CookieOptions, Request, Response } from 'express';
 import { randomBytes } from 'node:crypto';
 import { PlatformOAuthClient } from './platform-oauth.client';
-import { cookieValue, SESSION_COOKIE, sessionToken } from './session.guard';
+import { CookieOriginCheck } from './cookie-origin.check';
+import { cookieValue, SESSION_COOKIE, sessionToken } from './session-token';
 import { Sessions } from './sessions';
 import { type UserView, toUserView } from './user-view';
 import { UsersRepository } from './users.repository';
@@ -47,6 +48,7 @@ export class AuthController {
     private readonly sessions: Sessions,
     @Inject(KEY_VALUE_STORE) private readonly store: KeyValueStore,
     @Inject(AUTH_OPTIONS) private readonly options: AuthOptions,
+    private readonly origin: CookieOriginCheck,
   ) {}
 
   @Get('login')
@@ -98,12 +100,12 @@ export class AuthController {
     if (typeof code !== 'string' || code.length === 0 || code.length > 200) {
       throw new ValidationError('code is missing', [{ field: 'code', message: 'code is required' }]);
     }
-    const profile = await this.oauth.profileForCode(code);
+    const { profile, access } = await this.oauth.loginWithCode(code);
     const user = await this.users.upsertOnLogin(profile);
-    const { token, session } = await this.sessions.open({
-      user_id: user.id,
-      platform_user_id: user.platform_user_id,
-    });
+    const { token, session } = await this.sessions.open(
+      { user_id: user.id, platform_user_id: user.platform_user_id },
+      access,
+    );
     res.cookie(SESSION_COOKIE, token, this.cookie('/', this.options.sessionTtlSeconds));
     if (wantsJson(req)) {
       const body: LoginView = {
@@ -122,6 +124,8 @@ export class AuthController {
   @Post('logout')
   @HttpCode(204)
   async logout(@Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<void> {
+    // Another site must not be able to log the user out either.
+    this.origin.assert(req);
     const token = sessionToken(req);
     if (token) await this.sessions.close(token);
     res.clearCookie(SESSION_COOKIE, this.cookie('/'));

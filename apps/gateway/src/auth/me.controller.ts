@@ -1,21 +1,23 @@
-import { Controller, Get, UseGuards } from '@nestjs/common';
+import { Controller, Get, Req, UseGuards } from '@nestjs/common';
 import { PublicRoute } from '@lib/identity';
 import { UnauthenticatedError } from '@lib/problem-details';
-import { CurrentSession, SessionGuard } from './session.guard';
+import type { MyGuildsView } from '../guilds/my-guilds.dto';
+import { MyGuilds } from '../guilds/my-guilds.service';
+import type { MeView } from './me.dto';
+import { CurrentSession, SessionGuard, type SessionRequest } from './session.guard';
 import type { Session } from './sessions';
-import { toUserView, type UserView } from './user-view';
+import { toUserView } from './user-view';
 import { UsersRepository } from './users.repository';
 
-export interface MeView extends UserView {
-  session: { id: string; created_at: string; expires_at: string };
-}
-
-/** Who is logged in (the gateway answers this one itself). */
+/** Who is logged in, and the guilds they can manage (the gateway answers these itself). */
 @Controller('api/v1/me')
 @PublicRoute()
 @UseGuards(SessionGuard)
 export class MeController {
-  constructor(private readonly users: UsersRepository) {}
+  constructor(
+    private readonly users: UsersRepository,
+    private readonly myGuilds: MyGuilds,
+  ) {}
 
   @Get()
   async me(@CurrentSession() session: Session): Promise<MeView> {
@@ -25,5 +27,15 @@ export class MeController {
       ...toUserView(user),
       session: { id: session.session_id, created_at: session.created_at, expires_at: session.expires_at },
     };
+  }
+
+  /**
+   * The guilds the user can manage on the platform (owner, ADMINISTRATOR or MANAGE_GUILD), each
+   * `registered`, `bot_present` or `bot_missing`; the platform's list is reused for 30 s.
+   */
+  @Get('guilds')
+  guilds(@CurrentSession() session: Session, @Req() req: SessionRequest): Promise<MyGuildsView> {
+    if (!req.sessionToken) throw new UnauthenticatedError();
+    return this.myGuilds.list(session, req.sessionToken);
   }
 }

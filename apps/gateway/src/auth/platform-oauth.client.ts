@@ -1,12 +1,30 @@
 import { Logger } from '@nestjs/common';
 import { DomainError } from '@lib/problem-details';
 import axios, { type AxiosInstance, isAxiosError } from 'axios';
+import type { PlatformAccess } from './platform-access';
 
 export interface PlatformProfile {
   id: string;
   username: string;
   global_name: string | null;
   avatar: string | null;
+}
+
+/** A guild as the platform lists it for the user (`GET /users/@me/guilds`). */
+export interface PlatformUserGuild {
+  id: string;
+  name: string;
+  icon: string | null;
+  /** Whether the user owns it. */
+  owner: boolean;
+  /** The user's guild-level permission bits, a decimal string. */
+  permissions: string;
+}
+
+/** What a completed login yields: who the user is, and their access token for the guild list. */
+export interface PlatformLogin {
+  profile: PlatformProfile;
+  access: PlatformAccess;
 }
 
 export interface PlatformOAuthOptions {
@@ -17,13 +35,20 @@ export interface PlatformOAuthOptions {
   redirectUri: string;
 }
 
-/** Only who the user is: the bot's own access answers every guild question. */
-const SCOPE = 'identify';
+/**
+ * Who the user is, and which guilds they are in (for the dashboard's guild picker). Everything the
+ * service does in a guild it does as its bot.
+ */
+const SCOPE = 'identify guilds';
+
+/** The platform lists at most this many guilds a page; a user is in at most 200 (500 with Nitro). */
+const GUILDS_PAGE = 200;
+const MAX_GUILD_PAGES = 3;
 
 /**
  * The chat platform's OAuth 2.0 authorization-code flow (Discord's): the authorize URL the browser
- * goes to, the code exchanged for the user's access token, and the user's profile read with it.
- * The access token is used once and not kept: the service acts on guilds as its bot.
+ * goes to, the code exchanged for the user's access token, the user's profile read with it, and
+ * later the user's guilds. The access token is kept only sealed in the session (`Sessions`).
  */
 export class PlatformOAuthClient {
   private readonly logger = new Logger(PlatformOAuthClient.name);
@@ -47,10 +72,10 @@ export class PlatformOAuthClient {
   }
 
   /** Exchanges the code and reads the profile; a refused code is the user's problem (400). */
-  async profileForCode(code: string): Promise<PlatformProfile> {
-    let accessToken: string;
+  async loginWithCode(code: string): Promise<PlatformLogin> {
+    let access: PlatformAccess;
     try {
-      const response = await this.http.post<{ access_token: string }>(
+      const response = await this.http.post<{ access_token: string; expires_in: number }>(
         '/oauth2/token',
         new URLSearchParams({
           grant_type: 'authorization_code',
@@ -62,7 +87,10 @@ export class PlatformOAuthClient {
           headers: { 'content-type': 'application/x-www-form-urlencoded' },
         },
       );
-      accessToken = response.data.access_token;
+      access = {
+        token: response.data.access_token,
+        expires_at: new Date(Date.now() + response.data.expires_in * 1_000).toISOString(),
+      };
     } catch (error) {
       if (isAxiosError(error) && error.response?.status === 400) {
         throw new DomainError(
@@ -76,16 +104,56 @@ export class PlatformOAuthClient {
     }
     try {
       const response = await this.http.get<PlatformProfile>('/users/@me', {
-        headers: { authorization: `Bearer ${accessToken}` },
+        headers: { authorization: `Bearer ${access.token}` },
       });
       const { id, username, global_name, avatar } = response.data;
-      return { id, username, global_name: global_name ?? null, avatar: avatar ?? null };
+      return { profile: { id, username, global_name: global_name ?? null, avatar: avatar ?? null }, access };
     } catch (error) {
       throw this.unavailable(error, 'profile read');
     }
   }
 
-  private unavailable(error: unknown, step: string): DomainError {
+  /**
+   * The guilds the user is in, with their permissions there, read with their access token. A token
+   * the platform no longer honours (revoked, expired, or granted without `guilds`) is 401: the user
+   * logs in again.
+   */
+  async guildsOf(accessToken: string): Promise<PlatformUserGuild[]> {
+    const guilds: PlatformUserGuild[] = [];
+    for (let page = 0; page < MAX_GUILD_PAGES; page++) {
+      let listed: PlatformUserGuild[];
+      try {
+        const after = guilds.at(-1)?.id;
+        const response = await this.http.get<PlatformUserGuild[]>('/users/@me/guilds', {
+          headers: { authorization: `Bearer ${accessToken}` },
+          params: { limit: GUILDS_PAGE, ...(after ? { after } : {}) },
+        });
+        listed = response.data;
+      } catch (error) {
+        if (isAxiosError(error) && (error.response?.status === 401 || error.response?.status === 403)) {
+          throw platformAccessRefused();
+        }
+        throw this.unavailable(error, 'guild list', 'The chat platform did not list your guilds.');
+      }
+      guilds.push(
+        ...listed.map(({ id, name, icon, owner, permissions }) => ({
+          id,
+          name,
+          icon: icon ?? null,
+          owner: owner === true,
+          permissions: String(permissions),
+        })),
+      );
+      if (listed.length < GUILDS_PAGE) break;
+    }
+    return guilds;
+  }
+
+  private unavailable(
+    error: unknown,
+    step: string,
+    detail = 'The chat platform did not complete the login.',
+  ): DomainError {
     // Never log the error object itself: its config carries the client secret and the code.
     this.logger.warn(
       {
@@ -99,7 +167,17 @@ export class PlatformOAuthClient {
       'ErrPlatformUnavailable',
       502,
       'Chat platform unavailable',
-      'The chat platform did not complete the login. Try again in a moment.',
+      `${detail} Try again in a moment.`,
     );
   }
+}
+
+/** The session holds no platform access the platform still honours: logging in again renews it. */
+export function platformAccessRefused(): DomainError {
+  return new DomainError(
+    'ErrPlatformAccessExpired',
+    401,
+    'Log in again',
+    'The chat platform no longer lets this session list your guilds. Log in again.',
+  );
 }

@@ -6,12 +6,12 @@ import {
   Injectable,
 } from '@nestjs/common';
 import { UnauthenticatedError } from '@lib/problem-details';
-import { parse as parseCookies } from 'cookie';
 import type { Request, Response } from 'express';
+import { CookieOriginCheck } from './cookie-origin.check';
 import { RateLimiter } from './rate-limiter';
+import { sessionToken } from './session-token';
 import { type Session, Sessions } from './sessions';
 
-export const SESSION_COOKIE = 'sid';
 export const RATE_LIMITS = Symbol('RATE_LIMITS');
 export interface RateLimits {
   perSession: number;
@@ -20,22 +20,10 @@ export interface RateLimits {
 
 export type SessionRequest = Request & { session?: Session; sessionToken?: string };
 
-/** The value of one cookie the request carries. */
-export function cookieValue(req: Request, name: string): string | undefined {
-  const header = req.headers.cookie;
-  return header ? parseCookies(header)[name] : undefined;
-}
-
-/** The session token a request carries: `Authorization: Bearer <token>` first, else the `sid` cookie. */
-export function sessionToken(req: Request): string | undefined {
-  const authorization = req.headers.authorization;
-  if (authorization?.startsWith('Bearer ')) return authorization.slice('Bearer '.length).trim();
-  return cookieValue(req, SESSION_COOKIE);
-}
-
 /**
- * Routes of a logged-in user: resolves the session (401 without a live one) and counts the request
- * against the session's rate limit.
+ * Routes of a logged-in user: refuses a cookie-authenticated change from another origin (403,
+ * `CookieOriginCheck`), resolves the session (401 without a live one) and counts the request against
+ * the session's rate limit. Nothing of the body has been read when it refuses.
  */
 @Injectable()
 export class SessionGuard implements CanActivate {
@@ -43,10 +31,12 @@ export class SessionGuard implements CanActivate {
     private readonly sessions: Sessions,
     private readonly limiter: RateLimiter,
     @Inject(RATE_LIMITS) private readonly limits: RateLimits,
+    private readonly origin: CookieOriginCheck,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<SessionRequest>();
+    this.origin.assert(req);
     const token = sessionToken(req);
     const session = token ? await this.sessions.find(token) : null;
     if (!session) throw new UnauthenticatedError('Log in with the chat platform first (/auth/login).');

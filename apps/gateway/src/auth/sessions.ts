@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { KEY_VALUE_STORE, type KeyValueStore } from '@lib/key-value';
 import { createHash, randomBytes } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
+import { openPlatformAccess, type PlatformAccess, sealPlatformAccess } from './platform-access';
 
 export interface Session {
   session_id: string;
@@ -9,6 +10,8 @@ export interface Session {
   platform_user_id: string;
   created_at: string;
   expires_at: string;
+  /** The user's platform access token (for their guild list), sealed with the session token. */
+  platform_access?: string;
 }
 
 export const SESSION_OPTIONS = Symbol('SESSION_OPTIONS');
@@ -26,10 +29,10 @@ export class Sessions {
     @Inject(SESSION_OPTIONS) private readonly options: { ttlSeconds: number },
   ) {}
 
-  async open(user: {
-    user_id: string;
-    platform_user_id: string;
-  }): Promise<{ token: string; session: Session }> {
+  async open(
+    user: { user_id: string; platform_user_id: string },
+    platformAccess?: PlatformAccess,
+  ): Promise<{ token: string; session: Session }> {
     const token = randomBytes(32).toString('base64url');
     const now = Date.now();
     const session: Session = {
@@ -38,6 +41,7 @@ export class Sessions {
       platform_user_id: user.platform_user_id,
       created_at: new Date(now).toISOString(),
       expires_at: new Date(now + this.options.ttlSeconds * 1000).toISOString(),
+      ...(platformAccess ? { platform_access: sealPlatformAccess(token, platformAccess) } : {}),
     };
     await this.store.set(key(token), JSON.stringify(session), this.options.ttlSeconds);
     return { token, session };
@@ -48,6 +52,15 @@ export class Sessions {
     if (!TOKEN.test(token)) return null;
     const raw = await this.store.get(key(token));
     return raw ? (JSON.parse(raw) as Session) : null;
+  }
+
+  /**
+   * The user's platform access token kept with the session `token` opens, while the platform still
+   * honours it; null when the session has none (an older login) or it has expired.
+   */
+  platformAccessToken(session: Session, token: string, now = Date.now()): string | null {
+    const access = session.platform_access ? openPlatformAccess(token, session.platform_access) : null;
+    return access && Date.parse(access.expires_at) > now ? access.token : null;
   }
 
   async close(token: string): Promise<void> {

@@ -2,20 +2,27 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { IdentityModule } from '@lib/identity';
+import { generateInternalKeys, IdentityModule } from '@lib/identity';
 import { ProblemDetailsFilter } from '@lib/problem-details';
 import request from 'supertest';
 import type { App } from 'supertest/types';
 import { DocsModule } from './docs.module';
 
 describe('DocsModule', () => {
+  const keys = generateInternalKeys();
   let app: INestApplication;
   const server = () => app.getHttpServer() as App;
 
   beforeAll(async () => {
     const moduleRef = await Test.createTestingModule({
       // The guard every service has: the docs must pass it without an internal token.
-      imports: [IdentityModule.forService({ secret: 's'.repeat(40), service: 'gateway' }), DocsModule],
+      imports: [
+        IdentityModule.forService('gateway', {
+          INTERNAL_SIGNING_KEY: keys.signingKeys.gateway,
+          INTERNAL_PUBLIC_KEYS: keys.publicKeys,
+        }),
+        DocsModule,
+      ],
     }).compile();
     app = moduleRef.createNestApplication({ logger: false });
     app.useGlobalFilters(new ProblemDetailsFilter());

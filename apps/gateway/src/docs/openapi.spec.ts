@@ -77,6 +77,7 @@ describe('OpenAPI document (apps/gateway/src/docs/openapi.json)', () => {
         'GET /auth/callback',
         'POST /auth/logout',
         'GET /api/v1/me',
+        'GET /api/v1/me/guilds',
         'POST /api/v1/guilds',
         'GET /api/v1/guilds/{guildId}',
         'POST /api/v1/guilds/{guildId}/snapshots',
@@ -101,7 +102,8 @@ describe('OpenAPI document (apps/gateway/src/docs/openapi.json)', () => {
         'PUT /api/v1/me/notification-preferences',
       ]),
     );
-    const servedByTheGateway = (path: string) => path.startsWith('/auth/') || path === '/api/v1/me';
+    const servedByTheGateway = (path: string) =>
+      path.startsWith('/auth/') || path === '/api/v1/me' || path === '/api/v1/me/guilds';
     const unreachable = operations()
       .filter(({ path }) => !servedByTheGateway(path))
       .filter(({ method, path }) => {
@@ -118,7 +120,9 @@ describe('OpenAPI document (apps/gateway/src/docs/openapi.json)', () => {
     expect(preview.properties?.scope).toMatchObject({ type: 'array', minItems: 1, maxItems: 4 });
 
     const confirm = bodySchema('post', '/api/v1/billing/confirm');
-    expect(confirm.required).toEqual(['auth_key', 'customer_key', 'guild_id', 'plan_code']);
+    // auth_key is optional: without it, the payer's card on file is charged (spec §4.5).
+    expect(confirm.required).toEqual(['customer_key', 'guild_id', 'plan_code']);
+    expect(confirm.properties?.auth_key).toMatchObject({ type: 'string' });
     expect(confirm.properties?.plan_code).toEqual({ type: 'string', enum: ['FREE', 'PRO', 'ENTERPRISE'] });
 
     const preferences = bodySchema('put', '/api/v1/me/notification-preferences');

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ChatPlatformClient, hasManageGuild, isChatPlatformError } from '@lib/chat-platform';
-import type { GuildAccess, InternalIdentity } from '@lib/contracts';
-import { assertManageGuild, requireUser } from '@lib/guild-access';
+import type { GuildAccess } from '@lib/contracts';
+import type { GuildAccessSource } from '@lib/guild-access';
 import { NotFoundError } from '@lib/problem-details';
 import { TtlCache } from '@lib/runtime';
 import { DataSource } from 'typeorm';
@@ -11,9 +11,12 @@ import { Guild } from './guild.entity';
 /** Spec §8 / ARCHITECTURE.md: the MANAGE_GUILD answer is cached for 60 s per guild and user. */
 export const MANAGE_GUILD_CACHE_TTL_MS = 60_000;
 
-/** Who may administer a guild in this service: MANAGE_GUILD there, computed from the member's roles. */
+/**
+ * Who may administer a guild in this service: MANAGE_GUILD there, computed from the member's roles.
+ * The GuildAccessSource of recovery's own routes, and what the other services ask over HTTP.
+ */
 @Injectable()
-export class GuildAccessService {
+export class GuildAccessService implements GuildAccessSource {
   private readonly cache = new TtlCache<boolean>(MANAGE_GUILD_CACHE_TTL_MS);
 
   constructor(
@@ -21,6 +24,11 @@ export class GuildAccessService {
     private readonly platform: ChatPlatformClient,
   ) {}
 
+  /**
+   * The user's standing in the guild. Once the bot has gone, the platform no longer shows us the
+   * guild's members: the owner recorded at registration is then the one manager we know, so they
+   * alone hear that the guild is inactive, and everyone else is refused as for any guild.
+   */
   async access(guildId: string, platformUserId: string): Promise<GuildAccess> {
     const guild = await this.dataSource.getRepository(Guild).findOneBy({ id: guildId });
     if (!guild) throw new NotFoundError('ErrGuildNotFound', 'Guild');
@@ -28,7 +36,7 @@ export class GuildAccessService {
       ? await this.cache.get(`${guild.platformGuildId}:${platformUserId}`, () =>
           this.liveManageGuild(guild.platformGuildId, platformUserId),
         )
-      : false;
+      : platformUserId === guild.ownerPlatformUserId;
     return {
       guild_id: guild.id,
       platform_guild_id: guild.platformGuildId,
@@ -37,11 +45,6 @@ export class GuildAccessService {
       manage_guild: manageGuild,
       owner_platform_user_id: guild.ownerPlatformUserId,
     };
-  }
-
-  /** The guild's access if the caller is a user with MANAGE_GUILD on it; else a 401/404/409/403 problem. */
-  async requireManageGuild(identity: InternalIdentity, guildId: string): Promise<GuildAccess> {
-    return assertManageGuild(await this.access(guildId, requireUser(identity).platform_user_id));
   }
 
   /** Reads the member's roles from the platform now (no cache). A non-member has no permission. */

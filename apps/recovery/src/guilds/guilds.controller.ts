@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, ParseUUIDPipe, Post } from '@nestjs/common';
 import type { GuildAccess, InternalIdentity } from '@lib/contracts';
-import { requireUser } from '@lib/guild-access';
+import { RequireManageGuild, requireUser } from '@lib/guild-access';
 import { CurrentIdentity, ServiceRoute } from '@lib/identity';
 import { ValidationError } from '@lib/problem-details';
 import { GuildAccessService } from './guild-access.service';
@@ -9,10 +9,7 @@ import { type GuildView, RegisterGuildDto, SNOWFLAKE, toGuildView } from './guil
 
 @Controller('api/v1/guilds')
 export class GuildsController {
-  constructor(
-    private readonly registry: GuildRegistry,
-    private readonly access: GuildAccessService,
-  ) {}
+  constructor(private readonly registry: GuildRegistry) {}
 
   /** Registers a guild the bot was invited to; the caller must administer it on the platform. */
   @Post()
@@ -26,11 +23,8 @@ export class GuildsController {
   }
 
   @Get(':guildId')
-  async get(
-    @CurrentIdentity() identity: InternalIdentity,
-    @Param('guildId', new ParseUUIDPipe()) guildId: string,
-  ): Promise<GuildView> {
-    await this.access.requireManageGuild(identity, guildId);
+  @RequireManageGuild({ params: 'guildId' })
+  async get(@Param('guildId', new ParseUUIDPipe()) guildId: string): Promise<GuildView> {
     return toGuildView(await this.registry.get(guildId));
   }
 }

@@ -1,0 +1,152 @@
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, type Schemas, unwrap } from './client';
+
+/** Query keys, one place: a mutation invalidates exactly what it changes. */
+export const keys = {
+  me: ['me'] as const,
+  myGuilds: ['me', 'guilds'] as const,
+  guild: (guildId: string) => ['guild', guildId] as const,
+  license: (guildId: string) => ['guild', guildId, 'license'] as const,
+  snapshots: (guildId: string) => ['guild', guildId, 'snapshots'] as const,
+  snapshot: (snapshotId: string, payload: boolean) => ['snapshot', snapshotId, payload] as const,
+  antinuke: (guildId: string) => ['guild', guildId, 'antinuke'] as const,
+  incidents: (guildId: string) => ['guild', guildId, 'incidents'] as const,
+  latestRestore: (guildId: string) => ['guild', guildId, 'latest-restore'] as const,
+  restoreJob: (jobId: string) => ['restore', jobId] as const,
+};
+
+export const useMe = () =>
+  useQuery({ queryKey: keys.me, queryFn: () => unwrap(api.GET('/api/v1/me')), staleTime: 60_000 });
+
+export const useMyGuilds = () =>
+  useQuery({ queryKey: keys.myGuilds, queryFn: () => unwrap(api.GET('/api/v1/me/guilds')) });
+
+export const useGuild = (guildId: string) =>
+  useQuery({
+    queryKey: keys.guild(guildId),
+    queryFn: () => unwrap(api.GET('/api/v1/guilds/{guildId}', { params: { path: { guildId } } })),
+  });
+
+export const useLicense = (guildId: string) =>
+  useQuery({
+    queryKey: keys.license(guildId),
+    queryFn: () => unwrap(api.GET('/api/v1/guilds/{guildId}/license', { params: { path: { guildId } } })),
+  });
+
+export const useAntiNuke = (guildId: string) =>
+  useQuery({
+    queryKey: keys.antinuke(guildId),
+    queryFn: () => unwrap(api.GET('/api/v1/guilds/{guildId}/antinuke', { params: { path: { guildId } } })),
+  });
+
+export const useIncidents = (guildId: string) =>
+  useQuery({
+    queryKey: keys.incidents(guildId),
+    queryFn: () =>
+      unwrap(
+        api.GET('/api/v1/guilds/{guildId}/incidents', {
+          params: { path: { guildId }, query: { limit: 50 } },
+        }),
+      ),
+  });
+
+export const useSnapshots = (guildId: string, limit = 50) =>
+  useQuery({
+    queryKey: [...keys.snapshots(guildId), limit],
+    queryFn: () =>
+      unwrap(
+        api.GET('/api/v1/guilds/{guildId}/snapshots', { params: { path: { guildId }, query: { limit } } }),
+      ),
+    placeholderData: keepPreviousData,
+  });
+
+export const useSnapshot = (snapshotId: string | null, includePayload: boolean) =>
+  useQuery({
+    queryKey: keys.snapshot(snapshotId ?? '', includePayload),
+    enabled: snapshotId !== null,
+    staleTime: Infinity, // a snapshot never changes
+    queryFn: () =>
+      unwrap(
+        api.GET('/api/v1/snapshots/{snapshotId}', {
+          params: { path: { snapshotId: snapshotId! }, query: { include_payload: includePayload } },
+        }),
+      ),
+  });
+
+export function useCreateSnapshot(guildId: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (description: string) =>
+      unwrap(
+        api.POST('/api/v1/guilds/{guildId}/snapshots', {
+          params: { path: { guildId } },
+          body: description ? { description } : {},
+        }),
+      ),
+    onSuccess: () => client.invalidateQueries({ queryKey: keys.snapshots(guildId) }),
+  });
+}
+
+export function useRegisterGuild() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (platformGuildId: string) =>
+      unwrap(api.POST('/api/v1/guilds', { body: { platform_guild_id: platformGuildId } })),
+    onSuccess: () => client.invalidateQueries({ queryKey: keys.myGuilds }),
+  });
+}
+
+/** The guild's newest restore, found through the audit log (the API lists no restore jobs). */
+export const useLatestRestore = (guildId: string) =>
+  useQuery({
+    queryKey: keys.latestRestore(guildId),
+    queryFn: async () => {
+      const page = await unwrap(
+        api.GET('/api/v1/guilds/{guildId}/audit-log', {
+          params: { path: { guildId }, query: { limit: 1, event_type: 'RestoreStarted' } },
+        }),
+      );
+      const jobId = page.items[0]?.payload.restore_job_id;
+      if (typeof jobId !== 'string') return null;
+      return unwrap(api.GET('/api/v1/restore/{jobId}', { params: { path: { jobId } } }));
+    },
+    refetchInterval: (query) => (isRunning(query.state.data?.status) ? 2_000 : false),
+  });
+
+export const isRunning = (status: Schemas['RestoreJobStatus'] | undefined) =>
+  status === 'pending' || status === 'running';
+
+/** The job, read again every second while it runs (spec: progress without reloading). */
+export const useRestoreJob = (jobId: string) =>
+  useQuery({
+    queryKey: keys.restoreJob(jobId),
+    queryFn: () => unwrap(api.GET('/api/v1/restore/{jobId}', { params: { path: { jobId } } })),
+    refetchInterval: (query) => (isRunning(query.state.data?.status) ? 1_000 : false),
+    refetchIntervalInBackground: true,
+  });
+
+export type RestoreScope = Schemas['PreviewRestoreDto']['scope'][number];
+export const ALL_SCOPES: readonly RestoreScope[] = [
+  'roles',
+  'channels',
+  'permission_overrides',
+  'guild_settings',
+];
+
+export const previewRestore = (snapshotId: string, scope: RestoreScope[]) =>
+  unwrap(api.POST('/api/v1/restore/preview', { body: { snapshot_id: snapshotId, scope } }));
+
+export const startRestore = (body: Schemas['StartRestoreDto']) =>
+  unwrap(api.POST('/api/v1/restore/start', { body }));
+
+export function useCancelRestore(jobId: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: () => unwrap(api.POST('/api/v1/restore/{jobId}/cancel', { params: { path: { jobId } } })),
+    onSuccess: (job) => client.setQueryData(keys.restoreJob(jobId), job),
+  });
+}
+
+export async function logout(): Promise<void> {
+  await fetch('/auth/logout', { method: 'POST', credentials: 'same-origin' });
+}

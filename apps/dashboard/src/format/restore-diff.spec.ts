@@ -1,0 +1,139 @@
+import type { Schemas } from '../api/client';
+import { groupPreview } from './restore-diff';
+
+type Preview = Schemas['RestorePreviewView'];
+
+const channel = (id: string, name: string, type: number, parent: string | null, position: number) => ({
+  id,
+  name,
+  type,
+  parent_id: parent,
+  position,
+  topic: null,
+  nsfw: false,
+  rate_limit_per_user: 0,
+  bitrate: null,
+  user_limit: null,
+});
+const role = (id: string, name: string, position: number, color = '#e67e22') => ({
+  id,
+  name,
+  color,
+  permissions: '0',
+  hoist: false,
+  mentionable: false,
+  position,
+  managed: false,
+  unicode_emoji: null,
+});
+
+function preview(parts: Partial<Preview>): Preview {
+  return {
+    roles_to_create: [],
+    roles_to_update: [],
+    roles_to_delete: [],
+    channels_to_create: [],
+    channels_to_update: [],
+    channels_to_delete: [],
+    overrides_to_apply: [],
+    overrides_to_remove: [],
+    guild_settings_diff: {},
+    skipped: [],
+    estimated_duration: 'PT1S',
+    diff_hash: 'sha256:00',
+    ...parts,
+  };
+}
+
+describe('the preview, grouped like the snapshot tree', () => {
+  it('puts channels under their categories and counts every kind', () => {
+    const grouped = groupPreview(
+      preview({
+        roles_to_create: [role('r1', 'Helper', 3, '#3498db'), role('r2', 'Moderator', 5)],
+        roles_to_update: [
+          {
+            current: role('r3', 'Members', 1, '#000000'),
+            target: role('r3', 'Member', 1, '#99aab5'),
+            changed_fields: ['name', 'color'],
+          },
+        ],
+        channels_to_create: [
+          channel('c1', 'Staff', 4, null, 2),
+          channel('c2', 'staff-chat', 0, 'c1', 0),
+          channel('c3', 'rules', 0, null, 0),
+        ],
+        channels_to_update: [
+          {
+            current: channel('c4', 'raided', 0, 'c9', 1),
+            target: channel('c4', 'general', 0, 'c9', 1),
+            changed_fields: ['name'],
+          },
+        ],
+        channels_to_delete: [{ id: 'c5', name: 'spam', type: 0 }],
+        overrides_to_apply: [
+          {
+            channel_id: 'c2',
+            channel_name: 'staff-chat',
+            id: 'r2',
+            type: 'role',
+            target_name: 'Moderator',
+            allow: '1024',
+            deny: '0',
+          },
+        ],
+        guild_settings_diff: {
+          name: { current: 'Raided', target: 'Demo Guild' },
+          rules_channel_id: { current: null, target: 'c3' },
+        },
+        skipped: [{ scope: 'roles', id: 'r9', name: 'Bots', reason: 'above the bot’s highest role' }],
+      }),
+      {
+        version: 1,
+        snapshot_at: '2026-05-01T00:00:00Z',
+        guild: {} as Schemas['SnapshotPayload']['guild'],
+        roles: [],
+        channels: [channel('c9', 'Community', 4, null, 1)],
+        permission_overrides: [],
+      },
+    );
+    expect(grouped.counts).toEqual({
+      roles: { create: 2, update: 1, delete: 0 },
+      channels: { create: 3, update: 1, delete: 1 },
+      overwrites: { apply: 1, remove: 0 },
+      settings: 2,
+      skipped: 1,
+      total: 11,
+    });
+    expect(grouped.roles.map((change) => [change.kind, change.name])).toEqual([
+      ['create', 'Moderator'],
+      ['create', 'Helper'],
+      ['update', 'Member'],
+    ]);
+    expect(grouped.roles[2].fields).toEqual([
+      { field: 'name', before: 'Members', after: 'Member' },
+      { field: 'color', before: '#000000', after: '#99aab5' },
+    ]);
+    expect(
+      grouped.channels.map((group) => [
+        group.name,
+        group.change?.kind ?? null,
+        group.channels.map((c) => c.name),
+      ]),
+    ).toEqual([
+      ['Outside any category', null, ['rules', 'spam']],
+      ['Community', null, ['general']],
+      ['Staff', 'create', ['staff-chat']],
+    ]);
+    expect(grouped.overwrites).toEqual([
+      expect.objectContaining({ channelName: 'staff-chat', apply: [expect.objectContaining({ id: 'r2' })] }),
+    ]);
+    expect(grouped.settings).toEqual([
+      { field: 'name', before: 'Raided', after: 'Demo Guild' },
+      { field: 'rules_channel_id', before: '(none)', after: '#rules' },
+    ]);
+  });
+
+  it('counts nothing when the guild equals the snapshot', () => {
+    expect(groupPreview(preview({})).counts.total).toBe(0);
+  });
+});

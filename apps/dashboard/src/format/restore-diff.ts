@@ -1,0 +1,269 @@
+import type { Schemas } from '../api/client';
+
+type Preview = Schemas['RestorePreviewView'];
+type Payload = Schemas['SnapshotPayload'];
+type ChannelItem = Schemas['ChannelItem'];
+type RoleItem = Schemas['RoleItem'];
+type OverrideItem = Schemas['OverrideItem'];
+
+export type ChangeKind = 'create' | 'update' | 'delete';
+
+export interface FieldChange {
+  field: string;
+  before: string;
+  after: string;
+}
+
+export interface RoleChange {
+  kind: ChangeKind;
+  id: string;
+  name: string;
+  /** `#rrggbb`, or null for no colour (or a deleted role, whose colour the diff does not carry). */
+  color: string | null;
+  fields: FieldChange[];
+}
+
+export interface ChannelChange {
+  kind: ChangeKind;
+  id: string;
+  name: string;
+  type: number;
+  fields: FieldChange[];
+}
+
+export interface ChannelGroup {
+  /** The category's id (snapshot or live), or null for channels outside any category. */
+  categoryId: string | null;
+  name: string;
+  /** What happens to the category itself, if anything. */
+  change: ChannelChange | null;
+  channels: ChannelChange[];
+}
+
+export interface OverwriteGroup {
+  channelId: string;
+  channelName: string;
+  apply: OverrideItem[];
+  remove: OverrideItem[];
+}
+
+export interface PreviewCounts {
+  roles: Record<ChangeKind, number>;
+  channels: Record<ChangeKind, number>;
+  overwrites: { apply: number; remove: number };
+  settings: number;
+  skipped: number;
+  total: number;
+}
+
+export interface GroupedPreview {
+  counts: PreviewCounts;
+  roles: RoleChange[];
+  channels: ChannelGroup[];
+  overwrites: OverwriteGroup[];
+  settings: FieldChange[];
+  skipped: Preview['skipped'];
+}
+
+export const CATEGORY = 4;
+
+const CHANNEL_TYPE_NAMES: Record<number, string> = {
+  0: 'text',
+  2: 'voice',
+  4: 'category',
+  5: 'announcement',
+  13: 'stage',
+  15: 'forum',
+  16: 'media',
+};
+
+export function channelTypeName(type: number): string {
+  return CHANNEL_TYPE_NAMES[type] ?? `type ${type}`;
+}
+
+/** A value of the diff as the reader sees it; permission sets stay numbers here (too long). */
+export function shown(value: unknown): string {
+  if (value === null || value === undefined || value === '') return '(none)';
+  if (typeof value === 'boolean') return value ? 'yes' : 'no';
+  if (typeof value === 'string' || typeof value === 'number') return String(value);
+  return JSON.stringify(value);
+}
+
+function fieldChanges<T extends object>(update: { current: T; target: T; changed_fields: string[] }) {
+  return update.changed_fields.map((field) => ({
+    field,
+    before: shown((update.current as Record<string, unknown>)[field]),
+    after: shown((update.target as Record<string, unknown>)[field]),
+  }));
+}
+
+/**
+ * The preview grouped like the snapshot's tree: roles in order, channels under their categories,
+ * overwrites under their channel, with counts per kind. Category and channel names come from the
+ * diff, else from the snapshot (`payload`), else the id.
+ */
+export function groupPreview(preview: Preview, payload?: Payload | null): GroupedPreview {
+  const roleChanges: (RoleChange & { position: number })[] = [
+    ...preview.roles_to_create.map((role: RoleItem) => ({
+      kind: 'create' as const,
+      id: role.id,
+      name: role.name,
+      color: role.color === '#000000' ? null : role.color,
+      fields: [],
+      position: role.position,
+    })),
+    ...preview.roles_to_update.map((update) => ({
+      kind: 'update' as const,
+      id: update.current.id,
+      name: update.target.name,
+      color: update.target.color === '#000000' ? null : update.target.color,
+      fields: fieldChanges(update),
+      position: update.target.position,
+    })),
+    ...preview.roles_to_delete.map((role) => ({
+      kind: 'delete' as const,
+      id: role.id,
+      name: role.name,
+      color: null,
+      fields: [],
+      position: -1,
+    })),
+  ];
+  // Highest first, as the platform lists roles; deletions last.
+  roleChanges.sort((a, b) => b.position - a.position);
+
+  const names = new Map<string, { name: string; type: number; position: number; parent: string | null }>();
+  for (const channel of payload?.channels ?? []) {
+    names.set(channel.id, {
+      name: channel.name,
+      type: channel.type,
+      position: channel.position,
+      parent: channel.parent_id,
+    });
+  }
+  const remember = (channel: ChannelItem) =>
+    names.set(channel.id, {
+      name: channel.name,
+      type: channel.type,
+      position: channel.position,
+      parent: channel.parent_id,
+    });
+  preview.channels_to_create.forEach(remember);
+  preview.channels_to_update.forEach((update) => {
+    remember(update.current);
+    remember(update.target);
+  });
+
+  const changes: (ChannelChange & { parent: string | null; position: number })[] = [
+    ...preview.channels_to_create.map((channel) => ({
+      kind: 'create' as const,
+      id: channel.id,
+      name: channel.name,
+      type: channel.type,
+      fields: [],
+      parent: channel.parent_id,
+      position: channel.position,
+    })),
+    ...preview.channels_to_update.map((update) => ({
+      kind: 'update' as const,
+      id: update.current.id,
+      name: update.target.name,
+      type: update.target.type,
+      fields: fieldChanges(update),
+      parent: update.target.parent_id,
+      position: update.target.position,
+    })),
+    ...preview.channels_to_delete.map((channel) => ({
+      kind: 'delete' as const,
+      id: channel.id,
+      name: channel.name,
+      type: channel.type,
+      fields: [],
+      parent: names.get(channel.id)?.parent ?? null,
+      position: Number.MAX_SAFE_INTEGER,
+    })),
+  ];
+  const groups = new Map<string | null, ChannelGroup & { position: number }>();
+  const groupFor = (categoryId: string | null) => {
+    let group = groups.get(categoryId);
+    if (!group) {
+      const known = categoryId ? names.get(categoryId) : undefined;
+      group = {
+        categoryId,
+        name: categoryId ? (known?.name ?? `category ${categoryId}`) : 'Outside any category',
+        change: null,
+        channels: [],
+        position: categoryId ? (known?.position ?? Number.MAX_SAFE_INTEGER) : -1,
+      };
+      groups.set(categoryId, group);
+    }
+    return group;
+  };
+  for (const change of changes.sort((a, b) => a.position - b.position)) {
+    if (change.type === CATEGORY) {
+      const { parent: _parent, position: _position, ...category } = change;
+      groupFor(change.id).change = category;
+      groupFor(change.id).name = change.name;
+    } else {
+      const { parent, position: _position, ...channel } = change;
+      groupFor(parent).channels.push(channel);
+    }
+  }
+
+  const overwriteGroups = new Map<string, OverwriteGroup>();
+  const overwriteGroup = (item: OverrideItem) => {
+    let group = overwriteGroups.get(item.channel_id);
+    if (!group) {
+      group = {
+        channelId: item.channel_id,
+        channelName: item.channel_name || names.get(item.channel_id)?.name || item.channel_id,
+        apply: [],
+        remove: [],
+      };
+      overwriteGroups.set(item.channel_id, group);
+    }
+    return group;
+  };
+  preview.overrides_to_apply.forEach((item) => overwriteGroup(item).apply.push(item));
+  preview.overrides_to_remove.forEach((item) => overwriteGroup(item).remove.push(item));
+
+  // A channel setting (rules_channel_id, ...) names its channel.
+  const setting = (field: string, value: unknown) =>
+    field.endsWith('_channel_id') && typeof value === 'string' && names.has(value)
+      ? `#${names.get(value)!.name}`
+      : shown(value);
+  const settings = Object.entries(preview.guild_settings_diff).flatMap(([field, change]) =>
+    change ? [{ field, before: setting(field, change.current), after: setting(field, change.target) }] : [],
+  );
+
+  const count = (items: { kind: ChangeKind }[]) => ({
+    create: items.filter((item) => item.kind === 'create').length,
+    update: items.filter((item) => item.kind === 'update').length,
+    delete: items.filter((item) => item.kind === 'delete').length,
+  });
+  const counts: PreviewCounts = {
+    roles: count(roleChanges),
+    channels: count(changes),
+    overwrites: { apply: preview.overrides_to_apply.length, remove: preview.overrides_to_remove.length },
+    settings: settings.length,
+    skipped: preview.skipped.length,
+    total: 0,
+  };
+  counts.total =
+    roleChanges.length +
+    changes.length +
+    counts.overwrites.apply +
+    counts.overwrites.remove +
+    counts.settings;
+
+  return {
+    counts,
+    roles: roleChanges.map(({ position: _position, ...role }) => role),
+    channels: [...groups.values()]
+      .sort((a, b) => a.position - b.position)
+      .map(({ position: _position, ...group }) => group),
+    overwrites: [...overwriteGroups.values()].sort((a, b) => a.channelName.localeCompare(b.channelName)),
+    settings,
+    skipped: preview.skipped,
+  };
+}

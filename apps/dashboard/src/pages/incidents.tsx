@@ -1,0 +1,86 @@
+import { Loading, ProblemMessage } from '../app/layout';
+import { Link } from '../app/router';
+import { pathTo } from '../app/routes';
+import type { Schemas } from '../api/client';
+import { useIncidents } from '../api/queries';
+import { dateTime, relativeTime } from '../format/time';
+import { GuildPage } from './guild';
+
+const ACTIONS: Record<Schemas['IncidentView']['action'], [one: string, many: string]> = {
+  channel_delete: ['deleted a channel', 'channels deleted'],
+  role_delete: ['deleted a role', 'roles deleted'],
+  member_ban: ['banned a member', 'members banned'],
+  member_kick: ['kicked a member', 'members kicked'],
+};
+
+/** What AntiNuke saw (read only): when, who, what was destroyed, the snapshot it took. */
+export function IncidentsPage({ guildId }: { guildId: string }) {
+  const incidents = useIncidents(guildId);
+  const items = incidents.data?.items ?? [];
+  return (
+    <GuildPage guildId={guildId} title="Incidents">
+      {incidents.isPending && <Loading what="incidents" />}
+      {incidents.isError && <ProblemMessage error={incidents.error} />}
+      {incidents.data && items.length === 0 && <p>AntiNuke has recorded no raid in this guild.</p>}
+      <ul className="incident-list">
+        {items.map((incident) => {
+          const [one, many] = ACTIONS[incident.action];
+          return (
+            <li key={incident.id} className="card">
+              <h2>
+                {incident.count === 1 ? `Someone ${one}` : `${incident.count} ${many}`}{' '}
+                <span className="muted small">
+                  <time dateTime={incident.opened_at}>{dateTime(incident.opened_at)}</time> (
+                  {relativeTime(incident.opened_at)})
+                </span>
+              </h2>
+              <dl className="facts">
+                <div className="fact">
+                  <dt>Who</dt>
+                  <dd>user {incident.actor_platform_user_id}</dd>
+                </div>
+                <div className="fact">
+                  <dt>When</dt>
+                  <dd>
+                    from <time dateTime={incident.first_action_at}>{dateTime(incident.first_action_at)}</time>{' '}
+                    to <time dateTime={incident.last_action_at}>{dateTime(incident.last_action_at)}</time>
+                  </dd>
+                </div>
+                <div className="fact">
+                  <dt>Automatic action</dt>
+                  <dd>
+                    {incident.auto_action_taken
+                      ? "the actor's roles were taken away"
+                      : incident.auto_action_error
+                        ? `failed: ${incident.auto_action_error}`
+                        : 'none'}
+                  </dd>
+                </div>
+                <div className="fact">
+                  <dt>Snapshot taken</dt>
+                  <dd>
+                    {incident.snapshot_id ? (
+                      <Link href={pathTo('snapshot', { guildId, snapshotId: incident.snapshot_id })}>
+                        the guild at the start of the raid
+                      </Link>
+                    ) : (
+                      `none${incident.snapshot_error ? `: ${incident.snapshot_error}` : ''}`
+                    )}
+                  </dd>
+                </div>
+              </dl>
+              {incident.snapshot_id && (
+                <Link
+                  className="button button-primary"
+                  href={pathTo('restore', { guildId }, { snapshot: incident.snapshot_id })}
+                >
+                  Restore from this snapshot
+                </Link>
+              )}
+            </li>
+          );
+        })}
+      </ul>
+    </GuildPage>
+  );
+}

@@ -1,0 +1,521 @@
+import { type FormEvent, useMemo, useRef, useState } from 'react';
+import { useMutation } from '@tanstack/react-query';
+import { Loading, ProblemMessage } from '../app/layout';
+import { Link, navigate } from '../app/router';
+import { pathTo } from '../app/routes';
+import type { Schemas } from '../api/client';
+import { ApiProblem } from '../api/problem';
+import {
+  ALL_SCOPES,
+  isRunning,
+  previewRestore,
+  type RestoreScope,
+  startRestore,
+  useCancelRestore,
+  useRestoreJob,
+  useSnapshot,
+  useSnapshots,
+} from '../api/queries';
+import { describeOverwrite } from '../format/permissions';
+import { type ChangeKind, channelTypeName, type GroupedPreview, groupPreview } from '../format/restore-diff';
+import { dateTime, duration } from '../format/time';
+import { GuildPage } from './guild';
+
+const SCOPE_LABELS: Record<RestoreScope, string> = {
+  roles: 'Roles',
+  channels: 'Channels',
+  permission_overrides: 'Channel permission overwrites',
+  guild_settings: 'Guild settings',
+};
+
+const KIND_LABELS: Record<ChangeKind, string> = { create: 'Create', update: 'Update', delete: 'Delete' };
+
+type Preview = Schemas['RestorePreviewView'];
+
+/**
+ * Restore: pick a snapshot and the scopes, read the preview, approve exactly that diff (its
+ * `diff_hash`), then follow the job. A guild that changed since the preview is refused by the API
+ * (`ErrDiffChanged`); the page then offers a fresh preview.
+ */
+export function RestorePage({
+  guildId,
+  presetSnapshotId,
+}: {
+  guildId: string;
+  presetSnapshotId: string | null;
+}) {
+  const snapshots = useSnapshots(guildId, 100);
+  const [snapshotId, setSnapshotId] = useState<string>(presetSnapshotId ?? '');
+  const [scopes, setScopes] = useState<RestoreScope[]>([...ALL_SCOPES]);
+  const [preRestoreSnapshot, setPreRestoreSnapshot] = useState(true);
+  const [previewed, setPreviewed] = useState<{
+    preview: Preview;
+    snapshotId: string;
+    scopes: RestoreScope[];
+  } | null>(null);
+  const chosen = snapshotId || snapshots.data?.items[0]?.id || '';
+  const payload = useSnapshot(previewed?.snapshotId ?? null, true);
+  const previewHeading = useRef<HTMLHeadingElement>(null);
+
+  const preview = useMutation({
+    mutationFn: () => previewRestore(chosen, scopes),
+    onSuccess: (result) => {
+      setPreviewed({ preview: result, snapshotId: chosen, scopes });
+      requestAnimationFrame(() => previewHeading.current?.focus());
+    },
+  });
+  const start = useMutation({
+    mutationFn: (approved: NonNullable<typeof previewed>) =>
+      startRestore({
+        snapshot_id: approved.snapshotId,
+        scope: approved.scopes,
+        approved_diff_hash: approved.preview.diff_hash,
+        options: { create_pre_restore_snapshot: preRestoreSnapshot },
+      }),
+    onSuccess: (job) => navigate(pathTo('restoreJob', { guildId, jobId: job.job_id })),
+  });
+  const changed = start.error instanceof ApiProblem && start.error.code === 'ErrDiffChanged';
+  const hasChanges = useMemo(
+    () => (previewed ? groupPreview(previewed.preview).counts.total > 0 : false),
+    [previewed],
+  );
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    setPreviewed(null);
+    start.reset();
+    preview.mutate();
+  };
+  const toggle = (scope: RestoreScope, on: boolean) =>
+    setScopes((current) =>
+      ALL_SCOPES.filter((candidate) => (candidate === scope ? on : current.includes(candidate))),
+    );
+
+  return (
+    <GuildPage guildId={guildId} title="Restore">
+      {snapshots.isPending && <Loading what="snapshots" />}
+      {snapshots.isError && <ProblemMessage error={snapshots.error} />}
+      {snapshots.data && snapshots.data.items.length === 0 && (
+        <p>
+          There is no snapshot to restore from yet.{' '}
+          <Link href={pathTo('snapshots', { guildId })}>Take one</Link>.
+        </p>
+      )}
+      {snapshots.data && snapshots.data.items.length > 0 && (
+        <form className="card" onSubmit={submit} aria-labelledby="restore-choose">
+          <h2 id="restore-choose">1. What to restore</h2>
+          <label htmlFor="restore-snapshot">Snapshot</label>
+          <select
+            id="restore-snapshot"
+            value={chosen}
+            onChange={(event) => setSnapshotId(event.target.value)}
+          >
+            {presetSnapshotId && !snapshots.data.items.some((item) => item.id === presetSnapshotId) && (
+              <option value={presetSnapshotId}>The chosen snapshot</option>
+            )}
+            {snapshots.data.items.map((item) => (
+              <option key={item.id} value={item.id}>
+                {dateTime(item.created_at)} · {item.description || item.trigger}
+              </option>
+            ))}
+          </select>
+          <fieldset>
+            <legend>Parts of the guild</legend>
+            {ALL_SCOPES.map((scope) => (
+              <label key={scope} className="checkbox">
+                <input
+                  type="checkbox"
+                  checked={scopes.includes(scope)}
+                  onChange={(event) => toggle(scope, event.target.checked)}
+                />
+                {SCOPE_LABELS[scope]}
+              </label>
+            ))}
+          </fieldset>
+          <button
+            type="submit"
+            className="button button-primary"
+            disabled={preview.isPending || scopes.length === 0}
+          >
+            {preview.isPending ? 'Comparing with the guild…' : 'Preview the restore'}
+          </button>
+          {scopes.length === 0 && <p className="muted">Choose at least one part.</p>}
+          {preview.isError && <ProblemMessage error={preview.error} />}
+        </form>
+      )}
+
+      {previewed && (
+        <section className="card" aria-labelledby="restore-preview">
+          <h2 id="restore-preview" ref={previewHeading} tabIndex={-1}>
+            2. What the restore will do
+          </h2>
+          <PreviewView preview={previewed.preview} payload={payload.data?.payload ?? null} />
+          {hasChanges && !changed && (
+            <div className="approve">
+              <label className="checkbox">
+                <input
+                  type="checkbox"
+                  checked={preRestoreSnapshot}
+                  onChange={(event) => setPreRestoreSnapshot(event.target.checked)}
+                />
+                Take a snapshot of the guild as it is now, first
+              </label>
+              <button
+                type="button"
+                className="button button-danger"
+                disabled={start.isPending}
+                onClick={() => start.mutate(previewed)}
+              >
+                {start.isPending ? 'Starting…' : 'Restore'}
+              </button>
+              <p className="muted small">This applies exactly the changes listed above.</p>
+            </div>
+          )}
+          {start.isError && (
+            <ProblemMessage error={start.error}>
+              {changed && (
+                <button type="button" className="button" onClick={() => preview.mutate()}>
+                  Preview again
+                </button>
+              )}
+            </ProblemMessage>
+          )}
+        </section>
+      )}
+    </GuildPage>
+  );
+}
+
+const countText = (counts: Record<ChangeKind, number>) =>
+  (Object.keys(KIND_LABELS) as ChangeKind[])
+    .filter((kind) => counts[kind] > 0)
+    .map((kind) => `${counts[kind]} to ${kind}`)
+    .join(', ') || 'nothing';
+
+/** The preview as a readable diff, grouped like the snapshot tree, with counts per kind. */
+export function PreviewView({
+  preview,
+  payload,
+}: {
+  preview: Preview;
+  payload: Schemas['SnapshotPayload'] | null;
+}) {
+  const grouped: GroupedPreview = useMemo(() => groupPreview(preview, payload), [preview, payload]);
+  const roleNames = useMemo(
+    () => new Map((payload?.roles ?? []).map((role) => [role.id, role.name])),
+    [payload],
+  );
+  const { counts } = grouped;
+  if (counts.total === 0) {
+    return (
+      <div className="preview" data-testid="restore-preview">
+        <p className="success" role="status">
+          Nothing to restore: the guild already matches the snapshot in these parts.
+        </p>
+        <Skipped skipped={grouped.skipped} />
+      </div>
+    );
+  }
+  return (
+    <div className="preview" data-testid="restore-preview">
+      <table className="table counts">
+        <caption>Changes by kind</caption>
+        <tbody>
+          <tr>
+            <th scope="row">Roles</th>
+            <td>{countText(counts.roles)}</td>
+          </tr>
+          <tr>
+            <th scope="row">Channels</th>
+            <td>{countText(counts.channels)}</td>
+          </tr>
+          <tr>
+            <th scope="row">Overwrites</th>
+            <td>
+              {counts.overwrites.apply} to set, {counts.overwrites.remove} to remove
+            </td>
+          </tr>
+          <tr>
+            <th scope="row">Guild settings</th>
+            <td>{counts.settings} to change</td>
+          </tr>
+          <tr>
+            <th scope="row">Skipped</th>
+            <td>{counts.skipped}</td>
+          </tr>
+          <tr>
+            <th scope="row">Estimated time</th>
+            <td>{readableDuration(preview.estimated_duration)}</td>
+          </tr>
+        </tbody>
+      </table>
+
+      {grouped.roles.length > 0 && (
+        <section aria-labelledby="preview-roles">
+          <h3 id="preview-roles">Roles</h3>
+          <ul className="changes">
+            {grouped.roles.map((role) => (
+              <li key={`${role.kind}:${role.id}`} className={`change change-${role.kind}`}>
+                <span className="kind">{KIND_LABELS[role.kind]}</span>{' '}
+                <span
+                  className="swatch"
+                  style={{ background: role.color ?? 'transparent' }}
+                  aria-hidden="true"
+                />
+                <span className="role-name">{role.name}</span>
+                <Fields fields={role.fields} />
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+
+      {grouped.channels.length > 0 && (
+        <section aria-labelledby="preview-channels">
+          <h3 id="preview-channels">Channels</h3>
+          {grouped.channels.map((group) => (
+            <div key={group.categoryId ?? 'none'} className="category">
+              <h4>
+                {group.change && <span className="kind">{KIND_LABELS[group.change.kind]} category </span>}
+                {group.name}
+              </h4>
+              {group.change && <Fields fields={group.change.fields} />}
+              {group.channels.length > 0 && (
+                <ul className="changes">
+                  {group.channels.map((channel) => (
+                    <li key={`${channel.kind}:${channel.id}`} className={`change change-${channel.kind}`}>
+                      <span className="kind">{KIND_LABELS[channel.kind]}</span> #{channel.name}{' '}
+                      <span className="muted small">{channelTypeName(channel.type)}</span>
+                      <Fields fields={channel.fields} />
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </div>
+          ))}
+        </section>
+      )}
+
+      {grouped.overwrites.length > 0 && (
+        <section aria-labelledby="preview-overwrites">
+          <h3 id="preview-overwrites">Channel permission overwrites</h3>
+          {grouped.overwrites.map((group) => (
+            <div key={group.channelId} className="category">
+              <h4>#{group.channelName}</h4>
+              <ul className="changes">
+                {group.apply.map((item) => (
+                  <li key={`set:${item.type}:${item.id}`} className="change change-create">
+                    <span className="kind">Set</span> {describeOverwrite(item, roleNames, item.target_name)}
+                  </li>
+                ))}
+                {group.remove.map((item) => (
+                  <li key={`remove:${item.type}:${item.id}`} className="change change-delete">
+                    <span className="kind">Remove</span>{' '}
+                    {describeOverwrite(item, roleNames, item.target_name)}
+                  </li>
+                ))}
+              </ul>
+            </div>
+          ))}
+        </section>
+      )}
+
+      {grouped.settings.length > 0 && (
+        <section aria-labelledby="preview-settings">
+          <h3 id="preview-settings">Guild settings</h3>
+          <Fields fields={grouped.settings} />
+        </section>
+      )}
+      <Skipped skipped={grouped.skipped} />
+    </div>
+  );
+}
+
+function Fields({ fields }: { fields: { field: string; before: string; after: string }[] }) {
+  if (!fields.length) return null;
+  return (
+    <dl className="fields">
+      {fields.map(({ field, before, after }) => (
+        <div key={field}>
+          <dt>{field.replace(/_/g, ' ')}</dt>
+          <dd>
+            <del>{before}</del> <span aria-hidden="true">→</span>
+            <span className="visually-hidden"> becomes </span> <ins>{after}</ins>
+          </dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+function Skipped({ skipped }: { skipped: Preview['skipped'] }) {
+  if (!skipped.length) return null;
+  return (
+    <section aria-labelledby="preview-skipped">
+      <h3 id="preview-skipped">Skipped</h3>
+      <ul className="changes">
+        {skipped.map((item) => (
+          <li key={`${item.scope}:${item.id}`} className="change change-skip">
+            <span className="kind">Skip</span> {item.name}: {item.reason}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+/** ISO 8601 durations as the API estimates them (`PT1M30S`) in words. */
+export function readableDuration(iso: string): string {
+  const match = /^PT(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?$/.exec(iso);
+  if (!match) return iso;
+  const [, hours, minutes, seconds] = match;
+  const parts = [
+    hours && `${hours} h`,
+    minutes && `${minutes} min`,
+    seconds && `${Math.ceil(Number(seconds))} s`,
+  ].filter(Boolean);
+  return parts.length ? `about ${parts.join(' ')}` : 'under a second';
+}
+
+const STEP_LABELS: Record<string, string> = {
+  ValidateSnapshot: 'Check the snapshot',
+  CreatePreRestoreSnapshot: 'Snapshot the guild as it is',
+  PauseLiveSync: 'Pause live sync',
+  DeleteRemovedOverrides: 'Remove overwrites',
+  DeleteRemovedChannels: 'Delete channels',
+  DeleteRemovedRoles: 'Delete roles',
+  CreateOrUpdateRoles: 'Create and update roles',
+  CreateOrUpdateChannels: 'Create and update channels',
+  ApplyPermissionOverrides: 'Set overwrites',
+  UpdateGuildSettings: 'Update guild settings',
+};
+
+const STATUS_TEXT: Record<Schemas['RestoreJobStatus'], string> = {
+  pending: 'Waiting to start',
+  running: 'Running',
+  completed: 'Completed',
+  failed: 'Failed',
+  canceled: 'Canceled',
+};
+
+/** A restore job: its steps as they progress (read every second), Cancel, then the result. */
+export function RestoreJobPage({ guildId, jobId }: { guildId: string; jobId: string }) {
+  const job = useRestoreJob(jobId);
+  const cancel = useCancelRestore(jobId);
+  const data = job.data;
+  const running = isRunning(data?.status);
+  const progress = data?.progress;
+  return (
+    <GuildPage guildId={guildId} title="Restore progress">
+      {job.isPending && <Loading what="the restore" />}
+      {job.isError && <ProblemMessage error={job.error} />}
+      {data && (
+        <>
+          <p className="status-line">
+            Status: <strong data-testid="restore-status">{STATUS_TEXT[data.status]}</strong>
+            {data.cancel_requested_at && running && ' · cancel requested'}
+          </p>
+          {progress && (
+            <div className="progress-block">
+              <label htmlFor="restore-progress">
+                {progress.done} of {progress.total} changes
+                {progress.current_step &&
+                  ` · now: ${STEP_LABELS[progress.current_step] ?? progress.current_step}`}
+              </label>
+              <progress id="restore-progress" max={Math.max(progress.total, 1)} value={progress.done} />
+              <p className="visually-hidden" aria-live="polite">
+                {progress.current_step
+                  ? `Now: ${STEP_LABELS[progress.current_step] ?? progress.current_step}`
+                  : ''}
+              </p>
+              <ol className="steps">
+                {progress.steps.map((step) => (
+                  <li key={step.name} className={`step step-${step.status}`}>
+                    <span className="step-name">{STEP_LABELS[step.name] ?? step.name}</span>
+                    <span className="step-status">
+                      {step.status}
+                      {step.total > 0 && ` · ${step.done}/${step.total}`}
+                    </span>
+                  </li>
+                ))}
+              </ol>
+            </div>
+          )}
+          {running && (
+            <p>
+              <button
+                type="button"
+                className="button button-danger"
+                disabled={cancel.isPending || data.cancel_requested_at !== null}
+                onClick={() => cancel.mutate()}
+              >
+                {data.cancel_requested_at ? 'Canceling…' : 'Cancel the restore'}
+              </button>
+            </p>
+          )}
+          {cancel.isError && <ProblemMessage error={cancel.error} />}
+          {!running && <RestoreResult guildId={guildId} job={data} />}
+        </>
+      )}
+    </GuildPage>
+  );
+}
+
+function RestoreResult({ guildId, job }: { guildId: string; job: Schemas['RestoreJobView'] }) {
+  const summary = job.result_summary;
+  return (
+    <section aria-labelledby="restore-result" className="card">
+      <h2 id="restore-result">Result</h2>
+      {job.error_message && (
+        <div className="problem" role="alert">
+          <p className="problem-title">The restore did not finish</p>
+          <p>{job.error_message}</p>
+        </div>
+      )}
+      <dl className="facts">
+        {job.started_at && job.completed_at && (
+          <div className="fact">
+            <dt>Took</dt>
+            <dd>{duration(job.started_at, job.completed_at)}</dd>
+          </div>
+        )}
+        {summary && (
+          <div className="fact">
+            <dt>Changes made</dt>
+            <dd>
+              roles {summary.roles_created} created, {summary.roles_updated} updated, {summary.roles_deleted}{' '}
+              deleted; channels {summary.channels_created} created, {summary.channels_updated} updated,{' '}
+              {summary.channels_deleted} deleted; overwrites {summary.overrides_applied} set,{' '}
+              {summary.overrides_removed} removed; settings {summary.guild_settings_updated}; skipped{' '}
+              {summary.skipped}
+            </dd>
+          </div>
+        )}
+        <div className="fact">
+          <dt>Snapshot before the restore</dt>
+          <dd>
+            {job.pre_restore_snapshot_id ? (
+              <Link href={pathTo('snapshot', { guildId, snapshotId: job.pre_restore_snapshot_id })}>
+                Open the guild as it was before
+              </Link>
+            ) : (
+              'none taken'
+            )}
+          </dd>
+        </div>
+      </dl>
+      {job.warnings.length > 0 && (
+        <ul>
+          {job.warnings.map((warning) => (
+            <li key={warning.code}>{warning.message}</li>
+          ))}
+        </ul>
+      )}
+      <p>
+        <Link className="button" href={pathTo('restore', { guildId }, { snapshot: job.snapshot_id })}>
+          Preview this snapshot again
+        </Link>
+      </p>
+    </section>
+  );
+}

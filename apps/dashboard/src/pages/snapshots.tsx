@@ -1,0 +1,281 @@
+import { type FormEvent, useMemo, useState } from 'react';
+import { Loading, ProblemMessage } from '../app/layout';
+import { Link } from '../app/router';
+import { pathTo } from '../app/routes';
+import type { Schemas } from '../api/client';
+import { useCreateSnapshot, useMe, useSnapshot, useSnapshots } from '../api/queries';
+import { describeOverwrite } from '../format/permissions';
+import { CATEGORY, channelTypeName } from '../format/restore-diff';
+import { byteSize, dateTime, relativeTime } from '../format/time';
+import { GuildPage } from './guild';
+
+const TRIGGERS: Record<Schemas['SnapshotSummaryView']['trigger'], string> = {
+  manual: 'By hand',
+  scheduled: 'Scheduled',
+  antinuke: 'AntiNuke (during a raid)',
+  pre_restore: 'Before a restore',
+};
+
+const PAGE = 20;
+
+export function SnapshotsPage({ guildId }: { guildId: string }) {
+  const [limit, setLimit] = useState(PAGE);
+  const snapshots = useSnapshots(guildId, limit);
+  const me = useMe();
+  const items = snapshots.data?.items ?? [];
+  return (
+    <GuildPage guildId={guildId} title="Snapshots">
+      <CreateSnapshot guildId={guildId} />
+      <h2>Saved snapshots</h2>
+      {snapshots.isPending && <Loading what="snapshots" />}
+      {snapshots.isError && <ProblemMessage error={snapshots.error} />}
+      {snapshots.data && items.length === 0 && <p>No snapshot yet.</p>}
+      {items.length > 0 && (
+        <div className="table-wrap">
+          <table className="table">
+            <caption className="visually-hidden">Snapshots, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Taken</th>
+                <th scope="col">Description</th>
+                <th scope="col">Trigger</th>
+                <th scope="col">By</th>
+                <th scope="col">Size</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {items.map((snapshot) => (
+                <tr key={snapshot.id}>
+                  <td data-label="Taken">
+                    <Link href={pathTo('snapshot', { guildId, snapshotId: snapshot.id })}>
+                      <time dateTime={snapshot.created_at}>{dateTime(snapshot.created_at)}</time>
+                    </Link>
+                    <span className="muted small"> {relativeTime(snapshot.created_at)}</span>
+                  </td>
+                  <td data-label="Description">
+                    {snapshot.description || <span className="muted">none</span>}
+                  </td>
+                  <td data-label="Trigger">{TRIGGERS[snapshot.trigger]}</td>
+                  <td data-label="By">
+                    {snapshot.created_by_user === null
+                      ? 'guildkeeper'
+                      : snapshot.created_by_user === me.data?.id
+                        ? 'You'
+                        : 'Another administrator'}
+                  </td>
+                  <td data-label="Size">{byteSize(snapshot.size)}</td>
+                  <td>
+                    <Link
+                      className="button button-small"
+                      href={pathTo('restore', { guildId }, { snapshot: snapshot.id })}
+                    >
+                      Restore from this
+                      <span className="visually-hidden"> snapshot of {dateTime(snapshot.created_at)}</span>
+                    </Link>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {snapshots.data?.next_cursor && (
+        <p>
+          <button
+            type="button"
+            className="button"
+            onClick={() => setLimit((current) => Math.min(current + PAGE, 100))}
+          >
+            Show more
+          </button>
+        </p>
+      )}
+    </GuildPage>
+  );
+}
+
+function CreateSnapshot({ guildId }: { guildId: string }) {
+  const [description, setDescription] = useState('');
+  const create = useCreateSnapshot(guildId);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    create.mutate(description.trim(), { onSuccess: () => setDescription('') });
+  };
+  return (
+    <form className="card create-snapshot" onSubmit={submit}>
+      <h2>Take a snapshot now</h2>
+      <label htmlFor="snapshot-description">Description (optional)</label>
+      <div className="inline-form">
+        <input
+          id="snapshot-description"
+          value={description}
+          maxLength={500}
+          onChange={(event) => setDescription(event.target.value)}
+          placeholder="before the event"
+        />
+        <button type="submit" className="button button-primary" disabled={create.isPending}>
+          {create.isPending ? 'Taking the snapshot…' : 'Take snapshot'}
+        </button>
+      </div>
+      <div aria-live="polite">
+        {create.isSuccess && (
+          <p className="success">
+            Snapshot taken ({byteSize(create.data.size)}).{' '}
+            <Link href={pathTo('snapshot', { guildId, snapshotId: create.data.id })}>Open it</Link>
+          </p>
+        )}
+      </div>
+      {create.isError && <ProblemMessage error={create.error} />}
+    </form>
+  );
+}
+
+type Payload = Schemas['SnapshotPayload'];
+
+/** The saved guild as a tree: settings, roles in order with colours, categories with channels. */
+export function SnapshotPage({ guildId, snapshotId }: { guildId: string; snapshotId: string }) {
+  const snapshot = useSnapshot(snapshotId, true);
+  return (
+    <GuildPage
+      guildId={guildId}
+      title="Snapshot"
+      actions={
+        <Link
+          className="button button-primary"
+          href={pathTo('restore', { guildId }, { snapshot: snapshotId })}
+        >
+          Restore from this snapshot
+        </Link>
+      }
+    >
+      {snapshot.isPending && <Loading what="the snapshot" />}
+      {snapshot.isError && <ProblemMessage error={snapshot.error} />}
+      {snapshot.data && (
+        <>
+          <dl className="facts">
+            <div className="fact">
+              <dt>Taken</dt>
+              <dd>
+                <time dateTime={snapshot.data.created_at}>{dateTime(snapshot.data.created_at)}</time>
+              </dd>
+            </div>
+            <div className="fact">
+              <dt>Description</dt>
+              <dd>{snapshot.data.description || 'none'}</dd>
+            </div>
+            <div className="fact">
+              <dt>Trigger</dt>
+              <dd>{TRIGGERS[snapshot.data.trigger]}</dd>
+            </div>
+            <div className="fact">
+              <dt>Holds</dt>
+              <dd>
+                {snapshot.data.counts.roles} roles, {snapshot.data.counts.channels} channels,{' '}
+                {snapshot.data.counts.permission_overrides} overwrites ({byteSize(snapshot.data.size)})
+              </dd>
+            </div>
+          </dl>
+          {snapshot.data.payload && <SnapshotTree payload={snapshot.data.payload} />}
+        </>
+      )}
+    </GuildPage>
+  );
+}
+
+export function roleColor(color: number): string | null {
+  return color === 0 ? null : `#${color.toString(16).padStart(6, '0')}`;
+}
+
+function SnapshotTree({ payload }: { payload: Payload }) {
+  const roleNames = useMemo(() => {
+    const names = new Map(payload.roles.map((role) => [role.id, role.name]));
+    return names;
+  }, [payload]);
+  const overwrites = useMemo(() => {
+    const byChannel = new Map<string, Payload['permission_overrides']>();
+    for (const overwrite of payload.permission_overrides) {
+      const list = byChannel.get(overwrite.channel_id) ?? [];
+      list.push(overwrite);
+      byChannel.set(overwrite.channel_id, list);
+    }
+    return byChannel;
+  }, [payload]);
+  const roles = [...payload.roles].sort((a, b) => b.position - a.position);
+  const channels = [...payload.channels].sort((a, b) => a.position - b.position);
+  const categories = channels.filter((channel) => channel.type === CATEGORY);
+  const outside = channels.filter((channel) => channel.type !== CATEGORY && channel.parent_id === null);
+
+  const channelItem = (channel: Payload['channels'][number]) => (
+    <li key={channel.id}>
+      <span className="channel-name">
+        {channel.type === 2 || channel.type === 13 ? '🔊 ' : '# '}
+        {channel.name}
+      </span>{' '}
+      <span className="muted small">{channelTypeName(channel.type)}</span>
+      {channel.topic && <span className="muted small"> · {channel.topic}</span>}
+      <Overwrites list={overwrites.get(channel.id)} roleNames={roleNames} />
+    </li>
+  );
+
+  return (
+    <div className="tree">
+      <section aria-labelledby="tree-settings">
+        <h2 id="tree-settings">Settings</h2>
+        <p>
+          <strong>{payload.guild.name}</strong>
+          {payload.guild.description && ` · ${payload.guild.description}`}
+        </p>
+      </section>
+      <section aria-labelledby="tree-roles">
+        <h2 id="tree-roles">Roles ({payload.roles.length}), highest first</h2>
+        <ol className="role-list">
+          {roles.map((role) => (
+            <li key={role.id}>
+              <span
+                className="swatch"
+                style={{ background: roleColor(role.color) ?? 'transparent' }}
+                aria-hidden="true"
+              />
+              <span className="role-name">{role.id === payload.guild.id ? '@everyone' : role.name}</span>
+              {roleColor(role.color) && <span className="muted small"> {roleColor(role.color)}</span>}
+              {role.managed && <span className="muted small"> · managed by an integration</span>}
+            </li>
+          ))}
+        </ol>
+      </section>
+      <section aria-labelledby="tree-channels">
+        <h2 id="tree-channels">Channels ({payload.channels.length})</h2>
+        {outside.length > 0 && <ul className="channel-list">{outside.map(channelItem)}</ul>}
+        {categories.map((category) => (
+          <div key={category.id} className="category">
+            <h3>{category.name}</h3>
+            <Overwrites list={overwrites.get(category.id)} roleNames={roleNames} />
+            <ul className="channel-list">
+              {channels.filter((channel) => channel.parent_id === category.id).map(channelItem)}
+            </ul>
+          </div>
+        ))}
+      </section>
+    </div>
+  );
+}
+
+function Overwrites({
+  list,
+  roleNames,
+}: {
+  list: Payload['permission_overrides'] | undefined;
+  roleNames: ReadonlyMap<string, string>;
+}) {
+  if (!list?.length) return null;
+  return (
+    <ul className="overwrites">
+      {list.map((overwrite) => (
+        <li key={`${overwrite.type}:${overwrite.id}`}>{describeOverwrite(overwrite, roleNames)}</li>
+      ))}
+    </ul>
+  );
+}
