@@ -1,20 +1,62 @@
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { Client } from 'pg';
+import type { ServiceName } from '@lib/contracts';
 import { freePort, runScript, startApp } from '../support/app-process';
 import { TEST_INTERNAL_KEYS } from '../support/internal-keys';
 import { errorLines } from '../support/log-lines';
+import { defaultServiceDatabaseUrl, serviceDatabaseVariable } from '../support/service-logins';
 import { StartupProbe } from '../support/startup-probe';
 import { waitFor } from '../support/wait';
 
 const APPS = ['gateway', 'recovery', 'billing', 'licensing', 'notifier', 'webhook-intake'] as const;
 
+/**
+ * A database of this suite's own, migrated as `npm run migrate` does: the shared test database holds
+ * other suites' leftovers (DMs due to users of platforms long stopped, guilds due a snapshot), which
+ * a notifier or recovery would start working on, and this suite is about a clean start and stop.
+ */
+async function freshDatabase(name: string): Promise<string> {
+  const admin = new URL(process.env.DATABASE_URL!);
+  const client = new Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await client.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await client.end();
+  }
+  admin.pathname = `/${name}`;
+  const adminUrl = admin.toString();
+  const logins = Object.fromEntries(
+    APPS.map((service) => [serviceDatabaseVariable(service), defaultServiceDatabaseUrl(adminUrl, service)]),
+  );
+  execFileSync(process.execPath, ['-r', '@swc-node/register', 'scripts/migrate.ts'], {
+    cwd: path.resolve(__dirname, '../..'),
+    env: { ...process.env, DATABASE_URL: adminUrl, ...logins },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  return adminUrl;
+}
+
 describe('every app against the local infrastructure', () => {
+  let adminUrl: string;
+  const databaseUrl = (service: ServiceName) => defaultServiceDatabaseUrl(adminUrl, service);
+
+  beforeAll(async () => {
+    adminUrl = await freshDatabase('guildkeeper_boot');
+  }, 120_000);
+
   it.each(APPS)('%s becomes ready, reports its dependencies and stops cleanly on SIGTERM', async (name) => {
     // Knocking on the port from the moment the process starts: no connection is left unanswered.
     const port = await freePort();
     const probe = new StartupProbe(port).start();
-    const app = await startApp(name, {}, { port }).catch(async (error: unknown) => {
-      await probe.stop();
-      throw error;
-    });
+    const app = await startApp(name, { DATABASE_URL: databaseUrl(name) }, { port }).catch(
+      async (error: unknown) => {
+        await probe.stop();
+        throw error;
+      },
+    );
     await waitFor('the probe to be answered 200', () => probe.answered(200));
     const startup = await probe.stop();
     expect(startup).toMatchObject({ unanswered: 0, unavailableWithoutRetryAfter: 0 });
