@@ -280,7 +280,7 @@ export async function buildOpenApiDocument(): Promise<OpenAPIObject> {
       .setTitle('guildkeeper public API')
       .setDescription(
         'Snapshots, restores and paid subscriptions for chat-platform guilds, through the gateway. ' +
-          'How the parts fit, the restore and billing flows and the error codes: see README.md. ' +
+          'How the parts fit, the restore and billing flows: see docs/architecture.md in the repository. ' +
           'Every error is an RFC 9457 problem body (application/problem+json). ' +
           'Log in at /auth/login; the session is the `sid` cookie or `Authorization: Bearer <token>`.',
       )
