@@ -8,8 +8,9 @@ cd "$(dirname "$0")/.."
 
 step() { printf '\n== %s\n' "$*"; }
 
-step "typecheck"
+step "typecheck (the services, then the dashboard)"
 npx tsc --noEmit -p tsconfig.json
+npx tsc --noEmit -p apps/dashboard
 step "lint (type-aware, zero warnings)"
 npx eslint --max-warnings 0 apps libs scripts standalone test bench
 step "format"

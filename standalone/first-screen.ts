@@ -36,7 +36,7 @@ export function firstScreen(standalone: Standalone, dataDir: string): string {
   }
   lines.push(
     '',
-    `Open ${url}/ to use the dashboard; the API walkthrough is in README.md ("Try it").`,
+    `Open ${url}/ to use the dashboard; the API walkthrough is docs/walkthrough.md.`,
     'Ctrl-C stops; the data stays for the next start.',
     '',
   );

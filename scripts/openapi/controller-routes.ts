@@ -7,8 +7,8 @@ import {
   ROUTE_ARGS_METADATA,
 } from '@nestjs/common/constants';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
-import { mergeProblemAnswers, problemAnswersOn, type ProblemStatus } from '@lib/problem-details';
-import { ApiExcludeEndpoint, ApiParam, ApiResponse } from '@nestjs/swagger';
+import { mergeProblemAnswers, type ProblemAnswerMap, problemAnswersOn } from '@lib/problem-details';
+import { ApiExcludeEndpoint, ApiParam } from '@nestjs/swagger';
 import { apiSourceFiles, exportsOf, isControllerFile } from './app-sources';
 
 function isController(value: unknown): value is Type {
@@ -81,25 +81,22 @@ export function describeUuidPathParameters(controllers: Type[]): void {
 
 /**
  * The problem answers each route declares (`@ProblemAnswers`, on the route, its controller or its
- * guard's decorator), as responses whose `code` lists those codes; `publish` adds the answers every
- * route of a kind gives (no session, rate limit, bad body) and writes their descriptions.
+ * guard's decorator), by operation id (`Controller_handler`). `publish` adds them to the document
+ * with the answers every route of a kind gives (no session, rate limit, bad body); they are not
+ * swagger decorators, which would replace the route's default success answer.
  */
-export function describeProblemAnswers(controllers: Type[]): void {
+export function declaredProblemAnswers(controllers: Type[]): Map<string, ProblemAnswerMap> {
+  const declared = new Map<string, ProblemAnswerMap>();
   for (const controller of controllers) {
-    for (const [prototype, name, descriptor] of handlersOf(controller)) {
+    for (const [, name, descriptor] of handlersOf(controller)) {
       const answers = mergeProblemAnswers(
         problemAnswersOn(controller),
         problemAnswersOn(descriptor.value as object),
       );
-      for (const [status, codes] of Object.entries(answers) as [`${ProblemStatus}`, string[]][]) {
-        ApiResponse({
-          status: Number(status),
-          description: '',
-          content: { 'application/problem+json': { schema: problemSchema(codes) } },
-        })(prototype, name, descriptor);
-      }
+      declared.set(`${controller.name}_${name}`, answers);
     }
   }
+  return declared;
 }
 
 /** The Problem schema, with the codes it may carry. */

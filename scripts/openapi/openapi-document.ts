@@ -9,10 +9,18 @@ import {
   SwaggerModule,
 } from '@nestjs/swagger';
 import { Test } from '@nestjs/testing';
+import { mergeProblemAnswers, type ProblemAnswerMap } from '@lib/problem-details';
 import { REPO_ROOT } from './app-sources';
-import { describeUuidPathParameters, discoverControllers, excludeCatchAllRoutes } from './controller-routes';
+import {
+  declaredProblemAnswers,
+  describeUuidPathParameters,
+  discoverControllers,
+  excludeCatchAllRoutes,
+  problemSchema,
+} from './controller-routes';
 import { completePluginMetadata } from './dto-metadata';
 import { PLUGIN_METADATA_FILE } from './plugin-metadata.generator';
+import { completeResponseSchemas } from './response-schemas';
 
 type PluginMetadata = Parameters<typeof SwaggerModule.loadPluginMetadata>[0];
 
@@ -23,8 +31,70 @@ export function isPublicPath(path: string): boolean {
   return path.startsWith('/api/v1/') || path.startsWith('/auth/') || path === '/subscriptions/{id}/cancel';
 }
 
-/** Login starts and completes without a session. */
+/** Login starts and completes without a session; logout answers 204 with or without one. */
 const SESSIONLESS_PATHS = new Set(['/auth/login', '/auth/callback']);
+const SESSION_OPTIONAL_PATHS = new Set([...SESSIONLESS_PATHS, '/auth/logout']);
+
+/** What each problem status means, whatever route answers it. */
+const PROBLEM_DESCRIPTIONS: Record<string, string> = {
+  '400': 'The request is not valid; `errors` lists each invalid field (ErrValidation).',
+  '401': 'No session, or it has ended: log in again.',
+  '402': 'The payment provider refused the charge; nothing was changed.',
+  '403': 'Not allowed: no MANAGE_GUILD in the guild, a plan without the feature, or not the payer.',
+  '404': 'Does not exist, or is not visible to you.',
+  '409': 'Conflicts with the current state; the detail says what to do.',
+  '413': 'The body is larger than the route accepts.',
+  '415': 'The body is not application/json.',
+  '422': 'Understood, but cannot be done in the current state.',
+  '429': 'Too many requests: wait for the Retry-After header.',
+};
+
+/**
+ * Problem answers every route of a kind gives, added to what each route declares: the session
+ * check, the rate limits, the body and query parsing, the cross-origin check of cookie sessions.
+ */
+function commonProblemAnswers(
+  path: string,
+  method: string,
+  operation: OperationObject,
+): Record<string, string[]> {
+  const answers: Record<string, string[]> = { '429': ['ErrRateLimited'] };
+  const sessionRoute = !SESSION_OPTIONAL_PATHS.has(path);
+  if (sessionRoute) answers[401] = ['ErrUnauthenticated'];
+  const parameters = (operation.parameters ?? []) as { in?: string }[];
+  if (
+    operation.requestBody ||
+    parameters.some((parameter) => parameter.in === 'query' || parameter.in === 'path')
+  ) {
+    answers[400] = ['ErrValidation'];
+  }
+  if (operation.requestBody) {
+    answers[413] = ['ErrPayloadTooLarge'];
+    answers[415] = ['ErrUnsupportedMediaType'];
+  }
+  if (method !== 'get' && !SESSIONLESS_PATHS.has(path)) answers[403] = ['ErrCrossOriginRequest'];
+  return answers;
+}
+
+function addProblemAnswers(
+  path: string,
+  method: string,
+  operation: OperationObject,
+  declared: ProblemAnswerMap,
+): void {
+  const answers = mergeProblemAnswers(declared, commonProblemAnswers(path, method, operation));
+  for (const [status, codes] of Object.entries(answers) as [string, string[]][]) {
+    operation.responses[status] = {
+      description: '',
+      content: { 'application/problem+json': { schema: problemSchema(codes) } },
+    };
+  }
+  for (const [status, response] of Object.entries(operation.responses)) {
+    if (/^4\d\d$/.test(status) && response && 'description' in response && !response.description) {
+      response.description = PROBLEM_DESCRIPTIONS[status] ?? STATUS_CODES[status] ?? status;
+    }
+  }
+}
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
@@ -85,8 +155,10 @@ function readPackageVersion(): string {
   return pkg.version;
 }
 
-function operationsOf(item: PathItemObject): OperationObject[] {
-  return HTTP_METHODS.flatMap((method) => (item[method] ? [item[method]] : []));
+function operationsOf(item: PathItemObject): [string, OperationObject][] {
+  return HTTP_METHODS.flatMap((method) =>
+    item[method] ? [[method, item[method]] as [string, OperationObject]] : [],
+  );
 }
 
 /** Names of the component schemas a value refers to, directly. */
@@ -129,7 +201,7 @@ function sortKeys(value: unknown): unknown {
 }
 
 /** Shapes swagger's raw document into the published one: public paths only, auth, problem bodies. */
-function publish(raw: OpenAPIObject): OpenAPIObject {
+function publish(raw: OpenAPIObject, declared: Map<string, ProblemAnswerMap>): OpenAPIObject {
   const paths = Object.fromEntries(
     Object.entries(raw.paths)
       .filter(([path]) => isPublicPath(path))
@@ -137,11 +209,13 @@ function publish(raw: OpenAPIObject): OpenAPIObject {
   );
   const operationIds = new Set<string>();
   for (const [path, item] of Object.entries(paths)) {
-    for (const operation of operationsOf(item)) {
+    for (const [method, operation] of operationsOf(item)) {
       const id = operation.operationId ?? `${path} without operationId`;
       if (operationIds.has(id)) throw new Error(`two operations have the id ${id}`);
       operationIds.add(id);
       if (SESSIONLESS_PATHS.has(path)) operation.security = [];
+      if (!operation.summary) throw new Error(`${id} has no summary: add @ApiOperation({ summary })`);
+      addProblemAnswers(path, method, operation, declared.get(id.replace(/\[\d+\]$/, '')) ?? {});
       for (const [status, response] of Object.entries(operation.responses)) {
         if (response && 'description' in response && !response.description) {
           response.description = STATUS_CODES[status] ?? status;
@@ -153,7 +227,10 @@ function publish(raw: OpenAPIObject): OpenAPIObject {
   const { contact, ...info } = raw.info;
   const document: OpenAPIObject = {
     ...raw,
-    info: contact && Object.keys(contact).length ? raw.info : info,
+    info: {
+      ...(contact && Object.keys(contact).length ? raw.info : info),
+      license: { name: 'Proprietary', url: 'https://guildkeeper.dev/terms' },
+    },
     paths,
     components: {
       ...raw.components,
@@ -167,6 +244,8 @@ function publish(raw: OpenAPIObject): OpenAPIObject {
     },
   };
   if (!document.tags?.length) delete document.tags;
+  // Handlers that return an interface leave their answer a bare object: the checker reads it.
+  completeResponseSchemas(document as unknown as Parameters<typeof completeResponseSchemas>[0]);
   pruneSchemas(document);
   if (document.components?.schemas?.Object) {
     throw new Error(
@@ -201,7 +280,7 @@ export async function buildOpenApiDocument(): Promise<OpenAPIObject> {
       .setTitle('guildkeeper public API')
       .setDescription(
         'Snapshots, restores and paid subscriptions for chat-platform guilds, through the gateway. ' +
-          'How the parts fit, the restore and billing flows and the error codes: see README.md. ' +
+          'How the parts fit, the restore and billing flows: see docs/architecture.md in the repository. ' +
           'Every error is an RFC 9457 problem body (application/problem+json). ' +
           'Log in at /auth/login; the session is the `sid` cookie or `Authorization: Bearer <token>`.',
       )
@@ -221,7 +300,7 @@ export async function buildOpenApiDocument(): Promise<OpenAPIObject> {
       .addSecurityRequirements('cookie')
       .addSecurityRequirements('bearer')
       .build();
-    return publish(SwaggerModule.createDocument(app, config));
+    return publish(SwaggerModule.createDocument(app, config), declaredProblemAnswers(controllers));
   } finally {
     await app.close();
   }

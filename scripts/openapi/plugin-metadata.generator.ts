@@ -93,6 +93,7 @@ export function generatePluginMetadata(): string {
           controllerFileNameSuffix: [CONTROLLER_SUFFIX],
           classValidatorShim: true,
           introspectComments: true,
+          controllerKeyOfComment: 'description',
         }),
       ],
       outputDir,

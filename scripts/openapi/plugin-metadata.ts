@@ -174,8 +174,8 @@ export default async () => {
                     import("../../apps/billing/src/checkout/checkout.controller"),
                     {
                         "CheckoutController": {
-                            "prepare": { summary: "Spec \u00A74.4.", type: Object },
-                            "confirm": { summary: "Spec \u00A74.5: 200 with the active subscription, 202 while the first charge is unanswered.", type: Object }
+                            "prepare": { description: "Spec \u00A74.4.", type: Object },
+                            "confirm": { description: "Spec \u00A74.5: 200 with the active subscription, 202 while the first charge is unanswered.", type: Object }
                         }
                     }
                 ],
@@ -193,8 +193,8 @@ export default async () => {
                         "SubscriptionsController": {
                             "list": {},
                             "get": { type: Object },
-                            "changePlan": { summary: "Spec \u00A74.7.", type: Object },
-                            "cancel": { summary: "Spec \u00A74.8; the path without /api/v1 is the one the spec's dashboard flow gives.", type: Object },
+                            "changePlan": { description: "Spec \u00A74.7.", type: Object },
+                            "cancel": { description: "Spec \u00A74.8; the path without /api/v1 is the one the spec's dashboard flow gives.", type: Object },
                             "uncancel": { type: Object }
                         }
                     }
@@ -205,7 +205,7 @@ export default async () => {
                         "AuthController": {
                             "login": {},
                             "callback": {},
-                            "logout": { summary: "Ends the session the request carries (if any) and clears the cookie; always 204." }
+                            "logout": { description: "Ends the session the request carries (if any) and clears the cookie; always 204." }
                         }
                     }
                 ],
@@ -214,7 +214,7 @@ export default async () => {
                     {
                         "MeController": {
                             "me": { type: t["../../apps/gateway/src/auth/me.dto"].MeView },
-                            "guilds": { summary: "The guilds the user can manage on the platform (owner, ADMINISTRATOR or MANAGE_GUILD), each\n`registered`, `bot_present` or `bot_missing`; the platform's list is reused for 30 s.", type: t["../../apps/gateway/src/guilds/my-guilds.dto"].MyGuildsView }
+                            "guilds": { description: "The guilds the user can manage on the platform (owner, ADMINISTRATOR or MANAGE_GUILD), each\n`registered`, `bot_present` or `bot_missing`; the platform's list is reused for 30 s.", type: t["../../apps/gateway/src/guilds/my-guilds.dto"].MyGuildsView }
                         }
                     }
                 ],
@@ -242,7 +242,7 @@ export default async () => {
                     {
                         "EntitlementsController": {
                             "forGuild": { type: Object },
-                            "reserve": { summary: "The guild's licence id, its FREE licence created if it has none: billing asks at checkout so\nthat its events name the licence (spec \u00A76). Only billing, which sells licences, may create one.", type: Object },
+                            "reserve": { description: "The guild's licence id, its FREE licence created if it has none: billing asks at checkout so\nthat its events name the licence (spec \u00A76). Only billing, which sells licences, may create one.", type: Object },
                             "list": { type: [Object] }
                         }
                     }
@@ -276,9 +276,9 @@ export default async () => {
                     import("../../apps/recovery/src/antinuke/antinuke.controller"),
                     {
                         "AntiNukeController": {
-                            "get": { summary: "The guild's AntiNuke setting, what its plan allows, and whether AntiNuke runs now.", type: Object },
-                            "update": { summary: "Replaces the setting; a running AntiNuke applies it at once.", type: Object },
-                            "listIncidents": { summary: "The guild's AntiNuke incidents, newest first." }
+                            "get": { description: "The guild's AntiNuke setting, what its plan allows, and whether AntiNuke runs now.", type: Object },
+                            "update": { description: "Replaces the setting; a running AntiNuke applies it at once.", type: Object },
+                            "listIncidents": { description: "The guild's AntiNuke incidents, newest first." }
                         }
                     }
                 ],
@@ -294,7 +294,7 @@ export default async () => {
                     import("../../apps/recovery/src/guilds/guilds.controller"),
                     {
                         "GuildsController": {
-                            "register": { summary: "Registers a guild the bot was invited to; the caller must administer it on the platform.", type: Object },
+                            "register": { description: "Registers a guild the bot was invited to; the caller must administer it on the platform.", type: Object },
                             "get": { type: Object }
                         },
                         "GuildAccessController": {
@@ -315,7 +315,7 @@ export default async () => {
                     {
                         "RestoreController": {
                             "preview": { type: Object },
-                            "start": { summary: "202: the job is accepted and runs on the workflow engine; read it for progress.", type: Object },
+                            "start": { description: "202: the job is accepted and runs on the workflow engine; read it for progress.", type: Object },
                             "get": { type: Object },
                             "cancel": { type: Object }
                         }
@@ -325,7 +325,7 @@ export default async () => {
                     import("../../apps/recovery/src/snapshots/snapshots.controller"),
                     {
                         "SnapshotsController": {
-                            "create": { summary: "Spec \u00A74.6: a manual snapshot, 200 with `{id, size, created_at}`.", type: Object },
+                            "create": { description: "Spec \u00A74.6: a manual snapshot, 200 with `{id, size, created_at}`.", type: Object },
                             "list": {},
                             "get": { type: Object },
                             "delete": {}
@@ -338,7 +338,7 @@ export default async () => {
                         "WebhookEventsController": {
                             "list": {},
                             "get": { type: Object },
-                            "reprocess": { summary: "Routes the event again and records the outcome; answers with the updated event.", type: Object }
+                            "reprocess": { description: "Routes the event again and records the outcome; answers with the updated event.", type: Object }
                         }
                     }
                 ]

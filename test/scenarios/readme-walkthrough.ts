@@ -3,26 +3,26 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pendingChanges, type WalkthroughResult } from './walkthrough';
 
-const README = path.resolve(__dirname, '../../README.md');
+const README = path.resolve(__dirname, '../../docs/walkthrough.md');
 const SECTION = '## Try it';
 const RUN_TIMEOUT_MS = 240_000;
 
-/** One command of the README, as a reader pastes it, and what it printed. */
+/** One command of the walkthrough (docs/walkthrough.md), as a reader pastes it, and what it printed. */
 export interface ReadmeStep {
-  /** Line in README.md where the command starts. */
+  /** Line in docs/walkthrough.md where the command starts. */
   line: number;
   command: string;
   output: string;
 }
 
 /**
- * The commands of README.md's "Try it" section: the lines of its fenced `bash` blocks, one command
+ * The commands of docs/walkthrough.md's "Try it" section: the lines of its fenced `bash` blocks, one command
  * per line (a line ending in `\` goes on on the next), comments and blank lines left out.
  */
 export function tryItCommands(readme = readFileSync(README, 'utf8')): Omit<ReadmeStep, 'output'>[] {
   const lines = readme.split('\n');
   const start = lines.findIndex((line) => line.trim() === SECTION);
-  if (start === -1) throw new Error(`README.md has no "${SECTION}" section`);
+  if (start === -1) throw new Error(`docs/walkthrough.md has no "${SECTION}" section`);
   const end = lines.findIndex((line, index) => index > start && line.startsWith('## '));
   const commands: Omit<ReadmeStep, 'output'>[] = [];
   let inBlock = false;
@@ -43,7 +43,8 @@ export function tryItCommands(readme = readFileSync(README, 'utf8')): Omit<Readm
       pending = undefined;
     }
   }
-  if (commands.length === 0) throw new Error(`README.md's "${SECTION}" section has no bash commands`);
+  if (commands.length === 0)
+    throw new Error(`docs/walkthrough.md's "${SECTION}" section has no bash commands`);
   return commands;
 }
 
@@ -72,9 +73,7 @@ export async function runTryIt(
     bash.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
     const timer = setTimeout(() => {
       bash.kill('SIGKILL');
-      reject(
-        new Error(`the README walkthrough did not end within ${RUN_TIMEOUT_MS} ms:\n${text.slice(-3000)}`),
-      );
+      reject(new Error(`the walkthrough did not end within ${RUN_TIMEOUT_MS} ms:\n${text.slice(-3000)}`));
     }, RUN_TIMEOUT_MS);
     bash.once('close', () => {
       clearTimeout(timer);
@@ -120,8 +119,8 @@ function check(condition: boolean, what: string, step: ReadmeStep): void {
 type Variables = Record<string, string>;
 
 /**
- * What the README says each of its commands shows, keyed by the command. Every command of the
- * section must have one, so a command added to the README is checked too.
+ * What the walkthrough says each of its commands shows, keyed by the command. Every command of the
+ * section must have one, so a command added to it is checked too.
  */
 const EXPECTED: [pattern: RegExp, what: string, expect: (step: ReadmeStep, vars: Variables) => void][] = [
   [/^URL=/, 'sets the URL', (step) => check(step.output === '', 'prints nothing', step)],
@@ -232,8 +231,8 @@ const EXPECTED: [pattern: RegExp, what: string, expect: (step: ReadmeStep, vars:
 ];
 
 /**
- * README.md's "Try it", exactly as printed, against the product at the README's URL: every command
- * shows what the README says it does. Returns what the walkthrough made, for `expectKept`.
+ * docs/walkthrough.md's "Try it", exactly as printed, against the product at its URL: every command
+ * shows what the walkthrough says it does. Returns what the walkthrough made, for `expectKept`.
  */
 export async function readmeWalkthrough(): Promise<WalkthroughResult> {
   const { steps, variables } = await runTryIt(tryItCommands());
@@ -242,19 +241,21 @@ export async function readmeWalkthrough(): Promise<WalkthroughResult> {
     const expected = EXPECTED.filter(([pattern]) => pattern.test(step.command));
     if (expected.length !== 1) {
       throw new Error(
-        `README.md line ${step.line}: ${expected.length} expectations for "${step.command}"; say what it shows`,
+        `docs/walkthrough.md line ${step.line}: ${expected.length} expectations for "${step.command}"; say what it shows`,
       );
     }
     const [, what, expect] = expected[0];
     try {
       expect(step, variables);
     } catch (error) {
-      throw new Error(`README.md line ${step.line} (${what}): ${(error as Error).message}`);
+      throw new Error(`docs/walkthrough.md line ${step.line} (${what}): ${(error as Error).message}`);
     }
     unmatched.delete(expected[0]);
   }
   if (unmatched.size > 0) {
-    throw new Error(`the README no longer has: ${[...unmatched].map(([, what]) => what).join(', ')}`);
+    throw new Error(
+      `docs/walkthrough.md no longer has: ${[...unmatched].map(([, what]) => what).join(', ')}`,
+    );
   }
   return {
     token: variables.TOKEN,

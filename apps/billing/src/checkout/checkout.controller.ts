@@ -1,5 +1,6 @@
 import { Body, Controller, Get, HttpCode, Post, Query, Res } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiOkResponse } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
+import { ProblemAnswers } from '@lib/problem-details';
 import type { GuildAccess, InternalIdentity } from '@lib/contracts';
 import { ManagedGuild, RequireManageGuild } from '@lib/guild-access';
 import { CurrentIdentity } from '@lib/identity';
@@ -13,6 +14,8 @@ export class CheckoutController {
   constructor(private readonly checkout: CheckoutService) {}
 
   /** Spec §4.4. */
+  @ApiOperation({ summary: 'Prepare a checkout' })
+  @ProblemAnswers({ 409: ['ErrSubscriptionExists'] })
   @Get('prepare')
   @RequireManageGuild({ query: 'guild_id' })
   prepare(
@@ -24,6 +27,12 @@ export class CheckoutController {
   }
 
   /** Spec §4.5: 200 with the active subscription, 202 while the first charge is unanswered. */
+  @ApiOperation({ summary: 'Confirm a subscription' })
+  @ProblemAnswers({
+    400: ['ErrCardAuthenticationFailed'],
+    402: ['ErrPaymentRejected'],
+    409: ['ErrSubscriptionExists'],
+  })
   @Post('confirm')
   @HttpCode(200)
   @RequireManageGuild({ body: 'guild_id' })

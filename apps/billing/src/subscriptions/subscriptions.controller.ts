@@ -1,3 +1,5 @@
+import { ApiOperation } from '@nestjs/swagger';
+import { ProblemAnswers } from '@lib/problem-details';
 import { Body, Controller, Get, HttpCode, Param, ParseUUIDPipe, Post, Query } from '@nestjs/common';
 import type { InternalIdentity } from '@lib/contracts';
 import { RequireManageGuild, RequireManageGuildOf, ScopeGuildId } from '@lib/guild-access';
@@ -20,6 +22,7 @@ export class SubscriptionsController {
     private readonly changes: PlanChangeService,
   ) {}
 
+  @ApiOperation({ summary: "List the guild's subscriptions" })
   @Get('api/v1/guilds/:guildId/subscriptions')
   @RequireManageGuild({ params: 'guildId' })
   list(
@@ -29,6 +32,8 @@ export class SubscriptionsController {
     return this.subscriptions.listForGuild(guildId, query.limit);
   }
 
+  @ApiOperation({ summary: 'Get a subscription' })
+  @ProblemAnswers({ 404: ['ErrSubscriptionNotFound'] })
   @Get('api/v1/subscriptions/:id')
   @RequireManageGuildOf(SubscriptionsService, { params: 'id' })
   get(@ScopeGuildId() guildId: string, @Param('id', uuid) id: string): Promise<SubscriptionView> {
@@ -36,6 +41,13 @@ export class SubscriptionsController {
   }
 
   /** Spec §4.7. */
+  @ApiOperation({ summary: 'Change plan' })
+  @ProblemAnswers({
+    403: ['ErrNotPayer'],
+    404: ['ErrSubscriptionNotFound'],
+    409: ['ErrCancelScheduled', 'ErrSubscriptionNotActive'],
+    422: ['ErrBillingKeyMissing'],
+  })
   @Post('api/v1/subscriptions/:id/change-plan')
   @HttpCode(200)
   @RequireManageGuildOf(SubscriptionsService, { params: 'id' })
@@ -48,6 +60,12 @@ export class SubscriptionsController {
   }
 
   /** Spec §4.8; the path without /api/v1 is the one the spec's dashboard flow gives. */
+  @ApiOperation({ summary: 'Cancel at period end' })
+  @ProblemAnswers({
+    403: ['ErrNotPayer'],
+    404: ['ErrSubscriptionNotFound'],
+    409: ['ErrSubscriptionNotActive'],
+  })
   @Post(['api/v1/subscriptions/:id/cancel', 'subscriptions/:id/cancel'])
   @HttpCode(200)
   @RequireManageGuildOf(SubscriptionsService, { params: 'id' })
@@ -55,6 +73,12 @@ export class SubscriptionsController {
     return this.changes.cancel(identity, id);
   }
 
+  @ApiOperation({ summary: 'Withdraw a scheduled cancel' })
+  @ProblemAnswers({
+    403: ['ErrNotPayer'],
+    404: ['ErrSubscriptionNotFound'],
+    409: ['ErrSubscriptionNotActive'],
+  })
   @Post('api/v1/subscriptions/:id/uncancel')
   @HttpCode(200)
   @RequireManageGuildOf(SubscriptionsService, { params: 'id' })

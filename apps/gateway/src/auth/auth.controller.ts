@@ -1,8 +1,8 @@
 import { Controller, Get, HttpCode, Inject, Post, Query, Req, Res } from '@nestjs/common';
 import { PublicRoute } from '@lib/identity';
-import { ApiFoundResponse, ApiOkResponse, ApiQuery } from '@nestjs/swagger';
+import { ApiFoundResponse, ApiOkResponse, ApiQuery, ApiOperation } from '@nestjs/swagger';
 import { KEY_VALUE_STORE, type KeyValueStore } from '@lib/key-value';
-import { DomainError, ValidationError } from '@lib/problem-details';
+import { DomainError, ValidationError, ProblemAnswers } from '@lib/problem-details';
 import type { CookieOptions, Request, Response } from 'express';
 import { randomBytes } from 'node:crypto';
 import { PlatformOAuthClient } from './platform-oauth.client';
@@ -51,6 +51,7 @@ export class AuthController {
     private readonly origin: CookieOriginCheck,
   ) {}
 
+  @ApiOperation({ summary: 'Start login' })
   @Get('login')
   @ApiFoundResponse({ description: "To the platform's authorize page (a browser)." })
   @ApiOkResponse({ description: '`{ authorize_url }` for a client that sends `Accept: application/json`.' })
@@ -63,6 +64,8 @@ export class AuthController {
     else res.redirect(302, authorizeUrl);
   }
 
+  @ApiOperation({ summary: 'Complete login' })
+  @ProblemAnswers({ 400: ['ErrInvalidOAuthState', 'ErrLoginFailed'], 401: ['ErrLoginDenied'] })
   @Get('callback')
   @ApiQuery({ name: 'code', required: false, description: 'From the platform, on consent.' })
   @ApiQuery({ name: 'state', required: true, description: 'The state /auth/login issued.' })
@@ -121,6 +124,7 @@ export class AuthController {
   }
 
   /** Ends the session the request carries (if any) and clears the cookie; always 204. */
+  @ApiOperation({ summary: 'Log out' })
   @Post('logout')
   @HttpCode(204)
   async logout(@Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<void> {

@@ -1,6 +1,7 @@
+import { ApiOperation } from '@nestjs/swagger';
 import { Controller, Get, Req, UseGuards } from '@nestjs/common';
 import { PublicRoute } from '@lib/identity';
-import { UnauthenticatedError } from '@lib/problem-details';
+import { UnauthenticatedError, ProblemAnswers } from '@lib/problem-details';
 import type { MyGuildsView } from '../guilds/my-guilds.dto';
 import { MyGuilds } from '../guilds/my-guilds.service';
 import type { MeView } from './me.dto';
@@ -19,6 +20,7 @@ export class MeController {
     private readonly myGuilds: MyGuilds,
   ) {}
 
+  @ApiOperation({ summary: 'Who is logged in' })
   @Get()
   async me(@CurrentSession() session: Session): Promise<MeView> {
     const user = await this.users.get(session.user_id);
@@ -33,6 +35,8 @@ export class MeController {
    * The guilds the user can manage on the platform (owner, ADMINISTRATOR or MANAGE_GUILD), each
    * `registered`, `bot_present` or `bot_missing`; the platform's list is reused for 30 s.
    */
+  @ApiOperation({ summary: 'List my guilds' })
+  @ProblemAnswers({ 401: ['ErrPlatformAccessExpired'] })
   @Get('guilds')
   guilds(@CurrentSession() session: Session, @Req() req: SessionRequest): Promise<MyGuildsView> {
     if (!req.sessionToken) throw new UnauthenticatedError();

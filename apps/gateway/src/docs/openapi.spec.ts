@@ -1,5 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { relative } from 'node:path';
+import { join, relative } from 'node:path';
 import type { OpenAPIObject, OperationObject, SchemaObject } from '@nestjs/swagger';
 import {
   buildOpenApiDocument,
@@ -61,6 +62,49 @@ describe('OpenAPI document (apps/gateway/src/docs/openapi.json)', () => {
   it('rests on plugin metadata generated from the current DTOs and controllers', () => {
     expectCommitted(PLUGIN_METADATA_FILE, generatePluginMetadata());
   }, 60_000);
+
+  // Redocly's recommended rules (summaries, declared 4xx answers, valid schemas): what a generated
+  // client needs. Zero errors and zero warnings.
+  it('passes Redocly lint with the recommended rules, without a warning', () => {
+    const output = execFileSync(
+      join(REPO_ROOT, 'node_modules/.bin/redocly'),
+      ['lint', OPENAPI_FILE, '--extends', 'recommended', '--format', 'json'],
+      { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] },
+    );
+    const report = JSON.parse(output) as {
+      totals: { errors: number; warnings: number };
+      problems: { ruleId: string; message: string; location: { pointer: string }[] }[];
+    };
+    expect(
+      report.problems.map(
+        (problem) => `${problem.ruleId} at ${problem.location[0]?.pointer}: ${problem.message}`,
+      ),
+    ).toEqual([]);
+    expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
+  }, 60_000);
+
+  it('gives every operation a summary and the problem answers a client meets', () => {
+    for (const { method, path, operation } of operations()) {
+      expect({ route: `${method} ${path}`, summary: operation.summary }).toEqual({
+        route: `${method} ${path}`,
+        summary: expect.stringMatching(/^[A-Z][^.]{3,60}$/),
+      });
+      const problems = Object.entries(operation.responses).filter(([status]) => /^4\d\d$/.test(status));
+      expect({ route: `${method} ${path}`, problems: problems.length > 0 }).toEqual({
+        route: `${method} ${path}`,
+        problems: true,
+      });
+    }
+    const start = operation('post', '/api/v1/restore/start').responses['409'] as {
+      content: Record<string, { schema: { allOf: { properties?: { code?: { enum: string[] } } }[] } }>;
+    };
+    expect(start.content['application/problem+json'].schema.allOf[1].properties?.code?.enum).toEqual([
+      'ErrDiffChanged',
+      'ErrGuildInactive',
+      'ErrRestoreAlreadyInProgress',
+    ]);
+    expect(Object.keys(operation('get', '/api/v1/me').responses)).toEqual(['200', '401', '429', 'default']);
+  });
 
   it('documents the public API only: no internal, operator, health or platform route', () => {
     const paths = Object.keys(document.paths);

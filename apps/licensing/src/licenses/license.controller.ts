@@ -1,3 +1,4 @@
+import { ApiOperation } from '@nestjs/swagger';
 import { Controller, Get, Param, ParseUUIDPipe } from '@nestjs/common';
 import type { PlanCode, PlanFeature, PlanLimits } from '@lib/contracts';
 import { RequireManageGuild } from '@lib/guild-access';
@@ -31,6 +32,7 @@ export class LicenseController {
     private readonly plans: PlanCatalog,
   ) {}
 
+  @ApiOperation({ summary: "Get the guild's licence" })
   @Get()
   @RequireManageGuild({ params: 'guildId' })
   async get(@Param('guildId', new ParseUUIDPipe()) guildId: string): Promise<LicenseView> {

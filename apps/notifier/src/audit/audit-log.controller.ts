@@ -1,3 +1,4 @@
+import { ApiOperation } from '@nestjs/swagger';
 import { Controller, Get, Param, ParseUUIDPipe, Query } from '@nestjs/common';
 import { decodeKeysetCursor, encodeKeysetCursor, keysetTimeSql } from '@lib/database';
 import { RequireManageGuild } from '@lib/guild-access';
@@ -28,6 +29,7 @@ interface AuditRow {
 export class AuditLogController {
   constructor(private readonly dataSource: DataSource) {}
 
+  @ApiOperation({ summary: 'List the audit log' })
   @Get('api/v1/guilds/:guildId/audit-log')
   @RequireManageGuild({ params: 'guildId' })
   async list(

@@ -1,3 +1,4 @@
+import { ApiOperation } from '@nestjs/swagger';
 import { Body, Controller, Get, Put } from '@nestjs/common';
 import type { InternalIdentity } from '@lib/contracts';
 import { requireUser } from '@lib/guild-access';
@@ -10,11 +11,13 @@ import { type NotificationPreferences, PreferencesRepository } from './preferenc
 export class PreferencesController {
   constructor(private readonly preferences: PreferencesRepository) {}
 
+  @ApiOperation({ summary: 'Get notification preferences' })
   @Get()
   get(@CurrentIdentity() identity: InternalIdentity): Promise<NotificationPreferences> {
     return this.preferences.get(requireUser(identity).user_id);
   }
 
+  @ApiOperation({ summary: 'Set notification preferences' })
   @Put()
   put(
     @CurrentIdentity() identity: InternalIdentity,

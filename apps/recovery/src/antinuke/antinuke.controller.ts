@@ -1,3 +1,5 @@
+import { ApiOperation } from '@nestjs/swagger';
+import { ProblemAnswers } from '@lib/problem-details';
 import { Body, Controller, Get, Param, ParseUUIDPipe, Put, Query } from '@nestjs/common';
 import { RequireManageGuild } from '@lib/guild-access';
 import type { IncidentView } from './antinuke-incidents.repository';
@@ -10,6 +12,7 @@ export class AntiNukeController {
   constructor(private readonly antinuke: AntiNukeService) {}
 
   /** The guild's AntiNuke setting, what its plan allows, and whether AntiNuke runs now. */
+  @ApiOperation({ summary: 'Get the AntiNuke setting' })
   @Get('antinuke')
   @RequireManageGuild({ params: 'guildId' })
   get(@Param('guildId', new ParseUUIDPipe()) guildId: string): Promise<AntiNukeView> {
@@ -17,6 +20,8 @@ export class AntiNukeController {
   }
 
   /** Replaces the setting; a running AntiNuke applies it at once. */
+  @ApiOperation({ summary: 'Update the AntiNuke setting' })
+  @ProblemAnswers({ 403: ['ErrPermissionDenied'] })
   @Put('antinuke')
   @RequireManageGuild({ params: 'guildId' })
   update(
@@ -27,6 +32,7 @@ export class AntiNukeController {
   }
 
   /** The guild's AntiNuke incidents, newest first. */
+  @ApiOperation({ summary: 'List AntiNuke incidents' })
   @Get('incidents')
   @RequireManageGuild({ params: 'guildId' })
   listIncidents(

@@ -1,8 +1,9 @@
+import { ApiOperation } from '@nestjs/swagger';
 import { Body, Controller, Get, HttpCode, Param, ParseUUIDPipe, Post } from '@nestjs/common';
 import type { GuildAccess, InternalIdentity } from '@lib/contracts';
 import { RequireManageGuild, requireUser } from '@lib/guild-access';
 import { CurrentIdentity, ServiceRoute } from '@lib/identity';
-import { ValidationError } from '@lib/problem-details';
+import { ValidationError, ProblemAnswers } from '@lib/problem-details';
 import { GuildAccessService } from './guild-access.service';
 import { GuildRegistry } from './guild-registry.service';
 import { type GuildView, RegisterGuildDto, SNOWFLAKE, toGuildView } from './guilds.dto';
@@ -12,6 +13,8 @@ export class GuildsController {
   constructor(private readonly registry: GuildRegistry) {}
 
   /** Registers a guild the bot was invited to; the caller must administer it on the platform. */
+  @ApiOperation({ summary: 'Register a guild' })
+  @ProblemAnswers({ 403: ['ErrForbidden'], 404: ['ErrBotNotInstalled'] })
   @Post()
   @HttpCode(200)
   async register(
@@ -22,6 +25,7 @@ export class GuildsController {
     return toGuildView(await this.registry.register(body.platform_guild_id, user.platform_user_id));
   }
 
+  @ApiOperation({ summary: 'Get a guild' })
   @Get(':guildId')
   @RequireManageGuild({ params: 'guildId' })
   async get(@Param('guildId', new ParseUUIDPipe()) guildId: string): Promise<GuildView> {

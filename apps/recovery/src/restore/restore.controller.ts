@@ -1,5 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, ParseUUIDPipe, Post, UseFilters } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiOperation } from '@nestjs/swagger';
+import { ProblemAnswers } from '@lib/problem-details';
 import type { InternalIdentity } from '@lib/contracts';
 import { RequireManageGuildOf, ScopeGuildId } from '@lib/guild-access';
 import { CurrentIdentity } from '@lib/identity';
@@ -22,6 +23,8 @@ import { RestoreService } from './restore.service';
 export class RestoreController {
   constructor(private readonly restores: RestoreService) {}
 
+  @ApiOperation({ summary: 'Preview a restore' })
+  @ProblemAnswers({ 403: ['ErrPermissionDenied'], 404: ['ErrSnapshotNotFound'] })
   @Post('preview')
   @HttpCode(200)
   @RequireManageGuildOf(SnapshotGuildLookup, { body: 'snapshot_id' })
@@ -32,6 +35,11 @@ export class RestoreController {
 
   /** 202: the job is accepted and runs on the workflow engine; read it for progress. */
   @ApiOperation({ summary: 'Start a restore' })
+  @ProblemAnswers({
+    403: ['ErrPermissionDenied'],
+    404: ['ErrSnapshotNotFound'],
+    409: ['ErrDiffChanged', 'ErrRestoreAlreadyInProgress'],
+  })
   @Post('start')
   @HttpCode(202)
   @RequireManageGuildOf(SnapshotGuildLookup, { body: 'snapshot_id' })
@@ -61,6 +69,8 @@ export class RestoreController {
     return this.restores.start(identity, guildId, body);
   }
 
+  @ApiOperation({ summary: 'Get a restore job' })
+  @ProblemAnswers({ 404: ['ErrRestoreJobNotFound'] })
   @Get(':jobId')
   @RequireManageGuildOf(RestoreService, { params: 'jobId' })
   get(
@@ -70,6 +80,8 @@ export class RestoreController {
     return this.restores.get(guildId, jobId);
   }
 
+  @ApiOperation({ summary: 'Cancel a restore' })
+  @ProblemAnswers({ 404: ['ErrRestoreJobNotFound'], 409: ['ErrRestoreNotActive'] })
   @Post(':jobId/cancel')
   @HttpCode(202)
   @RequireManageGuildOf(RestoreService, { params: 'jobId' })

@@ -1,3 +1,5 @@
+import { ApiOperation } from '@nestjs/swagger';
+import { ProblemAnswers } from '@lib/problem-details';
 import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Post, Query } from '@nestjs/common';
 import type { InternalIdentity } from '@lib/contracts';
 import { RequireManageGuild, RequireManageGuildOf, requireUser, ScopeGuildId } from '@lib/guild-access';
@@ -24,6 +26,12 @@ export class SnapshotsController {
   ) {}
 
   /** Spec §4.6: a manual snapshot, 200 with `{id, size, created_at}`. */
+  @ApiOperation({ summary: 'Take a snapshot' })
+  @ProblemAnswers({
+    403: ['ErrPermissionDenied'],
+    409: ['ErrPlanLimitExceeded', 'ErrRestoreInProgress'],
+    413: ['ErrSnapshotTooLarge'],
+  })
   @Post('guilds/:guildId/snapshots')
   @HttpCode(200)
   @RequireManageGuild({ params: 'guildId' })
@@ -43,6 +51,7 @@ export class SnapshotsController {
     });
   }
 
+  @ApiOperation({ summary: 'List snapshots' })
   @Get('guilds/:guildId/snapshots')
   @RequireManageGuild({ params: 'guildId' })
   list(
@@ -52,6 +61,8 @@ export class SnapshotsController {
     return this.catalog.list(guildId, query);
   }
 
+  @ApiOperation({ summary: 'Get a snapshot' })
+  @ProblemAnswers({ 404: ['ErrSnapshotNotFound'] })
   @Get('snapshots/:snapshotId')
   @RequireManageGuildOf(SnapshotGuildLookup, { params: 'snapshotId' })
   get(
@@ -62,6 +73,8 @@ export class SnapshotsController {
     return this.catalog.get(guildId, snapshotId, query.include_payload);
   }
 
+  @ApiOperation({ summary: 'Delete a snapshot' })
+  @ProblemAnswers({ 404: ['ErrSnapshotNotFound'], 409: ['ErrSnapshotInUse'] })
   @Delete('snapshots/:snapshotId')
   @HttpCode(204)
   @RequireManageGuildOf(SnapshotGuildLookup, { params: 'snapshotId' })

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import * as ts from 'typescript';
-import { apiSourceFiles, isControllerFile, REPO_ROOT } from '../../../scripts/openapi/app-sources';
+import { apiSourceFiles, isControllerFile, REPO_ROOT } from './app-sources';
 
 /**
  * Completes an OpenAPI document whose success answers say only `object` (a handler that returns an
@@ -136,8 +136,10 @@ class SchemaWriter {
       schema = { anyOf: rest.map((member) => this.schemaOf(member)) };
     }
     if (!nullable) return schema;
-    // OpenAPI 3.0: a reference cannot carry `nullable` itself.
-    return '$ref' in schema ? { allOf: [schema], nullable: true } : { ...schema, nullable: true };
+    // OpenAPI 3.0: a reference cannot carry `nullable` itself, and `nullable` needs a `type` beside it.
+    return '$ref' in schema
+      ? { type: 'object', allOf: [schema], nullable: true }
+      : { ...schema, nullable: true };
   }
 
   private object(type: ts.Type): Schema {
