@@ -1,0 +1,147 @@
+import type { GuildSettings, GuildState, PlatformChannel, PlatformRole } from '@lib/chat-platform';
+import type { RestoreScope } from '@lib/contracts';
+
+export type IdKind = 'role' | 'channel';
+
+/**
+ * Where a snapshot's platform id lives now. A role or channel the restore creates anew gets a new
+ * platform id; `replacements` remembers original -> replacement per guild, so overwrites,
+ * parents and later previews follow it (chains are followed: X -> Y -> Z).
+ */
+export interface IdResolution {
+  /** The live id of a snapshot item, or undefined if neither it nor a replacement exists live. */
+  resolve(kind: IdKind, snapshotId: string): string | undefined;
+}
+
+/** A role as the diff shows it; `color` is `#rrggbb` (spec §2.2). */
+export interface RoleItem {
+  id: string;
+  name: string;
+  color: string;
+  permissions: string;
+  hoist: boolean;
+  mentionable: boolean;
+  position: number;
+  managed: boolean;
+  unicode_emoji: string | null;
+}
+
+export type ChannelItem = Pick<
+  PlatformChannel,
+  | 'id'
+  | 'type'
+  | 'name'
+  | 'position'
+  | 'parent_id'
+  | 'topic'
+  | 'nsfw'
+  | 'rate_limit_per_user'
+  | 'bitrate'
+  | 'user_limit'
+>;
+
+export interface OverrideItem {
+  /** Snapshot-space ids in `overrides_to_apply`, live ids in `overrides_to_remove`. */
+  channel_id: string;
+  channel_name: string;
+  /** The role's or member's id. */
+  id: string;
+  type: 'role' | 'member';
+  /** The role's name, or null for a member. */
+  target_name: string | null;
+  allow: string;
+  deny: string;
+}
+
+export interface UpdateItem<T> {
+  /** Live (ids are live ids). */
+  current: T;
+  /** From the snapshot (ids are snapshot ids). */
+  target: T;
+  changed_fields: string[];
+}
+
+/** Something the restore will not attempt, with why (e.g. a role above the bot's highest role). */
+export interface SkippedItem {
+  scope: RestoreScope;
+  id: string;
+  name: string;
+  reason: string;
+}
+
+export type RestorableSetting = Exclude<keyof GuildSettings, 'id' | 'owner_id' | 'icon'>;
+
+/** Spec §2.2. Items are sorted so equal guilds give byte-equal diffs (and equal hashes). */
+export interface RestoreDiff {
+  roles_to_create: RoleItem[];
+  roles_to_update: UpdateItem<RoleItem>[];
+  roles_to_delete: { id: string; name: string }[];
+  channels_to_create: ChannelItem[];
+  channels_to_update: UpdateItem<ChannelItem>[];
+  channels_to_delete: { id: string; name: string; type: number }[];
+  overrides_to_apply: OverrideItem[];
+  overrides_to_remove: OverrideItem[];
+  guild_settings_diff: Partial<Record<RestorableSetting, { current: unknown; target: unknown }>>;
+  skipped: SkippedItem[];
+  estimated_duration: string;
+}
+
+/** What the bot may do in the live guild: it acts only below its highest role, granting what it holds. */
+export interface BotStanding {
+  highestRolePosition: number;
+  permissions: bigint;
+  isOwner: boolean;
+}
+
+export interface DiffInput {
+  target: GuildState;
+  live: GuildState;
+  scope: readonly RestoreScope[];
+  ids: IdResolution;
+  bot: BotStanding;
+}
+
+/** Why an item is in `skipped`. */
+export const SKIP_REASON = {
+  managedRole: 'managed by an integration; it comes back when the integration is re-added',
+  aboveBot: 'above the bot’s highest role',
+  permissionsNotHeld: 'grants permissions the bot does not hold',
+  channelNotRestored: 'its channel is not restored',
+  roleNotRestored: 'its role is not restored',
+} as const;
+
+/** A role or channel the restore recreated under a new platform id. */
+export interface IdReplacement {
+  kind: IdKind;
+  original_id: string;
+  replacement_id: string;
+}
+
+export function roleItem(role: PlatformRole): RoleItem {
+  return {
+    id: role.id,
+    name: role.name,
+    color: `#${role.color.toString(16).padStart(6, '0')}`,
+    permissions: role.permissions,
+    hoist: role.hoist,
+    mentionable: role.mentionable,
+    position: role.position,
+    managed: role.managed,
+    unicode_emoji: role.unicode_emoji,
+  };
+}
+
+export function channelItem(channel: PlatformChannel): ChannelItem {
+  return {
+    id: channel.id,
+    type: channel.type,
+    name: channel.name,
+    position: channel.position,
+    parent_id: channel.parent_id,
+    topic: channel.topic,
+    nsfw: channel.nsfw,
+    rate_limit_per_user: channel.rate_limit_per_user,
+    bitrate: channel.bitrate,
+    user_limit: channel.user_limit,
+  };
+}

@@ -1,0 +1,34 @@
+import type { GuildState } from '@lib/chat-platform';
+import type { IdKind, IdReplacement, IdResolution } from './diff-model';
+
+/** Resolves snapshot ids against one live guild and the guild's recorded replacements. */
+export class SnapshotIdResolution implements IdResolution {
+  private readonly liveIds: Record<IdKind, ReadonlySet<string>>;
+  private readonly replacements: Record<IdKind, Map<string, string>> = {
+    role: new Map(),
+    channel: new Map(),
+  };
+
+  constructor(live: GuildState, replacements: Iterable<IdReplacement>) {
+    this.liveIds = {
+      role: new Set(live.roles.map((role) => role.id)),
+      channel: new Set(live.channels.map((channel) => channel.id)),
+    };
+    for (const { kind, original_id, replacement_id } of replacements) {
+      this.replacements[kind].set(original_id, replacement_id);
+    }
+  }
+
+  resolve(kind: IdKind, snapshotId: string): string | undefined {
+    const live = this.liveIds[kind];
+    const chain = this.replacements[kind];
+    // A replacement can itself be deleted and replaced again, so the chain is walked to the end;
+    // `seen` stops a corrupt, circular record from looping forever.
+    const seen = new Set<string>();
+    for (let id: string | undefined = snapshotId; id !== undefined && !seen.has(id); id = chain.get(id)) {
+      if (live.has(id)) return id;
+      seen.add(id);
+    }
+    return undefined;
+  }
+}
