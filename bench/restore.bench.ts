@@ -18,7 +18,7 @@ import { recoveryDatabase } from '../apps/recovery/src/database';
 import { GuildAccessService } from '../apps/recovery/src/guilds/guild-access.service';
 import { GuildRegistry } from '../apps/recovery/src/guilds/guild-registry.service';
 import { createRestoreActivities } from '../apps/recovery/src/restore/activities/restore.activities';
-import { RestoreComparisons } from '../apps/recovery/src/restore/restore-context';
+import { RestoreComparisons } from '../apps/recovery/src/restore/restore-comparisons';
 import { changesPerStep, type RestoreDiff } from '../apps/recovery/src/restore/restore-diff';
 import { RestoreJobsRepository } from '../apps/recovery/src/restore/restore-jobs.repository';
 import { RestoreSteps } from '../apps/recovery/src/restore/restore-steps';

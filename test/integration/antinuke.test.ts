@@ -10,7 +10,7 @@ import type {
   DestructiveAction,
   DestructiveActionKind,
 } from '../../apps/recovery/src/antinuke/destructive-action';
-import { AntiNukeSignalSink } from '../../apps/recovery/src/antinuke/destructive-action.sink';
+import { AntiNukeSignalSink } from '../../apps/recovery/src/antinuke/antinuke-signal.sink';
 import {
   ANTINUKE_STATE_QUERY,
   ANTINUKE_WORKFLOW_TYPE,

@@ -10,7 +10,7 @@ import {
   type PlatformRole,
   type RoleInput,
 } from '@lib/chat-platform';
-import type { RestoreComparison } from './restore-context';
+import type { RestoreComparison } from './restore-comparisons';
 import type { RestorableSetting, RestoreDiff } from './restore-diff';
 import type { ChangeStep, StepOutcome } from './workflows/restore-contract';
 

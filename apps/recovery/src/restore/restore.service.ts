@@ -7,7 +7,7 @@ import { ConflictError, DomainError, NotFoundError } from '@lib/problem-details'
 import { v7 as uuidv7 } from 'uuid';
 import { GuildRegistry } from '../guilds/guild-registry.service';
 import { guildStateUnavailable } from '../platform/platform-errors';
-import { type RestoreComparison, RestoreComparisons } from './restore-context';
+import { type RestoreComparison, RestoreComparisons } from './restore-comparisons';
 import { changesPerStep, estimateDuration, restoreDiffHash } from './restore-diff';
 import { type RestoreJobRow, RestoreJobsRepository } from './restore-jobs.repository';
 import { RestoreWorkflows } from './restore-workflows';

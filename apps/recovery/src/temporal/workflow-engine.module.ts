@@ -3,7 +3,7 @@ import { Connection } from '@temporalio/client';
 import type { ReadinessCheck } from '@lib/runtime';
 import { AntiNukeWorkflows } from '../antinuke/antinuke-workflows.service';
 import { DESTRUCTIVE_ACTION_SINK } from '../antinuke/destructive-action';
-import { AntiNukeSignalSink } from '../antinuke/destructive-action.sink';
+import { AntiNukeSignalSink } from '../antinuke/antinuke-signal.sink';
 import { InProcessAntiNukeWorkflows } from '../antinuke/in-process-antinuke-workflows';
 import { TemporalAntiNukeWorkflows } from '../antinuke/temporal-antinuke-workflows';
 import type { RecoveryEnv } from '../recovery.env';

@@ -4,7 +4,7 @@ import { GuildsModule } from '../../guilds/guilds.module';
 import { SnapshotService } from '../../snapshots/snapshot.service';
 import { SnapshotsModule } from '../../snapshots/snapshots.module';
 import { LiveSyncControl } from '../../sync/live-sync-control';
-import { RestoreComparisons } from '../restore-context';
+import { RestoreComparisons } from '../restore-comparisons';
 import { RestoreJobsRepository } from '../restore-jobs.repository';
 import { RestoreSteps } from '../restore-steps';
 import { createRestoreActivities, RESTORE_ACTIVITIES } from './restore.activities';
