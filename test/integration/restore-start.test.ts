@@ -3,7 +3,10 @@ import { ConflictError } from '@lib/problem-details';
 import type { DataSource, QueryRunner } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
 import type { GuildRegistry } from '../../apps/recovery/src/guilds/guild-registry.service';
-import type { RestoreComparison, RestoreComparisons } from '../../apps/recovery/src/restore/restore-comparisons';
+import type {
+  RestoreComparison,
+  RestoreComparisons,
+} from '../../apps/recovery/src/restore/restore-comparisons';
 import { type RestoreDiff, restoreDiffHash } from '../../apps/recovery/src/restore/restore-diff';
 import { RestoreJobsRepository } from '../../apps/recovery/src/restore/restore-jobs.repository';
 import type { RestoreWorkflows } from '../../apps/recovery/src/restore/restore-workflows';
