@@ -27,6 +27,7 @@ export class GatewayEnv extends BaseEnv {
   @Matches(/^\d{1,20}$/, { message: 'DISCORD_CLIENT_ID must be the application id (digits)' })
   DISCORD_CLIENT_ID!: string;
 
+  /** The OAuth2 application's secret, exchanging login codes (secret). */
   @IsString()
   @IsNotEmpty({ message: 'DISCORD_CLIENT_SECRET must be set' })
   DISCORD_CLIENT_SECRET!: string;
@@ -57,6 +58,7 @@ export class GatewayEnv extends BaseEnv {
   @IsUrl(HTTP_URL, { message: 'LICENSING_URL must be an http(s) URL' })
   LICENSING_URL!: string;
 
+  /** Where the notifier's public routes are forwarded, e.g. `http://notifier:3004`. */
   @IsUrl(HTTP_URL, { message: 'NOTIFIER_URL must be an http(s) URL' })
   NOTIFIER_URL!: string;
 
@@ -71,6 +73,7 @@ export class GatewayEnv extends BaseEnv {
   @Min(1)
   RATE_LIMIT_SESSION_PER_MINUTE: number = 300;
 
+  /** Requests per minute per client address, logged in or not. */
   @IsInt()
   @Min(1)
   RATE_LIMIT_IP_PER_MINUTE: number = 600;

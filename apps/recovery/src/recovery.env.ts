@@ -25,14 +25,17 @@ export class RecoveryEnv extends KafkaEnv {
   @IsIn(WORKFLOW_ENGINES, { message: `WORKFLOW_ENGINE must be one of ${WORKFLOW_ENGINES.join(', ')}` })
   WORKFLOW_ENGINE: WorkflowEngine = 'temporal';
 
+  /** Temporal's frontend, `host:port`; required with `WORKFLOW_ENGINE=temporal`. */
   @ValidateIf((env: RecoveryEnv) => env.WORKFLOW_ENGINE === 'temporal')
   @Matches(/^[^\s:]+:\d+$/, { message: 'TEMPORAL_ADDRESS must be host:port' })
   TEMPORAL_ADDRESS!: string;
 
+  /** The Temporal namespace restores and AntiNuke run in. */
   @IsString()
   @IsNotEmpty()
   TEMPORAL_NAMESPACE = 'default';
 
+  /** The task queue of the restore and AntiNuke workflows; API and workers must agree. */
   @Matches(/^[A-Za-z0-9._-]{1,100}$/, { message: 'TEMPORAL_TASK_QUEUE must be a plain name' })
   TEMPORAL_TASK_QUEUE = 'recovery';
 

@@ -31,17 +31,21 @@ export function parseBoolean(raw: unknown): unknown {
 
 /** Variables every app reads. Apps extend this class with their own. */
 export class BaseEnv {
+  /** `development`, `test` or `production` (production: secure cookies, no stack traces in answers). */
   @IsIn(NODE_ENVS)
   NODE_ENV: NodeEnv = 'development';
 
+  /** The least severe pino level logged: `fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`. */
   @IsIn(LOG_LEVELS)
   LOG_LEVEL: (typeof LOG_LEVELS)[number] = 'info';
 
+  /** The HTTP port the app listens on. */
   @IsInt()
   @Min(0)
   @Max(65535)
   PORT!: number;
 
+  /** `postgres://` URL of the app's own login (role `guildkeeper_<app>`); the migration job's is the administrator's (secret: holds the password). */
   @Matches(/^postgres(ql)?:\/\/.+/, { message: 'DATABASE_URL must be a postgres:// URL' })
   DATABASE_URL!: string;
 
@@ -75,6 +79,7 @@ export class KafkaEnv extends BaseEnv {
   @IsIn(EVENT_TRANSPORTS, { message: `EVENT_TRANSPORT must be one of ${EVENT_TRANSPORTS.join(', ')}` })
   EVENT_TRANSPORT: (typeof EVENT_TRANSPORTS)[number] = 'kafka';
 
+  /** The brokers, `host:port[,host:port]`; required with `EVENT_TRANSPORT=kafka`. */
   @ValidateIf((env: KafkaEnv) => env.EVENT_TRANSPORT === 'kafka')
   @IsString()
   @IsNotEmpty()
@@ -89,11 +94,13 @@ export class KafkaEnv extends BaseEnv {
   })
   KAFKA_SASL_MECHANISM?: (typeof KAFKA_SASL_MECHANISMS)[number];
 
+  /** This service's own Kafka user (SCRAM), with `KAFKA_SASL_MECHANISM`. */
   @ValidateIf((env: KafkaEnv) => env.KAFKA_SASL_MECHANISM !== undefined)
   @IsString()
   @IsNotEmpty({ message: 'KAFKA_SASL_USERNAME must be set with KAFKA_SASL_MECHANISM' })
   KAFKA_SASL_USERNAME?: string;
 
+  /** The password of `KAFKA_SASL_USERNAME` (secret). */
   @ValidateIf((env: KafkaEnv) => env.KAFKA_SASL_MECHANISM !== undefined)
   @IsString()
   @IsNotEmpty({ message: 'KAFKA_SASL_PASSWORD must be set with KAFKA_SASL_MECHANISM' })

@@ -1,0 +1,37 @@
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { collectSettings } from '../../../scripts/config-table';
+
+const ROOT = path.resolve(__dirname, '../../..');
+
+describe('the settings table of docs/configuration.md', () => {
+  // Prettier loads its plugins as ES modules, which Jest cannot: the check runs as `npm run` runs it.
+  it('is what the *.env.ts classes generate (run `npm run config-table` after changing a setting)', () => {
+    let output = '';
+    try {
+      output = execFileSync(
+        process.execPath,
+        ['-r', '@swc-node/register', 'scripts/config-table.ts', '--check'],
+        {
+          cwd: ROOT,
+          encoding: 'utf8',
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+    } catch (error) {
+      const { stdout, stderr } = error as { stdout?: string; stderr?: string };
+      throw new Error(`${stdout ?? ''}${stderr ?? ''}`.trim() || String(error));
+    }
+    expect(output).toContain('up to date');
+  }, 60_000);
+
+  it('lists every setting of every app, each documented', () => {
+    const settings = collectSettings();
+    const byName = new Map(settings.map((setting) => [setting.name, setting]));
+    expect(byName.get('DATABASE_URL')?.apps).toHaveLength(6);
+    expect(byName.get('WEBHOOK_SECRET')?.apps).toEqual(['webhook-intake']);
+    expect(byName.get('PORT')?.defaults.get('billing')).toBe('3002');
+    expect(byName.get('SESSION_TTL_S')?.defaults.get('gateway')).toBe('604800');
+    expect(settings.every((setting) => setting.doc.length > 0)).toBe(true);
+  }, 60_000);
+});
