@@ -1,4 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
+import { ScheduleModule } from '@nestjs/schedule';
 import { DatabaseModule } from '@lib/database';
 import { EntitlementsModule } from '@lib/entitlements';
 import { GuildAccessModule } from '@lib/guild-access';
@@ -17,6 +18,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         LoggingModule.forService('billing', config.LOG_LEVEL),
+        ScheduleModule.forRoot(),
         DatabaseModule.forService({
           ...billingDatabase,
           url: config.DATABASE_URL,

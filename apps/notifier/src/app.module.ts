@@ -1,4 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
+import { ScheduleModule } from '@nestjs/schedule';
 import { ChatPlatformClient } from '@lib/chat-platform';
 import { ALL_TOPICS, CONSUMER_GROUPS } from '@lib/contracts';
 import { DatabaseModule } from '@lib/database';
@@ -29,6 +30,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         LoggingModule.forService('notifier', config.LOG_LEVEL),
+        ScheduleModule.forRoot(),
         DatabaseModule.forService({
           ...notifierDatabase,
           url: config.DATABASE_URL,

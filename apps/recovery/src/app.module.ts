@@ -14,6 +14,7 @@ import { GuildsModule } from './guilds/guilds.module';
 import { InteractionsModule } from './interactions/interactions.module';
 import { RestoreModule } from './restore/restore.module';
 import { PlatformModule } from './platform/platform.module';
+import { SnapshotSchedulesModule } from './snapshots/snapshot-schedules';
 import { SnapshotsModule } from './snapshots/snapshots.module';
 import { UsersModule } from './users/users.module';
 import { LiveSyncModule } from './sync/live-sync.module';
@@ -67,6 +68,10 @@ export class AppModule {
         EntitlementsModule.forService({ licensingUrl: config.LICENSING_URL, service: 'recovery' }),
         GuildsModule,
         SnapshotsModule,
+        SnapshotSchedulesModule.forRoot({
+          scheduledSnapshotsIntervalMs: config.SCHEDULED_SNAPSHOTS_INTERVAL_MS,
+          retentionCron: config.SNAPSHOT_RETENTION_CRON,
+        }),
         UsersModule,
         InteractionsModule.forRoot({ publicKeyHex: config.DISCORD_PUBLIC_KEY }),
         RestoreModule.forRoot({ runWorker: config.RECOVERY_ROLE !== 'api' }),

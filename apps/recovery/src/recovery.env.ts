@@ -1,6 +1,16 @@
-import { HTTP_URL, KafkaEnv, parseBoolean } from '@lib/config';
+import { HTTP_URL, IsCronExpression, KafkaEnv, parseBoolean } from '@lib/config';
 import { Transform } from 'class-transformer';
-import { IsIn, IsNotEmpty, IsOptional, IsString, IsUrl, Matches, ValidateIf } from 'class-validator';
+import {
+  IsIn,
+  IsInt,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Matches,
+  Min,
+  ValidateIf,
+} from 'class-validator';
 
 export const RECOVERY_ROLES = ['api', 'worker', 'all'] as const;
 export const WORKFLOW_ENGINES = ['temporal', 'in-process'] as const;
@@ -8,6 +18,15 @@ export type WorkflowEngine = (typeof WORKFLOW_ENGINES)[number];
 
 export class RecoveryEnv extends KafkaEnv {
   override PORT = 3001;
+
+  /** How often the daily snapshot queue is planned and its due runs taken, on every replica. */
+  @IsInt()
+  @Min(1_000)
+  SCHEDULED_SNAPSHOTS_INTERVAL_MS: number = 30_000;
+
+  /** When snapshot retention runs, in UTC (spec §4.10: 04:00); one replica runs it. */
+  @IsCronExpression()
+  SNAPSHOT_RETENTION_CRON = '0 4 * * *';
 
   /**
    * `api` serves HTTP only, `worker` also runs the Temporal worker, `all` both (ARCHITECTURE.md).

@@ -1,4 +1,4 @@
-import { BaseEnv, HTTP_URL } from '@lib/config';
+import { BaseEnv, HTTP_URL, IsCronExpression } from '@lib/config';
 import { Transform } from 'class-transformer';
 import {
   IsInt,
@@ -10,23 +10,7 @@ import {
   Max,
   Min,
   MinLength,
-  registerDecorator,
 } from 'class-validator';
-import { validateCronExpression } from 'cron';
-
-/** A cron expression the scheduler accepts (five fields, or six with seconds first). */
-function IsCronExpression() {
-  return (target: object, propertyName: string) =>
-    registerDecorator({
-      name: 'isCronExpression',
-      target: target.constructor,
-      propertyName,
-      options: { message: `${propertyName} must be a cron expression such as '15 4 * * *'` },
-      validator: {
-        validate: (value: unknown) => typeof value === 'string' && validateCronExpression(value).valid,
-      },
-    });
-}
 
 export class WebhookIntakeEnv extends BaseEnv {
   override PORT = 3005;

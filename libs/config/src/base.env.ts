@@ -9,8 +9,10 @@ import {
   Matches,
   Max,
   Min,
+  registerDecorator,
   ValidateIf,
 } from 'class-validator';
+import { validateCronExpression } from 'cron';
 import { IsPublicKeySet, IsSigningKey } from './internal-keys';
 
 export const NODE_ENVS = ['development', 'test', 'production'] as const;
@@ -27,6 +29,20 @@ export function parseBoolean(raw: unknown): unknown {
   if (raw === 'true' || raw === '1') return true;
   if (raw === 'false' || raw === '0') return false;
   return raw;
+}
+
+/** A cron expression the scheduler accepts (five fields, or six with seconds first). */
+export function IsCronExpression() {
+  return (target: object, propertyName: string) =>
+    registerDecorator({
+      name: 'isCronExpression',
+      target: target.constructor,
+      propertyName,
+      options: { message: `${propertyName} must be a cron expression such as '15 4 * * *'` },
+      validator: {
+        validate: (value: unknown) => typeof value === 'string' && validateCronExpression(value).valid,
+      },
+    });
 }
 
 /** Variables every app reads. Apps extend this class with their own. */

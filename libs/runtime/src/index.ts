@@ -7,6 +7,6 @@ export * from './metrics.module';
 export * from './ttl-cache';
 export * from './raw-body';
 export * from './plain-routes';
-export * from './periodic-task';
+export * from './scheduled-pass';
 export * from './json-guard';
 export * from './deferred-body';

@@ -1,5 +1,6 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { PeriodicTask } from '@lib/runtime';
+import { ScheduledPass } from '@lib/runtime';
+import { SchedulerRegistry } from '@nestjs/schedule';
 import type { PlanDefinition } from '@lib/contracts';
 import { EntitlementsClient } from '@lib/entitlements';
 import { Counter } from 'prom-client';
@@ -40,7 +41,7 @@ export interface JobReport {
 @Injectable()
 export class SubscriptionJobsService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(SubscriptionJobsService.name);
-  private readonly task: PeriodicTask;
+  private readonly task: ScheduledPass;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -50,15 +51,16 @@ export class SubscriptionJobsService implements OnApplicationBootstrap, OnApplic
     private readonly payments: PaymentsService,
     private readonly events: SubscriptionEvents,
     private readonly entitlements: EntitlementsClient,
+    scheduler: SchedulerRegistry,
   ) {
-    this.task = new PeriodicTask(SubscriptionJobsService.name, settings.jobsIntervalMs, async () => {
+    this.task = new ScheduledPass(scheduler, SubscriptionJobsService.name, async () => {
       const report = await this.runOnce();
       if (Object.values(report).some((count) => count > 0)) this.logger.log(report, 'subscription jobs ran');
     });
   }
 
   onApplicationBootstrap(): void {
-    if (this.settings.jobsEnabled) this.task.start();
+    if (this.settings.jobsEnabled) this.task.every(this.settings.jobsIntervalMs);
   }
 
   onApplicationShutdown(): Promise<void> {

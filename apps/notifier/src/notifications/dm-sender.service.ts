@@ -6,7 +6,8 @@ import {
   type OnModuleDestroy,
 } from '@nestjs/common';
 import { ChatPlatformClient } from '@lib/chat-platform';
-import { PeriodicTask } from '@lib/runtime';
+import { ScheduledPass } from '@lib/runtime';
+import { SchedulerRegistry } from '@nestjs/schedule';
 import { createHash } from 'node:crypto';
 import { Counter } from 'prom-client';
 import { decideAfterFailure } from './dm-retry';
@@ -37,20 +38,21 @@ const SENDERS = 5;
 @Injectable()
 export class DmSender implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(DmSender.name);
-  private readonly task: PeriodicTask;
+  private readonly task: ScheduledPass;
 
   constructor(
     private readonly notifications: NotificationsRepository,
     private readonly platform: ChatPlatformClient,
     @Inject(DM_SENDER_OPTIONS) private readonly options: DmSenderOptions,
+    scheduler: SchedulerRegistry,
   ) {
-    this.task = new PeriodicTask(DmSender.name, options.pollIntervalMs, async () => {
+    this.task = new ScheduledPass(scheduler, DmSender.name, async () => {
       await this.sendDue();
     });
   }
 
   onApplicationBootstrap(): void {
-    this.task.start(0);
+    this.task.every(this.options.pollIntervalMs, { now: true });
   }
 
   onModuleDestroy(): Promise<void> {

@@ -1,5 +1,4 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { Interval } from '@nestjs/schedule';
 import { EntitlementsClient } from '@lib/entitlements';
 import { DomainError } from '@lib/problem-details';
 import { Counter } from 'prom-client';
@@ -45,7 +44,7 @@ export class ScheduledSnapshotsJob {
     private readonly entitlements: EntitlementsClient,
   ) {}
 
-  @Interval(30_000)
+  /** One pass: plan tomorrow's runs, then take the due ones (SnapshotSchedules calls it). */
   async tick(): Promise<void> {
     if (this.running) return;
     this.running = true;

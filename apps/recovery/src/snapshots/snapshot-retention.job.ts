@@ -1,5 +1,4 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { Cron } from '@nestjs/schedule';
 import { EntitlementsClient } from '@lib/entitlements';
 import { Counter } from 'prom-client';
 import { DataSource } from 'typeorm';
@@ -34,7 +33,7 @@ export interface RetentionReport {
   scheduled: number;
 }
 
-/** Spec §4.10: at 04:00 UTC, snapshots older than their retention go; manual ones are kept. */
+/** Spec §4.10: nightly (04:00 UTC by default), snapshots older than their retention go; manual ones are kept. */
 @Injectable()
 export class SnapshotRetentionJob {
   private readonly logger = new Logger(SnapshotRetentionJob.name);
@@ -44,7 +43,7 @@ export class SnapshotRetentionJob {
     private readonly entitlements: EntitlementsClient,
   ) {}
 
-  @Cron('0 4 * * *', { timeZone: 'UTC' })
+  /** One pass, logged (SnapshotSchedules calls it on SNAPSHOT_RETENTION_CRON). */
   async nightly(): Promise<void> {
     const report = await this.runOnce(new Date());
     if (report) this.logger.log({ deleted: report }, 'snapshot retention applied');

@@ -17,6 +17,6 @@ import { SnapshotsController } from './snapshots.controller';
     ScheduledSnapshotsJob,
     SnapshotRetentionJob,
   ],
-  exports: [SnapshotService, SnapshotGuildLookup],
+  exports: [SnapshotService, SnapshotGuildLookup, ScheduledSnapshotsJob, SnapshotRetentionJob],
 })
 export class SnapshotsModule {}

@@ -5,7 +5,7 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
-import { CronJob } from 'cron';
+import { ScheduledPass } from '@lib/runtime';
 import { Counter } from 'prom-client';
 import { type ExpiredRows, WebhookEventsRepository } from './webhook-events.repository';
 
@@ -44,24 +44,26 @@ export interface RetentionSettings {
 @Injectable()
 export class WebhookEventsRetentionJob implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(WebhookEventsRetentionJob.name);
-  private stopping = false;
-  private running: Promise<void> | undefined;
+  private readonly pass: ScheduledPass;
 
   constructor(
     private readonly events: WebhookEventsRepository,
-    private readonly scheduler: SchedulerRegistry,
+    scheduler: SchedulerRegistry,
     private readonly settings: RetentionSettings,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    const job = CronJob.from({ cronTime: this.settings.cron, onTick: () => this.tick(), timeZone: 'UTC' });
-    this.scheduler.addCronJob(JOB_NAME, job);
-    job.start();
+  ) {
+    // A pass still going (a large backlog) is left to finish; the ticks meanwhile are skipped.
+    this.pass = new ScheduledPass(scheduler, JOB_NAME, async () => {
+      const deleted = await this.runOnce();
+      if (deleted) this.logger.log({ deleted, days: this.settings.days }, 'webhook events retention applied');
+    });
   }
 
-  async beforeApplicationShutdown(): Promise<void> {
-    this.stopping = true;
-    await this.running;
+  onApplicationBootstrap(): void {
+    this.pass.cron(this.settings.cron);
+  }
+
+  beforeApplicationShutdown(): Promise<void> {
+    return this.pass.stop();
   }
 
   /**
@@ -83,24 +85,12 @@ export class WebhookEventsRetentionJob implements OnApplicationBootstrap, Before
 
   private async deleteAll(kind: ExpiredRows, cutoff: Date): Promise<number> {
     let deleted = 0;
-    while (!this.stopping) {
+    while (!this.pass.isStopped) {
       const batch = await this.events.deleteExpired(kind, cutoff, RETENTION_BATCH);
       deleted += batch;
       webhookEventsExpired.inc({ kind }, batch);
       if (batch < RETENTION_BATCH) break;
     }
     return deleted;
-  }
-
-  private tick(): void {
-    // A pass still going (a large backlog) is left to finish; this tick is skipped.
-    if (this.running || this.stopping) return;
-    this.running = this.runOnce()
-      .then((deleted) => {
-        if (deleted)
-          this.logger.log({ deleted, days: this.settings.days }, 'webhook events retention applied');
-      })
-      .catch((error: unknown) => this.logger.error({ err: String(error) }, 'webhook events retention failed'))
-      .finally(() => (this.running = undefined));
   }
 }
