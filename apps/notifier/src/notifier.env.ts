@@ -17,7 +17,7 @@ export class NotifierEnv extends KafkaEnv {
   @IsUrl(HTTP_URL, { message: 'RECOVERY_URL must be an http(s) URL' })
   RECOVERY_URL!: string;
 
-  /** How often the DM sender looks for due messages (it is also woken by each new one). */
+  /** How often the DM sender looks for due messages (on every replica; each DM is claimed by one). */
   @IsInt()
   @Min(50)
   @Max(60_000)
