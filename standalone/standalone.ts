@@ -7,9 +7,11 @@ import { inProcessEventBus } from '@lib/messaging';
 import { DomainError, sendProblem, toProblem } from '@lib/problem-details';
 import {
   createServiceApp,
+  enterService,
   keepIdleConnections,
   requestIdFor,
   requestListenerOf,
+  runAsService,
   type ServiceDefinition,
 } from '@lib/runtime';
 import { chmodSync, mkdirSync } from 'node:fs';
@@ -301,16 +303,19 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
       await closeServer(publicServer);
       for (const app of apps.reverse()) await app.close();
     });
+    // Each service starts as itself (runAsService): what it starts keeps its name in the logs.
     const internal = async <T>(definition: ServiceDefinition<T>, config: T, port: number) => {
-      const app = await createServiceApp(definition, config);
+      const app = await runAsService(definition.name, () => createServiceApp(definition, config));
       apps.push(app);
-      await app.listen(port, '127.0.0.1');
+      await runAsService(definition.name, () => app.listen(port, '127.0.0.1'));
       keepIdleConnections(app.getHttpServer());
     };
     const mounted = async <T>(definition: ServiceDefinition<T>, config: T) => {
-      const app: NestExpressApplication = await createServiceApp(definition, config);
+      const app: NestExpressApplication = await runAsService(definition.name, () =>
+        createServiceApp(definition, config),
+      );
       apps.push(app);
-      await app.init();
+      await runAsService(definition.name, () => app.init());
       // Nest prints what it logged while starting (and stops holding log lines back) once an app
       // listens; one mounted on the public port never does, and every later line of every service
       // would be held in memory and never printed.
@@ -330,10 +335,14 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
     publicServer.on('request', (req: IncomingMessage, res: ServerResponse) => {
       const pathname = (req.url ?? '/').split('?')[0];
       // The intake's operator tools too: the port is loopback-only unless HOST says otherwise.
-      if (pathname === WEBHOOK_PATH || pathname.startsWith('/admin/')) return intake(req, res);
+      if (pathname === WEBHOOK_PATH || pathname.startsWith('/admin/')) {
+        enterService(webhookIntakeService.name);
+        return intake(req, res);
+      }
       if (sandbox && (pathname === '/sandbox' || pathname.startsWith('/sandbox/'))) {
         return sandbox.handle(req, res);
       }
+      enterService(gatewayService.name);
       return gateway(req, res);
     });
 

@@ -63,6 +63,23 @@ describe('standalone mode: npm start in a clean copy', () => {
     await waitFor('the intake’s warning in the output', () =>
       product!.output().includes('webhook signature invalid'),
     );
+    // Every line names the service that wrote it, though one process runs them all and Nest's
+    // static logger is the app created last (the gateway's).
+    const serviceOf = (message: string) =>
+      product!
+        .output()
+        .split('\n')
+        .filter((line) => line.includes(`"msg":"${message}"`))
+        .map((line) => (JSON.parse(line) as { service?: string }).service);
+    expect(serviceOf('webhook signature invalid')).toEqual(['webhook-intake']);
+    const starts = product
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('{') && line.includes('"context":"NestApplication"'))
+      .map((line) => (JSON.parse(line) as { service?: string }).service);
+    expect(new Set(starts)).toEqual(
+      new Set(['licensing', 'recovery', 'billing', 'notifier', 'webhook-intake', 'gateway']),
+    );
   });
 
   it('a second start reuses the data: the same guild, snapshot, restore and subscription', async () => {

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { DomainEvent } from '@lib/contracts';
 import type { EventPublisher, OutboxMessage } from '@lib/outbox';
+import { currentService, runAsService } from '@lib/runtime';
 import { parseEnvelope } from './envelope.parser';
 import type { EventProcessor } from './event-processor';
 
@@ -25,7 +26,7 @@ export interface InProcessSubscription {
  */
 export class InProcessEventBus {
   private readonly logger = new Logger(InProcessEventBus.name);
-  private readonly subscriptions = new Set<InProcessSubscription>();
+  private readonly subscriptions = new Set<InProcessSubscription & { service?: string }>();
   private readonly observers = new Set<{ topics: readonly string[]; listener: MessageObserver }>();
   private released: Promise<void> = Promise.resolve();
   private release: (() => void) | undefined;
@@ -43,9 +44,11 @@ export class InProcessEventBus {
     this.release = undefined;
   }
 
+  /** The group's batches are applied as the work of the service that subscribed (its logs name it). */
   subscribe(subscription: InProcessSubscription): () => void {
-    this.subscriptions.add(subscription);
-    return () => this.subscriptions.delete(subscription);
+    const owned = { ...subscription, service: currentService() };
+    this.subscriptions.add(owned);
+    return () => this.subscriptions.delete(owned);
   }
 
   /**
@@ -66,7 +69,8 @@ export class InProcessEventBus {
     const failures: unknown[] = [];
     for (const subscription of this.subscriptions) {
       try {
-        await this.deliverTo(subscription, messages);
+        const apply = () => this.deliverTo(subscription, messages);
+        await (subscription.service ? runAsService(subscription.service, apply) : apply());
       } catch (error) {
         // The other groups still get the batch now; this one gets it again on the relay's retry.
         this.logger.warn(

@@ -2,6 +2,7 @@ export * from './bootstrap';
 export * from './health.module';
 export * from './logging.module';
 export * from './request-context';
+export * from './service-context';
 export * from './validation.pipe';
 export * from './metrics.module';
 export * from './ttl-cache';

@@ -5,6 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LoggerModule } from 'nestjs-pino';
 import { v7 as uuidv7 } from 'uuid';
 import { currentRequestId } from './request-context';
+import { currentService } from './service-context';
 
 /** Headers and fields that must never reach a log line. */
 export const REDACTED_PATHS = [
@@ -58,7 +59,10 @@ export class LoggingModule {
         LoggerModule.forRoot({
           pinoHttp: {
             level,
-            base: { service },
+            // The service comes from the mixin: in standalone mode one process runs them all, and
+            // Nest's static logger is whichever app was created last, so the line names the
+            // service whose work is running (runAsService), else this app's.
+            base: null,
             genReqId: requestIdFor,
             customAttributeKeys: { reqId: 'request_id' },
             redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
@@ -76,7 +80,8 @@ export class LoggingModule {
             autoLogging: { ignore: (req) => req.url?.startsWith('/health') ?? false },
             mixin: () => {
               const requestId = currentRequestId();
-              return requestId ? { request_id: requestId } : {};
+              const fields = { service: currentService() ?? service };
+              return requestId ? { ...fields, request_id: requestId } : fields;
             },
           },
         }),
