@@ -1,6 +1,8 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import * as ts from 'typescript';
+import { runGenerator, writeOrCheck } from './generated-files';
+import { repositoryProgram } from './typescript-program';
 
 /**
  * `npm run config-table`: the settings table of docs/configuration.md, generated from each app's
@@ -25,22 +27,6 @@ interface Setting {
 
 function envFile(app: string): string {
   return path.join(ROOT, `apps/${app}/src/${app}.env.ts`);
-}
-
-function createProgram(files: string[]): ts.Program {
-  const configPath = path.join(ROOT, 'tsconfig.json');
-  const parsed = ts.getParsedCommandLineOfConfigFile(
-    configPath,
-    {},
-    {
-      ...ts.sys,
-      onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
-        throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
-      },
-    },
-  );
-  if (!parsed) throw new Error(`cannot read ${configPath}`);
-  return ts.createProgram({ rootNames: files, options: { ...parsed.options, noEmit: true } });
 }
 
 /** The exported class of an env file that the app loads: the one named `<Something>Env` declared last. */
@@ -89,7 +75,7 @@ function inheritedDocumentation(type: ts.Type, name: string, checker: ts.TypeChe
 
 export function collectSettings(): Setting[] {
   const files = APPS.map(envFile);
-  const program = createProgram(files);
+  const program = repositoryProgram(files);
   const checker = program.getTypeChecker();
   const settings = new Map<string, Setting>();
   for (const app of APPS) {
@@ -164,33 +150,8 @@ export async function generateConfigDoc(): Promise<string> {
   return prettier.format(next, { ...options, parser: 'markdown' });
 }
 
-async function main(check: boolean): Promise<number> {
-  const generated = await generateConfigDoc();
-  const committed = existsSync(CONFIG_DOC) ? readFileSync(CONFIG_DOC, 'utf8') : '';
-  const name = path.relative(ROOT, CONFIG_DOC);
-  if (generated === committed) {
-    process.stdout.write(`${name}: up to date\n`);
-    return 0;
-  }
-  if (check) {
-    process.stdout.write(
-      `${name}: the settings table differs from the *.env.ts classes; run \`npm run config-table\`\n`,
-    );
-    return 1;
-  }
-  writeFileSync(CONFIG_DOC, generated);
-  process.stdout.write(`${name}: written\n`);
-  return 0;
-}
-
 if (require.main === module) {
-  main(process.argv.includes('--check')).then(
-    (code) => process.exit(code),
-    (error: unknown) => {
-      process.stderr.write(
-        `config-table failed: ${error instanceof Error ? error.message : String(error)}\n`,
-      );
-      process.exit(2);
-    },
+  runGenerator('config-table', (check) =>
+    writeOrCheck([{ file: CONFIG_DOC, generated: generateConfigDoc }], check, 'npm run config-table'),
   );
 }

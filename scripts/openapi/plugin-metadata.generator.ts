@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { PluginMetadataGenerator } from '@nestjs/cli/lib/compiler/plugins/plugin-metadata-generator';
 import { ReadonlyVisitor } from '@nestjs/swagger/plugin';
 import * as ts from 'typescript';
-import { apiSourceFiles, CONTROLLER_SUFFIX, DTO_SUFFIXES, REPO_ROOT } from './app-sources';
+import { apiSourceFiles, CONTROLLER_SUFFIX, DTO_SUFFIXES } from './app-sources';
+import { repositoryProgram } from '../typescript-program';
 
 export const PLUGIN_METADATA_FILE = join(__dirname, 'plugin-metadata.ts');
 
@@ -15,24 +16,6 @@ const HEADER = `/* eslint-disable */
 // What @nestjs/swagger's compiler plugin would add to the DTOs and controllers of every app, for
 // the swc builds that do not run it; SwaggerModule.loadPluginMetadata() applies it.
 `;
-
-function createProgram(rootNames: string[]): ts.Program {
-  const configPath = join(REPO_ROOT, 'tsconfig.json');
-  const parsed = ts.getParsedCommandLineOfConfigFile(
-    configPath,
-    {},
-    {
-      ...ts.sys,
-      onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
-        throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
-      },
-    },
-  );
-  if (!parsed) throw new Error(`cannot read ${configPath}`);
-  // Without outDir/rootDir the plugin writes import paths relative to the sources, not to dist/.
-  const { outDir: _outDir, rootDir: _rootDir, incremental: _incremental, ...options } = parsed.options;
-  return ts.createProgram({ rootNames, options: { ...options, noEmit: true } });
-}
 
 function isNestedLiteral(node: ts.Node): boolean {
   return (
@@ -82,7 +65,7 @@ function oneMemberPerLine(source: string): string {
 
 /** The source of the plugin metadata file: what the CLI's generator prints, one member a line. */
 export function generatePluginMetadata(): string {
-  const program = createProgram(apiSourceFiles());
+  const program = repositoryProgram(apiSourceFiles());
   const outputDir = mkdtempSync(join(tmpdir(), 'openapi-metadata-'));
   try {
     new PluginMetadataGenerator().generate({

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import * as ts from 'typescript';
 import { apiSourceFiles, isControllerFile, REPO_ROOT } from './app-sources';
+import { repositoryProgram } from '../typescript-program';
 
 /**
  * Completes an OpenAPI document whose success answers say only `object` (a handler that returns an
@@ -21,22 +22,6 @@ interface Document {
 }
 
 const SUCCESS = /^2\d\d$/;
-
-function createProgram(files: string[]): ts.Program {
-  const configPath = path.join(REPO_ROOT, 'tsconfig.json');
-  const parsed = ts.getParsedCommandLineOfConfigFile(
-    configPath,
-    {},
-    {
-      ...ts.sys,
-      onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
-        throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
-      },
-    },
-  );
-  if (!parsed) throw new Error(`cannot read ${configPath}`);
-  return ts.createProgram({ rootNames: files, options: { ...parsed.options, noEmit: true } });
-}
 
 /** `SnapshotsController_list` (or `..._cancel[1]` for a second route of one handler) -> its method. */
 function handlerIndex(program: ts.Program): Map<string, ts.MethodDeclaration> {
@@ -167,7 +152,7 @@ class SchemaWriter {
 
 /** Fills in every success answer the document leaves undescribed; returns how many it filled. */
 export function completeResponseSchemas(document: Document): number {
-  const program = createProgram(apiSourceFiles().filter(isControllerFile));
+  const program = repositoryProgram(apiSourceFiles().filter(isControllerFile));
   const checker = program.getTypeChecker();
   const handlers = handlerIndex(program);
   const writer = new SchemaWriter(checker, document.components.schemas);
