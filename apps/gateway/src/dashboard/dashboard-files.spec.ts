@@ -43,6 +43,9 @@ async function gatewayWith(distDir: string): Promise<INestApplication> {
   return app;
 }
 
+/** What a browser sends when it navigates to a page. */
+const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+
 describe('the dashboard on the gateway', () => {
   const dist = mkdtempSync(path.join(tmpdir(), 'dashboard-dist-'));
   let app: INestApplication;
@@ -62,7 +65,7 @@ describe('the dashboard on the gateway', () => {
 
   it('serves the shell at / and at every page of the app, never cached, under the CSP', async () => {
     for (const page of ['/', '/guilds/0190a000-0000-7000-8000-000000000001/snapshots', '/login']) {
-      const response = await request(server()).get(page).expect(200);
+      const response = await request(server()).get(page).set('accept', BROWSER_ACCEPT).expect(200);
       expect(response.text).toBe(SHELL);
       expect(response.headers['content-type']).toMatch(/^text\/html/);
       expect(response.headers['cache-control']).toBe('no-store');
@@ -100,7 +103,15 @@ describe('the dashboard on the gateway', () => {
       expect(response.headers['content-type']).toMatch(/problem\+json/);
     }
     // Only reads get the shell.
-    await request(server()).post('/guilds/x').expect(404);
+    await request(server()).post('/guilds/x').set('accept', BROWSER_ACCEPT).expect(404);
+  });
+
+  it('gives a page only to a browser: another client of an unknown path gets the 404 problem', async () => {
+    for (const accept of [undefined, '*/*', 'application/json']) {
+      const call = request(server()).get('/no-such-route');
+      const response = await (accept ? call.set('accept', accept) : call).expect(404);
+      expect(response.headers['content-type']).toMatch(/problem\+json/);
+    }
   });
 
   it('serves the API alone when there is no build', async () => {

@@ -37,8 +37,8 @@ export function isReserved(pathname: string): boolean {
  * Serves the dashboard's static build (`DASHBOARD_DIST_DIR`) on the gateway's origin, so the
  * browser's requests to the API are same-origin and carry the `sid` cookie. Hashed assets are cached
  * for a year (`immutable`); the HTML shell is never cached, so a new build is picked up at the next
- * load; every other GET that is not reserved and names no file (a page of the app: `/guilds/...`)
- * gets the shell, and the app's router shows it. Without a build (no `index.html`), nothing is
+ * load; every other GET from a browser (it asks for `text/html`) that is not reserved and names
+ * no file (a page of the app: `/guilds/...`) gets the shell, and the app's router shows it. Without a build (no `index.html`), nothing is
  * served and the gateway answers the API alone.
  */
 export function serveDashboard(app: NestExpressApplication, distDir: string): boolean {
@@ -63,6 +63,9 @@ export function serveDashboard(app: NestExpressApplication, distDir: string): bo
       });
       return;
     }
+    // Pages are for browsers, which ask for HTML; any other client of an unknown path gets the
+    // API's 404 problem, not a page. `/` is the dashboard whoever asks.
+    if (req.path !== '/' && !/\btext\/html\b/.test(req.headers.accept ?? '')) return next();
     readFile(shellFile, 'utf8').then(
       (shell) => {
         res.setHeader('Cache-Control', 'no-store');
