@@ -5,16 +5,18 @@ import { GuildLookupController } from './guild-lookup.controller';
 import { GuildLookupRepository } from './guild-lookup.repository';
 import { GuildRegistry } from './guild-registry.service';
 import { GuildAccessController, GuildsController } from './guilds.controller';
+import { GuildsRepository } from './guilds.repository';
 
 @Module({
   controllers: [GuildsController, GuildAccessController, GuildLookupController],
   // The registry answers MANAGE_GUILD itself for recovery's own `@RequireManageGuild` routes.
   providers: [
     GuildRegistry,
+    GuildsRepository,
     GuildAccessService,
     GuildLookupRepository,
     { provide: GuildAccessSource, useExisting: GuildAccessService },
   ],
-  exports: [GuildRegistry, GuildAccessService, GuildAccessSource],
+  exports: [GuildRegistry, GuildsRepository, GuildAccessService, GuildAccessSource],
 })
 export class GuildsModule {}
