@@ -2,7 +2,6 @@ import { Module } from '@nestjs/common';
 import { GuildAccessSource } from '@lib/guild-access';
 import { GuildAccessService } from './guild-access.service';
 import { GuildLookupController } from './guild-lookup.controller';
-import { GuildLookupRepository } from './guild-lookup.repository';
 import { GuildRegistry } from './guild-registry.service';
 import { GuildAccessController, GuildsController } from './guilds.controller';
 import { GuildsRepository } from './guilds.repository';
@@ -14,7 +13,6 @@ import { GuildsRepository } from './guilds.repository';
     GuildRegistry,
     GuildsRepository,
     GuildAccessService,
-    GuildLookupRepository,
     { provide: GuildAccessSource, useExisting: GuildAccessService },
   ],
   exports: [GuildRegistry, GuildsRepository, GuildAccessService, GuildAccessSource],

@@ -2,6 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { Guild } from './guild.entity';
 
+/** A registry row read by platform guild id (the dashboard's guild picker). */
+export interface RegistryEntry {
+  id: string;
+  platform_guild_id: string;
+  /** The bot is installed and the guild was not removed: the service protects it. */
+  active: boolean;
+}
+
 /** `recovery.guilds`, the registry: which platform guilds the service protects, under which id. */
 @Injectable()
 export class GuildsRepository {
@@ -13,6 +21,17 @@ export class GuildsRepository {
 
   async findByPlatformId(platformGuildId: string): Promise<Guild | null> {
     return this.dataSource.getRepository(Guild).findOneBy({ platformGuildId });
+  }
+
+  /** The registry's entries of these platform guilds, many at once. */
+  async byPlatformIds(platformGuildIds: readonly string[]): Promise<RegistryEntry[]> {
+    if (platformGuildIds.length === 0) return [];
+    return this.dataSource.query<RegistryEntry[]>(
+      `SELECT id, platform_guild_id, (bot_installed_at IS NOT NULL AND removed_at IS NULL) AS active
+         FROM recovery.guilds
+        WHERE platform_guild_id = ANY($1::text[])`,
+      [platformGuildIds],
+    );
   }
 
   /** Active guilds: bot installed, not removed. */
