@@ -37,6 +37,17 @@ describe(keysetPage.name, () => {
     expect(decodeKeysetCursor(page.next_cursor!)).toEqual({ at: rows[1].cursor_at, id: rows[1].id });
   });
 
+  it('takes the key from another column when told', () => {
+    const entries = rows.map(({ id, ...row }) => ({ ...row, event_id: id }));
+    const page = keysetPage(
+      entries,
+      1,
+      (row) => row.name,
+      (row) => row.event_id,
+    );
+    expect(decodeKeysetCursor(page.next_cursor!)).toEqual({ at: rows[0].cursor_at, id: rows[0].id });
+  });
+
   it('has no next cursor on the last page', () => {
     expect(keysetPage(rows, 3, (row) => row.name)).toEqual({ items: ['a', 'b', 'c'], next_cursor: null });
     expect(keysetPage([], 3, (row: (typeof rows)[number]) => row.name)).toEqual({

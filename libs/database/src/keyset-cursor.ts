@@ -76,17 +76,31 @@ export interface KeysetPage<Item> {
 
 /**
  * The page from `limit + 1` rows read in (timestamp DESC, id DESC) order: the extra row only says
- * that a next page exists, and the cursor names the last row shown.
+ * that a next page exists, and the cursor names the last row shown. `idOf` names the key column
+ * of rows whose key is not `id` (e.g. an audit log's `event_id`).
  */
 export function keysetPage<Row extends KeysetRow, Item>(
   rows: readonly Row[],
   limit: number,
   toItem: (row: Row) => Item,
+): KeysetPage<Item>;
+export function keysetPage<Row extends { cursor_at: string }, Item>(
+  rows: readonly Row[],
+  limit: number,
+  toItem: (row: Row) => Item,
+  idOf: (row: Row) => string,
+): KeysetPage<Item>;
+export function keysetPage<Row extends { cursor_at: string; id?: string }, Item>(
+  rows: readonly Row[],
+  limit: number,
+  toItem: (row: Row) => Item,
+  idOf: (row: Row) => string = (row) => row.id!,
 ): KeysetPage<Item> {
   const page = rows.slice(0, limit);
   const last = page.at(-1);
   return {
     items: page.map(toItem),
-    next_cursor: rows.length > limit && last ? encodeKeysetCursor({ at: last.cursor_at, id: last.id }) : null,
+    next_cursor:
+      rows.length > limit && last ? encodeKeysetCursor({ at: last.cursor_at, id: idOf(last) }) : null,
   };
 }
