@@ -31,10 +31,15 @@ import {
 import { runRestore } from '../apps/recovery/src/restore/workflows/restore-procedure';
 import { RestoreProgress } from '../apps/recovery/src/restore/workflows/restore-progress';
 import { SnapshotService } from '../apps/recovery/src/snapshots/snapshot.service';
-import { LiveSyncControl } from '../apps/recovery/src/sync/live-sync-control';
+import { LiveSyncControl } from '../apps/recovery/src/sync/live-sync-control.repository';
 import migrateTestDatabase from '../test/support/global-setup';
 import { generatedGuild } from './generated-guild';
 import { testTokenCodec } from '../test/support/internal-tokens';
+import { OutboxWriter } from '@lib/outbox';
+import { GuildsRepository } from '../apps/recovery/src/guilds/guilds.repository';
+import { RecoveryEvents } from '../apps/recovery/src/recovery-events';
+import { PlatformIdReplacementsRepository } from '../apps/recovery/src/restore/platform-id-replacements.repository';
+import { SnapshotsRepository } from '../apps/recovery/src/snapshots/snapshots.repository';
 
 /**
  * `npm run bench:restore`: a large guild (100 roles, 200 channels, 2-4 overwrites on every
@@ -288,7 +293,10 @@ async function main(): Promise<void> {
 
     // One client for the whole app, as PlatformModule provides it (it owns the rate-limit queues).
     const client = new ChatPlatformClient({ apiBaseUrl: `${url}/api`, botToken: platform.botToken });
-    const guilds = new GuildRegistry(dataSource, client, new GuildAccessService(dataSource, client));
+    const events = new RecoveryEvents(new OutboxWriter('recovery', 'recovery'));
+    const guildRows = new GuildsRepository(dataSource);
+    const snapshotRows = new SnapshotsRepository(dataSource);
+    const guilds = new GuildRegistry(guildRows, client, new GuildAccessService(guildRows, client));
     const snapshots = new SnapshotService(
       dataSource,
       client,
@@ -297,9 +305,15 @@ async function main(): Promise<void> {
         licensingUrl: 'http://127.0.0.1:9',
         codec: testTokenCodec('recovery'),
       }),
+      snapshotRows,
+      events,
     );
-    const jobs = new RestoreJobsRepository(dataSource);
-    const comparisons = new RestoreComparisons(dataSource, client);
+    const jobs = new RestoreJobsRepository(dataSource, events);
+    const comparisons = new RestoreComparisons(
+      snapshotRows,
+      new PlatformIdReplacementsRepository(dataSource),
+      client,
+    );
     const steps = new RestoreSteps(client);
     const liveSync = new LiveSyncControl(dataSource);
 

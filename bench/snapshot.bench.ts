@@ -6,9 +6,12 @@ import { EntitlementsClient } from '@lib/entitlements';
 import { FakeChatPlatform } from '@lib/testing';
 import { Routes } from 'discord-api-types/v10';
 import { v7 as uuidv7 } from 'uuid';
+import { OutboxWriter } from '@lib/outbox';
 import { Guild } from '../apps/recovery/src/guilds/guild.entity';
+import { RecoveryEvents } from '../apps/recovery/src/recovery-events';
 import { serialiseSnapshot } from '../apps/recovery/src/snapshots/snapshot-payload';
 import { SnapshotService } from '../apps/recovery/src/snapshots/snapshot.service';
+import { SnapshotsRepository } from '../apps/recovery/src/snapshots/snapshots.repository';
 import { openDataSource } from '../test/support/database';
 import migrateTestDatabase from '../test/support/global-setup';
 import { generatedGuild } from './generated-guild';
@@ -92,6 +95,8 @@ async function main(): Promise<void> {
         licensingUrl: 'http://127.0.0.1:9',
         codec: testTokenCodec('recovery'),
       }),
+      new SnapshotsRepository(dataSource),
+      new RecoveryEvents(new OutboxWriter('recovery', 'recovery')),
     );
     const bare = new REST({ version: '10', api: `${url}/api` }).setToken('fake-bot-token');
 

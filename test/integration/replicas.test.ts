@@ -49,6 +49,7 @@ import { OWNER, seedProtectedGuild } from '../support/restore-scenario';
 import { waitFor } from '../support/wait';
 import { paymentDoneForUnknownOrder } from '../support/webhook-events';
 import { testTokenCodec } from '../support/internal-tokens';
+import { SnapshotRetentionRepository } from '../../apps/recovery/src/snapshots/snapshot-retention.repository';
 
 const REPLICAS = 2;
 /** Guilds registered and subscribed through the apps: renewals, scheduled snapshots, AntiNuke. */
@@ -645,7 +646,7 @@ describe('two replicas of every app', () => {
           licensingUrl: set('licensing').at(lane).url,
           codec,
         });
-        return { pool, job: new SnapshotRetentionJob(pool, entitlements) };
+        return { pool, job: new SnapshotRetentionJob(new SnapshotRetentionRepository(pool), entitlements) };
       }),
     );
     const blocker = dataSource.createQueryRunner();

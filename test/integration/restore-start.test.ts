@@ -14,6 +14,8 @@ import { RestoreService } from '../../apps/recovery/src/restore/restore.service'
 import type { RestoreWorkflowInput } from '../../apps/recovery/src/restore/workflows/restore-contract';
 import { openDataSource } from '../support/database';
 import { waitFor } from '../support/wait';
+import { OutboxWriter } from '@lib/outbox';
+import { RecoveryEvents } from '../../apps/recovery/src/recovery-events';
 
 const PLATFORM_USER = '200000000000000001';
 
@@ -56,7 +58,10 @@ describe('restore start against a concurrent start', () => {
 
   beforeAll(async () => {
     dataSource = await openDataSource();
-    jobs = new RestoreJobsRepository(dataSource);
+    jobs = new RestoreJobsRepository(
+      dataSource,
+      new RecoveryEvents(new OutboxWriter('recovery', 'recovery')),
+    );
     const comparisons = {
       snapshotPayload: () => Promise.resolve({}),
       compare: async () => {

@@ -16,6 +16,12 @@ import { BillingEventStream, SubscriptionScenario } from '../support/billing-eve
 import { RecoveryStack } from '../support/recovery-stack';
 import { waitFor } from '../support/wait';
 import { testTokenCodec } from '../support/internal-tokens';
+import { OutboxWriter } from '@lib/outbox';
+import { GuildsRepository } from '../../apps/recovery/src/guilds/guilds.repository';
+import { RecoveryEvents } from '../../apps/recovery/src/recovery-events';
+import { ScheduledSnapshotRunsRepository } from '../../apps/recovery/src/snapshots/scheduled-snapshot-runs.repository';
+import { SnapshotRetentionRepository } from '../../apps/recovery/src/snapshots/snapshot-retention.repository';
+import { SnapshotsRepository } from '../../apps/recovery/src/snapshots/snapshots.repository';
 
 const OWNER = '200000000000000001';
 const HOUR_MS = 3_600_000;
@@ -47,10 +53,25 @@ describe('snapshot jobs', () => {
       licensingUrl: stack.licensing.url,
       codec: testTokenCodec('recovery'),
     });
-    const registry = new GuildRegistry(dataSource, platform, new GuildAccessService(dataSource, platform));
-    const snapshots = new SnapshotService(dataSource, platform, entitlements);
-    replicas = [1, 2].map(() => new ScheduledSnapshotsJob(dataSource, registry, snapshots, entitlements));
-    retention = new SnapshotRetentionJob(dataSource, entitlements);
+    const guildRows = new GuildsRepository(dataSource);
+    const registry = new GuildRegistry(guildRows, platform, new GuildAccessService(guildRows, platform));
+    const snapshots = new SnapshotService(
+      dataSource,
+      platform,
+      entitlements,
+      new SnapshotsRepository(dataSource),
+      new RecoveryEvents(new OutboxWriter('recovery', 'recovery')),
+    );
+    replicas = [1, 2].map(
+      () =>
+        new ScheduledSnapshotsJob(
+          new ScheduledSnapshotRunsRepository(dataSource),
+          registry,
+          snapshots,
+          entitlements,
+        ),
+    );
+    retention = new SnapshotRetentionJob(new SnapshotRetentionRepository(dataSource), entitlements);
   });
 
   afterAll(async () => {

@@ -4,12 +4,23 @@ import { EntitlementsService } from './entitlements/entitlements.service';
 import { LicenseEventsHandler } from './licenses/license-events.handler';
 import { LicenseController } from './licenses/license.controller';
 import { LicenseService } from './licenses/license.service';
+import { LicensesRepository } from './licenses/licenses.repository';
+import { LicensingEvents } from './licensing-events';
 import { PlanCatalog } from './plans/plan-catalog';
+import { PlansRepository } from './plans/plans.repository';
 
 /** Plans, licences and entitlements: the whole licensing domain, apart from infrastructure. */
 @Module({
   controllers: [EntitlementsController, LicenseController],
-  providers: [PlanCatalog, LicenseService, LicenseEventsHandler, EntitlementsService],
+  providers: [
+    PlansRepository,
+    PlanCatalog,
+    LicensesRepository,
+    LicensingEvents,
+    LicenseService,
+    LicenseEventsHandler,
+    EntitlementsService,
+  ],
   exports: [LicenseEventsHandler],
 })
 export class LicensingModule {}

@@ -38,6 +38,9 @@ export function createServiceDataSource(options: ServiceDatabaseOptions): DataSo
 }
 
 /**
+ * sql-placement-exempt: schema administration before any migration runs (an advisory lock, CREATE
+ * SCHEMA), not data access; it belongs beside the migration runner it serialises.
+ *
  * Creates the schema and applies pending migrations. An advisory lock per schema makes several
  * replicas starting at once apply each migration exactly once.
  */

@@ -51,3 +51,56 @@ export function decodeKeysetCursor(cursor: string): KeysetPosition {
   }
   return { at, id };
 }
+
+/**
+ * Where a list request starts: the position its `cursor` names (400 when it is not one of ours), or
+ * nulls for the first page. Bind both as parameters of the keyset condition
+ * `($n::timestamptz IS NULL OR (<time column>, id) < ($n::timestamptz, $m::uuid))`.
+ */
+export function keysetStart(cursor: string | undefined): { at: string | null; id: string | null } {
+  const after = cursor ? decodeKeysetCursor(cursor) : null;
+  return { at: after?.at ?? null, id: after?.id ?? null };
+}
+
+/** A row of a keyset list: its id and its timestamp selected with `keysetTimeSql(...) AS cursor_at`. */
+export interface KeysetRow {
+  cursor_at: string;
+  id: string;
+}
+
+/** One page of a keyset list, as the API answers it. */
+export interface KeysetPage<Item> {
+  items: Item[];
+  next_cursor: string | null;
+}
+
+/**
+ * The page from `limit + 1` rows read in (timestamp DESC, id DESC) order: the extra row only says
+ * that a next page exists, and the cursor names the last row shown. `idOf` names the key column
+ * of rows whose key is not `id` (e.g. an audit log's `event_id`).
+ */
+export function keysetPage<Row extends KeysetRow, Item>(
+  rows: readonly Row[],
+  limit: number,
+  toItem: (row: Row) => Item,
+): KeysetPage<Item>;
+export function keysetPage<Row extends { cursor_at: string }, Item>(
+  rows: readonly Row[],
+  limit: number,
+  toItem: (row: Row) => Item,
+  idOf: (row: Row) => string,
+): KeysetPage<Item>;
+export function keysetPage<Row extends { cursor_at: string; id?: string }, Item>(
+  rows: readonly Row[],
+  limit: number,
+  toItem: (row: Row) => Item,
+  idOf: (row: Row) => string = (row) => row.id!,
+): KeysetPage<Item> {
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return {
+    items: page.map(toItem),
+    next_cursor:
+      rows.length > limit && last ? encodeKeysetCursor({ at: last.cursor_at, id: idOf(last) }) : null,
+  };
+}

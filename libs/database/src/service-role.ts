@@ -1,5 +1,8 @@
 import type { Client } from 'pg';
 
+// sql-placement-exempt: role and schema provisioning (DDL and catalogue reads run by the migration
+// job as an administrator), not a service's data access.
+
 /** The Postgres login a service's `DATABASE_URL` names. */
 export function loginOf(url: string): { user: string; password: string } {
   const parsed = new URL(url);

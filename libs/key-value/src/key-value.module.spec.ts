@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { createKeyValueStore } from './key-value.module';
-import { PostgresKeyValueStore } from './postgres-key-value-store';
+import { PostgresKeyValueStore } from './postgres-key-value.repository';
 import { RedisKeyValueStore } from './redis-key-value-store';
 
 describe(createKeyValueStore.name, () => {

@@ -2,7 +2,7 @@ import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '
 import type { RedisOptions } from 'ioredis';
 import { DataSource } from 'typeorm';
 import { KEY_VALUE_STORE, type KeyValueStore } from './key-value-store';
-import { PostgresKeyValueStore } from './postgres-key-value-store';
+import { PostgresKeyValueStore } from './postgres-key-value.repository';
 import { RedisKeyValueStore } from './redis-key-value-store';
 
 export interface KeyValueModuleOptions {

@@ -3,6 +3,7 @@ import type { DomainEvent } from '@lib/contracts';
 import { Counter } from 'prom-client';
 import type { DataSource, EntityManager } from 'typeorm';
 import { type EventHandler, PermanentEventError } from './event-handler';
+import { ProcessedEventsRepository } from './processed-events.repository';
 
 export const eventsFailedCounter = new Counter({
   name: 'events_failed_total',
@@ -22,12 +23,15 @@ export const eventsProcessedCounter = new Counter({
  */
 export class EventProcessor {
   private readonly logger = new Logger(EventProcessor.name);
+  private readonly processed: ProcessedEventsRepository;
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly schema: string,
+    schema: string,
     private readonly handlers: readonly EventHandler[],
-  ) {}
+  ) {
+    this.processed = new ProcessedEventsRepository(schema);
+  }
 
   /**
    * Throws only for errors worth retrying (database or platform down); the caller redelivers.
@@ -72,14 +76,7 @@ export class EventProcessor {
   }
 
   private async apply(handler: EventHandler, events: DomainEvent[], manager: EntityManager): Promise<void> {
-    const claimed: { event_id: string }[] = await manager.query(
-      `INSERT INTO "${this.schema}".processed_events (consumer, event_id, event_type)
-       SELECT $1, id, type FROM unnest($2::text[], $3::text[]) AS e(id, type)
-       ON CONFLICT DO NOTHING
-       RETURNING event_id`,
-      [handler.consumer, events.map((e) => e.id), events.map((e) => e.type)],
-    );
-    const fresh = new Set(claimed.map((row) => row.event_id));
+    const fresh = new Set(await this.processed.claim(manager, handler.consumer, events));
     for (const event of events) {
       // delete: a batch may carry the same event twice (redelivery within one fetch).
       if (!fresh.delete(event.id)) continue;
@@ -94,11 +91,6 @@ export class EventProcessor {
     eventType: string,
     error: string,
   ): Promise<void> {
-    await this.dataSource.query(
-      `INSERT INTO "${this.schema}".processed_events (consumer, event_id, event_type, status, error)
-       VALUES ($1, $2, $3, 'failed', $4)
-       ON CONFLICT DO NOTHING`,
-      [consumer, eventId, eventType, error.slice(0, 2000)],
-    );
+    await this.processed.recordFailure(this.dataSource, { consumer, eventId, eventType, error });
   }
 }

@@ -7,3 +7,4 @@ export * from './kafka-event.publisher';
 export * from './messaging.module';
 export * from './processed-events.schema';
 export * from './in-process-event-bus';
+export * from './processed-events.repository';

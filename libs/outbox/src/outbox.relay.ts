@@ -3,7 +3,7 @@ import { Client } from 'pg';
 import { Gauge } from 'prom-client';
 import type { DataSource } from 'typeorm';
 import type { EventPublisher, OutboxMessage } from './event-publisher';
-import { outboxChannel } from './outbox.schema';
+import { OutboxRepository } from './outbox.repository';
 
 export interface OutboxRelayOptions {
   schema: string;
@@ -17,14 +17,6 @@ export interface OutboxRelayOptions {
   maxBackoffMs?: number;
   /** Sent rows older than this are deleted by the relay. */
   retentionHours?: number;
-}
-
-interface ClaimedRow {
-  id: string;
-  topic: string;
-  message_key: string;
-  event_type: string;
-  envelope: string;
 }
 
 const RETENTION_SWEEP_EVERY_MS = 10 * 60_000;
@@ -61,6 +53,7 @@ const outboxOldestUnsent = new Gauge({
  */
 export class OutboxRelay {
   private readonly logger: Logger;
+  private readonly outbox: OutboxRepository;
   private readonly batchSize: number;
   private readonly pollIntervalMs: number;
   private readonly maxBackoffMs: number;
@@ -73,6 +66,7 @@ export class OutboxRelay {
 
   constructor(private readonly options: OutboxRelayOptions) {
     this.logger = new Logger(`OutboxRelay(${options.schema})`);
+    this.outbox = new OutboxRepository(options.schema);
     this.batchSize = options.batchSize ?? 500;
     this.pollIntervalMs = Math.min(options.pollIntervalMs ?? 1_000, 2_000);
     this.maxBackoffMs = options.maxBackoffMs ?? 10_000;
@@ -84,11 +78,7 @@ export class OutboxRelay {
 
   /** How many committed events wait, and for how long the oldest has. */
   async backlog(): Promise<{ unsent: number; oldestSeconds: number }> {
-    const [row] = await this.options.dataSource.query<{ unsent: string; oldest_seconds: string | null }[]>(
-      `SELECT count(*) AS unsent, extract(epoch FROM now() - min(created_at)) AS oldest_seconds
-         FROM "${this.options.schema}".outbox WHERE sent_at IS NULL`,
-    );
-    return { unsent: Number(row.unsent), oldestSeconds: Number(row.oldest_seconds ?? 0) };
+    return this.outbox.backlog(this.options.dataSource);
   }
 
   start(): void {
@@ -110,20 +100,12 @@ export class OutboxRelay {
 
   /** One claim-publish-mark round; returns how many rows were published. */
   async relayOnce(): Promise<number> {
-    const { schema, dataSource, publisher } = this.options;
+    const { dataSource, publisher } = this.options;
     const runner = dataSource.createQueryRunner();
     await runner.connect();
     try {
       await runner.startTransaction();
-      const rows = (await runner.query(
-        `SELECT id, topic, message_key, event_type, envelope::text AS envelope
-           FROM "${schema}".outbox
-          WHERE sent_at IS NULL
-          ORDER BY seq
-          LIMIT $1
-          FOR UPDATE SKIP LOCKED`,
-        [this.batchSize],
-      )) as ClaimedRow[];
+      const rows = await this.outbox.claimUnsent(runner, this.batchSize);
       if (rows.length === 0) {
         await runner.commitTransaction();
         return 0;
@@ -136,9 +118,10 @@ export class OutboxRelay {
         envelope: row.envelope,
       }));
       await publisher.publish(messages);
-      await runner.query(`UPDATE "${schema}".outbox SET sent_at = now() WHERE id = ANY($1::uuid[])`, [
+      await this.outbox.markSent(
+        runner,
         rows.map((row) => row.id),
-      ]);
+      );
       await runner.commitTransaction();
       return rows.length;
     } catch (error) {
@@ -202,7 +185,7 @@ export class OutboxRelay {
       });
       try {
         await client.connect();
-        await client.query(`LISTEN "${outboxChannel(this.options.schema)}"`);
+        await this.outbox.listen(client);
         this.listener = client;
         await closed;
       } catch (error) {
@@ -218,9 +201,6 @@ export class OutboxRelay {
     if (Date.now() - this.lastSweep < RETENTION_SWEEP_EVERY_MS) return;
     this.lastSweep = Date.now();
     const hours = this.options.retentionHours ?? 72;
-    await this.options.dataSource.query(
-      `DELETE FROM "${this.options.schema}".outbox WHERE sent_at < now() - make_interval(hours => $1)`,
-      [hours],
-    );
+    await this.outbox.deleteSentBefore(this.options.dataSource, hours);
   }
 }

@@ -10,6 +10,7 @@ import {
 import { currentRequestId } from '@lib/runtime';
 import type { EntityManager } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
+import { OutboxRepository } from './outbox.repository';
 
 export interface NewEvent<T extends EventType> {
   type: T;
@@ -26,10 +27,14 @@ export interface NewEvent<T extends EventType> {
  * exists if and only if the state change committed.
  */
 export class OutboxWriter {
+  private readonly outbox: OutboxRepository;
+
   constructor(
-    private readonly schema: string,
+    schema: string,
     private readonly producer: Producer,
-  ) {}
+  ) {
+    this.outbox = new OutboxRepository(schema);
+  }
 
   async append<T extends EventType>(manager: EntityManager, event: NewEvent<T>): Promise<DomainEvent<T>> {
     const [envelope] = await this.appendAll(manager, [event]);
@@ -45,21 +50,15 @@ export class OutboxWriter {
     }
     const envelopes = events.map((event) => this.envelope(event));
     if (envelopes.length === 0) return envelopes;
-    const values: unknown[] = [];
-    const rows = envelopes.map((envelope, index) => {
-      values.push(
-        envelope.id,
-        TOPICS[this.producer],
-        envelope.guild_id,
-        envelope.type,
-        JSON.stringify(envelope),
-      );
-      const p = index * 5;
-      return `($${p + 1}, $${p + 2}, $${p + 3}, $${p + 4}, $${p + 5})`;
-    });
-    await manager.query(
-      `INSERT INTO "${this.schema}".outbox (id, topic, message_key, event_type, envelope) VALUES ${rows.join(', ')}`,
-      values,
+    await this.outbox.insert(
+      manager,
+      envelopes.map((envelope) => ({
+        id: envelope.id,
+        topic: TOPICS[this.producer],
+        messageKey: envelope.guild_id,
+        eventType: envelope.type,
+        envelope: JSON.stringify(envelope),
+      })),
     );
     return envelopes;
   }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Entitlements } from '@lib/contracts';
-import { DataSource } from 'typeorm';
-import { License } from '../licenses/license.entity';
+import type { License } from '../licenses/license.entity';
+import { LicensesRepository } from '../licenses/licenses.repository';
 import { PlanCatalog } from '../plans/plan-catalog';
 import { entitlementsAt } from './entitlements';
 
@@ -12,12 +12,12 @@ import { entitlementsAt } from './entitlements';
 @Injectable()
 export class EntitlementsService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly licenses: LicensesRepository,
     private readonly plans: PlanCatalog,
   ) {}
 
   async forGuild(guildId: string): Promise<{ entitlements: Entitlements; license: License | null }> {
-    const license = await this.dataSource.getRepository(License).findOneBy({ guildId });
+    const license = await this.licenses.findByGuild(guildId);
     const state = license
       ? {
           id: license.id,

@@ -1,12 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { planRank } from '@lib/contracts';
-import { OutboxWriter } from '@lib/outbox';
 import { Counter } from 'prom-client';
-import { DataSource, type EntityManager } from 'typeorm';
-import { v7 as uuidv7 } from 'uuid';
+import type { EntityManager } from 'typeorm';
+import { LicensingEvents } from '../licensing-events';
 import { PlanCatalog } from '../plans/plan-catalog';
 import type { LicenseChange } from './license-change';
-import { License } from './license.entity';
+import { LicensesRepository } from './licenses.repository';
 
 export const staleLicenseEventsCounter = new Counter({
   name: 'licensing_stale_events_total',
@@ -20,11 +19,11 @@ export type LicenseChangeOutcome = 'upgraded' | 'downgraded' | 'unchanged' | 'st
 @Injectable()
 export class LicenseService {
   private readonly logger = new Logger(LicenseService.name);
-  private readonly outbox = new OutboxWriter('licensing', 'licensing');
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly licenses: LicensesRepository,
     private readonly plans: PlanCatalog,
+    private readonly events: LicensingEvents,
   ) {}
 
   /**
@@ -32,28 +31,15 @@ export class LicenseService {
    * checkout so that every event of the subscription names the licence (spec §6 `license_id`);
    * the row is updated in place from then on (spec appendix rule 8), so the id never changes.
    */
-  async reserve(guildId: string, manager: EntityManager = this.dataSource.manager): Promise<string> {
-    await manager.query(
-      `INSERT INTO licensing.licenses (id, guild_id, plan_id, status) VALUES ($1, $2, $3, 'active')
-       ON CONFLICT (guild_id) DO NOTHING`,
-      [uuidv7(), guildId, this.plans.byCode('FREE').id],
-    );
-    const [row] = await manager.query<{ id: string }[]>(
-      `SELECT id FROM licensing.licenses WHERE guild_id = $1`,
-      [guildId],
-    );
-    return row.id;
+  async reserve(guildId: string, manager?: EntityManager): Promise<string> {
+    return this.licenses.reserve(guildId, this.plans.byCode('FREE').id, manager);
   }
 
   /** Runs inside the consumer's transaction, which also records the event as processed. */
   async apply(manager: EntityManager, change: LicenseChange): Promise<LicenseChangeOutcome> {
-    const repository = manager.getRepository(License);
     await this.reserve(change.guildId, manager);
     // The row lock serialises changes of one guild even across consumer rebalances.
-    const current = await repository.findOneOrFail({
-      where: { guildId: change.guildId },
-      lock: { mode: 'pessimistic_write' },
-    });
+    const current = await this.licenses.lockByGuild(manager, change.guildId);
     if (!change.isNewerThan(current)) {
       staleLicenseEventsCounter.inc({ event_type: change.cause });
       this.logger.log(
@@ -74,7 +60,7 @@ export class LicenseService {
       lastEventAt: change.occurredAt,
       lastEventId: change.eventId,
     });
-    await repository.save(license);
+    await this.licenses.save(manager, license);
 
     const direction = Math.sign(planRank(newPlan.code) - planRank(oldPlan.code));
     if (direction === 0) return 'unchanged';
@@ -87,17 +73,12 @@ export class LicenseService {
       expires_at: license.expiresAt?.toISOString() ?? null,
       cause: change.cause,
     };
-    const event = { aggregate_type: 'license', aggregate_id: license.id, guild_id: license.guildId };
     if (direction > 0) {
-      await this.outbox.append(manager, { ...event, type: 'LicenseUpgraded', payload: common });
+      await this.events.upgraded(manager, license, common);
       return 'upgraded';
     }
     const removed_features = oldPlan.features.filter((feature) => !newPlan.features.includes(feature));
-    await this.outbox.append(manager, {
-      ...event,
-      type: 'LicenseDowngraded',
-      payload: { ...common, removed_features },
-    });
+    await this.events.downgraded(manager, license, { ...common, removed_features });
     return 'downgraded';
   }
 }

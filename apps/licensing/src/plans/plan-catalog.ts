@@ -1,7 +1,6 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { PLAN_CODES, type PlanCode, type PlanDefinition } from '@lib/contracts';
-import { DataSource } from 'typeorm';
-import { Plan } from './plan.entity';
+import { PlansRepository } from './plans.repository';
 
 export interface CatalogPlan extends PlanDefinition {
   id: string;
@@ -15,10 +14,10 @@ export interface CatalogPlan extends PlanDefinition {
 export class PlanCatalog implements OnModuleInit {
   private plans: CatalogPlan[] = [];
 
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly repository: PlansRepository) {}
 
   async onModuleInit(): Promise<void> {
-    const rows = await this.dataSource.getRepository(Plan).find({ order: { rank: 'ASC' } });
+    const rows = await this.repository.allInRankOrder();
     const missing = PLAN_CODES.filter((code) => !rows.some((plan) => plan.code === code));
     if (missing.length > 0)
       throw new Error(`licensing.plans lacks ${missing.join(', ')}; run the migrations`);

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { decodeKeysetCursor, encodeKeysetCursor, keysetTimeSql } from '@lib/database';
-import { OutboxWriter } from '@lib/outbox';
+import { type KeysetPage, keysetPage, keysetStart, keysetTimeSql } from '@lib/database';
 import { NotFoundError } from '@lib/problem-details';
 import { DataSource } from 'typeorm';
+import { RecoveryEvents } from '../recovery-events';
 import type { DestructiveActionKind } from './destructive-action';
 import type { OpenIncidentInput } from './workflows/antinuke-contract';
 
@@ -34,9 +34,10 @@ const COLUMNS = `id, guild_id, actor_platform_user_id, action, count, audit_log_
 /** `recovery.antinuke_incidents`: what AntiNuke saw and did, newest first for the dashboard. */
 @Injectable()
 export class AntiNukeIncidentsRepository {
-  private readonly outbox = new OutboxWriter('recovery', 'recovery');
-
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly events: RecoveryEvents,
+  ) {}
 
   /**
    * The incident and AntiNukeIncidentOpened in one transaction. Idempotent by incident id (minted
@@ -74,49 +75,22 @@ export class AntiNukeIncidentsRepository {
         ],
       );
       if (inserted.length === 0) return false;
-      await this.outbox.append(manager, {
-        type: 'AntiNukeIncidentOpened',
-        aggregate_type: 'antinuke_incident',
-        aggregate_id: input.incidentId,
-        guild_id: input.guildId,
-        occurred_at: new Date(input.openedAt),
-        payload: {
-          incident_id: input.incidentId,
-          guild_id: input.guildId,
-          actor_platform_user_id: burst.actor_platform_user_id,
-          action: burst.kind,
-          count: burst.count,
-          snapshot_id: input.snapshotId,
-          owner_platform_user_id: guild.owner_platform_user_id,
-          guild_name: guild.name,
-          auto_action_taken: input.autoActionTaken,
-          occurred_at: input.openedAt,
-        },
-      });
+      await this.events.antiNukeIncidentOpened(manager, input, guild);
       return true;
     });
   }
 
-  async list(
-    guildId: string,
-    query: { limit: number; cursor?: string },
-  ): Promise<{ items: IncidentView[]; next_cursor: string | null }> {
-    const after = query.cursor ? decodeKeysetCursor(query.cursor) : null;
+  async list(guildId: string, query: { limit: number; cursor?: string }): Promise<KeysetPage<IncidentView>> {
+    const after = keysetStart(query.cursor);
     const rows = await this.dataSource.query<(IncidentRow & { cursor_at: string })[]>(
       `SELECT ${COLUMNS}, ${keysetTimeSql('opened_at')} AS cursor_at FROM recovery.antinuke_incidents
         WHERE guild_id = $1
           AND ($2::timestamptz IS NULL OR (opened_at, id) < ($2::timestamptz, $3::uuid))
         ORDER BY opened_at DESC, id DESC
         LIMIT $4`,
-      [guildId, after?.at ?? null, after?.id ?? null, query.limit + 1],
+      [guildId, after.at, after.id, query.limit + 1],
     );
-    const page = rows.slice(0, query.limit);
-    const last = page.at(-1);
-    return {
-      items: page.map(toView),
-      next_cursor:
-        rows.length > query.limit && last ? encodeKeysetCursor({ at: last.cursor_at, id: last.id }) : null,
-    };
+    return keysetPage(rows, query.limit, toView);
   }
 }
 

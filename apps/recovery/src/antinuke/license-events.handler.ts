@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { type DomainEvent, type EventPayloads, PLAN_FEATURES, type PlanFeature } from '@lib/contracts';
 import { type EventHandler, PermanentEventError } from '@lib/messaging';
 import type { EntityManager } from 'typeorm';
+import { GuildsRepository } from '../guilds/guilds.repository';
 import { AntiNukeSettingsRepository } from './antinuke-settings.repository';
 import { AntiNukeWorkflows } from './antinuke-workflows.service';
 import type { AntiNukeEntitlements } from './workflows/antinuke-contract';
@@ -21,6 +22,7 @@ export class AntiNukeLicenseHandler implements EventHandler {
   constructor(
     private readonly settings: AntiNukeSettingsRepository,
     private readonly workflows: AntiNukeWorkflows,
+    private readonly guilds: GuildsRepository,
   ) {}
 
   async handle(event: DomainEvent, manager: EntityManager): Promise<void> {
@@ -39,7 +41,7 @@ export class AntiNukeLicenseHandler implements EventHandler {
     const features = featureList(payload?.features, 'features');
     if (!features.includes('ANTINUKE_DETECT')) return;
     requireGuildId(guildId);
-    if (!(await this.isRegistered(guildId, manager))) {
+    if (!(await this.guilds.exists(guildId, manager))) {
       this.logger.warn(
         { guild_id: guildId },
         'LicenseUpgraded for a guild recovery does not know; AntiNuke not started',
@@ -85,11 +87,6 @@ export class AntiNukeLicenseHandler implements EventHandler {
       { guild_id: guildId, ...entitlements, workflow_running: signalled },
       losesDetection ? 'antinuke detection removed' : 'antinuke auto-action switched off',
     );
-  }
-
-  private async isRegistered(guildId: string, manager: EntityManager): Promise<boolean> {
-    const rows = await manager.query<unknown[]>(`SELECT 1 FROM recovery.guilds WHERE id = $1`, [guildId]);
-    return rows.length > 0;
   }
 }
 

@@ -4,9 +4,8 @@ import type { GuildAccess } from '@lib/contracts';
 import type { GuildAccessSource } from '@lib/guild-access';
 import { NotFoundError } from '@lib/problem-details';
 import { TtlCache } from '@lib/runtime';
-import { DataSource } from 'typeorm';
 import { toUserFacingError } from '../platform/platform-errors';
-import { Guild } from './guild.entity';
+import { GuildsRepository } from './guilds.repository';
 
 /** Spec §8 / ARCHITECTURE.md: the MANAGE_GUILD answer is cached for 60 s per guild and user. */
 export const MANAGE_GUILD_CACHE_TTL_MS = 60_000;
@@ -20,7 +19,7 @@ export class GuildAccessService implements GuildAccessSource {
   private readonly cache = new TtlCache<boolean>(MANAGE_GUILD_CACHE_TTL_MS);
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly guilds: GuildsRepository,
     private readonly platform: ChatPlatformClient,
   ) {}
 
@@ -30,7 +29,7 @@ export class GuildAccessService implements GuildAccessSource {
    * alone hear that the guild is inactive, and everyone else is refused as for any guild.
    */
   async access(guildId: string, platformUserId: string): Promise<GuildAccess> {
-    const guild = await this.dataSource.getRepository(Guild).findOneBy({ id: guildId });
+    const guild = await this.guilds.findById(guildId);
     if (!guild) throw new NotFoundError('ErrGuildNotFound', 'Guild');
     const manageGuild = guild.active
       ? await this.cache.get(`${guild.platformGuildId}:${platformUserId}`, () =>

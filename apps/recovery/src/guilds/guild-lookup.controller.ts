@@ -4,7 +4,7 @@ import { ServiceRoute } from '@lib/identity';
 import { TtlCache } from '@lib/runtime';
 import { ArrayMaxSize, IsArray, Matches } from 'class-validator';
 import { toUserFacingError } from '../platform/platform-errors';
-import { GuildLookupRepository } from './guild-lookup.repository';
+import { GuildsRepository } from './guilds.repository';
 import { SNOWFLAKE } from './guilds.dto';
 
 /** A user belongs to at most 200 guilds on the platform (one page of `/users/@me/guilds`). */
@@ -44,7 +44,7 @@ export class GuildLookupController {
   private readonly presence = new TtlCache<boolean>(BOT_PRESENCE_TTL_MS);
 
   constructor(
-    private readonly registry: GuildLookupRepository,
+    private readonly registry: GuildsRepository,
     private readonly platform: ChatPlatformClient,
   ) {}
 

@@ -1,17 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { ChatPlatformClient, isChatPlatformError } from '@lib/chat-platform';
 import { DomainError, ForbiddenError, NotFoundError } from '@lib/problem-details';
-import { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
 import { toUserFacingError } from '../platform/platform-errors';
 import { GuildAccessService } from './guild-access.service';
-import { Guild } from './guild.entity';
+import type { Guild } from './guild.entity';
+import { GuildsRepository } from './guilds.repository';
 
 /** The guild registry: which platform guilds the service protects, under which internal id. */
 @Injectable()
 export class GuildRegistry {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly guilds: GuildsRepository,
     private readonly platform: ChatPlatformClient,
     private readonly access: GuildAccessService,
   ) {}
@@ -35,38 +35,28 @@ export class GuildRegistry {
     if (!(await this.access.liveManageGuild(platformGuildId, platformUserId))) {
       throw new ForbiddenError('You need the Manage Server permission on this guild.');
     }
-    const [row] = await this.dataSource.query<{ id: string }[]>(
-      `INSERT INTO recovery.guilds (id, platform_guild_id, name, owner_platform_user_id, bot_installed_at)
-       VALUES ($1, $2, $3, $4, now())
-       ON CONFLICT (platform_guild_id) DO UPDATE
-         SET name = EXCLUDED.name,
-             owner_platform_user_id = EXCLUDED.owner_platform_user_id,
-             bot_installed_at = COALESCE(recovery.guilds.bot_installed_at, now()),
-             removed_at = NULL,
-             updated_at = now()
-       RETURNING id`,
-      [uuidv7(), platformGuildId, settings.name, settings.owner_id],
-    );
-    return this.get(row.id);
+    const id = await this.guilds.upsertInstalled({
+      id: uuidv7(),
+      platformGuildId,
+      name: settings.name,
+      ownerPlatformUserId: settings.owner_id,
+    });
+    return this.get(id);
   }
 
   async get(guildId: string): Promise<Guild> {
-    const guild = await this.dataSource.getRepository(Guild).findOneBy({ id: guildId });
+    const guild = await this.guilds.findById(guildId);
     if (!guild) throw new NotFoundError('ErrGuildNotFound', 'Guild');
     return guild;
   }
 
   /** The registered guild for a platform guild id, or null (e.g. a slash command from an unregistered guild). */
   async findByPlatformId(platformGuildId: string): Promise<Guild | null> {
-    return this.dataSource.getRepository(Guild).findOneBy({ platformGuildId });
+    return this.guilds.findByPlatformId(platformGuildId);
   }
 
   /** Active guilds (bot installed, not removed), for scheduled jobs. */
   async activeGuilds(): Promise<Guild[]> {
-    return this.dataSource
-      .getRepository(Guild)
-      .createQueryBuilder('guild')
-      .where('guild.bot_installed_at IS NOT NULL AND guild.removed_at IS NULL')
-      .getMany();
+    return this.guilds.findActive();
   }
 }

@@ -2,8 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { ChatPlatformClient, computeGuildPermissions, type GuildState } from '@lib/chat-platform';
 import type { RestoreScope } from '@lib/contracts';
 import { NotFoundError } from '@lib/problem-details';
-import { DataSource } from 'typeorm';
 import { readSnapshotPayload, type SnapshotPayload } from '../snapshots/snapshot-payload';
+import { SnapshotsRepository } from '../snapshots/snapshots.repository';
+import { PlatformIdReplacementsRepository } from './platform-id-replacements.repository';
 import {
   type BotStanding,
   computeRestoreDiff,
@@ -30,15 +31,13 @@ export class RestoreComparisons {
   private botUserId: Promise<string> | undefined;
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly snapshots: SnapshotsRepository,
+    private readonly replacementIds: PlatformIdReplacementsRepository,
     private readonly platform: ChatPlatformClient,
   ) {}
 
   async snapshotPayload(snapshotId: string, guildId: string): Promise<SnapshotPayload> {
-    const [row] = await this.dataSource.query<{ payload: unknown }[]>(
-      `SELECT payload FROM recovery.snapshots WHERE id = $1 AND guild_id = $2`,
-      [snapshotId, guildId],
-    );
+    const row = await this.snapshots.payload(snapshotId, guildId);
     if (!row) throw new NotFoundError('ErrSnapshotNotFound', 'Snapshot');
     return readSnapshotPayload(row.payload);
   }
@@ -67,21 +66,11 @@ export class RestoreComparisons {
   }
 
   async recordReplacement(guildId: string, jobId: string, replacement: IdReplacement): Promise<void> {
-    await this.dataSource.query(
-      `INSERT INTO recovery.platform_id_replacements (guild_id, kind, original_id, replacement_id, restore_job_id)
-       VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT (guild_id, kind, original_id)
-         DO UPDATE SET replacement_id = EXCLUDED.replacement_id, restore_job_id = EXCLUDED.restore_job_id,
-                       created_at = now()`,
-      [guildId, replacement.kind, replacement.original_id, replacement.replacement_id, jobId],
-    );
+    await this.replacementIds.record(guildId, jobId, replacement);
   }
 
   private replacements(guildId: string): Promise<IdReplacement[]> {
-    return this.dataSource.query<IdReplacement[]>(
-      `SELECT kind, original_id, replacement_id FROM recovery.platform_id_replacements WHERE guild_id = $1`,
-      [guildId],
-    );
+    return this.replacementIds.ofGuild(guildId);
   }
 
   private async botMember(platformGuildId: string) {

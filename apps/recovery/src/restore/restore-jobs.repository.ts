@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { RestoreResultSummary, RestoreScope } from '@lib/contracts';
-import { OutboxWriter } from '@lib/outbox';
 import { Counter, Histogram } from 'prom-client';
 import { DataSource, type EntityManager } from 'typeorm';
+import { RecoveryEvents } from '../recovery-events';
 import type { RestoreDiff } from './restore-diff';
 import type { RestoreFailure } from './workflows/restore-contract';
 
@@ -61,7 +61,7 @@ export type PendingJobInsert =
   { inserted: true; job: RestoreJobRow } | { inserted: false; active: RestoreJobRow };
 
 /** A job that has just ended, with its guild's registry name for the event (the notifier's DM). */
-type EndedJobRow = RestoreJobRow & { guild_name: string };
+export type EndedJobRow = RestoreJobRow & { guild_name: string };
 
 /**
  * Ends an active job with `assignments` and returns it with its guild's current registry name.
@@ -81,9 +81,10 @@ const END_ACTIVE_JOB = (assignments: string) => `
  */
 @Injectable()
 export class RestoreJobsRepository {
-  private readonly outbox = new OutboxWriter('recovery', 'recovery');
-
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly events: RecoveryEvents,
+  ) {}
 
   async get(jobId: string, manager: EntityManager = this.dataSource.manager): Promise<RestoreJobRow | null> {
     const [row] = await manager.query<RestoreJobRow[]>(`SELECT * FROM recovery.restore_jobs WHERE id = $1`, [
@@ -140,19 +141,7 @@ export class RestoreJobsRepository {
         ],
       );
       if (row.id !== job.id) return { inserted: false, active: row };
-      await this.outbox.append(manager, {
-        type: 'RestoreStarted',
-        aggregate_type: 'restore_job',
-        aggregate_id: job.id,
-        guild_id: job.guildId,
-        payload: {
-          restore_job_id: job.id,
-          snapshot_id: job.snapshotId,
-          guild_id: job.guildId,
-          scope: job.scope,
-          requested_by_user: job.requestedByUser,
-        },
-      });
+      await this.events.restoreStarted(manager, job);
       return { inserted: true, job: row };
     });
   }
@@ -202,22 +191,7 @@ export class RestoreJobsRepository {
         [jobId, JSON.stringify(summary)],
       );
       if (!job) return null;
-      await this.outbox.append(manager, {
-        type: 'RestoreCompleted',
-        aggregate_type: 'restore_job',
-        aggregate_id: job.id,
-        guild_id: job.guild_id,
-        payload: {
-          restore_job_id: job.id,
-          snapshot_id: job.snapshot_id,
-          requested_by_user: job.requested_by_user,
-          requested_by_platform_user_id: job.requested_by_platform_user_id,
-          guild_name: job.guild_name,
-          result_summary: summary,
-          duration_ms: job.completed_at!.getTime() - job.started_at!.getTime(),
-          ...preRestoreSnapshot(job),
-        },
-      });
+      await this.events.restoreCompleted(manager, job, summary);
       return job;
     });
     if (ended) {
@@ -243,49 +217,11 @@ export class RestoreJobsRepository {
       );
       if (!job) return false;
       restoreJobsEnded.inc({ status: failure.status, code: failure.code });
-      const about = {
-        aggregate_type: 'restore_job',
-        aggregate_id: job.id,
-        guild_id: job.guild_id,
-      } as const;
-      const common = {
-        restore_job_id: job.id,
-        snapshot_id: job.snapshot_id,
-        requested_by_user: job.requested_by_user,
-        requested_by_platform_user_id: job.requested_by_platform_user_id,
-        guild_name: job.guild_name,
-        ...preRestoreSnapshot(job),
-      };
-      if (failure.status === 'canceled') {
-        await this.outbox.append(tx, {
-          ...about,
-          type: 'RestoreCanceled',
-          payload: { ...common, reason: failure.code === 'guild_deleted' ? 'guild_deleted' : 'user' },
-        });
-      } else {
-        await this.outbox.append(tx, {
-          ...about,
-          type: 'RestoreFailed',
-          payload: {
-            ...common,
-            status: 'failed',
-            error_code: failure.code,
-            error_message: failure.message,
-          },
-        });
-      }
+      await this.events.restoreEndedUnsuccessfully(tx, job, failure);
       return true;
     };
     return manager ? run(manager) : this.dataSource.transaction(run);
   }
-}
-
-/** What the notifier's DM says about the pre-restore snapshot: asked for, and made or not. */
-function preRestoreSnapshot(job: RestoreJobRow) {
-  return {
-    pre_restore_snapshot_id: job.pre_restore_snapshot_id,
-    pre_restore_snapshot_requested: job.options.create_pre_restore_snapshot === true,
-  };
 }
 
 /** TypeORM answers an UPDATE ... RETURNING on Postgres with `[rows, affected]`. */

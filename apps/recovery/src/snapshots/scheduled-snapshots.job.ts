@@ -2,8 +2,8 @@ import { Injectable, Logger } from '@nestjs/common';
 import { EntitlementsClient } from '@lib/entitlements';
 import { DomainError } from '@lib/problem-details';
 import { Counter } from 'prom-client';
-import { DataSource } from 'typeorm';
 import { GuildRegistry } from '../guilds/guild-registry.service';
+import { type ClaimedRun, ScheduledSnapshotRunsRepository } from './scheduled-snapshot-runs.repository';
 import { SnapshotService } from './snapshot.service';
 
 const scheduledRuns = new Counter({
@@ -21,12 +21,6 @@ const RETRY_DELAYS_SECONDS = [60, 5 * 60, 15 * 60, 30 * 60];
 const LEASE_SECONDS = 10 * 60;
 const CONCURRENCY = 4;
 
-interface ClaimedRun {
-  guild_id: string;
-  run_date: string;
-  attempts: number;
-}
-
 /**
  * The daily `scheduled` snapshot as a small job queue in Postgres: one row per guild and day
  * (primary key), claimed with SKIP LOCKED under a lease, so across replicas each guild gets exactly
@@ -38,7 +32,7 @@ export class ScheduledSnapshotsJob {
   private running = false;
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly runs: ScheduledSnapshotRunsRepository,
     private readonly guilds: GuildRegistry,
     private readonly snapshots: SnapshotService,
     private readonly entitlements: EntitlementsClient,
@@ -65,17 +59,7 @@ export class ScheduledSnapshotsJob {
   async plan(now: Date): Promise<number> {
     const midnight = new Date(now);
     midnight.setUTCHours(24, 0, 0, 0);
-    const rows = await this.dataSource.query<unknown[]>(
-      `INSERT INTO recovery.scheduled_snapshot_runs (guild_id, run_date, due_at, next_attempt_at)
-       SELECT id, $1::date, due_at, due_at
-         FROM (SELECT id, $2::timestamptz + make_interval(secs => floor(random() * ($3 * 2 + 1)) - $3) AS due_at
-                 FROM recovery.guilds
-                WHERE bot_installed_at IS NOT NULL AND removed_at IS NULL) planned
-       ON CONFLICT DO NOTHING
-       RETURNING guild_id`,
-      [midnight.toISOString().slice(0, 10), midnight.toISOString(), SCHEDULE_JITTER_SECONDS],
-    );
-    return rows.length;
+    return this.runs.planFor(midnight, SCHEDULE_JITTER_SECONDS);
   }
 
   /** Runs every due run, a few at a time; returns how many were claimed. */
@@ -92,18 +76,7 @@ export class ScheduledSnapshotsJob {
   }
 
   private async claim(): Promise<ClaimedRun | undefined> {
-    const [rows] = await this.dataSource.query<[ClaimedRun[], number]>(
-      `UPDATE recovery.scheduled_snapshot_runs r
-          SET attempts = r.attempts + 1, next_attempt_at = now() + make_interval(secs => $1), updated_at = now()
-        WHERE (r.guild_id, r.run_date) = (
-                SELECT guild_id, run_date FROM recovery.scheduled_snapshot_runs
-                 WHERE status = 'pending' AND next_attempt_at <= now()
-                 ORDER BY next_attempt_at
-                 LIMIT 1 FOR UPDATE SKIP LOCKED)
-        RETURNING r.guild_id, r.run_date::text AS run_date, r.attempts`,
-      [LEASE_SECONDS],
-    );
-    return rows[0];
+    return this.runs.claimDue(LEASE_SECONDS);
   }
 
   private async execute(run: ClaimedRun): Promise<void> {
@@ -149,12 +122,7 @@ export class ScheduledSnapshotsJob {
       { guild_id: run.guild_id, attempts: run.attempts, error: message },
       'scheduled snapshot will be retried',
     );
-    await this.dataSource.query(
-      `UPDATE recovery.scheduled_snapshot_runs
-          SET next_attempt_at = now() + make_interval(secs => $3), last_error = $4, updated_at = now()
-        WHERE guild_id = $1 AND run_date = $2`,
-      [run.guild_id, run.run_date, delay, message.slice(0, 2000)],
-    );
+    await this.runs.retryLater(run, delay, message);
   }
 
   private async finish(
@@ -164,11 +132,6 @@ export class ScheduledSnapshotsJob {
     note: string | null,
   ): Promise<void> {
     scheduledRuns.inc({ outcome: status });
-    await this.dataSource.query(
-      `UPDATE recovery.scheduled_snapshot_runs
-          SET status = $3, snapshot_id = $4, last_error = $5, updated_at = now()
-        WHERE guild_id = $1 AND run_date = $2`,
-      [run.guild_id, run.run_date, status, snapshotId, note?.slice(0, 2000) ?? null],
-    );
+    await this.runs.finish(run, status, snapshotId, note);
   }
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { GuildResourceLookup } from '@lib/guild-access';
 import { NotFoundError } from '@lib/problem-details';
-import { DataSource } from 'typeorm';
+import { SnapshotsRepository } from './snapshots.repository';
 
 export function snapshotNotFound(): NotFoundError {
   return new NotFoundError('ErrSnapshotNotFound', 'Snapshot');
@@ -13,14 +13,11 @@ export function snapshotNotFound(): NotFoundError {
  */
 @Injectable()
 export class SnapshotGuildLookup implements GuildResourceLookup {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly snapshots: SnapshotsRepository) {}
 
   async find(snapshotId: string): Promise<{ guildId: string } | null> {
-    const [row] = await this.dataSource.query<{ guild_id: string }[]>(
-      `SELECT guild_id FROM recovery.snapshots WHERE id = $1`,
-      [snapshotId],
-    );
-    return row ? { guildId: row.guild_id } : null;
+    const guildId = await this.snapshots.guildOf(snapshotId);
+    return guildId ? { guildId } : null;
   }
 
   notFound(): NotFoundError {

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { EntitlementsClient } from '@lib/entitlements';
 import { Counter } from 'prom-client';
-import { DataSource } from 'typeorm';
+import { SnapshotRetentionRepository } from './snapshot-retention.repository';
 
 const snapshotsExpired = new Counter({
   name: 'snapshots_expired_total',
@@ -21,11 +21,6 @@ export const DEFAULT_SCHEDULED_RETENTION_DAYS = 7;
  */
 export const SCHEDULED_DELETE_BATCH = 10;
 const BATCH = 1_000;
-/** Any constant unique to this job: the advisory lock that makes one replica run it. */
-const LOCK_KEY = 0x5e7e_0400;
-
-const NOT_IN_USE = `NOT EXISTS (SELECT 1 FROM recovery.restore_jobs j
-                                 WHERE j.snapshot_id = s.id AND j.status IN ('pending', 'running'))`;
 
 export interface RetentionReport {
   antinuke: number;
@@ -39,7 +34,7 @@ export class SnapshotRetentionJob {
   private readonly logger = new Logger(SnapshotRetentionJob.name);
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly retention: SnapshotRetentionRepository,
     private readonly entitlements: EntitlementsClient,
   ) {}
 
@@ -51,21 +46,7 @@ export class SnapshotRetentionJob {
 
   /** Applies retention unless another replica holds the job's lock; returns what it deleted. */
   async runOnce(now: Date): Promise<RetentionReport | null> {
-    const runner = this.dataSource.createQueryRunner();
-    await runner.connect();
-    try {
-      const [{ locked }] = (await runner.query(`SELECT pg_try_advisory_lock($1) AS locked`, [LOCK_KEY])) as {
-        locked: boolean;
-      }[];
-      if (!locked) return null;
-      try {
-        return await this.apply(now);
-      } finally {
-        await runner.query(`SELECT pg_advisory_unlock($1)`, [LOCK_KEY]);
-      }
-    } finally {
-      await runner.release();
-    }
+    return this.retention.exclusively(() => this.apply(now));
   }
 
   private async apply(now: Date): Promise<RetentionReport> {
@@ -74,22 +55,17 @@ export class SnapshotRetentionJob {
       pre_restore: await this.deleteOlderThan('pre_restore', new Date(now.getTime() - RETENTION.pre_restore)),
       scheduled: 0,
     };
-    const guilds = await this.dataSource.query<{ guild_id: string }[]>(
-      `SELECT DISTINCT guild_id FROM recovery.snapshots
-        WHERE trigger = 'scheduled' AND created_at < $1`,
-      [new Date(now.getTime() - DEFAULT_SCHEDULED_RETENTION_DAYS * DAY_MS)],
+    const guilds = await this.retention.guildsWithScheduledBefore(
+      new Date(now.getTime() - DEFAULT_SCHEDULED_RETENTION_DAYS * DAY_MS),
     );
-    for (const { guild_id } of guilds) {
+    for (const guild_id of guilds) {
       try {
         const { limits } = await this.entitlements.get(guild_id);
         const days = limits.scheduled_snapshot_retention_days ?? DEFAULT_SCHEDULED_RETENTION_DAYS;
-        const [, deleted] = await this.dataSource.query<[unknown, number]>(
-          `DELETE FROM recovery.snapshots WHERE id IN (
-             SELECT s.id FROM recovery.snapshots s
-              WHERE s.guild_id = $1 AND s.trigger = 'scheduled' AND s.created_at < $2 AND ${NOT_IN_USE}
-              ORDER BY s.created_at
-              LIMIT $3)`,
-          [guild_id, new Date(now.getTime() - days * DAY_MS), SCHEDULED_DELETE_BATCH],
+        const deleted = await this.retention.deleteScheduledOlderThan(
+          guild_id,
+          new Date(now.getTime() - days * DAY_MS),
+          SCHEDULED_DELETE_BATCH,
         );
         report.scheduled += deleted;
       } catch (error) {
@@ -104,13 +80,7 @@ export class SnapshotRetentionJob {
   private async deleteOlderThan(trigger: 'antinuke' | 'pre_restore', cutoff: Date): Promise<number> {
     let total = 0;
     for (;;) {
-      const [, deleted] = await this.dataSource.query<[unknown, number]>(
-        `DELETE FROM recovery.snapshots WHERE id IN (
-           SELECT s.id FROM recovery.snapshots s
-            WHERE s.trigger = $1 AND s.created_at < $2 AND ${NOT_IN_USE}
-            LIMIT $3)`,
-        [trigger, cutoff, BATCH],
-      );
+      const deleted = await this.retention.deleteOlderThan(trigger, cutoff, BATCH);
       total += deleted;
       if (deleted < BATCH) break;
     }

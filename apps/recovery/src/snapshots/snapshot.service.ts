@@ -2,14 +2,15 @@ import { Injectable, Logger } from '@nestjs/common';
 import { ChatPlatformClient } from '@lib/chat-platform';
 import type { SnapshotTrigger } from '@lib/contracts';
 import { EntitlementsClient } from '@lib/entitlements';
-import { OutboxWriter } from '@lib/outbox';
 import { ConflictError } from '@lib/problem-details';
 import { Counter, Histogram } from 'prom-client';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
 import type { Guild } from '../guilds/guild.entity';
 import { toUserFacingError } from '../platform/platform-errors';
+import { RecoveryEvents } from '../recovery-events';
 import { SNAPSHOT_MAX_BYTES, serialiseSnapshot, SnapshotTooLargeError } from './snapshot-payload';
+import { SnapshotsRepository } from './snapshots.repository';
 
 const snapshotsCreated = new Counter({
   name: 'snapshots_created_total',
@@ -49,12 +50,13 @@ export interface CreatedSnapshot {
 @Injectable()
 export class SnapshotService {
   private readonly logger = new Logger(SnapshotService.name);
-  private readonly outbox = new OutboxWriter('recovery', 'recovery');
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly platform: ChatPlatformClient,
     private readonly entitlements: EntitlementsClient,
+    private readonly snapshots: SnapshotsRepository,
+    private readonly events: RecoveryEvents,
   ) {}
 
   async create(input: CreateSnapshotInput): Promise<CreatedSnapshot> {
@@ -77,38 +79,21 @@ export class SnapshotService {
 
     const id = uuidv7();
     await this.dataSource.transaction(async (manager) => {
-      await manager.query(
-        `INSERT INTO recovery.snapshots
-           (id, guild_id, payload, payload_size, trigger, created_by_user, created_by_platform_user_id,
-            description, created_at)
-         VALUES ($1, $2, $3::jsonb, $4, $5, $6, $7, $8, $9)`,
-        [
-          id,
-          guild.id,
-          json,
-          size,
-          trigger,
-          input.createdByUser,
-          input.createdByPlatformUserId ?? null,
-          input.description ?? null,
-          createdAt,
-        ],
-      );
-      await this.outbox.append(manager, {
-        type: 'SnapshotCreated',
-        aggregate_type: 'snapshot',
-        aggregate_id: id,
-        guild_id: guild.id,
-        payload: {
-          snapshot_id: id,
-          guild_id: guild.id,
-          trigger,
-          created_by_user: input.createdByUser,
-          guild_name: guild.name,
-          created_by_platform_user_id: input.createdByPlatformUserId ?? null,
-          size,
-        },
+      const facts = {
+        id,
+        guildId: guild.id,
+        trigger,
+        createdByUser: input.createdByUser,
+        createdByPlatformUserId: input.createdByPlatformUserId ?? null,
+        size,
+      };
+      await this.snapshots.insert(manager, {
+        ...facts,
+        json,
+        description: input.description ?? null,
+        createdAt,
       });
+      await this.events.snapshotCreated(manager, { ...facts, guildName: guild.name });
     });
     snapshotsCreated.inc({ trigger });
     snapshotSize.observe(size);
@@ -122,16 +107,13 @@ export class SnapshotService {
    */
   private async checkManualAllowed(guild: Guild): Promise<void> {
     const entitlements = await this.entitlements.requireFeature(guild.id, 'RECOVERY_SNAPSHOT_MANUAL');
-    if (await this.hasActiveRestore(this.dataSource.manager, guild.id)) {
+    if (await this.snapshots.hasActiveRestore(guild.id)) {
       throw new ConflictError(
         'ErrRestoreInProgress',
         'A restore of this guild is running. Take the snapshot once it has finished.',
       );
     }
-    const [{ used }] = await this.dataSource.query<{ used: number }[]>(
-      `SELECT count(*)::int AS used FROM recovery.snapshots WHERE guild_id = $1 AND trigger = 'manual'`,
-      [guild.id],
-    );
+    const used = await this.snapshots.countManual(guild.id);
     const max = entitlements.limits.snapshot_manual_max;
     if (used >= max) {
       throw new ConflictError(
@@ -140,13 +122,5 @@ export class SnapshotService {
         { limit: max, used },
       );
     }
-  }
-
-  private async hasActiveRestore(manager: EntityManager, guildId: string): Promise<boolean> {
-    const rows = await manager.query<unknown[]>(
-      `SELECT 1 FROM recovery.restore_jobs WHERE guild_id = $1 AND status IN ('pending', 'running') LIMIT 1`,
-      [guildId],
-    );
-    return rows.length > 0;
   }
 }

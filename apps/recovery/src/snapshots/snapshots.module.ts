@@ -5,18 +5,33 @@ import { SnapshotCatalog } from './snapshot-catalog.service';
 import { SnapshotGuildLookup } from './snapshot-guild.lookup';
 import { SnapshotRetentionJob } from './snapshot-retention.job';
 import { SnapshotService } from './snapshot.service';
+import { RecoveryEvents } from '../recovery-events';
+import { ScheduledSnapshotRunsRepository } from './scheduled-snapshot-runs.repository';
+import { SnapshotRetentionRepository } from './snapshot-retention.repository';
 import { SnapshotsController } from './snapshots.controller';
+import { SnapshotsRepository } from './snapshots.repository';
 
 @Module({
   imports: [GuildsModule],
   controllers: [SnapshotsController],
   providers: [
+    RecoveryEvents,
+    SnapshotsRepository,
+    ScheduledSnapshotRunsRepository,
+    SnapshotRetentionRepository,
     SnapshotService,
     SnapshotCatalog,
     SnapshotGuildLookup,
     ScheduledSnapshotsJob,
     SnapshotRetentionJob,
   ],
-  exports: [SnapshotService, SnapshotGuildLookup, ScheduledSnapshotsJob, SnapshotRetentionJob],
+  exports: [
+    RecoveryEvents,
+    SnapshotsRepository,
+    SnapshotService,
+    SnapshotGuildLookup,
+    ScheduledSnapshotsJob,
+    SnapshotRetentionJob,
+  ],
 })
 export class SnapshotsModule {}

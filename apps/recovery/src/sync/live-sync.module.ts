@@ -3,7 +3,7 @@ import { GuildsModule } from '../guilds/guilds.module';
 import type { RecoveryEnv } from '../recovery.env';
 import { DiscordGatewaySource } from './discord-gateway.source';
 import { GUILD_EVENT_SOURCE } from './guild-events';
-import { LiveSyncControl } from './live-sync-control';
+import { LiveSyncControl } from './live-sync-control.repository';
 import { LIVE_SYNC_OPTIONS, type LiveSyncOptions, LiveSyncService } from './live-sync.service';
 
 type LiveSyncConfig = Pick<RecoveryEnv, 'LIVE_SYNC_ENABLED' | 'DISCORD_API_URL' | 'DISCORD_BOT_TOKEN'>;

@@ -9,7 +9,7 @@ import type { GuildEvent } from './guild-events';
 import { GuildMirror } from './guild-mirror';
 import { CATEGORY, channel, GENERAL, GUILD, guildState, MODS, RULES } from './guild-state.fixture';
 import { InMemoryGuildEventSource } from './in-memory-guild-event.source';
-import type { LiveSyncControl } from './live-sync-control';
+import type { LiveSyncControl } from './live-sync-control.repository';
 import { LiveSyncService } from './live-sync.service';
 
 const GUILD_ID = '0190a000-0000-7000-8000-000000000001';

@@ -20,7 +20,7 @@ import {
   type SourceEvent,
 } from './guild-events';
 import { GuildMirror } from './guild-mirror';
-import { LiveSyncControl } from './live-sync-control';
+import { LiveSyncControl } from './live-sync-control.repository';
 import { liveSyncMetrics as metrics } from './live-sync.metrics';
 import { SerialLanes } from './serial-lanes';
 

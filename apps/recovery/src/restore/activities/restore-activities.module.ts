@@ -3,7 +3,8 @@ import { GuildRegistry } from '../../guilds/guild-registry.service';
 import { GuildsModule } from '../../guilds/guilds.module';
 import { SnapshotService } from '../../snapshots/snapshot.service';
 import { SnapshotsModule } from '../../snapshots/snapshots.module';
-import { LiveSyncControl } from '../../sync/live-sync-control';
+import { LiveSyncControl } from '../../sync/live-sync-control.repository';
+import { PlatformIdReplacementsRepository } from '../platform-id-replacements.repository';
 import { RestoreComparisons } from '../restore-comparisons';
 import { RestoreJobsRepository } from '../restore-jobs.repository';
 import { RestoreSteps } from '../restore-steps';
@@ -18,6 +19,7 @@ import { createRestoreActivities, RESTORE_ACTIVITIES } from './restore.activitie
   imports: [GuildsModule, SnapshotsModule],
   providers: [
     RestoreJobsRepository,
+    PlatformIdReplacementsRepository,
     RestoreComparisons,
     RestoreSteps,
     LiveSyncControl,

@@ -4,7 +4,7 @@ import { isChatPlatformError } from '@lib/chat-platform';
 import { DomainError } from '@lib/problem-details';
 import type { GuildRegistry } from '../../guilds/guild-registry.service';
 import type { SnapshotService } from '../../snapshots/snapshot.service';
-import type { LiveSyncControl } from '../../sync/live-sync-control';
+import type { LiveSyncControl } from '../../sync/live-sync-control.repository';
 import type { RestoreComparisons } from '../restore-comparisons';
 import type { RestoreJobRow, RestoreJobsRepository } from '../restore-jobs.repository';
 import type { RestoreSteps } from '../restore-steps';

@@ -1,0 +1,158 @@
+import { Injectable } from '@nestjs/common';
+import type { RestoreResultSummary, SnapshotTrigger } from '@lib/contracts';
+import { OutboxWriter } from '@lib/outbox';
+import type { EntityManager } from 'typeorm';
+import type { OpenIncidentInput } from './antinuke/workflows/antinuke-contract';
+import type { EndedJobRow, NewRestoreJob, RestoreJobRow } from './restore/restore-jobs.repository';
+import type { RestoreFailure } from './restore/workflows/restore-contract';
+
+/** What SnapshotCreated tells about a snapshot just stored. */
+export interface CreatedSnapshotFacts {
+  id: string;
+  guildId: string;
+  guildName: string;
+  trigger: SnapshotTrigger;
+  createdByUser: string | null;
+  createdByPlatformUserId: string | null;
+  size: number;
+}
+
+/**
+ * Recovery's domain events (spec §6): snapshots, restores and AntiNuke incidents, each written by
+ * the caller in the transaction of the change it announces (the outbox writer refuses otherwise).
+ */
+@Injectable()
+export class RecoveryEvents {
+  constructor(private readonly outbox: OutboxWriter) {}
+
+  async snapshotCreated(manager: EntityManager, snapshot: CreatedSnapshotFacts): Promise<void> {
+    await this.outbox.append(manager, {
+      type: 'SnapshotCreated',
+      aggregate_type: 'snapshot',
+      aggregate_id: snapshot.id,
+      guild_id: snapshot.guildId,
+      payload: {
+        snapshot_id: snapshot.id,
+        guild_id: snapshot.guildId,
+        trigger: snapshot.trigger,
+        created_by_user: snapshot.createdByUser,
+        guild_name: snapshot.guildName,
+        created_by_platform_user_id: snapshot.createdByPlatformUserId,
+        size: snapshot.size,
+      },
+    });
+  }
+
+  async restoreStarted(manager: EntityManager, job: NewRestoreJob): Promise<void> {
+    await this.outbox.append(manager, {
+      type: 'RestoreStarted',
+      aggregate_type: 'restore_job',
+      aggregate_id: job.id,
+      guild_id: job.guildId,
+      payload: {
+        restore_job_id: job.id,
+        snapshot_id: job.snapshotId,
+        guild_id: job.guildId,
+        scope: job.scope,
+        requested_by_user: job.requestedByUser,
+      },
+    });
+  }
+
+  async restoreCompleted(
+    manager: EntityManager,
+    job: EndedJobRow,
+    summary: RestoreResultSummary,
+  ): Promise<void> {
+    await this.outbox.append(manager, {
+      type: 'RestoreCompleted',
+      aggregate_type: 'restore_job',
+      aggregate_id: job.id,
+      guild_id: job.guild_id,
+      payload: {
+        restore_job_id: job.id,
+        snapshot_id: job.snapshot_id,
+        requested_by_user: job.requested_by_user,
+        requested_by_platform_user_id: job.requested_by_platform_user_id,
+        guild_name: job.guild_name,
+        result_summary: summary,
+        duration_ms: job.completed_at!.getTime() - job.started_at!.getTime(),
+        ...preRestoreSnapshot(job),
+      },
+    });
+  }
+
+  /** `RestoreCanceled` (by the user, or because the guild is gone) or `RestoreFailed`. */
+  async restoreEndedUnsuccessfully(
+    manager: EntityManager,
+    job: EndedJobRow,
+    failure: RestoreFailure,
+  ): Promise<void> {
+    const about = {
+      aggregate_type: 'restore_job',
+      aggregate_id: job.id,
+      guild_id: job.guild_id,
+    } as const;
+    const common = {
+      restore_job_id: job.id,
+      snapshot_id: job.snapshot_id,
+      requested_by_user: job.requested_by_user,
+      requested_by_platform_user_id: job.requested_by_platform_user_id,
+      guild_name: job.guild_name,
+      ...preRestoreSnapshot(job),
+    };
+    if (failure.status === 'canceled') {
+      await this.outbox.append(manager, {
+        ...about,
+        type: 'RestoreCanceled',
+        payload: { ...common, reason: failure.code === 'guild_deleted' ? 'guild_deleted' : 'user' },
+      });
+    } else {
+      await this.outbox.append(manager, {
+        ...about,
+        type: 'RestoreFailed',
+        payload: {
+          ...common,
+          status: 'failed',
+          error_code: failure.code,
+          error_message: failure.message,
+        },
+      });
+    }
+  }
+
+  async antiNukeIncidentOpened(
+    manager: EntityManager,
+    input: OpenIncidentInput,
+    guild: { name: string; owner_platform_user_id: string },
+  ): Promise<void> {
+    const { burst } = input;
+    await this.outbox.append(manager, {
+      type: 'AntiNukeIncidentOpened',
+      aggregate_type: 'antinuke_incident',
+      aggregate_id: input.incidentId,
+      guild_id: input.guildId,
+      occurred_at: new Date(input.openedAt),
+      payload: {
+        incident_id: input.incidentId,
+        guild_id: input.guildId,
+        actor_platform_user_id: burst.actor_platform_user_id,
+        action: burst.kind,
+        count: burst.count,
+        snapshot_id: input.snapshotId,
+        owner_platform_user_id: guild.owner_platform_user_id,
+        guild_name: guild.name,
+        auto_action_taken: input.autoActionTaken,
+        occurred_at: input.openedAt,
+      },
+    });
+  }
+}
+
+/** What the notifier's DM says about the pre-restore snapshot: asked for, and made or not. */
+function preRestoreSnapshot(job: RestoreJobRow) {
+  return {
+    pre_restore_snapshot_id: job.pre_restore_snapshot_id,
+    pre_restore_snapshot_requested: job.options.create_pre_restore_snapshot === true,
+  };
+}
