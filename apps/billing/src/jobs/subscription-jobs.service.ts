@@ -94,13 +94,7 @@ export class SubscriptionJobsService implements OnApplicationBootstrap, OnApplic
   /** The lower plan takes over at period end (a scheduled cancel takes priority and ends it instead). */
   private applyDueDowngrades(now: Date): Promise<number> {
     return this.each('downgrade', async (manager) => {
-      const [subscription] = await manager.query<SubscriptionRow[]>(
-        `SELECT * FROM billing.subscriptions
-          WHERE status IN ('active', 'past_due') AND pending_downgrade_to IS NOT NULL
-            AND NOT cancel_at_period_end AND current_period_end <= $1
-          ORDER BY current_period_end LIMIT 1 FOR UPDATE SKIP LOCKED`,
-        [now],
-      );
+      const subscription = await this.subscriptions.claimDueDowngrade(manager, now);
       if (!subscription) return false;
       await this.downgrade(manager, subscription);
       return true;
@@ -109,12 +103,7 @@ export class SubscriptionJobsService implements OnApplicationBootstrap, OnApplic
 
   private finaliseCancels(now: Date): Promise<number> {
     return this.each('cancel', async (manager) => {
-      const [subscription] = await manager.query<SubscriptionRow[]>(
-        `SELECT * FROM billing.subscriptions
-          WHERE status = 'active' AND cancel_at_period_end AND current_period_end <= $1
-          ORDER BY current_period_end LIMIT 1 FOR UPDATE SKIP LOCKED`,
-        [now],
-      );
+      const subscription = await this.subscriptions.claimDueCancel(manager, now);
       if (!subscription) return false;
       const at = new Date();
       const ended = await this.subscriptions.update(
@@ -129,12 +118,7 @@ export class SubscriptionJobsService implements OnApplicationBootstrap, OnApplic
   }
 
   private async renewDue(now: Date): Promise<number> {
-    const [due] = await this.dataSource.query<unknown[]>(
-      `SELECT 1 FROM billing.subscriptions
-        WHERE status IN ('active', 'past_due') AND NOT cancel_at_period_end AND next_billing_at <= $1 LIMIT 1`,
-      [now],
-    );
-    if (!due) return 0;
+    if (!(await this.subscriptions.anyRenewalDue(now))) return 0;
     // Prices come from licensing's catalogue; without it nothing is charged and the next tick retries.
     const plans = await this.entitlements.plans();
     let renewed = 0;
@@ -154,14 +138,7 @@ export class SubscriptionJobsService implements OnApplicationBootstrap, OnApplic
     plans: PlanDefinition[],
   ): Promise<{ attempt: PaymentAttemptRow; subscription: SubscriptionRow } | null> {
     // Renewal skips canceled subscriptions and scheduled cancels (appendix rule 5).
-    let [subscription] = await manager.query<SubscriptionRow[]>(
-      `SELECT * FROM billing.subscriptions s
-        WHERE s.status IN ('active', 'past_due') AND NOT s.cancel_at_period_end AND s.next_billing_at <= $1
-          AND NOT EXISTS (SELECT 1 FROM billing.payment_attempts a
-                           WHERE a.subscription_id = s.id AND a.status = 'pending')
-        ORDER BY s.next_billing_at LIMIT 1 FOR UPDATE SKIP LOCKED`,
-      [now],
-    );
+    let subscription = await this.subscriptions.claimDueRenewal(manager, now);
     if (!subscription) return null;
     if (subscription.pending_downgrade_to && subscription.current_period_end! <= now) {
       subscription = await this.downgrade(manager, subscription);

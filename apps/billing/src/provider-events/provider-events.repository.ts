@@ -15,6 +15,11 @@ export interface AppliedProviderEventRow {
  * redelivered event is answered from the record rather than acted on again.
  */
 export class ProviderEventsRepository {
+  /** Until the transaction ends, other deliveries of this event wait here: the first one applies it. */
+  async lockEvent(manager: EntityManager, eventId: string): Promise<void> {
+    await manager.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`provider-event:${eventId}`]);
+  }
+
   async find(manager: EntityManager, eventId: string): Promise<AppliedProviderEventRow | null> {
     const [row] = await manager.query<AppliedProviderEventRow[]>(
       `SELECT * FROM billing.provider_events WHERE event_id = $1`,

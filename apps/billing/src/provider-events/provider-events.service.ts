@@ -35,7 +35,7 @@ export class ProviderEventsService {
     const effect = this.effectOf(event);
     return this.dataSource.transaction(async (manager) => {
       // Deliveries of one event at the same time wait here for each other: the first applies it.
-      await manager.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`provider-event:${event.event_id}`]);
+      await this.applied.lockEvent(manager, event.event_id);
       const earlier = await this.applied.find(manager, event.event_id);
       if (earlier) return repeatOf(earlier);
       const outcome = await effect(manager);

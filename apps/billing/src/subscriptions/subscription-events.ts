@@ -19,7 +19,7 @@ type BillingEventType = {
  */
 @Injectable()
 export class SubscriptionEvents {
-  private readonly outbox = new OutboxWriter('billing', 'billing');
+  constructor(private readonly outbox: OutboxWriter) {}
 
   billingKeyIssued(manager: EntityManager, subscription: SubscriptionRow, cardLast4: string) {
     return this.append(manager, subscription, 'BillingKeyIssued', {

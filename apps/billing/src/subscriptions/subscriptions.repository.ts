@@ -156,4 +156,55 @@ export class SubscriptionsRepository {
     if (rows.length !== 1) throw new Error(`subscription ${id} vanished during a transition`);
     return rows[0];
   }
+
+  // The subscription jobs' claims: one due row at a time, locked and skipped by other replicas.
+
+  /** A subscription whose pending downgrade is due (a scheduled cancel takes priority). */
+  async claimDueDowngrade(manager: EntityManager, now: Date): Promise<SubscriptionRow | null> {
+    const [subscription] = await manager.query<SubscriptionRow[]>(
+      `SELECT * FROM billing.subscriptions
+        WHERE status IN ('active', 'past_due') AND pending_downgrade_to IS NOT NULL
+          AND NOT cancel_at_period_end AND current_period_end <= $1
+        ORDER BY current_period_end LIMIT 1 FOR UPDATE SKIP LOCKED`,
+      [now],
+    );
+    return subscription ?? null;
+  }
+
+  /** An active subscription whose scheduled cancel is due. */
+  async claimDueCancel(manager: EntityManager, now: Date): Promise<SubscriptionRow | null> {
+    const [subscription] = await manager.query<SubscriptionRow[]>(
+      `SELECT * FROM billing.subscriptions
+        WHERE status = 'active' AND cancel_at_period_end AND current_period_end <= $1
+        ORDER BY current_period_end LIMIT 1 FOR UPDATE SKIP LOCKED`,
+      [now],
+    );
+    return subscription ?? null;
+  }
+
+  /** Whether any renewal is due: checked before asking licensing for prices. */
+  async anyRenewalDue(now: Date): Promise<boolean> {
+    const [due] = await this.dataSource.query<unknown[]>(
+      `SELECT 1 FROM billing.subscriptions
+        WHERE status IN ('active', 'past_due') AND NOT cancel_at_period_end AND next_billing_at <= $1 LIMIT 1`,
+      [now],
+    );
+    return due !== undefined;
+  }
+
+  /**
+   * A subscription due for renewal with no charge in flight (a pending attempt is the renewal's
+   * claim); canceled ones and scheduled cancels are skipped (appendix rule 5).
+   */
+  async claimDueRenewal(manager: EntityManager, now: Date): Promise<SubscriptionRow | null> {
+    const [subscription] = await manager.query<SubscriptionRow[]>(
+      `SELECT * FROM billing.subscriptions s
+        WHERE s.status IN ('active', 'past_due') AND NOT s.cancel_at_period_end AND s.next_billing_at <= $1
+          AND NOT EXISTS (SELECT 1 FROM billing.payment_attempts a
+                           WHERE a.subscription_id = s.id AND a.status = 'pending')
+        ORDER BY s.next_billing_at LIMIT 1 FOR UPDATE SKIP LOCKED`,
+      [now],
+    );
+    return subscription ?? null;
+  }
 }
