@@ -38,6 +38,27 @@ export default tseslint.config(
     },
   },
   {
+    // Recovery's workflow engines depend on the workflows they run, never the other way round.
+    files: ['apps/recovery/src/restore/**/*.ts', 'apps/recovery/src/antinuke/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['../../*/src/**', '../../../apps/**', '**/apps/**'],
+              message: 'Apps share code only through libs/.',
+            },
+            {
+              group: ['**/workflow-engine/**'],
+              message: 'workflow-engine/ imports the workflows, not the reverse.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Workflow code runs in Temporal's deterministic sandbox: no Node built-ins, no I/O.
     files: ['**/workflows/**/*.ts'],
     rules: {
@@ -48,6 +69,10 @@ export default tseslint.config(
             {
               group: ['node:*', 'fs', 'path', 'crypto', 'http', 'https', 'net', 'child_process'],
               message: 'Workflows must stay deterministic.',
+            },
+            {
+              group: ['**/workflow-engine/**'],
+              message: 'workflow-engine/ imports the workflows, not the reverse.',
             },
           ],
         },

@@ -9,7 +9,7 @@ import { bundleWorkflowCode } from '@temporalio/worker';
  * The bundle comes from the same entry the worker bundles in development and tests.
  */
 const ROOT = path.resolve(__dirname, '..');
-export const WORKFLOWS_ENTRY = path.join(ROOT, 'apps/recovery/src/restore/workflows/index.ts');
+export const WORKFLOWS_ENTRY = path.join(ROOT, 'apps/recovery/src/workflow-engine/workflows/index.ts');
 export const DEFAULT_BUNDLE_FILE = path.join(ROOT, 'dist/apps/recovery/workflow-bundle.js');
 
 export async function bundleRecoveryWorkflows(outFile: string): Promise<number> {

@@ -10,7 +10,7 @@ import type {
   DestructiveAction,
   DestructiveActionKind,
 } from '../../apps/recovery/src/antinuke/destructive-action';
-import { AntiNukeSignalSink } from '../../apps/recovery/src/antinuke/antinuke-signal.sink';
+import { AntiNukeSignalSink } from '../../apps/recovery/src/workflow-engine/temporal/antinuke-signal.sink';
 import {
   ANTINUKE_STATE_QUERY,
   ANTINUKE_WORKFLOW_TYPE,
@@ -22,7 +22,7 @@ import {
   ENTITLEMENTS_CHANGED_SIGNAL,
   type OpenIncidentInput,
 } from '../../apps/recovery/src/antinuke/workflows/antinuke-contract';
-import { createRecoveryWorker } from '../../apps/recovery/src/temporal/recovery-worker';
+import { createRecoveryWorker } from '../../apps/recovery/src/workflow-engine/temporal/recovery-worker';
 import { BillingEventStream, SubscriptionScenario } from '../support/billing-events';
 import { openDataSource } from '../support/database';
 import { envelope, TestEventPublisher } from '../support/event-samples';

@@ -1,7 +1,10 @@
 import { Client, Connection } from '@temporalio/client';
 import { v7 as uuidv7 } from 'uuid';
-import { createRecoveryWorker, RECOVERY_TASK_QUEUE } from '../../apps/recovery/src/temporal/recovery-worker';
-import { checkTemporal } from '../../apps/recovery/src/temporal/temporal.module';
+import {
+  createRecoveryWorker,
+  RECOVERY_TASK_QUEUE,
+} from '../../apps/recovery/src/workflow-engine/temporal/recovery-worker';
+import { checkTemporal } from '../../apps/recovery/src/workflow-engine/temporal/temporal.module';
 import { createGreetingActivities } from '../fixtures/temporal/greeting.activities';
 
 describe('recovery worker on the Temporal test server', () => {

@@ -19,7 +19,7 @@ import { SnapshotsModule } from './snapshots/snapshots.module';
 import { UsersModule } from './users/users.module';
 import { LiveSyncModule } from './sync/live-sync.module';
 import type { RecoveryEnv } from './recovery.env';
-import { WORKFLOW_ENGINE_READINESS, WorkflowEngineModule } from './temporal/workflow-engine.module';
+import { WORKFLOW_ENGINE_READINESS, WorkflowEngineModule } from './workflow-engine/workflow-engine.module';
 
 @Module({})
 export class AppModule {
@@ -74,7 +74,7 @@ export class AppModule {
         }),
         UsersModule,
         InteractionsModule.forRoot({ publicKeyHex: config.DISCORD_PUBLIC_KEY }),
-        RestoreModule.forRoot({ runWorker: config.RECOVERY_ROLE !== 'api' }),
+        RestoreModule,
         LiveSyncModule.forRoot(config),
         AntiNukeModule,
       ],

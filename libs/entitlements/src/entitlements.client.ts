@@ -1,8 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { Entitlements, PlanDefinition, PlanFeature, ReservedLicense } from '@lib/contracts';
-import { InternalHttp, type InternalTokenCodec } from '@lib/identity';
+import { InternalHttp, InternalHttpError, type InternalTokenCodec } from '@lib/identity';
 import { TtlCache } from '@lib/runtime';
-import { isAxiosError } from 'axios';
 import { LicensingUnavailableError, PlanFeatureRequiredError } from './entitlements.errors';
 
 /** Spec §8: permission cache lifetime. */
@@ -93,7 +92,7 @@ export class EntitlementsClient {
     try {
       return await request();
     } catch (error) {
-      const status = isAxiosError(error) ? error.response?.status : undefined;
+      const status = error instanceof InternalHttpError ? error.response?.status : undefined;
       if (status !== undefined && status < 500) {
         // A 4xx here is our bug (bad id, bad token), not an outage: say so loudly.
         throw new Error(`licensing refused ${path} with ${status}`, { cause: error });

@@ -1,8 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { GuildAccess } from '@lib/contracts';
-import { InternalHttp, type InternalTokenCodec } from '@lib/identity';
+import { InternalHttp, InternalHttpError, type InternalTokenCodec } from '@lib/identity';
 import { DomainError } from '@lib/problem-details';
-import { isAxiosError } from 'axios';
 import type { GuildAccessSource } from './guild-scope';
 
 export interface GuildAccessClientOptions {
@@ -50,10 +49,11 @@ export class GuildAccessClient implements GuildAccessSource {
     try {
       return await this.http.get<GuildAccess>(path);
     } catch (error) {
-      const response = isAxiosError<ProblemBody>(error) ? error.response : undefined;
+      const response = error instanceof InternalHttpError ? error.response : undefined;
+      const problem = (typeof response?.data === 'object' ? response.data : null) as ProblemBody | null;
       // Recovery's own problems (unknown guild, platform down) reach the user as recovery said them.
-      if (response && typeof response.data?.code === 'string' && response.status !== 500) {
-        const { code, title, detail } = response.data;
+      if (response && typeof problem?.code === 'string' && response.status !== 500) {
+        const { code, title, detail } = problem;
         throw new DomainError(
           code,
           response.status,

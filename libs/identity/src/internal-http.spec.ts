@@ -1,7 +1,7 @@
-import { INTERNAL_TOKEN_HEADER } from '@lib/contracts';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { InternalHttp } from './internal-http';
+import { INTERNAL_TOKEN_HEADER, REQUEST_ID_HEADER } from '@lib/contracts';
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { InternalHttp, InternalHttpError } from './internal-http';
 import { generateInternalKeys } from './internal-keys';
 import { InternalTokenCodec } from './internal-token';
 
@@ -63,5 +63,115 @@ describe(InternalHttp.name, () => {
     const http = new InternalHttp(baseUrl, codec, 'licensing', 2_000);
     await expect(http.get('/moved')).rejects.toMatchObject({ response: { status: 302 } });
     expect(seen.map((headers) => headers.host)).toHaveLength(1);
+  });
+});
+
+describe(`${InternalHttp.name} on the wire`, () => {
+  const keys = generateInternalKeys();
+  const codec = InternalTokenCodec.fromKeySet('webhook-intake', keys);
+  let server: Server;
+  let baseUrl: string;
+  /** What the service does with each request: the `nth` on its connection, its path and body. */
+  let handle: (
+    nth: number,
+    req: { url?: string; headers: IncomingHttpHeaders; socket: Socket },
+    body: string,
+    res: ServerResponse,
+  ) => void;
+  const perSocket = new WeakMap<Socket, number>();
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      const nth = (perSocket.get(req.socket) ?? 0) + 1;
+      perSocket.set(req.socket, nth);
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => handle(nth, req, Buffer.concat(chunks).toString('utf8'), res));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  const json = (res: ServerResponse, status: number, body: unknown) =>
+    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+
+  it('posts JSON under the base URL’s path, with the request id, and answers the JSON', async () => {
+    const seen: { url?: string; body: unknown; requestId: unknown }[] = [];
+    handle = (_nth, req, body, res) => {
+      seen.push({ url: req.url, body: JSON.parse(body), requestId: req.headers[REQUEST_ID_HEADER] });
+      json(res, 201, { created: true });
+    };
+    const http = new InternalHttp(`${baseUrl}/billing/`, codec, 'billing', 2_000, Date.now, {
+      requestId: () => 'req-7',
+    });
+    await expect(http.post('/internal/v1/x', { a: 1 })).resolves.toEqual({ created: true });
+    expect(seen).toEqual([{ url: '/billing/internal/v1/x', body: { a: 1 }, requestId: 'req-7' }]);
+  });
+
+  it('fails an answer other than 2xx with the answer, and exchange() hands it over as it is', async () => {
+    handle = (_nth, _req, _body, res) => json(res, 404, { code: 'ErrGuildNotFound' });
+    const http = new InternalHttp(baseUrl, codec, 'recovery', 2_000);
+    const failure = await http.get('/g').catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(InternalHttpError);
+    expect(failure).toMatchObject({
+      reason: 'status',
+      message: 'recovery answered 404',
+      response: { status: 404, data: { code: 'ErrGuildNotFound' } },
+    });
+    await expect(http.exchange('GET', '/g', undefined)).resolves.toEqual({
+      status: 404,
+      data: { code: 'ErrGuildNotFound' },
+    });
+  });
+
+  it('gives up at its deadline, and says when the service cannot be reached or answers too much', async () => {
+    handle = () => undefined; // never answers
+    await expect(new InternalHttp(baseUrl, codec, 'licensing', 100).get('/slow')).rejects.toMatchObject({
+      reason: 'timeout',
+      message: 'licensing did not answer within 100 ms',
+    });
+
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    await expect(
+      new InternalHttp(`http://127.0.0.1:${port}`, codec, 'licensing', 2_000).get('/x'),
+    ).rejects.toMatchObject({ reason: 'unreachable', code: 'ECONNREFUSED' });
+
+    handle = (_nth, _req, _body, res) => json(res, 200, { text: 'x'.repeat(2_000) });
+    const small = new InternalHttp(baseUrl, codec, 'licensing', 2_000, Date.now, { maxAnswerBytes: 1_024 });
+    await expect(small.get('/big')).rejects.toMatchObject({
+      reason: 'too_long',
+      message: 'licensing answered more than 1 KiB',
+    });
+  });
+
+  it('sends a read again once on a new connection when a kept-alive one is reset under it; a write only when asked', async () => {
+    const sockets = new Set<Socket>();
+    let received = 0;
+    handle = (nth, req, _body, res) => {
+      received += 1;
+      sockets.add(req.socket);
+      // The second request on a connection finds it closed: a server's idle timeout at that moment.
+      if (nth > 1) req.socket.resetAndDestroy();
+      else json(res, 200, { ok: true });
+    };
+    const http = new InternalHttp(baseUrl, codec, 'licensing', 2_000);
+    await expect(http.get('/a')).resolves.toEqual({ ok: true });
+    await expect(http.get('/a')).resolves.toEqual({ ok: true });
+    expect([received, sockets.size]).toEqual([3, 2]);
+
+    received = 0;
+    await expect(http.post('/w', {})).rejects.toMatchObject({ reason: 'unreachable', code: 'ECONNRESET' });
+    expect(received).toBe(1);
+    await expect(http.post('/w', {})).resolves.toEqual({ ok: true });
+    received = 0;
+    await expect(http.post('/w', {}, { resendOnStaleConnection: true })).resolves.toEqual({ ok: true });
+    expect(received).toBe(2);
   });
 });

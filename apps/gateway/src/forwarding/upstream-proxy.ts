@@ -1,10 +1,10 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { INTERNAL_TOKEN_HEADER, REQUEST_ID_HEADER } from '@lib/contracts';
-import { InternalTokenCodec } from '@lib/identity';
+import { InternalTokenCodec, keepAliveAgent, sendOnceMoreIfStale, StaleConnection } from '@lib/identity';
 import { DomainError } from '@lib/problem-details';
 import { isOriginForm, type RawBodyRequest, TtlCache } from '@lib/runtime';
 import type { Request, Response } from 'express';
-import { Agent, type IncomingHttpHeaders, type OutgoingHttpHeaders, request } from 'node:http';
+import { type IncomingHttpHeaders, type OutgoingHttpHeaders, request } from 'node:http';
 import { Histogram } from 'prom-client';
 import type { Session } from '../auth/sessions';
 import type { Upstream } from './upstream-routes';
@@ -60,7 +60,7 @@ const DROPPED_RESPONSE_HEADERS = new Set([
 @Injectable()
 export class UpstreamProxy {
   private readonly logger = new Logger(UpstreamProxy.name);
-  private readonly agent = new Agent({ keepAlive: true, maxSockets: 256 });
+  private readonly agent = keepAliveAgent({ maxSockets: 256 });
   /** A user's token is reused for half its 60 s life, like a service's (InternalHttp). */
   private readonly tokens = new TtlCache<string>(30_000);
 
@@ -97,19 +97,13 @@ export class UpstreamProxy {
 
     const url = upstreamUrl(this.options.urls[upstream], req.originalUrl);
     const exchange = { url, method: req.method, headers, body, res, upstream };
-    try {
-      await this.send(exchange);
-    } catch (error) {
-      // A kept-alive connection the service closed as idle just as this request went out on it: the
-      // service never saw the request (nodejs/node#43456). Sent again once, where that is safe.
-      if (!(error instanceof StaleConnection) || !IDEMPOTENT_METHODS.has(req.method)) {
+    // A request that met a kept-alive connection the service had just closed (StaleConnection): the
+    // service never saw it. Sent again once, where that is safe.
+    await sendOnceMoreIfStale(() => this.send(exchange), IDEMPOTENT_METHODS.has(req.method)).catch(
+      (error: unknown) => {
         throw this.unavailable(upstream, error instanceof StaleConnection ? error.cause : (error as Error));
-      }
-      await this.send(exchange).catch((retryError: unknown) => {
-        const cause = retryError instanceof StaleConnection ? retryError.cause : (retryError as Error);
-        throw this.unavailable(upstream, cause);
-      });
-    }
+      },
+    );
   }
 
   private send(exchange: {
@@ -150,7 +144,7 @@ export class UpstreamProxy {
           resolve();
           return;
         }
-        reject(outgoing.reusedSocket && error.code === 'ECONNRESET' ? new StaleConnection(error) : error);
+        reject(StaleConnection.of(outgoing, error));
       });
       outgoing.end(body);
     });
@@ -199,13 +193,6 @@ export class InvalidRequestTarget extends DomainError {
 
 /** Methods a client may repeat without changing the outcome (RFC 9110 §9.2.2). */
 const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
-
-/** The request went out on a reused connection the service had just closed. */
-class StaleConnection extends Error {
-  constructor(override readonly cause: Error) {
-    super(cause.message);
-  }
-}
 
 class UpstreamTimeout extends Error {
   constructor() {

@@ -2,8 +2,8 @@ import type { AntiNukeEntitlements, AntiNukeSettings } from './workflows/antinuk
 
 /**
  * Starting, telling and asking the per-guild AntiNuke workflow, from the API and the event
- * consumer. On Temporal (TemporalAntiNukeWorkflows) or in this process
- * (InProcessAntiNukeWorkflows), as WORKFLOW_ENGINE says; WorkflowEngineModule provides the one.
+ * consumer. On Temporal or in this process (workflow-engine/), as WORKFLOW_ENGINE says;
+ * WorkflowEngineModule provides the one.
  */
 export abstract class AntiNukeWorkflows {
   /**

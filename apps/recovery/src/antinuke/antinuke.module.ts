@@ -12,7 +12,7 @@ import { AntiNukeService } from './antinuke.service';
 import { AntiNukeLicenseHandler } from './license-events.handler';
 
 /**
- * AntiNuke (issue 10). The recovery worker registers ANTINUKE_ACTIVITIES; the event consumer runs
+ * AntiNuke (issue 10). The recovery worker registers ANTINUKE_ACTIVITIES (WORKFLOW_REGISTRY); the event consumer runs
  * AntiNukeLicenseHandler. The engine side (AntiNukeWorkflows, and DESTRUCTIVE_ACTION_SINK for live
  * sync) comes from WorkflowEngineModule, Temporal's or this process's.
  */

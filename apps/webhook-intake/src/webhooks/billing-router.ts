@@ -1,12 +1,6 @@
-import {
-  INTERNAL_TOKEN_HEADER,
-  type ProviderEventOutcome,
-  REQUEST_ID_HEADER,
-  type RoutedProviderEvent,
-} from '@lib/contracts';
-import { type InternalTokenCodec, ServiceTokens } from '@lib/identity';
+import type { ProviderEventOutcome, RoutedProviderEvent } from '@lib/contracts';
+import { type InternalAnswer, InternalHttp, InternalHttpError, type InternalTokenCodec } from '@lib/identity';
 import { currentRequestId } from '@lib/runtime';
-import { Agent, type IncomingMessage, request } from 'node:http';
 
 /** Routing failed: the provider must resend (or an operator reprocess). */
 export class RoutingError extends Error {
@@ -29,45 +23,35 @@ const PROVIDER_EVENTS_PATH = '/internal/v1/provider-events';
 const MAX_ANSWER_BYTES = 64 * 1024;
 
 /**
- * Spec §4.9 step 4: verified events go to billing's `/internal/v1/provider-events`.
- *
- * Every accepted delivery makes this call, so it is a plain `node:http` request on a kept-alive
- * connection rather than an axios one (InternalHttp): axios's per-request configuration merging and
- * adapter were about a seventh of the intake's CPU per request in `npm run bench:webhook`'s profile.
- * What InternalHttp gives its callers is kept: the service token reused for half its life, no
- * redirects followed, a deadline on the whole exchange. It also passes the request id on.
+ * Spec §4.9 step 4: verified events go to billing's `/internal/v1/provider-events`, through the
+ * services' one internal client (InternalHttp: the service token reused for half its life, no
+ * redirects followed, a deadline on the whole exchange, kept-alive connections), passing the request
+ * id on. Every accepted delivery makes this call, which is why that client is plain `node:http`.
  */
 export class BillingRouter {
-  private readonly url: URL;
-  private readonly agent = new Agent({ keepAlive: true });
-  private readonly tokens: ServiceTokens;
+  private readonly http: InternalHttp;
 
-  constructor(
-    billingUrl: string,
-    codec: InternalTokenCodec,
-    private readonly timeoutMs = 10_000,
-  ) {
-    // Appended, as a base URL's path is kept (`http://billing/base` + the route).
-    this.url = new URL(`${billingUrl.replace(/\/+$/, '')}${PROVIDER_EVENTS_PATH}`);
-    this.tokens = new ServiceTokens(codec, 'billing');
+  constructor(billingUrl: string, codec: InternalTokenCodec, timeoutMs = 10_000) {
+    this.http = new InternalHttp(billingUrl, codec, 'billing', timeoutMs, Date.now, {
+      requestId: currentRequestId,
+      maxAnswerBytes: MAX_ANSWER_BYTES,
+    });
   }
 
   async route(event: RoutedProviderEvent): Promise<ProviderEventOutcome> {
-    const body = JSON.stringify(event);
-    const token = await this.tokens.current().catch((error: unknown) => {
-      throw new RoutingError(`could not sign the internal token: ${String(error)}`);
-    });
-    let answer: { status: number; text: string };
+    let answer: InternalAnswer;
     try {
-      answer = await this.post(body, token);
+      // Sent again once when it met a kept-alive connection billing had just closed: billing never
+      // saw it, and applies an event once anyway.
+      answer = await this.http.exchange('POST', PROVIDER_EVENTS_PATH, JSON.stringify(event), {
+        resendOnStaleConnection: true,
+      });
     } catch (error) {
-      // A kept-alive connection billing closed as idle just as the request went out on it: billing
-      // never saw it (nodejs/node#43456). Sent again once; billing applies an event once anyway.
-      if (!(error as StaleConnection).stale) throw error;
-      answer = await this.post(body, token);
+      if (error instanceof InternalHttpError) throw new RoutingError(error.message);
+      throw new RoutingError(`could not sign the internal token: ${String(error)}`);
     }
-    const { status, text } = answer;
-    const json = parseJson(text);
+    const { status, data } = answer;
+    const json = typeof data === 'object' && data !== null ? (data as Record<string, unknown>) : null;
     if (status === 200 && typeof json?.outcome === 'string') return json as unknown as ProviderEventOutcome;
     const code = typeof json?.code === 'string' ? json.code : '';
     const detail = typeof json?.detail === 'string' ? json.detail : '';
@@ -75,75 +59,5 @@ export class BillingRouter {
       `billing answered ${status} ${code} ${detail}`.trim().slice(0, 1_000),
       REFUSALS.has(status),
     );
-  }
-
-  private post(body: string, token: string): Promise<{ status: number; text: string }> {
-    return new Promise((resolve, reject) => {
-      const requestId = currentRequestId();
-      let timedOut = false;
-      const fail = (error: Error): void => {
-        clearTimeout(deadline);
-        if (timedOut) return reject(new RoutingError(`billing did not answer within ${this.timeoutMs} ms`));
-        if (error instanceof RoutingError) return reject(error);
-        const code = (error as NodeJS.ErrnoException).code;
-        const failure: RoutingError & StaleConnection = new RoutingError(
-          `billing did not answer (${code ?? error.message})`,
-        );
-        failure.stale = code === 'ECONNRESET' && req.reusedSocket;
-        reject(failure);
-      };
-      const req = request(
-        this.url,
-        {
-          method: 'POST',
-          agent: this.agent,
-          headers: {
-            'content-type': 'application/json',
-            'content-length': Buffer.byteLength(body),
-            [INTERNAL_TOKEN_HEADER]: token,
-            ...(requestId ? { [REQUEST_ID_HEADER]: requestId } : {}),
-          },
-        },
-        (res) => {
-          readAnswer(res).then((text) => {
-            clearTimeout(deadline);
-            resolve({ status: res.statusCode ?? 0, text });
-          }, fail);
-        },
-      );
-      const deadline = setTimeout(() => {
-        timedOut = true;
-        req.destroy();
-      }, this.timeoutMs);
-      req.once('error', fail);
-      req.end(body);
-    });
-  }
-}
-
-interface StaleConnection {
-  stale?: boolean;
-}
-
-function readAnswer(res: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    res.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_ANSWER_BYTES) res.destroy(new RoutingError('billing answered more than 64 KiB'));
-      else chunks.push(chunk);
-    });
-    res.once('error', reject);
-    res.once('end', () => resolve(Buffer.concat(chunks, size).toString('utf8')));
-  });
-}
-
-function parseJson(text: string): Record<string, unknown> | null {
-  try {
-    const value = JSON.parse(text) as unknown;
-    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : null;
-  } catch {
-    return null;
   }
 }

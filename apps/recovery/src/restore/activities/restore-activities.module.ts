@@ -12,7 +12,7 @@ import { createRestoreActivities, RESTORE_ACTIVITIES } from './restore.activitie
 
 /**
  * The restore's activities and what they stand on, built once: the Temporal worker
- * (RestoreWorkerService) registers them, the in-process engine calls them, and the API shares
+ * (RecoveryWorkerService) registers them, the in-process engine calls them, and the API shares
  * their job repository and comparisons.
  */
 @Module({

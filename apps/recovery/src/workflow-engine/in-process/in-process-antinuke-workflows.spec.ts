@@ -1,9 +1,9 @@
 import { Logger } from '@nestjs/common';
 import type { EntitlementsClient } from '@lib/entitlements';
-import type { AntiNukeSettingsRepository } from './antinuke-settings.repository';
-import type { DestructiveAction } from './destructive-action';
+import type { AntiNukeSettingsRepository } from '../../antinuke/antinuke-settings.repository';
+import type { DestructiveAction } from '../../antinuke/destructive-action';
 import { InProcessAntiNukeWorkflows } from './in-process-antinuke-workflows';
-import type { AntiNukeActivities, OpenIncidentInput } from './workflows/antinuke-contract';
+import type { AntiNukeActivities, OpenIncidentInput } from '../../antinuke/workflows/antinuke-contract';
 
 const GUILD = '01a20182-0000-7000-8000-000000000001';
 const ENTERPRISE = ['RECOVERY_RESTORE', 'ANTINUKE_DETECT', 'ANTINUKE_AUTO_ACTION'];

@@ -4,41 +4,38 @@ import {
   Injectable,
   Logger,
   type OnApplicationBootstrap,
-  Optional,
 } from '@nestjs/common';
-import { ANTINUKE_ACTIVITIES } from '../antinuke/activities/antinuke.activities';
-import type { AntiNukeActivities } from '../antinuke/workflows/antinuke-contract';
-import { createRecoveryWorker, type RecoveryWorker } from '../temporal/recovery-worker';
-import { TEMPORAL_OPTIONS, type TemporalOptions } from '../temporal/temporal.module';
-import { RESTORE_ACTIVITIES } from './activities/restore.activities';
-import type { RestoreActivities } from './workflows/restore-contract';
+import { createRecoveryWorker, type RecoveryWorker } from './recovery-worker';
+import { TEMPORAL_OPTIONS, type TemporalOptions } from './temporal.module';
 
-export const RESTORE_WORKER_ENABLED = Symbol('RESTORE_WORKER_ENABLED');
+/** Whether this process runs the worker (RECOVERY_ROLE worker or all). */
+export const RECOVERY_WORKER_ENABLED = Symbol('RECOVERY_WORKER_ENABLED');
+/** The activities of every workflow of WORKFLOW_REGISTRY, in one object. */
+export const RECOVERY_ACTIVITIES = Symbol('RECOVERY_ACTIVITIES');
 const RETRY_CONNECT_MS = 5_000;
 
 /**
  * Runs the recovery workflows and activities in this process when RECOVERY_ROLE is `worker` or
- * `all` and the workflow engine is Temporal (no TEMPORAL_OPTIONS with WORKFLOW_ENGINE=in-process,
- * where InProcessRestoreWorkflows runs restores instead). The workflow code is bundled at start; the
+ * `all`; WorkflowEngineModule provides it only with WORKFLOW_ENGINE=temporal (in process, the
+ * in-process engine runs them instead). The workflow code is bundled at start; the
  * HTTP side does not wait for it, and the worker keeps trying while Temporal is not reachable yet.
  * Shutdown lets running activities end.
  */
 @Injectable()
-export class RestoreWorkerService implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly logger = new Logger(RestoreWorkerService.name);
+export class RecoveryWorkerService implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(RecoveryWorkerService.name);
   private worker: RecoveryWorker | undefined;
   private starting: Promise<void> | undefined;
   private stopping = false;
 
   constructor(
-    @Inject(RESTORE_WORKER_ENABLED) private readonly enabled: boolean,
-    @Inject(RESTORE_ACTIVITIES) private readonly restore: RestoreActivities,
-    @Inject(ANTINUKE_ACTIVITIES) private readonly antinuke: AntiNukeActivities,
-    @Optional() @Inject(TEMPORAL_OPTIONS) private readonly temporal: TemporalOptions | null = null,
+    @Inject(RECOVERY_WORKER_ENABLED) private readonly enabled: boolean,
+    @Inject(RECOVERY_ACTIVITIES) private readonly activities: object,
+    @Inject(TEMPORAL_OPTIONS) private readonly temporal: TemporalOptions,
   ) {}
 
   onApplicationBootstrap(): void {
-    if (this.enabled && this.temporal) this.starting = this.start(this.temporal);
+    if (this.enabled) this.starting = this.start(this.temporal);
   }
 
   async beforeApplicationShutdown(): Promise<void> {
@@ -56,8 +53,8 @@ export class RestoreWorkerService implements OnApplicationBootstrap, BeforeAppli
           taskQueue: temporal.taskQueue,
           workflows: temporal.workflowBundlePath
             ? { workflowBundle: { codePath: temporal.workflowBundlePath } }
-            : { workflowsPath: require.resolve('./workflows') },
-          activities: { ...this.restore, ...this.antinuke },
+            : { workflowsPath: require.resolve('../workflows') },
+          activities: this.activities,
         });
         if (this.stopping) return;
         this.worker

@@ -11,7 +11,7 @@ import type {
   RestoreFailure,
   RestoreWorkflowInput,
   StepOutcome,
-} from './workflows/restore-contract';
+} from '../../restore/workflows/restore-contract';
 
 const DONE: StepOutcome = { created: 1, updated: 0, deleted: 0, remaining: 0 };
 const INPUT: RestoreWorkflowInput = {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ActivityOptions } from '@temporalio/workflow';
-import { type InProcessActivityContext, withActivityOptions } from '../temporal/in-process-activities';
-import type { DestructiveAction } from './destructive-action';
+import { type InProcessActivityContext, withActivityOptions } from './in-process-activities';
+import type { DestructiveAction } from '../../antinuke/destructive-action';
 import type {
   AntiNukeActivities,
   AntiNukeEntitlements,
@@ -9,14 +9,14 @@ import type {
   AntiNukeWorkflowInput,
   AntiNukeWorkflowResult,
   AntiNukeWorkflowState,
-} from './workflows/antinuke-contract';
-import { AntiNukeGuard, type AntiNukeLog, guardGuild } from './workflows/antinuke-guard';
+} from '../../antinuke/workflows/antinuke-contract';
+import { AntiNukeGuard, type AntiNukeLog, guardGuild } from '../../antinuke/workflows/antinuke-guard';
 import {
   AUTO_ACTION_OPTIONS,
   INCIDENT_SNAPSHOT_OPTIONS,
   OPEN_INCIDENT_OPTIONS,
-} from './workflows/antinuke-policy';
-import { incidentIdFrom } from './workflows/incident-id';
+} from '../../antinuke/workflows/antinuke-policy';
+import { incidentIdFrom } from '../../antinuke/workflows/incident-id';
 
 const POLICY: Record<keyof AntiNukeActivities, ActivityOptions> = {
   takeIncidentSnapshot: INCIDENT_SNAPSHOT_OPTIONS,

@@ -1,17 +1,17 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
 import { EntitlementsClient } from '@lib/entitlements';
-import { ANTINUKE_ACTIVITIES } from './activities/antinuke.activities';
-import { AntiNukeSettingsRepository } from './antinuke-settings.repository';
-import { AntiNukeWorkflows } from './antinuke-workflows.service';
-import type { DestructiveAction, DestructiveActionSink } from './destructive-action';
+import { ANTINUKE_ACTIVITIES } from '../../antinuke/activities/antinuke.activities';
+import { AntiNukeSettingsRepository } from '../../antinuke/antinuke-settings.repository';
+import { AntiNukeWorkflows } from '../../antinuke/antinuke-workflows.service';
+import type { DestructiveAction, DestructiveActionSink } from '../../antinuke/destructive-action';
 import { InProcessAntiNukeRun, inProcessAntiNukeActivities } from './in-process-antinuke-run';
 import type {
   AntiNukeActivities,
   AntiNukeEntitlements,
   AntiNukeSettings,
   AntiNukeWorkflowInput,
-} from './workflows/antinuke-contract';
-import type { AntiNukeLog } from './workflows/antinuke-guard';
+} from '../../antinuke/workflows/antinuke-contract';
+import type { AntiNukeLog } from '../../antinuke/workflows/antinuke-guard';
 
 /** How long shutdown waits for incidents under way to be recorded. */
 const SHUTDOWN_GRACE_MS = 10_000;

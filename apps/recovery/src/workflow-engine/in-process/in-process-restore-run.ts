@@ -1,16 +1,16 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { ActivityOptions } from '@temporalio/workflow';
-import { type Sleep, withActivityOptions } from '../temporal/in-process-activities';
+import { type Sleep, withActivityOptions } from './in-process-activities';
 import type {
   JobRef,
   ProgressSummary,
   RestoreActivities,
   RestoreWorkflowInput,
-} from './workflows/restore-contract';
-import { classifyRestoreFailure } from './workflows/restore-failure';
-import { RESTORE_ACTIVITY_OPTIONS } from './workflows/restore-policy';
-import { type RestoreOutcome, runRestore } from './workflows/restore-procedure';
-import { RestoreProgress } from './workflows/restore-progress';
+} from '../../restore/workflows/restore-contract';
+import { classifyRestoreFailure } from '../../restore/workflows/restore-failure';
+import { RESTORE_ACTIVITY_OPTIONS } from '../../restore/workflows/restore-policy';
+import { type RestoreOutcome, runRestore } from '../../restore/workflows/restore-procedure';
+import { RestoreProgress } from '../../restore/workflows/restore-progress';
 
 /** Engine workflow ids of restores run in process; the next start knows them as its own. */
 export const IN_PROCESS_RESTORE_PREFIX = 'in-process-restore-';

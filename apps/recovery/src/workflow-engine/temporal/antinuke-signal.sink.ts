@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Client, WorkflowNotFoundError } from '@temporalio/client';
-import type { DestructiveAction, DestructiveActionSink } from './destructive-action';
-import { antinukeWorkflowId, DESTRUCTIVE_ACTION_SIGNAL } from './workflows/antinuke-contract';
+import type { DestructiveAction, DestructiveActionSink } from '../../antinuke/destructive-action';
+import { antinukeWorkflowId, DESTRUCTIVE_ACTION_SIGNAL } from '../../antinuke/workflows/antinuke-contract';
 
 /** Live sync must not stall on a slow engine; an action that cannot be delivered is logged. */
 const SIGNAL_TIMEOUT_MS = 5_000;

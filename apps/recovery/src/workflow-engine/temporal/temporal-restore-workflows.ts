@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Client } from '@temporalio/client';
-import { TEMPORAL_OPTIONS, type TemporalOptions } from '../temporal/temporal.module';
-import { RestoreWorkflows } from './restore-workflows';
+import { TEMPORAL_OPTIONS, type TemporalOptions } from './temporal.module';
+import { RestoreWorkflows } from '../../restore/restore-workflows';
 import {
   CANCEL_RESTORE_SIGNAL,
   type ProgressSummary,
@@ -9,7 +9,7 @@ import {
   RESTORE_WORKFLOW_TYPE,
   type RestoreWorkflowInput,
   restoreWorkflowId,
-} from './workflows/restore-contract';
+} from '../../restore/workflows/restore-contract';
 
 /** How long a job read waits for the workflow's progress before answering without it. */
 const PROGRESS_QUERY_TIMEOUT_MS = 2_000;

@@ -5,7 +5,7 @@ import {
   Logger,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import { RESTORE_ACTIVITIES } from './activities/restore.activities';
+import { RESTORE_ACTIVITIES } from '../../restore/activities/restore.activities';
 import {
   failStoppedRestore,
   IN_PROCESS_RESTORE_PREFIX,
@@ -15,9 +15,13 @@ import {
   jobIdOfInProcessRestore,
   serviceStopped,
 } from './in-process-restore-run';
-import { RestoreJobsRepository } from './restore-jobs.repository';
-import { RestoreWorkflows } from './restore-workflows';
-import type { ProgressSummary, RestoreActivities, RestoreWorkflowInput } from './workflows/restore-contract';
+import { RestoreJobsRepository } from '../../restore/restore-jobs.repository';
+import { RestoreWorkflows } from '../../restore/restore-workflows';
+import type {
+  ProgressSummary,
+  RestoreActivities,
+  RestoreWorkflowInput,
+} from '../../restore/workflows/restore-contract';
 
 /** How long shutdown waits for running activities to finish and their runs to end. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -82,19 +86,16 @@ export class InProcessRestoreWorkflows
     }
   }
 
-  async start(input: RestoreWorkflowInput): Promise<string> {
-    if (this.stopping.signal.aborted) throw new Error('the service is stopping; no restore starts now');
+  start(input: RestoreWorkflowInput): Promise<string> {
+    if (this.stopping.signal.aborted) {
+      return Promise.reject(new Error('the service is stopping; no restore starts now'));
+    }
     const workflowId = inProcessRestoreWorkflowId(input.jobId);
     const run = new InProcessRestoreRun(input, this.activities, { stop: this.stopping.signal });
     // Known as ours before the job says so: the start-up sweep never takes a live run for a leftover.
     this.runs.set(workflowId, run);
-    try {
-      // The id is stored before the run touches the guild, so a crash mid-run leaves it to the sweep.
-      await this.jobs.markRunning(input.jobId, workflowId);
-    } catch (error) {
-      this.runs.delete(workflowId);
-      throw error;
-    }
+    // RestoreService records the id on the job (markRunning) as soon as this resolves; the run's
+    // first activity only reads (validateSnapshot), so the id is on the job before the guild changes.
     run
       .begin()
       .then(
@@ -106,7 +107,7 @@ export class InProcessRestoreWorkflows
           ),
       )
       .finally(() => this.runs.delete(workflowId));
-    return workflowId;
+    return Promise.resolve(workflowId);
   }
 
   /** A job marked as run here but with no run (its process stopped) ends failed now. */

@@ -1,11 +1,11 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import type { DestructiveAction } from './destructive-action';
+import type { DestructiveAction } from '../../antinuke/destructive-action';
 import { InProcessAntiNukeRun, inProcessAntiNukeActivities } from './in-process-antinuke-run';
 import type {
   AntiNukeActivities,
   AntiNukeWorkflowInput,
   OpenIncidentInput,
-} from './workflows/antinuke-contract';
+} from '../../antinuke/workflows/antinuke-contract';
 
 const GUILD = '01a20182-0000-7000-8000-000000000001';
 const ACTOR = '200000000000000002';

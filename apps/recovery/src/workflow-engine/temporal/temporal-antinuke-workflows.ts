@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Client, WorkflowIdReusePolicy, WorkflowNotFoundError } from '@temporalio/client';
-import { TEMPORAL_OPTIONS, type TemporalOptions } from '../temporal/temporal.module';
-import { AntiNukeWorkflows } from './antinuke-workflows.service';
+import { TEMPORAL_OPTIONS, type TemporalOptions } from './temporal.module';
+import { AntiNukeWorkflows } from '../../antinuke/antinuke-workflows.service';
 import {
   ANTINUKE_WORKFLOW_TYPE,
   type AntiNukeEntitlements,
@@ -10,7 +10,7 @@ import {
   antinukeWorkflowId,
   ENTITLEMENTS_CHANGED_SIGNAL,
   SETTINGS_CHANGED_SIGNAL,
-} from './workflows/antinuke-contract';
+} from '../../antinuke/workflows/antinuke-contract';
 
 /** A call to the engine gives up after this; the caller redelivers or answers 503. */
 const ENGINE_CALL_TIMEOUT_MS = 10_000;

@@ -1,0 +1,62 @@
+import type { InjectionToken, ModuleMetadata, Provider } from '@nestjs/common';
+import { ANTINUKE_ACTIVITIES } from '../antinuke/activities/antinuke.activities';
+import { AntiNukeWorkflows } from '../antinuke/antinuke-workflows.service';
+import { DESTRUCTIVE_ACTION_SINK } from '../antinuke/destructive-action';
+import { ANTINUKE_WORKFLOW_TYPE } from '../antinuke/workflows/antinuke-contract';
+import { RestoreActivitiesModule } from '../restore/activities/restore-activities.module';
+import { RESTORE_ACTIVITIES } from '../restore/activities/restore.activities';
+import { RestoreWorkflows } from '../restore/restore-workflows';
+import { RESTORE_WORKFLOW_TYPE } from '../restore/workflows/restore-contract';
+import { InProcessAntiNukeWorkflows } from './in-process/in-process-antinuke-workflows';
+import { InProcessRestoreWorkflows } from './in-process/in-process-restore-workflows';
+import { AntiNukeSignalSink } from './temporal/antinuke-signal.sink';
+import { TemporalAntiNukeWorkflows } from './temporal/temporal-antinuke-workflows';
+import { TemporalRestoreWorkflows } from './temporal/temporal-restore-workflows';
+
+/** One workflow of the recovery task queue, as both engines run it. */
+export interface RegisteredWorkflow {
+  /** The workflow function's name, exported by workflows/index.ts (the worker's bundle entry). */
+  workflowType: string;
+  /** Its activities (an object of functions): the Temporal worker registers them. */
+  activities: InjectionToken;
+  /** Modules providing the activities and what the engine classes inject; global modules need none. */
+  imports: NonNullable<ModuleMetadata['imports']>;
+  /** What the rest of the app injects (the workflow's own abstract class and sinks). */
+  exports: InjectionToken[];
+  /** Those, with WORKFLOW_ENGINE=temporal. */
+  temporal: Provider[];
+  /** Those, with WORKFLOW_ENGINE=in-process (standalone mode). */
+  inProcess: Provider[];
+}
+
+/**
+ * Every workflow of the recovery task queue. Adding one: its workflow code, contract and
+ * activities in its own folder (as restore/ and antinuke/), its engine classes in temporal/ and
+ * in-process/, one entry here and one export in workflows/index.ts.
+ */
+export const WORKFLOW_REGISTRY: readonly RegisteredWorkflow[] = [
+  {
+    workflowType: RESTORE_WORKFLOW_TYPE,
+    activities: RESTORE_ACTIVITIES,
+    imports: [RestoreActivitiesModule],
+    exports: [RestoreWorkflows],
+    temporal: [{ provide: RestoreWorkflows, useClass: TemporalRestoreWorkflows }],
+    inProcess: [{ provide: RestoreWorkflows, useClass: InProcessRestoreWorkflows }],
+  },
+  {
+    workflowType: ANTINUKE_WORKFLOW_TYPE,
+    // ANTINUKE_ACTIVITIES and the settings repository come from the global AntiNukeModule.
+    activities: ANTINUKE_ACTIVITIES,
+    imports: [],
+    exports: [AntiNukeWorkflows, DESTRUCTIVE_ACTION_SINK],
+    temporal: [
+      { provide: AntiNukeWorkflows, useClass: TemporalAntiNukeWorkflows },
+      { provide: DESTRUCTIVE_ACTION_SINK, useClass: AntiNukeSignalSink },
+    ],
+    inProcess: [
+      { provide: AntiNukeWorkflows, useClass: InProcessAntiNukeWorkflows },
+      // The in-process engine counts the actions itself.
+      { provide: DESTRUCTIVE_ACTION_SINK, useExisting: AntiNukeWorkflows },
+    ],
+  },
+];
