@@ -259,6 +259,23 @@ describe('restore in process', () => {
     await expectRestored(guildId, seeded.guildId, payload);
   }, 120_000);
 
+  it('ends failed, at the next start, a restore its process never started (killed between insert and start)', async () => {
+    const { guildId, jobId } = await slowRestore();
+    await runningStep(jobId, 'CreateOrUpdateRoles');
+    await stack.recovery.stop('SIGKILL');
+    stack.platform.setRateLimits(DEFAULT_RATE_LIMITS);
+    // The state a process leaves when it stops after inserting the job and before its engine took it.
+    await dataSource.query(
+      `UPDATE recovery.restore_jobs SET status = 'pending', engine_workflow_id = NULL, started_at = NULL
+        WHERE id = $1`,
+      [jobId],
+    );
+
+    await stack.restartRecovery();
+    expect(await finished(jobId)).toMatchObject({ status: 'failed', error_message: STOPPED_MESSAGE });
+    expect(await pausedGuild(guildId)).toBe(false);
+  }, 120_000);
+
   it('at a graceful stop lets the running step finish and ends the restore failed at once', async () => {
     const { guildId, jobId } = await slowRestore();
     await runningStep(jobId, 'CreateOrUpdateRoles');

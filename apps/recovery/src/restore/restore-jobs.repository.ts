@@ -101,6 +101,19 @@ export class RestoreJobsRepository {
     return row ?? null;
   }
 
+  /**
+   * Jobs `pending` that no engine ever took, created before `before`: their process stopped between
+   * the job's insert and its start (with the in-process engine, only a predecessor's can be).
+   */
+  async findNeverStarted(before: Date): Promise<RestoreJobRow[]> {
+    return this.dataSource.query<RestoreJobRow[]>(
+      `SELECT * FROM recovery.restore_jobs
+        WHERE status = 'pending' AND engine_workflow_id IS NULL AND created_at < $1
+        ORDER BY created_at`,
+      [before],
+    );
+  }
+
   /** Jobs still `running` on the engine ids that start with `prefix` (one engine's runs). */
   async findRunningOnEngine(prefix: string): Promise<RestoreJobRow[]> {
     return this.dataSource.query<RestoreJobRow[]>(

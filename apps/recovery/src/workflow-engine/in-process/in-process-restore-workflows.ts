@@ -50,6 +50,8 @@ export class InProcessRestoreWorkflows
   private readonly stopping = new AbortController();
   private readonly endings: RestoreActivities;
   private sweep: Promise<void> | undefined;
+  /** When this process began: a job created before it and never started is a predecessor's. */
+  private bootedAt = new Date();
 
   constructor(
     @Inject(RESTORE_ACTIVITIES) private readonly activities: RestoreActivities,
@@ -60,6 +62,7 @@ export class InProcessRestoreWorkflows
   }
 
   onApplicationBootstrap(): void {
+    this.bootedAt = new Date();
     this.sweep = this.failLeftovers().catch((error: unknown) =>
       this.logger.error({ err: error }, 'restores left running by the previous process could not be ended'),
     );
@@ -127,7 +130,12 @@ export class InProcessRestoreWorkflows
   }
 
   private async failLeftovers(): Promise<void> {
-    const leftovers = await this.jobs.findRunningOnEngine(IN_PROCESS_RESTORE_PREFIX);
+    // Running on this engine when the previous process stopped, or never started at all: the
+    // service records the run's id just after the start, and a process can stop in between.
+    const leftovers = [
+      ...(await this.jobs.findRunningOnEngine(IN_PROCESS_RESTORE_PREFIX)),
+      ...(await this.jobs.findNeverStarted(this.bootedAt)),
+    ];
     for (const job of leftovers) {
       if (this.stopping.signal.aborted) return;
       if (job.engine_workflow_id && this.runs.has(job.engine_workflow_id)) continue;
