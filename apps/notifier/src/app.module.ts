@@ -21,6 +21,7 @@ import { NotificationsRepository } from './notifications/notifications.repositor
 import type { NotifierEnv } from './notifier.env';
 import { PreferencesController } from './preferences/preferences.controller';
 import { PreferencesRepository } from './preferences/preferences.repository';
+import { TEST_DM_INTERVAL_SECONDS, TestDmService } from './preferences/test-dm.service';
 
 @Module({})
 export class AppModule {
@@ -81,6 +82,8 @@ export class AppModule {
           } satisfies DmSenderOptions,
         },
         DmSender,
+        { provide: TEST_DM_INTERVAL_SECONDS, useValue: config.TEST_DM_INTERVAL_SECONDS },
+        TestDmService,
       ],
     };
   }

@@ -221,6 +221,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/me/notification-preferences/test-dm': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Send me a test DM */
+    post: operations['PreferencesController_sendTestDm'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/restore/{jobId}': {
     parameters: {
       query?: never;
@@ -645,7 +662,9 @@ export interface components {
       status: 'registered' | 'bot_present' | 'bot_missing';
     };
     NotificationPreferences: {
+      incident_notifications: boolean;
       payment_notifications: boolean;
+      restore_notifications: boolean;
       /** @description Null while the user has never changed anything (the defaults apply). */
       updated_at: string | null;
     };
@@ -796,8 +815,12 @@ export interface components {
       total: number;
     };
     PutNotificationPreferencesDto: {
-      /** @description DMs about charges to the payer's card (`subscription.started`). */
+      /** @description DMs to a guild's owner when AntiNuke opens an incident. */
+      incident_notifications?: boolean;
+      /** @description DMs about charges to the payer's card (`subscription.started`, `subscription.card_changed`). */
       payment_notifications: boolean;
+      /** @description DMs when a restore the user started completes, fails or is stopped. */
+      restore_notifications?: boolean;
     };
     RegisterGuildDto: {
       platform_guild_id: string;
@@ -1098,6 +1121,11 @@ export interface components {
       status: components['schemas']['SubscriptionStatus'];
       updated_at: string;
     };
+    TestDmView: {
+      content: string;
+      platform_message_id: string;
+      sent_at: string;
+    };
     UpdateAntiNukeSettingsDto: {
       /** @description Remove the actor's roles when an incident opens (needs ANTINUKE_AUTO_ACTION). */
       auto_action_enabled: boolean;
@@ -1360,7 +1388,11 @@ export interface operations {
           | 'SubscriptionCanceledPeriodEnd'
           | 'LicenseUpgraded'
           | 'LicenseDowngraded';
+        /** @description Only events that occurred at or after this instant (ISO 8601, e.g. `2026-11-01T00:00:00Z`). */
+        from?: string;
         limit?: number;
+        /** @description Only events that occurred before this instant (ISO 8601); with `from`, not before it. */
+        to?: string;
       };
       header?: never;
       path: {
@@ -1606,6 +1638,27 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['NotificationPreferences'];
+        };
+      };
+      default: components['responses']['Problem'];
+    };
+  };
+  PreferencesController_sendTestDm: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TestDmView'];
         };
       };
       default: components['responses']['Problem'];

@@ -1,6 +1,7 @@
 import { Controller, Get, Param, ParseUUIDPipe, Query } from '@nestjs/common';
 import { decodeKeysetCursor, encodeKeysetCursor, keysetTimeSql } from '@lib/database';
 import { RequireManageGuild } from '@lib/guild-access';
+import { ValidationError } from '@lib/problem-details';
 import { DataSource } from 'typeorm';
 import { type AuditLogEntryView, AuditLogQuery } from './audit-log.query';
 
@@ -37,6 +38,13 @@ export class AuditLogController {
     const params: unknown[] = [guildId];
     const conditions = ['guild_id = $1'];
     if (query.event_type) conditions.push(`event_type = $${params.push(query.event_type)}`);
+    if (query.from && query.to && Date.parse(query.to) < Date.parse(query.from)) {
+      throw new ValidationError('to must not be before from', [
+        { field: 'to', message: 'to must not be before from' },
+      ]);
+    }
+    if (query.from) conditions.push(`occurred_at >= $${params.push(query.from)}::timestamptz`);
+    if (query.to) conditions.push(`occurred_at < $${params.push(query.to)}::timestamptz`);
     if (query.cursor) {
       const before = decodeKeysetCursor(query.cursor);
       conditions.push(
