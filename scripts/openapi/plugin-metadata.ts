@@ -90,6 +90,8 @@ export default async () => {
                         "AuditLogQuery": {
                             limit: { required: true, type: () => Object, default: 50, minimum: 1, maximum: 200 },
                             event_type: { required: false, description: "Only events of this type.", enum: ["RestoreStarted", "RestoreCompleted", "RestoreFailed", "RestoreCanceled", "SnapshotCreated", "AntiNukeIncidentOpened", "BillingKeyIssued", "SubscriptionStarted", "PaymentSucceeded", "PlanUpgraded", "PlanDowngradeScheduled", "PlanDowngraded", "SubscriptionCanceled", "SubscriptionUncanceled", "SubscriptionCardChanged", "SubscriptionCanceledPeriodEnd", "LicenseUpgraded", "LicenseDowngraded"] },
+                            from: { required: false, type: () => String, description: "Only events that occurred at or after this instant (ISO 8601, e.g. `2026-11-01T00:00:00Z`)." },
+                            to: { required: false, type: () => String, description: "Only events that occurred before this instant (ISO 8601); with `from`, not before it." },
                             cursor: { required: false, type: () => String, description: "The `next_cursor` of the previous page.", maxLength: 200, pattern: "^[A-Za-z0-9_-]+$" }
                         }
                     }
@@ -98,7 +100,9 @@ export default async () => {
                     import("../../apps/notifier/src/preferences/preferences.dto"),
                     {
                         "PutNotificationPreferencesDto": {
-                            payment_notifications: { required: true, type: () => Boolean, description: "DMs about charges to the payer's card (`subscription.started`)." }
+                            payment_notifications: { required: true, type: () => Boolean, description: "DMs about charges to the payer's card (`subscription.started`, `subscription.card_changed`)." },
+                            restore_notifications: { required: false, type: () => Boolean, description: "DMs when a restore the user started completes, fails or is stopped." },
+                            incident_notifications: { required: false, type: () => Boolean, description: "DMs to a guild's owner when AntiNuke opens an incident." }
                         }
                     }
                 ],
@@ -268,7 +272,8 @@ export default async () => {
                     {
                         "PreferencesController": {
                             "get": { type: Object },
-                            "put": { type: Object }
+                            "put": { type: Object },
+                            "sendTestDm": { description: "Sends the caller a DM now; 422 when the platform refuses it, 429 more often than the interval.", type: Object }
                         }
                     }
                 ],

@@ -33,6 +33,7 @@ describe('notifier: DMs, preferences and the audit log', () => {
       DM_POLL_INTERVAL_MS: '100',
       DM_RETRY_BASE_MS: '300',
       DM_MAX_ATTEMPTS: '4',
+      TEST_DM_INTERVAL_SECONDS: '60',
       LOG_LEVEL: process.env.NOTIFIER_LOG_LEVEL ?? 'warn',
     });
   });
@@ -167,6 +168,8 @@ describe('notifier: DMs, preferences and the audit log', () => {
 
     expect((await stack.call(notifier, 'GET', path, identity)).body).toEqual({
       payment_notifications: true,
+      restore_notifications: true,
+      incident_notifications: true,
       updated_at: null,
     });
     const put = await stack.call(notifier, 'PUT', path, identity, { payment_notifications: false });
@@ -194,6 +197,90 @@ describe('notifier: DMs, preferences and the audit log', () => {
     expect(rows).toEqual([
       expect.objectContaining({ template: 'subscription.started', status: 'suppressed', attempts: 0 }),
     ]);
+  });
+
+  it('keeps restore and incident DMs from a user who turned them off, and sends the rest', async () => {
+    const owner = parties();
+    const identity = { ...stack.user(owner.platformUserId), user_id: owner.userId };
+    const path = '/api/v1/me/notification-preferences';
+    const put = await stack.call(notifier, 'PUT', path, identity, {
+      payment_notifications: true,
+      restore_notifications: false,
+      incident_notifications: false,
+    });
+    expect(put.body).toMatchObject({ restore_notifications: false, incident_notifications: false });
+    // A client that knows only the payment switch leaves the others as they are.
+    await stack.call(notifier, 'PUT', path, identity, { payment_notifications: false });
+    expect((await stack.call(notifier, 'GET', path, identity)).body).toMatchObject({
+      payment_notifications: false,
+      restore_notifications: false,
+      incident_notifications: false,
+    });
+
+    const payloads = samplePayloads(owner);
+    const restored = envelope('RestoreCompleted', owner.guildId, payloads.RestoreCompleted);
+    // The incident names the owner by platform id only: found through the id saved with the preferences.
+    const incident = envelope('AntiNukeIncidentOpened', owner.guildId, payloads.AntiNukeIncidentOpened);
+    const snapshot = envelope('SnapshotCreated', owner.guildId, payloads.SnapshotCreated);
+    await events.publish([restored, incident, snapshot]);
+
+    await waitFor('the snapshot DM sent', async () => {
+      const rows = await notifications([restored.id, incident.id, snapshot.id]);
+      return (
+        rows.length === 3 && rows.some((row) => row.template === 'snapshot.created' && row.status === 'sent')
+      );
+    });
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+    const rows = await notifications([restored.id, incident.id, snapshot.id]);
+    expect(rows.map((row) => `${row.template}:${row.status}`).sort()).toEqual([
+      'antinuke.incident:suppressed',
+      'restore.completed:suppressed',
+      'snapshot.created:sent',
+    ]);
+    const dms = dmsTo(owner.platformUserId);
+    expect(dms).toHaveLength(1);
+    expect(dms[0].content).toContain('스냅샷을 만들었습니다');
+  });
+
+  it('sends a test DM at once, one per interval, and answers a refused DM with a problem', async () => {
+    const who = parties();
+    const identity = { ...stack.user(who.platformUserId), user_id: who.userId };
+    const path = '/api/v1/me/notification-preferences/test-dm';
+    await stack.call(notifier, 'PUT', '/api/v1/me/notification-preferences', identity, {
+      payment_notifications: true,
+      restore_notifications: false,
+      incident_notifications: true,
+    });
+
+    const sent = await stack.call(notifier, 'POST', path, identity);
+    expect(sent.status).toBe(200);
+    expect(sent.body.content).toContain('테스트 메시지');
+    expect(sent.body.content).toContain('지금 받는 알림: 결제, AntiNuke 경보');
+    const dms = dmsTo(who.platformUserId);
+    expect(dms).toHaveLength(1);
+    expect(dms[0].content).toBe(sent.body.content);
+    expect(sent.body.platform_message_id).toBe(dms[0].messageId);
+
+    const again = await stack.call(notifier, 'POST', path, identity);
+    expect(again.status).toBe(429);
+    expect(again.contentType).toContain('application/problem+json');
+    expect(again.body).toMatchObject({ code: 'ErrRateLimited' });
+    expect(Number(again.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(Number(again.headers.get('retry-after'))).toBeLessThanOrEqual(60);
+    expect(dmsTo(who.platformUserId)).toHaveLength(1);
+
+    const closed = parties();
+    stack.platform.setDmsClosed(closed.platformUserId, true);
+    const refused = await stack.call(notifier, 'POST', path, {
+      ...stack.user(closed.platformUserId),
+      user_id: closed.userId,
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.body).toMatchObject({ code: 'ErrDmRefused', title: 'The chat platform refused the DM' });
+    expect(refused.body.detail).toContain('privacy settings');
+    expect(dmsTo(closed.platformUserId)).toEqual([]);
+
+    expect((await stack.call(notifier, 'POST', path, null)).status).toBe(401);
   });
 
   it('tells the payer which card another subscription is charged on after a new card, once', async () => {
@@ -332,6 +419,62 @@ describe('notifier: DMs, preferences and the audit log', () => {
     expect((filtered.body.items as { event_id: string }[]).map((item) => item.event_id)).toEqual([
       all.find((e) => e.type === 'RestoreCompleted')!.id,
     ]);
+    // Dates: from is inclusive, to exclusive; an empty window is empty, a backwards one a problem.
+    const firstAt = all[0].occurred_at;
+    const since = await stack.call(
+      notifier,
+      'GET',
+      `/api/v1/guilds/${guildId}/audit-log?limit=200&from=${encodeURIComponent(firstAt)}`,
+      owner,
+    );
+    expect((since.body.items as { event_id: string }[]).map((item) => item.event_id)).toEqual(
+      expect.arrayContaining(all.map((e) => e.id)),
+    );
+    const before = await stack.call(
+      notifier,
+      'GET',
+      `/api/v1/guilds/${guildId}/audit-log?limit=200&to=${encodeURIComponent(firstAt)}`,
+      owner,
+    );
+    const beforeIds = (before.body.items as { event_id: string; occurred_at: string }[]).map(
+      (i) => i.event_id,
+    );
+    expect(beforeIds).not.toContain(all[0].id);
+    expect(before.body.items).toEqual(
+      (before.body.items as { occurred_at: string }[]).filter((item) => item.occurred_at < firstAt),
+    );
+    const typedAndDated = await stack.call(
+      notifier,
+      'GET',
+      `/api/v1/guilds/${guildId}/audit-log?event_type=RestoreCompleted&from=${encodeURIComponent(firstAt)}&to=2999-01-01T00:00:00Z`,
+      owner,
+    );
+    expect((typedAndDated.body.items as { event_id: string }[]).map((item) => item.event_id)).toEqual([
+      all.find((e) => e.type === 'RestoreCompleted')!.id,
+    ]);
+    const future = await stack.call(
+      notifier,
+      'GET',
+      `/api/v1/guilds/${guildId}/audit-log?from=2999-01-01T00:00:00Z`,
+      owner,
+    );
+    expect(future.body).toEqual({ items: [], next_cursor: null });
+    const backwards = await stack.call(
+      notifier,
+      'GET',
+      `/api/v1/guilds/${guildId}/audit-log?from=2026-02-01T00:00:00Z&to=2026-01-01T00:00:00Z`,
+      owner,
+    );
+    expect(backwards.status).toBe(400);
+    expect(backwards.body).toMatchObject({ code: 'ErrValidation', errors: [{ field: 'to' }] });
+    const notADate = await stack.call(
+      notifier,
+      'GET',
+      `/api/v1/guilds/${guildId}/audit-log?from=yesterday`,
+      owner,
+    );
+    expect(notADate.status).toBe(400);
+    expect(notADate.body).toMatchObject({ code: 'ErrValidation' });
     const notAType = await stack.call(
       notifier,
       'GET',

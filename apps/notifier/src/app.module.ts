@@ -15,6 +15,7 @@ import {
 import { HealthModule, LoggingModule, MetricsModule, type ReadinessCheck } from '@lib/runtime';
 import { AuditLogController } from './audit/audit-log.controller';
 import { AuditLogHandler } from './audit/audit-log.handler';
+import { AuditLogRepository } from './audit/audit-log.repository';
 import { notifierDatabase } from './database';
 import { DmPlanningHandler } from './notifications/dm-planning.handler';
 import { DM_SENDER_OPTIONS, DmSender, type DmSenderOptions } from './notifications/dm-sender.service';
@@ -22,6 +23,7 @@ import { NotificationsRepository } from './notifications/notifications.repositor
 import type { NotifierEnv } from './notifier.env';
 import { PreferencesController } from './preferences/preferences.controller';
 import { PreferencesRepository } from './preferences/preferences.repository';
+import { TEST_DM_INTERVAL_SECONDS, TestDmService } from './preferences/test-dm.service';
 
 @Module({})
 export class AppModule {
@@ -48,6 +50,7 @@ export class AppModule {
           [
             NotificationsRepository,
             PreferencesRepository,
+            AuditLogRepository,
             AuditLogHandler,
             DmPlanningHandler,
             {
@@ -67,6 +70,7 @@ export class AppModule {
       providers: [
         NotificationsRepository,
         PreferencesRepository,
+        AuditLogRepository,
         {
           provide: ChatPlatformClient,
           useValue: new ChatPlatformClient({
@@ -83,6 +87,8 @@ export class AppModule {
           } satisfies DmSenderOptions,
         },
         DmSender,
+        { provide: TEST_DM_INTERVAL_SECONDS, useValue: config.TEST_DM_INTERVAL_SECONDS },
+        TestDmService,
       ],
     };
   }

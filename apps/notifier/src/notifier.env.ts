@@ -34,4 +34,10 @@ export class NotifierEnv extends KafkaEnv {
   @Min(1)
   @Max(50)
   DM_MAX_ATTEMPTS: number = 12;
+
+  /** A user gets at most one test DM in this many seconds (it is a real DM on the platform). */
+  @IsInt()
+  @Min(1)
+  @Max(86_400)
+  TEST_DM_INTERVAL_SECONDS: number = 30;
 }

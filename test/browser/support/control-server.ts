@@ -60,6 +60,22 @@ export async function startControlServer(
       });
       return {};
     },
+    // A guild of the demo owner's own, with the bot, that no other scenario touches.
+    'POST /seed-guild': (body) => {
+      const seeded = platform.seedGuild({
+        name: String(body.name),
+        owner: { id: demo.ownerId },
+        channels: [{ name: 'general' }],
+      });
+      return { platform_guild_id: seeded.guildId };
+    },
+    // The DMs the platform delivered to one user, oldest first.
+    'POST /dms': (body) => ({
+      dms: platform
+        .dmLog()
+        .filter((dm) => dm.recipientId === String(body.recipient))
+        .map((dm) => ({ content: dm.content, sent_at: dm.sentAt.toISOString() })),
+    }),
     'POST /clear-failures': () => {
       platform.clearFailures();
       return {};

@@ -36,7 +36,7 @@ export async function logIn(page: Page, platformUserId: string): Promise<void> {
 /** The API as the page's own session calls it (the browser's cookie, the dashboard's Origin). */
 export async function api<T = Record<string, unknown>>(
   page: Page,
-  method: 'GET' | 'POST',
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
   route: string,
   body?: unknown,
 ): Promise<T> {

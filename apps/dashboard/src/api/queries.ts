@@ -1,5 +1,6 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, type Schemas, unwrap } from './client';
+import type { paths } from './schema';
 
 /** Query keys, one place: a mutation invalidates exactly what it changes. */
 export const keys = {
@@ -13,6 +14,8 @@ export const keys = {
   incidents: (guildId: string) => ['guild', guildId, 'incidents'] as const,
   latestRestore: (guildId: string) => ['guild', guildId, 'latest-restore'] as const,
   restoreJob: (jobId: string) => ['restore', jobId] as const,
+  auditLog: (guildId: string) => ['guild', guildId, 'audit-log'] as const,
+  notificationPreferences: ['me', 'notification-preferences'] as const,
 };
 
 export const useMe = () =>
@@ -38,6 +41,15 @@ export const useAntiNuke = (guildId: string) =>
     queryKey: keys.antinuke(guildId),
     queryFn: () => unwrap(api.GET('/api/v1/guilds/{guildId}/antinuke', { params: { path: { guildId } } })),
   });
+
+export function useUpdateAntiNuke(guildId: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (body: Schemas['UpdateAntiNukeSettingsDto']) =>
+      unwrap(api.PUT('/api/v1/guilds/{guildId}/antinuke', { params: { path: { guildId } }, body })),
+    onSuccess: (view) => client.setQueryData(keys.antinuke(guildId), view),
+  });
+}
 
 export const useIncidents = (guildId: string) =>
   useQuery({
@@ -146,6 +158,40 @@ export function useCancelRestore(jobId: string) {
     onSuccess: (job) => client.setQueryData(keys.restoreJob(jobId), job),
   });
 }
+
+/** The audit log's query: page size, cursor, kind, dates. */
+export type AuditLogFilter = NonNullable<
+  paths['/api/v1/guilds/{guildId}/audit-log']['get']['parameters']['query']
+>;
+
+/** One page of the guild's audit log, newest first; `cursor` is the previous page's `next_cursor`. */
+export const useAuditLog = (guildId: string, query: AuditLogFilter) =>
+  useQuery({
+    queryKey: [...keys.auditLog(guildId), query],
+    queryFn: () =>
+      unwrap(api.GET('/api/v1/guilds/{guildId}/audit-log', { params: { path: { guildId }, query } })),
+    placeholderData: keepPreviousData,
+  });
+
+export const useNotificationPreferences = () =>
+  useQuery({
+    queryKey: keys.notificationPreferences,
+    queryFn: () => unwrap(api.GET('/api/v1/me/notification-preferences')),
+  });
+
+export function useSaveNotificationPreferences() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (body: Schemas['PutNotificationPreferencesDto']) =>
+      unwrap(api.PUT('/api/v1/me/notification-preferences', { body })),
+    onSuccess: (saved) => client.setQueryData(keys.notificationPreferences, saved),
+  });
+}
+
+export const useSendTestDm = () =>
+  useMutation({
+    mutationFn: () => unwrap(api.POST('/api/v1/me/notification-preferences/test-dm')),
+  });
 
 export async function logout(): Promise<void> {
   await fetch('/auth/logout', { method: 'POST', credentials: 'same-origin' });

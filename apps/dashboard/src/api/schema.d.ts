@@ -225,6 +225,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/me/notification-preferences/test-dm': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Send me a test DM */
+    post: operations['PreferencesController_sendTestDm'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/restore/{jobId}': {
     parameters: {
       query?: never;
@@ -658,7 +675,9 @@ export interface components {
       status: 'registered' | 'bot_present' | 'bot_missing';
     };
     NotificationPreferences: {
+      incident_notifications: boolean;
       payment_notifications: boolean;
+      restore_notifications: boolean;
       /** @description Null while the user has never changed anything (the defaults apply). */
       updated_at: string | null;
     };
@@ -809,8 +828,12 @@ export interface components {
       total: number;
     };
     PutNotificationPreferencesDto: {
-      /** @description DMs about charges to the payer's card (`subscription.started`). */
+      /** @description DMs to a guild's owner when AntiNuke opens an incident. */
+      incident_notifications?: boolean;
+      /** @description DMs about charges to the payer's card (`subscription.started`, `subscription.card_changed`). */
       payment_notifications: boolean;
+      /** @description DMs when a restore the user started completes, fails or is stopped. */
+      restore_notifications?: boolean;
     };
     RegisterGuildDto: {
       platform_guild_id: string;
@@ -1110,6 +1133,11 @@ export interface components {
       plan: components['schemas']['PaidPlanCode'];
       status: components['schemas']['SubscriptionStatus'];
       updated_at: string;
+    };
+    TestDmView: {
+      content: string;
+      platform_message_id: string;
+      sent_at: string;
     };
     UpdateAntiNukeSettingsDto: {
       /** @description Remove the actor's roles when an incident opens (needs ANTINUKE_AUTO_ACTION). */
@@ -1817,7 +1845,11 @@ export interface operations {
           | 'SubscriptionCanceledPeriodEnd'
           | 'LicenseUpgraded'
           | 'LicenseDowngraded';
+        /** @description Only events that occurred at or after this instant (ISO 8601, e.g. `2026-11-01T00:00:00Z`). */
+        from?: string;
         limit?: number;
+        /** @description Only events that occurred before this instant (ISO 8601); with `from`, not before it. */
+        to?: string;
       };
       header?: never;
       path: {
@@ -2581,6 +2613,75 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
             code?: 'ErrUnsupportedMediaType';
+          };
+        };
+      };
+      /** @description Too many requests: wait for the Retry-After header. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrRateLimited';
+          };
+        };
+      };
+      default: components['responses']['Problem'];
+    };
+  };
+  PreferencesController_sendTestDm: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Sends the caller a DM now; 422 when the platform refuses it, 429 more often than the interval. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TestDmView'];
+        };
+      };
+      /** @description No session, or it has ended: log in again. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrUnauthenticated';
+          };
+        };
+      };
+      /** @description Not allowed: no MANAGE_GUILD in the guild, a plan without the feature, or not the payer. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrCrossOriginRequest';
+          };
+        };
+      };
+      /** @description Understood, but cannot be done in the current state. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrDmRefused';
           };
         };
       };

@@ -15,6 +15,11 @@ const SnapshotPage = lazy(() => import('../pages/snapshots').then((m) => ({ defa
 const RestorePage = lazy(() => import('../pages/restore').then((m) => ({ default: m.RestorePage })));
 const RestoreJobPage = lazy(() => import('../pages/restore').then((m) => ({ default: m.RestoreJobPage })));
 const IncidentsPage = lazy(() => import('../pages/incidents').then((m) => ({ default: m.IncidentsPage })));
+const AntiNukePage = lazy(() => import('../pages/antinuke').then((m) => ({ default: m.AntiNukePage })));
+const AuditLogPage = lazy(() => import('../pages/audit-log').then((m) => ({ default: m.AuditLogPage })));
+const NotificationsPage = lazy(() =>
+  import('../pages/notifications').then((m) => ({ default: m.NotificationsPage })),
+);
 
 export function App() {
   const location = useLocation();
@@ -67,6 +72,12 @@ export function App() {
         return <RestoreJobPage guildId={guildId} jobId={jobId} />;
       case 'incidents':
         return <IncidentsPage guildId={guildId} />;
+      case 'antinuke':
+        return <AntiNukePage guildId={guildId} />;
+      case 'auditLog':
+        return <AuditLogPage guildId={guildId} />;
+      case 'notifications':
+        return <NotificationsPage />;
     }
   })();
 

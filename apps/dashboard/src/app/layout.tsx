@@ -40,6 +40,7 @@ function UserMenu() {
       <span>
         Logged in as <strong>{me.data.global_name ?? me.data.username}</strong>
       </span>
+      <Link href={pathTo('notifications', {})}>Notifications</Link>
       <button type="button" className="button-quiet" onClick={() => void signOut()}>
         Log out
       </button>

@@ -13,6 +13,9 @@ export const ROUTES = {
   restore: '/guilds/:guildId/restore',
   restoreJob: '/guilds/:guildId/restore/:jobId',
   incidents: '/guilds/:guildId/incidents',
+  antinuke: '/guilds/:guildId/antinuke',
+  auditLog: '/guilds/:guildId/audit-log',
+  notifications: '/notifications',
 } as const;
 
 export type RouteName = keyof typeof ROUTES;

@@ -24,6 +24,7 @@ describe(matchUpstream.name, () => {
     ['GET', `/api/v1/guilds/${id}/license`, 'licensing'],
     ['GET', `/api/v1/guilds/${id}/audit-log`, 'notifier'],
     ['PUT', '/api/v1/me/notification-preferences', 'notifier'],
+    ['POST', '/api/v1/me/notification-preferences/test-dm', 'notifier'],
   ])('sends %s %s to %s', (method, path, upstream) => {
     expect(matchUpstream(method, path)).toEqual({ upstream });
   });

@@ -31,6 +31,7 @@ const ROUTES: { methods: readonly string[]; pattern: RegExp; upstream: Upstream 
     upstream: 'billing',
   },
   { methods: ['GET', 'PUT'], pattern: /^\/api\/v1\/me\/notification-preferences$/, upstream: 'notifier' },
+  { methods: ['POST'], pattern: /^\/api\/v1\/me\/notification-preferences\/test-dm$/, upstream: 'notifier' },
 ];
 
 export type RouteMatch = { upstream: Upstream } | { notAllowed: readonly string[] } | null;

@@ -1,9 +1,10 @@
 import { ApiOperation } from '@nestjs/swagger';
 import { Controller, Get, Param, ParseUUIDPipe, Query } from '@nestjs/common';
-import { decodeKeysetCursor, encodeKeysetCursor, keysetTimeSql } from '@lib/database';
+import { keysetPage } from '@lib/database';
 import { RequireManageGuild } from '@lib/guild-access';
-import { DataSource } from 'typeorm';
+import { ValidationError } from '@lib/problem-details';
 import { type AuditLogEntryView, AuditLogQuery } from './audit-log.query';
+import { type AuditRow, AuditLogRepository } from './audit-log.repository';
 
 /**
  * Payload fields a guild administrator does not see: the payer's card and key references are the
@@ -11,23 +12,10 @@ import { type AuditLogEntryView, AuditLogQuery } from './audit-log.query';
  */
 const PRIVATE_FIELDS = new Set(['billing_key_id', 'card_last4']);
 
-interface AuditRow {
-  event_id: string;
-  event_type: string;
-  producer: string;
-  aggregate_type: string;
-  aggregate_id: string;
-  occurred_at: Date;
-  correlation_id: string | null;
-  payload: Record<string, unknown>;
-  recorded_at: Date;
-  cursor_at: string;
-}
-
 /** The guild's history: every event about it, newest first (MANAGE_GUILD, checked before the query is). */
 @Controller()
 export class AuditLogController {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly auditLog: AuditLogRepository) {}
 
   @ApiOperation({ summary: 'List the audit log' })
   @Get('api/v1/guilds/:guildId/audit-log')
@@ -36,33 +24,20 @@ export class AuditLogController {
     @Param('guildId', new ParseUUIDPipe()) guildId: string,
     @Query() query: AuditLogQuery,
   ): Promise<{ items: AuditLogEntryView[]; next_cursor: string | null }> {
-    const params: unknown[] = [guildId];
-    const conditions = ['guild_id = $1'];
-    if (query.event_type) conditions.push(`event_type = $${params.push(query.event_type)}`);
-    if (query.cursor) {
-      const before = decodeKeysetCursor(query.cursor);
-      conditions.push(
-        `(occurred_at, event_id) < ($${params.push(before.at)}::timestamptz, $${params.push(before.id)}::uuid)`,
-      );
+    if (query.from && query.to && Date.parse(query.to) < Date.parse(query.from)) {
+      throw new ValidationError('to must not be before from', [
+        { field: 'to', message: 'to must not be before from' },
+      ]);
     }
-    const rows = await this.dataSource.query<AuditRow[]>(
-      `SELECT event_id, event_type, producer, aggregate_type, aggregate_id, occurred_at, correlation_id,
-              payload, recorded_at, ${keysetTimeSql('occurred_at')} AS cursor_at
-         FROM notification.audit_log
-        WHERE ${conditions.join(' AND ')}
-        ORDER BY occurred_at DESC, event_id DESC
-        LIMIT $${params.push(query.limit + 1)}`,
-      params,
-    );
-    const page = rows.slice(0, query.limit);
-    const last = page.at(-1);
-    return {
-      items: page.map(toView),
-      next_cursor:
-        rows.length > query.limit && last
-          ? encodeKeysetCursor({ at: last.cursor_at, id: last.event_id })
-          : null,
-    };
+    const rows = await this.auditLog.list({
+      guildId,
+      eventType: query.event_type,
+      from: query.from,
+      to: query.to,
+      cursor: query.cursor,
+      limit: query.limit,
+    });
+    return keysetPage(rows, query.limit, toView, (row) => row.event_id);
   }
 }
 

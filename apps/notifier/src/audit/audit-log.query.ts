@@ -1,6 +1,6 @@
 import { EVENT_PRODUCERS, type EventType } from '@lib/contracts';
 import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsIn, IsInt, IsISO8601, IsOptional, Matches, Max, MaxLength, Min } from 'class-validator';
 
 const EVENT_TYPES = Object.keys(EVENT_PRODUCERS) as EventType[];
 
@@ -16,6 +16,16 @@ export class AuditLogQuery {
   @IsOptional()
   @IsIn(EVENT_TYPES, { message: `event_type must be one of ${EVENT_TYPES.join(', ')}` })
   event_type?: EventType;
+
+  /** Only events that occurred at or after this instant (ISO 8601, e.g. `2026-11-01T00:00:00Z`). */
+  @IsOptional()
+  @IsISO8601({ strict: true }, { message: 'from must be an ISO 8601 date and time' })
+  from?: string;
+
+  /** Only events that occurred before this instant (ISO 8601); with `from`, not before it. */
+  @IsOptional()
+  @IsISO8601({ strict: true }, { message: 'to must be an ISO 8601 date and time' })
+  to?: string;
 
   /** The `next_cursor` of the previous page. */
   @IsOptional()

@@ -27,8 +27,12 @@ export class DmPlanningHandler implements EventHandler {
     // Read when the event is applied: a preference changed later does not recall a queued DM.
     const wanted =
       dm.preference === null ||
-      dm.recipientUserId === null ||
-      (await this.preferences.get(dm.recipientUserId, manager))[dm.preference];
+      (
+        await this.preferences.forRecipient(
+          { userId: dm.recipientUserId, platformUserId: dm.recipientPlatformUserId },
+          manager,
+        )
+      )[dm.preference];
     await this.notifications.add(manager, event, dm, wanted ? 'pending' : 'suppressed');
   }
 }

@@ -1,5 +1,12 @@
 import type { DomainEvent, EventPayloads, EventType } from '@lib/contracts';
-import { formatDuration, formatKrw, formatKstDate, formatKstDateTime, planDm } from './templates';
+import {
+  formatDuration,
+  formatKrw,
+  formatKstDate,
+  formatKstDateTime,
+  planDm,
+  testDmContent,
+} from './templates';
 
 const PAYER = '80351110224678912';
 const PAYER_ID = '0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b';
@@ -70,7 +77,7 @@ describe(planDm.name, () => {
     expect(dm).toMatchObject({
       template: 'restore.completed',
       recipientPlatformUserId: PAYER,
-      preference: null,
+      preference: 'restore_notifications',
     });
     expect(dm!.content).toContain('**Raid Test** 서버 복구가 끝났습니다. (소요 시간 1분 5초)');
     expect(dm!.content).toContain('• 역할: 생성 2 · 수정 1 · 삭제 0');
@@ -293,5 +300,32 @@ describe('events from producers older than the recipient fields', () => {
     expect(planDm(event('RestoreCompleted', old))).toBeNull();
     const noName = { ...old, requested_by_platform_user_id: PAYER } as EventPayloads['RestoreCompleted'];
     expect(planDm(event('RestoreCompleted', noName))!.content).toContain('✅ 내 서버 복구가 끝났습니다.');
+  });
+});
+
+describe(testDmContent.name, () => {
+  const all = {
+    payment_notifications: true,
+    restore_notifications: true,
+    incident_notifications: true,
+    updated_at: null,
+  };
+
+  it('names the kinds of DM the user receives now', () => {
+    expect(testDmContent(all)).toContain('지금 받는 알림: 결제, 복구, AntiNuke 경보');
+    expect(testDmContent({ ...all, restore_notifications: false })).toContain(
+      '지금 받는 알림: 결제, AntiNuke 경보',
+    );
+  });
+
+  it('says so when every kind is off', () => {
+    const none = {
+      ...all,
+      payment_notifications: false,
+      restore_notifications: false,
+      incident_notifications: false,
+    };
+    expect(testDmContent(none)).toContain('모두 꺼 두셨습니다');
+    expect(testDmContent(none)).not.toContain('지금 받는 알림');
   });
 });

@@ -1,4 +1,5 @@
 import type { DomainEvent, EventPayloads, PlanCode, RestoreResultSummary } from '@lib/contracts';
+import type { NotificationPreferences, PreferenceKey } from '../preferences/preferences.repository';
 
 /**
  * Every DM the service sends, in one place (spec §1.5, §6). Users are Korean: messages are in
@@ -18,14 +19,14 @@ export const TEMPLATES = [
 ] as const;
 export type Template = (typeof TEMPLATES)[number];
 
-/** The preference a template honours; null when it is always sent. */
-export type PreferenceKey = 'payment_notifications';
+export type { PreferenceKey };
 
 export interface PlannedDm {
   template: Template;
   recipientPlatformUserId: string;
   /** The service's own user id where the event knows it (preferences are kept per user). */
   recipientUserId: string | null;
+  /** The preference the DM honours; null when it is always sent. */
   preference: PreferenceKey | null;
   content: string;
 }
@@ -146,7 +147,7 @@ function planRestoreCanceled(
     template: 'restore.guild_deleted',
     recipientPlatformUserId: p.requested_by_platform_user_id,
     recipientUserId: p.requested_by_user,
-    preference: null,
+    preference: 'restore_notifications',
     content: [
       `⚠️ ${guild(p.guild_name)} 서버가 복구 도중 삭제되어 복구를 중단했습니다.`,
       `스냅샷 \`${p.snapshot_id}\`은(는) 그대로 보관됩니다.`,
@@ -162,7 +163,7 @@ const PLANNERS: { [T in keyof EventPayloads]?: Planner<T> } = {
           template: 'restore.completed',
           recipientPlatformUserId: p.requested_by_platform_user_id,
           recipientUserId: p.requested_by_user,
-          preference: null,
+          preference: 'restore_notifications',
           content: [
             `✅ ${guild(p.guild_name)} 서버 복구가 끝났습니다. (소요 시간 ${formatDuration(p.duration_ms)})`,
             ...summaryLines(p.result_summary),
@@ -185,7 +186,7 @@ const PLANNERS: { [T in keyof EventPayloads]?: Planner<T> } = {
       template: 'restore.failed',
       recipientPlatformUserId: p.requested_by_platform_user_id,
       recipientUserId: p.requested_by_user,
-      preference: null,
+      preference: 'restore_notifications',
       content: [
         `❌ ${guild(p.guild_name)} 서버 복구에 실패했습니다.`,
         `사유: ${p.error_message}`,
@@ -289,7 +290,7 @@ const PLANNERS: { [T in keyof EventPayloads]?: Planner<T> } = {
     template: 'antinuke.incident',
     recipientPlatformUserId: p.owner_platform_user_id,
     recipientUserId: null,
-    preference: null,
+    preference: 'incident_notifications',
     content: [
       `🚨 ${guild(p.guild_name)} 서버에서 대량 파괴 행위가 감지되었습니다. (${formatKstDateTime(p.occurred_at)})`,
       `행위자: <@${p.actor_platform_user_id}> · ${ACTION_NAMES[p.action] ?? p.action} ${p.count}회`,
@@ -300,6 +301,23 @@ const PLANNERS: { [T in keyof EventPayloads]?: Planner<T> } = {
     ].join('\n'),
   }),
 };
+
+const KIND_NAMES: Record<PreferenceKey, string> = {
+  payment_notifications: '결제',
+  restore_notifications: '복구',
+  incident_notifications: 'AntiNuke 경보',
+};
+
+/** The DM a user asks for to see that DMs reach them, with the kinds they now receive. */
+export function testDmContent(preferences: NotificationPreferences): string {
+  const on = (Object.keys(KIND_NAMES) as PreferenceKey[]).filter((key) => preferences[key]);
+  return [
+    '🔔 guildkeeper 테스트 메시지입니다. 이 DM이 보인다면 알림을 받을 수 있습니다.',
+    on.length > 0
+      ? `지금 받는 알림: ${on.map((key) => KIND_NAMES[key]).join(', ')}`
+      : '지금은 결제·복구·AntiNuke 경보 알림을 모두 꺼 두셨습니다.',
+  ].join('\n');
+}
 
 /** The event types that can call for a DM (the consumer subscribes to exactly these). */
 export const NOTIFYING_EVENT_TYPES = Object.keys(PLANNERS) as (keyof EventPayloads)[];

@@ -1,15 +1,21 @@
+import { Body, Controller, Get, HttpCode, Post, Put, Res } from '@nestjs/common';
 import { ApiOperation } from '@nestjs/swagger';
-import { Body, Controller, Get, Put } from '@nestjs/common';
 import type { InternalIdentity } from '@lib/contracts';
 import { requireUser } from '@lib/guild-access';
 import { CurrentIdentity } from '@lib/identity';
-import { PutNotificationPreferencesDto } from './preferences.dto';
+import { ProblemAnswers } from '@lib/problem-details';
+import type { Response } from 'express';
+import { PutNotificationPreferencesDto, type TestDmView } from './preferences.dto';
 import { type NotificationPreferences, PreferencesRepository } from './preferences.repository';
+import { TestDmService } from './test-dm.service';
 
 /** ARCHITECTURE.md: per user, `GET/PUT /api/v1/me/notification-preferences`. */
 @Controller('api/v1/me/notification-preferences')
 export class PreferencesController {
-  constructor(private readonly preferences: PreferencesRepository) {}
+  constructor(
+    private readonly preferences: PreferencesRepository,
+    private readonly testDms: TestDmService,
+  ) {}
 
   @ApiOperation({ summary: 'Get notification preferences' })
   @Get()
@@ -23,6 +29,19 @@ export class PreferencesController {
     @CurrentIdentity() identity: InternalIdentity,
     @Body() body: PutNotificationPreferencesDto,
   ): Promise<NotificationPreferences> {
-    return this.preferences.put(requireUser(identity).user_id, body);
+    const user = requireUser(identity);
+    return this.preferences.put({ userId: user.user_id, platformUserId: user.platform_user_id }, body);
+  }
+
+  /** Sends the caller a DM now; 422 when the platform refuses it, 429 more often than the interval. */
+  @ApiOperation({ summary: 'Send me a test DM' })
+  @ProblemAnswers({ 422: ['ErrDmRefused'], 429: ['ErrRateLimited'] })
+  @Post('test-dm')
+  @HttpCode(200)
+  sendTestDm(
+    @CurrentIdentity() identity: InternalIdentity,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<TestDmView> {
+    return this.testDms.send(requireUser(identity), res);
   }
 }

@@ -1,0 +1,209 @@
+import type { Schemas } from '../api/client';
+import type { paths } from '../api/schema';
+import { byteSize } from './time';
+
+type AuditEntry = Pick<Schemas['AuditLogEntryView'], 'event_type' | 'payload'>;
+type AuditQuery = NonNullable<paths['/api/v1/guilds/{guildId}/audit-log']['get']['parameters']['query']>;
+/** The kinds of entry the API can filter by. */
+export type AuditKind = NonNullable<AuditQuery['event_type']>;
+
+/** What the reader knows that an entry only names by id. */
+export interface AuditNames {
+  /** The logged-in user's id: their own actions read "You …". */
+  myUserId: string | null;
+  /** Snapshot id -> its description, for the snapshots the page has loaded. */
+  snapshots: ReadonlyMap<string, string>;
+}
+
+/** Each kind of entry for the filter, in words, in the order a guild's life meets them. */
+export const AUDIT_KINDS: Record<AuditKind, string> = {
+  SnapshotCreated: 'Snapshot taken',
+  RestoreStarted: 'Restore started',
+  RestoreCompleted: 'Restore completed',
+  RestoreFailed: 'Restore failed',
+  RestoreCanceled: 'Restore canceled',
+  AntiNukeIncidentOpened: 'AntiNuke incident',
+  BillingKeyIssued: 'Card registered',
+  SubscriptionStarted: 'Subscription started',
+  PaymentSucceeded: 'Payment',
+  PlanUpgraded: 'Plan upgraded',
+  PlanDowngradeScheduled: 'Downgrade scheduled',
+  PlanDowngraded: 'Plan downgraded',
+  SubscriptionCanceled: 'Cancellation scheduled',
+  SubscriptionUncanceled: 'Cancellation undone',
+  SubscriptionCardChanged: 'Card changed',
+  SubscriptionCanceledPeriodEnd: 'Subscription ended',
+  LicenseUpgraded: 'Licence upgraded',
+  LicenseDowngraded: 'Licence downgraded',
+};
+
+const SCOPES: Record<string, string> = {
+  roles: 'roles',
+  channels: 'channels',
+  permission_overrides: 'permission overrides',
+  guild_settings: 'guild settings',
+  member_roles: 'member roles',
+  bans: 'bans',
+};
+
+const PLANS: Record<string, string> = { FREE: 'Free', PRO: 'Pro', ENTERPRISE: 'Enterprise' };
+
+const ACTIONS: Record<string, [one: string, many: string]> = {
+  channel_delete: ['a channel', 'channels'],
+  role_delete: ['a role', 'roles'],
+  member_ban: ['a member', 'members'],
+  member_kick: ['a member', 'members'],
+};
+const ACTION_VERBS: Record<string, string> = {
+  channel_delete: 'delete',
+  role_delete: 'delete',
+  member_ban: 'ban',
+  member_kick: 'kick',
+};
+
+const won = new Intl.NumberFormat('en-US');
+
+const text = (value: unknown): string | null => (typeof value === 'string' && value ? value : null);
+const count = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
+
+/** `'before the raid'`, or `a snapshot` when the page does not know its description. */
+function snapshot(id: unknown, names: AuditNames): string {
+  const description = typeof id === 'string' ? names.snapshots.get(id) : undefined;
+  return description ? `'${description}'` : 'a snapshot';
+}
+
+/** "You" for the reader's own actions, else "another user" (the API names no other user). */
+function who(userId: unknown, names: AuditNames, start: boolean): string {
+  const mine = typeof userId === 'string' && userId === names.myUserId;
+  if (mine) return start ? 'You' : 'you';
+  return start ? 'Another user' : 'another user';
+}
+
+function plan(code: unknown): string {
+  return (typeof code === 'string' && PLANS[code]) || String(code);
+}
+
+function day(iso: unknown): string {
+  const at = text(iso);
+  return at ? new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' }).format(new Date(at)) : 'its end';
+}
+
+function seconds(ms: number): string {
+  const total = Math.round(ms / 1_000);
+  const minutes = Math.floor(total / 60);
+  return minutes ? `${minutes} min ${total % 60} s` : `${total} s`;
+}
+
+/** "3 roles created, 1 channel deleted": the changes a restore made, or none. */
+function restoreChanges(summary: unknown): string {
+  const s = (summary ?? {}) as Record<string, unknown>;
+  const parts = (
+    [
+      ['roles_created', 'role', 'created'],
+      ['roles_updated', 'role', 'updated'],
+      ['roles_deleted', 'role', 'deleted'],
+      ['channels_created', 'channel', 'created'],
+      ['channels_updated', 'channel', 'updated'],
+      ['channels_deleted', 'channel', 'deleted'],
+      ['overrides_applied', 'permission override', 'applied'],
+      ['overrides_removed', 'permission override', 'removed'],
+      ['guild_settings_updated', 'guild setting', 'updated'],
+      ['skipped', 'item', 'skipped'],
+    ] as const
+  ).flatMap(([key, noun, verb]) => {
+    const n = count(s[key]);
+    return n > 0 ? [`${n} ${noun}${n === 1 ? '' : 's'} ${verb}`] : [];
+  });
+  return parts.length ? parts.join(', ') : 'nothing needed changing';
+}
+
+/**
+ * One audit-log entry as a sentence: "You started a restore of 'before the raid' (roles,
+ * channels)". Reads the payload defensively: entries of older producers may lack a field, and a
+ * kind this build does not know is named as the API names it.
+ */
+export function describeAuditEntry(entry: AuditEntry, names: AuditNames): string {
+  const p = entry.payload;
+  switch (entry.event_type as AuditKind) {
+    case 'RestoreStarted': {
+      const scope = Array.isArray(p.scope) ? p.scope.map((s) => SCOPES[String(s)] ?? String(s)) : [];
+      return `${who(p.requested_by_user, names, true)} started a restore of ${snapshot(p.snapshot_id, names)}${
+        scope.length ? ` (${scope.join(', ')})` : ''
+      }`;
+    }
+    case 'RestoreCompleted':
+      return `The restore of ${snapshot(p.snapshot_id, names)} that ${who(p.requested_by_user, names, false)} started completed in ${seconds(
+        count(p.duration_ms),
+      )}: ${restoreChanges(p.result_summary)}`;
+    case 'RestoreFailed':
+      return `The restore of ${snapshot(p.snapshot_id, names)} failed${
+        text(p.error_message) ? `: ${text(p.error_message)}` : ''
+      }`;
+    case 'RestoreCanceled':
+      return p.reason === 'guild_deleted'
+        ? `The restore of ${snapshot(p.snapshot_id, names)} stopped: the guild was deleted`
+        : `${who(p.requested_by_user, names, true)} canceled the restore of ${snapshot(p.snapshot_id, names)}`;
+    case 'SnapshotCreated': {
+      const size = typeof p.size === 'number' ? ` (${byteSize(p.size)})` : '';
+      switch (p.trigger) {
+        case 'scheduled':
+          return `guildkeeper took the scheduled snapshot${size}`;
+        case 'antinuke':
+          return `AntiNuke took a snapshot during a raid${size}`;
+        case 'pre_restore':
+          return `guildkeeper took a snapshot before a restore${size}`;
+        default:
+          return `${who(p.created_by_user, names, true)} took ${
+            snapshot(p.snapshot_id, names) === 'a snapshot'
+              ? 'a snapshot'
+              : `the snapshot ${snapshot(p.snapshot_id, names)}`
+          }${size}`;
+      }
+    }
+    case 'AntiNukeIncidentOpened': {
+      const n = count(p.count);
+      const action = text(p.action) ?? '';
+      const [one, many] = ACTIONS[action] ?? ['something', `× ${action}`];
+      const what = n === 1 ? one : `${n} ${many}`;
+      const verb = ACTION_VERBS[action] ?? 'act on';
+      return `AntiNuke saw user ${text(p.actor_platform_user_id) ?? 'unknown'} ${verb} ${what} and opened an incident${
+        p.auto_action_taken === true ? "; the user's roles were taken away" : ''
+      }`;
+    }
+    case 'BillingKeyIssued':
+      return `${who(p.payer_user_id, names, true)} registered a card for payments`;
+    case 'SubscriptionStarted':
+      return `${who(p.payer_user_id, names, true)} subscribed to the ${plan(p.plan_code)} plan (${won.format(
+        count(p.amount_krw),
+      )} KRW)`;
+    case 'PaymentSucceeded':
+      return `A payment of ${won.format(count(p.amount_krw))} KRW for the ${plan(p.plan_code)} plan succeeded${
+        count(p.cycle) > 1 ? ` (renewal ${count(p.cycle)})` : ''
+      }`;
+    case 'PlanUpgraded':
+      return `${who(p.payer_user_id, names, true)} upgraded the plan from ${plan(p.old_plan_code)} to ${plan(p.new_plan_code)}`;
+    case 'PlanDowngradeScheduled':
+      return `${who(p.payer_user_id, names, true)} scheduled a downgrade from ${plan(p.old_plan_code)} to ${plan(
+        p.new_plan_code,
+      )} on ${day(p.effective_at)}`;
+    case 'PlanDowngraded':
+      return `The plan changed from ${plan(p.old_plan_code)} to ${plan(p.new_plan_code)}`;
+    case 'SubscriptionCanceled':
+      return `${who(p.requested_by_user, names, true)} canceled the ${plan(p.plan_code)} subscription: it ends on ${day(
+        p.effective_at,
+      )}`;
+    case 'SubscriptionUncanceled':
+      return `${who(p.requested_by_user, names, true)} undid the cancellation of the subscription`;
+    case 'SubscriptionCardChanged':
+      return `${who(p.payer_user_id, names, true)} changed the card the ${plan(p.plan_code)} subscription is charged on`;
+    case 'SubscriptionCanceledPeriodEnd':
+      return p.reason === 'payment_failed'
+        ? `The ${plan(p.plan_code)} subscription ended after its payments failed`
+        : `The ${plan(p.plan_code)} subscription ended, as scheduled`;
+    case 'LicenseUpgraded':
+    case 'LicenseDowngraded':
+      return `The guild's plan is now ${plan(p.new_plan_code)} (was ${plan(p.old_plan_code)})`;
+    default:
+      return entry.event_type;
+  }
+}

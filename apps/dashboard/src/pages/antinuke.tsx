@@ -1,0 +1,195 @@
+import { type FormEvent, useEffect, useState } from 'react';
+import { Loading, ProblemMessage } from '../app/layout';
+import type { Schemas } from '../api/client';
+import { ApiProblem } from '../api/problem';
+import { useAntiNuke, useUpdateAntiNuke } from '../api/queries';
+import { dateTime } from '../format/time';
+import { GuildPage } from './guild';
+
+type View = Schemas['AntiNukeView'];
+type Field = 'threshold' | 'window_seconds' | 'auto_action_enabled';
+
+const PLAN_NAMES: Record<string, string> = { FREE: 'Free', PRO: 'Pro', ENTERPRISE: 'Enterprise' };
+
+/**
+ * AntiNuke's setting: when it opens an incident (so many destructive actions by one person within
+ * so many seconds) and whether it also takes that person's roles away. On a plan without AntiNuke
+ * the setting is shown, disabled, with why.
+ */
+export function AntiNukePage({ guildId }: { guildId: string }) {
+  const antinuke = useAntiNuke(guildId);
+  return (
+    <GuildPage guildId={guildId} title="AntiNuke">
+      {antinuke.isPending && <Loading what="the AntiNuke setting" />}
+      {antinuke.isError && <ProblemMessage error={antinuke.error} />}
+      {antinuke.data && <AntiNukeForm guildId={guildId} view={antinuke.data} />}
+    </GuildPage>
+  );
+}
+
+function status(view: View): string {
+  if (!view.detection_available) return 'Off: not on this plan';
+  if (view.workflow_running === true) return 'On: watching this guild';
+  if (view.workflow_running === false) return 'Starting: AntiNuke is not watching yet';
+  return 'Unknown: the workflow engine did not answer';
+}
+
+function AntiNukeForm({ guildId, view }: { guildId: string; view: View }) {
+  const [threshold, setThreshold] = useState(String(view.threshold));
+  const [windowSeconds, setWindowSeconds] = useState(String(view.window_seconds));
+  const [autoAction, setAutoAction] = useState(view.auto_action_enabled);
+  const update = useUpdateAntiNuke(guildId);
+  // What another tab or a downgrade changed shows up here when the setting is read again.
+  useEffect(() => {
+    setThreshold(String(view.threshold));
+    setWindowSeconds(String(view.window_seconds));
+    setAutoAction(view.auto_action_enabled);
+  }, [view.threshold, view.window_seconds, view.auto_action_enabled]);
+
+  const locked = !view.detection_available;
+  const fieldErrors = update.error instanceof ApiProblem ? update.error.fieldErrors : [];
+  const errorOf = (field: Field) => fieldErrors.find((error) => error.field === field)?.message;
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    update.mutate({
+      threshold: threshold.trim() === '' ? Number.NaN : Number(threshold),
+      window_seconds: windowSeconds.trim() === '' ? Number.NaN : Number(windowSeconds),
+      auto_action_enabled: autoAction,
+    });
+  };
+  const plan = PLAN_NAMES[view.plan_code] ?? view.plan_code;
+
+  return (
+    <>
+      <dl className="facts">
+        <div className="fact">
+          <dt>Status</dt>
+          <dd data-testid="antinuke-status">{status(view)}</dd>
+        </div>
+        <div className="fact">
+          <dt>Plan</dt>
+          <dd>{plan}</dd>
+        </div>
+        <div className="fact">
+          <dt>Last changed</dt>
+          <dd>{view.updated_at ? dateTime(view.updated_at) : 'Never: the defaults apply'}</dd>
+        </div>
+      </dl>
+      {locked && (
+        <div className="notice" role="note" data-testid="antinuke-unavailable">
+          <p className="notice-title">AntiNuke is not part of the {plan} plan.</p>
+          <p>
+            On the Enterprise plan, AntiNuke watches the guild for a raid (many channels or roles deleted,
+            members banned or kicked by one person in a short time), takes a snapshot of the guild at once and
+            DMs the owner. The setting below shows what it would use; it can be changed once the guild is on
+            Enterprise.
+          </p>
+        </div>
+      )}
+      <form className="card settings-form" onSubmit={submit} noValidate aria-describedby="antinuke-summary">
+        <fieldset disabled={locked}>
+          <legend>When AntiNuke acts</legend>
+          <p id="antinuke-summary" className="muted">
+            An incident opens when one person makes <strong>{threshold || '?'}</strong> actions of one kind
+            (channel deletions, role deletions, bans or kicks) within <strong>{windowSeconds || '?'}</strong>{' '}
+            seconds. Every incident takes a snapshot of the guild and DMs its owner.
+          </p>
+          <NumberField
+            id="antinuke-threshold"
+            label="Actions by one person"
+            hint="2 to 50 actions of the same kind"
+            value={threshold}
+            onChange={setThreshold}
+            error={errorOf('threshold')}
+          />
+          <NumberField
+            id="antinuke-window"
+            label="Within (seconds)"
+            hint="1 to 300 seconds"
+            value={windowSeconds}
+            onChange={setWindowSeconds}
+            error={errorOf('window_seconds')}
+          />
+        </fieldset>
+        <fieldset disabled={locked || !view.auto_action_available}>
+          <legend>Automatic action</legend>
+          <label className="checkbox">
+            <input
+              type="checkbox"
+              checked={autoAction}
+              onChange={(event) => setAutoAction(event.target.checked)}
+              aria-describedby="auto-action-hint"
+            />
+            Take away every role of the person behind an incident
+          </label>
+          <p id="auto-action-hint" className="muted small">
+            This stops a raid at once, before anyone reads the DM. It never touches the guild&apos;s owner or
+            guildkeeper&apos;s bot.
+            {!view.auto_action_available && ' Needs the Enterprise plan.'}
+          </p>
+          {errorOf('auto_action_enabled') && <p className="field-error">{errorOf('auto_action_enabled')}</p>}
+        </fieldset>
+        <section aria-labelledby="exempt-heading" className="exempt">
+          <h2 id="exempt-heading">Who is exempt</h2>
+          <p className="muted">
+            Every member&apos;s actions are counted, the owner&apos;s included (an incident and its snapshot
+            cost nothing). Automatic action never takes roles from the guild&apos;s owner or from
+            guildkeeper&apos;s bot. Exempting chosen members or roles is not offered yet.
+          </p>
+        </section>
+        {!locked && (
+          <p className="actions">
+            <button type="submit" className="button button-primary" disabled={update.isPending}>
+              {update.isPending ? 'Saving…' : 'Save the setting'}
+            </button>
+          </p>
+        )}
+        <div aria-live="polite">
+          {update.isSuccess && !update.isPending && (
+            <p className="success">Saved. AntiNuke uses the new setting now.</p>
+          )}
+        </div>
+        {update.isError && <ProblemMessage error={update.error} />}
+      </form>
+    </>
+  );
+}
+
+function NumberField({
+  id,
+  label,
+  hint,
+  value,
+  onChange,
+  error,
+}: {
+  id: string;
+  label: string;
+  hint: string;
+  value: string;
+  onChange: (value: string) => void;
+  error: string | undefined;
+}) {
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <input
+        id={id}
+        type="number"
+        inputMode="numeric"
+        value={value}
+        onChange={(event) => onChange(event.target.value)}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={`${id}-hint${error ? ` ${id}-error` : ''}`}
+      />
+      <p id={`${id}-hint`} className="muted small">
+        {hint}
+      </p>
+      {error && (
+        <p id={`${id}-error`} className="field-error">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
