@@ -5,10 +5,11 @@ import { LicenseEventsHandler } from './licenses/license-events.handler';
 import { LicenseController } from './licenses/license.controller';
 import { LicenseService } from './licenses/license.service';
 import { PlanCatalog } from './plans/plan-catalog';
+import { PlansController } from './plans/plans.controller';
 
 /** Plans, licences and entitlements: the whole licensing domain, apart from infrastructure. */
 @Module({
-  controllers: [EntitlementsController, LicenseController],
+  controllers: [EntitlementsController, LicenseController, PlansController],
   providers: [PlanCatalog, LicenseService, LicenseEventsHandler, EntitlementsService],
   exports: [LicenseEventsHandler],
 })
