@@ -140,7 +140,9 @@ describe('the fake provider’s card page', () => {
     ['an unknown client key', { clientKey: 'test_ck_other' }],
     ['a return address that is not http(s)', { successUrl: 'javascript:alert(1)' }],
   ])('answers an error page and no redirect for %s', async (_, overrides) => {
-    const response = await fetch(`${base}/card-widget?${widgetQuery(overrides).toString()}`, { redirect: 'manual' });
+    const response = await fetch(`${base}/card-widget?${widgetQuery(overrides).toString()}`, {
+      redirect: 'manual',
+    });
     expect(response.status).toBe(400);
     expect(response.headers.get('location')).toBeNull();
     expect(await response.text()).toContain('Card registration unavailable');
