@@ -15,6 +15,11 @@ const SnapshotPage = lazy(() => import('../pages/snapshots').then((m) => ({ defa
 const RestorePage = lazy(() => import('../pages/restore').then((m) => ({ default: m.RestorePage })));
 const RestoreJobPage = lazy(() => import('../pages/restore').then((m) => ({ default: m.RestoreJobPage })));
 const IncidentsPage = lazy(() => import('../pages/incidents').then((m) => ({ default: m.IncidentsPage })));
+const PlansPage = lazy(() => import('../pages/plans').then((m) => ({ default: m.PlansPage })));
+const CheckoutPage = lazy(() => import('../pages/checkout').then((m) => ({ default: m.CheckoutPage })));
+const SubscriptionPage = lazy(() =>
+  import('../pages/subscription').then((m) => ({ default: m.SubscriptionPage })),
+);
 
 export function App() {
   const location = useLocation();
@@ -67,6 +72,12 @@ export function App() {
         return <RestoreJobPage guildId={guildId} jobId={jobId} />;
       case 'incidents':
         return <IncidentsPage guildId={guildId} />;
+      case 'plans':
+        return <PlansPage guildId={guildId} />;
+      case 'checkout':
+        return <CheckoutPage key={location.href} guildId={guildId} />;
+      case 'subscription':
+        return <SubscriptionPage guildId={guildId} />;
     }
   })();
 

@@ -13,6 +13,9 @@ export const ROUTES = {
   restore: '/guilds/:guildId/restore',
   restoreJob: '/guilds/:guildId/restore/:jobId',
   incidents: '/guilds/:guildId/incidents',
+  plans: '/guilds/:guildId/plans',
+  checkout: '/guilds/:guildId/checkout',
+  subscription: '/guilds/:guildId/subscription',
 } as const;
 
 export type RouteName = keyof typeof ROUTES;

@@ -18,6 +18,8 @@ const SECTIONS: { route: RouteName; label: string }[] = [
   { route: 'snapshots', label: 'Snapshots' },
   { route: 'restore', label: 'Restore' },
   { route: 'incidents', label: 'Incidents' },
+  { route: 'plans', label: 'Plans' },
+  { route: 'subscription', label: 'Subscription' },
 ];
 
 /**
