@@ -16,6 +16,9 @@ const STATE_FILE = 'sandbox.json';
 const SAVE_EVERY_MS = 10_000;
 const MAX_CONTROL_BODY_BYTES = 16 * 1024;
 
+/** Where the public port serves the sandbox provider's card page (the card widget's stand-in). */
+export const SANDBOX_CARD_WIDGET_PATH = '/sandbox/card-widget';
+
 /** The sandbox provider's keys: test keys of a provider that exists only in this process. */
 export const SANDBOX_PROVIDER_KEYS = { secretKey: 'test_sk_sandbox', clientKey: 'test_ck_sandbox' };
 
@@ -147,6 +150,8 @@ export class Sandbox {
         'POST /sandbox/raid': "a raid on the demo guild through the platform's API, as alice",
         'POST /sandbox/cards':
           'body {"customer_key"} from /api/v1/billing/prepare: the card widget, gives the auth_key',
+        [`GET ${SANDBOX_CARD_WIDGET_PATH}`]:
+          'the card page the dashboard sends a payer to: test cards that succeed, are declined, or answer late',
       },
     };
   }
@@ -159,7 +164,12 @@ export class Sandbox {
   }
 
   private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const route = `${req.method} ${(req.url ?? '/').split('?')[0].replace(/\/+$/, '')}`;
+    const pathname = (req.url ?? '/').split('?')[0].replace(/\/+$/, '');
+    if (pathname === SANDBOX_CARD_WIDGET_PATH) {
+      const provider = this.need(res, this.provider, 'payment provider');
+      return provider?.serveCardWidget(req, res);
+    }
+    const route = `${req.method} ${pathname}`;
     switch (route) {
       case 'GET /sandbox':
         return json(res, 200, this.describe());

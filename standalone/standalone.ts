@@ -27,9 +27,9 @@ import { notifierService } from '../apps/notifier/src/service';
 import { recoveryService } from '../apps/recovery/src/service';
 import { webhookIntakeService } from '../apps/webhook-intake/src/service';
 import { WEBHOOK_PATH } from '../apps/webhook-intake/src/webhooks/webhook-endpoint';
-import type { FakeChatPlatform, FakePaymentProvider } from '@lib/testing';
+import { CARD_WIDGET_PATH, type FakeChatPlatform, type FakePaymentProvider } from '@lib/testing';
 import { type EmbeddedDatabase, startEmbeddedDatabase } from './embedded-database';
-import { Sandbox } from './sandbox';
+import { Sandbox, SANDBOX_CARD_WIDGET_PATH } from './sandbox';
 import { loadOrCreateSecrets, sha256Hex } from './secrets';
 
 /** The sandbox OAuth application's id (a snowflake, as the platform's are). */
@@ -219,6 +219,12 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
           PROVIDER_API_URL: providerFake ? providerFake.url : env.PROVIDER_API_URL,
           PROVIDER_SECRET_KEY: providerFake ? providerFake.secretKey : env.PROVIDER_SECRET_KEY,
           PROVIDER_CLIENT_KEY: providerFake ? providerFake.clientKey : env.PROVIDER_CLIENT_KEY,
+          // The sandbox's card page on the public port; a caller's fake serves it on its own.
+          PROVIDER_CARD_WIDGET_URL: sandbox?.provider
+            ? `${publicUrl}${SANDBOX_CARD_WIDGET_PATH}`
+            : providerFake
+              ? `${providerFake.url}${CARD_WIDGET_PATH}`
+              : env.PROVIDER_CARD_WIDGET_URL,
           BILLING_KEY_ENCRYPTION_KEY: env.BILLING_KEY_ENCRYPTION_KEY || secrets.billingKeyEncryptionKey,
           RECOVERY_URL: urls.recovery,
           LICENSING_URL: urls.licensing,

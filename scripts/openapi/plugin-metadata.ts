@@ -45,6 +45,9 @@ export default async () => {
                         },
                         "ListSubscriptionsQuery": {
                             limit: { required: true, type: () => Object, default: 20, minimum: 1, maximum: 100 }
+                        },
+                        "ListPaymentsQuery": {
+                            limit: { required: true, type: () => Object, default: 50, minimum: 1, maximum: 200 }
                         }
                     }
                 ],
@@ -197,7 +200,9 @@ export default async () => {
                         "SubscriptionsController": {
                             "list": {},
                             "get": { type: Object },
+                            "payments": {},
                             "changePlan": { description: "Spec \u00A74.7.", type: Object },
+                            "dropPendingDowngrade": { description: "The undo of a downgrade: the same plan renews at period end.", type: Object },
                             "cancel": { description: "Spec \u00A74.8; the path without /api/v1 is the one the spec's dashboard flow gives.", type: Object },
                             "uncancel": { type: Object }
                         }
@@ -256,6 +261,14 @@ export default async () => {
                     {
                         "LicenseController": {
                             "get": { type: Object }
+                        }
+                    }
+                ],
+                [
+                    import("../../apps/licensing/src/plans/plans.controller"),
+                    {
+                        "PlansController": {
+                            "list": {}
                         }
                     }
                 ],

@@ -52,10 +52,10 @@ test.beforeAll(async ({ browser }) => {
     if (/Content Security Policy/i.test(message.text())) throw new Error(`CSP: ${message.text()}`);
   });
   await logIn(page, state.demo.ownerId);
-  const { platform_guild_id } = await control<{ platform_guild_id: string }>('/seed-guild', {
-    name: GUILD_NAME,
+  const seeded = await control<{ guildId: string }>('/seed-guild', { name: GUILD_NAME });
+  const registered = await api<{ id: string }>(page, 'POST', '/api/v1/guilds', {
+    platform_guild_id: seeded.guildId,
   });
-  const registered = await api<{ id: string }>(page, 'POST', '/api/v1/guilds', { platform_guild_id });
   guildId = registered.id;
 });
 

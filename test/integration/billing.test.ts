@@ -1,4 +1,5 @@
 import { type DomainEvent, type RoutedProviderEvent, INTERNAL_TOKEN_HEADER } from '@lib/contracts';
+import { CARD_WIDGET_PATH } from '@lib/testing';
 import type { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
 import { BillingKeyCipher } from '../../apps/billing/src/billing-keys/billing-key-cipher';
@@ -190,6 +191,7 @@ describe('billing', () => {
         order_name: 'GuildKeeper Enterprise - Prepare Guild',
         amount: 29_900,
         provider_client_key: stack.provider.clientKey,
+        card_widget_url: `${stack.provider.url}${CARD_WIDGET_PATH}`,
         guild_id: guildId,
         plan: 'ENTERPRISE',
         saved_card: null,
@@ -712,6 +714,77 @@ describe('billing', () => {
       });
     });
 
+    it('drops a pending downgrade on request: the plan renews as it is, and only the payer may', async () => {
+      const { id, payer } = await activeSubscription(owner(), 'ENTERPRISE');
+      await change(payer, id, 'PRO');
+      const eventsBefore = await types(id);
+      const path = `/api/v1/subscriptions/${id}/pending-downgrade`;
+
+      const stranger = await stack.callBilling('DELETE', path, stack.user(ADMIN));
+      expect(stranger).toMatchObject({ status: 403, body: { code: 'ErrNotPayer' } });
+      expect(await subscription(id)).toMatchObject({ pending_downgrade_to: 'PRO' });
+
+      const dropped = await stack.callBilling('DELETE', path, payer);
+      expect(dropped).toMatchObject({
+        status: 200,
+        body: {
+          plan: 'ENTERPRISE',
+          pending: null,
+          effective_at: null,
+          dropped_pending_downgrade_to: 'PRO',
+          subscription: { plan: 'ENTERPRISE', pending_downgrade_to: null },
+        },
+      });
+      expect(await subscription(id)).toMatchObject({ plan_code: 'ENTERPRISE', pending_downgrade_to: null });
+      // The next charge is the current plan's again.
+      const read = await stack.callBilling('GET', `/api/v1/subscriptions/${id}`, payer);
+      expect(read.body.next_charge).toMatchObject({ plan: 'ENTERPRISE', amount_krw: 29_900 });
+
+      const again = await stack.callBilling('DELETE', path, payer);
+      expect(again).toMatchObject({ status: 200, body: { dropped_pending_downgrade_to: null } });
+      expect(await types(id)).toEqual(eventsBefore);
+
+      // At period end nothing moves to PRO: the subscription renews on ENTERPRISE.
+      await endPeriod(id);
+      await waitFor('the renewal', async () => (await subscription(id)).cycle_count === 2);
+      expect(await subscription(id)).toMatchObject({ plan_code: 'ENTERPRISE', status: 'active' });
+      expect((await attempts(id)).at(-1)).toMatchObject({
+        cycle: 2,
+        amount_krw: 29_900,
+        status: 'succeeded',
+      });
+      expect((await types(id)).filter((type) => type === 'PlanDowngraded')).toEqual([]);
+
+      const missing = await stack.callBilling(
+        'DELETE',
+        `/api/v1/subscriptions/${uuidv7()}/pending-downgrade`,
+        payer,
+      );
+      expect(missing).toMatchObject({ status: 404, body: { code: 'ErrSubscriptionNotFound' } });
+    });
+
+    it('shows the next charge, who pays and the card, to the payer and to other managers alike', async () => {
+      const { id, payer } = await activeSubscription(owner(), 'ENTERPRISE');
+      const row = await subscription(id);
+      await change(payer, id, 'PRO');
+      for (const reader of [payer, stack.user(ADMIN)]) {
+        const read = await stack.callBilling('GET', `/api/v1/subscriptions/${id}`, reader);
+        expect(read).toMatchObject({
+          status: 200,
+          body: {
+            payer_user_id: payer.user_id,
+            payer_platform_user_id: OWNER,
+            card: { card_last4: expect.stringMatching(/^\d{3}\*$|^\d{4}$/) as unknown, status: 'active' },
+            // The downgrade takes over before the renewal is charged.
+            next_charge: { at: row.next_billing_at!.toISOString(), plan: 'PRO', amount_krw: 9_900 },
+          },
+        });
+      }
+      await stack.callBilling('POST', `/api/v1/subscriptions/${id}/cancel`, payer);
+      const canceled = await stack.callBilling('GET', `/api/v1/subscriptions/${id}`, payer);
+      expect(canceled.body).toMatchObject({ cancel_at_period_end: true, next_charge: null });
+    });
+
     it('toggles cancel and uncancel with an event each time, on both cancel paths', async () => {
       const { id, payer, guildName } = await activeSubscription();
       const row = await subscription(id);
@@ -766,6 +839,69 @@ describe('billing', () => {
       const upgrade = await change(payer, id, 'ENTERPRISE');
       expect(upgrade).toMatchObject({ status: 422, body: { code: 'ErrBillingKeyMissing' } });
       expect(await subscription(id)).toMatchObject({ plan_code: 'PRO' });
+    });
+  });
+
+  describe('payment history', () => {
+    it("lists each attempt with its order id, amount and outcome, newest first, to the guild's managers", async () => {
+      const { guildId } = await stack.registeredGuild('History Guild');
+      const user = owner();
+      stack.provider.rejectCharges({
+        customerKey: `user_${user.user_id}`,
+        code: 'REJECT_CARD_PAYMENT',
+        times: 1,
+      });
+      const declined = await stack.subscribe(user, guildId);
+      const declinedId = declined.body.subscription_id as string;
+      const declinedHistory = await stack.callBilling(
+        'GET',
+        `/api/v1/subscriptions/${declinedId}/payments`,
+        user,
+      );
+      expect(declinedHistory).toMatchObject({
+        status: 200,
+        body: {
+          items: [
+            {
+              order_id: `sub_${declinedId}_001_r0`,
+              cycle: 1,
+              retry_number: 0,
+              plan: 'PRO',
+              amount_krw: 9_900,
+              status: 'failed',
+              failure_code: 'REJECT_CARD_PAYMENT',
+              failure_message: expect.any(String) as unknown,
+              approved_at: null,
+            },
+          ],
+        },
+      });
+
+      const confirmed = await stack.subscribe(user, guildId);
+      const id = confirmed.body.id as string;
+      await endPeriod(id);
+      await waitFor('the renewal', async () => (await subscription(id)).cycle_count === 2);
+      const history = await stack.callBilling(
+        'GET',
+        `/api/v1/subscriptions/${id}/payments`,
+        stack.user(ADMIN),
+      );
+      expect(history.status).toBe(200);
+      const items = history.body.items as { order_id: string; status: string; approved_at: string | null }[];
+      expect(items.map((item) => [item.order_id, item.status])).toEqual([
+        [`sub_${id}_002_r0`, 'succeeded'],
+        [`sub_${id}_001_r0`, 'succeeded'],
+      ]);
+      expect(items.every((item) => item.approved_at !== null)).toBe(true);
+
+      const member = await stack.callBilling(
+        'GET',
+        `/api/v1/subscriptions/${id}/payments`,
+        stack.user(MEMBER),
+      );
+      expect(member).toMatchObject({ status: 404, body: { code: 'ErrSubscriptionNotFound' } });
+      const bad = await stack.callBilling('GET', `/api/v1/subscriptions/${id}/payments?limit=0`, user);
+      expect(bad).toMatchObject({ status: 400, body: { code: 'ErrValidation' } });
     });
   });
 

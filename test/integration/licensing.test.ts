@@ -332,6 +332,29 @@ describe('licensing', () => {
       ]);
     });
 
+    it('shows any signed-in user the plans side by side on the public route, and no one else', async () => {
+      const token = await signInternalToken(
+        { kind: 'user', user_id: uuidv7(), platform_user_id: '1', session_id: 's' },
+        'licensing',
+      );
+      const response = await fetch(`${licensing.url}/api/v1/plans`, {
+        headers: { [INTERNAL_TOKEN_HEADER]: token },
+      });
+      expect(response.status).toBe(200);
+      const { items } = (await response.json()) as {
+        items: { code: string; price_krw: number; features: string[]; limits: Record<string, unknown> }[];
+      };
+      expect(items.map(({ code, price_krw }) => [code, price_krw])).toEqual([
+        ['FREE', 0],
+        ['PRO', 9900],
+        ['ENTERPRISE', 29900],
+      ]);
+      const enterprise = items.find((plan) => plan.code === 'ENTERPRISE')!;
+      expect(enterprise.features).toEqual(expect.arrayContaining(['ANTINUKE_DETECT', 'RECOVERY_LIVE_SYNC']));
+      expect(enterprise.limits).toHaveProperty('scheduled_snapshot_retention_days');
+      expect((await fetch(`${licensing.url}/api/v1/plans`)).status).toBe(401);
+    });
+
     it('answers only services, and bad ids with a problem body', async () => {
       const user = await signInternalToken(
         { kind: 'user', user_id: uuidv7(), platform_user_id: '1', session_id: 's' },

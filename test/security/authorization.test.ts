@@ -318,6 +318,8 @@ describe('authorization comes before validation', () => {
         { method: 'POST', path: (id) => `/api/v1/subscriptions/${id}/cancel` },
         { method: 'POST', path: (id) => `/subscriptions/${id}/cancel` },
         { method: 'POST', path: (id) => `/api/v1/subscriptions/${id}/uncancel` },
+        { method: 'GET', path: (id) => `/api/v1/subscriptions/${id}/payments` },
+        { method: 'DELETE', path: (id) => `/api/v1/subscriptions/${id}/pending-downgrade` },
       ],
     },
   ];
@@ -393,6 +395,13 @@ describe('authorization comes before validation', () => {
         await answer('member', 'POST', `/api/v1/subscriptions/${uuidv7()}/${action}`, body),
       ]);
     }
+    const drop = `${path}/pending-downgrade`;
+    expect(await answer('admin', 'DELETE', drop)).toMatchObject({ status: 403, code: 'ErrNotPayer' });
+    expect(await answer('member', 'DELETE', drop)).toEqual(
+      await answer('member', 'DELETE', `/api/v1/subscriptions/${uuidv7()}/pending-downgrade`),
+    );
+    // Another manager reads the payment history as they read the subscription.
+    expect(await answer('admin', 'GET', `${path}/payments`)).toMatchObject({ status: 200 });
     // Nothing the refused callers sent changed the subscription.
     expect(await answer('owner', 'GET', path)).toMatchObject({
       status: 200,

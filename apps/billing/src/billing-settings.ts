@@ -8,6 +8,8 @@ export class BillingSettings {
     readonly jobsEnabled: boolean,
     readonly jobsIntervalMs: number,
     readonly reconcileAfterMs: number,
+    /** The provider's card page for the dashboard, or null where none is configured. */
+    readonly cardWidgetUrl: string | null = null,
   ) {}
 
   /** Spec §4.4: service name, plan and guild name, as the card statement shows it. */

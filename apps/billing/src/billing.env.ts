@@ -1,6 +1,17 @@
 import { HTTP_URL, KafkaEnv, parseBoolean } from '@lib/config';
 import { Transform } from 'class-transformer';
-import { IsIn, IsInt, IsNotEmpty, IsString, IsUrl, Matches, Max, MaxLength, Min } from 'class-validator';
+import {
+  IsIn,
+  IsInt,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+} from 'class-validator';
 
 export class BillingEnv extends KafkaEnv {
   override PORT = 3002;
@@ -18,6 +29,16 @@ export class BillingEnv extends KafkaEnv {
   @IsString()
   @IsNotEmpty({ message: 'PROVIDER_CLIENT_KEY must be set' })
   PROVIDER_CLIENT_KEY!: string;
+
+  /**
+   * The card page the dashboard sends the browser to (with `clientKey`, `customerKey`, `successUrl`
+   * and `failUrl`): the sandbox provider's own page in standalone mode and the browser tests. Unset,
+   * the dashboard can only pay with a card already on file.
+   */
+  @Transform(({ value }: { value: unknown }) => (value === '' ? undefined : value))
+  @IsOptional()
+  @IsUrl(HTTP_URL, { message: 'PROVIDER_CARD_WIDGET_URL must be an http(s) URL' })
+  PROVIDER_CARD_WIDGET_URL?: string;
 
   /** Spec §8: 30 s. Lower only in tests, to keep the "provider never answers" case short. */
   @IsInt()

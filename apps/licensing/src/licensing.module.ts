@@ -7,11 +7,12 @@ import { LicenseService } from './licenses/license.service';
 import { LicensesRepository } from './licenses/licenses.repository';
 import { LicensingEvents } from './licensing-events';
 import { PlanCatalog } from './plans/plan-catalog';
+import { PlansController } from './plans/plans.controller';
 import { PlansRepository } from './plans/plans.repository';
 
 /** Plans, licences and entitlements: the whole licensing domain, apart from infrastructure. */
 @Module({
-  controllers: [EntitlementsController, LicenseController],
+  controllers: [EntitlementsController, LicenseController, PlansController],
   providers: [
     PlansRepository,
     PlanCatalog,

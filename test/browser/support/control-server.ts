@@ -1,4 +1,5 @@
 import type { FakeChatPlatform, FakePaymentProvider } from '@lib/testing';
+import { PermissionFlagsBits } from 'discord-api-types/v10';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type DemoGuild, raidDemoGuild } from '../../../standalone/sandbox';
@@ -37,6 +38,19 @@ export async function startControlServer(
       return {};
     },
     'POST /raid': async () => ({ changed: await raidDemoGuild(platform, demo) }),
+    // A guild of the demo owner with the bot and one more administrator, for a scenario of its own.
+    'POST /seed-guild': (body) => {
+      const name = String(body.name);
+      const admin = `admin-of-${name.toLowerCase().replace(/\W+/g, '-')}`;
+      const seeded = platform.seedGuild({
+        name,
+        owner: { id: demo.ownerId },
+        roles: [{ name: 'Admin', permissions: PermissionFlagsBits.Administrator }],
+        members: [{ username: admin, roles: ['Admin'] }],
+        channels: [{ name: 'general' }],
+      });
+      return { guildId: seeded.guildId, adminId: seeded.members[admin] };
+    },
     'POST /cards': (body) => ({
       auth_key: provider.authorizeCard({ customerKey: String(body.customer_key) }),
     }),
@@ -59,15 +73,6 @@ export async function startControlServer(
         retryAfterSeconds: 1,
       });
       return {};
-    },
-    // A guild of the demo owner's own, with the bot, that no other scenario touches.
-    'POST /seed-guild': (body) => {
-      const seeded = platform.seedGuild({
-        name: String(body.name),
-        owner: { id: demo.ownerId },
-        channels: [{ name: 'general' }],
-      });
-      return { platform_guild_id: seeded.guildId };
     },
     // The DMs the platform delivered to one user, oldest first.
     'POST /dms': (body) => ({

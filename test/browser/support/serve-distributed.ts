@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { seedDemoGuild } from '../../../standalone/sandbox';
 import { type AppProcess, freePort, startApp } from '../../support/app-process';
-import { BillingStack } from '../../support/billing-stack';
+import { BillingStack, TEST_PROVIDER_TIMEOUT_MS } from '../../support/billing-stack';
 import { openDataSource } from '../../support/database';
 import { skipNotifierBacklog } from '../../support/notifier-backlog';
 import { startControlServer } from './control-server';
@@ -17,6 +17,7 @@ import { STACK_LINE_PREFIX, type StackInfo } from './stack-info';
  */
 class BrowserStack extends BillingStack {
   notifier!: AppProcess;
+  intake!: AppProcess;
   gateway!: AppProcess;
 
   constructor() {
@@ -31,6 +32,10 @@ class BrowserStack extends BillingStack {
     } finally {
       await dataSource.destroy();
     }
+    // The provider's webhooks, as in production: they settle a charge billing's time-out gave up on.
+    this.intake = await startApp('webhook-intake', { BILLING_URL: this.billing.url });
+    this.provider.setWebhookUrl(`${this.intake.url}/webhooks/provider`);
+    this.provider.setSlowCardDelay(TEST_PROVIDER_TIMEOUT_MS + 4_000);
     this.notifier = await startApp('notifier', {
       DISCORD_API_URL: `${this.platform.url}/api`,
       RECOVERY_URL: this.recovery.url,
@@ -61,7 +66,7 @@ class BrowserStack extends BillingStack {
   }
 
   override async stop(): Promise<void> {
-    await Promise.all([this.gateway?.stop(), this.notifier?.stop()]);
+    await Promise.all([this.gateway?.stop(), this.notifier?.stop(), this.intake?.stop()]);
     await super.stop();
   }
 }

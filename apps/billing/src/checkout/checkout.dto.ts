@@ -39,6 +39,11 @@ export interface PrepareView {
   order_name: string;
   amount: number;
   provider_client_key: string;
+  /**
+   * The provider's card page to send the browser to, with `clientKey`, `customerKey`, `successUrl`
+   * and `failUrl` in its query; null where none is configured (only the card on file can pay).
+   */
+  card_widget_url: string | null;
   guild_id: string;
   plan: PlanCode;
   /**

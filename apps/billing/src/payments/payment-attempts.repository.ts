@@ -63,6 +63,19 @@ export class PaymentAttemptsRepository {
     return row;
   }
 
+  /** The subscription's charges, newest first: each cycle, each retry. */
+  async listForSubscription(
+    manager: EntityManager,
+    subscriptionId: string,
+    limit: number,
+  ): Promise<PaymentAttemptRow[]> {
+    return manager.query<PaymentAttemptRow[]>(
+      `SELECT * FROM billing.payment_attempts WHERE subscription_id = $1
+        ORDER BY cycle DESC, retry_number DESC LIMIT $2`,
+      [subscriptionId, limit],
+    );
+  }
+
   async lockByOrderId(manager: EntityManager, orderId: string): Promise<PaymentAttemptRow | null> {
     const [row] = await manager.query<PaymentAttemptRow[]>(
       `SELECT * FROM billing.payment_attempts WHERE order_id = $1 FOR UPDATE`,

@@ -132,6 +132,31 @@ export class PlanChangeService {
     });
   }
 
+  /**
+   * Withdraws a scheduled downgrade before period end: the current plan renews as it is. Nothing
+   * scheduled changes nothing (a repeated click, or the period end that applied it already).
+   */
+  dropPendingDowngrade(identity: InternalIdentity, id: string): Promise<PlanChangeView> {
+    return this.asPayer(identity, id, async (manager, subscription) => {
+      const dropped = subscription.pending_downgrade_to;
+      const kept = dropped
+        ? await this.subscriptions.update(
+            manager,
+            subscription.id,
+            { pending_downgrade_to: null },
+            new Date(),
+          )
+        : subscription;
+      return {
+        plan: kept.plan_code,
+        pending: pendingOf(kept),
+        effective_at: null,
+        dropped_pending_downgrade_to: dropped,
+        subscription: await this.view(manager, kept),
+      };
+    });
+  }
+
   /** Cancel at period end. It takes priority over a pending downgrade, which is cleared. */
   cancel(identity: InternalIdentity, id: string): Promise<CancelView> {
     return this.asPayer(identity, id, async (manager, subscription, userId) => {

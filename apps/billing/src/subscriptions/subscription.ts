@@ -50,6 +50,8 @@ export interface SubscriptionView {
   id: string;
   guild_id: string;
   payer_user_id: string;
+  /** Who pays, as the chat platform knows them; null only for subscriptions from before it was recorded. */
+  payer_platform_user_id: string | null;
   plan: PaidPlanCode;
   status: SubscriptionStatus;
   billing_cycle: 'monthly';
@@ -71,6 +73,7 @@ export function toSubscriptionView(row: SubscriptionRow, card: BillingKeyRow): S
     id: row.id,
     guild_id: row.guild_id,
     payer_user_id: row.payer_user_id,
+    payer_platform_user_id: row.payer_platform_user_id,
     plan: row.plan_code,
     status: row.status,
     billing_cycle: row.billing_cycle,
@@ -89,4 +92,29 @@ export function toSubscriptionView(row: SubscriptionRow, card: BillingKeyRow): S
 
 function iso(value: Date | null): string | null {
   return value ? value.toISOString() : null;
+}
+
+/** The charge a running subscription makes next: a renewal, or the retry of a failed one. */
+export interface NextChargeView {
+  at: string;
+  /** The plan it pays for: a pending downgrade takes over before the renewal is charged. */
+  plan: PaidPlanCode;
+  amount_krw: number;
+}
+
+/** A subscription as its page shows it: with the charge that comes next. */
+export interface SubscriptionDetailView extends SubscriptionView {
+  /** Null when nothing will be charged (not yet started, ending at period end, or ended). */
+  next_charge: NextChargeView | null;
+}
+
+/** What the subscription charges next, at the prices of `priceOf`; null when it will not. */
+export function nextChargeOf(
+  row: SubscriptionRow,
+  priceOf: (plan: PaidPlanCode) => number,
+): NextChargeView | null {
+  const running = row.status === 'active' || row.status === 'past_due';
+  if (!running || row.cancel_at_period_end || !row.next_billing_at) return null;
+  const plan = row.pending_downgrade_to ?? row.plan_code;
+  return { at: row.next_billing_at.toISOString(), plan, amount_krw: priceOf(plan) };
 }

@@ -1,12 +1,13 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Post, Query } from '@nestjs/common';
 import { ApiOperation } from '@nestjs/swagger';
-import { ProblemAnswers } from '@lib/problem-details';
-import { Body, Controller, Get, HttpCode, Param, ParseUUIDPipe, Post, Query } from '@nestjs/common';
 import type { InternalIdentity } from '@lib/contracts';
 import { RequireManageGuild, RequireManageGuildOf, ScopeGuildId } from '@lib/guild-access';
 import { CurrentIdentity } from '@lib/identity';
+import { ProblemAnswers } from '@lib/problem-details';
+import type { PaymentView } from '../payments/payment-view';
 import { type CancelView, PlanChangeService, type PlanChangeView } from './plan-change.service';
-import type { SubscriptionView } from './subscription';
-import { ChangePlanDto, ListSubscriptionsQuery } from './subscriptions.dto';
+import type { SubscriptionDetailView, SubscriptionView } from './subscription';
+import { ChangePlanDto, ListPaymentsQuery, ListSubscriptionsQuery } from './subscriptions.dto';
 import { SubscriptionsService } from './subscriptions.service';
 
 const uuid = new ParseUUIDPipe();
@@ -36,8 +37,20 @@ export class SubscriptionsController {
   @ProblemAnswers({ 404: ['ErrSubscriptionNotFound'] })
   @Get('api/v1/subscriptions/:id')
   @RequireManageGuildOf(SubscriptionsService, { params: 'id' })
-  get(@ScopeGuildId() guildId: string, @Param('id', uuid) id: string): Promise<SubscriptionView> {
+  get(@ScopeGuildId() guildId: string, @Param('id', uuid) id: string): Promise<SubscriptionDetailView> {
     return this.subscriptions.get(guildId, id);
+  }
+
+  @Get('api/v1/subscriptions/:id/payments')
+  @ApiOperation({ summary: "List a subscription's payment attempts" })
+  @ProblemAnswers({ 404: ['ErrSubscriptionNotFound'] })
+  @RequireManageGuildOf(SubscriptionsService, { params: 'id' })
+  payments(
+    @ScopeGuildId() guildId: string,
+    @Param('id', uuid) id: string,
+    @Query() query: ListPaymentsQuery,
+  ): Promise<{ items: PaymentView[] }> {
+    return this.subscriptions.payments(guildId, id, query.limit);
   }
 
   /** Spec §4.7. */
@@ -57,6 +70,23 @@ export class SubscriptionsController {
     @Body() body: ChangePlanDto,
   ): Promise<PlanChangeView> {
     return this.changes.changePlan(identity, id, body.new_plan_code);
+  }
+
+  /** The undo of a downgrade: the same plan renews at period end. */
+  @Delete('api/v1/subscriptions/:id/pending-downgrade')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Drop a scheduled downgrade' })
+  @ProblemAnswers({
+    403: ['ErrNotPayer'],
+    404: ['ErrSubscriptionNotFound'],
+    409: ['ErrSubscriptionNotActive'],
+  })
+  @RequireManageGuildOf(SubscriptionsService, { params: 'id' })
+  dropPendingDowngrade(
+    @CurrentIdentity() identity: InternalIdentity,
+    @Param('id', uuid) id: string,
+  ): Promise<PlanChangeView> {
+    return this.changes.dropPendingDowngrade(identity, id);
   }
 
   /** Spec §4.8; the path without /api/v1 is the one the spec's dashboard flow gives. */

@@ -15,3 +15,12 @@ export class ListSubscriptionsQuery {
   @Max(100)
   limit = 20;
 }
+
+export class ListPaymentsQuery {
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(200)
+  limit = 50;
+}

@@ -1,9 +1,19 @@
 import { Injectable } from '@nestjs/common';
+import { EntitlementsClient } from '@lib/entitlements';
 import type { GuildResourceLookup, UserIdentity } from '@lib/guild-access';
 import { NotFoundError } from '@lib/problem-details';
 import { DataSource } from 'typeorm';
 import { BillingKeysRepository } from '../billing-keys/billing-keys.repository';
-import { type SubscriptionView, toSubscriptionView } from './subscription';
+import { PaymentAttemptsRepository } from '../payments/payment-attempts.repository';
+import { type PaymentView, toPaymentView } from '../payments/payment-view';
+import {
+  nextChargeOf,
+  type PaidPlanCode,
+  type SubscriptionDetailView,
+  type SubscriptionRow,
+  type SubscriptionView,
+  toSubscriptionView,
+} from './subscription';
 import { SubscriptionsRepository } from './subscriptions.repository';
 
 /**
@@ -17,6 +27,8 @@ export class SubscriptionsService implements GuildResourceLookup {
     private readonly dataSource: DataSource,
     private readonly subscriptions: SubscriptionsRepository,
     private readonly billingKeys: BillingKeysRepository,
+    private readonly attempts: PaymentAttemptsRepository,
+    private readonly entitlements: EntitlementsClient,
   ) {}
 
   async find(id: string, user: UserIdentity): Promise<{ guildId: string; ownedByCaller: boolean } | null> {
@@ -37,11 +49,25 @@ export class SubscriptionsService implements GuildResourceLookup {
     return { items: rows.map((row) => toSubscriptionView(row, cards.get(row.billing_key_id)!)) };
   }
 
-  /** The subscription of `guildId`, the guild the route found it in. */
-  async get(guildId: string, id: string): Promise<SubscriptionView> {
+  /** The subscription of `guildId`, the guild the route found it in, with its next charge. */
+  async get(guildId: string, id: string): Promise<SubscriptionDetailView> {
+    const row = await this.inGuild(guildId, id);
+    const card = await this.billingKeys.get(this.dataSource.manager, row.billing_key_id);
+    const plans = await this.entitlements.plans();
+    const priceOf = (code: PaidPlanCode) => plans.find((plan) => plan.code === code)?.price_krw ?? 0;
+    return { ...toSubscriptionView(row, card!), next_charge: nextChargeOf(row, priceOf) };
+  }
+
+  /** Every charge of the subscription, newest first (a month's renewal and its retries included). */
+  async payments(guildId: string, id: string, limit: number): Promise<{ items: PaymentView[] }> {
+    const row = await this.inGuild(guildId, id);
+    const attempts = await this.attempts.listForSubscription(this.dataSource.manager, row.id, limit);
+    return { items: attempts.map(toPaymentView) };
+  }
+
+  private async inGuild(guildId: string, id: string): Promise<SubscriptionRow> {
     const row = await this.subscriptions.get(id);
     if (row?.guild_id !== guildId) throw this.notFound();
-    const card = await this.billingKeys.get(this.dataSource.manager, row.billing_key_id);
-    return toSubscriptionView(row, card!);
+    return row;
   }
 }

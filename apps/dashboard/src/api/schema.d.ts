@@ -242,6 +242,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/plans': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List the plans */
+    get: operations['PlansController_list'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/restore/{jobId}': {
     parameters: {
       query?: never;
@@ -374,6 +391,40 @@ export interface paths {
     /** Change plan */
     post: operations['SubscriptionsController_changePlan'];
     delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/subscriptions/{id}/payments': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List a subscription's payment attempts */
+    get: operations['SubscriptionsController_payments'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/subscriptions/{id}/pending-downgrade': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Drop a scheduled downgrade */
+    delete: operations['SubscriptionsController_dropPendingDowngrade'];
     options?: never;
     head?: never;
     patch?: never;
@@ -674,6 +725,11 @@ export interface components {
        */
       status: 'registered' | 'bot_present' | 'bot_missing';
     };
+    NextChargeView: {
+      amount_krw: number;
+      at: string;
+      plan: components['schemas']['PaidPlanCode'];
+    };
     NotificationPreferences: {
       incident_notifications: boolean;
       payment_notifications: boolean;
@@ -698,6 +754,24 @@ export interface components {
     OverwriteTarget: 'role' | 'member';
     /** @enum {string} */
     PaidPlanCode: 'PRO' | 'ENTERPRISE';
+    /** @enum {string} */
+    PaymentAttemptStatus: 'pending' | 'failed' | 'succeeded';
+    PaymentView: {
+      amount_krw: number;
+      approved_at: string | null;
+      created_at: string;
+      /** @description The billing cycle it pays (1 = the first month) and which try of it (0 = the first). */
+      cycle: number;
+      /** @description The provider's decline code and reason, for a failed charge. */
+      failure_code: string | null;
+      failure_message: string | null;
+      order_id: string;
+      plan: components['schemas']['PaidPlanCode'];
+      /** @description Set when the provider refunded an approved charge. */
+      refunded_at: string | null;
+      retry_number: number;
+      status: components['schemas']['PaymentAttemptStatus'];
+    };
     PermissionOverwrite: {
       allow: string;
       channel_id: string;
@@ -721,6 +795,22 @@ export interface components {
       pending: 'FREE' | 'PRO' | 'ENTERPRISE' | null;
       plan: components['schemas']['PaidPlanCode'];
       subscription: components['schemas']['SubscriptionView'];
+    };
+    PlanDefinition: {
+      /** @enum {string} */
+      code: 'FREE' | 'PRO' | 'ENTERPRISE';
+      features: (
+        | 'RECOVERY_RESTORE'
+        | 'RECOVERY_SNAPSHOT_MANUAL'
+        | 'RECOVERY_SNAPSHOT_SCHEDULED'
+        | 'RECOVERY_LIVE_SYNC'
+        | 'ANTINUKE_DETECT'
+        | 'ANTINUKE_AUTO_ACTION'
+      )[];
+      limits: components['schemas']['PlanLimits'];
+      name: string;
+      price_krw: number;
+      rank: number;
     };
     PlanLimits: {
       /** @description Days a `scheduled` snapshot is kept; null where the plan has no scheduled snapshots. */
@@ -758,6 +848,11 @@ export interface components {
     };
     PrepareView: {
       amount: number;
+      /**
+       * @description The provider's card page to send the browser to, with `clientKey`, `customerKey`, `successUrl`
+       *     and `failUrl` in its query; null where none is configured (only the card on file can pay).
+       */
+      card_widget_url: string | null;
       customer_key: string;
       guild_id: string;
       order_name: string;
@@ -1111,6 +1206,31 @@ export interface components {
       | 'UpdateGuildSettings';
     /** @enum {string} */
     StepStatus: 'pending' | 'canceled' | 'running' | 'failed' | 'done' | 'skipped';
+    SubscriptionDetailView: {
+      /** @enum {string} */
+      billing_cycle: 'monthly';
+      cancel_at_period_end: boolean;
+      /** @enum {string|null} */
+      cancel_reason: 'first_charge_rejected' | 'period_end' | 'payment_failed' | null;
+      canceled_at: string | null;
+      card: components['schemas']['CardView'];
+      current_period_end: string | null;
+      current_period_start: string | null;
+      cycle_count: number;
+      guild_id: string;
+      id: string;
+      next_billing_at: string | null;
+      /** @description Null when nothing will be charged (not yet started, ending at period end, or ended). */
+      next_charge: components['schemas']['NextChargeView'] | null;
+      /** @description Who pays, as the chat platform knows them; null only for subscriptions from before it was recorded. */
+      payer_platform_user_id: string | null;
+      payer_user_id: string;
+      /** @enum {string|null} */
+      pending_downgrade_to: 'PRO' | 'ENTERPRISE' | null;
+      plan: components['schemas']['PaidPlanCode'];
+      status: components['schemas']['SubscriptionStatus'];
+      updated_at: string;
+    };
     /** @enum {string} */
     SubscriptionStatus: 'pending' | 'active' | 'past_due' | 'canceled';
     SubscriptionView: {
@@ -1127,6 +1247,8 @@ export interface components {
       guild_id: string;
       id: string;
       next_billing_at: string | null;
+      /** @description Who pays, as the chat platform knows them; null only for subscriptions from before it was recorded. */
+      payer_platform_user_id: string | null;
       payer_user_id: string;
       /** @enum {string|null} */
       pending_downgrade_to: 'PRO' | 'ENTERPRISE' | null;
@@ -1201,6 +1323,8 @@ export interface operations {
                 guild_id: string;
                 id: string;
                 next_billing_at: string | null;
+                /** @description Who pays, as the chat platform knows them; null only for subscriptions from before it was recorded. */
+                payer_platform_user_id: string | null;
                 payer_user_id: string;
                 payment: {
                   detail: string;
@@ -1237,6 +1361,8 @@ export interface operations {
                 guild_id: string;
                 id: string;
                 next_billing_at: string | null;
+                /** @description Who pays, as the chat platform knows them; null only for subscriptions from before it was recorded. */
+                payer_platform_user_id: string | null;
                 payer_user_id: string;
                 payment: {
                   detail: string;
@@ -2700,6 +2826,53 @@ export interface operations {
       default: components['responses']['Problem'];
     };
   };
+  PlansController_list: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            items: components['schemas']['PlanDefinition'][];
+          };
+        };
+      };
+      /** @description No session, or it has ended: log in again. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrUnauthenticated';
+          };
+        };
+      };
+      /** @description Too many requests: wait for the Retry-After header. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrRateLimited';
+          };
+        };
+      };
+      default: components['responses']['Problem'];
+    };
+  };
   RestoreController_get: {
     parameters: {
       query?: never;
@@ -3332,7 +3505,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['SubscriptionView'];
+          'application/json': components['schemas']['SubscriptionDetailView'];
         };
       };
       /** @description The request is not valid; `errors` lists each invalid field (ErrValidation). */
@@ -3610,6 +3783,188 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
             code?: 'ErrBillingKeyMissing';
+          };
+        };
+      };
+      /** @description Too many requests: wait for the Retry-After header. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrRateLimited';
+          };
+        };
+      };
+      default: components['responses']['Problem'];
+    };
+  };
+  SubscriptionsController_payments: {
+    parameters: {
+      query?: {
+        limit?: number;
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            items: components['schemas']['PaymentView'][];
+          };
+        };
+      };
+      /** @description The request is not valid; `errors` lists each invalid field (ErrValidation). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrValidation';
+          };
+        };
+      };
+      /** @description No session, or it has ended: log in again. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrUnauthenticated';
+          };
+        };
+      };
+      /** @description Does not exist, or is not visible to you. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrSubscriptionNotFound';
+          };
+        };
+      };
+      /** @description Conflicts with the current state; the detail says what to do. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrGuildInactive';
+          };
+        };
+      };
+      /** @description Too many requests: wait for the Retry-After header. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrRateLimited';
+          };
+        };
+      };
+      default: components['responses']['Problem'];
+    };
+  };
+  SubscriptionsController_dropPendingDowngrade: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The undo of a downgrade: the same plan renews at period end. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PlanChangeView'];
+        };
+      };
+      /** @description The request is not valid; `errors` lists each invalid field (ErrValidation). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrValidation';
+          };
+        };
+      };
+      /** @description No session, or it has ended: log in again. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrUnauthenticated';
+          };
+        };
+      };
+      /** @description Not allowed: no MANAGE_GUILD in the guild, a plan without the feature, or not the payer. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrCrossOriginRequest' | 'ErrNotPayer';
+          };
+        };
+      };
+      /** @description Does not exist, or is not visible to you. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrSubscriptionNotFound';
+          };
+        };
+      };
+      /** @description Conflicts with the current state; the detail says what to do. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrGuildInactive' | 'ErrSubscriptionNotActive';
           };
         };
       };

@@ -20,6 +20,11 @@ const AuditLogPage = lazy(() => import('../pages/audit-log').then((m) => ({ defa
 const NotificationsPage = lazy(() =>
   import('../pages/notifications').then((m) => ({ default: m.NotificationsPage })),
 );
+const PlansPage = lazy(() => import('../pages/plans').then((m) => ({ default: m.PlansPage })));
+const CheckoutPage = lazy(() => import('../pages/checkout').then((m) => ({ default: m.CheckoutPage })));
+const SubscriptionPage = lazy(() =>
+  import('../pages/subscription').then((m) => ({ default: m.SubscriptionPage })),
+);
 
 export function App() {
   const location = useLocation();
@@ -78,6 +83,12 @@ export function App() {
         return <AuditLogPage guildId={guildId} />;
       case 'notifications':
         return <NotificationsPage />;
+      case 'plans':
+        return <PlansPage guildId={guildId} />;
+      case 'checkout':
+        return <CheckoutPage key={location.href} guildId={guildId} />;
+      case 'subscription':
+        return <SubscriptionPage guildId={guildId} />;
     }
   })();
 

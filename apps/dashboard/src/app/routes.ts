@@ -16,6 +16,9 @@ export const ROUTES = {
   antinuke: '/guilds/:guildId/antinuke',
   auditLog: '/guilds/:guildId/audit-log',
   notifications: '/notifications',
+  plans: '/guilds/:guildId/plans',
+  checkout: '/guilds/:guildId/checkout',
+  subscription: '/guilds/:guildId/subscription',
 } as const;
 
 export type RouteName = keyof typeof ROUTES;

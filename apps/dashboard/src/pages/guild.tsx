@@ -20,6 +20,8 @@ const SECTIONS: { route: RouteName; label: string }[] = [
   { route: 'incidents', label: 'Incidents' },
   { route: 'antinuke', label: 'AntiNuke' },
   { route: 'auditLog', label: 'Audit log' },
+  { route: 'plans', label: 'Plans' },
+  { route: 'subscription', label: 'Subscription' },
 ];
 
 /**

@@ -22,9 +22,16 @@ const ROUTES: { methods: readonly string[]; pattern: RegExp; upstream: Upstream 
   { methods: ['POST'], pattern: /^\/api\/v1\/restore\/(preview|start)$/, upstream: 'recovery' },
   { methods: ['GET'], pattern: new RegExp(`^/api/v1/restore/${ID}$`), upstream: 'recovery' },
   { methods: ['POST'], pattern: new RegExp(`^/api/v1/restore/${ID}/cancel$`), upstream: 'recovery' },
+  { methods: ['GET'], pattern: /^\/api\/v1\/plans$/, upstream: 'licensing' },
   { methods: ['GET'], pattern: /^\/api\/v1\/billing\/prepare$/, upstream: 'billing' },
   { methods: ['POST'], pattern: /^\/api\/v1\/billing\/confirm$/, upstream: 'billing' },
   { methods: ['GET'], pattern: new RegExp(`^/api/v1/subscriptions/${ID}$`), upstream: 'billing' },
+  { methods: ['GET'], pattern: new RegExp(`^/api/v1/subscriptions/${ID}/payments$`), upstream: 'billing' },
+  {
+    methods: ['DELETE'],
+    pattern: new RegExp(`^/api/v1/subscriptions/${ID}/pending-downgrade$`),
+    upstream: 'billing',
+  },
   {
     methods: ['POST'],
     pattern: new RegExp(`^(/api/v1)?/subscriptions/${ID}/(change-plan|cancel|uncancel)$`),

@@ -1,8 +1,9 @@
-import { type Server, createServer } from 'node:http';
+import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import { closeAtOnce, listenOnLoopback } from '../loopback-server';
 import type { ProviderEventData, ProviderEventType, ProviderWebhookBody } from '@lib/contracts';
 import { BoundedLog } from '../chat-platform/bounded-log';
 import { assertCardNumber, cardCodes, maskCardNumber } from './card-details';
+import { CARD_WIDGET_PATH, cardWidgetPage } from './card-widget-page';
 import { ChargeRejections, type ChargeRejectionRule } from './charge-rejections';
 import { declineMessage } from './decline-messages';
 import { wholeSeconds } from './kst-time';
@@ -16,6 +17,7 @@ import type {
 } from './provider-state';
 import { ProviderStore } from './provider-store';
 import { randomId } from './random-id';
+import { readBody } from './request-body';
 import { handleProviderRequest } from './request-handler';
 import {
   WebhookDispatcher,
@@ -53,6 +55,11 @@ export interface FakePaymentProviderOptions {
   logCapacity?: number;
   /** When set, the fake sends its own webhooks here after each state change (see `setWebhookUrl`). */
   webhookUrl?: string;
+  /**
+   * How long the card page's slow test card holds its first charge (answer and webhook): longer
+   * than the merchant's time-out. Default 35 s (billing's is 30 s).
+   */
+  slowCardDelayMs?: number;
 }
 
 export interface AuthorizeCardOptions {
@@ -66,6 +73,11 @@ export interface AuthorizeCardOptions {
    * answered with `status`: default 400; the provider answers some card refusals with 403.
    */
   issueRejection?: { code: string; message?: string; status?: 400 | 403 };
+  /**
+   * The first charge on the billing key this card becomes is decided at once but answered, and
+   * announced by webhook, only this long after: a provider slower than the merchant's time-out.
+   */
+  firstChargeDelayMs?: number;
 }
 
 export type SendWebhookOptions = SignatureOptions & {
@@ -92,6 +104,7 @@ export class FakePaymentProvider {
   private readonly requests: BoundedLog<PaymentRequestRecord>;
   private readonly webhooks: WebhookDispatcher;
   private chargeDelayMs = 0;
+  private slowCardDelayMs: number;
   private webhookUrl: string | null;
   private server?: Server;
   private stopping = new AbortController();
@@ -108,6 +121,7 @@ export class FakePaymentProvider {
     this.webhooks = new WebhookDispatcher(this.webhookSecret, logCapacity);
     this.initialWebhookUrl = options.webhookUrl ?? null;
     this.webhookUrl = this.initialWebhookUrl;
+    this.slowCardDelayMs = options.slowCardDelayMs ?? 35_000;
   }
 
   /** The base address without `/v1`, e.g. `http://127.0.0.1:1234`. */
@@ -129,7 +143,11 @@ export class FakePaymentProvider {
       onCharge: (charge: StoredCharge) => this.announceCharge(charge),
       stopping: this.stopping.signal,
     };
-    const server = createServer((req, res) => void handleProviderRequest(req, res, context));
+    const server = createServer((req, res) =>
+      (req.url ?? '/').split('?')[0] === CARD_WIDGET_PATH
+        ? void this.serveCardWidget(req, res)
+        : void handleProviderRequest(req, res, context),
+    );
     this.baseUrl = await listenOnLoopback(server, this.host, this.port);
     this.server = server;
     return { url: this.baseUrl };
@@ -212,8 +230,48 @@ export class FakePaymentProvider {
         : null,
       expired: false,
       used: false,
+      firstChargeDelayMs: options.firstChargeDelayMs ?? null,
     });
     return authKey;
+  }
+
+  /** How long the card page's slow test card holds its first charge from now on. */
+  setSlowCardDelay(ms: number): void {
+    if (!(ms >= 0) || !Number.isFinite(ms)) throw new Error(`setSlowCardDelay: ms must be >= 0, got ${ms}`);
+    this.slowCardDelayMs = ms;
+  }
+
+  /**
+   * The provider's card page (card-widget-page.ts) for one request, GET or POST, wherever it is
+   * mounted: on the fake's own port at `/card-widget`, or under the sandbox's public routes.
+   */
+  async serveCardWidget(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const [action, query = ''] = (req.url ?? '/').split('?');
+    const method = req.method === 'POST' ? 'POST' : req.method === 'GET' ? 'GET' : null;
+    if (method === null) {
+      res.writeHead(405, { Allow: 'GET, POST', 'Content-Type': 'text/plain' }).end('Method Not Allowed');
+      return;
+    }
+    const fields =
+      method === 'POST'
+        ? new URLSearchParams((await readBody(req)).toString('utf8'))
+        : new URLSearchParams(query);
+    const answer = cardWidgetPage(method, action, fields, {
+      clientKey: this.clientKey,
+      slowChargeDelayMs: this.slowCardDelayMs,
+      authorizeCard: (options) => this.authorizeCard(options),
+    });
+    if (answer.status === 303) {
+      res.writeHead(303, { Location: answer.location }).end();
+      return;
+    }
+    res
+      .writeHead(answer.status, {
+        'Content-Type': 'text/html; charset=utf-8',
+        'Cache-Control': 'no-store',
+        'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; form-action *",
+      })
+      .end(answer.html);
   }
 
   expireAuthKey(authKey: string): void {

@@ -1,3 +1,4 @@
+export { CARD_WIDGET_PATH, TEST_CARDS } from './card-widget-page';
 export type { ChargeRejectionRule } from './charge-rejections';
 export {
   FakePaymentProvider,

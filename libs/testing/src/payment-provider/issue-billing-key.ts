@@ -33,6 +33,7 @@ export function issueBillingKey(raw: Buffer, store: ProviderStore, now: Date): B
     cardCompany: pending.cardCompany,
     issuedAt: now,
     deletedAt: null,
+    ...(pending.firstChargeDelayMs === null ? {} : { firstChargeDelayMs: pending.firstChargeDelayMs }),
   });
   return {
     mId: MERCHANT_ID,

@@ -28,6 +28,8 @@ export interface BillingKeyRecord {
   cardCompany: string;
   issuedAt: Date;
   deletedAt: Date | null;
+  /** The next charge on the key is held this long (the slow test card's first one); absent: none. */
+  firstChargeDelayMs?: number;
 }
 
 export interface PaymentRequestRecord {
@@ -60,6 +62,8 @@ export interface PendingAuthKey {
   issueRejection: (ProviderFailure & { status: number }) | null;
   expired: boolean;
   used: boolean;
+  /** Handed to the billing key it becomes (BillingKeyRecord). */
+  firstChargeDelayMs: number | null;
 }
 
 export interface StoredCharge extends ChargeRecord {

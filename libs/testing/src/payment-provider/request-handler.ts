@@ -80,10 +80,15 @@ function chargeOutcome(
   }
   const claim = idempotencyHeader === null ? null : cache.claim(idempotencyHeader);
   let answer: RecordedAnswer;
+  let slowMs = 0;
+  let announce = () => {};
   try {
     const request = { billingKey, idempotencyKey: idempotencyHeader, raw, now: wholeSeconds(new Date()) };
     const decision = chargeBillingKey(request, context.store, context.rejections);
-    context.onCharge(decision.charge);
+    slowMs = takeFirstChargeDelay(context, billingKey);
+    // A slow card's provider has not finished either: its webhook comes with the late answer.
+    if (slowMs > 0) announce = () => context.onCharge(decision.charge);
+    else context.onCharge(decision.charge);
     answer = answerOf(decision.status, decision.body);
   } catch (error) {
     if (!(error instanceof ProviderHttpError)) {
@@ -93,7 +98,23 @@ function chargeOutcome(
     answer = errorAnswer(error);
   }
   // The key stays "processing" while the answer is held, so a retry meanwhile gets a 409.
-  return { answer, replayed: false, holdMs: context.chargeDelayMs(), settle: () => claim?.complete(answer) };
+  return {
+    answer,
+    replayed: false,
+    holdMs: Math.max(slowMs, context.chargeDelayMs()),
+    settle: () => {
+      claim?.complete(answer);
+      announce();
+    },
+  };
+}
+
+/** The delay the billing key holds for its next charge, used up by this one. */
+function takeFirstChargeDelay(context: ProviderRequestContext, billingKey: string): number {
+  const record = context.store.billingKeys.get(billingKey);
+  const delay = record?.firstChargeDelayMs ?? 0;
+  if (record) delete record.firstChargeDelayMs;
+  return delay;
 }
 
 /** Authentication first, then the route; injected outages come before anything the route does. */

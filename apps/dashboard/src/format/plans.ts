@@ -1,0 +1,40 @@
+import type { Schemas } from '../api/client';
+
+type Plan = Schemas['PlanDefinition'];
+type Feature = Plan['features'][number];
+
+/** What each feature gives a guild, in the words of the plans page. */
+export const FEATURE_NAMES: Record<Feature, string> = {
+  RECOVERY_RESTORE: 'Restore from a snapshot',
+  RECOVERY_SNAPSHOT_MANUAL: 'Snapshots on demand',
+  RECOVERY_SNAPSHOT_SCHEDULED: 'Scheduled daily snapshots',
+  RECOVERY_LIVE_SYNC: 'Live sync of every change',
+  ANTINUKE_DETECT: 'AntiNuke raid detection',
+  ANTINUKE_AUTO_ACTION: 'AntiNuke automatic action',
+};
+
+/** The features in the order the plans page compares them. */
+export const FEATURE_ORDER: readonly Feature[] = [
+  'RECOVERY_SNAPSHOT_MANUAL',
+  'RECOVERY_RESTORE',
+  'RECOVERY_SNAPSHOT_SCHEDULED',
+  'RECOVERY_LIVE_SYNC',
+  'ANTINUKE_DETECT',
+  'ANTINUKE_AUTO_ACTION',
+];
+
+/** "Kept 30 days", "No scheduled snapshots". */
+export function retention(plan: Plan): string {
+  const days = plan.limits.scheduled_snapshot_retention_days;
+  return days === null ? 'No scheduled snapshots' : `Scheduled snapshots kept ${days} days`;
+}
+
+export function slots(plan: Plan): string {
+  const max = plan.limits.snapshot_manual_max;
+  return max === 0 ? 'No manual snapshot slots' : `${max} manual snapshot ${max === 1 ? 'slot' : 'slots'}`;
+}
+
+/** The plan's name, from the catalogue when it is loaded. */
+export function planName(plans: readonly Plan[] | undefined, code: Plan['code']): string {
+  return plans?.find((plan) => plan.code === code)?.name ?? code;
+}

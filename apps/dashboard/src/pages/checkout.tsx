@@ -1,0 +1,300 @@
+import { type FormEvent, useEffect, useRef, useState } from 'react';
+import { Loading, ProblemMessage } from '../app/layout';
+import { Link, navigate, useLocation } from '../app/router';
+import { pathTo } from '../app/routes';
+import {
+  confirmCheckout,
+  type PlanCode,
+  usePlans,
+  usePrepare,
+  useRefreshBilling,
+  useSubscription,
+} from '../api/billing-queries';
+import { ApiProblem } from '../api/problem';
+import { won } from '../format/money';
+import { planName } from '../format/plans';
+import { dateTime } from '../format/time';
+import { GuildPage } from './guild';
+
+const PAID: readonly PlanCode[] = ['PRO', 'ENTERPRISE'];
+
+/**
+ * Subscribing a guild (spec §4.4-4.5): prepare, then either the payer's card on file or the
+ * provider's card page, which sends the browser back here with `authKey` and `customerKey` (or
+ * `code` and `message` when the card was not registered); then confirm. A 202 ("processing") is
+ * followed here until the provider's webhook settles the first payment.
+ */
+export function CheckoutPage({ guildId }: { guildId: string }) {
+  const { search } = useLocation();
+  const requested = search.get('plan') as PlanCode | null;
+  const plan = requested && PAID.includes(requested) ? requested : null;
+  const processing = search.get('processing');
+  const authKey = search.get('authKey');
+  const customerKey = search.get('customerKey');
+  const failedCode = search.get('code');
+
+  return (
+    <GuildPage guildId={guildId} title="Checkout">
+      {!plan ? (
+        <p>
+          Choose a paid plan first. <Link href={pathTo('plans', { guildId })}>See the plans</Link>
+        </p>
+      ) : processing ? (
+        <Processing guildId={guildId} subscriptionId={processing} />
+      ) : authKey && customerKey ? (
+        <Confirming guildId={guildId} plan={plan} authKey={authKey} customerKey={customerKey} />
+      ) : (
+        <Checkout
+          guildId={guildId}
+          plan={plan}
+          cardFailure={failedCode ? { code: failedCode, message: search.get('message') ?? '' } : null}
+        />
+      )}
+    </GuildPage>
+  );
+}
+
+type Outcome = { kind: 'idle' } | { kind: 'busy' } | { kind: 'failed'; error: unknown };
+
+/** Confirms and goes on: to the subscription when paid, to the processing state on a 202. */
+function useConfirm(guildId: string, plan: PlanCode) {
+  const refresh = useRefreshBilling(guildId);
+  const [outcome, setOutcome] = useState<Outcome>({ kind: 'idle' });
+  const confirm = async (body: { auth_key?: string; customer_key: string }) => {
+    setOutcome({ kind: 'busy' });
+    try {
+      const answer = await confirmCheckout({ ...body, guild_id: guildId, plan_code: plan });
+      await refresh();
+      if (answer.processing) {
+        navigate(pathTo('checkout', { guildId }, { plan, processing: answer.subscription.id }), {
+          replace: true,
+        });
+      } else {
+        navigate(pathTo('subscription', { guildId }, { welcome: '1' }), { replace: true });
+      }
+    } catch (error) {
+      setOutcome({ kind: 'failed', error });
+    }
+  };
+  return { outcome, confirm };
+}
+
+function Checkout({
+  guildId,
+  plan,
+  cardFailure,
+}: {
+  guildId: string;
+  plan: PlanCode;
+  cardFailure: { code: string; message: string } | null;
+}) {
+  const plans = usePlans();
+  const prepared = usePrepare(guildId, plan, true);
+  const { outcome, confirm } = useConfirm(guildId, plan);
+  const [card, setCard] = useState<'saved' | 'new'>('saved');
+  const name = planName(plans.data?.items, plan);
+
+  if (prepared.isPending) return <Loading what="the checkout" />;
+  if (prepared.isError) {
+    const exists = prepared.error instanceof ApiProblem && prepared.error.code === 'ErrSubscriptionExists';
+    return (
+      <ProblemMessage error={prepared.error}>
+        {exists && (
+          <p>
+            <Link href={pathTo('subscription', { guildId })}>See the subscription</Link>
+          </p>
+        )}
+      </ProblemMessage>
+    );
+  }
+  const ready = prepared.data;
+  const saved = ready.saved_card?.status === 'active' ? ready.saved_card : null;
+  const useSaved = saved !== null && card === 'saved';
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (useSaved) {
+      void confirm({ customer_key: ready.customer_key });
+      return;
+    }
+    if (!ready.card_widget_url) return;
+    // The provider's card page, which comes back here (spec §4.4: customer_key and the client key).
+    const back = (query: Record<string, string>) =>
+      `${window.location.origin}${pathTo('checkout', { guildId }, { plan, ...query })}`;
+    const widget = new URL(ready.card_widget_url);
+    widget.searchParams.set('clientKey', ready.provider_client_key);
+    widget.searchParams.set('customerKey', ready.customer_key);
+    widget.searchParams.set('successUrl', back({}));
+    widget.searchParams.set('failUrl', back({ failed: '1' }));
+    window.location.assign(widget.toString());
+  };
+
+  return (
+    <form className="card narrow" onSubmit={submit} aria-labelledby="checkout-heading">
+      <h2 id="checkout-heading">Subscribe to {name}</h2>
+      <p>
+        <strong>{won(ready.amount)}</strong> today, then {won(ready.amount)} every month until you cancel.
+        <br />
+        <span className="muted small">On the card statement: {ready.order_name}</span>
+      </p>
+      {cardFailure && (
+        <div className="problem" role="alert">
+          <p className="problem-title">The card was not registered</p>
+          <p>{cardFailure.message || `The card page answered ${cardFailure.code}.`}</p>
+          <p>Nothing was charged. Try again, or use another card.</p>
+        </div>
+      )}
+      {outcome.kind === 'failed' && <PaymentProblem error={outcome.error} guildId={guildId} />}
+      {saved ? (
+        <fieldset>
+          <legend>Card</legend>
+          <label className="checkbox">
+            <input
+              type="radio"
+              name="card"
+              value="saved"
+              checked={card === 'saved'}
+              onChange={() => setCard('saved')}
+            />{' '}
+            Use the card ending {saved.card_last4} ({saved.card_company})
+          </label>
+          <label className="checkbox">
+            <input
+              type="radio"
+              name="card"
+              value="new"
+              checked={card === 'new'}
+              onChange={() => setCard('new')}
+            />{' '}
+            Enter a new card (it replaces your card for all your subscriptions)
+          </label>
+        </fieldset>
+      ) : (
+        <p>You will enter your card on the payment provider’s page, then come back here.</p>
+      )}
+      {!useSaved && !ready.card_widget_url ? (
+        <p className="notice">Card entry is not available on this server; only a card on file can pay.</p>
+      ) : (
+        <p className="actions">
+          <button className="button button-primary" type="submit" disabled={outcome.kind === 'busy'}>
+            {useSaved ? `Pay ${won(ready.amount)} and subscribe` : 'Continue to card entry'}
+          </button>
+          <Link className="button" href={pathTo('plans', { guildId })}>
+            Back to the plans
+          </Link>
+        </p>
+      )}
+      {outcome.kind === 'busy' && <Loading what="the payment" />}
+    </form>
+  );
+}
+
+/** Back from the card page: confirm once, at once. */
+function Confirming({
+  guildId,
+  plan,
+  authKey,
+  customerKey,
+}: {
+  guildId: string;
+  plan: PlanCode;
+  authKey: string;
+  customerKey: string;
+}) {
+  const { outcome, confirm } = useConfirm(guildId, plan);
+  const started = useRef(false);
+  useEffect(() => {
+    if (started.current) return;
+    started.current = true;
+    void confirm({ auth_key: authKey, customer_key: customerKey });
+  }, [authKey, customerKey, confirm]);
+
+  if (outcome.kind === 'failed') {
+    return (
+      <div className="narrow">
+        <PaymentProblem error={outcome.error} guildId={guildId} />
+        <p className="actions">
+          <Link className="button button-primary" href={pathTo('checkout', { guildId }, { plan })}>
+            Try another card
+          </Link>
+          <Link className="button" href={pathTo('plans', { guildId })}>
+            Back to the plans
+          </Link>
+        </p>
+      </div>
+    );
+  }
+  return (
+    <p className="loading" role="status">
+      Registering the card and taking the first payment…
+    </p>
+  );
+}
+
+/**
+ * A refused payment in plain words: the problem's title and detail, and the card company's own
+ * reason when the provider gave one. The plan stays as it was.
+ */
+function PaymentProblem({ error, guildId }: { error: unknown; guildId: string }) {
+  const reason =
+    error instanceof ApiProblem && typeof error.extra.provider_message === 'string'
+      ? error.extra.provider_message
+      : null;
+  return (
+    <ProblemMessage error={error}>
+      {reason && <p>The payment provider said: {reason}</p>}
+      <p>
+        Nothing changed: the guild keeps its plan.{' '}
+        <Link href={pathTo('plans', { guildId })}>See the plans</Link>
+      </p>
+    </ProblemMessage>
+  );
+}
+
+/** The first payment is with the provider: read again until its webhook settles it. */
+function Processing({ guildId, subscriptionId }: { guildId: string; subscriptionId: string }) {
+  const subscription = useSubscription(subscriptionId);
+  const refresh = useRefreshBilling(guildId);
+  const status = subscription.data?.status;
+  const refreshed = useRef(false);
+  useEffect(() => {
+    // Settled: the plan, the licence and AntiNuke are read afresh, once.
+    if (!status || status === 'pending' || refreshed.current) return;
+    refreshed.current = true;
+    void refresh();
+  }, [status, refresh]);
+
+  if (subscription.isError) return <ProblemMessage error={subscription.error} />;
+  if (!subscription.data || status === 'pending') {
+    return (
+      <div className="notice notice-active narrow" role="status" data-testid="payment-processing">
+        <h2>Payment is processing</h2>
+        <p>
+          The payment provider has not confirmed the first payment yet. This page updates by itself as soon as
+          it does; you can also leave and come back later.
+        </p>
+      </div>
+    );
+  }
+  if (status === 'active' || status === 'past_due') {
+    return (
+      <div className="narrow" role="status">
+        <p className="success">Payment confirmed: the subscription is active.</p>
+        <p>
+          {subscription.data.current_period_end &&
+            `Paid until ${dateTime(subscription.data.current_period_end)}. `}
+          <Link href={pathTo('subscription', { guildId })}>See the subscription</Link>
+        </p>
+      </div>
+    );
+  }
+  return (
+    <div className="problem narrow" role="alert">
+      <p className="problem-title">Payment failed</p>
+      <p>The provider declined the first payment. Nothing was charged and the guild keeps its plan.</p>
+      <p>
+        <Link href={pathTo('plans', { guildId })}>See the plans</Link>
+      </p>
+    </div>
+  );
+}

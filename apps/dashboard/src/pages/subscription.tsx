@@ -1,0 +1,327 @@
+import type { ReactNode } from 'react';
+import { Loading, ProblemMessage } from '../app/layout';
+import { Link, useLocation } from '../app/router';
+import { pathTo } from '../app/routes';
+import type { Schemas } from '../api/client';
+import {
+  type PaidPlanCode,
+  type Subscription,
+  useChangeSubscription,
+  useLiveSubscription,
+  usePayments,
+  usePlans,
+  useSubscription,
+} from '../api/billing-queries';
+import { useMe } from '../api/queries';
+import { won } from '../format/money';
+import { planName } from '../format/plans';
+import { dateTime } from '../format/time';
+import { GuildPage } from './guild';
+
+type Plans = Schemas['PlanDefinition'][] | undefined;
+
+/**
+ * The guild's subscription: plan, status, next charge, card, payment history; for its payer, the
+ * changes (upgrade at once, downgrade and cancel at period end, and their undos). Another
+ * administrator sees the same facts and who pays, without the controls.
+ */
+export function SubscriptionPage({ guildId }: { guildId: string }) {
+  const live = useLiveSubscription(guildId);
+  const id = live.data?.id ?? null;
+  const subscription = useSubscription(id);
+  const plans = usePlans();
+  const me = useMe();
+  const { search } = useLocation();
+
+  return (
+    <GuildPage guildId={guildId} title="Subscription">
+      {live.isPending && <Loading what="the subscription" />}
+      {live.isError && <ProblemMessage error={live.error} />}
+      {live.data === null && (
+        <p>
+          This guild is on the Free plan and has no subscription.{' '}
+          <Link href={pathTo('plans', { guildId })}>Compare the plans</Link>
+        </p>
+      )}
+      {subscription.isError && <ProblemMessage error={subscription.error} />}
+      {subscription.data && (
+        <>
+          {search.get('welcome') && subscription.data.status === 'active' && (
+            <p className="notice success" role="status">
+              Payment confirmed: {planName(plans.data?.items, subscription.data.plan)} is active.
+            </p>
+          )}
+          <Facts subscription={subscription.data} plans={plans.data?.items} myId={me.data?.id} />
+          {me.data && subscription.data.payer_user_id === me.data.id ? (
+            <PayerControls guildId={guildId} subscription={subscription.data} plans={plans.data?.items} />
+          ) : (
+            <p className="notice" data-testid="not-payer">
+              Only the administrator who pays (user {subscription.data.payer_platform_user_id ?? 'unknown'})
+              can change or cancel this subscription.
+            </p>
+          )}
+          <PaymentHistory subscriptionId={subscription.data.id} />
+        </>
+      )}
+    </GuildPage>
+  );
+}
+
+function Fact({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <div className="fact">
+      <dt>{label}</dt>
+      <dd>{children}</dd>
+    </div>
+  );
+}
+
+function When({ iso }: { iso: string }) {
+  return <time dateTime={iso}>{dateTime(iso)}</time>;
+}
+
+function statusText(subscription: Subscription): ReactNode {
+  switch (subscription.status) {
+    case 'pending':
+      return 'Payment is processing';
+    case 'active':
+      return subscription.cancel_at_period_end && subscription.current_period_end ? (
+        <>
+          Canceled: ends on <When iso={subscription.current_period_end} />
+        </>
+      ) : (
+        'Active'
+      );
+    case 'past_due':
+      return subscription.next_billing_at ? (
+        <>
+          Payment failed: next try on <When iso={subscription.next_billing_at} />
+        </>
+      ) : (
+        'Payment failed'
+      );
+    case 'canceled':
+      return 'Ended';
+  }
+}
+
+function Facts({ subscription, plans, myId }: { subscription: Subscription; plans: Plans; myId?: string }) {
+  const next = subscription.next_charge;
+  return (
+    <dl className="facts" data-testid="subscription-facts">
+      <Fact label="Plan">{planName(plans, subscription.plan)}</Fact>
+      <Fact label="Status">{statusText(subscription)}</Fact>
+      {subscription.pending_downgrade_to && subscription.current_period_end && (
+        <Fact label="Scheduled change">
+          {planName(plans, subscription.pending_downgrade_to)} from{' '}
+          <When iso={subscription.current_period_end} />
+        </Fact>
+      )}
+      {subscription.current_period_start && subscription.current_period_end && (
+        <Fact label="Current period">
+          <When iso={subscription.current_period_start} /> to <When iso={subscription.current_period_end} />
+        </Fact>
+      )}
+      <Fact label="Next charge">
+        {next ? (
+          <>
+            {won(next.amount_krw)} on <When iso={next.at} />
+            {next.plan !== subscription.plan && ` (${planName(plans, next.plan)})`}
+          </>
+        ) : (
+          'None'
+        )}
+      </Fact>
+      <Fact label="Card">
+        {subscription.card.card_company} card ending {subscription.card.card_last4}
+        {subscription.card.status === 'deleted' && ' (removed: register a card again)'}
+      </Fact>
+      <Fact label="Paid by">
+        {subscription.payer_user_id === myId
+          ? 'You'
+          : `Another administrator (user ${subscription.payer_platform_user_id ?? 'unknown'})`}
+      </Fact>
+    </dl>
+  );
+}
+
+/** The payer's changes, each explained before the click. */
+function PayerControls({
+  guildId,
+  subscription,
+  plans,
+}: {
+  guildId: string;
+  subscription: Subscription;
+  plans: Plans;
+}) {
+  const change = useChangeSubscription(guildId, subscription.id);
+  const periodEnd = subscription.current_period_end;
+  const busy = change.isPending;
+  const current = plans?.find((plan) => plan.code === subscription.plan);
+  const others = (plans ?? []).filter(
+    (plan): plan is Schemas['PlanDefinition'] & { code: PaidPlanCode } =>
+      plan.price_krw > 0 && plan.code !== subscription.plan,
+  );
+
+  return (
+    <section className="card" aria-labelledby="change-heading">
+      <h2 id="change-heading">Change plan</h2>
+      {change.isError && <ProblemMessage error={change.error} />}
+      {subscription.status !== 'active' ? (
+        <p>
+          {subscription.status === 'past_due'
+            ? 'The last payment failed: the plan can be changed again once a payment goes through.'
+            : 'The plan can be changed once the subscription is active.'}
+        </p>
+      ) : (
+        <>
+          {subscription.pending_downgrade_to && periodEnd && (
+            <div className="change-option">
+              <p>
+                {planName(plans, subscription.pending_downgrade_to)} takes over on <When iso={periodEnd} />.
+                Keep {current?.name ?? subscription.plan} instead, and it renews as it is.
+              </p>
+              <button
+                type="button"
+                className="button"
+                disabled={busy}
+                onClick={() => change.mutate({ kind: 'drop-downgrade' })}
+              >
+                Keep {current?.name ?? subscription.plan}
+              </button>
+            </div>
+          )}
+          {!subscription.cancel_at_period_end &&
+            others.map((plan) =>
+              current && plan.rank > current.rank ? (
+                <div className="change-option" key={plan.code}>
+                  <p>
+                    Upgrade to {plan.name}: takes effect at once, with nothing charged now. From the next
+                    charge
+                    {subscription.next_billing_at && (
+                      <>
+                        {' '}
+                        on <When iso={subscription.next_billing_at} />
+                      </>
+                    )}{' '}
+                    you pay {won(plan.price_krw)} a month.
+                  </p>
+                  <button
+                    type="button"
+                    className="button button-primary"
+                    disabled={busy}
+                    onClick={() => change.mutate({ kind: 'change-plan', plan: plan.code })}
+                  >
+                    Upgrade to {plan.name}
+                  </button>
+                </div>
+              ) : plan.code !== subscription.pending_downgrade_to && periodEnd ? (
+                <div className="change-option" key={plan.code}>
+                  <p>
+                    Downgrade to {plan.name}: you keep {current?.name ?? subscription.plan} until{' '}
+                    <When iso={periodEnd} />, then pay {won(plan.price_krw)} a month. You can undo it until
+                    then.
+                  </p>
+                  <button
+                    type="button"
+                    className="button"
+                    disabled={busy}
+                    onClick={() => change.mutate({ kind: 'change-plan', plan: plan.code })}
+                  >
+                    Downgrade to {plan.name}
+                  </button>
+                </div>
+              ) : null,
+            )}
+          {periodEnd &&
+            (subscription.cancel_at_period_end ? (
+              <div className="change-option">
+                <p>
+                  The subscription ends on <When iso={periodEnd} /> and the guild returns to the Free plan.
+                  Keep it, and it renews as before.
+                </p>
+                <button
+                  type="button"
+                  className="button button-primary"
+                  disabled={busy}
+                  onClick={() => change.mutate({ kind: 'uncancel' })}
+                >
+                  Keep the subscription
+                </button>
+              </div>
+            ) : (
+              <div className="change-option">
+                <p>
+                  Cancel: nothing more is charged; the guild keeps {current?.name ?? subscription.plan} until{' '}
+                  <When iso={periodEnd} />, then returns to the Free plan. You can undo it until then.
+                </p>
+                <button
+                  type="button"
+                  className="button button-danger"
+                  disabled={busy}
+                  onClick={() => change.mutate({ kind: 'cancel' })}
+                >
+                  Cancel at period end
+                </button>
+              </div>
+            ))}
+        </>
+      )}
+    </section>
+  );
+}
+
+const OUTCOMES: Record<Schemas['PaymentView']['status'], string> = {
+  pending: 'Processing',
+  succeeded: 'Paid',
+  failed: 'Declined',
+};
+
+function PaymentHistory({ subscriptionId }: { subscriptionId: string }) {
+  const payments = usePayments(subscriptionId);
+  const items = payments.data?.items ?? [];
+  return (
+    <section aria-labelledby="history-heading">
+      <h2 id="history-heading">Payment history</h2>
+      {payments.isPending && <Loading what="the payments" />}
+      {payments.isError && <ProblemMessage error={payments.error} />}
+      {payments.data && items.length === 0 && <p>No payment yet.</p>}
+      {items.length > 0 && (
+        <div className="table-wrap">
+          <table className="table" data-testid="payment-history">
+            <caption className="visually-hidden">Payments, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">Order id</th>
+                <th scope="col">Amount</th>
+                <th scope="col">Outcome</th>
+              </tr>
+            </thead>
+            <tbody>
+              {items.map((payment) => (
+                <tr key={payment.order_id}>
+                  <td data-label="When">
+                    <When iso={payment.approved_at ?? payment.created_at} />
+                  </td>
+                  <td data-label="Order id">
+                    <code>{payment.order_id}</code>
+                  </td>
+                  <td data-label="Amount">{won(payment.amount_krw)}</td>
+                  <td data-label="Outcome">
+                    {payment.refunded_at ? 'Refunded' : OUTCOMES[payment.status]}
+                    {payment.failure_message && <span className="muted">: {payment.failure_message}</span>}
+                    {payment.retry_number > 0 && (
+                      <span className="muted small"> (retry {payment.retry_number})</span>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,243 @@
+import { type BrowserContext, expect, type Page, test } from '@playwright/test';
+import { api, capture, control, logIn, sandbox, stack } from './support/dashboard';
+import type { SandboxState } from './support/stack-info';
+
+/**
+ * Issue 25's billing in the browser, against the stack BROWSER_STACK names: a payer subscribes
+ * through the sandbox provider's card page, upgrades, schedules a downgrade and takes it back,
+ * cancels and takes that back; a declined card; the slow card whose first payment the webhook
+ * settles; another administrator who sees the plan and who pays, and no controls. Each scenario
+ * has a guild of its own (the demo guild is the restore suite's), owned by the demo owner.
+ */
+test.describe.configure({ mode: 'serial' });
+
+const CARDS = {
+  success: '4330 1234 1234 1234',
+  declined: '4000 0000 0000 0002',
+  slow: '4000 0000 0000 0077',
+};
+
+let state: SandboxState;
+let context: BrowserContext;
+let page: Page;
+/** The guild of the main scenario and its other administrator. */
+let guildId = '';
+let adminId = '';
+
+test.beforeAll(async ({ browser }) => {
+  state = await sandbox();
+  context = await browser.newContext();
+  page = await context.newPage();
+  page.on('console', (message) => {
+    if (/Content Security Policy/i.test(message.text())) throw new Error(`CSP: ${message.text()}`);
+  });
+  await logIn(page, state.demo.ownerId);
+});
+
+test.afterAll(async () => {
+  await context.close();
+});
+
+/** A new guild of the demo owner with the bot in it, registered; its id and its other admin's. */
+async function registeredGuild(name: string): Promise<{ guildId: string; adminId: string }> {
+  const seeded = await control<{ guildId: string; adminId: string }>('/seed-guild', { name });
+  const guild = await api<{ id: string }>(page, 'POST', '/api/v1/guilds', {
+    platform_guild_id: seeded.guildId,
+  });
+  return { guildId: guild.id, adminId: seeded.adminId };
+}
+
+const guildPath = (id: string, page = '') => `${stack().url}/guilds/${id}${page}`;
+
+/** The value of a fact (`<dt>` label, `<dd>` value) on the page. */
+const fact = (label: string) =>
+  page
+    .locator('.fact')
+    .filter({ has: page.getByRole('term').filter({ hasText: label }) })
+    .getByRole('definition');
+
+/** From the plans page to the provider's card page and back with `card`, a new card. */
+async function payWithNewCard(
+  id: string,
+  plan: 'Pro' | 'Enterprise',
+  card: string,
+  name = '',
+): Promise<void> {
+  await page.goto(guildPath(id, '/plans'));
+  await page.getByRole('link', { name: `Subscribe to ${plan}` }).click();
+  await expect(page.getByRole('heading', { name: `Subscribe to ${plan}` })).toBeVisible();
+  const newCard = page.getByLabel(/Enter a new card/);
+  if ((await newCard.count()) > 0) await newCard.check();
+  if (name) await capture(page, name);
+  await page.getByRole('button', { name: 'Continue to card entry' }).click();
+  await expect(page.getByRole('heading', { name: 'Register a card' })).toBeVisible();
+  await page.getByLabel('Card number').fill(card);
+  await page.getByLabel('Expiry date (MM/YY)').fill('12/39');
+  if (name) await capture(page, 'card-page');
+  await page.getByRole('button', { name: 'Register the card' }).click();
+}
+
+test('the plans page compares the plans from licensing and marks the current one', async () => {
+  ({ guildId, adminId } = await registeredGuild('Billing Guild'));
+  await page.goto(guildPath(guildId, '/plans'));
+  await expect(page.getByRole('heading', { level: 1, name: 'Plans · Billing Guild' })).toBeVisible();
+  const plans = await api<{ items: { name: string; price_krw: number }[] }>(page, 'GET', '/api/v1/plans');
+  for (const plan of plans.items) {
+    await expect(page.getByRole('heading', { level: 2, name: new RegExp(`^${plan.name}`) })).toBeVisible();
+  }
+  const free = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: /^Free/ }) });
+  await expect(free.getByText('Current plan')).toBeVisible();
+  const enterprise = page
+    .getByRole('listitem')
+    .filter({ has: page.getByRole('heading', { name: /^Enterprise/ }) });
+  await expect(enterprise.getByText('₩29,900')).toBeVisible();
+  await expect(enterprise.getByText('Scheduled snapshots kept 30 days')).toBeVisible();
+  await expect(enterprise.getByText('AntiNuke raid detection: included')).toBeAttached();
+  await capture(page, 'plans');
+});
+
+test('subscribes PRO with the sandbox card, then upgrading to ENTERPRISE makes AntiNuke available', async () => {
+  await payWithNewCard(guildId, 'Pro', CARDS.success, 'checkout');
+  await expect(page).toHaveURL(/\/subscription\?welcome=1$/);
+  await expect(page.getByText('Payment confirmed: Pro is active.')).toBeVisible();
+  await expect(fact('Plan')).toHaveText('Pro');
+  await expect(fact('Status')).toHaveText('Active');
+  await expect(fact('Next charge')).toContainText('₩9,900');
+  await expect(fact('Card')).toContainText('ending 123*');
+  await expect(fact('Paid by')).toHaveText('You');
+  const history = page.getByTestId('payment-history');
+  await expect(history.getByRole('row')).toHaveCount(2);
+  await expect(history.getByRole('cell', { name: /^sub_[0-9a-f-]{36}_001_r0$/ })).toBeVisible();
+  await expect(history.getByRole('cell', { name: 'Paid' })).toBeVisible();
+  await capture(page, 'subscription');
+
+  await expect
+    .poll(
+      async () =>
+        (await api<{ plan: { code: string } }>(page, 'GET', `/api/v1/guilds/${guildId}/license`)).plan.code,
+      { timeout: 30_000 },
+    )
+    .toBe('PRO');
+  await page.goto(guildPath(guildId));
+  await expect(fact('Plan')).toContainText('Pro');
+  // AntiNuke is an Enterprise feature: on Pro the overview says it is not available.
+  await expect(fact('AntiNuke')).toContainText('Not on the');
+
+  await page.getByRole('navigation', { name: 'Guild' }).getByRole('link', { name: 'Subscription' }).click();
+  // Said before the click: an upgrade takes effect at once.
+  await expect(page.getByText(/Upgrade to Enterprise: takes effect at once/)).toBeVisible();
+  await page.getByRole('button', { name: 'Upgrade to Enterprise' }).click();
+  await expect(fact('Plan')).toHaveText('Enterprise');
+  await expect(fact('Next charge')).toContainText('₩29,900');
+  await expect
+    .poll(
+      async () =>
+        (await api<{ detection_available: boolean }>(page, 'GET', `/api/v1/guilds/${guildId}/antinuke`))
+          .detection_available,
+      { timeout: 30_000 },
+    )
+    .toBe(true);
+  await page.goto(guildPath(guildId));
+  await expect(fact('AntiNuke')).not.toContainText('Not on the');
+});
+
+test('a downgrade is scheduled for period end and can be taken back; so can a cancel', async () => {
+  await page.goto(guildPath(guildId, '/subscription'));
+  const periodEnd = page.getByText(/Downgrade to Pro: you keep Enterprise until/);
+  await expect(periodEnd).toBeVisible();
+  await page.getByRole('button', { name: 'Downgrade to Pro' }).click();
+  await expect(fact('Scheduled change')).toContainText('Pro from');
+  await expect(fact('Plan')).toHaveText('Enterprise');
+  await expect(fact('Next charge')).toContainText('₩9,900');
+  await capture(page, 'subscription-downgrade');
+
+  await page.getByRole('button', { name: 'Keep Enterprise' }).click();
+  await expect(fact('Scheduled change')).toHaveCount(0);
+  await expect(fact('Next charge')).toContainText('₩29,900');
+
+  await expect(
+    page.getByText(/Cancel: nothing more is charged; the guild keeps Enterprise until/),
+  ).toBeVisible();
+  await page.getByRole('button', { name: 'Cancel at period end' }).click();
+  await expect(fact('Status')).toContainText('Canceled: ends on');
+  await expect(fact('Next charge')).toHaveText('None');
+  await capture(page, 'subscription-canceled');
+
+  await page.getByRole('button', { name: 'Keep the subscription' }).click();
+  await expect(fact('Status')).toHaveText('Active');
+  await expect(fact('Next charge')).toContainText('₩29,900');
+  const { items } = await api<{
+    items: {
+      plan: string;
+      status: string;
+      cancel_at_period_end: boolean;
+      pending_downgrade_to: string | null;
+    }[];
+  }>(page, 'GET', `/api/v1/guilds/${guildId}/subscriptions`);
+  expect(items[0]).toMatchObject({
+    plan: 'ENTERPRISE',
+    status: 'active',
+    cancel_at_period_end: false,
+    pending_downgrade_to: null,
+  });
+});
+
+test('a declined card says why in plain words and leaves the plan as it was', async () => {
+  const { guildId: declinedGuild } = await registeredGuild('Billing Guild Declined');
+  await payWithNewCard(declinedGuild, 'Pro', CARDS.declined);
+  const problem = page.getByRole('alert');
+  await expect(problem).toContainText('Card authentication failed');
+  await expect(problem).toContainText('The payment provider said: Declined by the card company.');
+  await expect(problem).not.toContainText('{');
+  await capture(page, 'checkout-declined');
+
+  await page.getByRole('link', { name: 'Back to the plans' }).click();
+  const free = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: /^Free/ }) });
+  await expect(free.getByText('Current plan')).toBeVisible();
+  await page.goto(guildPath(declinedGuild, '/subscription'));
+  await expect(page.getByText('This guild is on the Free plan and has no subscription.')).toBeVisible();
+});
+
+test('the slow card: payment is processing, until the webhook settles it', async () => {
+  test.setTimeout(180_000);
+  const { guildId: slowGuild } = await registeredGuild('Billing Guild Slow');
+  await payWithNewCard(slowGuild, 'Pro', CARDS.slow);
+  // Billing gives up waiting (its 30 s time-out; 2 s on the distributed stack) and answers 202.
+  const processing = page.getByTestId('payment-processing');
+  await expect(processing).toBeVisible({ timeout: 60_000 });
+  await expect(processing).toContainText('Payment is processing');
+  await capture(page, 'checkout-processing');
+  // The provider's late answer comes with its webhook, which settles the payment: no reload.
+  await expect(page.getByText('Payment confirmed: the subscription is active.')).toBeVisible({
+    timeout: 90_000,
+  });
+  await page.getByRole('link', { name: 'See the subscription' }).click();
+  await expect(fact('Plan')).toHaveText('Pro');
+  await expect(fact('Status')).toHaveText('Active');
+  await expect(page.getByTestId('payment-history').getByRole('cell', { name: 'Paid' })).toBeVisible();
+});
+
+test('another administrator sees the plan and who pays, and no payment controls', async ({ browser }) => {
+  const other = await browser.newContext();
+  const adminPage = await other.newPage();
+  try {
+    await logIn(adminPage, adminId);
+    await adminPage.goto(guildPath(guildId, '/subscription'));
+    const adminFact = (label: string) =>
+      adminPage
+        .locator('.fact')
+        .filter({ has: adminPage.getByRole('term').filter({ hasText: label }) })
+        .getByRole('definition');
+    await expect(adminFact('Plan')).toHaveText('Enterprise');
+    await expect(adminFact('Paid by')).toHaveText(`Another administrator (user ${state.demo.ownerId})`);
+    await expect(adminPage.getByTestId('not-payer')).toBeVisible();
+    await expect(adminPage.getByRole('button')).toHaveCount(1); // only "Log out"
+    await expect(adminPage.getByRole('heading', { name: 'Change plan' })).toHaveCount(0);
+    await capture(adminPage, 'subscription-not-payer');
+
+    await adminPage.goto(guildPath(guildId, '/plans'));
+    await expect(adminPage.getByRole('link', { name: /^Subscribe to/ })).toHaveCount(0);
+  } finally {
+    await other.close();
+  }
+});
