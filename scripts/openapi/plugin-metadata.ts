@@ -181,8 +181,8 @@ export default async () => {
                     import("../../apps/billing/src/checkout/checkout.controller"),
                     {
                         "CheckoutController": {
-                            "prepare": { description: "Spec \u00A74.4.", type: Object },
-                            "confirm": { description: "Spec \u00A74.5: 200 with the active subscription, 202 while the first charge is unanswered.", type: Object }
+                            "prepare": { description: "docs/behaviour.md \u00A74.4.", type: Object },
+                            "confirm": { description: "docs/behaviour.md \u00A74.5: 200 with the active subscription, 202 while the first charge is unanswered.", type: Object }
                         }
                     }
                 ],
@@ -201,9 +201,9 @@ export default async () => {
                             "list": {},
                             "get": { type: Object },
                             "payments": {},
-                            "changePlan": { description: "Spec \u00A74.7.", type: Object },
+                            "changePlan": { description: "docs/behaviour.md \u00A74.7.", type: Object },
                             "dropPendingDowngrade": { description: "The undo of a downgrade: the same plan renews at period end.", type: Object },
-                            "cancel": { description: "Spec \u00A74.8; the path without /api/v1 is the one the spec's dashboard flow gives.", type: Object },
+                            "cancel": { description: "docs/behaviour.md \u00A74.8; the path without /api/v1 is the one the spec's dashboard flow gives.", type: Object },
                             "uncancel": { type: Object }
                         }
                     }
@@ -251,7 +251,7 @@ export default async () => {
                     {
                         "EntitlementsController": {
                             "forGuild": { type: Object },
-                            "reserve": { description: "The guild's licence id, its FREE licence created if it has none: billing asks at checkout so\nthat its events name the licence (spec \u00A76). Only billing, which sells licences, may create one.", type: Object },
+                            "reserve": { description: "The guild's licence id, its FREE licence created if it has none: billing asks at checkout so\nthat its events name the licence (docs/behaviour.md \u00A76). Only billing, which sells licences, may create one.", type: Object },
                             "list": { type: [Object] }
                         }
                     }
@@ -343,7 +343,7 @@ export default async () => {
                     import("../../apps/recovery/src/snapshots/snapshots.controller"),
                     {
                         "SnapshotsController": {
-                            "create": { description: "Spec \u00A74.6: a manual snapshot, 200 with `{id, size, created_at}`.", type: Object },
+                            "create": { description: "docs/behaviour.md \u00A74.6: a manual snapshot, 200 with `{id, size, created_at}`.", type: Object },
                             "list": {},
                             "get": { type: Object },
                             "delete": {}

@@ -93,7 +93,7 @@ function send(
 /** What is wrong with an answer: a 5xx, a 4xx that is not RFC 9457, or bad input accepted. */
 function answerViolations(answer: Answer, defects: string[]): string[] {
   const problems: string[] = [];
-  // Spec §4.9: a verified webhook whose data billing refuses is a routing failure, answered 500 so
+  // docs/behaviour.md §4.9: a verified webhook whose data billing refuses is a routing failure, answered 500 so
   // that the provider resends it; its problem body says so.
   const refusedWebhook = answer.status === 500 && answer.text.includes('"code":"ErrWebhookRefused"');
   if (answer.status >= 500 && !refusedWebhook) problems.push(`answered ${answer.status}`);
@@ -136,7 +136,7 @@ function answerViolations(answer: Answer, defects: string[]): string[] {
  *   audit log): the daily job plans a run for every guild every 30 s and snapshots around midnight.
  * - notification.notifications status, attempts, lease, sent_at: the DM sender's retries; the rows
  *   themselves (which DM for which event) are counted.
- * - webhook.webhook_events: intake records every request, forged ones included (spec §2.8).
+ * - webhook.webhook_events: intake records every request, forged ones included (docs/behaviour.md §2.8).
  * - the migrations tables.
  */
 const SCHEDULED_SNAPSHOT_EVENT = (payload: string) =>

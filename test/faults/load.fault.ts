@@ -53,7 +53,7 @@ const ALL_SCOPES = ['roles', 'channels', 'permission_overrides', 'guild_settings
 const UNREACHABLE = /upstream unreachable|upstream timed out|did not answer|ECONNRESET|socket hang up|EPIPE/;
 const TERMINAL = new Set(['completed', 'failed', 'canceled']);
 
-/** The 409s an operation may answer by design (spec §7, §8); a 409 with another code is an error. */
+/** The 409s an operation may answer by design (docs/behaviour.md §7, §8); a 409 with another code is an error. */
 const DESIGNED_409 = {
   'snapshot.create': ['ErrPlanLimitExceeded', 'ErrRestoreInProgress'],
   'restore.start': ['ErrRestoreAlreadyInProgress', 'ErrDiffChanged'],

@@ -424,7 +424,7 @@ describe('antinuke', () => {
         auto_action_error: expect.stringContaining('owns the guild'),
       });
 
-      // Downgraded below ENTERPRISE (spec appendix rule 7): auto-action is off, and stays off.
+      // Downgraded below ENTERPRISE (docs/behaviour.md appendix rule 7): auto-action is off, and stays off.
       const downgrade = licenseDowngraded(
         guild.id,
         ['ANTINUKE_AUTO_ACTION'],

@@ -150,7 +150,7 @@ describe.each([
       }),
       202,
     );
-    // Spec §4.2: a client reads `job_id`; the job's own fields come beside it.
+    // docs/behaviour.md §4.2: a client reads `job_id`; the job's own fields come beside it.
     const jobId = started.job_id as string;
     expect(started).toMatchObject({ id: jobId, status: 'running' });
     const seenSteps = new Set<string>();
@@ -271,7 +271,7 @@ describe.each([
      * Expected status per persona; `-` = not called (it would change what later cells read).
      * Resources of a guild the caller cannot manage are 404 by id, for every method (nothing
      * confirms they exist); guild-scoped routes are 403 without MANAGE_GUILD; a subscription change
-     * by a manager who is not the payer is 403 (spec §5.3, §7: "plan change by non-payer"). The
+     * by a manager who is not the payer is 403 (docs/behaviour.md §5.3, §7: "plan change by non-payer"). The
      * payer's own writes are in the journey.
      */
     const matrix: [string, string, unknown, Record<Persona, number | '-'>][] = [

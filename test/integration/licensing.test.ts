@@ -20,7 +20,7 @@ interface OutboundEvent {
   payload: Record<string, unknown>;
 }
 
-/** Licensing follows billing through Kafka and answers entitlements (spec §3.3, §6, §8). */
+/** Licensing follows billing through Kafka and answers entitlements (docs/behaviour.md §3.3, §6, §8). */
 describe('licensing', () => {
   let licensing: AppProcess;
   let dataSource: DataSource;

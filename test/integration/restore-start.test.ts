@@ -34,7 +34,7 @@ const DIFF: RestoreDiff = {
 };
 
 /**
- * Spec §4.2 rules 2 and 4 against the real database: whatever another start does to the guild's
+ * docs/behaviour.md §4.2 rules 2 and 4 against the real database: whatever another start does to the guild's
  * active job around this one's insert, the answer is this job (inserted, its workflow started) or
  * the 409 of the job that is active, never a job that does not exist. The interleavings are forced
  * through the steps RestoreService takes: the diff computation (between the first check and the

@@ -31,7 +31,7 @@ describe('restore', () => {
     await harness.close();
   });
 
-  /** Spec §4.1 rule 4, §7: 500, the platform named as the cause, and when to try again. */
+  /** docs/behaviour.md §4.1 rule 4, §7: 500, the platform named as the cause, and when to try again. */
   function expectPlatformOutage(answer: Awaited<ReturnType<typeof post>>) {
     expect(answer).toMatchObject({
       status: 500,
@@ -105,7 +105,7 @@ describe('restore', () => {
         options: { create_pre_restore_snapshot: true },
       });
       expect(started.status).toBe(202);
-      // Spec §4.2: the answer is `job_id`; the job's own fields come beside it.
+      // docs/behaviour.md §4.2: the answer is `job_id`; the job's own fields come beside it.
       expect(started.body).toMatchObject({
         job_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
         id: started.body.job_id,

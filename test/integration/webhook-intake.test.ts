@@ -41,7 +41,7 @@ interface EventRow {
   payload: unknown;
 }
 
-/** Webhook intake with real Redis, Postgres and billing behind it (issue 7, spec §4.9). */
+/** Webhook intake with real Redis, Postgres and billing behind it (issue 7, docs/behaviour.md §4.9). */
 describe('webhook intake', () => {
   const stack = new BillingStack();
   let tap: BillingTap;

@@ -212,7 +212,7 @@ const EXPECTED: [pattern: RegExp, what: string, expect: (step: ReadmeStep, vars:
   [
     /^JOB=/,
     'starts the restore',
-    // The job's id is its `id`, and `job_id` beside it (spec §4.2) once the start answer has one.
+    // The job's id is its `id`, and `job_id` beside it (docs/behaviour.md §4.2) once the start answer has one.
     (step, vars) => {
       const started = only(step);
       check(vars.JOB !== '' && (started.job_id ?? started.id) === vars.JOB, 'the restore job', step);

@@ -196,7 +196,7 @@ export function samplePayloads(parties: SampleParties): EventPayloads {
   };
 }
 
-/** The envelope its producer would write (ARCHITECTURE.md "Events"). */
+/** The envelope its producer would write (docs/architecture.md "Events"). */
 export function envelope<T extends EventType>(
   type: T,
   guildId: string,

@@ -12,7 +12,7 @@ export class BillingSettings {
     readonly cardWidgetUrl: string | null = null,
   ) {}
 
-  /** Spec §4.4: service name, plan and guild name, as the card statement shows it. */
+  /** docs/behaviour.md §4.4: service name, plan and guild name, as the card statement shows it. */
   orderName(planName: string, guildName: string): string {
     return `${this.serviceDisplayName} ${planName} - ${guildName}`.slice(0, 100);
   }

@@ -20,7 +20,7 @@ export class BillingEnv extends KafkaEnv {
   @IsUrl(HTTP_URL, { message: 'PROVIDER_API_URL must be an http(s) URL' })
   PROVIDER_API_URL = 'https://api.tosspayments.com';
 
-  /** Merchant secret key: the Basic-auth user of every provider call (spec §4.10a). */
+  /** Merchant secret key: the Basic-auth user of every provider call (docs/behaviour.md §4.10a). */
   @IsString()
   @IsNotEmpty({ message: 'PROVIDER_SECRET_KEY must be set' })
   PROVIDER_SECRET_KEY!: string;
@@ -40,15 +40,15 @@ export class BillingEnv extends KafkaEnv {
   @IsUrl(HTTP_URL, { message: 'PROVIDER_CARD_WIDGET_URL must be an http(s) URL' })
   PROVIDER_CARD_WIDGET_URL?: string;
 
-  /** Spec §8: 30 s. Lower only in tests, to keep the "provider never answers" case short. */
+  /** docs/behaviour.md §8: 30 s. Lower only in tests, to keep the "provider never answers" case short. */
   @IsInt()
   @Min(500)
   @Max(120_000)
   PROVIDER_TIMEOUT_MS: number = 30_000;
 
   /**
-   * AES-256 key for stored billing keys (spec §2.5): 32 bytes as 64 hex characters or base64.
-   * Checked here so a missing or short key stops the app at start (spec §5.7).
+   * AES-256 key for stored billing keys (docs/behaviour.md §2.5): 32 bytes as 64 hex characters or base64.
+   * Checked here so a missing or short key stops the app at start (docs/behaviour.md §5.7).
    */
   @Matches(/^(?:[0-9a-fA-F]{64}|[A-Za-z0-9+/_-]{43}=?)$/, {
     message: 'BILLING_KEY_ENCRYPTION_KEY must be 32 bytes as 64 hex characters or base64',

@@ -5,7 +5,7 @@ import type { EntityManager } from 'typeorm';
 import type { License } from './licenses/license.entity';
 
 /**
- * Licensing's domain events (spec §6): a licence's plan rank went up or down. Written in the
+ * Licensing's domain events (docs/behaviour.md §6): a licence's plan rank went up or down. Written in the
  * transaction that changed the licence.
  */
 @Injectable()

@@ -18,7 +18,7 @@ export interface CreatedSnapshotFacts {
 }
 
 /**
- * Recovery's domain events (spec §6): snapshots, restores and AntiNuke incidents, each written by
+ * Recovery's domain events (docs/behaviour.md §6): snapshots, restores and AntiNuke incidents, each written by
  * the caller in the transaction of the change it announces (the outbox writer refuses otherwise).
  */
 @Injectable()

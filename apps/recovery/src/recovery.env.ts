@@ -24,12 +24,12 @@ export class RecoveryEnv extends KafkaEnv {
   @Min(1_000)
   SCHEDULED_SNAPSHOTS_INTERVAL_MS: number = 30_000;
 
-  /** When snapshot retention runs, in UTC (spec §4.10: 04:00); one replica runs it. */
+  /** When snapshot retention runs, in UTC (docs/behaviour.md §4.10: 04:00); one replica runs it. */
   @IsCronExpression()
   SNAPSHOT_RETENTION_CRON = '0 4 * * *';
 
   /**
-   * `api` serves HTTP only, `worker` also runs the Temporal worker, `all` both (ARCHITECTURE.md).
+   * `api` serves HTTP only, `worker` also runs the Temporal worker, `all` both (docs/architecture.md).
    * With WORKFLOW_ENGINE=in-process there is no worker: the process that starts a restore runs it.
    */
   @IsIn(RECOVERY_ROLES, { message: `RECOVERY_ROLE must be one of ${RECOVERY_ROLES.join(', ')}` })

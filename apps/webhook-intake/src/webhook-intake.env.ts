@@ -24,7 +24,7 @@ export class WebhookIntakeEnv extends BaseEnv {
   @Matches(/^rediss?:\/\/.+/, { message: 'REDIS_URL must be a redis:// URL' })
   REDIS_URL?: string;
 
-  /** The provider's webhook secret: HMAC-SHA256 key of `Provider-Signature` (spec §5.4). */
+  /** The provider's webhook secret: HMAC-SHA256 key of `Provider-Signature` (docs/behaviour.md §5.4). */
   @IsString()
   @MinLength(16, { message: 'WEBHOOK_SECRET must be at least 16 characters' })
   WEBHOOK_SECRET!: string;

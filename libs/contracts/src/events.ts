@@ -27,7 +27,7 @@ export interface RestoreResultSummary {
 }
 
 /**
- * Payloads of every domain event of spec §6. Fields the spec lists come first; the rest are what
+ * Payloads of every domain event of docs/behaviour.md §6. Fields the spec lists come first; the rest are what
  * the consumers need so that none of them has to call back the producer.
  */
 export interface EventPayloads {
@@ -55,7 +55,7 @@ export interface EventPayloads {
      */
     pre_restore_snapshot_requested?: boolean;
   };
-  /** A run that failed (spec §3.1); a canceled one is `RestoreCanceled`. */
+  /** A run that failed (docs/behaviour.md §3.1); a canceled one is `RestoreCanceled`. */
   RestoreFailed: {
     restore_job_id: string;
     snapshot_id: string;

@@ -1,4 +1,4 @@
-/** Plan codes in rank order (spec appendix: FREE 0, PRO 1, ENTERPRISE 2). */
+/** Plan codes in rank order (docs/behaviour.md appendix: FREE 0, PRO 1, ENTERPRISE 2). */
 export const PLAN_CODES = ['FREE', 'PRO', 'ENTERPRISE'] as const;
 export type PlanCode = (typeof PLAN_CODES)[number];
 
@@ -23,7 +23,7 @@ export const PLAN_FEATURES = [
 export type PlanFeature = (typeof PLAN_FEATURES)[number];
 
 export interface PlanLimits {
-  /** Manual snapshot slots (spec §8); the other triggers skip this check. */
+  /** Manual snapshot slots (docs/behaviour.md §8); the other triggers skip this check. */
   snapshot_manual_max: number;
   /** Days a `scheduled` snapshot is kept; null where the plan has no scheduled snapshots. */
   scheduled_snapshot_retention_days: number | null;

@@ -38,7 +38,7 @@ export class EntitlementsInvalidationListener {
       autoCommit: false,
       eachMessage: ({ message }) => {
         const type = message.headers?.[KAFKA_HEADER_EVENT_TYPE]?.toString();
-        // The message key is the guild id (ARCHITECTURE.md "Events").
+        // The message key is the guild id (docs/architecture.md "Events").
         const guildId = message.key?.toString();
         if (type && guildId && LICENSE_CHANGES.has(type)) {
           this.client.invalidate(guildId);

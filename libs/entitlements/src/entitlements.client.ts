@@ -4,7 +4,7 @@ import { InternalHttp, InternalHttpError, type InternalTokenCodec } from '@lib/i
 import { TtlCache } from '@lib/runtime';
 import { LicensingUnavailableError, PlanFeatureRequiredError } from './entitlements.errors';
 
-/** Spec §8: permission cache lifetime. */
+/** docs/behaviour.md §8: permission cache lifetime. */
 export const ENTITLEMENTS_CACHE_TTL_MS = 60_000;
 
 export interface EntitlementsClientOptions {
@@ -64,7 +64,7 @@ export class EntitlementsClient {
 
   /**
    * The guild's licence id, its FREE licence created if it has none (billing only): billing names
-   * the licence in its events from the first one on (spec §6). Licences are updated in place, never
+   * the licence in its events from the first one on (docs/behaviour.md §6). Licences are updated in place, never
    * replaced, so the id a subscription stores stays right.
    */
   async reserveLicense(guildId: string): Promise<string> {

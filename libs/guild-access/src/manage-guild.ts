@@ -10,7 +10,7 @@ export function requireUser(identity: InternalIdentity): UserIdentity {
 }
 
 /**
- * Spec §5.2: guild-scoped operations need MANAGE_GUILD, on a guild where the bot is installed.
+ * docs/behaviour.md §5.2: guild-scoped operations need MANAGE_GUILD, on a guild where the bot is installed.
  * The permission is asked first: whoever cannot manage the guild (`null`: a guild nobody knows)
  * gets the same 403, so they learn nothing of whether it exists or is inactive. Only a manager
  * hears that the bot has gone.

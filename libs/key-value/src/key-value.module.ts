@@ -14,7 +14,7 @@ export interface KeyValueModuleOptions {
   schema: string;
 }
 
-/** ARCHITECTURE.md standalone mode: Redis is replaced by Postgres unless REDIS_URL is set. */
+/** docs/architecture.md standalone mode: Redis is replaced by Postgres unless REDIS_URL is set. */
 export function createKeyValueStore(options: KeyValueModuleOptions, dataSource: DataSource): KeyValueStore {
   return options.redisUrl
     ? new RedisKeyValueStore(options.redisUrl, options.redisOptions)

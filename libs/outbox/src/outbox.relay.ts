@@ -24,7 +24,7 @@ const RETENTION_SWEEP_EVERY_MS = 10 * 60_000;
 /** The relays running in this process, read when Prometheus scrapes the backlog. */
 const runningRelays = new Set<OutboxRelay>();
 
-/** Outbox backlog (ARCHITECTURE.md): committed events not yet handed to the transport, per schema. */
+/** Outbox backlog (docs/architecture.md): committed events not yet handed to the transport, per schema. */
 export const outboxUnsentEvents = new Gauge({
   name: 'outbox_unsent_events',
   help: 'Events committed to the outbox and not yet published, by schema',

@@ -20,7 +20,7 @@ export interface BillingKeyRow {
 const PUBLIC_COLUMNS = `id, user_id, customer_key, card_company, card_number_masked, card_last4, status, deleted_at, updated_at`;
 
 /**
- * The user's card on file (spec §2.5). The provider's billing key is stored only encrypted, bound to
+ * The user's card on file (docs/behaviour.md §2.5). The provider's billing key is stored only encrypted, bound to
  * the customer key, and found by its HMAC digest; it leaves this class in clear only to be charged.
  */
 @Injectable()
@@ -76,7 +76,7 @@ export class BillingKeysRepository {
     return row ?? null;
   }
 
-  /** The user's card that can still be charged, if any (spec §4.5: reused for their next guild). */
+  /** The user's card that can still be charged, if any (docs/behaviour.md §4.5: reused for their next guild). */
   async findActiveForUser(manager: EntityManager, userId: string): Promise<BillingKeyRow | null> {
     const [row] = await manager.query<BillingKeyRow[]>(
       `SELECT ${PUBLIC_COLUMNS} FROM billing.billing_keys WHERE user_id = $1 AND status = 'active'`,

@@ -13,7 +13,7 @@ import { type ConfirmResult, CheckoutService } from './checkout.service';
 export class CheckoutController {
   constructor(private readonly checkout: CheckoutService) {}
 
-  /** Spec §4.4. */
+  /** docs/behaviour.md §4.4. */
   @ApiOperation({ summary: 'Prepare a checkout' })
   @ProblemAnswers({ 409: ['ErrSubscriptionExists'] })
   @Get('prepare')
@@ -26,7 +26,7 @@ export class CheckoutController {
     return this.checkout.prepare(identity, guild, query);
   }
 
-  /** Spec §4.5: 200 with the active subscription, 202 while the first charge is unanswered. */
+  /** docs/behaviour.md §4.5: 200 with the active subscription, 202 while the first charge is unanswered. */
   @ApiOperation({ summary: 'Confirm a subscription' })
   @ProblemAnswers({
     400: ['ErrCardAuthenticationFailed'],

@@ -33,7 +33,7 @@ export class ConfirmDto {
   plan_code!: PlanCode;
 }
 
-/** Spec §4.4: what the dashboard hands to the provider's card widget. */
+/** docs/behaviour.md §4.4: what the dashboard hands to the provider's card widget. */
 export interface PrepareView {
   customer_key: string;
   order_name: string;
@@ -47,7 +47,7 @@ export interface PrepareView {
   guild_id: string;
   plan: PlanCode;
   /**
-   * The payer's card on file, which confirm without `auth_key` charges (spec §4.5: the billing key
+   * The payer's card on file, which confirm without `auth_key` charges (docs/behaviour.md §4.5: the billing key
    * is reused for another guild); null when there is none, and the card widget must run.
    */
   saved_card: CardView | null;

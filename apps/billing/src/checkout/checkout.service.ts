@@ -35,13 +35,13 @@ export function customerKeyOf(userId: string): string {
 }
 
 /**
- * Spec §4.4-4.5: prepare the card widget, then confirm: issue and store the billing key (or reuse
+ * docs/behaviour.md §4.4-4.5: prepare the card widget, then confirm: issue and store the billing key (or reuse
  * the payer's card on file), create the pending subscription and charge the first cycle, in that
  * order, each step durable before the next talks to the provider, so a crash anywhere leaves
  * nothing half-written and nothing charged twice. Both act in a guild whose MANAGE_GUILD the route
  * has checked (`guild`) before validating.
  *
- * A payer has one card on file (one billing key row, spec §2.5), like a default card: a new card
+ * A payer has one card on file (one billing key row, docs/behaviour.md §2.5), like a default card: a new card
  * replaces it for every subscription they pay, and each of their other running subscriptions gets
  * a `SubscriptionCardChanged` (a DM) saying which card it is charged on from now on.
  */
@@ -189,7 +189,7 @@ export class CheckoutService {
   }
 
   /**
-   * Spec §4.11: any refusal (4xx) answers 400 and stores nothing. A refusal of our own credentials
+   * docs/behaviour.md §4.11: any refusal (4xx) answers 400 and stores nothing. A refusal of our own credentials
    * (401) is also an operator alert: no card will pass until the merchant key is fixed.
    */
   private async issue(authKey: string, customerKey: string): Promise<IssuedBillingKey> {

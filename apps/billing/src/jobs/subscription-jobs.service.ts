@@ -30,8 +30,8 @@ export interface JobReport {
 }
 
 /**
- * Spec §4.10 and the appendix: pending downgrades and scheduled cancels at period end, renewals when
- * due (with the past_due retries of ARCHITECTURE.md), and re-sending charges that never got an answer.
+ * docs/behaviour.md §4.10 and the appendix: pending downgrades and scheduled cancels at period end, renewals when
+ * due (with the past_due retries of docs/architecture.md), and re-sending charges that never got an answer.
  *
  * Every replica runs the loop; each item is claimed with `FOR UPDATE SKIP LOCKED` and changed in
  * the claiming transaction, so every subscription is handled once however many replicas run. A

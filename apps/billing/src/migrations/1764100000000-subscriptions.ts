@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Billing keys, subscriptions and payment attempts (spec §2.4-2.6). Plans are referenced by code:
+ * Billing keys, subscriptions and payment attempts (docs/behaviour.md §2.4-2.6). Plans are referenced by code:
  * the catalogue belongs to licensing, and billing never reads another schema.
  */
 export class Subscriptions1764100000000 implements MigrationInterface {
@@ -52,7 +52,7 @@ export class Subscriptions1764100000000 implements MigrationInterface {
         updated_at timestamptz NOT NULL DEFAULT now(),
         CHECK (status <> 'canceled' OR canceled_at IS NOT NULL)
       )`);
-    // Spec §2.4 allows one active or past_due subscription per guild; a pending one is included so a
+    // docs/behaviour.md §2.4 allows one active or past_due subscription per guild; a pending one is included so a
     // second confirm is refused before it can charge the card.
     await queryRunner.query(`
       CREATE UNIQUE INDEX subscriptions_one_live_per_guild ON billing.subscriptions (guild_id)

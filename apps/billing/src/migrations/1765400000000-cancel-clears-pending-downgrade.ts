@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * A scheduled cancel takes priority over a pending downgrade (spec appendix rule 4): a cancel now
+ * A scheduled cancel takes priority over a pending downgrade (docs/behaviour.md appendix rule 4): a cancel now
  * clears the downgrade, and an uncancel does not bring it back. Rows canceled before that kept
  * both; they are cleared here, and the database refuses the pair from now on.
  */

@@ -2,7 +2,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * Subscriptions created before billing asked licensing for the licence id carry none; the jobs
- * attach it (spec §6: events name the licence). This index keeps that look-up cheap on every tick
+ * attach it (docs/behaviour.md §6: events name the licence). This index keeps that look-up cheap on every tick
  * once none are left.
  */
 export class SubscriptionsWithoutLicense1765400000001 implements MigrationInterface {

@@ -6,7 +6,7 @@ import { formatOrderId } from './order-id';
 
 export type PaymentAttemptStatus = 'pending' | 'succeeded' | 'failed';
 
-/** A `billing.payment_attempts` row (spec §2.6). */
+/** A `billing.payment_attempts` row (docs/behaviour.md §2.6). */
 export interface PaymentAttemptRow {
   id: string;
   subscription_id: string;

@@ -132,7 +132,7 @@ export class PaymentsService {
     );
     const now = new Date();
     if (subscription.status === 'pending') {
-      // Spec §3.2: period start = now; the approval time when the answer comes late (webhook, re-send).
+      // docs/behaviour.md §3.2: period start = now; the approval time when the answer comes late (webhook, re-send).
       const anchor = new Date(Math.min(outcome.approvedAt.getTime(), now.getTime()));
       const period = periodOfCycle(anchor, 1);
       const active = await this.subscriptions.update(
@@ -204,7 +204,7 @@ export class PaymentsService {
       return { attempt, subscription: canceled, applied: true };
     }
     if (!isRenewalOf(attempt, subscription)) return { attempt, subscription, applied: true };
-    // ARCHITECTURE.md past_due: retries 1, 3 and 5 days after the renewal was due, then the end.
+    // docs/architecture.md past_due: retries 1, 3 and 5 days after the renewal was due, then the end.
     const retry = retryAt(subscription.current_period_end!, attempt.retry_number + 1);
     if (retry === null) {
       const ended = await this.subscriptions.update(

@@ -9,7 +9,7 @@ import type { RoutedProviderEventDto } from './provider-events.dto';
 import { ProviderEventsRepository, repeatOf } from './provider-events.repository';
 
 /**
- * Applies the provider's webhooks (spec §4.9 step 4). The charge response stays the primary
+ * Applies the provider's webhooks (docs/behaviour.md §4.9 step 4). The charge response stays the primary
  * authority: a webhook settles only a charge still pending, and repeats of any event change nothing.
  *
  * Webhook intake delivers at least once: an event whose routing answer it could not record is

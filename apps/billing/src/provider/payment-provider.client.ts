@@ -56,7 +56,7 @@ interface ProviderErrorBody {
 }
 
 /**
- * The provider's billing-key API (spec §4.10a-4.12) over axios: Basic auth with the merchant
+ * The provider's billing-key API (docs/behaviour.md §4.10a-4.12) over axios: Basic auth with the merchant
  * secret key, a 30 s timeout, and the order id as Idempotency-Key on charges.
  *
  * Nothing here logs or rethrows axios errors as they are: their config holds the Authorization
@@ -76,7 +76,7 @@ export class PaymentProviderClient {
     });
   }
 
-  /** Spec §4.11: exchanges the widget's one-time auth key for a billing key. */
+  /** docs/behaviour.md §4.11: exchanges the widget's one-time auth key for a billing key. */
   async issueBillingKey(authKey: string, customerKey: string): Promise<IssuedBillingKey> {
     try {
       const { data } = await this.http.post<Partial<IssuedBillingKey>>('/v1/billing/authorizations/issue', {
@@ -96,7 +96,7 @@ export class PaymentProviderClient {
     }
   }
 
-  /** Spec §4.12: charges the billing key once per order id, whatever the number of calls. */
+  /** docs/behaviour.md §4.12: charges the billing key once per order id, whatever the number of calls. */
   async charge(billingKey: string, request: ChargeRequest): Promise<ChargeOutcome> {
     try {
       const { data } = await this.http.post<{ paymentKey?: unknown; approvedAt?: unknown; status?: unknown }>(

@@ -30,7 +30,7 @@ export interface CancelView {
   /** End of the paid period: the plan stays in force until then. */
   active_until: string | null;
   /**
-   * The downgrade that was scheduled and no longer happens: a cancel takes priority (spec appendix
+   * The downgrade that was scheduled and no longer happens: a cancel takes priority (docs/behaviour.md appendix
    * rule 4), and an uncancel does not bring it back. Null when none was scheduled.
    */
   dropped_pending_downgrade_to: PaidPlanCode | null;
@@ -44,7 +44,7 @@ interface CancelOutcome {
 }
 
 /**
- * The subscription change rules (spec appendix, §3.2, §4.7-4.8): only the payer, only while
+ * The subscription change rules (docs/behaviour.md appendix, §3.2, §4.7-4.8): only the payer, only while
  * `active`, upgrades at once without a charge, downgrades and cancels at period end. Each change is
  * one transaction with its event, under the subscription's row lock.
  */
@@ -220,7 +220,7 @@ export class PlanChangeService {
 
   /**
    * The route has let through only the payer and managers of the guild (anyone else got the 404 of
-   * a missing subscription); of those, a manager who is not the payer is refused here (spec §5.3).
+   * a missing subscription); of those, a manager who is not the payer is refused here (docs/behaviour.md §5.3).
    */
   private asPayer<T>(
     identity: InternalIdentity,

@@ -13,7 +13,7 @@ type BillingEventType = {
 }[EventType];
 
 /**
- * Billing's domain events (spec §6), written in the transaction of the change they announce.
+ * Billing's domain events (docs/behaviour.md §6), written in the transaction of the change they announce.
  * `occurred_at` is the subscription's `updated_at` of that change: licensing orders the events of a
  * guild by it, so it must come from the state change, not from when the event was built.
  */

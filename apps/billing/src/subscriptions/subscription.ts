@@ -5,7 +5,7 @@ export type SubscriptionStatus = 'pending' | 'active' | 'past_due' | 'canceled';
 export type PaidPlanCode = Exclude<PlanCode, 'FREE'>;
 export type CancelReason = 'first_charge_rejected' | 'period_end' | 'payment_failed';
 
-/** A `billing.subscriptions` row (spec §2.4), as stored. */
+/** A `billing.subscriptions` row (docs/behaviour.md §2.4), as stored. */
 export interface SubscriptionRow {
   id: string;
   guild_id: string;

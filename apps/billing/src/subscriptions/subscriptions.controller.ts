@@ -53,7 +53,7 @@ export class SubscriptionsController {
     return this.subscriptions.payments(guildId, id, query.limit);
   }
 
-  /** Spec §4.7. */
+  /** docs/behaviour.md §4.7. */
   @ApiOperation({ summary: 'Change plan' })
   @ProblemAnswers({
     403: ['ErrNotPayer'],
@@ -89,7 +89,7 @@ export class SubscriptionsController {
     return this.changes.dropPendingDowngrade(identity, id);
   }
 
-  /** Spec §4.8; the path without /api/v1 is the one the spec's dashboard flow gives. */
+  /** docs/behaviour.md §4.8; the path without /api/v1 is the one the spec's dashboard flow gives. */
   @ApiOperation({ summary: 'Cancel at period end' })
   @ProblemAnswers({
     403: ['ErrNotPayer'],

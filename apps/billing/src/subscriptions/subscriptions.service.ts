@@ -19,7 +19,7 @@ import { SubscriptionsRepository } from './subscriptions.repository';
 /**
  * Reading subscriptions. The payer, and managers of the guild, may see one; to anyone else it does
  * not exist. As a GuildResourceLookup this says so to the routes that name a subscription, before
- * they validate anything; the payer rule for changes (spec §5.3) is PlanChangeService's.
+ * they validate anything; the payer rule for changes (docs/behaviour.md §5.3) is PlanChangeService's.
  */
 @Injectable()
 export class SubscriptionsService implements GuildResourceLookup {

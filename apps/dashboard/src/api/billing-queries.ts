@@ -64,7 +64,7 @@ export const usePayments = (id: string | null) =>
       ),
   });
 
-/** What the card widget needs (spec §4.4), and the payer's card on file. */
+/** What the card widget needs (docs/behaviour.md §4.4), and the payer's card on file. */
 export const usePrepare = (guildId: string, plan: PlanCode, enabled: boolean) =>
   useQuery({
     queryKey: billingKeys.prepare(guildId, plan),
@@ -77,7 +77,7 @@ export const usePrepare = (guildId: string, plan: PlanCode, enabled: boolean) =>
 export type ConfirmBody = Schemas['ConfirmDto'];
 
 /**
- * Spec §4.5. The answer says whether the first charge went through (200) or is still being
+ * docs/behaviour.md §4.5. The answer says whether the first charge went through (200) or is still being
  * processed (202: the webhook settles it later).
  */
 export async function confirmCheckout(
@@ -106,7 +106,7 @@ export type SubscriptionChange =
   | { kind: 'uncancel' }
   | { kind: 'drop-downgrade' };
 
-/** The payer's changes to a subscription (spec §4.7-4.8 and their undos). */
+/** The payer's changes to a subscription (docs/behaviour.md §4.7-4.8 and their undos). */
 export function useChangeSubscription(guildId: string, id: string) {
   const refresh = useRefreshBilling(guildId);
   const path = { params: { path: { id } } };

@@ -553,7 +553,7 @@ export interface components {
       active_until: string | null;
       canceled_at_period_end: boolean;
       /**
-       * @description The downgrade that was scheduled and no longer happens: a cancel takes priority (spec appendix
+       * @description The downgrade that was scheduled and no longer happens: a cancel takes priority (docs/behaviour.md appendix
        *     rule 4), and an uncancel does not bring it back. Null when none was scheduled.
        * @enum {string|null}
        */
@@ -815,7 +815,7 @@ export interface components {
     PlanLimits: {
       /** @description Days a `scheduled` snapshot is kept; null where the plan has no scheduled snapshots. */
       scheduled_snapshot_retention_days: number | null;
-      /** @description Manual snapshot slots (spec §8); the other triggers skip this check. */
+      /** @description Manual snapshot slots (docs/behaviour.md §8); the other triggers skip this check. */
       snapshot_manual_max: number;
     };
     PlatformChannel: {
@@ -860,7 +860,7 @@ export interface components {
       plan: 'FREE' | 'PRO' | 'ENTERPRISE';
       provider_client_key: string;
       /**
-       * @description The payer's card on file, which confirm without `auth_key` charges (spec §4.5: the billing key
+       * @description The payer's card on file, which confirm without `auth_key` charges (docs/behaviour.md §4.5: the billing key
        *     is reused for another guild); null when there is none, and the card widget must run.
        */
       saved_card: components['schemas']['CardView'] | null;
@@ -1488,7 +1488,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Spec §4.4. */
+      /** @description docs/behaviour.md §4.4. */
       200: {
         headers: {
           [name: string]: unknown;
@@ -2339,7 +2339,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description Spec §4.6: a manual snapshot, 200 with `{id, size, created_at}`. */
+      /** @description docs/behaviour.md §4.6: a manual snapshot, 200 with `{id, size, created_at}`. */
       200: {
         headers: {
           [name: string]: unknown;
@@ -3185,7 +3185,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description The job is `running` on the workflow engine. `job_id` (spec §4.2) names it for `GET /api/v1/restore/{job_id}` and cancel; the job’s own fields (RestoreJob, `id` equal to `job_id`) come beside it. */
+      /** @description The job is `running` on the workflow engine. `job_id` (docs/behaviour.md §4.2) names it for `GET /api/v1/restore/{job_id}` and cancel; the job’s own fields (RestoreJob, `id` equal to `job_id`) come beside it. */
       202: {
         headers: {
           [name: string]: unknown;
@@ -3582,7 +3582,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Spec §4.8; the path without /api/v1 is the one the spec's dashboard flow gives. */
+      /** @description docs/behaviour.md §4.8; the path without /api/v1 is the one the spec's dashboard flow gives. */
       200: {
         headers: {
           [name: string]: unknown;
@@ -3681,7 +3681,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description Spec §4.7. */
+      /** @description docs/behaviour.md §4.7. */
       200: {
         headers: {
           [name: string]: unknown;
@@ -4239,7 +4239,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Spec §4.8; the path without /api/v1 is the one the spec's dashboard flow gives. */
+      /** @description docs/behaviour.md §4.8; the path without /api/v1 is the one the spec's dashboard flow gives. */
       200: {
         headers: {
           [name: string]: unknown;

@@ -19,7 +19,7 @@ import { GuildPage } from './guild';
 const PAID: readonly PlanCode[] = ['PRO', 'ENTERPRISE'];
 
 /**
- * Subscribing a guild (spec §4.4-4.5): prepare, then either the payer's card on file or the
+ * Subscribing a guild (docs/behaviour.md §4.4-4.5): prepare, then either the payer's card on file or the
  * provider's card page, which sends the browser back here with `authKey` and `customerKey` (or
  * `code` and `message` when the card was not registered); then confirm. A 202 ("processing") is
  * followed here until the provider's webhook settles the first payment.
@@ -118,7 +118,7 @@ function Checkout({
       return;
     }
     if (!ready.card_widget_url) return;
-    // The provider's card page, which comes back here (spec §4.4: customer_key and the client key).
+    // The provider's card page, which comes back here (docs/behaviour.md §4.4: customer_key and the client key).
     const back = (query: Record<string, string>) =>
       `${window.location.origin}${pathTo('checkout', { guildId }, { plan, ...query })}`;
     const widget = new URL(ready.card_widget_url);

@@ -32,7 +32,7 @@ export interface LoginView {
 }
 
 /**
- * Spec §5.1: OAuth 2.0 authorization-code login with the chat platform. The `state` is random, kept
+ * docs/behaviour.md §5.1: OAuth 2.0 authorization-code login with the chat platform. The `state` is random, kept
  * in the key-value store for 10 minutes and in a cookie of the browser that started the login: the
  * callback needs both (a login someone else started cannot be completed in your browser), and each
  * works once (the callback takes the state out of the store).

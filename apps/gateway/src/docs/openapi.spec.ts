@@ -164,7 +164,7 @@ describe('OpenAPI document (apps/gateway/src/docs/openapi.json)', () => {
     expect(preview.properties?.scope).toMatchObject({ type: 'array', minItems: 1, maxItems: 4 });
 
     const confirm = bodySchema('post', '/api/v1/billing/confirm');
-    // auth_key is optional: without it, the payer's card on file is charged (spec §4.5).
+    // auth_key is optional: without it, the payer's card on file is charged (docs/behaviour.md §4.5).
     expect(confirm.required).toEqual(['customer_key', 'guild_id', 'plan_code']);
     expect(confirm.properties?.auth_key).toMatchObject({ type: 'string' });
     expect(confirm.properties?.plan_code).toEqual({ type: 'string', enum: ['FREE', 'PRO', 'ENTERPRISE'] });

@@ -1,6 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** ARCHITECTURE.md: `identity.users` maps our user id (UUID v7) to the platform's user id. */
+/** docs/architecture.md: `identity.users` maps our user id (UUID v7) to the platform's user id. */
 export class Users1764500000000 implements MigrationInterface {
   name = 'Users1764500000000';
 

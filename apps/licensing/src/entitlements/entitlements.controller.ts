@@ -23,7 +23,7 @@ export class EntitlementsController {
 
   /**
    * The guild's licence id, its FREE licence created if it has none: billing asks at checkout so
-   * that its events name the licence (spec §6). Only billing, which sells licences, may create one.
+   * that its events name the licence (docs/behaviour.md §6). Only billing, which sells licences, may create one.
    */
   @Post('guilds/:guildId/license')
   @HttpCode(200)

@@ -3,7 +3,7 @@ import type { Entitlements, PlanDefinition } from '@lib/contracts';
 export interface LicenseState {
   id: string;
   plan: PlanDefinition;
-  /** End of the paid period (spec §3.3). */
+  /** End of the paid period (docs/behaviour.md §3.3). */
   expiresAt: Date | null;
   /** A renewing subscription's grace past the period end; null when it ends at `expiresAt`. */
   graceUntil: Date | null;
@@ -11,7 +11,7 @@ export interface LicenseState {
 
 /**
  * When a paid licence stops counting: at the period end for a subscription that ends then (spec
- * appendix rule 6: no grace), at the end of the renewal grace for one that renews (ARCHITECTURE.md
+ * appendix rule 6: no grace), at the end of the renewal grace for one that renews (docs/architecture.md
  * "licence through renewals"). Null for a paid licence without either: it never counts.
  */
 export function inForceUntil(license: Pick<LicenseState, 'expiresAt' | 'graceUntil'>): Date | null {

@@ -6,7 +6,7 @@ import { LicenseChange } from './license-change';
 import { LicenseService } from './license.service';
 
 /**
- * Licensing follows billing (spec §3.3): every subscription change lands on the guild's licence,
+ * Licensing follows billing (docs/behaviour.md §3.3): every subscription change lands on the guild's licence,
  * including a scheduled cancel and its withdrawal, which move only the renewal grace.
  */
 @Injectable()

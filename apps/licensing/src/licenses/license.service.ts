@@ -28,8 +28,8 @@ export class LicenseService {
 
   /**
    * The guild's licence id, creating its (FREE) licence if it has none yet. Billing asks at
-   * checkout so that every event of the subscription names the licence (spec §6 `license_id`);
-   * the row is updated in place from then on (spec appendix rule 8), so the id never changes.
+   * checkout so that every event of the subscription names the licence (docs/behaviour.md §6 `license_id`);
+   * the row is updated in place from then on (docs/behaviour.md appendix rule 8), so the id never changes.
    */
   async reserve(guildId: string, manager?: EntityManager): Promise<string> {
     return this.licenses.reserve(guildId, this.plans.byCode('FREE').id, manager);

@@ -3,7 +3,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
 import { License } from './license.entity';
 
-/** `licensing.licenses`: one row per guild, updated in place (spec appendix rule 8). */
+/** `licensing.licenses`: one row per guild, updated in place (docs/behaviour.md appendix rule 8). */
 @Injectable()
 export class LicensesRepository {
   constructor(private readonly dataSource: DataSource) {}

@@ -2,7 +2,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * `grace_until`: a licence whose subscription renews stays in force past `expires_at` (the period
- * end) until then, through the renewal charge and its past_due retries (ARCHITECTURE.md "licence
+ * end) until then, through the renewal charge and its past_due retries (docs/architecture.md "licence
  * through renewals"); null when the subscription ends at period end.
  *
  * A licence row may now exist before any billing event: billing reserves the guild's licence id at

@@ -2,7 +2,7 @@ import type { DomainEvent, EventPayloads, PlanCode, RestoreResultSummary } from 
 import type { NotificationPreferences, PreferenceKey } from '../preferences/preferences.repository';
 
 /**
- * Every DM the service sends, in one place (spec §1.5, §6). Users are Korean: messages are in
+ * Every DM the service sends, in one place (docs/behaviour.md §1.5, §6). Users are Korean: messages are in
  * Korean, amounts in won (`9,900원`), dates and times in Korea Standard Time.
  */
 export const TEMPLATES = [
@@ -118,7 +118,7 @@ function summaryLines(summary: RestoreResultSummary): string[] {
 
 /**
  * Where the pre-restore state is; that it could not be saved only when a snapshot was asked for
- * (spec §7.3: the user is warned). Without one asked for, there is nothing to say. Events from
+ * (docs/behaviour.md §7.3: the user is warned). Without one asked for, there is nothing to say. Events from
  * before `pre_restore_snapshot_requested` was recorded do not say, so neither does the DM.
  */
 function preRestoreLines(p: {

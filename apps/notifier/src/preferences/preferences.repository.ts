@@ -14,7 +14,7 @@ export type NotificationPreferences = Record<PreferenceKey, boolean> & {
   updated_at: string | null;
 };
 
-/** ARCHITECTURE.md: `payment_notifications` defaults to on; so do the others (issue 25). */
+/** docs/architecture.md: `payment_notifications` defaults to on; so do the others (issue 25). */
 const DEFAULTS: Record<PreferenceKey, boolean> = {
   payment_notifications: true,
   restore_notifications: true,

@@ -43,7 +43,7 @@ export class AntiNukeSettingsRepository {
     );
   }
 
-  /** Spec appendix rule 7: a downgrade below ENTERPRISE switches auto-action off for good (opt in again). */
+  /** docs/behaviour.md appendix rule 7: a downgrade below ENTERPRISE switches auto-action off for good (opt in again). */
   async switchAutoActionOff(guildId: string, manager: EntityManager): Promise<void> {
     await manager.query(
       `UPDATE recovery.antinuke_settings SET auto_action_enabled = false, updated_at = now()

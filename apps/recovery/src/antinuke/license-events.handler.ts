@@ -8,9 +8,9 @@ import { AntiNukeWorkflows } from './antinuke-workflows.service';
 import type { AntiNukeEntitlements } from './workflows/antinuke-contract';
 
 /**
- * Spec §6: LicenseUpgraded with ANTINUKE_DETECT starts the guild's AntiNuke workflow; a
+ * docs/behaviour.md §6: LicenseUpgraded with ANTINUKE_DETECT starts the guild's AntiNuke workflow; a
  * LicenseDowngraded that takes AntiNuke features away ends it (ANTINUKE_DETECT) or switches
- * auto-action off (ANTINUKE_AUTO_ACTION, spec appendix rule 7). Runs in the transaction that
+ * auto-action off (ANTINUKE_AUTO_ACTION, docs/behaviour.md appendix rule 7). Runs in the transaction that
  * records the event: an engine outage throws, nothing commits, and the consumer redelivers.
  */
 @Injectable()

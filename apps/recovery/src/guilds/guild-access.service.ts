@@ -7,7 +7,7 @@ import { TtlCache } from '@lib/runtime';
 import { toUserFacingError } from '../platform/platform-errors';
 import { GuildsRepository } from './guilds.repository';
 
-/** Spec §8 / ARCHITECTURE.md: the MANAGE_GUILD answer is cached for 60 s per guild and user. */
+/** docs/behaviour.md §8 / docs/architecture.md: the MANAGE_GUILD answer is cached for 60 s per guild and user. */
 export const MANAGE_GUILD_CACHE_TTL_MS = 60_000;
 
 /**

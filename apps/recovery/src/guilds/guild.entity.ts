@@ -1,6 +1,6 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 
-/** The registry entry mapping our guild id to the platform's (ARCHITECTURE.md "guild registry"). */
+/** The registry entry mapping our guild id to the platform's (docs/architecture.md "guild registry"). */
 @Entity({ name: 'guilds' })
 export class Guild {
   @PrimaryColumn('uuid')

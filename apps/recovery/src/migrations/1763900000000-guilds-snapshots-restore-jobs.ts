@@ -52,7 +52,7 @@ export class GuildsSnapshotsRestoreJobs1763900000000 implements MigrationInterfa
         started_at timestamptz,
         completed_at timestamptz
       )`);
-    // One restore per guild at a time (spec §8), enforced by the database under concurrent starts.
+    // One restore per guild at a time (docs/behaviour.md §8), enforced by the database under concurrent starts.
     await queryRunner.query(
       `CREATE UNIQUE INDEX restore_jobs_one_active_per_guild ON recovery.restore_jobs (guild_id)
         WHERE status IN ('pending', 'running')`,

@@ -47,7 +47,7 @@ export const GUILD_STATE_UNAVAILABLE = 'ErrGuildStateUnavailable';
 export const GUILD_STATE_RETRY_AFTER_SECONDS = 30;
 
 /**
- * Spec §4.1 rule 4 and §7: the live guild state could not be read for a preview (or the start
+ * docs/behaviour.md §4.1 rule 4 and §7: the live guild state could not be read for a preview (or the start
  * that recomputes it), answered 500 as the spec says. An outage says the platform is unavailable
  * and when to try again (`retry_after_seconds`, and `Retry-After` from PlatformOutageFilter); a
  * refusal (the bot removed, a permission missing) says so, since waiting does not fix it.

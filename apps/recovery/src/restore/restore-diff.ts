@@ -9,7 +9,7 @@ import { diffRoles, emptyRoleSection } from './diff/role-diff';
 import { diffGuildSettings } from './diff/settings-diff';
 
 /**
- * The restore diff (spec §4.1): what a restore of `input.target` into `input.live` creates, updates
+ * The restore diff (docs/behaviour.md §4.1): what a restore of `input.target` into `input.live` creates, updates
  * and deletes, scope by scope, and what it must skip and why. One concern per file in ./diff: the
  * model, id resolution, matching, roles, channels, permission overrides, settings, ordering, the
  * hash and the duration estimate.

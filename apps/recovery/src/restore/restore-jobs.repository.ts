@@ -20,7 +20,7 @@ const restoreDuration = new Histogram({
   buckets: [1, 5, 15, 30, 60, 120, 300, 600, 1800],
 });
 
-/** A `recovery.restore_jobs` row (spec §2.1), as stored. */
+/** A `recovery.restore_jobs` row (docs/behaviour.md §2.1), as stored. */
 export interface RestoreJobRow {
   id: string;
   guild_id: string;
@@ -125,7 +125,7 @@ export class RestoreJobsRepository {
   }
 
   /**
-   * Spec §4.2 rules 2 and 4 in one statement: the pending job and `RestoreStarted` together, or,
+   * docs/behaviour.md §4.2 rules 2 and 4 in one statement: the pending job and `RestoreStarted` together, or,
    * when the guild already has an active job (the partial unique index), that job. The conflict
    * arm locks the active job and returns it; if that job ends meanwhile, Postgres tries the insert
    * again, which then succeeds. So the answer is never "neither": concurrent starts end with
@@ -194,7 +194,7 @@ export class RestoreJobsRepository {
     );
   }
 
-  /** Spec §3.1 `running -> completed`: summary, end time and `RestoreCompleted`, once. */
+  /** docs/behaviour.md §3.1 `running -> completed`: summary, end time and `RestoreCompleted`, once. */
   async complete(jobId: string, summary: RestoreResultSummary): Promise<void> {
     const ended = await this.dataSource.transaction(async (manager) => {
       const job = await endedRow(

@@ -46,7 +46,7 @@ export class RestoreController {
   @UseFilters(PlatformOutageFilter)
   @ApiAcceptedResponse({
     description:
-      'The job is `running` on the workflow engine. `job_id` (spec §4.2) names it for ' +
+      'The job is `running` on the workflow engine. `job_id` (docs/behaviour.md §4.2) names it for ' +
       '`GET /api/v1/restore/{job_id}` and cancel; the job’s own fields (RestoreJob, `id` equal to ' +
       '`job_id`) come beside it.',
     schema: {

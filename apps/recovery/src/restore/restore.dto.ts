@@ -48,7 +48,7 @@ export class StartRestoreDto extends PreviewRestoreDto {
   options: RestoreOptionsDto = new RestoreOptionsDto();
 }
 
-/** The preview body: the RestoreDiff (spec §2.2) and the hash to approve it with. */
+/** The preview body: the RestoreDiff (docs/behaviour.md §2.2) and the hash to approve it with. */
 export type RestorePreviewView = RestoreDiff & { diff_hash: string };
 
 export interface RestoreJobView {
@@ -72,5 +72,5 @@ export interface RestoreJobView {
   progress?: ProgressSummary;
 }
 
-/** The start answer (spec §4.2): `job_id`, and the job's own fields beside it. */
+/** The start answer (docs/behaviour.md §4.2): `job_id`, and the job's own fields beside it. */
 export type RestoreStartView = RestoreJobView & { job_id: string };

@@ -21,7 +21,7 @@ import type {
 import type { RestoreWorkflowInput } from './workflows/restore-contract';
 
 /**
- * Preview, start, read and cancel restores (spec §4.1-4.3, ARCHITECTURE.md cancel). The routes
+ * Preview, start, read and cancel restores (docs/behaviour.md §4.1-4.3, docs/architecture.md cancel). The routes
  * check MANAGE_GUILD on the snapshot's or the job's guild first (a GuildResourceLookup: this
  * service for jobs, SnapshotGuildLookup for snapshots) and hand over that guild's id.
  */
@@ -37,7 +37,7 @@ export class RestoreService implements GuildResourceLookup {
     private readonly workflows: RestoreWorkflows,
   ) {}
 
-  /** Spec §4.1, rules in order: snapshot (of `guildId`), plan, payload version, live state, diff. */
+  /** docs/behaviour.md §4.1, rules in order: snapshot (of `guildId`), plan, payload version, live state, diff. */
   async preview(guildId: string, request: PreviewRestoreDto): Promise<RestorePreviewView> {
     await this.entitlements.requireFeature(guildId, 'RECOVERY_RESTORE');
     const { diff } = await this.compare(guildId, request);
@@ -45,8 +45,8 @@ export class RestoreService implements GuildResourceLookup {
   }
 
   /**
-   * Spec §4.2, rules in order; the job row is the lock (one active job per guild, in the database).
-   * The answer carries `job_id` (spec §4.2) beside the job's own fields.
+   * docs/behaviour.md §4.2, rules in order; the job row is the lock (one active job per guild, in the database).
+   * The answer carries `job_id` (docs/behaviour.md §4.2) beside the job's own fields.
    */
   async start(
     identity: InternalIdentity,
@@ -108,7 +108,7 @@ export class RestoreService implements GuildResourceLookup {
     return { job_id: jobId, ...this.view((await this.jobs.get(jobId))!) };
   }
 
-  /** Spec §4.3: the job, with live progress while it runs (omitted if the engine does not answer). */
+  /** docs/behaviour.md §4.3: the job, with live progress while it runs (omitted if the engine does not answer). */
   async get(guildId: string, jobId: string): Promise<RestoreJobView> {
     const job = await this.jobOf(guildId, jobId);
     const view = this.view(job);
@@ -159,7 +159,7 @@ export class RestoreService implements GuildResourceLookup {
       .compare(guildId, guild.platformGuildId, target, request.scope)
       .catch((error: unknown) => {
         if (!isChatPlatformError(error)) throw error;
-        // Spec §4.1 rule 4 / §7: the live state could not be read.
+        // docs/behaviour.md §4.1 rule 4 / §7: the live state could not be read.
         throw guildStateUnavailable(error.code);
       });
     comparison.diff.estimated_duration = estimateDuration(comparison.diff);
@@ -171,7 +171,7 @@ export class RestoreService implements GuildResourceLookup {
     if (active) throw this.alreadyInProgress(active);
   }
 
-  /** Spec §4.2 rule 2: 409 with the existing job's information. */
+  /** docs/behaviour.md §4.2 rule 2: 409 with the existing job's information. */
   private alreadyInProgress(active: RestoreJobRow): ConflictError {
     return new ConflictError(
       'ErrRestoreAlreadyInProgress',

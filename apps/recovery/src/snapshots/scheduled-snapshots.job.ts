@@ -12,7 +12,7 @@ const scheduledRuns = new Counter({
   labelNames: ['outcome'],
 });
 
-/** Spec §4.10: around 00:00 UTC, within plus or minus 15 minutes per guild. */
+/** docs/behaviour.md §4.10: around 00:00 UTC, within plus or minus 15 minutes per guild. */
 export const SCHEDULE_JITTER_SECONDS = 15 * 60;
 /** Retries of a failed run, then it is given up with an alert. */
 export const MAX_ATTEMPTS = 5;

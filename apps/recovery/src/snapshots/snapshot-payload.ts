@@ -7,11 +7,11 @@ import type {
 } from '@lib/chat-platform';
 import { DomainError } from '@lib/problem-details';
 
-/** The payload version creation writes; reading checks it (spec §9.2). */
+/** The payload version creation writes; reading checks it (docs/behaviour.md §9.2). */
 export const SNAPSHOT_PAYLOAD_VERSION = 1;
 export const SUPPORTED_SNAPSHOT_VERSIONS: readonly number[] = [1];
 
-/** Spec §8: at most 5 MiB of serialised JSON. */
+/** docs/behaviour.md §8: at most 5 MiB of serialised JSON. */
 export const SNAPSHOT_MAX_BYTES = 5 * 1024 * 1024;
 
 /** Version 1: the guild's settings, roles, channels and overwrites; never message content. */
@@ -57,7 +57,7 @@ export function serialiseSnapshot(
   return { payload, json, size: Buffer.byteLength(json, 'utf8') };
 }
 
-/** Spec §9.2: a payload of a version this build cannot read is refused, for preview and restore. */
+/** docs/behaviour.md §9.2: a payload of a version this build cannot read is refused, for preview and restore. */
 export class SnapshotUnsupportedError extends DomainError {
   constructor(version: unknown) {
     super(

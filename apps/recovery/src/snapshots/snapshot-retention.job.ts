@@ -11,13 +11,13 @@ const snapshotsExpired = new Counter({
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
-/** Spec §8 retention. */
+/** docs/behaviour.md §8 retention. */
 export const RETENTION = { antinuke: 7 * DAY_MS, pre_restore: 24 * HOUR_MS } as const;
 /** Scheduled snapshots of a guild whose plan no longer says (FREE, expired): the shortest paid retention. */
 export const DEFAULT_SCHEDULED_RETENTION_DAYS = 7;
 /**
  * Deleted per guild and run: after a downgrade from 30 to 7 days the surplus goes over a few
- * nights ("gradually", spec §8) instead of in one large delete.
+ * nights ("gradually", docs/behaviour.md §8) instead of in one large delete.
  */
 export const SCHEDULED_DELETE_BATCH = 10;
 const BATCH = 1_000;
@@ -28,7 +28,7 @@ export interface RetentionReport {
   scheduled: number;
 }
 
-/** Spec §4.10: nightly (04:00 UTC by default), snapshots older than their retention go; manual ones are kept. */
+/** docs/behaviour.md §4.10: nightly (04:00 UTC by default), snapshots older than their retention go; manual ones are kept. */
 @Injectable()
 export class SnapshotRetentionJob {
   private readonly logger = new Logger(SnapshotRetentionJob.name);

@@ -2,7 +2,7 @@ import type { SnapshotTrigger } from '@lib/contracts';
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import type { SnapshotPayload } from './snapshot-payload';
 
-/** A frozen copy of a guild (spec §2.3). Rows are written with raw SQL so the payload is serialised once. */
+/** A frozen copy of a guild (docs/behaviour.md §2.3). Rows are written with raw SQL so the payload is serialised once. */
 @Entity({ name: 'snapshots' })
 export class Snapshot {
   @PrimaryColumn('uuid')

@@ -44,7 +44,7 @@ export interface CreatedSnapshot {
 }
 
 /**
- * The one creation routine every trigger converges on (spec §1.1). Manual snapshots alone pass
+ * The one creation routine every trigger converges on (docs/behaviour.md §1.1). Manual snapshots alone pass
  * the plan checks; the others are the system's own and never wait for a slot.
  */
 @Injectable()
@@ -101,7 +101,7 @@ export class SnapshotService {
   }
 
   /**
-   * Spec §4.6, §7, §8: the plan must include manual snapshots, no restore may be pending or
+   * docs/behaviour.md §4.6, §7, §8: the plan must include manual snapshots, no restore may be pending or
    * running, and a slot must be free. Two concurrent requests may both see the last free slot;
    * the spec accepts that race.
    */

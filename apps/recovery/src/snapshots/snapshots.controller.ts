@@ -25,7 +25,7 @@ export class SnapshotsController {
     private readonly catalog: SnapshotCatalog,
   ) {}
 
-  /** Spec §4.6: a manual snapshot, 200 with `{id, size, created_at}`. */
+  /** docs/behaviour.md §4.6: a manual snapshot, 200 with `{id, size, created_at}`. */
   @ApiOperation({ summary: 'Take a snapshot' })
   @ProblemAnswers({
     403: ['ErrPermissionDenied'],

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
 /**
- * The pause a restore puts on live sync (spec appendix step 3): while a guild is paused, its
+ * The pause a restore puts on live sync (docs/behaviour.md appendix step 3): while a guild is paused, its
  * mirror is not updated from the restore's half-done changes. The pause is a row, so every
  * replica and a restarted worker see it. Live sync consults `isPaused` and clears its buffered
  * events for the guild on resume. The pause does not blind AntiNuke: destructive actions are

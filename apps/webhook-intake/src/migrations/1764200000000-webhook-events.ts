@@ -1,6 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** Every request to the webhook endpoint, valid or not (spec §2.8). */
+/** Every request to the webhook endpoint, valid or not (docs/behaviour.md §2.8). */
 export class WebhookEvents1764200000000 implements MigrationInterface {
   name = 'WebhookEvents1764200000000';
 

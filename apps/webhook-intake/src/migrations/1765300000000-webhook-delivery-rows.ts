@@ -1,11 +1,11 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Every delivery is a row of its own, with its own outcome and error (spec §1.4, §2.8): a resend
+ * Every delivery is a row of its own, with its own outcome and error (docs/behaviour.md §1.4, §2.8): a resend
  * after a failed routing, the takeover of an abandoned one and an operator's reprocess each add a
  * row instead of reusing the earlier one (the index that lets them follows in 1765300000001).
  *
- * - `body_text`: the signed body exactly as received (spec §9.3), beside `payload`, its parsed form.
+ * - `body_text`: the signed body exactly as received (docs/behaviour.md §9.3), beside `payload`, its parsed form.
  *   jsonb keeps neither key order nor integers above 2^53. A body that is not UTF-8 text Postgres can
  *   hold (invalid UTF-8, a NUL byte) stays in `raw_body` (bytea) instead; one of the two is set.
  * - `reprocess_of`: the row an operator asked to reprocess, on the row of that attempt. Not a

@@ -23,7 +23,7 @@ const PROVIDER_EVENTS_PATH = '/internal/v1/provider-events';
 const MAX_ANSWER_BYTES = 64 * 1024;
 
 /**
- * Spec §4.9 step 4: verified events go to billing's `/internal/v1/provider-events`, through the
+ * docs/behaviour.md §4.9 step 4: verified events go to billing's `/internal/v1/provider-events`, through the
  * services' one internal client (InternalHttp: the service token reused for half its life, no
  * redirects followed, a deadline on the whole exchange, kept-alive connections), passing the request
  * id on. Every accepted delivery makes this call, which is why that client is plain `node:http`.

@@ -15,11 +15,11 @@ import { WebhookIntakeService } from './webhook-intake.service';
 import { WebhookRateLimiter } from './webhook-rate-limit';
 
 export const WEBHOOK_PATH = '/webhooks/provider';
-/** ARCHITECTURE.md: webhook body limit 1 MiB. */
+/** docs/architecture.md: webhook body limit 1 MiB. */
 export const WEBHOOK_BODY_LIMIT_BYTES = 1024 * 1024;
 
 /**
- * Spec §4.9: `POST /webhooks/provider`. The provider calls it directly; the signature is its only
+ * docs/behaviour.md §4.9: `POST /webhooks/provider`. The provider calls it directly; the signature is its only
  * authentication, so no guard, pipe or interceptor of Nest's has anything to do here.
  *
  * It is a plain route served ahead of Express and Nest (`PlainRoute`), not a controller: at the
@@ -105,7 +105,7 @@ export class WebhookEndpoint {
 
 /**
  * Accepted and duplicate events are answered 200 with no content; every other outcome is the error
- * its problem body says. Routing that failed is 500, so that the provider resends (spec §4.9 step 5,
+ * its problem body says. Routing that failed is 500, so that the provider resends (docs/behaviour.md §4.9 step 5,
  * §7), whether billing could not be reached or refused the event's data: a refusal is a routing
  * failure too, and its code tells it apart.
  */

@@ -5,7 +5,7 @@ import { DataSource } from 'typeorm';
 
 export type ProcessingResult = 'pending' | 'success' | 'failed' | 'duplicate';
 
-/** A `webhook.webhook_events` row (spec §2.8): one request to the endpoint, or one operator reprocess. */
+/** A `webhook.webhook_events` row (docs/behaviour.md §2.8): one request to the endpoint, or one operator reprocess. */
 export interface WebhookEventRow {
   id: string;
   source: string;

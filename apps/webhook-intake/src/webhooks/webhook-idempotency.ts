@@ -1,13 +1,13 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { KEY_VALUE_STORE, type KeyValueStore } from '@lib/key-value';
 
-/** Spec §8: webhook idempotency key lifetime. */
+/** docs/behaviour.md §8: webhook idempotency key lifetime. */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
 
 export type IdempotencyClaim = 'acquired' | 'exists' | 'unavailable';
 
 /**
- * The first line of deduplication (spec §4.9 step 2): `idem:webhook:<source>:<id>` set only when
+ * The first line of deduplication (docs/behaviour.md §4.9 step 2): `idem:webhook:<source>:<id>` set only when
  * absent, for 24 h, in the key-value store (Redis's `SET NX EX`, or its Postgres table in standalone
  * mode). The store being down must not stop the intake: the claim is then `unavailable` and the
  * database's unique index decides alone.

@@ -67,10 +67,10 @@ type Take = { taken: true } | { taken: false; duplicateOf: string };
 const TAKE_ROUNDS = 3;
 
 /**
- * Spec §4.9 in order: verify the signature over the raw bytes, claim the idempotency key, record the
+ * docs/behaviour.md §4.9 in order: verify the signature over the raw bytes, claim the idempotency key, record the
  * event pending, route it to billing, record the result.
  *
- * Every request is a row of its own (spec §2.8, "records every attempt"), and so is an operator's
+ * Every request is a row of its own (docs/behaviour.md §2.8, "records every attempt"), and so is an operator's
  * reprocess: a delivery that routes the event again after a failure adds a row, and the failed one
  * keeps its error. Of an event's rows, one at a time is live (`pending` while routed, then
  * `success`), which the database's unique index makes so; the others are failed attempts, or
@@ -159,7 +159,7 @@ export class WebhookIntakeService {
       eventType: event?.eventType ?? null,
       signatureValid: true,
       payload: json,
-      // The body as received (spec §9.3): as text when Postgres can hold it so, else as bytes.
+      // The body as received (docs/behaviour.md §9.3): as text when Postgres can hold it so, else as bytes.
       bodyText: text,
       rawBody: text === null ? rawBody : null,
       bodySha256: null,

@@ -105,7 +105,7 @@ export function createAntiNukeActivities(deps: AntiNukeActivityDeps): AntiNukeAc
       };
       if (input.snapshotId === null) {
         snapshotsFailed.inc();
-        // Spec §7.4: the incident goes on without its snapshot, and an operator is alerted.
+        // docs/behaviour.md §7.4: the incident goes on without its snapshot, and an operator is alerted.
         logger.error(
           { alert: 'antinuke_snapshot_failed', ...fields, error: input.snapshotError },
           'antinuke incident opened without a snapshot',

@@ -10,7 +10,7 @@ export const SETTINGS_CHANGED_SIGNAL = 'settingsChanged';
 export const ENTITLEMENTS_CHANGED_SIGNAL = 'entitlementsChanged';
 export const ANTINUKE_STATE_QUERY = 'getState';
 
-/** ARCHITECTURE.md: one long-lived workflow per guild. */
+/** docs/architecture.md: one long-lived workflow per guild. */
 export function antinukeWorkflowId(guildId: string): string {
   return `antinuke-${guildId}`;
 }

@@ -33,7 +33,7 @@ export interface AntiNukeEngine {
 }
 
 /**
- * One guild's AntiNuke state (ARCHITECTURE.md "antinuke"), as plain deterministic code: the
+ * One guild's AntiNuke state (docs/architecture.md "antinuke"), as plain deterministic code: the
  * settings and plan it runs with, the burst detector, and the bursts waiting for their incident.
  * The engine delivers its signals to the methods; guardGuild() works off the bursts.
  */
@@ -103,7 +103,7 @@ export class AntiNukeGuard {
       detect: next.detect === true,
       auto_action_allowed: next.auto_action_allowed === true,
     };
-    // Spec appendix rule 7: losing auto-action switches it off; a later upgrade does not turn it back on.
+    // docs/behaviour.md appendix rule 7: losing auto-action switches it off; a later upgrade does not turn it back on.
     if (!this.entitlements.auto_action_allowed)
       this.settings = { ...this.settings, auto_action_enabled: false };
   }
@@ -171,7 +171,7 @@ export async function guardGuild(
  * Snapshot first, so it shows the guild before further damage; then the auto-action, so the
  * attacker is stopped before anything slower happens; then the incident and its event in one
  * transaction, which therefore say what really happened (snapshot id or error, roles removed or
- * not). Neither a failed snapshot nor a failed auto-action stops the incident (spec §7.4).
+ * not). Neither a failed snapshot nor a failed auto-action stops the incident (docs/behaviour.md §7.4).
  */
 async function handleIncident(guard: AntiNukeGuard, burst: Burst, engine: AntiNukeEngine): Promise<void> {
   const { guildId } = guard;

@@ -4,8 +4,8 @@ import { ANTINUKE_NON_RETRYABLE_FAILURES } from './antinuke-contract';
 const NON_RETRYABLE = [...ANTINUKE_NON_RETRYABLE_FAILURES];
 
 /**
- * The snapshot must show the guild before further damage (spec §1.1), and its failure must not
- * hold the incident up (spec §7.4): a short attempt, three tries, and a minute at most in all.
+ * The snapshot must show the guild before further damage (docs/behaviour.md §1.1), and its failure must not
+ * hold the incident up (docs/behaviour.md §7.4): a short attempt, three tries, and a minute at most in all.
  * After that the incident opens without a snapshot.
  */
 export const INCIDENT_SNAPSHOT_OPTIONS: ActivityOptions = {

@@ -72,7 +72,7 @@ export function createRestoreActivities(deps: RestoreActivityDeps): RestoreActiv
       await comparisons.snapshotPayload(row.snapshot_id, row.guild_id);
     },
 
-    /** Step 2: never fails the restore (spec §7.3); a failure becomes a warning on the job. */
+    /** Step 2: never fails the restore (docs/behaviour.md §7.3); a failure becomes a warning on the job. */
     async createPreRestoreSnapshot(ref) {
       const row = await job(ref);
       if (row.pre_restore_snapshot_id) return { snapshotId: row.pre_restore_snapshot_id, warning: null };

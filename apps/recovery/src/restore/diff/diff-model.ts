@@ -13,7 +13,7 @@ export interface IdResolution {
   resolve(kind: IdKind, snapshotId: string): string | undefined;
 }
 
-/** A role as the diff shows it; `color` is `#rrggbb` (spec §2.2). */
+/** A role as the diff shows it; `color` is `#rrggbb` (docs/behaviour.md §2.2). */
 export interface RoleItem {
   id: string;
   name: string;
@@ -71,7 +71,7 @@ export interface SkippedItem {
 
 export type RestorableSetting = Exclude<keyof GuildSettings, 'id' | 'owner_id' | 'icon'>;
 
-/** Spec §2.2. Items are sorted so equal guilds give byte-equal diffs (and equal hashes). */
+/** docs/behaviour.md §2.2. Items are sorted so equal guilds give byte-equal diffs (and equal hashes). */
 export interface RestoreDiff {
   roles_to_create: RoleItem[];
   roles_to_update: UpdateItem<RoleItem>[];

@@ -6,7 +6,7 @@ export const PLATFORM_ROUTE_REQUESTS_PER_SECOND = 5;
 /** The platform's common default: requests per second of one bot across all buckets. */
 export const PLATFORM_GLOBAL_REQUESTS_PER_SECOND = 50;
 
-/** Every restore step re-reads the live guild before acting (spec appendix: restore workflow order). */
+/** Every restore step re-reads the live guild before acting (docs/behaviour.md appendix: restore workflow order). */
 export const LIVE_STATE_READS = [
   'GET /guilds/:id',
   'GET /guilds/:id/roles',
@@ -94,7 +94,7 @@ function channelsNeedReorder(diff: RestoreDiff): boolean {
   );
 }
 
-/** The workflow steps (spec appendix) that have something to do in this diff. */
+/** The workflow steps (docs/behaviour.md appendix) that have something to do in this diff. */
 function stepsWithWork(diff: RestoreDiff): number {
   const steps = [
     diff.overrides_to_remove.length,

@@ -37,7 +37,7 @@ export const STEP_SCOPE: Record<ChangeStep, RestoreScope> = {
 export type StepName = 'ValidateSnapshot' | 'CreatePreRestoreSnapshot' | 'PauseLiveSync' | ChangeStep;
 export type StepStatus = 'pending' | 'running' | 'done' | 'skipped' | 'failed' | 'canceled';
 
-/** ARCHITECTURE.md: `{ done, total, current_step, steps: [{ name, status, done, total }] }`. */
+/** docs/architecture.md: `{ done, total, current_step, steps: [{ name, status, done, total }] }`. */
 export interface ProgressSummary {
   done: number;
   total: number;
@@ -118,15 +118,15 @@ export const STEP_ACTIVITY: Record<ChangeStep, StepActivityName> = {
 };
 
 /**
- * Failure types that end a run at once (spec §7: PermissionDenied and GuildNotFound), and those
+ * Failure types that end a run at once (docs/behaviour.md §7: PermissionDenied and GuildNotFound), and those
  * no retry can ever fix because what they report about stored data never changes back. Anything
  * else is retried: each attempt re-reads the live guild and computes its requests anew, so a
  * refused request (InvalidRequest), a vanished item (NotFound) or an outage may pass next time.
  */
 export const NON_RETRYABLE_FAILURES = [
-  /** Spec §7.1: the bot lacks a permission on the guild. */
+  /** docs/behaviour.md §7.1: the bot lacks a permission on the guild. */
   'PermissionDenied',
-  /** Spec §7.1: the guild is gone from the platform; the job ends canceled ("guild deleted"). */
+  /** docs/behaviour.md §7.1: the guild is gone from the platform; the job ends canceled ("guild deleted"). */
   'GuildNotFound',
   /** The snapshot's payload version is one this build cannot read; a stored payload never changes. */
   'ErrSnapshotUnsupported',

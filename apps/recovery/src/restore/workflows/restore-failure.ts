@@ -2,7 +2,7 @@ import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
 import type { JobRef, RestoreFailure } from './restore-contract';
 
 /**
- * Spec §3.1: the guild gone from the platform cancels the job; anything else fails it with the
+ * docs/behaviour.md §3.1: the guild gone from the platform cancels the job; anything else fails it with the
  * failure's type. Deterministic, for the Temporal workflow (where an activity's failure arrives
  * wrapped in an ActivityFailure) and the in-process runner (where it arrives as thrown).
  */

@@ -1,7 +1,7 @@
 import { RESTORE_ACTIVITY_OPTIONS } from './restore-policy';
 
 describe('restore activity policy', () => {
-  it('is spec §8’s: 5 minutes per attempt, 1 s doubling to 1 minute, 10 attempts', () => {
+  it('is docs/behaviour.md §8’s: 5 minutes per attempt, 1 s doubling to 1 minute, 10 attempts', () => {
     expect(RESTORE_ACTIVITY_OPTIONS).toMatchObject({
       startToCloseTimeout: '5 minutes',
       retry: {

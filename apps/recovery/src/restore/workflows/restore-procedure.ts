@@ -47,7 +47,7 @@ export async function runRestore(
 
     if (input.createPreRestoreSnapshot) {
       progress.start('CreatePreRestoreSnapshot');
-      // Spec §7.3: its failure does not stop the restore. The activity records the warning
+      // docs/behaviour.md §7.3: its failure does not stop the restore. The activity records the warning
       // itself; an activity that could not even do that is passed over all the same.
       await activities.createPreRestoreSnapshot(ref).catch(() => null);
       progress.finish('CreatePreRestoreSnapshot');
