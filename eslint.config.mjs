@@ -32,6 +32,28 @@ export default tseslint.config(
               group: ['../../*/src/**', '../../../apps/**', '**/apps/**'],
               message: 'Apps share code only through libs/.',
             },
+            {
+              group: ['@lib/sandbox', '**/libs/sandbox/**'],
+              message:
+                'The sandbox (fake platform and provider) is for npm start and tests, never in an app.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The apps' and libraries' own tests drive the sandbox's fakes; only other apps stay off limits.
+    files: ['apps/**/*.spec.ts', 'libs/**/*.spec.ts', 'libs/sandbox/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['../../*/src/**', '../../../apps/**', '**/apps/**'],
+              message: 'Apps share code only through libs/.',
+            },
           ],
         },
       ],
@@ -52,6 +74,11 @@ export default tseslint.config(
             {
               group: ['**/workflow-engine/**'],
               message: 'workflow-engine/ imports the workflows, not the reverse.',
+            },
+            {
+              group: ['@lib/sandbox', '**/libs/sandbox/**'],
+              message:
+                'The sandbox (fake platform and provider) is for npm start and tests, never in an app.',
             },
           ],
         },

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import '../test/support/test-env';
 import { INTERNAL_TOKEN_HEADER } from '@lib/contracts';
-import { FakeChatPlatform } from '@lib/testing';
+import { FakeChatPlatform } from '@lib/sandbox';
 import { Agent, request } from 'node:http';
 import { type AppProcess, startApp } from '../test/support/app-process';
 import { cookiePair, startGatewayOn } from '../test/support/gateway-stack';

@@ -1,4 +1,4 @@
-import type { CategorySpec, GuildSpec } from '@lib/testing';
+import type { CategorySpec, GuildSpec } from '@lib/sandbox';
 import { PermissionFlagsBits as P } from 'discord-api-types/v10';
 
 export interface GeneratedGuildSize {

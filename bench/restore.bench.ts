@@ -10,7 +10,7 @@ import {
   type RateLimitWindow,
   type RequestRecord,
   type SeededGuild,
-} from '@lib/testing';
+} from '@lib/sandbox';
 import { PermissionFlagsBits as P } from 'discord-api-types/v10';
 import { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
@@ -140,7 +140,7 @@ function describeLimit(setting: RateLimitSettings['perRoute']): string {
   return setting === 'off' ? 'off' : `${setting.limit} per ${setting.windowMs} ms`;
 }
 
-/** The fake's bucket key (see libs/testing/src/chat-platform/router.ts): method + template + major parameter. */
+/** The fake's bucket key (see libs/sandbox/src/chat-platform/router.ts): method + template + major parameter. */
 const MAJOR_PARAMETERS = ['guild_id', 'channel_id', 'webhook_id'];
 function bucketKey(request: RequestRecord): string {
   const template = request.route ?? request.path;

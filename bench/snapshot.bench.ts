@@ -3,7 +3,7 @@ import '../test/support/test-env';
 import { REST } from '@discordjs/rest';
 import { ChatPlatformClient, type GuildState } from '@lib/chat-platform';
 import { EntitlementsClient } from '@lib/entitlements';
-import { FakeChatPlatform } from '@lib/testing';
+import { FakeChatPlatform } from '@lib/sandbox';
 import { Routes } from 'discord-api-types/v10';
 import { v7 as uuidv7 } from 'uuid';
 import { OutboxWriter } from '@lib/outbox';

@@ -5,7 +5,7 @@ import {
   FakePaymentProvider,
   type FakePlatformState,
   type FakeProviderState,
-} from '@lib/testing';
+} from '@lib/sandbox';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';

@@ -27,7 +27,7 @@ import { notifierService } from '../apps/notifier/src/service';
 import { recoveryService } from '../apps/recovery/src/service';
 import { webhookIntakeService } from '../apps/webhook-intake/src/service';
 import { WEBHOOK_PATH } from '../apps/webhook-intake/src/webhooks/webhook-endpoint';
-import { CARD_WIDGET_PATH, type FakeChatPlatform, type FakePaymentProvider } from '@lib/testing';
+import { CARD_WIDGET_PATH, type FakeChatPlatform, type FakePaymentProvider } from '@lib/sandbox';
 import { type EmbeddedDatabase, startEmbeddedDatabase } from './embedded-database';
 import { Sandbox, SANDBOX_CARD_WIDGET_PATH } from './sandbox';
 import { loadOrCreateSecrets, sha256Hex } from './secrets';

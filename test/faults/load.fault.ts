@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import type { SeededGuild } from '@lib/testing';
+import type { SeededGuild } from '@lib/sandbox';
 import { GatewayEnv } from '../../apps/gateway/src/gateway.env';
 import type { AppProcess } from '../support/app-process';
 import { GatewayStack, type LoggedIn } from '../support/gateway-stack';

@@ -1,5 +1,5 @@
 import { ChatPlatformClient } from '@lib/chat-platform';
-import { DEFAULT_RATE_LIMITS } from '@lib/testing';
+import { DEFAULT_RATE_LIMITS } from '@lib/sandbox';
 import type { AppProcess } from '../support/app-process';
 import { RecoveryStack } from '../support/recovery-stack';
 import { RestoreHarness } from '../support/restore-harness';

@@ -1,6 +1,6 @@
 import { ChatPlatformClient, type GuildState } from '@lib/chat-platform';
 import type { DomainEvent, PlanFeature } from '@lib/contracts';
-import type { SeededGuild } from '@lib/testing';
+import type { SeededGuild } from '@lib/sandbox';
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/activity';
 import { AuditLogEvent, PermissionFlagsBits as P } from 'discord-api-types/v10';

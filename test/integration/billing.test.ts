@@ -1,5 +1,5 @@
 import { type DomainEvent, type RoutedProviderEvent, INTERNAL_TOKEN_HEADER } from '@lib/contracts';
-import { CARD_WIDGET_PATH } from '@lib/testing';
+import { CARD_WIDGET_PATH } from '@lib/sandbox';
 import type { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
 import { BillingKeyCipher } from '../../apps/billing/src/billing-keys/billing-key-cipher';

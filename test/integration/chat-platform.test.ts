@@ -4,7 +4,7 @@ import {
   type GuildState,
   isChatPlatformError,
 } from '@lib/chat-platform';
-import { FakeChatPlatform, type FakeGuild, type SeededGuild, demoGuildSpec } from '@lib/testing';
+import { FakeChatPlatform, type FakeGuild, type SeededGuild, demoGuildSpec } from '@lib/sandbox';
 import { PermissionFlagsBits as P } from 'discord-api-types/v10';
 import { freePort } from '../support/app-process';
 import { waitFor } from '../support/wait';

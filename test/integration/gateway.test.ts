@@ -1,4 +1,4 @@
-import { FakeChatPlatform } from '@lib/testing';
+import { FakeChatPlatform } from '@lib/sandbox';
 import Redis from 'ioredis';
 import { createHash } from 'node:crypto';
 import type { DataSource } from 'typeorm';

@@ -1,6 +1,6 @@
 import { REST } from '@discordjs/rest';
 import { ChatPlatformClient } from '@lib/chat-platform';
-import type { SeededGuild } from '@lib/testing';
+import type { SeededGuild } from '@lib/sandbox';
 import { Routes } from 'discord-api-types/v10';
 import type { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';

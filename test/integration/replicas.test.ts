@@ -9,7 +9,7 @@ import {
 import { createServiceDataSource } from '@lib/database';
 import { EntitlementsClient } from '@lib/entitlements';
 import { createKafka } from '@lib/messaging';
-import { FakeChatPlatform, FakePaymentProvider } from '@lib/testing';
+import { FakeChatPlatform, FakePaymentProvider } from '@lib/sandbox';
 import { Client, Connection } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';

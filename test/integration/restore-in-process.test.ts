@@ -1,6 +1,6 @@
 import { ChatPlatformClient, type GuildState } from '@lib/chat-platform';
 import type { DomainEvent } from '@lib/contracts';
-import { DEFAULT_RATE_LIMITS } from '@lib/testing';
+import { DEFAULT_RATE_LIMITS } from '@lib/sandbox';
 import type { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
 import { RecoveryStack } from '../support/recovery-stack';

@@ -1,5 +1,5 @@
 import { type ProviderWebhookBody, PROVIDER_SIGNATURE_HEADER } from '@lib/contracts';
-import { FakePaymentProvider } from '@lib/testing';
+import { FakePaymentProvider } from '@lib/sandbox';
 import Redis from 'ioredis';
 import { spawn } from 'node:child_process';
 import { createHash, createHmac } from 'node:crypto';

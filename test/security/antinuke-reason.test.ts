@@ -1,5 +1,5 @@
 import { ChatPlatformClient } from '@lib/chat-platform';
-import type { SeededGuild } from '@lib/testing';
+import type { SeededGuild } from '@lib/sandbox';
 import { AuditLogEvent } from 'discord-api-types/v10';
 import type { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';

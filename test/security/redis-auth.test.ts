@@ -1,4 +1,4 @@
-import { FakeChatPlatform, FakePaymentProvider } from '@lib/testing';
+import { FakeChatPlatform, FakePaymentProvider } from '@lib/sandbox';
 import Redis from 'ioredis';
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';

@@ -1,5 +1,5 @@
 import type { InternalIdentity } from '@lib/contracts';
-import { CARD_WIDGET_PATH, FakePaymentProvider } from '@lib/testing';
+import { CARD_WIDGET_PATH, FakePaymentProvider } from '@lib/sandbox';
 import { type AppProcess, startApp } from './app-process';
 import { RecoveryStack, type UserIdentity } from './recovery-stack';
 

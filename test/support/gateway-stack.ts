@@ -1,4 +1,4 @@
-import type { FakeChatPlatform } from '@lib/testing';
+import type { FakeChatPlatform } from '@lib/sandbox';
 import { type AppProcess, freePort, startApp } from './app-process';
 import { BillingStack } from './billing-stack';
 import { openDataSource } from './database';

@@ -1,5 +1,5 @@
 import { type InternalIdentity, INTERNAL_TOKEN_HEADER } from '@lib/contracts';
-import { FakeChatPlatform } from '@lib/testing';
+import { FakeChatPlatform } from '@lib/sandbox';
 import { v7 as uuidv7 } from 'uuid';
 import { type AppProcess, freePort, startApp } from './app-process';
 import { signInternalToken } from './internal-tokens';

@@ -1,5 +1,5 @@
 import { ChatPlatformClient, type GuildState, type PlatformChannel } from '@lib/chat-platform';
-import type { FakeChatPlatform, SeededGuild } from '@lib/testing';
+import type { FakeChatPlatform, SeededGuild } from '@lib/sandbox';
 import { PermissionFlagsBits as P } from 'discord-api-types/v10';
 import type { DataSource } from 'typeorm';
 

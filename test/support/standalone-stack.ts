@@ -1,4 +1,4 @@
-import { FakeChatPlatform, FakePaymentProvider } from '@lib/testing';
+import { FakeChatPlatform, FakePaymentProvider } from '@lib/sandbox';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

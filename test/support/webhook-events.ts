@@ -1,5 +1,5 @@
 import type { ProviderWebhookBody } from '@lib/contracts';
-import type { FakePaymentProvider } from '@lib/testing';
+import type { FakePaymentProvider } from '@lib/sandbox';
 import { v7 as uuidv7 } from 'uuid';
 
 /**

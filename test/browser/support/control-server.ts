@@ -1,4 +1,4 @@
-import type { FakeChatPlatform, FakePaymentProvider } from '@lib/testing';
+import type { FakeChatPlatform, FakePaymentProvider } from '@lib/sandbox';
 import { PermissionFlagsBits } from 'discord-api-types/v10';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,4 +1,4 @@
-import type { FakeChatPlatform, SeededGuild } from '@lib/testing';
+import type { FakeChatPlatform, SeededGuild } from '@lib/sandbox';
 import { PermissionFlagsBits as P } from 'discord-api-types/v10';
 import { performance } from 'node:perf_hooks';
 import { cookiePair, type GatewayResponse, type LoggedIn, requestGateway } from '../../support/gateway-stack';

@@ -1,4 +1,4 @@
-import { FakeChatPlatform } from '@lib/testing';
+import { FakeChatPlatform } from '@lib/sandbox';
 import { PermissionFlagsBits } from 'discord-api-types/v10';
 import { PlatformOAuthClient } from '../auth/platform-oauth.client';
 import { Sessions } from '../auth/sessions';
