@@ -1,6 +1,6 @@
 import { Controller, Get, HttpCode, Param, ParseUUIDPipe, Post, Query, UseGuards } from '@nestjs/common';
 import { PublicRoute } from '@lib/identity';
-import { decodeKeysetCursor, encodeKeysetCursor } from '@lib/database';
+import { decodeKeysetCursor, type KeysetPage, keysetPage } from '@lib/database';
 import { ConflictError, NotFoundError } from '@lib/problem-details';
 import { outcomeError } from '../webhooks/webhook-endpoint';
 import { WebhookIntakeService } from '../webhooks/webhook-intake.service';
@@ -25,22 +25,14 @@ export class WebhookEventsController {
   ) {}
 
   @Get()
-  async list(
-    @Query() query: ListWebhookEventsQuery,
-  ): Promise<{ items: WebhookEventView[]; next_cursor: string | null }> {
+  async list(@Query() query: ListWebhookEventsQuery): Promise<KeysetPage<WebhookEventView>> {
     const rows = await this.events.list({
       source: query.source,
       result: query.result,
       limit: query.limit + 1,
       before: query.cursor ? decodeKeysetCursor(query.cursor) : undefined,
     });
-    const page = rows.slice(0, query.limit);
-    const last = page.at(-1);
-    return {
-      items: page.map((row) => toView(row, false)),
-      next_cursor:
-        rows.length > query.limit && last ? encodeKeysetCursor({ at: last.cursor_at, id: last.id }) : null,
-    };
+    return keysetPage(rows, query.limit, (row) => toView(row, false));
   }
 
   @Get(':id')
