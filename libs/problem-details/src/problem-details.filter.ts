@@ -151,7 +151,18 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     const response = http.getResponse<Response>();
     const requestId = request.id === undefined ? null : String(request.id);
     const problem = toProblem(error, requestId, redactUrl(request.originalUrl));
-    if (problem.status >= 500) {
+    if (problem.status === 503) {
+      // A dependency is down or not up yet (a readiness probe while Redis connects, a database
+      // outage): the answer says when to retry. Worth a warning, not an error.
+      this.logger.warn(
+        {
+          code: problem.code,
+          cause: error instanceof Error ? error.message : String(error),
+          request_id: requestId,
+        },
+        'request refused: unavailable',
+      );
+    } else if (problem.status >= 500) {
       this.logger.error({ err: error, request_id: requestId }, 'request failed');
     }
     // Refused before its body arrived (no session, no route, too large): the connection ends with
