@@ -3,6 +3,20 @@ import eslint from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
+// Import boundaries, shared by the blocks below (a file's last matching block sets its patterns).
+const APPS_APART = {
+  group: ['../../*/src/**', '../../../apps/**', '**/apps/**'],
+  message: 'Apps share code only through libs/.',
+};
+const SANDBOX_APART = {
+  group: ['@lib/sandbox', '**/libs/sandbox/**'],
+  message: 'The sandbox (fake platform and provider) is for npm start and tests, never in an app.',
+};
+const ENGINES_IMPORT_WORKFLOWS = {
+  group: ['**/workflow-engine/**'],
+  message: 'workflow-engine/ imports the workflows, not the reverse.',
+};
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.infra/**', '.data/**', 'coverage/**', '**/*.mjs', '**/*.js'] },
   eslint.configs.recommended,
@@ -27,17 +41,7 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          patterns: [
-            {
-              group: ['../../*/src/**', '../../../apps/**', '**/apps/**'],
-              message: 'Apps share code only through libs/.',
-            },
-            {
-              group: ['@lib/sandbox', '**/libs/sandbox/**'],
-              message:
-                'The sandbox (fake platform and provider) is for npm start and tests, never in an app.',
-            },
-          ],
+          patterns: [APPS_APART, SANDBOX_APART],
         },
       ],
     },
@@ -49,12 +53,7 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          patterns: [
-            {
-              group: ['../../*/src/**', '../../../apps/**', '**/apps/**'],
-              message: 'Apps share code only through libs/.',
-            },
-          ],
+          patterns: [APPS_APART],
         },
       ],
     },
@@ -66,21 +65,7 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          patterns: [
-            {
-              group: ['../../*/src/**', '../../../apps/**', '**/apps/**'],
-              message: 'Apps share code only through libs/.',
-            },
-            {
-              group: ['**/workflow-engine/**'],
-              message: 'workflow-engine/ imports the workflows, not the reverse.',
-            },
-            {
-              group: ['@lib/sandbox', '**/libs/sandbox/**'],
-              message:
-                'The sandbox (fake platform and provider) is for npm start and tests, never in an app.',
-            },
-          ],
+          patterns: [APPS_APART, ENGINES_IMPORT_WORKFLOWS, SANDBOX_APART],
         },
       ],
     },
@@ -97,10 +82,7 @@ export default tseslint.config(
               group: ['node:*', 'fs', 'path', 'crypto', 'http', 'https', 'net', 'child_process'],
               message: 'Workflows must stay deterministic.',
             },
-            {
-              group: ['**/workflow-engine/**'],
-              message: 'workflow-engine/ imports the workflows, not the reverse.',
-            },
+            ENGINES_IMPORT_WORKFLOWS,
           ],
         },
       ],

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -50,4 +51,22 @@ export function runGenerator(name: string, main: (check: boolean) => Promise<num
       process.exit(2);
     },
   );
+}
+
+/**
+ * For the drift specs: runs a generator script with `--check` as `npm run` runs it (its ES-module
+ * dependencies, openapi-typescript and prettier's plugins, do not load under Jest) and returns what
+ * it printed; a stale file or a failure throws with the script's own output.
+ */
+export function checkGenerator(script: string): string {
+  try {
+    return execFileSync(process.execPath, ['-r', '@swc-node/register', script, '--check'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+  } catch (error) {
+    const { stdout, stderr } = error as { stdout?: string; stderr?: string };
+    throw new Error(`${stdout ?? ''}${stderr ?? ''}`.trim() || String(error));
+  }
 }

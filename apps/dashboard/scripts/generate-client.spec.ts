@@ -1,6 +1,6 @@
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { checkGenerator } from '../../../scripts/generated-files';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const SCHEMA_FILE = path.join(ROOT, 'apps/dashboard/src/api/schema.d.ts');
@@ -9,17 +9,7 @@ describe('the dashboard API types (apps/dashboard/src/api/schema.d.ts)', () => {
   // openapi-typescript is an ES module Jest cannot load: the check runs as `npm run` would run it.
   // It type-checks every controller: several seconds.
   it('are what the OpenAPI document and the controllers generate', () => {
-    let output = '';
-    try {
-      output = execFileSync(
-        process.execPath,
-        ['-r', '@swc-node/register', 'apps/dashboard/scripts/generate-client.ts', '--check'],
-        { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
-      );
-    } catch (error) {
-      const { stdout, stderr } = error as { stdout?: string; stderr?: string };
-      throw new Error(`${stdout ?? ''}${stderr ?? ''}`.trim() || String(error));
-    }
+    const output = checkGenerator('apps/dashboard/scripts/generate-client.ts');
     expect(output).toContain('up to date');
   }, 120_000);
 

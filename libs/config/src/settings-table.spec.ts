@@ -1,27 +1,10 @@
-import { execFileSync } from 'node:child_process';
-import path from 'node:path';
 import { collectSettings } from '../../../scripts/config-table';
-
-const ROOT = path.resolve(__dirname, '../../..');
+import { checkGenerator } from '../../../scripts/generated-files';
 
 describe('the settings table of docs/configuration.md', () => {
   // Prettier loads its plugins as ES modules, which Jest cannot: the check runs as `npm run` runs it.
   it('is what the *.env.ts classes generate (run `npm run config-table` after changing a setting)', () => {
-    let output = '';
-    try {
-      output = execFileSync(
-        process.execPath,
-        ['-r', '@swc-node/register', 'scripts/config-table.ts', '--check'],
-        {
-          cwd: ROOT,
-          encoding: 'utf8',
-          stdio: ['ignore', 'pipe', 'pipe'],
-        },
-      );
-    } catch (error) {
-      const { stdout, stderr } = error as { stdout?: string; stderr?: string };
-      throw new Error(`${stdout ?? ''}${stderr ?? ''}`.trim() || String(error));
-    }
+    const output = checkGenerator('scripts/config-table.ts');
     expect(output).toContain('up to date');
   }, 60_000);
 
