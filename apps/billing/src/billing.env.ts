@@ -6,7 +6,6 @@ import {
   IsRequiredString,
   KafkaEnv,
 } from '@lib/config';
-
 import { IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 
 export class BillingEnv extends KafkaEnv {

@@ -6,7 +6,6 @@ import {
   IsRequiredString,
   KafkaEnv,
 } from '@lib/config';
-
 import { IsIn, IsNotEmpty, IsOptional, IsString, Matches, ValidateIf } from 'class-validator';
 
 export const RECOVERY_ROLES = ['api', 'worker', 'all'] as const;

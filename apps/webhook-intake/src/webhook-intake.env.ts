@@ -1,5 +1,4 @@
 import { BaseEnv, IsCronExpression, IsHttpUrl, IsIntegerInRange, IsOptionalRedisUrl } from '@lib/config';
-
 import { IsNotEmpty, IsString, Matches, MinLength } from 'class-validator';
 
 export class WebhookIntakeEnv extends BaseEnv {
