@@ -749,7 +749,13 @@ describe('antinuke', () => {
       });
       const input: AntiNukeWorkflowInput = {
         guildId,
-        settings: { threshold: 3, window_seconds: 60, auto_action_enabled: true },
+        settings: {
+          enabled: true,
+          exempt_user_ids: [],
+          threshold: 3,
+          window_seconds: 60,
+          auto_action_enabled: true,
+        },
         entitlements: { detect: true, auto_action_allowed: true },
         signalsPerRun: 3,
       };

@@ -14,7 +14,14 @@ const log = { warn: jest.fn(), error: jest.fn() };
 function input(overrides: Partial<AntiNukeWorkflowInput['settings']> = {}): AntiNukeWorkflowInput {
   return {
     guildId: GUILD,
-    settings: { threshold: 3, window_seconds: 60, auto_action_enabled: true, ...overrides },
+    settings: {
+      enabled: true,
+      exempt_user_ids: [],
+      threshold: 3,
+      window_seconds: 60,
+      auto_action_enabled: true,
+      ...overrides,
+    },
     entitlements: { detect: true, auto_action_allowed: true },
   };
 }
@@ -112,7 +119,7 @@ describe(InProcessAntiNukeRun.name, () => {
   it('follows a new setting, and ends when detection is removed', async () => {
     const fake = fakeActivities();
     const sut = new InProcessAntiNukeRun(input(), inProcessAntiNukeActivities(fake.activities), log);
-    sut.changeSettings({ threshold: 2, window_seconds: 60, auto_action_enabled: true });
+    sut.changeSettings({ ...input().settings, threshold: 2 });
     const incident = fake.nextIncident();
     sut.destructiveAction(action(1));
     sut.destructiveAction(action(2));
