@@ -38,7 +38,7 @@ export class UpdateAntiNukeSettingsDto {
   @UnlessAbsent()
   @IsArray()
   @ArrayMaxSize(exempt_user_ids.max)
-  @ArrayUnique({ message: 'exempt_user_ids must not repeat an id' })
+  @ArrayUnique()
   @IsString({ each: true })
   @Matches(PLATFORM_USER_ID_PATTERN, {
     each: true,
