@@ -18,6 +18,7 @@ import {
   type AntiNukeWorkflowInput,
   type AntiNukeWorkflowState,
   antinukeWorkflowId,
+  DEFAULT_ANTINUKE_SETTINGS,
   DESTRUCTIVE_ACTION_SIGNAL,
   ENTITLEMENTS_CHANGED_SIGNAL,
   type OpenIncidentInput,
@@ -869,13 +870,7 @@ describe('antinuke', () => {
       });
       const input: AntiNukeWorkflowInput = {
         guildId,
-        settings: {
-          enabled: true,
-          exempt_user_ids: [],
-          threshold: 3,
-          window_seconds: 60,
-          auto_action_enabled: true,
-        },
+        settings: { ...DEFAULT_ANTINUKE_SETTINGS, window_seconds: 60, auto_action_enabled: true },
         entitlements: { detect: true, auto_action_allowed: true },
         signalsPerRun: 3,
       };

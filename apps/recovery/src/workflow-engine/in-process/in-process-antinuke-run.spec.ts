@@ -1,10 +1,11 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { DestructiveAction } from '../../antinuke/destructive-action';
 import { InProcessAntiNukeRun, inProcessAntiNukeActivities } from './in-process-antinuke-run';
-import type {
-  AntiNukeActivities,
-  AntiNukeWorkflowInput,
-  OpenIncidentInput,
+import {
+  type AntiNukeActivities,
+  type AntiNukeWorkflowInput,
+  DEFAULT_ANTINUKE_SETTINGS,
+  type OpenIncidentInput,
 } from '../../antinuke/workflows/antinuke-contract';
 
 const GUILD = '01a20182-0000-7000-8000-000000000001';
@@ -15,9 +16,7 @@ function input(overrides: Partial<AntiNukeWorkflowInput['settings']> = {}): Anti
   return {
     guildId: GUILD,
     settings: {
-      enabled: true,
-      exempt_user_ids: [],
-      threshold: 3,
+      ...DEFAULT_ANTINUKE_SETTINGS,
       window_seconds: 60,
       auto_action_enabled: true,
       ...overrides,
