@@ -103,9 +103,14 @@ export function ExemptUsersField({
         <p id="exempt-user-id-hint" className="muted small">
           The user&apos;s id, 17 to 20 digits (in Discord: Developer Mode on, then Copy User ID on the user).
         </p>
-        <p id="exempt-user-id-error" className="field-error" role="alert">
-          {error}
-        </p>
+        {/* A live region that is always there, so a screen reader says each new refusal. */}
+        <div aria-live="assertive">
+          {error && (
+            <p id="exempt-user-id-error" className="field-error">
+              {error}
+            </p>
+          )}
+        </div>
       </div>
     </fieldset>
   );
