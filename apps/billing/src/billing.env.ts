@@ -1,17 +1,6 @@
-import { HTTP_URL, KafkaEnv, parseBoolean } from '@lib/config';
+import { HTTP_URL, IsBrowserUrl, KafkaEnv, parseBoolean } from '@lib/config';
 import { Transform } from 'class-transformer';
-import {
-  IsIn,
-  IsInt,
-  IsNotEmpty,
-  IsOptional,
-  IsString,
-  IsUrl,
-  Matches,
-  Max,
-  MaxLength,
-  Min,
-} from 'class-validator';
+import { IsIn, IsInt, IsNotEmpty, IsString, IsUrl, Matches, Max, MaxLength, Min } from 'class-validator';
 
 export class BillingEnv extends KafkaEnv {
   override PORT = 3002;
@@ -31,14 +20,14 @@ export class BillingEnv extends KafkaEnv {
   PROVIDER_CLIENT_KEY!: string;
 
   /**
-   * The card page the dashboard sends the browser to (with `clientKey`, `customerKey`, `successUrl`
-   * and `failUrl`): the sandbox provider's own page in standalone mode and the browser tests. Unset,
-   * the dashboard can only pay with a card already on file.
+   * The provider's JS SDK, which the dashboard loads on the checkout (handed out by `prepare`) and
+   * whose `requestBillingAuth` takes the payer to the card form: the provider's CDN by default, the
+   * sandbox provider's stand-in in standalone mode and the browser tests. https in production. The
+   * gateway's Content-Security-Policy allows scripts from its origin and no other: give billing and
+   * the gateway the same value.
    */
-  @Transform(({ value }: { value: unknown }) => (value === '' ? undefined : value))
-  @IsOptional()
-  @IsUrl(HTTP_URL, { message: 'PROVIDER_CARD_WIDGET_URL must be an http(s) URL' })
-  PROVIDER_CARD_WIDGET_URL?: string;
+  @IsBrowserUrl()
+  PROVIDER_SDK_URL = 'https://js.tosspayments.com/v2/standard';
 
   /** docs/behaviour.md §8: 30 s. Lower only in tests, to keep the "provider never answers" case short. */
   @IsInt()
