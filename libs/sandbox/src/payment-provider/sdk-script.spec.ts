@@ -1,3 +1,4 @@
+import { loadTossPayments } from '@tosspayments/tosspayments-sdk';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { runInNewContext } from 'node:vm';
@@ -198,5 +199,48 @@ describe("the sandbox's stand-in for the provider's JS SDK", () => {
         await new Promise((resolve) => mounted.close(resolve));
       }
     });
+  });
+
+  it("loads through the provider's own npm loader with a custom src, as the dashboard loads it", async () => {
+    const src = 'http://127.0.0.1:3000/sandbox/v2/standard';
+    const assigned: string[] = [];
+    const window: Record<string, unknown> = {
+      location: { href: 'http://127.0.0.1:3000/', assign: (url: string) => assigned.push(url) },
+    };
+    // The loader appends <script src> to the head and waits for its load event and the global.
+    const document = {
+      querySelector: () => null,
+      createElement: () => {
+        const listeners = new Map<string, () => void>();
+        return {
+          src: '',
+          addEventListener: (type: string, listener: () => void) => listeners.set(type, listener),
+          removeEventListener: () => undefined,
+          load(this: { src: string }) {
+            runInNewContext(served, { window, document: { currentScript: this }, URL, Promise, Error });
+            listeners.get('load')?.();
+          },
+        };
+      },
+      head: {
+        appendChild: (script: { src: string; load: () => void }) => setTimeout(() => script.load(), 0),
+      },
+    };
+    const globals = globalThis as Record<string, unknown>;
+    Object.assign(globals, { window, document });
+    try {
+      const sdk = await loadTossPayments('test_ck_sandbox', { src });
+      void sdk
+        .payment({ customerKey: CUSTOMER })
+        .requestBillingAuth({ method: 'CARD', successUrl: SUCCESS, failUrl: FAIL, windowTarget: 'self' });
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    } finally {
+      delete globals.window;
+      delete globals.document;
+    }
+    expect(assigned).toHaveLength(1);
+    expect(assigned[0]).toMatch(
+      /^http:\/\/127\.0\.0\.1:3000\/sandbox\/card-widget\?clientKey=test_ck_sandbox&/,
+    );
   });
 });
