@@ -87,6 +87,8 @@ describe("the sandbox's stand-in for the provider's JS SDK", () => {
     const { TossPayments, assigned } = loadScript(served, scriptUrl);
     const sdk = TossPayments('test_ck_sandbox');
     const payment = sdk.payment({ customerKey: CUSTOMER });
+    const billingAuth = (overrides: Record<string, unknown>) =>
+      payment.requestBillingAuth({ method: 'CARD', successUrl: SUCCESS, failUrl: FAIL, ...overrides });
     const cases: [string, () => unknown][] = [
       ['INVALID_CLIENT_KEY', () => TossPayments('')],
       ['INSECURE_KEY_USAGE', () => TossPayments('test_sk_sandbox')],
@@ -94,40 +96,12 @@ describe("the sandbox's stand-in for the provider's JS SDK", () => {
       ['INVALID_CUSTOMER_KEY', () => sdk.payment({ customerKey: `user_${'a'.repeat(46)}` })],
       ['INVALID_CUSTOMER_KEY', () => sdk.payment({ customerKey: 'user id with spaces' })],
       ['INVALID_CUSTOMER_KEY', () => sdk.payment({})],
-      [
-        'NOT_SUPPORTED_METHOD',
-        () => payment.requestBillingAuth({ method: 'TRANSFER', successUrl: SUCCESS, failUrl: FAIL }),
-      ],
-      [
-        'INCORRECT_SUCCESS_URL_FORMAT',
-        () => payment.requestBillingAuth({ method: 'CARD', successUrl: '/back', failUrl: FAIL }),
-      ],
-      [
-        'INCORRECT_FAIL_URL_FORMAT',
-        () =>
-          payment.requestBillingAuth({ method: 'CARD', successUrl: SUCCESS, failUrl: 'javascript:alert(1)' }),
-      ],
+      ['NOT_SUPPORTED_METHOD', () => billingAuth({ method: 'TRANSFER' })],
+      ['INCORRECT_SUCCESS_URL_FORMAT', () => billingAuth({ successUrl: '/back' })],
+      ['INCORRECT_FAIL_URL_FORMAT', () => billingAuth({ failUrl: 'javascript:alert(1)' })],
       ['INVALID_PARAMETERS', () => payment.requestBillingAuth(undefined)],
-      [
-        'INVALID_PARAMETERS',
-        () =>
-          payment.requestBillingAuth({
-            method: 'CARD',
-            successUrl: SUCCESS,
-            failUrl: FAIL,
-            customerName: 'n'.repeat(101),
-          }),
-      ],
-      [
-        'INVALID_PARAMETERS',
-        () =>
-          payment.requestBillingAuth({
-            method: 'CARD',
-            successUrl: SUCCESS,
-            failUrl: FAIL,
-            windowTarget: 'popup',
-          }),
-      ],
+      ['INVALID_PARAMETERS', () => billingAuth({ customerName: 'n'.repeat(101) })],
+      ['INVALID_PARAMETERS', () => billingAuth({ windowTarget: 'popup' })],
       ['NOT_SUPPORTED_METHOD', () => payment.requestPayment({ method: 'CARD' })],
       ['NOT_SUPPORTED_METHOD', () => sdk.widgets({ customerKey: CUSTOMER })],
     ];
