@@ -23,8 +23,8 @@ const PAID: readonly PlanCode[] = ['PRO', 'ENTERPRISE'];
  * Subscribing a guild (docs/behaviour.md §4.4-4.5): prepare, then either the payer's card on file or the
  * provider's card form, opened through the provider's JS SDK (payments/card-entry.ts), which sends
  * the browser back here with `authKey` and `customerKey` (or `code` and `message` when the card was
- * not registered); then confirm. A 202 ("processing") is
- * followed here until the provider's webhook settles the first payment.
+ * not registered); then confirm. A 202 ("processing") is followed here until the provider's
+ * webhook settles the first payment.
  */
 export function CheckoutPage({ guildId }: { guildId: string }) {
   const { search } = useLocation();
@@ -98,6 +98,12 @@ function Checkout({
   const [entry, setEntry] = useState<
     { kind: 'idle' | 'opening' } | { kind: 'failed'; failure: CardEntryFailure }
   >({ kind: 'idle' });
+  useEffect(() => {
+    // Back from the card form to a page the browser kept in memory: the button works again.
+    const shown = (event: PageTransitionEvent) => event.persisted && setEntry({ kind: 'idle' });
+    window.addEventListener('pageshow', shown);
+    return () => window.removeEventListener('pageshow', shown);
+  }, []);
   const name = planName(plans.data?.items, plan);
 
   if (prepared.isPending) return <Loading what="the checkout" />;
