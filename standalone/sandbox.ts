@@ -19,6 +19,12 @@ const MAX_CONTROL_BODY_BYTES = 16 * 1024;
 /** Where the public port serves the sandbox provider's card page (the card widget's stand-in). */
 export const SANDBOX_CARD_WIDGET_PATH = '/sandbox/card-widget';
 
+/**
+ * Where the public port serves the sandbox provider's JS SDK (billing's and the gateway's
+ * `PROVIDER_SDK_URL` in standalone mode), which sends the payer to the card page beside it.
+ */
+export const SANDBOX_SDK_PATH = '/sandbox/v2/standard';
+
 /** The sandbox provider's keys: test keys of a provider that exists only in this process. */
 export const SANDBOX_PROVIDER_KEYS = { secretKey: 'test_sk_sandbox', clientKey: 'test_ck_sandbox' };
 
@@ -150,8 +156,10 @@ export class Sandbox {
         'POST /sandbox/raid': "a raid on the demo guild through the platform's API, as alice",
         'POST /sandbox/cards':
           'body {"customer_key"} from /api/v1/billing/prepare: the card widget, gives the auth_key',
+        [`GET ${SANDBOX_SDK_PATH}`]:
+          "the provider's JS SDK the checkout loads: requestBillingAuth opens the card page",
         [`GET ${SANDBOX_CARD_WIDGET_PATH}`]:
-          'the card page the dashboard sends a payer to: test cards that succeed, are declined, or answer late',
+          'the card page the SDK sends a payer to: test cards that succeed, are declined, or answer late',
       },
     };
   }
@@ -168,6 +176,10 @@ export class Sandbox {
     if (pathname === SANDBOX_CARD_WIDGET_PATH) {
       const provider = this.need(res, this.provider, 'payment provider');
       return provider?.serveCardWidget(req, res);
+    }
+    if (pathname === SANDBOX_SDK_PATH) {
+      const provider = this.need(res, this.provider, 'payment provider');
+      return provider?.serveSdkScript(req, res);
     }
     const route = `${req.method} ${pathname}`;
     switch (route) {

@@ -27,9 +27,9 @@ import { notifierService } from '../apps/notifier/src/service';
 import { recoveryService } from '../apps/recovery/src/service';
 import { webhookIntakeService } from '../apps/webhook-intake/src/service';
 import { WEBHOOK_PATH } from '../apps/webhook-intake/src/webhooks/webhook-endpoint';
-import { CARD_WIDGET_PATH, type FakeChatPlatform, type FakePaymentProvider } from '@lib/sandbox';
+import { type FakeChatPlatform, type FakePaymentProvider, SDK_SCRIPT_PATH } from '@lib/sandbox';
 import { type EmbeddedDatabase, startEmbeddedDatabase } from './embedded-database';
-import { Sandbox, SANDBOX_CARD_WIDGET_PATH } from './sandbox';
+import { Sandbox, SANDBOX_SDK_PATH } from './sandbox';
 import { loadOrCreateSecrets, sha256Hex } from './secrets';
 
 /** The sandbox OAuth application's id (a snowflake, as the platform's are). */
@@ -168,6 +168,12 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
       notifier: `http://127.0.0.1:${notifierPort}`,
     };
     const platformApi = platformFake ? `${platformFake.url}/api` : env.DISCORD_API_URL;
+    // The provider's SDK (billing hands it out, the gateway's CSP allows it): the sandbox's on the public port.
+    const providerSdkUrl = sandbox?.provider
+      ? `${publicUrl}${SANDBOX_SDK_PATH}`
+      : providerFake
+        ? `${providerFake.url}${SDK_SCRIPT_PATH}`
+        : env.PROVIDER_SDK_URL;
     const defined = (values: Record<string, string | undefined>) =>
       Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined && value !== ''));
 
@@ -219,12 +225,7 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
           PROVIDER_API_URL: providerFake ? providerFake.url : env.PROVIDER_API_URL,
           PROVIDER_SECRET_KEY: providerFake ? providerFake.secretKey : env.PROVIDER_SECRET_KEY,
           PROVIDER_CLIENT_KEY: providerFake ? providerFake.clientKey : env.PROVIDER_CLIENT_KEY,
-          // The sandbox's card page on the public port; a caller's fake serves it on its own.
-          PROVIDER_CARD_WIDGET_URL: sandbox?.provider
-            ? `${publicUrl}${SANDBOX_CARD_WIDGET_PATH}`
-            : providerFake
-              ? `${providerFake.url}${CARD_WIDGET_PATH}`
-              : env.PROVIDER_CARD_WIDGET_URL,
+          PROVIDER_SDK_URL: providerSdkUrl,
           BILLING_KEY_ENCRYPTION_KEY: env.BILLING_KEY_ENCRYPTION_KEY || secrets.billingKeyEncryptionKey,
           RECOVERY_URL: urls.recovery,
           LICENSING_URL: urls.licensing,
@@ -254,6 +255,7 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
           REDIS_URL: env.REDIS_URL,
           DISCORD_API_URL: platformApi,
           DISCORD_OAUTH_URL: platformFake ? platformFake.url : env.DISCORD_OAUTH_URL,
+          PROVIDER_SDK_URL: providerSdkUrl,
           DISCORD_CLIENT_ID: oauth.clientId,
           DISCORD_CLIENT_SECRET: oauth.clientSecret,
           OAUTH_REDIRECT_URI: oauth.redirectUri,

@@ -4,7 +4,8 @@ import type { SandboxState } from './support/stack-info';
 
 /**
  * Issue 25's billing in the browser, against the stack BROWSER_STACK names: a payer subscribes
- * through the sandbox provider's card page, upgrades, schedules a downgrade and takes it back,
+ * through the provider's JS SDK (the sandbox's stand-in, loaded from the URL billing hands out) and
+ * its card page, upgrades, schedules a downgrade and takes it back,
  * cancels and takes that back; a declined card; the slow card whose first payment the webhook
  * settles; another administrator who sees the plan and who pays, and no controls. Each scenario
  * has a guild of its own (the demo guild is the restore suite's), owned by the demo owner.
@@ -56,6 +57,23 @@ const fact = (label: string) =>
     .filter({ has: page.getByRole('term').filter({ hasText: label }) })
     .getByRole('definition');
 
+/** The provider's SDK script (its CDN path, which the sandbox and the fake serve it under too). */
+const isSdkScript = (url: string) => new URL(url).pathname.endsWith('/v2/standard');
+
+/** From the plans page through the provider's SDK to its card page (the checkout's only way there). */
+async function openCardPage(id: string, plan: 'Pro' | 'Enterprise', name = ''): Promise<void> {
+  await page.goto(guildPath(id, '/plans'));
+  await page.getByRole('link', { name: `Subscribe to ${plan}` }).click();
+  await expect(page.getByRole('heading', { name: `Subscribe to ${plan}` })).toBeVisible();
+  const newCard = page.getByLabel(/Enter a new card/);
+  if ((await newCard.count()) > 0) await newCard.check();
+  if (name) await capture(page, name);
+  const sdk = page.waitForResponse((response) => isSdkScript(response.url()));
+  await page.getByRole('button', { name: 'Continue to card entry' }).click();
+  expect((await sdk).status()).toBe(200);
+  await expect(page.getByRole('heading', { name: 'Register a card' })).toBeVisible();
+}
+
 /** From the plans page to the provider's card page and back with `card`, a new card. */
 async function payWithNewCard(
   id: string,
@@ -63,14 +81,7 @@ async function payWithNewCard(
   card: string,
   name = '',
 ): Promise<void> {
-  await page.goto(guildPath(id, '/plans'));
-  await page.getByRole('link', { name: `Subscribe to ${plan}` }).click();
-  await expect(page.getByRole('heading', { name: `Subscribe to ${plan}` })).toBeVisible();
-  const newCard = page.getByLabel(/Enter a new card/);
-  if ((await newCard.count()) > 0) await newCard.check();
-  if (name) await capture(page, name);
-  await page.getByRole('button', { name: 'Continue to card entry' }).click();
-  await expect(page.getByRole('heading', { name: 'Register a card' })).toBeVisible();
+  await openCardPage(id, plan, name);
   await page.getByLabel('Card number').fill(card);
   await page.getByLabel('Expiry date (MM/YY)').fill('12/39');
   if (name) await capture(page, 'card-page');
@@ -215,6 +226,72 @@ test('the slow card: payment is processing, until the webhook settles it', async
   await expect(fact('Plan')).toHaveText('Pro');
   await expect(fact('Status')).toHaveText('Active');
   await expect(page.getByTestId('payment-history').getByRole('cell', { name: 'Paid' })).toBeVisible();
+});
+
+test('canceling on the card page comes back to the checkout: nothing registered, nothing charged', async () => {
+  const { guildId: canceledGuild } = await registeredGuild('Billing Guild Canceled');
+  await openCardPage(canceledGuild, 'Pro');
+  await page.getByRole('button', { name: 'Cancel' }).click();
+  await expect(page).toHaveURL(/\/checkout\?.*code=PAY_PROCESS_CANCELED/);
+  const problem = page.getByRole('alert');
+  await expect(problem).toContainText('The card was not registered');
+  await expect(problem).toContainText('The customer canceled the card registration.');
+  // The way to the card form is still open (a card on file, if any, is offered first).
+  const newCard = page.getByLabel(/Enter a new card/);
+  if ((await newCard.count()) > 0) await newCard.check();
+  await expect(page.getByRole('button', { name: 'Continue to card entry' })).toBeEnabled();
+  await page.goto(guildPath(canceledGuild, '/subscription'));
+  await expect(page.getByText('This guild is on the Free plan and has no subscription.')).toBeVisible();
+});
+
+test("the dashboard's CSP runs the provider's SDK from its origin, and refuses the same script from another", async () => {
+  const { guildId: probeGuild } = await registeredGuild('Billing Guild CSP');
+  const { provider_sdk_url: sdkUrl } = await api<{ provider_sdk_url: string }>(
+    page,
+    'GET',
+    `/api/v1/billing/prepare?guild_id=${probeGuild}&plan=PRO`,
+  );
+  // The attack: the very same script, served by the very same server, under another origin
+  // (localhost for 127.0.0.1), as an injected script tag would fetch it.
+  const foreign = new URL(sdkUrl);
+  foreign.hostname = foreign.hostname === 'localhost' ? '127.0.0.1' : 'localhost';
+  const probe = await context.newPage();
+  try {
+    await probe.goto(guildPath(probeGuild, '/plans'));
+    // Browser code as text: this suite is type-checked without the DOM's types.
+    const outcome = await probe.evaluate<{
+      sdk: string;
+      sdkGlobal: string;
+      other: string;
+      violations: string[];
+    }>(
+      `(async (allowed, injected) => {
+        const violations = [];
+        document.addEventListener('securitypolicyviolation', (event) =>
+          violations.push(event.effectiveDirective + ' ' + event.blockedURI));
+        const load = (src) => new Promise((resolve) => {
+          const script = document.createElement('script');
+          script.src = src;
+          script.onload = () => resolve('ran');
+          script.onerror = () => resolve('refused');
+          document.head.append(script);
+        });
+        const sdk = await load(allowed);
+        const sdkGlobal = typeof window.TossPayments;
+        const other = await load(injected);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        return { sdk, sdkGlobal, other, violations };
+      })(${JSON.stringify(sdkUrl)}, ${JSON.stringify(foreign.toString())})`,
+    );
+    expect(outcome).toEqual({
+      sdk: 'ran',
+      sdkGlobal: 'function',
+      other: 'refused',
+      violations: [`script-src-elem ${foreign.toString()}`],
+    });
+  } finally {
+    await probe.close();
+  }
 });
 
 test('another administrator sees the plan and who pays, and no payment controls', async ({ browser }) => {

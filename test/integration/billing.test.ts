@@ -1,5 +1,5 @@
 import { type DomainEvent, type RoutedProviderEvent, INTERNAL_TOKEN_HEADER } from '@lib/contracts';
-import { CARD_WIDGET_PATH } from '@lib/sandbox';
+import { SDK_SCRIPT_PATH } from '@lib/sandbox';
 import type { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
 import { BillingKeyCipher } from '../../apps/billing/src/billing-keys/billing-key-cipher';
@@ -191,7 +191,7 @@ describe('billing', () => {
         order_name: 'GuildKeeper Enterprise - Prepare Guild',
         amount: 29_900,
         provider_client_key: stack.provider.clientKey,
-        card_widget_url: `${stack.provider.url}${CARD_WIDGET_PATH}`,
+        provider_sdk_url: `${stack.provider.url}${SDK_SCRIPT_PATH}`,
         guild_id: guildId,
         plan: 'ENTERPRISE',
         saved_card: null,

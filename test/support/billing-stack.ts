@@ -1,5 +1,5 @@
 import type { InternalIdentity } from '@lib/contracts';
-import { CARD_WIDGET_PATH, FakePaymentProvider } from '@lib/sandbox';
+import { FakePaymentProvider, SDK_SCRIPT_PATH } from '@lib/sandbox';
 import { type AppProcess, startApp } from './app-process';
 import { RecoveryStack, type UserIdentity } from './recovery-stack';
 
@@ -24,7 +24,7 @@ export class BillingStack extends RecoveryStack {
       PROVIDER_API_URL: url,
       PROVIDER_SECRET_KEY: this.provider.secretKey,
       PROVIDER_CLIENT_KEY: this.provider.clientKey,
-      PROVIDER_CARD_WIDGET_URL: `${url}${CARD_WIDGET_PATH}`,
+      PROVIDER_SDK_URL: `${url}${SDK_SCRIPT_PATH}`,
       PROVIDER_TIMEOUT_MS: String(TEST_PROVIDER_TIMEOUT_MS),
       RECOVERY_URL: this.recovery.url,
       LICENSING_URL: this.licensing.url,

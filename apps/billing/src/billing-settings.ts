@@ -8,8 +8,8 @@ export class BillingSettings {
     readonly jobsEnabled: boolean,
     readonly jobsIntervalMs: number,
     readonly reconcileAfterMs: number,
-    /** The provider's card page for the dashboard, or null where none is configured. */
-    readonly cardWidgetUrl: string | null = null,
+    /** The provider's JS SDK, which the dashboard loads for the card form (docs/billing-in-the-dashboard.md). */
+    readonly providerSdkUrl: string,
   ) {}
 
   /** docs/behaviour.md §4.4: service name, plan and guild name, as the card statement shows it. */

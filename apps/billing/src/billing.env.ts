@@ -1,12 +1,12 @@
 import {
-  EmptyIsUnset,
+  IsBrowserUrl,
   IsEnvBoolean,
   IsHttpUrl,
   IsIntegerInRange,
   IsRequiredString,
   KafkaEnv,
 } from '@lib/config';
-import { IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { IsString, Matches, MaxLength } from 'class-validator';
 
 export class BillingEnv extends KafkaEnv {
   override PORT = 3002;
@@ -24,14 +24,14 @@ export class BillingEnv extends KafkaEnv {
   PROVIDER_CLIENT_KEY!: string;
 
   /**
-   * The card page the dashboard sends the browser to (with `clientKey`, `customerKey`, `successUrl`
-   * and `failUrl`): the sandbox provider's own page in standalone mode and the browser tests. Unset,
-   * the dashboard can only pay with a card already on file.
+   * The provider's JS SDK, which the dashboard loads on the checkout (handed out by `prepare`) and
+   * whose `requestBillingAuth` takes the payer to the card form: the provider's CDN by default, the
+   * sandbox provider's stand-in in standalone mode and the browser tests. https in production. The
+   * gateway's Content-Security-Policy allows scripts from its origin and no other: give billing and
+   * the gateway the same value.
    */
-  @EmptyIsUnset()
-  @IsOptional()
-  @IsHttpUrl()
-  PROVIDER_CARD_WIDGET_URL?: string;
+  @IsBrowserUrl()
+  PROVIDER_SDK_URL = 'https://js.tosspayments.com/v2/standard';
 
   /** docs/behaviour.md §8: 30 s. Lower only in tests, to keep the "provider never answers" case short. */
   @IsIntegerInRange(500, 120_000)

@@ -33,7 +33,7 @@ export class BillingModule {
             config.BILLING_JOBS_ENABLED,
             config.BILLING_JOBS_INTERVAL_MS,
             config.PAYMENT_RECONCILE_AFTER_MS,
-            config.PROVIDER_CARD_WIDGET_URL ?? null,
+            config.PROVIDER_SDK_URL,
           ),
         },
         {

@@ -1,6 +1,7 @@
 import {
   BaseEnv,
   HTTP_URL,
+  IsBrowserUrl,
   IsHttpUrl,
   IsIntegerInRange,
   IsOptionalRedisUrl,
@@ -51,6 +52,16 @@ export class GatewayEnv extends BaseEnv {
   @IsString()
   @IsNotEmpty({ message: 'DASHBOARD_DIST_DIR must name a folder' })
   DASHBOARD_DIST_DIR: string = path.resolve(__dirname, '../../dashboard/dist');
+
+  /**
+   * The provider's JS SDK, which the dashboard loads on the checkout (handed out by `prepare`) and
+   * whose `requestBillingAuth` takes the payer to the card form: the provider's CDN by default, the
+   * sandbox provider's stand-in in standalone mode and the browser tests. https in production. The
+   * gateway's Content-Security-Policy allows scripts from its origin and no other: give billing and
+   * the gateway the same value.
+   */
+  @IsBrowserUrl()
+  PROVIDER_SDK_URL = 'https://js.tosspayments.com/v2/standard';
 
   @IsHttpUrl()
   RECOVERY_URL!: string;

@@ -19,11 +19,13 @@ export const gatewayService = defineService({
     app.set('trust proxy', config.TRUST_PROXY_HOPS);
     app.use(
       helmet({
-        // The API answers JSON; the HTML pages (the dashboard, the OpenAPI viewer) and every script
-        // and style they load come from this origin, with no inline script.
+        // The API answers JSON; the HTML pages (the dashboard, the OpenAPI viewer) and every style
+        // they load come from this origin, with no inline script; scripts from this origin and the
+        // payment provider's SDK origin only (the checkout loads it, docs/billing-in-the-dashboard.md).
         contentSecurityPolicy: {
           directives: {
             defaultSrc: ["'self'"],
+            scriptSrc: scriptSources(config.PROVIDER_SDK_URL),
             imgSrc: ["'self'", 'data:'],
             styleSrc: ["'self'", "'unsafe-inline'"],
             frameAncestors: ["'none'"],
@@ -47,3 +49,8 @@ export const gatewayService = defineService({
     });
   },
 });
+
+/** Where the dashboard's scripts may come from: this origin and the provider's SDK's origin. */
+export function scriptSources(providerSdkUrl: string): string[] {
+  return ["'self'", new URL(providerSdkUrl).origin];
+}

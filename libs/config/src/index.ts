@@ -2,3 +2,4 @@ export * from './base.env';
 export * from './load-config';
 export * from './internal-keys';
 export * from './setting-decorators';
+export * from './public-url';

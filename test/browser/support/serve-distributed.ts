@@ -1,4 +1,5 @@
 import '../../support/test-env';
+import { SDK_SCRIPT_PATH } from '@lib/sandbox';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { seedDemoGuild } from '../../../standalone/sandbox';
@@ -58,6 +59,8 @@ class BrowserStack extends BillingStack {
         BILLING_URL: this.billing.url,
         LICENSING_URL: this.licensing.url,
         NOTIFIER_URL: this.notifier.url,
+        // The fake provider's SDK, which billing hands out: the CSP must let the checkout load it.
+        PROVIDER_SDK_URL: `${this.provider.url}${SDK_SCRIPT_PATH}`,
         RATE_LIMIT_IP_PER_MINUTE: '100000',
         RATE_LIMIT_SESSION_PER_MINUTE: '100000',
       },

@@ -40,10 +40,10 @@ export interface PrepareView {
   amount: number;
   provider_client_key: string;
   /**
-   * The provider's card page to send the browser to, with `clientKey`, `customerKey`, `successUrl`
-   * and `failUrl` in its query; null where none is configured (only the card on file can pay).
+   * Where the dashboard loads the provider's JS SDK from (`loadTossPayments(client key, {src})`),
+   * whose `payment({customerKey}).requestBillingAuth(...)` takes the payer to the card form.
    */
-  card_widget_url: string | null;
+  provider_sdk_url: string;
   guild_id: string;
   plan: PlanCode;
   /**

@@ -71,7 +71,7 @@ export class CheckoutService {
       order_name: this.settings.orderName(plan.name, guild.name),
       amount: plan.price_krw,
       provider_client_key: this.settings.providerClientKey,
-      card_widget_url: this.settings.cardWidgetUrl,
+      provider_sdk_url: this.settings.providerSdkUrl,
       guild_id: guild.guild_id,
       plan: plan.code,
       saved_card: card ? toCardView(card) : null,

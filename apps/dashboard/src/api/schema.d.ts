@@ -858,17 +858,17 @@ export interface components {
     };
     PrepareView: {
       amount: number;
-      /**
-       * @description The provider's card page to send the browser to, with `clientKey`, `customerKey`, `successUrl`
-       *     and `failUrl` in its query; null where none is configured (only the card on file can pay).
-       */
-      card_widget_url: string | null;
       customer_key: string;
       guild_id: string;
       order_name: string;
       /** @enum {string} */
       plan: 'FREE' | 'PRO' | 'ENTERPRISE';
       provider_client_key: string;
+      /**
+       * @description Where the dashboard loads the provider's JS SDK from (`loadTossPayments(client key, {src})`),
+       *     whose `payment({customerKey}).requestBillingAuth(...)` takes the payer to the card form.
+       */
+      provider_sdk_url: string;
       /**
        * @description The payer's card on file, which confirm without `auth_key` charges (docs/behaviour.md §4.5: the billing key
        *     is reused for another guild); null when there is none, and the card widget must run.

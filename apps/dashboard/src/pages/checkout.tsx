@@ -14,15 +14,17 @@ import { ApiProblem } from '../api/problem';
 import { won } from '../format/money';
 import { planName } from '../format/plans';
 import { dateTime } from '../format/time';
+import { type CardEntryFailure, cardEntryFailure, openCardEntry } from '../payments/card-entry';
 import { GuildPage } from './guild';
 
 const PAID: readonly PlanCode[] = ['PRO', 'ENTERPRISE'];
 
 /**
  * Subscribing a guild (docs/behaviour.md §4.4-4.5): prepare, then either the payer's card on file or the
- * provider's card page, which sends the browser back here with `authKey` and `customerKey` (or
- * `code` and `message` when the card was not registered); then confirm. A 202 ("processing") is
- * followed here until the provider's webhook settles the first payment.
+ * provider's card form, opened through the provider's JS SDK (payments/card-entry.ts), which sends
+ * the browser back here with `authKey` and `customerKey` (or `code` and `message` when the card was
+ * not registered); then confirm. A 202 ("processing") is followed here until the provider's
+ * webhook settles the first payment.
  */
 export function CheckoutPage({ guildId }: { guildId: string }) {
   const { search } = useLocation();
@@ -86,12 +88,22 @@ function Checkout({
 }: {
   guildId: string;
   plan: PlanCode;
-  cardFailure: { code: string; message: string } | null;
+  cardFailure: CardEntryFailure | null;
 }) {
   const plans = usePlans();
   const prepared = usePrepare(guildId, plan, true);
   const { outcome, confirm } = useConfirm(guildId, plan);
   const [card, setCard] = useState<'saved' | 'new'>('saved');
+  /** The SDK is loading or taking the browser to the card form; or why it could not. */
+  const [entry, setEntry] = useState<
+    { kind: 'idle' | 'opening' } | { kind: 'failed'; failure: CardEntryFailure }
+  >({ kind: 'idle' });
+  useEffect(() => {
+    // Back from the card form to a page the browser kept in memory: the button works again.
+    const shown = (event: PageTransitionEvent) => event.persisted && setEntry({ kind: 'idle' });
+    window.addEventListener('pageshow', shown);
+    return () => window.removeEventListener('pageshow', shown);
+  }, []);
   const name = planName(plans.data?.items, plan);
 
   if (prepared.isPending) return <Loading what="the checkout" />;
@@ -117,17 +129,19 @@ function Checkout({
       void confirm({ customer_key: ready.customer_key });
       return;
     }
-    if (!ready.card_widget_url) return;
-    // The provider's card page, which comes back here (docs/behaviour.md §4.4: customer_key and the client key).
+    // The provider's card form, which comes back here (docs/behaviour.md §4.4: customer_key and the client key).
     const back = (query: Record<string, string>) =>
       `${window.location.origin}${pathTo('checkout', { guildId }, { plan, ...query })}`;
-    const widget = new URL(ready.card_widget_url);
-    widget.searchParams.set('clientKey', ready.provider_client_key);
-    widget.searchParams.set('customerKey', ready.customer_key);
-    widget.searchParams.set('successUrl', back({}));
-    widget.searchParams.set('failUrl', back({ failed: '1' }));
-    window.location.assign(widget.toString());
+    setEntry({ kind: 'opening' });
+    openCardEntry({
+      sdkUrl: ready.provider_sdk_url,
+      clientKey: ready.provider_client_key,
+      customerKey: ready.customer_key,
+      successUrl: back({}),
+      failUrl: back({ failed: '1' }),
+    }).catch((error: unknown) => setEntry({ kind: 'failed', failure: cardEntryFailure(error) }));
   };
+  const failure = entry.kind === 'failed' ? entry.failure : cardFailure;
 
   return (
     <form className="card narrow" onSubmit={submit} aria-labelledby="checkout-heading">
@@ -137,10 +151,10 @@ function Checkout({
         <br />
         <span className="muted small">On the card statement: {ready.order_name}</span>
       </p>
-      {cardFailure && (
+      {failure && (
         <div className="problem" role="alert">
           <p className="problem-title">The card was not registered</p>
-          <p>{cardFailure.message || `The card page answered ${cardFailure.code}.`}</p>
+          <p>{failure.message || `The card form answered ${failure.code}.`}</p>
           <p>Nothing was charged. Try again, or use another card.</p>
         </div>
       )}
@@ -172,19 +186,20 @@ function Checkout({
       ) : (
         <p>You will enter your card on the payment provider’s page, then come back here.</p>
       )}
-      {!useSaved && !ready.card_widget_url ? (
-        <p className="notice">Card entry is not available on this server; only a card on file can pay.</p>
-      ) : (
-        <p className="actions">
-          <button className="button button-primary" type="submit" disabled={outcome.kind === 'busy'}>
-            {useSaved ? `Pay ${won(ready.amount)} and subscribe` : 'Continue to card entry'}
-          </button>
-          <Link className="button" href={pathTo('plans', { guildId })}>
-            Back to the plans
-          </Link>
-        </p>
-      )}
+      <p className="actions">
+        <button
+          className="button button-primary"
+          type="submit"
+          disabled={outcome.kind === 'busy' || entry.kind === 'opening'}
+        >
+          {useSaved ? `Pay ${won(ready.amount)} and subscribe` : 'Continue to card entry'}
+        </button>
+        <Link className="button" href={pathTo('plans', { guildId })}>
+          Back to the plans
+        </Link>
+      </p>
       {outcome.kind === 'busy' && <Loading what="the payment" />}
+      {entry.kind === 'opening' && <Loading what="the payment provider’s card form" />}
     </form>
   );
 }

@@ -36,6 +36,7 @@ async function gatewayWith(distDir: string): Promise<INestApplication> {
     DASHBOARD_URL: 'http://127.0.0.1:3000/',
     DASHBOARD_DIST_DIR: distDir,
     TRUST_PROXY_HOPS: 0,
+    PROVIDER_SDK_URL: 'https://js.tosspayments.com/v2/standard',
   } as GatewayEnv;
   gatewayService.configure!(app, config);
   app.useGlobalFilters(new ProblemDetailsFilter());

@@ -19,6 +19,7 @@ import { ProviderStore } from './provider-store';
 import { randomId } from './random-id';
 import { readBody } from './request-body';
 import { handleProviderRequest } from './request-handler';
+import { SDK_SCRIPT_PATH, sdkScript } from './sdk-script';
 import {
   WebhookDispatcher,
   type WebhookResponse,
@@ -43,7 +44,7 @@ export interface FakeProviderState {
 export interface FakePaymentProviderOptions {
   /** Expected as `Authorization: Basic base64(secretKey + ':')`; default `test_sk_fake`. */
   secretKey?: string;
-  /** Default `test_ck_fake`; only reported, the fake serves no client-side API. */
+  /** Default `test_ck_fake`: the card page (reached through the fake's SDK script) accepts only this one. */
   clientKey?: string;
   /** Signs webhooks; default `test-webhook-secret`. */
   webhookSecret?: string;
@@ -143,11 +144,12 @@ export class FakePaymentProvider {
       onCharge: (charge: StoredCharge) => this.announceCharge(charge),
       stopping: this.stopping.signal,
     };
-    const server = createServer((req, res) =>
-      (req.url ?? '/').split('?')[0] === CARD_WIDGET_PATH
-        ? void this.serveCardWidget(req, res)
-        : void handleProviderRequest(req, res, context),
-    );
+    const server = createServer((req, res) => {
+      const pathname = (req.url ?? '/').split('?')[0];
+      if (pathname === CARD_WIDGET_PATH) return void this.serveCardWidget(req, res);
+      if (pathname === SDK_SCRIPT_PATH) return this.serveSdkScript(req, res);
+      return void handleProviderRequest(req, res, context);
+    });
     this.baseUrl = await listenOnLoopback(server, this.host, this.port);
     this.server = server;
     return { url: this.baseUrl };
@@ -272,6 +274,28 @@ export class FakePaymentProvider {
         'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; form-action *",
       })
       .end(answer.html);
+  }
+
+  /**
+   * The provider's JS SDK as the sandbox plays it (sdk-script.ts), wherever it is mounted: at
+   * `/v2/standard` on the fake's own port, or under the sandbox's public routes; it sends the
+   * browser to the card page mounted beside it (`<mount>/card-widget`).
+   */
+  serveSdkScript(req: IncomingMessage, res: ServerResponse): void {
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { Allow: 'GET, HEAD', 'Content-Type': 'text/plain' }).end('Method Not Allowed');
+      return;
+    }
+    const pathname = (req.url ?? '/').split('?')[0];
+    const mount = pathname.endsWith(SDK_SCRIPT_PATH) ? pathname.slice(0, -SDK_SCRIPT_PATH.length) : '';
+    const script = sdkScript(`${mount}${CARD_WIDGET_PATH}`);
+    res.writeHead(200, {
+      'Content-Type': 'text/javascript; charset=utf-8',
+      'Content-Length': Buffer.byteLength(script),
+      'Cache-Control': 'no-store',
+      'X-Content-Type-Options': 'nosniff',
+    });
+    res.end(req.method === 'HEAD' ? undefined : script);
   }
 
   expireAuthKey(authKey: string): void {

@@ -1,4 +1,5 @@
 export { CARD_WIDGET_PATH, TEST_CARDS } from './card-widget-page';
+export { SDK_SCRIPT_PATH, sdkScript } from './sdk-script';
 export type { ChargeRejectionRule } from './charge-rejections';
 export {
   FakePaymentProvider,
