@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import {
   ChatPlatformClient,
   type ChannelInput,
-  type ChannelOverwriteInput,
+  type ChannelOverrideInput,
   type ChannelUpdate,
   CHANNEL_TYPE,
   isChatPlatformError,
@@ -72,7 +72,7 @@ export class RestoreSteps {
     const items = context.comparison.diff.overrides_to_remove;
     const batch = items.slice(0, RESTORE_BATCH_SIZE);
     await runConcurrently(batch, (o) =>
-      goneIsDone(this.platform.deletePermissionOverwrite(o.channel_id, o.id, reason(context))),
+      goneIsDone(this.platform.deletePermissionOverride(o.channel_id, o.id, reason(context))),
     );
     return { ...NOTHING, deleted: batch.length, remaining: items.length - batch.length };
   }
@@ -215,7 +215,7 @@ export class RestoreSteps {
       name: channel.name,
       type: channel.type,
       // Set at creation, so a private channel is never briefly open to everyone.
-      permission_overwrites: this.overwritesOf(context, channel.id),
+      permission_overrides: this.overridesOf(context, channel.id),
     };
     const created = orphan
       ? await this.platform.updateChannel(orphan.id, input, reason(context))
@@ -246,16 +246,16 @@ export class RestoreSteps {
     return update;
   }
 
-  private overwritesOf(context: StepContext, snapshotChannelId: string): ChannelOverwriteInput[] {
+  private overridesOf(context: StepContext, snapshotChannelId: string): ChannelOverrideInput[] {
     const { target, ids } = context.comparison;
-    const overwrites: ChannelOverwriteInput[] = [];
-    for (const overwrite of target.permission_overrides) {
-      if (overwrite.channel_id !== snapshotChannelId) continue;
-      const id = overwrite.type === 'role' ? ids.resolve('role', overwrite.id) : overwrite.id;
+    const overrides: ChannelOverrideInput[] = [];
+    for (const override of target.permission_overrides) {
+      if (override.channel_id !== snapshotChannelId) continue;
+      const id = override.type === 'role' ? ids.resolve('role', override.id) : override.id;
       if (id !== undefined)
-        overwrites.push({ id, type: overwrite.type, allow: overwrite.allow, deny: overwrite.deny });
+        overrides.push({ id, type: override.type, allow: override.allow, deny: override.deny });
     }
-    return overwrites;
+    return overrides;
   }
 
   private channelPositions(
@@ -285,7 +285,7 @@ export class RestoreSteps {
       const channelId = ids.resolve('channel', item.channel_id);
       const targetId = item.type === 'role' ? ids.resolve('role', item.id) : item.id;
       if (channelId === undefined || targetId === undefined) return;
-      await this.platform.putPermissionOverwrite(
+      await this.platform.putPermissionOverride(
         { channel_id: channelId, id: targetId, type: item.type, allow: item.allow, deny: item.deny },
         reason(context),
       );

@@ -1,7 +1,7 @@
 import type {
   GuildSettings,
   GuildState,
-  PermissionOverwrite,
+  PermissionOverride,
   PlatformChannel,
   PlatformRole,
 } from '@lib/chat-platform';
@@ -14,14 +14,14 @@ export const SUPPORTED_SNAPSHOT_VERSIONS: readonly number[] = [1];
 /** docs/behaviour.md §8: at most 5 MiB of serialised JSON. */
 export const SNAPSHOT_MAX_BYTES = 5 * 1024 * 1024;
 
-/** Version 1: the guild's settings, roles, channels and overwrites; never message content. */
+/** Version 1: the guild's settings, roles, channels and overrides; never message content. */
 export interface SnapshotPayload {
   version: number;
   snapshot_at: string;
   guild: GuildSettings;
   roles: PlatformRole[];
   channels: PlatformChannel[];
-  permission_overrides: PermissionOverwrite[];
+  permission_overrides: PermissionOverride[];
 }
 
 export class SnapshotTooLargeError extends DomainError {
@@ -51,7 +51,7 @@ export function serialiseSnapshot(
     guild: { ...state.guild },
     roles: state.roles.map((role) => ({ ...role })),
     channels: state.channels.map((channel) => ({ ...channel })),
-    permission_overrides: state.permission_overrides.map((overwrite) => ({ ...overwrite })),
+    permission_overrides: state.permission_overrides.map((override) => ({ ...override })),
   };
   const json = JSON.stringify(payload);
   return { payload, json, size: Buffer.byteLength(json, 'utf8') };
