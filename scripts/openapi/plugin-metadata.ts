@@ -156,8 +156,8 @@ export default async () => {
                         },
                         "ListSnapshotsQuery": {
                             trigger: { required: false, enum: ["manual", "scheduled", "antinuke", "pre_restore"] },
-                            limit: { required: true, type: () => Object, default: 50, minimum: 1, maximum: 100 },
-                            cursor: { required: false, type: () => String, description: "Opaque; the `next_cursor` of the previous page.", pattern: "^[A-Za-z0-9_-]{1,200}$" }
+                            limit: { required: true, type: () => Object, default: 50 },
+                            cursor: { required: false, type: () => String, description: "Opaque; the `next_cursor` of the previous page." }
                         },
                         "GetSnapshotQuery": {
                             include_payload: { required: true, type: () => Object, default: false }
@@ -170,8 +170,8 @@ export default async () => {
                         "ListWebhookEventsQuery": {
                             source: { required: false, type: () => String, pattern: "^[a-z0-9_-]{1,50}$" },
                             result: { required: false, enum: ["pending", "success", "failed", "duplicate"] },
-                            limit: { required: true, type: () => Object, default: 50, minimum: 1, maximum: 200 },
-                            cursor: { required: false, type: () => String, description: "The `next_cursor` of the previous page.", maxLength: 200, pattern: "^[A-Za-z0-9_-]+$" }
+                            limit: { required: true, type: () => Object, default: 50 },
+                            cursor: { required: false, type: () => String, description: "The `next_cursor` of the previous page." }
                         }
                     }
                 ]

@@ -2,3 +2,4 @@ export * from './data-source';
 export * from './database.module';
 export * from './keyset-cursor';
 export * from './service-role';
+export * from './keyset-query';
