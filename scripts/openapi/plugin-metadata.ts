@@ -113,6 +113,8 @@ export default async () => {
                     import("../../apps/recovery/src/antinuke/antinuke.dto"),
                     {
                         "UpdateAntiNukeSettingsDto": {
+                            enabled: { required: false, type: () => Boolean, description: "AntiNuke counts destructive actions and opens incidents; false stops both. Absent: unchanged." },
+                            exempt_user_ids: { required: false, type: () => [String], description: "Platform user ids whose actions are never counted (the owner's other bots, say): at most 50,\neach a snowflake, no repeats. Absent: unchanged; `[]` exempts nobody.", uniqueItems: true },
                             threshold: { required: true, type: () => Number, description: "How many actions of one kind by one actor open an incident." },
                             window_seconds: { required: true, type: () => Number, description: "The window, in seconds, those actions must fall within." },
                             auto_action_enabled: { required: true, type: () => Boolean, description: "Remove the actor's roles when an incident opens (needs ANTINUKE_AUTO_ACTION)." }

@@ -5,7 +5,7 @@ import type { SandboxState } from './support/stack-info';
 /**
  * Issue 25's guild settings, as the demo owner goes through them on a guild of their own (so the
  * other suites' guild and plan do not matter): AntiNuke shown disabled on FREE, then set and read
- * back on ENTERPRISE with a per-field validation problem; DM preferences saved and a muted kind
+ * back on ENTERPRISE with a per-field validation problem, switched off and users exempted; DM preferences saved and a muted kind
  * not sent; the test DM arriving on the platform; the audit log paged and filtered. Every page is
  * captured at phone and laptop widths and checked with axe-core.
  */
@@ -17,6 +17,8 @@ let state: SandboxState;
 let context: BrowserContext;
 let page: Page;
 let guildId = '';
+/** The seeded guild's one member besides the owner (an administrator). */
+let adminId = '';
 const guildPath = (section: string) => `${stack().url}/guilds/${guildId}/${section}`;
 
 /** The DMs the platform delivered to the owner. */
@@ -52,7 +54,8 @@ test.beforeAll(async ({ browser }) => {
     if (/Content Security Policy/i.test(message.text())) throw new Error(`CSP: ${message.text()}`);
   });
   await logIn(page, state.demo.ownerId);
-  const seeded = await control<{ guildId: string }>('/seed-guild', { name: GUILD_NAME });
+  const seeded = await control<{ guildId: string; adminId: string }>('/seed-guild', { name: GUILD_NAME });
+  adminId = seeded.adminId;
   const registered = await api<{ id: string }>(page, 'POST', '/api/v1/guilds', {
     platform_guild_id: seeded.guildId,
   });
@@ -168,6 +171,61 @@ test('AntiNuke settings are saved and read back on Enterprise, with problems sho
     auto_action_enabled: true,
   });
   await capture(page, 'antinuke-enterprise');
+});
+
+test('AntiNuke is switched off and users exempted, and both are kept after a reload', async () => {
+  const NOBODY = '999999999999999999';
+  const onOff = page.getByRole('switch', { name: 'Watch this guild for raids' });
+  const idField = page.getByLabel('User id to exempt');
+  await expect(onOff).toBeChecked();
+  await expect(page.getByTestId('exempt-none')).toBeVisible();
+  await onOff.uncheck();
+
+  // A typo is refused beside the field, and announced.
+  await idField.fill('12345');
+  await page.getByRole('button', { name: 'Add', exact: true }).click();
+  await expect(page.locator('[aria-live="assertive"] > #exempt-user-id-error')).toHaveText(
+    'A user id is 17 to 20 digits.',
+  );
+  await expect(idField).toHaveAttribute('aria-invalid', 'true');
+  await capture(page, 'antinuke-exempt-invalid');
+
+  await idField.fill(adminId);
+  await idField.press('Enter');
+  await idField.fill(NOBODY);
+  await page.getByRole('button', { name: 'Add', exact: true }).click();
+  await expect(idField).not.toHaveAttribute('aria-invalid', 'true');
+  await expect(page.getByTestId('exempt-user')).toHaveText([new RegExp(adminId), new RegExp(NOBODY)]);
+  await page.getByRole('button', { name: 'Save the setting' }).click();
+  await expect(page.getByText('Saved. AntiNuke uses the new setting now.')).toBeVisible();
+
+  await page.reload();
+  await expect(page.getByTestId('antinuke-status')).toHaveText('Off: switched off for this guild');
+  await expect(page.getByRole('switch', { name: 'Watch this guild for raids' })).not.toBeChecked();
+  // The member by name (the id beside it), the stranger by id alone.
+  const shown = page.getByTestId('exempt-user');
+  await expect(shown).toHaveCount(2);
+  await expect(shown.nth(0)).toContainText(`admin-of-`);
+  await expect(shown.nth(0)).toContainText(`(${adminId})`);
+  await expect(shown.nth(1)).toHaveText(new RegExp(`^${NOBODY}`));
+  expect(await api(page, 'GET', `/api/v1/guilds/${guildId}/antinuke`)).toMatchObject({
+    enabled: false,
+    exempt_user_ids: [adminId, NOBODY],
+    threshold: 5,
+  });
+  await capture(page, 'antinuke-exempt');
+
+  await page.getByRole('button', { name: `Remove ${NOBODY} from the exempt users` }).click();
+  await page.getByRole('switch', { name: 'Watch this guild for raids' }).check();
+  await page.getByRole('button', { name: 'Save the setting' }).click();
+  await expect(page.getByText('Saved. AntiNuke uses the new setting now.')).toBeVisible();
+  await page.reload();
+  await expect(page.getByTestId('antinuke-status')).toHaveText('On: watching this guild');
+  await expect(page.getByTestId('exempt-user')).toHaveCount(1);
+  expect(await api(page, 'GET', `/api/v1/guilds/${guildId}/antinuke`)).toMatchObject({
+    enabled: true,
+    exempt_user_ids: [adminId],
+  });
 });
 
 test('the audit log reads as sentences, a page at a time, by kind and date', async () => {

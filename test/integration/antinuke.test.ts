@@ -18,6 +18,7 @@ import {
   type AntiNukeWorkflowInput,
   type AntiNukeWorkflowState,
   antinukeWorkflowId,
+  DEFAULT_ANTINUKE_SETTINGS,
   DESTRUCTIVE_ACTION_SIGNAL,
   ENTITLEMENTS_CHANGED_SIGNAL,
   type OpenIncidentInput,
@@ -110,7 +111,7 @@ describe('antinuke', () => {
       ],
       channels: Array.from({ length: 9 }, (_, i) => ({ name: `ch-${i + 1}` })),
       members: [
-        { username: 'admin', id: ADMIN, roles: ['Admin'] },
+        { username: expect.any(String), id: ADMIN, roles: ['Admin'] },
         { username: 'member', id: MEMBER, roles: ['Member'] },
       ],
     });
@@ -497,6 +498,123 @@ describe('antinuke', () => {
     });
   });
 
+  describe('the switch and exempt users (docs/behaviour.md §1.6)', () => {
+    const wide = { threshold: 3, window_seconds: 60, auto_action_enabled: false };
+
+    it('opens no incident for a raid by an exempt user, and one for the same raid by anyone else', async () => {
+      const guild = await guildOnPlan('ENTERPRISE');
+      const saved = await putSettings(guild.id, { ...wide, exempt_user_ids: [ADMIN] });
+      expect(saved).toMatchObject({
+        status: 200,
+        body: {
+          enabled: true,
+          exempt_user_ids: [ADMIN],
+          exempt_users: [{ platform_user_id: ADMIN, name: expect.any(String) }],
+        },
+      });
+      expect(await state(guild.id)).toMatchObject({ settings: { enabled: true, exempt_user_ids: [ADMIN] } });
+
+      await guild.deleteChannels(ADMIN, ['ch-1', 'ch-2', 'ch-3', 'ch-4']);
+      expect(await guild.report()).toHaveLength(4);
+      expect(await settled(guild.id, 4)).toMatchObject({ actions_ignored_this_run: 4, incidents_opened: 0 });
+
+      await guild.deleteChannels(OWNER, ['ch-5', 'ch-6', 'ch-7']);
+      await guild.report();
+      const rows = await incidentCount(guild.id, 1);
+      expect(await settled(guild.id, 7)).toMatchObject({ actions_ignored_this_run: 4, incidents_opened: 1 });
+      expect(rows).toEqual([
+        expect.objectContaining({ actor_platform_user_id: OWNER, action: 'channel_delete', count: 3 }),
+      ]);
+    });
+
+    it('opens no incident while switched off, and counts afresh once switched on', async () => {
+      const guild = await guildOnPlan('ENTERPRISE');
+      const off = await putSettings(guild.id, { ...wide, enabled: false });
+      expect(off).toMatchObject({ status: 200, body: { enabled: false, workflow_running: true } });
+      const [row] = await dataSource.query(
+        `SELECT enabled, exempt_user_ids FROM recovery.antinuke_settings WHERE guild_id = $1`,
+        [guild.id],
+      );
+      expect(row).toEqual({ enabled: false, exempt_user_ids: [] });
+
+      await guild.deleteChannels(ADMIN, ['ch-1', 'ch-2', 'ch-3']);
+      await guild.report();
+      expect(await settled(guild.id, 3)).toMatchObject({ actions_ignored_this_run: 3, incidents_opened: 0 });
+
+      // A body without `enabled` (a client from before the switch) leaves it off.
+      expect(await putSettings(guild.id, { ...wide, threshold: 4 })).toMatchObject({
+        status: 200,
+        body: { enabled: false, threshold: 4 },
+      });
+      await guild.deleteChannels(ADMIN, ['ch-4']);
+      await guild.report();
+      expect(await settled(guild.id, 4)).toMatchObject({ actions_ignored_this_run: 4, incidents_opened: 0 });
+
+      expect((await putSettings(guild.id, { ...wide, enabled: true })).body).toMatchObject({ enabled: true });
+      await guild.deleteChannels(ADMIN, ['ch-5', 'ch-6']);
+      await guild.report();
+      expect(await settled(guild.id, 6)).toMatchObject({ incidents_opened: 0 });
+      await guild.deleteChannels(ADMIN, ['ch-7']);
+      await guild.report();
+      const [incident] = await incidentCount(guild.id, 1);
+      expect(incident).toMatchObject({
+        actor_platform_user_id: ADMIN,
+        count: 3,
+        audit_log_entry_ids: expect.arrayContaining([expect.any(String)]),
+      });
+      expect(incident.audit_log_entry_ids).toHaveLength(3);
+      expect(await incidents(guild.id)).toHaveLength(1);
+    });
+
+    it('refuses a bad switch or list with the field named, and changes nothing', async () => {
+      const guild = await guildOnPlan('ENTERPRISE');
+      const kept = { ...wide, enabled: true, exempt_user_ids: [ADMIN] };
+      expect((await putSettings(guild.id, kept)).status).toBe(200);
+      const tooMany = Array.from({ length: 51 }, (_, i) => `3000000000000${String(i).padStart(5, '0')}`);
+      for (const [body, field] of [
+        [{ ...wide, enabled: null }, 'enabled'],
+        [{ ...wide, enabled: 'no' }, 'enabled'],
+        [{ ...wide, exempt_user_ids: null }, 'exempt_user_ids'],
+        [{ ...wide, exempt_user_ids: ADMIN }, 'exempt_user_ids'],
+        [{ ...wide, exempt_user_ids: tooMany }, 'exempt_user_ids'],
+        [{ ...wide, exempt_user_ids: [ADMIN, ADMIN] }, 'exempt_user_ids'],
+        [{ ...wide, exempt_user_ids: ['12345'] }, 'exempt_user_ids'],
+        [{ ...wide, exempt_user_ids: ['<@200000000000000002>'] }, 'exempt_user_ids'],
+        [{ ...wide, exempt_user_ids: [200000000] }, 'exempt_user_ids'],
+      ] as const) {
+        const refused = await putSettings(guild.id, body);
+        expect([
+          JSON.stringify(body).slice(0, 120),
+          refused.status,
+          refused.body.code,
+          refused.contentType,
+        ]).toEqual([
+          JSON.stringify(body).slice(0, 120),
+          400,
+          'ErrValidation',
+          expect.stringContaining('application/problem+json'),
+        ]);
+        expect(refused.body.errors).toEqual([expect.objectContaining({ field })]);
+      }
+      expect((await api('GET', `/api/v1/guilds/${guild.id}/antinuke`)).body).toMatchObject({
+        enabled: true,
+        exempt_user_ids: [ADMIN],
+      });
+
+      // Fifty is allowed; an id of nobody in the guild is kept, without a name.
+      const fifty = [...tooMany.slice(0, 49), ADMIN];
+      const saved = await putSettings(guild.id, { ...wide, exempt_user_ids: fifty });
+      expect(saved.status).toBe(200);
+      expect(saved.body.exempt_users).toHaveLength(50);
+      expect((saved.body.exempt_users as Body[])[0]).toEqual({ platform_user_id: tooMany[0], name: null });
+      expect((saved.body.exempt_users as Body[])[49]).toEqual({
+        platform_user_id: ADMIN,
+        name: expect.any(String),
+      });
+      expect(await state(guild.id)).toMatchObject({ settings: { exempt_user_ids: fifty } });
+    });
+  });
+
   describe('licences', () => {
     it('starts one workflow however often LicenseUpgraded arrives, and a new one after a downgrade ended it', async () => {
       const guild = await guildOnPlan(null);
@@ -571,6 +689,9 @@ describe('antinuke', () => {
         status: 200,
         body: {
           guild_id: guild.id,
+          enabled: true,
+          exempt_user_ids: [],
+          exempt_users: [],
           threshold: 3,
           window_seconds: 10,
           auto_action_enabled: false,
@@ -749,7 +870,7 @@ describe('antinuke', () => {
       });
       const input: AntiNukeWorkflowInput = {
         guildId,
-        settings: { threshold: 3, window_seconds: 60, auto_action_enabled: true },
+        settings: { ...DEFAULT_ANTINUKE_SETTINGS, window_seconds: 60, auto_action_enabled: true },
         entitlements: { detect: true, auto_action_allowed: true },
         signalsPerRun: 3,
       };

@@ -1,33 +1,26 @@
-import { HTTP_URL, KafkaEnv, parseBoolean } from '@lib/config';
-import { Transform } from 'class-transformer';
 import {
-  IsIn,
-  IsInt,
-  IsNotEmpty,
-  IsOptional,
-  IsString,
-  IsUrl,
-  Matches,
-  Max,
-  MaxLength,
-  Min,
-} from 'class-validator';
+  EmptyIsUnset,
+  IsEnvBoolean,
+  IsHttpUrl,
+  IsIntegerInRange,
+  IsRequiredString,
+  KafkaEnv,
+} from '@lib/config';
+import { IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 
 export class BillingEnv extends KafkaEnv {
   override PORT = 3002;
 
   /** The provider's API base (without `/v1`); the fake provider's in tests and the sandbox. */
-  @IsUrl(HTTP_URL, { message: 'PROVIDER_API_URL must be an http(s) URL' })
+  @IsHttpUrl()
   PROVIDER_API_URL = 'https://api.tosspayments.com';
 
   /** Merchant secret key: the Basic-auth user of every provider call (docs/behaviour.md §4.10a). */
-  @IsString()
-  @IsNotEmpty({ message: 'PROVIDER_SECRET_KEY must be set' })
+  @IsRequiredString()
   PROVIDER_SECRET_KEY!: string;
 
   /** Public key of the provider's card widget, handed to the dashboard by `prepare`. */
-  @IsString()
-  @IsNotEmpty({ message: 'PROVIDER_CLIENT_KEY must be set' })
+  @IsRequiredString()
   PROVIDER_CLIENT_KEY!: string;
 
   /**
@@ -35,15 +28,13 @@ export class BillingEnv extends KafkaEnv {
    * and `failUrl`): the sandbox provider's own page in standalone mode and the browser tests. Unset,
    * the dashboard can only pay with a card already on file.
    */
-  @Transform(({ value }: { value: unknown }) => (value === '' ? undefined : value))
+  @EmptyIsUnset()
   @IsOptional()
-  @IsUrl(HTTP_URL, { message: 'PROVIDER_CARD_WIDGET_URL must be an http(s) URL' })
+  @IsHttpUrl()
   PROVIDER_CARD_WIDGET_URL?: string;
 
   /** docs/behaviour.md §8: 30 s. Lower only in tests, to keep the "provider never answers" case short. */
-  @IsInt()
-  @Min(500)
-  @Max(120_000)
+  @IsIntegerInRange(500, 120_000)
   PROVIDER_TIMEOUT_MS: number = 30_000;
 
   /**
@@ -56,11 +47,11 @@ export class BillingEnv extends KafkaEnv {
   BILLING_KEY_ENCRYPTION_KEY!: string;
 
   /** Recovery answers MANAGE_GUILD checks and guild names. */
-  @IsUrl(HTTP_URL, { message: 'RECOVERY_URL must be an http(s) URL' })
+  @IsHttpUrl()
   RECOVERY_URL!: string;
 
   /** Licensing serves the plan catalogue (prices) and the guild's licence. */
-  @IsUrl(HTTP_URL, { message: 'LICENSING_URL must be an http(s) URL' })
+  @IsHttpUrl()
   LICENSING_URL!: string;
 
   /** Shown on the card statement as the start of the order name. */
@@ -69,22 +60,17 @@ export class BillingEnv extends KafkaEnv {
   SERVICE_DISPLAY_NAME = 'GuildKeeper';
 
   /** Run renewals, downgrades and cancel finalisation here (every replica may; each row runs once). */
-  @IsIn([true, false])
-  @Transform(({ obj, key }: { obj: Record<string, unknown>; key: string }) => parseBoolean(obj[key]))
+  @IsEnvBoolean()
   BILLING_JOBS_ENABLED: boolean = true;
 
   /** How often the subscription jobs look for due work. */
-  @IsInt()
-  @Min(100)
-  @Max(3_600_000)
+  @IsIntegerInRange(100, 3_600_000)
   BILLING_JOBS_INTERVAL_MS: number = 60_000;
 
   /**
    * A charge still pending this long (no answer, no webhook) is sent again under the same order id
    * and Idempotency-Key: the provider answers with what it did, or does it now.
    */
-  @IsInt()
-  @Min(1_000)
-  @Max(86_400_000)
+  @IsIntegerInRange(1_000, 86_400_000)
   PAYMENT_RECONCILE_AFTER_MS: number = 10 * 60_000;
 }

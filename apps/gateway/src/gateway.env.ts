@@ -1,6 +1,12 @@
-import { BaseEnv, HTTP_URL } from '@lib/config';
-import { Transform } from 'class-transformer';
-import { IsInt, IsNotEmpty, IsOptional, IsString, IsUrl, Matches, Max, Min } from 'class-validator';
+import {
+  BaseEnv,
+  HTTP_URL,
+  IsHttpUrl,
+  IsIntegerInRange,
+  IsOptionalRedisUrl,
+  IsRequiredString,
+} from '@lib/config';
+import { IsNotEmpty, IsString, IsUrl, Matches } from 'class-validator';
 import path from 'node:path';
 
 export class GatewayEnv extends BaseEnv {
@@ -10,17 +16,15 @@ export class GatewayEnv extends BaseEnv {
    * Sessions, OAuth states and rate-limit counters, shared by every replica. Unset (or empty): they
    * live in Postgres (`identity.key_values`) instead, for standalone mode without Redis.
    */
-  @Transform(({ value }: { value: unknown }) => (value === '' ? undefined : value))
-  @IsOptional()
-  @Matches(/^rediss?:\/\/.+/, { message: 'REDIS_URL must be a redis:// URL' })
+  @IsOptionalRedisUrl()
   REDIS_URL?: string;
 
   /** The chat platform's REST API without the version (token exchange, the user's profile). */
-  @IsUrl(HTTP_URL, { message: 'DISCORD_API_URL must be an http(s) URL' })
+  @IsHttpUrl()
   DISCORD_API_URL = 'https://discord.com/api';
 
   /** Where the user's browser is sent to authorise (`<url>/oauth2/authorize`). */
-  @IsUrl(HTTP_URL, { message: 'DISCORD_OAUTH_URL must be an http(s) URL' })
+  @IsHttpUrl()
   DISCORD_OAUTH_URL = 'https://discord.com';
 
   /** The OAuth2 application (developer portal). */
@@ -28,8 +32,7 @@ export class GatewayEnv extends BaseEnv {
   DISCORD_CLIENT_ID!: string;
 
   /** The OAuth2 application's secret, exchanging login codes (secret). */
-  @IsString()
-  @IsNotEmpty({ message: 'DISCORD_CLIENT_SECRET must be set' })
+  @IsRequiredString()
   DISCORD_CLIENT_SECRET!: string;
 
   /** This gateway's `/auth/callback` as the browser reaches it; registered with the application. */
@@ -37,7 +40,7 @@ export class GatewayEnv extends BaseEnv {
   OAUTH_REDIRECT_URI!: string;
 
   /** The dashboard: where a browser lands after login, and the one origin CORS admits. */
-  @IsUrl(HTTP_URL, { message: 'DASHBOARD_URL must be an http(s) URL' })
+  @IsHttpUrl()
   DASHBOARD_URL = 'http://localhost:5173';
 
   /**
@@ -49,44 +52,36 @@ export class GatewayEnv extends BaseEnv {
   @IsNotEmpty({ message: 'DASHBOARD_DIST_DIR must name a folder' })
   DASHBOARD_DIST_DIR: string = path.resolve(__dirname, '../../dashboard/dist');
 
-  @IsUrl(HTTP_URL, { message: 'RECOVERY_URL must be an http(s) URL' })
+  @IsHttpUrl()
   RECOVERY_URL!: string;
 
-  @IsUrl(HTTP_URL, { message: 'BILLING_URL must be an http(s) URL' })
+  @IsHttpUrl()
   BILLING_URL!: string;
 
-  @IsUrl(HTTP_URL, { message: 'LICENSING_URL must be an http(s) URL' })
+  @IsHttpUrl()
   LICENSING_URL!: string;
 
   /** Where the notifier's public routes are forwarded, e.g. `http://notifier:3004`. */
-  @IsUrl(HTTP_URL, { message: 'NOTIFIER_URL must be an http(s) URL' })
+  @IsHttpUrl()
   NOTIFIER_URL!: string;
 
   /** Session lifetime from login (no sliding: a stolen token dies on schedule). */
-  @IsInt()
-  @Min(60)
-  @Max(30 * 86_400)
+  @IsIntegerInRange(60, 30 * 86_400)
   SESSION_TTL_S: number = 7 * 86_400;
 
   /** Requests per minute per session and per client address on the public API. */
-  @IsInt()
-  @Min(1)
+  @IsIntegerInRange(1)
   RATE_LIMIT_SESSION_PER_MINUTE: number = 300;
 
   /** Requests per minute per client address, logged in or not. */
-  @IsInt()
-  @Min(1)
+  @IsIntegerInRange(1)
   RATE_LIMIT_IP_PER_MINUTE: number = 600;
 
   /** Proxies in front of the gateway whose X-Forwarded-For is believed (1 behind the ingress). */
-  @IsInt()
-  @Min(0)
-  @Max(10)
+  @IsIntegerInRange(0, 10)
   TRUST_PROXY_HOPS: number = 0;
 
   /** How long a forwarded call may take (confirm waits up to 30 s for the provider). */
-  @IsInt()
-  @Min(1_000)
-  @Max(300_000)
+  @IsIntegerInRange(1_000, 300_000)
   UPSTREAM_TIMEOUT_MS: number = 60_000;
 }

@@ -1,13 +1,9 @@
-import { KafkaEnv } from '@lib/config';
-import { IsUrl } from 'class-validator';
+import { IsHttpUrl, KafkaEnv } from '@lib/config';
 
 export class LicensingEnv extends KafkaEnv {
   override PORT = 3003;
 
   /** Recovery answers MANAGE_GUILD checks for the dashboard route. */
-  @IsUrl(
-    { require_tld: false, protocols: ['http', 'https'] },
-    { message: 'RECOVERY_URL must be an http(s) URL' },
-  )
+  @IsHttpUrl()
   RECOVERY_URL!: string;
 }

@@ -1,43 +1,33 @@
-import { HTTP_URL, KafkaEnv } from '@lib/config';
-import { IsInt, IsNotEmpty, IsString, IsUrl, Max, Min } from 'class-validator';
+import { IsHttpUrl, IsIntegerInRange, IsRequiredString, KafkaEnv } from '@lib/config';
 
 export class NotifierEnv extends KafkaEnv {
   override PORT = 3004;
 
   /** The chat platform's REST API without the version; the fake platform's in tests and the sandbox. */
-  @IsUrl(HTTP_URL, { message: 'DISCORD_API_URL must be an http(s) URL' })
+  @IsHttpUrl()
   DISCORD_API_URL = 'https://discord.com/api';
 
   /** The bot sends the DMs. */
-  @IsString()
-  @IsNotEmpty({ message: 'DISCORD_BOT_TOKEN must be set' })
+  @IsRequiredString()
   DISCORD_BOT_TOKEN!: string;
 
   /** Recovery answers MANAGE_GUILD checks for the audit log. */
-  @IsUrl(HTTP_URL, { message: 'RECOVERY_URL must be an http(s) URL' })
+  @IsHttpUrl()
   RECOVERY_URL!: string;
 
   /** How often the DM sender looks for due messages (on every replica; each DM is claimed by one). */
-  @IsInt()
-  @Min(50)
-  @Max(60_000)
+  @IsIntegerInRange(50, 60_000)
   DM_POLL_INTERVAL_MS: number = 1_000;
 
   /** First wait after a DM failed for a reason worth retrying; doubled each time, at most an hour. */
-  @IsInt()
-  @Min(10)
-  @Max(3_600_000)
+  @IsIntegerInRange(10, 3_600_000)
   DM_RETRY_BASE_MS: number = 30_000;
 
   /** Attempts before a DM is given up as `failed` (with the default base: about 8 h of trying). */
-  @IsInt()
-  @Min(1)
-  @Max(50)
+  @IsIntegerInRange(1, 50)
   DM_MAX_ATTEMPTS: number = 12;
 
   /** A user gets at most one test DM in this many seconds (it is a real DM on the platform). */
-  @IsInt()
-  @Min(1)
-  @Max(86_400)
+  @IsIntegerInRange(1, 86_400)
   TEST_DM_INTERVAL_SECONDS: number = 30;
 }

@@ -5,6 +5,7 @@ import { RestoreRuns1764000000000 } from './migrations/1764000000000-restore-run
 import { RestoreJobRequester1764400000000 } from './migrations/1764400000000-restore-job-requester';
 import { AntiNuke1764600000000 } from './migrations/1764600000000-antinuke';
 import { UserDirectory1765400000000 } from './migrations/1765400000000-user-directory';
+import { AntiNukeSwitchAndExempt1765500000000 } from './migrations/1765500000000-antinuke-switch-and-exempt';
 import { Snapshot } from './snapshots/snapshot.entity';
 
 export const recoveryDatabase = {
@@ -17,5 +18,6 @@ export const recoveryDatabase = {
     RestoreJobRequester1764400000000,
     AntiNuke1764600000000,
     UserDirectory1765400000000,
+    AntiNukeSwitchAndExempt1765500000000,
   ],
 };

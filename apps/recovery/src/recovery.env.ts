@@ -1,16 +1,12 @@
-import { HTTP_URL, IsCronExpression, KafkaEnv, parseBoolean } from '@lib/config';
-import { Transform } from 'class-transformer';
 import {
-  IsIn,
-  IsInt,
-  IsNotEmpty,
-  IsOptional,
-  IsString,
-  IsUrl,
-  Matches,
-  Min,
-  ValidateIf,
-} from 'class-validator';
+  IsCronExpression,
+  IsEnvBoolean,
+  IsHttpUrl,
+  IsIntegerInRange,
+  IsRequiredString,
+  KafkaEnv,
+} from '@lib/config';
+import { IsIn, IsNotEmpty, IsOptional, IsString, Matches, ValidateIf } from 'class-validator';
 
 export const RECOVERY_ROLES = ['api', 'worker', 'all'] as const;
 export const WORKFLOW_ENGINES = ['temporal', 'in-process'] as const;
@@ -20,8 +16,7 @@ export class RecoveryEnv extends KafkaEnv {
   override PORT = 3001;
 
   /** How often the daily snapshot queue is planned and its due runs taken, on every replica. */
-  @IsInt()
-  @Min(1_000)
+  @IsIntegerInRange(1_000)
   SCHEDULED_SNAPSHOTS_INTERVAL_MS: number = 30_000;
 
   /** When snapshot retention runs, in UTC (docs/behaviour.md §4.10: 04:00); one replica runs it. */
@@ -68,11 +63,10 @@ export class RecoveryEnv extends KafkaEnv {
   TEMPORAL_WORKFLOW_BUNDLE?: string;
 
   /** The chat platform's REST API without the version; the fake platform's in tests and the sandbox. */
-  @IsUrl(HTTP_URL, { message: 'DISCORD_API_URL must be an http(s) URL' })
+  @IsHttpUrl()
   DISCORD_API_URL = 'https://discord.com/api';
 
-  @IsString()
-  @IsNotEmpty({ message: 'DISCORD_BOT_TOKEN must be set' })
+  @IsRequiredString()
   DISCORD_BOT_TOKEN!: string;
 
   /** The application's Ed25519 public key (developer portal, 64 hex), verifying `POST /interactions`. */
@@ -81,7 +75,7 @@ export class RecoveryEnv extends KafkaEnv {
   })
   DISCORD_PUBLIC_KEY!: string;
 
-  @IsUrl(HTTP_URL, { message: 'LICENSING_URL must be an http(s) URL' })
+  @IsHttpUrl()
   LICENSING_URL!: string;
 
   /**
@@ -89,7 +83,6 @@ export class RecoveryEnv extends KafkaEnv {
    * AntiNuke). Exactly one replica may: every connection gets every event, so two would report
    * each action twice. Off by default; the deployment sets it on one replica.
    */
-  @IsIn([true, false])
-  @Transform(({ obj, key }: { obj: Record<string, unknown>; key: string }) => parseBoolean(obj[key]))
+  @IsEnvBoolean()
   LIVE_SYNC_ENABLED: boolean = false;
 }

@@ -1,16 +1,5 @@
-import { BaseEnv, HTTP_URL, IsCronExpression } from '@lib/config';
-import { Transform } from 'class-transformer';
-import {
-  IsInt,
-  IsNotEmpty,
-  IsOptional,
-  IsString,
-  IsUrl,
-  Matches,
-  Max,
-  Min,
-  MinLength,
-} from 'class-validator';
+import { BaseEnv, IsCronExpression, IsHttpUrl, IsIntegerInRange, IsOptionalRedisUrl } from '@lib/config';
+import { IsNotEmpty, IsString, Matches, MinLength } from 'class-validator';
 
 export class WebhookIntakeEnv extends BaseEnv {
   override PORT = 3005;
@@ -19,9 +8,7 @@ export class WebhookIntakeEnv extends BaseEnv {
    * Idempotency keys (`idem:webhook:<source>:<id>`, 24 h); the database backs them up when Redis is
    * down. Unset (or empty): the keys live in Postgres (`webhook.key_values`), for standalone mode.
    */
-  @Transform(({ value }: { value: unknown }) => (value === '' ? undefined : value))
-  @IsOptional()
-  @Matches(/^rediss?:\/\/.+/, { message: 'REDIS_URL must be a redis:// URL' })
+  @IsOptionalRedisUrl()
   REDIS_URL?: string;
 
   /** The provider's webhook secret: HMAC-SHA256 key of `Provider-Signature` (docs/behaviour.md §5.4). */
@@ -30,7 +17,7 @@ export class WebhookIntakeEnv extends BaseEnv {
   WEBHOOK_SECRET!: string;
 
   /** Where verified provider events are routed. */
-  @IsUrl(HTTP_URL, { message: 'BILLING_URL must be an http(s) URL' })
+  @IsHttpUrl()
   BILLING_URL!: string;
 
   /**
@@ -49,9 +36,7 @@ export class WebhookIntakeEnv extends BaseEnv {
    * since. Pending rows, and the failed deliveries of an event not routed since (an operator may
    * still reprocess it), are never deleted.
    */
-  @IsInt()
-  @Min(1)
-  @Max(3650)
+  @IsIntegerInRange(1, 3650)
   WEBHOOK_EVENTS_RETENTION_DAYS: number = 90;
 
   /** When the retention job runs, in UTC: nightly, off the hour, away from the 04:00 snapshot job. */
@@ -63,16 +48,13 @@ export class WebhookIntakeEnv extends BaseEnv {
    * is 429 and nothing is recorded. A backstop behind the ingress's own limit, and the only one in
    * standalone mode. 0 turns it off.
    */
-  @IsInt()
-  @Min(0)
+  @IsIntegerInRange(0)
   WEBHOOK_RATE_LIMIT_PER_MINUTE: number = 600;
 
   /**
    * Proxies in front of the intake whose X-Forwarded-For is believed for the client address (1
    * behind the ingress); 0 takes the socket's peer, whatever the header says. As the gateway's.
    */
-  @IsInt()
-  @Min(0)
-  @Max(10)
+  @IsIntegerInRange(0, 10)
   TRUST_PROXY_HOPS: number = 0;
 }

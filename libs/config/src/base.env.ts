@@ -1,35 +1,21 @@
 import 'reflect-metadata';
-import { Transform } from 'class-transformer';
 import {
   IsIn,
-  IsInt,
   IsNotEmpty,
   IsOptional,
   IsString,
   Matches,
-  Max,
-  Min,
   registerDecorator,
   ValidateIf,
 } from 'class-validator';
 import { validateCronExpression } from 'cron';
 import { IsPublicKeySet, IsSigningKey } from './internal-keys';
+import { EmptyIsUnset, IsEnvBoolean, IsIntegerInRange } from './setting-decorators';
 
 export const NODE_ENVS = ['development', 'test', 'production'] as const;
 export type NodeEnv = (typeof NODE_ENVS)[number];
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-
-/** `@IsUrl` options for the URLs of sibling services and fakes: loopback and cluster hosts have no TLD. */
-export const HTTP_URL = { require_tld: false, protocols: ['http', 'https'] };
-
-/** Implicit conversion would read "false" as true; env booleans are spelled true/false/1/0. */
-export function parseBoolean(raw: unknown): unknown {
-  if (raw === undefined || typeof raw === 'boolean') return raw;
-  if (raw === 'true' || raw === '1') return true;
-  if (raw === 'false' || raw === '0') return false;
-  return raw;
-}
 
 /** A cron expression the scheduler accepts (five fields, or six with seconds first). */
 export function IsCronExpression() {
@@ -56,9 +42,7 @@ export class BaseEnv {
   LOG_LEVEL: (typeof LOG_LEVELS)[number] = 'info';
 
   /** The HTTP port the app listens on. */
-  @IsInt()
-  @Min(0)
-  @Max(65535)
+  @IsIntegerInRange(0, 65535)
   PORT!: number;
 
   /** `postgres://` URL of the app's own login (role `guildkeeper_<app>`); the migration job's is the administrator's (secret: holds the password). */
@@ -77,8 +61,7 @@ export class BaseEnv {
   INTERNAL_PUBLIC_KEYS!: string;
 
   /** Run pending migrations at start (development default; production runs the migration job). */
-  @IsIn([true, false])
-  @Transform(({ obj, key }: { obj: Record<string, unknown>; key: string }) => parseBoolean(obj[key]))
+  @IsEnvBoolean()
   MIGRATE_ON_START: boolean = false;
 }
 
@@ -103,7 +86,7 @@ export class KafkaEnv extends BaseEnv {
   KAFKA_BROKERS!: string;
 
   /** SASL/SCRAM login of this service at the brokers; unset: no SASL (the local test broker). */
-  @Transform(({ value }: { value: unknown }) => (value === '' ? undefined : value))
+  @EmptyIsUnset()
   @IsOptional()
   @IsIn(KAFKA_SASL_MECHANISMS, {
     message: `KAFKA_SASL_MECHANISM must be one of ${KAFKA_SASL_MECHANISMS.join(', ')}`,
@@ -123,15 +106,13 @@ export class KafkaEnv extends BaseEnv {
   KAFKA_SASL_PASSWORD?: string;
 
   /** TLS to the brokers (with the system's CAs). */
-  @IsIn([true, false])
-  @Transform(({ obj, key }: { obj: Record<string, unknown>; key: string }) => parseBoolean(obj[key]))
+  @IsEnvBoolean()
   KAFKA_TLS: boolean = false;
 
   /**
    * Create missing domain topics at start (local and standalone runs). Off where the topics are
    * declared by the platform (Strimzi KafkaTopic) and the service's Kafka user may not create any.
    */
-  @IsIn([true, false])
-  @Transform(({ obj, key }: { obj: Record<string, unknown>; key: string }) => parseBoolean(obj[key]))
+  @IsEnvBoolean()
   KAFKA_CREATE_TOPICS: boolean = true;
 }

@@ -2,4 +2,5 @@ export * from './data-source';
 export * from './database.module';
 export * from './keyset-cursor';
 export * from './service-role';
+export * from './statement-migration';
 export * from './keyset-query';

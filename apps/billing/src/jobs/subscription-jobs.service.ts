@@ -105,13 +105,7 @@ export class SubscriptionJobsService implements OnApplicationBootstrap, OnApplic
     return this.each('cancel', async (manager) => {
       const subscription = await this.subscriptions.claimDueCancel(manager, now);
       if (!subscription) return false;
-      const at = new Date();
-      const ended = await this.subscriptions.update(
-        manager,
-        subscription.id,
-        { status: 'canceled', canceled_at: at, cancel_reason: 'period_end', next_billing_at: null },
-        at,
-      );
+      const ended = await this.subscriptions.end(manager, subscription.id, 'period_end', new Date());
       await this.events.ended(manager, ended, 'period_end');
       return true;
     });

@@ -1,14 +1,10 @@
+import { StatementMigration } from '@lib/database';
 import { dropOutboxTableSql, outboxTableSql } from '@lib/outbox';
-import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-export class Init1763800000000 implements MigrationInterface {
+export class Init1763800000000 extends StatementMigration {
   name = 'Init1763800000000';
 
-  async up(queryRunner: QueryRunner): Promise<void> {
-    for (const sql of outboxTableSql('billing')) await queryRunner.query(sql);
-  }
+  protected readonly upStatements = outboxTableSql('billing');
 
-  async down(queryRunner: QueryRunner): Promise<void> {
-    for (const sql of dropOutboxTableSql('billing')) await queryRunner.query(sql);
-  }
+  protected readonly downStatements = dropOutboxTableSql('billing');
 }

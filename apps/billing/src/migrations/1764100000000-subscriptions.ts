@@ -1,15 +1,15 @@
-import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { StatementMigration } from '@lib/database';
 
 /**
  * Billing keys, subscriptions and payment attempts (docs/behaviour.md §2.4-2.6). Plans are referenced by code:
  * the catalogue belongs to licensing, and billing never reads another schema.
  */
-export class Subscriptions1764100000000 implements MigrationInterface {
+export class Subscriptions1764100000000 extends StatementMigration {
   name = 'Subscriptions1764100000000';
 
-  async up(queryRunner: QueryRunner): Promise<void> {
+  protected readonly upStatements = [
     // One card on file per user (the provider's customer): it backs all of the user's subscriptions.
-    await queryRunner.query(`
+    `
       CREATE TABLE billing.billing_keys (
         id uuid PRIMARY KEY,
         user_id uuid NOT NULL UNIQUE,
@@ -25,8 +25,8 @@ export class Subscriptions1764100000000 implements MigrationInterface {
         deleted_at timestamptz,
         created_at timestamptz NOT NULL DEFAULT now(),
         updated_at timestamptz NOT NULL DEFAULT now()
-      )`);
-    await queryRunner.query(`
+      )`,
+    `
       CREATE TABLE billing.subscriptions (
         id uuid PRIMARY KEY,
         guild_id uuid NOT NULL,
@@ -51,20 +51,20 @@ export class Subscriptions1764100000000 implements MigrationInterface {
         created_at timestamptz NOT NULL DEFAULT now(),
         updated_at timestamptz NOT NULL DEFAULT now(),
         CHECK (status <> 'canceled' OR canceled_at IS NOT NULL)
-      )`);
+      )`,
     // docs/behaviour.md §2.4 allows one active or past_due subscription per guild; a pending one is included so a
     // second confirm is refused before it can charge the card.
-    await queryRunner.query(`
+    `
       CREATE UNIQUE INDEX subscriptions_one_live_per_guild ON billing.subscriptions (guild_id)
-       WHERE status IN ('pending', 'active', 'past_due')`);
-    await queryRunner.query(`
+       WHERE status IN ('pending', 'active', 'past_due')`,
+    `
       CREATE INDEX subscriptions_due_idx ON billing.subscriptions (next_billing_at)
-       WHERE status IN ('active', 'past_due')`);
-    await queryRunner.query(`
+       WHERE status IN ('active', 'past_due')`,
+    `
       CREATE INDEX subscriptions_period_end_idx ON billing.subscriptions (current_period_end)
-       WHERE status = 'active' AND (cancel_at_period_end OR pending_downgrade_to IS NOT NULL)`);
-    await queryRunner.query(`CREATE INDEX subscriptions_payer_idx ON billing.subscriptions (payer_user_id)`);
-    await queryRunner.query(`
+       WHERE status = 'active' AND (cancel_at_period_end OR pending_downgrade_to IS NOT NULL)`,
+    `CREATE INDEX subscriptions_payer_idx ON billing.subscriptions (payer_user_id)`,
+    `
       CREATE TABLE billing.payment_attempts (
         id uuid PRIMARY KEY,
         subscription_id uuid NOT NULL REFERENCES billing.subscriptions (id),
@@ -86,15 +86,15 @@ export class Subscriptions1764100000000 implements MigrationInterface {
         -- One charge per cycle and retry: the order id, and so the provider's idempotency, follows.
         -- A pending row is also the claim of a charge in flight: jobs leave its subscription alone.
         UNIQUE (subscription_id, cycle, retry_number)
-      )`);
-    await queryRunner.query(`
+      )`,
+    `
       CREATE INDEX payment_attempts_pending_idx ON billing.payment_attempts (created_at)
-       WHERE status = 'pending'`);
-  }
+       WHERE status = 'pending'`,
+  ];
 
-  async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`DROP TABLE billing.payment_attempts`);
-    await queryRunner.query(`DROP TABLE billing.subscriptions`);
-    await queryRunner.query(`DROP TABLE billing.billing_keys`);
-  }
+  protected readonly downStatements = [
+    `DROP TABLE billing.payment_attempts`,
+    `DROP TABLE billing.subscriptions`,
+    `DROP TABLE billing.billing_keys`,
+  ];
 }

@@ -1,4 +1,4 @@
-import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { StatementMigration } from '@lib/database';
 
 /**
  * The provider events billing has applied, by the provider's event id. Webhook intake delivers at
@@ -8,11 +8,11 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  *
  * One small row per provider event (a few per subscription and month); nothing deletes them.
  */
-export class ProviderEvents1765300000000 implements MigrationInterface {
+export class ProviderEvents1765300000000 extends StatementMigration {
   name = 'ProviderEvents1765300000000';
 
-  async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`
+  protected readonly upStatements = [
+    `
       CREATE TABLE billing.provider_events (
         event_id text PRIMARY KEY,
         event_type text NOT NULL,
@@ -20,10 +20,8 @@ export class ProviderEvents1765300000000 implements MigrationInterface {
         outcome text NOT NULL CHECK (outcome IN ('applied', 'already_applied', 'ignored')),
         detail text NOT NULL,
         applied_at timestamptz NOT NULL DEFAULT now()
-      )`);
-  }
+      )`,
+  ];
 
-  async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`DROP TABLE billing.provider_events`);
-  }
+  protected readonly downStatements = [`DROP TABLE billing.provider_events`];
 }

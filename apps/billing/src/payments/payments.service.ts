@@ -3,7 +3,7 @@ import { Counter } from 'prom-client';
 import { DataSource, type EntityManager } from 'typeorm';
 import { BillingKeysRepository } from '../billing-keys/billing-keys.repository';
 import { type ChargeOutcome, PaymentProviderClient } from '../provider/payment-provider.client';
-import { nextBillingAt, periodOfCycle, retryAt } from '../subscriptions/billing-period';
+import { periodColumns, periodOfCycle, retryAt } from '../subscriptions/billing-period';
 import type { SubscriptionRow } from '../subscriptions/subscription';
 import { SubscriptionEvents } from '../subscriptions/subscription-events';
 import { SubscriptionsRepository } from '../subscriptions/subscriptions.repository';
@@ -142,9 +142,7 @@ export class PaymentsService {
           status: 'active',
           cycle_count: 1,
           billing_anchor_at: anchor,
-          current_period_start: period.start,
-          current_period_end: period.end,
-          next_billing_at: nextBillingAt(period.end),
+          ...periodColumns(period),
         },
         now,
       );
@@ -159,9 +157,7 @@ export class PaymentsService {
         {
           status: 'active',
           cycle_count: attempt.cycle,
-          current_period_start: period.start,
-          current_period_end: period.end,
-          next_billing_at: nextBillingAt(period.end),
+          ...periodColumns(period),
         },
         now,
       );
@@ -190,29 +186,14 @@ export class PaymentsService {
     const now = new Date();
     if (subscription.status === 'pending') {
       // The billing key stays: the user may try again with the same card or another one.
-      const canceled = await this.subscriptions.update(
-        manager,
-        subscription.id,
-        {
-          status: 'canceled',
-          canceled_at: now,
-          cancel_reason: 'first_charge_rejected',
-          next_billing_at: null,
-        },
-        now,
-      );
+      const canceled = await this.subscriptions.end(manager, subscription.id, 'first_charge_rejected', now);
       return { attempt, subscription: canceled, applied: true };
     }
     if (!isRenewalOf(attempt, subscription)) return { attempt, subscription, applied: true };
     // docs/architecture.md past_due: retries 1, 3 and 5 days after the renewal was due, then the end.
     const retry = retryAt(subscription.current_period_end!, attempt.retry_number + 1);
     if (retry === null) {
-      const ended = await this.subscriptions.update(
-        manager,
-        subscription.id,
-        { status: 'canceled', canceled_at: now, cancel_reason: 'payment_failed', next_billing_at: null },
-        now,
-      );
+      const ended = await this.subscriptions.end(manager, subscription.id, 'payment_failed', now);
       await this.events.ended(manager, ended, 'payment_failed');
       return { attempt, subscription: ended, applied: true };
     }

@@ -61,6 +61,22 @@ export function nextBillingAt(periodEnd: Date, random: () => number = Math.rando
 }
 
 /**
+ * The subscription columns of a period it has been paid for: its bounds, and when the next one is
+ * charged (`nextBillingAt`). A first charge and every renewal set them the same way.
+ */
+export function periodColumns(period: BillingPeriod): {
+  current_period_start: Date;
+  current_period_end: Date;
+  next_billing_at: Date;
+} {
+  return {
+    current_period_start: period.start,
+    current_period_end: period.end,
+    next_billing_at: nextBillingAt(period.end),
+  };
+}
+
+/**
  * When retry `retryNumber` (1-based) of a failed renewal charge is due, or null once the retries
  * are used up and the subscription is to be canceled. Counted from the original due time, not the
  * previous attempt, so a slow or late attempt does not push back the rest of the schedule.

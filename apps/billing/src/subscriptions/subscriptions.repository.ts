@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ConflictError } from '@lib/problem-details';
 import { DataSource, type EntityManager } from 'typeorm';
-import type { PaidPlanCode, SubscriptionRow } from './subscription';
+import type { CancelReason, PaidPlanCode, SubscriptionRow } from './subscription';
 
 /** Columns a transition may change; `updated_at` is always set to the transition's time. */
 export type SubscriptionChange = Partial<
@@ -155,6 +155,20 @@ export class SubscriptionsRepository {
     );
     if (rows.length !== 1) throw new Error(`subscription ${id} vanished during a transition`);
     return rows[0];
+  }
+
+  /**
+   * The subscription ends (docs/behaviour.md §2.4): `canceled` for `reason`, at `now`, and nothing
+   * further is due. A first charge refused, a scheduled cancel at its period end and the last failed
+   * renewal retry all end it this way.
+   */
+  end(manager: EntityManager, id: string, reason: CancelReason, now: Date): Promise<SubscriptionRow> {
+    return this.update(
+      manager,
+      id,
+      { status: 'canceled', canceled_at: now, cancel_reason: reason, next_billing_at: null },
+      now,
+    );
   }
 
   // The subscription jobs' claims: one due row at a time, locked and skipped by other replicas.

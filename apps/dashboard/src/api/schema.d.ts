@@ -525,6 +525,11 @@ export interface components {
       auto_action_enabled: boolean;
       /** @description The plan includes ANTINUKE_DETECT. */
       detection_available: boolean;
+      /** @description AntiNuke counts destructive actions and opens incidents (the owner's switch). */
+      enabled: boolean;
+      exempt_user_ids: string[];
+      /** @description The same users, in the same order, with their names. */
+      exempt_users: components['schemas']['ExemptUserView'][];
       guild_id: string;
       /** @enum {string} */
       plan_code: 'FREE' | 'PRO' | 'ENTERPRISE';
@@ -607,6 +612,11 @@ export interface components {
        * @enum {string}
        */
       trigger?: 'manual';
+    };
+    ExemptUserView: {
+      /** @description Nickname, display name or user name in the guild; null when the platform did not say (not a member, an outage). */
+      name: string | null;
+      platform_user_id: string;
     };
     GuildSettings: {
       afk_channel_id: string | null;
@@ -1264,6 +1274,13 @@ export interface components {
     UpdateAntiNukeSettingsDto: {
       /** @description Remove the actor's roles when an incident opens (needs ANTINUKE_AUTO_ACTION). */
       auto_action_enabled: boolean;
+      /** @description AntiNuke counts destructive actions and opens incidents; false stops both. Absent: unchanged. */
+      enabled?: boolean;
+      /**
+       * @description Platform user ids whose actions are never counted (the owner's other bots, say): at most 50,
+       *     each a snowflake, no repeats. Absent: unchanged; `[]` exempts nobody.
+       */
+      exempt_user_ids?: string[];
       /** @description How many actions of one kind by one actor open an incident. */
       threshold: number;
       /** @description The window, in seconds, those actions must fall within. */

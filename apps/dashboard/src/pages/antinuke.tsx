@@ -1,20 +1,21 @@
-import { type FormEvent, useEffect, useState } from 'react';
+import { type FormEvent, useEffect, useMemo, useState } from 'react';
 import { Loading, ProblemMessage } from '../app/layout';
 import type { Schemas } from '../api/client';
 import { ApiProblem } from '../api/problem';
 import { useAntiNuke, useUpdateAntiNuke } from '../api/queries';
 import { dateTime } from '../format/time';
+import { ExemptUsersField } from './antinuke-exempt';
 import { GuildPage } from './guild';
 
 type View = Schemas['AntiNukeView'];
-type Field = 'threshold' | 'window_seconds' | 'auto_action_enabled';
+type Field = 'enabled' | 'exempt_user_ids' | 'threshold' | 'window_seconds' | 'auto_action_enabled';
 
 const PLAN_NAMES: Record<string, string> = { FREE: 'Free', PRO: 'Pro', ENTERPRISE: 'Enterprise' };
 
 /**
- * AntiNuke's setting: when it opens an incident (so many destructive actions by one person within
- * so many seconds) and whether it also takes that person's roles away. On a plan without AntiNuke
- * the setting is shown, disabled, with why.
+ * AntiNuke's setting: switched on or off, when it opens an incident (so many destructive actions
+ * by one person within so many seconds), whether it also takes that person's roles away, and who
+ * it never counts. On a plan without AntiNuke the setting is shown, disabled, with why.
  */
 export function AntiNukePage({ guildId }: { guildId: string }) {
   const antinuke = useAntiNuke(guildId);
@@ -29,6 +30,7 @@ export function AntiNukePage({ guildId }: { guildId: string }) {
 
 function status(view: View): string {
   if (!view.detection_available) return 'Off: not on this plan';
+  if (!view.enabled) return 'Off: switched off for this guild';
   if (view.workflow_running === true) return 'On: watching this guild';
   if (view.workflow_running === false) return 'Starting: AntiNuke is not watching yet';
   return 'Unknown: the workflow engine did not answer';
@@ -38,13 +40,22 @@ function AntiNukeForm({ guildId, view }: { guildId: string; view: View }) {
   const [threshold, setThreshold] = useState(String(view.threshold));
   const [windowSeconds, setWindowSeconds] = useState(String(view.window_seconds));
   const [autoAction, setAutoAction] = useState(view.auto_action_enabled);
+  const [enabled, setEnabled] = useState(view.enabled);
+  const [exempt, setExempt] = useState(view.exempt_user_ids);
   const update = useUpdateAntiNuke(guildId);
+  const savedExempt = view.exempt_user_ids.join(',');
   // What another tab or a downgrade changed shows up here when the setting is read again.
   useEffect(() => {
     setThreshold(String(view.threshold));
     setWindowSeconds(String(view.window_seconds));
     setAutoAction(view.auto_action_enabled);
-  }, [view.threshold, view.window_seconds, view.auto_action_enabled]);
+    setEnabled(view.enabled);
+    setExempt(savedExempt === '' ? [] : savedExempt.split(','));
+  }, [view.threshold, view.window_seconds, view.auto_action_enabled, view.enabled, savedExempt]);
+  const names = useMemo(
+    () => new Map(view.exempt_users.map((user) => [user.platform_user_id, user.name])),
+    [view.exempt_users],
+  );
 
   const locked = !view.detection_available;
   const fieldErrors = update.error instanceof ApiProblem ? update.error.fieldErrors : [];
@@ -52,6 +63,8 @@ function AntiNukeForm({ guildId, view }: { guildId: string; view: View }) {
   const submit = (event: FormEvent) => {
     event.preventDefault();
     update.mutate({
+      enabled,
+      exempt_user_ids: exempt,
       threshold: threshold.trim() === '' ? Number.NaN : Number(threshold),
       window_seconds: windowSeconds.trim() === '' ? Number.NaN : Number(windowSeconds),
       auto_action_enabled: autoAction,
@@ -87,6 +100,24 @@ function AntiNukeForm({ guildId, view }: { guildId: string; view: View }) {
         </div>
       )}
       <form className="card settings-form" onSubmit={submit} noValidate aria-describedby="antinuke-summary">
+        <fieldset disabled={locked}>
+          <legend>AntiNuke</legend>
+          <label className="checkbox">
+            <input
+              type="checkbox"
+              role="switch"
+              checked={enabled}
+              onChange={(event) => setEnabled(event.target.checked)}
+              aria-describedby="antinuke-enabled-hint"
+            />
+            Watch this guild for raids
+          </label>
+          <p id="antinuke-enabled-hint" className="muted small">
+            Switched off, AntiNuke counts nothing and opens no incident, whatever the plan. Switched on again,
+            it starts counting afresh.
+          </p>
+          {errorOf('enabled') && <p className="field-error">{errorOf('enabled')}</p>}
+        </fieldset>
         <fieldset disabled={locked}>
           <legend>When AntiNuke acts</legend>
           <p id="antinuke-summary" className="muted">
@@ -129,14 +160,13 @@ function AntiNukeForm({ guildId, view }: { guildId: string; view: View }) {
           </p>
           {errorOf('auto_action_enabled') && <p className="field-error">{errorOf('auto_action_enabled')}</p>}
         </fieldset>
-        <section aria-labelledby="exempt-heading" className="exempt">
-          <h2 id="exempt-heading">Who is exempt</h2>
-          <p className="muted">
-            Every member&apos;s actions are counted, the owner&apos;s included (an incident and its snapshot
-            cost nothing). Automatic action never takes roles from the guild&apos;s owner or from
-            guildkeeper&apos;s bot. Exempting chosen members or roles is not offered yet.
-          </p>
-        </section>
+        <ExemptUsersField
+          ids={exempt}
+          names={names}
+          onChange={setExempt}
+          serverError={errorOf('exempt_user_ids')}
+          disabled={locked}
+        />
         {!locked && (
           <p className="actions">
             <button type="submit" className="button button-primary" disabled={update.isPending}>

@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
 import { Loading, Page, ProblemMessage } from '../app/layout';
+import { Fact, QueryFact } from '../components/facts';
 import { Link, useLocation } from '../app/router';
 import { pathTo, type RouteName } from '../app/routes';
 import {
@@ -72,15 +73,6 @@ export function GuildPage({
   );
 }
 
-function Fact({ label, children }: { label: string; children: ReactNode }) {
-  return (
-    <div className="fact">
-      <dt>{label}</dt>
-      <dd>{children}</dd>
-    </div>
-  );
-}
-
 /** Where the guild stands: plan, snapshots, AntiNuke, incidents, a restore that runs now. */
 export function GuildOverviewPage({ guildId }: { guildId: string }) {
   const license = useLicense(guildId);
@@ -88,11 +80,9 @@ export function GuildOverviewPage({ guildId }: { guildId: string }) {
   const antinuke = useAntiNuke(guildId);
   const incidents = useIncidents(guildId);
   const restore = useLatestRestore(guildId);
-  const last = snapshots.data?.items[0];
   const scheduled = license.data?.features.includes('RECOVERY_SNAPSHOT_SCHEDULED');
   const running = restore.data && isRunning(restore.data.status) ? restore.data : null;
   const progress = running?.progress;
-  const latestIncident = incidents.data?.items[0];
 
   return (
     <GuildPage guildId={guildId} title="Overview">
@@ -104,40 +94,32 @@ export function GuildOverviewPage({ guildId }: { guildId: string }) {
         </div>
       )}
       <dl className="facts">
-        <Fact label="Plan">
-          {license.isError ? (
-            <ProblemMessage error={license.error} />
-          ) : license.data ? (
+        <QueryFact label="Plan" query={license}>
+          {({ plan, expires_at }) => (
             <>
-              {license.data.plan.name}
-              {license.data.expires_at && (
-                <span className="muted"> · paid until {dateTime(license.data.expires_at)}</span>
-              )}
+              {plan.name}
+              {expires_at && <span className="muted"> · paid until {dateTime(expires_at)}</span>}
             </>
-          ) : (
-            '…'
           )}
-        </Fact>
-        <Fact label="Last snapshot">
-          {snapshots.isError ? (
-            <ProblemMessage error={snapshots.error} />
-          ) : last ? (
-            <>
-              <Link href={pathTo('snapshot', { guildId, snapshotId: last.id })}>
-                {last.description || `${last.trigger} snapshot`}
-              </Link>{' '}
-              <span className="muted">
-                <time dateTime={last.created_at} title={dateTime(last.created_at)}>
-                  {relativeTime(last.created_at)}
-                </time>
-              </span>
-            </>
-          ) : snapshots.data ? (
-            'None yet'
-          ) : (
-            '…'
-          )}
-        </Fact>
+        </QueryFact>
+        <QueryFact label="Last snapshot" query={snapshots}>
+          {({ items: [last] }) =>
+            last ? (
+              <>
+                <Link href={pathTo('snapshot', { guildId, snapshotId: last.id })}>
+                  {last.description || `${last.trigger} snapshot`}
+                </Link>{' '}
+                <span className="muted">
+                  <time dateTime={last.created_at} title={dateTime(last.created_at)}>
+                    {relativeTime(last.created_at)}
+                  </time>
+                </span>
+              </>
+            ) : (
+              'None yet'
+            )
+          }
+        </QueryFact>
         <Fact label="Next scheduled snapshot">
           {license.data ? (
             scheduled ? (
@@ -152,39 +134,31 @@ export function GuildOverviewPage({ guildId }: { guildId: string }) {
             '…'
           )}
         </Fact>
-        <Fact label="AntiNuke">
-          {antinuke.isError ? (
-            <ProblemMessage error={antinuke.error} />
-          ) : antinuke.data ? (
-            antinuke.data.detection_available ? (
+        <QueryFact label="AntiNuke" query={antinuke}>
+          {(setting) =>
+            setting.detection_available ? (
               <>
-                {antinuke.data.workflow_running === false ? 'Not running' : 'Watching'} · acts at{' '}
-                {antinuke.data.threshold} deletions in {antinuke.data.window_seconds} s · automatic action{' '}
-                {antinuke.data.auto_action_enabled ? 'on' : 'off'}
+                {setting.workflow_running === false ? 'Not running' : 'Watching'} · acts at{' '}
+                {setting.threshold} deletions in {setting.window_seconds} s · automatic action{' '}
+                {setting.auto_action_enabled ? 'on' : 'off'}
               </>
             ) : (
-              `Not on the ${antinuke.data.plan_code} plan`
+              `Not on the ${setting.plan_code} plan`
             )
-          ) : (
-            '…'
-          )}
-        </Fact>
-        <Fact label="Incidents">
-          {incidents.isError ? (
-            <ProblemMessage error={incidents.error} />
-          ) : incidents.data ? (
-            latestIncident ? (
+          }
+        </QueryFact>
+        <QueryFact label="Incidents" query={incidents}>
+          {({ items, items: [latest] }) =>
+            latest ? (
               <>
-                <Link href={pathTo('incidents', { guildId })}>{incidents.data.items.length} recorded</Link>
-                <span className="muted"> · latest {relativeTime(latestIncident.opened_at)}</span>
+                <Link href={pathTo('incidents', { guildId })}>{items.length} recorded</Link>
+                <span className="muted"> · latest {relativeTime(latest.opened_at)}</span>
               </>
             ) : (
               'None'
             )
-          ) : (
-            '…'
-          )}
-        </Fact>
+          }
+        </QueryFact>
         <Fact label="Last restore">
           {restore.data ? (
             <Link href={pathTo('restoreJob', { guildId, jobId: restore.data.id })}>

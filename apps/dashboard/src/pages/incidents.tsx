@@ -1,4 +1,5 @@
 import { Loading, ProblemMessage } from '../app/layout';
+import { Fact } from '../components/facts';
 import { Link } from '../app/router';
 import { pathTo } from '../app/routes';
 import type { Schemas } from '../api/client';
@@ -35,39 +36,27 @@ export function IncidentsPage({ guildId }: { guildId: string }) {
                 </span>
               </h2>
               <dl className="facts">
-                <div className="fact">
-                  <dt>Who</dt>
-                  <dd>user {incident.actor_platform_user_id}</dd>
-                </div>
-                <div className="fact">
-                  <dt>When</dt>
-                  <dd>
-                    from <time dateTime={incident.first_action_at}>{dateTime(incident.first_action_at)}</time>{' '}
-                    to <time dateTime={incident.last_action_at}>{dateTime(incident.last_action_at)}</time>
-                  </dd>
-                </div>
-                <div className="fact">
-                  <dt>Automatic action</dt>
-                  <dd>
-                    {incident.auto_action_taken
-                      ? "the actor's roles were taken away"
-                      : incident.auto_action_error
-                        ? `failed: ${incident.auto_action_error}`
-                        : 'none'}
-                  </dd>
-                </div>
-                <div className="fact">
-                  <dt>Snapshot taken</dt>
-                  <dd>
-                    {incident.snapshot_id ? (
-                      <Link href={pathTo('snapshot', { guildId, snapshotId: incident.snapshot_id })}>
-                        the guild at the start of the raid
-                      </Link>
-                    ) : (
-                      `none${incident.snapshot_error ? `: ${incident.snapshot_error}` : ''}`
-                    )}
-                  </dd>
-                </div>
+                <Fact label="Who">user {incident.actor_platform_user_id}</Fact>
+                <Fact label="When">
+                  from <time dateTime={incident.first_action_at}>{dateTime(incident.first_action_at)}</time>{' '}
+                  to <time dateTime={incident.last_action_at}>{dateTime(incident.last_action_at)}</time>
+                </Fact>
+                <Fact label="Automatic action">
+                  {incident.auto_action_taken
+                    ? "the actor's roles were taken away"
+                    : incident.auto_action_error
+                      ? `failed: ${incident.auto_action_error}`
+                      : 'none'}
+                </Fact>
+                <Fact label="Snapshot taken">
+                  {incident.snapshot_id ? (
+                    <Link href={pathTo('snapshot', { guildId, snapshotId: incident.snapshot_id })}>
+                      the guild at the start of the raid
+                    </Link>
+                  ) : (
+                    `none${incident.snapshot_error ? `: ${incident.snapshot_error}` : ''}`
+                  )}
+                </Fact>
               </dl>
               {incident.snapshot_id && (
                 <Link

@@ -1,4 +1,4 @@
-import { type FormEvent, useMemo, useRef, useState } from 'react';
+import { type FormEvent, type ReactNode, useMemo, useRef, useState } from 'react';
 import { useMutation } from '@tanstack/react-query';
 import { Loading, ProblemMessage } from '../app/layout';
 import { Link, navigate } from '../app/router';
@@ -251,8 +251,7 @@ export function PreviewView({
       </table>
 
       {grouped.roles.length > 0 && (
-        <section aria-labelledby="preview-roles">
-          <h3 id="preview-roles">Roles</h3>
+        <PreviewSection id="preview-roles" title="Roles">
           <ul className="changes">
             {grouped.roles.map((role) => (
               <li key={`${role.kind}:${role.id}`} className={`change change-${role.kind}`}>
@@ -267,12 +266,11 @@ export function PreviewView({
               </li>
             ))}
           </ul>
-        </section>
+        </PreviewSection>
       )}
 
       {grouped.channels.length > 0 && (
-        <section aria-labelledby="preview-channels">
-          <h3 id="preview-channels">Channels</h3>
+        <PreviewSection id="preview-channels" title="Channels">
           {grouped.channels.map((group) => (
             <div key={group.categoryId ?? 'none'} className="category">
               <h4>
@@ -293,12 +291,11 @@ export function PreviewView({
               )}
             </div>
           ))}
-        </section>
+        </PreviewSection>
       )}
 
       {grouped.overrides.length > 0 && (
-        <section aria-labelledby="preview-overrides">
-          <h3 id="preview-overrides">Channel permission overrides</h3>
+        <PreviewSection id="preview-overrides" title="Channel permission overrides">
           {grouped.overrides.map((group) => (
             <div key={group.channelId} className="category">
               <h4>#{group.channelName}</h4>
@@ -316,17 +313,26 @@ export function PreviewView({
               </ul>
             </div>
           ))}
-        </section>
+        </PreviewSection>
       )}
 
       {grouped.settings.length > 0 && (
-        <section aria-labelledby="preview-settings">
-          <h3 id="preview-settings">Guild settings</h3>
+        <PreviewSection id="preview-settings" title="Guild settings">
           <Fields fields={grouped.settings} />
-        </section>
+        </PreviewSection>
       )}
       <Skipped skipped={grouped.skipped} />
     </div>
+  );
+}
+
+/** One kind of change in the preview, under its own heading. */
+function PreviewSection({ id, title, children }: { id: string; title: string; children: ReactNode }) {
+  return (
+    <section aria-labelledby={id}>
+      <h3 id={id}>{title}</h3>
+      {children}
+    </section>
   );
 }
 
@@ -350,8 +356,7 @@ function Fields({ fields }: { fields: { field: string; before: string; after: st
 function Skipped({ skipped }: { skipped: Preview['skipped'] }) {
   if (!skipped.length) return null;
   return (
-    <section aria-labelledby="preview-skipped">
-      <h3 id="preview-skipped">Skipped</h3>
+    <PreviewSection id="preview-skipped" title="Skipped">
       <ul className="changes">
         {skipped.map((item) => (
           <li key={`${item.scope}:${item.id}`} className="change change-skip">
@@ -359,7 +364,7 @@ function Skipped({ skipped }: { skipped: Preview['skipped'] }) {
           </li>
         ))}
       </ul>
-    </section>
+    </PreviewSection>
   );
 }
 

@@ -1,5 +1,6 @@
 import { type FormEvent, useMemo, useState } from 'react';
 import { Loading, ProblemMessage } from '../app/layout';
+import { Fact } from '../components/facts';
 import { Link } from '../app/router';
 import { pathTo } from '../app/routes';
 import type { Schemas } from '../api/client';
@@ -156,27 +157,15 @@ export function SnapshotPage({ guildId, snapshotId }: { guildId: string; snapsho
       {snapshot.data && (
         <>
           <dl className="facts">
-            <div className="fact">
-              <dt>Taken</dt>
-              <dd>
-                <time dateTime={snapshot.data.created_at}>{dateTime(snapshot.data.created_at)}</time>
-              </dd>
-            </div>
-            <div className="fact">
-              <dt>Description</dt>
-              <dd>{snapshot.data.description || 'none'}</dd>
-            </div>
-            <div className="fact">
-              <dt>Trigger</dt>
-              <dd>{TRIGGERS[snapshot.data.trigger]}</dd>
-            </div>
-            <div className="fact">
-              <dt>Holds</dt>
-              <dd>
-                {snapshot.data.counts.roles} roles, {snapshot.data.counts.channels} channels,{' '}
-                {snapshot.data.counts.permission_overrides} overrides ({byteSize(snapshot.data.size)})
-              </dd>
-            </div>
+            <Fact label="Taken">
+              <time dateTime={snapshot.data.created_at}>{dateTime(snapshot.data.created_at)}</time>
+            </Fact>
+            <Fact label="Description">{snapshot.data.description || 'none'}</Fact>
+            <Fact label="Trigger">{TRIGGERS[snapshot.data.trigger]}</Fact>
+            <Fact label="Holds">
+              {snapshot.data.counts.roles} roles, {snapshot.data.counts.channels} channels,{' '}
+              {snapshot.data.counts.permission_overrides} overrides ({byteSize(snapshot.data.size)})
+            </Fact>
           </dl>
           {snapshot.data.payload && <SnapshotTree payload={snapshot.data.payload} />}
         </>

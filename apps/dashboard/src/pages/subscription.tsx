@@ -16,6 +16,7 @@ import { useMe } from '../api/queries';
 import { won } from '../format/money';
 import { planName } from '../format/plans';
 import { dateTime } from '../format/time';
+import { Fact } from '../components/facts';
 import { GuildPage } from './guild';
 
 type Plans = Schemas['PlanDefinition'][] | undefined;
@@ -64,15 +65,6 @@ export function SubscriptionPage({ guildId }: { guildId: string }) {
         </>
       )}
     </GuildPage>
-  );
-}
-
-function Fact({ label, children }: { label: string; children: ReactNode }) {
-  return (
-    <div className="fact">
-      <dt>{label}</dt>
-      <dd>{children}</dd>
-    </div>
   );
 }
 
@@ -177,98 +169,101 @@ function PayerControls({
       ) : (
         <>
           {subscription.pending_downgrade_to && periodEnd && (
-            <div className="change-option">
-              <p>
-                {planName(plans, subscription.pending_downgrade_to)} takes over on <When iso={periodEnd} />.
-                Keep {current?.name ?? subscription.plan} instead, and it renews as it is.
-              </p>
-              <button
-                type="button"
-                className="button"
-                disabled={busy}
-                onClick={() => change.mutate({ kind: 'drop-downgrade' })}
-              >
-                Keep {current?.name ?? subscription.plan}
-              </button>
-            </div>
+            <ChangeOption
+              action={`Keep ${current?.name ?? subscription.plan}`}
+              busy={busy}
+              onChoose={() => change.mutate({ kind: 'drop-downgrade' })}
+            >
+              {planName(plans, subscription.pending_downgrade_to)} takes over on <When iso={periodEnd} />.
+              Keep {current?.name ?? subscription.plan} instead, and it renews as it is.
+            </ChangeOption>
           )}
           {!subscription.cancel_at_period_end &&
             others.map((plan) =>
               current && plan.rank > current.rank ? (
-                <div className="change-option" key={plan.code}>
-                  <p>
-                    Upgrade to {plan.name}: takes effect at once, with nothing charged now. From the next
-                    charge
-                    {subscription.next_billing_at && (
-                      <>
-                        {' '}
-                        on <When iso={subscription.next_billing_at} />
-                      </>
-                    )}{' '}
-                    you pay {won(plan.price_krw)} a month.
-                  </p>
-                  <button
-                    type="button"
-                    className="button button-primary"
-                    disabled={busy}
-                    onClick={() => change.mutate({ kind: 'change-plan', plan: plan.code })}
-                  >
-                    Upgrade to {plan.name}
-                  </button>
-                </div>
+                <ChangeOption
+                  key={plan.code}
+                  action={`Upgrade to ${plan.name}`}
+                  tone="primary"
+                  busy={busy}
+                  onChoose={() => change.mutate({ kind: 'change-plan', plan: plan.code })}
+                >
+                  Upgrade to {plan.name}: takes effect at once, with nothing charged now. From the next charge
+                  {subscription.next_billing_at && (
+                    <>
+                      {' '}
+                      on <When iso={subscription.next_billing_at} />
+                    </>
+                  )}{' '}
+                  you pay {won(plan.price_krw)} a month.
+                </ChangeOption>
               ) : plan.code !== subscription.pending_downgrade_to && periodEnd ? (
-                <div className="change-option" key={plan.code}>
-                  <p>
-                    Downgrade to {plan.name}: you keep {current?.name ?? subscription.plan} until{' '}
-                    <When iso={periodEnd} />, then pay {won(plan.price_krw)} a month. You can undo it until
-                    then.
-                  </p>
-                  <button
-                    type="button"
-                    className="button"
-                    disabled={busy}
-                    onClick={() => change.mutate({ kind: 'change-plan', plan: plan.code })}
-                  >
-                    Downgrade to {plan.name}
-                  </button>
-                </div>
+                <ChangeOption
+                  key={plan.code}
+                  action={`Downgrade to ${plan.name}`}
+                  busy={busy}
+                  onChoose={() => change.mutate({ kind: 'change-plan', plan: plan.code })}
+                >
+                  Downgrade to {plan.name}: you keep {current?.name ?? subscription.plan} until{' '}
+                  <When iso={periodEnd} />, then pay {won(plan.price_krw)} a month. You can undo it until
+                  then.
+                </ChangeOption>
               ) : null,
             )}
           {periodEnd &&
             (subscription.cancel_at_period_end ? (
-              <div className="change-option">
-                <p>
-                  The subscription ends on <When iso={periodEnd} /> and the guild returns to the Free plan.
-                  Keep it, and it renews as before.
-                </p>
-                <button
-                  type="button"
-                  className="button button-primary"
-                  disabled={busy}
-                  onClick={() => change.mutate({ kind: 'uncancel' })}
-                >
-                  Keep the subscription
-                </button>
-              </div>
+              <ChangeOption
+                action="Keep the subscription"
+                tone="primary"
+                busy={busy}
+                onChoose={() => change.mutate({ kind: 'uncancel' })}
+              >
+                The subscription ends on <When iso={periodEnd} /> and the guild returns to the Free plan. Keep
+                it, and it renews as before.
+              </ChangeOption>
             ) : (
-              <div className="change-option">
-                <p>
-                  Cancel: nothing more is charged; the guild keeps {current?.name ?? subscription.plan} until{' '}
-                  <When iso={periodEnd} />, then returns to the Free plan. You can undo it until then.
-                </p>
-                <button
-                  type="button"
-                  className="button button-danger"
-                  disabled={busy}
-                  onClick={() => change.mutate({ kind: 'cancel' })}
-                >
-                  Cancel at period end
-                </button>
-              </div>
+              <ChangeOption
+                action="Cancel at period end"
+                tone="danger"
+                busy={busy}
+                onChoose={() => change.mutate({ kind: 'cancel' })}
+              >
+                Cancel: nothing more is charged; the guild keeps {current?.name ?? subscription.plan} until{' '}
+                <When iso={periodEnd} />, then returns to the Free plan. You can undo it until then.
+              </ChangeOption>
             ))}
         </>
       )}
     </section>
+  );
+}
+
+/** One change the payer can make: what it does and when, then the button that makes it. */
+function ChangeOption({
+  action,
+  tone,
+  busy,
+  onChoose,
+  children,
+}: {
+  action: string;
+  tone?: 'primary' | 'danger';
+  busy: boolean;
+  onChoose: () => void;
+  children: ReactNode;
+}) {
+  return (
+    <div className="change-option">
+      <p>{children}</p>
+      <button
+        type="button"
+        className={tone ? `button button-${tone}` : 'button'}
+        disabled={busy}
+        onClick={onChoose}
+      >
+        {action}
+      </button>
+    </div>
   );
 }
 

@@ -1,11 +1,11 @@
-import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { StatementMigration } from '@lib/database';
 
 /** docs/architecture.md: `identity.users` maps our user id (UUID v7) to the platform's user id. */
-export class Users1764500000000 implements MigrationInterface {
+export class Users1764500000000 extends StatementMigration {
   name = 'Users1764500000000';
 
-  async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`
+  protected readonly upStatements = [
+    `
       CREATE TABLE identity.users (
         id uuid PRIMARY KEY,
         platform_user_id text NOT NULL UNIQUE,
@@ -14,10 +14,8 @@ export class Users1764500000000 implements MigrationInterface {
         avatar text,
         created_at timestamptz NOT NULL DEFAULT now(),
         last_login_at timestamptz NOT NULL DEFAULT now()
-      )`);
-  }
+      )`,
+  ];
 
-  async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`DROP TABLE identity.users`);
-  }
+  protected readonly downStatements = [`DROP TABLE identity.users`];
 }

@@ -1,15 +1,11 @@
+import { StatementMigration } from '@lib/database';
 import { dropKeyValueTableSql, keyValueTableSql } from '@lib/key-value';
-import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /** Sessions, OAuth states and rate-limit counters when no REDIS_URL is set (standalone mode). */
-export class KeyValues1764700000000 implements MigrationInterface {
+export class KeyValues1764700000000 extends StatementMigration {
   name = 'KeyValues1764700000000';
 
-  async up(queryRunner: QueryRunner): Promise<void> {
-    for (const sql of keyValueTableSql('identity')) await queryRunner.query(sql);
-  }
+  protected readonly upStatements = keyValueTableSql('identity');
 
-  async down(queryRunner: QueryRunner): Promise<void> {
-    for (const sql of dropKeyValueTableSql('identity')) await queryRunner.query(sql);
-  }
+  protected readonly downStatements = dropKeyValueTableSql('identity');
 }

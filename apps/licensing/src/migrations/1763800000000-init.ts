@@ -1,18 +1,14 @@
+import { StatementMigration } from '@lib/database';
 import { processedEventsTableSql } from '@lib/messaging';
 import { dropOutboxTableSql, outboxTableSql } from '@lib/outbox';
-import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-export class Init1763800000000 implements MigrationInterface {
+export class Init1763800000000 extends StatementMigration {
   name = 'Init1763800000000';
 
-  async up(queryRunner: QueryRunner): Promise<void> {
-    for (const sql of [...outboxTableSql('licensing'), ...processedEventsTableSql('licensing')]) {
-      await queryRunner.query(sql);
-    }
-  }
+  protected readonly upStatements = [...outboxTableSql('licensing'), ...processedEventsTableSql('licensing')];
 
-  async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`DROP TABLE licensing.processed_events`);
-    for (const sql of dropOutboxTableSql('licensing')) await queryRunner.query(sql);
-  }
+  protected readonly downStatements = [
+    `DROP TABLE licensing.processed_events`,
+    ...dropOutboxTableSql('licensing'),
+  ];
 }

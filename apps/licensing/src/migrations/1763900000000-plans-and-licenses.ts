@@ -1,14 +1,14 @@
-import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { StatementMigration } from '@lib/database';
 
 /**
  * The plan catalogue (docs/architecture.md "plans") and one licence row per guild. Plan ids are fixed
  * so that every environment agrees on them; a price or feature change is a new migration.
  */
-export class PlansAndLicenses1763900000000 implements MigrationInterface {
+export class PlansAndLicenses1763900000000 extends StatementMigration {
   name = 'PlansAndLicenses1763900000000';
 
-  async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`
+  protected readonly upStatements = [
+    `
       CREATE TABLE licensing.plans (
         id uuid PRIMARY KEY,
         code text NOT NULL UNIQUE CHECK (code IN ('FREE', 'PRO', 'ENTERPRISE')),
@@ -19,8 +19,8 @@ export class PlansAndLicenses1763900000000 implements MigrationInterface {
         snapshot_manual_max integer NOT NULL CHECK (snapshot_manual_max >= 0),
         scheduled_snapshot_retention_days integer CHECK (scheduled_snapshot_retention_days > 0),
         created_at timestamptz NOT NULL DEFAULT now()
-      )`);
-    await queryRunner.query(`
+      )`,
+    `
       INSERT INTO licensing.plans
         (id, code, rank, name, price_krw, features, snapshot_manual_max, scheduled_snapshot_retention_days)
       VALUES
@@ -29,10 +29,10 @@ export class PlansAndLicenses1763900000000 implements MigrationInterface {
          '{RECOVERY_RESTORE,RECOVERY_SNAPSHOT_MANUAL,RECOVERY_SNAPSHOT_SCHEDULED,RECOVERY_LIVE_SYNC}', 1, 7),
         ('01a20182-341c-71f6-8123-3135cd065215', 'ENTERPRISE', 2, 'Enterprise', 29900,
          '{RECOVERY_RESTORE,RECOVERY_SNAPSHOT_MANUAL,RECOVERY_SNAPSHOT_SCHEDULED,RECOVERY_LIVE_SYNC,ANTINUKE_DETECT,ANTINUKE_AUTO_ACTION}',
-         3, 30)`);
+         3, 30)`,
     // last_event_at/last_event_id: the newest billing event applied, so an older one arriving
     // late (redelivery, a second relay) is recognised and ignored.
-    await queryRunner.query(`
+    `
       CREATE TABLE licensing.licenses (
         id uuid PRIMARY KEY,
         guild_id uuid NOT NULL UNIQUE,
@@ -44,11 +44,8 @@ export class PlansAndLicenses1763900000000 implements MigrationInterface {
         last_event_id uuid NOT NULL,
         created_at timestamptz NOT NULL DEFAULT now(),
         updated_at timestamptz NOT NULL DEFAULT now()
-      )`);
-  }
+      )`,
+  ];
 
-  async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`DROP TABLE licensing.licenses`);
-    await queryRunner.query(`DROP TABLE licensing.plans`);
-  }
+  protected readonly downStatements = [`DROP TABLE licensing.licenses`, `DROP TABLE licensing.plans`];
 }

@@ -1,20 +1,20 @@
-import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { StatementMigration } from '@lib/database';
 
 /** The DMs the notifier owes users, and what users told it they want. */
-export class Notifications1764400000002 implements MigrationInterface {
+export class Notifications1764400000002 extends StatementMigration {
   name = 'Notifications1764400000002';
 
-  async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`
+  protected readonly upStatements = [
+    `
       CREATE TABLE notification.notification_preferences (
         user_id uuid PRIMARY KEY,
         payment_notifications boolean NOT NULL,
         updated_at timestamptz NOT NULL DEFAULT now()
-      )`);
+      )`,
     // One row per DM an event calls for, written in the consumer's transaction; the sender works
     // through them. `suppressed`: the user turned that kind off; `undeliverable`: the platform
     // refused for good (DMs closed); `failed`: retries ran out.
-    await queryRunner.query(`
+    `
       CREATE TABLE notification.notifications (
         id uuid PRIMARY KEY,
         event_id uuid NOT NULL,
@@ -35,14 +35,14 @@ export class Notifications1764400000002 implements MigrationInterface {
         created_at timestamptz NOT NULL DEFAULT now(),
         updated_at timestamptz NOT NULL DEFAULT now(),
         UNIQUE (event_id, template, recipient_platform_user_id)
-      )`);
-    await queryRunner.query(`
+      )`,
+    `
       CREATE INDEX notifications_due_idx ON notification.notifications (next_attempt_at)
-       WHERE status = 'pending'`);
-  }
+       WHERE status = 'pending'`,
+  ];
 
-  async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`DROP TABLE notification.notifications`);
-    await queryRunner.query(`DROP TABLE notification.notification_preferences`);
-  }
+  protected readonly downStatements = [
+    `DROP TABLE notification.notifications`,
+    `DROP TABLE notification.notification_preferences`,
+  ];
 }

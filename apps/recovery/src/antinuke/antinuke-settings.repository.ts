@@ -12,17 +12,21 @@ export interface StoredAntiNukeSettings extends AntiNukeSettings {
 export class AntiNukeSettingsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
+  /** `lock`: held until the transaction ends, so a read-modify-write PUT is not lost to another. */
   async get(
     guildId: string,
     manager: EntityManager = this.dataSource.manager,
+    options: { lock?: boolean } = {},
   ): Promise<StoredAntiNukeSettings> {
     const [row] = await manager.query<(AntiNukeSettings & { updated_at: Date })[]>(
-      `SELECT threshold, window_seconds, auto_action_enabled, updated_at
-         FROM recovery.antinuke_settings WHERE guild_id = $1`,
+      `SELECT enabled, exempt_user_ids, threshold, window_seconds, auto_action_enabled, updated_at
+         FROM recovery.antinuke_settings WHERE guild_id = $1${options.lock ? ' FOR UPDATE' : ''}`,
       [guildId],
     );
-    if (!row) return { ...DEFAULT_ANTINUKE_SETTINGS, updated_at: null };
+    if (!row) return { ...DEFAULT_ANTINUKE_SETTINGS, exempt_user_ids: [], updated_at: null };
     return {
+      enabled: row.enabled,
+      exempt_user_ids: row.exempt_user_ids,
       threshold: row.threshold,
       window_seconds: row.window_seconds,
       auto_action_enabled: row.auto_action_enabled,
@@ -32,14 +36,24 @@ export class AntiNukeSettingsRepository {
 
   async put(guildId: string, settings: AntiNukeSettings, manager: EntityManager): Promise<void> {
     await manager.query(
-      `INSERT INTO recovery.antinuke_settings (guild_id, threshold, window_seconds, auto_action_enabled)
-       VALUES ($1, $2, $3, $4)
+      `INSERT INTO recovery.antinuke_settings
+         (guild_id, enabled, exempt_user_ids, threshold, window_seconds, auto_action_enabled)
+       VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (guild_id) DO UPDATE
-         SET threshold = EXCLUDED.threshold,
+         SET enabled = EXCLUDED.enabled,
+             exempt_user_ids = EXCLUDED.exempt_user_ids,
+             threshold = EXCLUDED.threshold,
              window_seconds = EXCLUDED.window_seconds,
              auto_action_enabled = EXCLUDED.auto_action_enabled,
              updated_at = now()`,
-      [guildId, settings.threshold, settings.window_seconds, settings.auto_action_enabled],
+      [
+        guildId,
+        settings.enabled,
+        settings.exempt_user_ids,
+        settings.threshold,
+        settings.window_seconds,
+        settings.auto_action_enabled,
+      ],
     );
   }
 

@@ -1,12 +1,51 @@
 import type { PlanCode } from '@lib/contracts';
 import { Type } from 'class-transformer';
-import { IsBoolean, IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
-import { ANTINUKE_SETTING_LIMITS } from './workflows/antinuke-contract';
+import {
+  ArrayMaxSize,
+  ArrayUnique,
+  IsArray,
+  IsBoolean,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  ValidateIf,
+} from 'class-validator';
+import { ANTINUKE_SETTING_LIMITS, PLATFORM_USER_ID_PATTERN } from './workflows/antinuke-contract';
 
-const { threshold, window_seconds } = ANTINUKE_SETTING_LIMITS;
+const { threshold, window_seconds, exempt_user_ids } = ANTINUKE_SETTING_LIMITS;
 
-/** The whole setting: a PUT replaces it. */
+/** Absent is allowed (the stored value stays); null is not a value. */
+const UnlessAbsent = () => ValidateIf((_body: unknown, value: unknown) => value !== undefined);
+
+/**
+ * The whole setting: a PUT replaces it. `enabled` and `exempt_user_ids` came later; a body without
+ * them (a client written before) keeps what is stored for them, so it neither switches AntiNuke
+ * back on nor empties the list (docs/behaviour.md §1.6).
+ */
 export class UpdateAntiNukeSettingsDto {
+  /** AntiNuke counts destructive actions and opens incidents; false stops both. Absent: unchanged. */
+  @UnlessAbsent()
+  @IsBoolean()
+  enabled?: boolean;
+
+  /**
+   * Platform user ids whose actions are never counted (the owner's other bots, say): at most 50,
+   * each a snowflake, no repeats. Absent: unchanged; `[]` exempts nobody.
+   */
+  @UnlessAbsent()
+  @IsArray()
+  @ArrayMaxSize(exempt_user_ids.max)
+  @ArrayUnique()
+  @IsString({ each: true })
+  @Matches(PLATFORM_USER_ID_PATTERN, {
+    each: true,
+    message: 'each of exempt_user_ids must be a platform user id (17 to 20 digits)',
+  })
+  exempt_user_ids?: string[];
+
   /** How many actions of one kind by one actor open an incident. */
   @IsInt()
   @Min(threshold.min)
@@ -38,8 +77,20 @@ export class ListIncidentsQuery {
   cursor?: string;
 }
 
+/** One exempt platform user, with the name the platform gives them when it could say. */
+export interface ExemptUserView {
+  platform_user_id: string;
+  /** Nickname, display name or user name in the guild; null when the platform did not say (not a member, an outage). */
+  name: string | null;
+}
+
 export interface AntiNukeView {
   guild_id: string;
+  /** AntiNuke counts destructive actions and opens incidents (the owner's switch). */
+  enabled: boolean;
+  exempt_user_ids: string[];
+  /** The same users, in the same order, with their names. */
+  exempt_users: ExemptUserView[];
   threshold: number;
   window_seconds: number;
   auto_action_enabled: boolean;

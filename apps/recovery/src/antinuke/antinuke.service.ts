@@ -5,6 +5,8 @@ import { DataSource } from 'typeorm';
 import { AntiNukeIncidentsRepository, type IncidentView } from './antinuke-incidents.repository';
 import { AntiNukeSettingsRepository } from './antinuke-settings.repository';
 import { AntiNukeWorkflows } from './antinuke-workflows.service';
+import { GuildRegistry } from '../guilds/guild-registry.service';
+import { ExemptUserNames } from './exempt-user-names';
 import type { AntiNukeView, ListIncidentsQuery, UpdateAntiNukeSettingsDto } from './antinuke.dto';
 import type { AntiNukeSettings } from './workflows/antinuke-contract';
 
@@ -22,6 +24,8 @@ export class AntiNukeService {
     private readonly settings: AntiNukeSettingsRepository,
     private readonly incidents: AntiNukeIncidentsRepository,
     private readonly workflows: AntiNukeWorkflows,
+    private readonly guilds: GuildRegistry,
+    private readonly names: ExemptUserNames,
   ) {}
 
   async get(guildId: string): Promise<AntiNukeView> {
@@ -31,18 +35,22 @@ export class AntiNukeService {
   /**
    * The plan must include AntiNuke, and auto-action too to switch that on (403 ErrPermissionDenied
    * with `required_feature`). The running workflow learns the new setting in the same transaction
-   * that stores it: if the engine cannot be told, nothing changes.
+   * that stores it: if the engine cannot be told, nothing changes. A body without `enabled` or
+   * `exempt_user_ids` keeps the stored ones, read under the row's lock (docs/behaviour.md §1.6).
    */
   async update(guildId: string, body: UpdateAntiNukeSettingsDto): Promise<AntiNukeView> {
     // Auto-action is named first: switching it on without ENTERPRISE is the refusal users meet.
     if (body.auto_action_enabled) await this.entitlements.requireFeature(guildId, 'ANTINUKE_AUTO_ACTION');
     await this.entitlements.requireFeature(guildId, 'ANTINUKE_DETECT');
-    const settings: AntiNukeSettings = {
-      threshold: body.threshold,
-      window_seconds: body.window_seconds,
-      auto_action_enabled: body.auto_action_enabled,
-    };
     await this.dataSource.transaction(async (manager) => {
+      const stored = await this.settings.get(guildId, manager, { lock: true });
+      const settings: AntiNukeSettings = {
+        enabled: body.enabled ?? stored.enabled,
+        exempt_user_ids: body.exempt_user_ids ?? stored.exempt_user_ids,
+        threshold: body.threshold,
+        window_seconds: body.window_seconds,
+        auto_action_enabled: body.auto_action_enabled,
+      };
       await this.settings.put(guildId, settings, manager);
       await this.workflows.signalSettings(guildId, settings).catch((error: unknown) => {
         this.logger.error({ err: error, guild_id: guildId }, 'antinuke settings could not be signalled');
@@ -65,13 +73,17 @@ export class AntiNukeService {
   }
 
   private async view(guildId: string): Promise<AntiNukeView> {
-    const [stored, entitlements, running] = await Promise.all([
+    const [stored, entitlements, running, guild] = await Promise.all([
       this.settings.get(guildId),
       this.entitlements.get(guildId),
       this.workflows.isRunning(guildId),
+      this.guilds.get(guildId),
     ]);
     return {
       guild_id: guildId,
+      enabled: stored.enabled,
+      exempt_user_ids: stored.exempt_user_ids,
+      exempt_users: await this.names.of(guild.platformGuildId, stored.exempt_user_ids),
       threshold: stored.threshold,
       window_seconds: stored.window_seconds,
       auto_action_enabled: stored.auto_action_enabled,

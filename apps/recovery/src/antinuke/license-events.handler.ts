@@ -5,7 +5,7 @@ import type { EntityManager } from 'typeorm';
 import { GuildsRepository } from '../guilds/guilds.repository';
 import { AntiNukeSettingsRepository } from './antinuke-settings.repository';
 import { AntiNukeWorkflows } from './antinuke-workflows.service';
-import type { AntiNukeEntitlements } from './workflows/antinuke-contract';
+import { type AntiNukeEntitlements, startingSettings } from './workflows/antinuke-contract';
 
 /**
  * docs/behaviour.md §6: LicenseUpgraded with ANTINUKE_DETECT starts the guild's AntiNuke workflow; a
@@ -52,13 +52,9 @@ export class AntiNukeLicenseHandler implements EventHandler {
       detect: true,
       auto_action_allowed: features.includes('ANTINUKE_AUTO_ACTION'),
     };
-    const { threshold, window_seconds, auto_action_enabled } = await this.settings.get(guildId, manager);
-    const settings = {
-      threshold,
-      window_seconds,
-      auto_action_enabled: auto_action_enabled && entitlements.auto_action_allowed,
-    };
-    if (auto_action_enabled && !settings.auto_action_enabled) {
+    const stored = await this.settings.get(guildId, manager);
+    const settings = startingSettings(stored, entitlements.auto_action_allowed);
+    if (stored.auto_action_enabled && !settings.auto_action_enabled) {
       await this.settings.switchAutoActionOff(guildId, manager);
     }
     const { runId } = await this.workflows.ensureRunning(guildId, settings, entitlements);

@@ -1,11 +1,11 @@
-import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { StatementMigration } from '@lib/database';
 
 /** The guild registry, snapshots, and restore jobs (only their one-active-job rule matters here yet). */
-export class GuildsSnapshotsRestoreJobs1763900000000 implements MigrationInterface {
+export class GuildsSnapshotsRestoreJobs1763900000000 extends StatementMigration {
   name = 'GuildsSnapshotsRestoreJobs1763900000000';
 
-  async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`
+  protected readonly upStatements = [
+    `
       CREATE TABLE recovery.guilds (
         id uuid PRIMARY KEY,
         platform_guild_id text NOT NULL UNIQUE CHECK (platform_guild_id ~ '^[0-9]{1,20}$'),
@@ -15,8 +15,8 @@ export class GuildsSnapshotsRestoreJobs1763900000000 implements MigrationInterfa
         removed_at timestamptz,
         created_at timestamptz NOT NULL DEFAULT now(),
         updated_at timestamptz NOT NULL DEFAULT now()
-      )`);
-    await queryRunner.query(`
+      )`,
+    `
       CREATE TABLE recovery.snapshots (
         id uuid PRIMARY KEY,
         guild_id uuid NOT NULL REFERENCES recovery.guilds (id),
@@ -28,14 +28,10 @@ export class GuildsSnapshotsRestoreJobs1763900000000 implements MigrationInterfa
         description text CHECK (char_length(description) <= 500),
         created_at timestamptz NOT NULL DEFAULT now(),
         CHECK (trigger <> 'scheduled' OR created_by_user IS NULL)
-      )`);
-    await queryRunner.query(
-      `CREATE INDEX snapshots_guild_idx ON recovery.snapshots (guild_id, created_at DESC, id DESC)`,
-    );
-    await queryRunner.query(
-      `CREATE INDEX snapshots_retention_idx ON recovery.snapshots (trigger, created_at) WHERE trigger <> 'manual'`,
-    );
-    await queryRunner.query(`
+      )`,
+    `CREATE INDEX snapshots_guild_idx ON recovery.snapshots (guild_id, created_at DESC, id DESC)`,
+    `CREATE INDEX snapshots_retention_idx ON recovery.snapshots (trigger, created_at) WHERE trigger <> 'manual'`,
+    `
       CREATE TABLE recovery.restore_jobs (
         id uuid PRIMARY KEY,
         guild_id uuid NOT NULL REFERENCES recovery.guilds (id),
@@ -51,13 +47,11 @@ export class GuildsSnapshotsRestoreJobs1763900000000 implements MigrationInterfa
         created_at timestamptz NOT NULL DEFAULT now(),
         started_at timestamptz,
         completed_at timestamptz
-      )`);
+      )`,
     // One restore per guild at a time (docs/behaviour.md §8), enforced by the database under concurrent starts.
-    await queryRunner.query(
-      `CREATE UNIQUE INDEX restore_jobs_one_active_per_guild ON recovery.restore_jobs (guild_id)
+    `CREATE UNIQUE INDEX restore_jobs_one_active_per_guild ON recovery.restore_jobs (guild_id)
         WHERE status IN ('pending', 'running')`,
-    );
-    await queryRunner.query(`
+    `
       CREATE TABLE recovery.scheduled_snapshot_runs (
         guild_id uuid NOT NULL REFERENCES recovery.guilds (id),
         run_date date NOT NULL,
@@ -69,16 +63,15 @@ export class GuildsSnapshotsRestoreJobs1763900000000 implements MigrationInterfa
         last_error text,
         updated_at timestamptz NOT NULL DEFAULT now(),
         PRIMARY KEY (guild_id, run_date)
-      )`);
-    await queryRunner.query(
-      `CREATE INDEX scheduled_snapshot_runs_due_idx ON recovery.scheduled_snapshot_runs (next_attempt_at)
+      )`,
+    `CREATE INDEX scheduled_snapshot_runs_due_idx ON recovery.scheduled_snapshot_runs (next_attempt_at)
         WHERE status = 'pending'`,
-    );
-  }
+  ];
 
-  async down(queryRunner: QueryRunner): Promise<void> {
-    for (const table of ['scheduled_snapshot_runs', 'restore_jobs', 'snapshots', 'guilds']) {
-      await queryRunner.query(`DROP TABLE recovery.${table}`);
-    }
-  }
+  protected readonly downStatements = [
+    `DROP TABLE recovery.scheduled_snapshot_runs`,
+    `DROP TABLE recovery.restore_jobs`,
+    `DROP TABLE recovery.snapshots`,
+    `DROP TABLE recovery.guilds`,
+  ];
 }

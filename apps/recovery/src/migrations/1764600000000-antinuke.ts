@@ -1,22 +1,22 @@
-import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { StatementMigration } from '@lib/database';
 
 /**
  * AntiNuke's per-guild setting (absent row = the defaults) and its incidents. An incident keeps
  * its snapshot id without a foreign key: antinuke snapshots expire after 7 days, incidents stay.
  */
-export class AntiNuke1764600000000 implements MigrationInterface {
+export class AntiNuke1764600000000 extends StatementMigration {
   name = 'AntiNuke1764600000000';
 
-  async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`
+  protected readonly upStatements = [
+    `
       CREATE TABLE recovery.antinuke_settings (
         guild_id uuid PRIMARY KEY REFERENCES recovery.guilds (id),
         threshold integer NOT NULL DEFAULT 3 CHECK (threshold BETWEEN 2 AND 50),
         window_seconds integer NOT NULL DEFAULT 10 CHECK (window_seconds BETWEEN 1 AND 300),
         auto_action_enabled boolean NOT NULL DEFAULT false,
         updated_at timestamptz NOT NULL DEFAULT now()
-      )`);
-    await queryRunner.query(`
+      )`,
+    `
       CREATE TABLE recovery.antinuke_incidents (
         id uuid PRIMARY KEY,
         guild_id uuid NOT NULL REFERENCES recovery.guilds (id),
@@ -32,14 +32,12 @@ export class AntiNuke1764600000000 implements MigrationInterface {
         auto_action_error text,
         opened_at timestamptz NOT NULL DEFAULT now(),
         CHECK (snapshot_id IS NULL OR snapshot_error IS NULL)
-      )`);
-    await queryRunner.query(
-      `CREATE INDEX antinuke_incidents_guild_idx ON recovery.antinuke_incidents (guild_id, opened_at DESC, id DESC)`,
-    );
-  }
+      )`,
+    `CREATE INDEX antinuke_incidents_guild_idx ON recovery.antinuke_incidents (guild_id, opened_at DESC, id DESC)`,
+  ];
 
-  async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`DROP TABLE recovery.antinuke_incidents`);
-    await queryRunner.query(`DROP TABLE recovery.antinuke_settings`);
-  }
+  protected readonly downStatements = [
+    `DROP TABLE recovery.antinuke_incidents`,
+    `DROP TABLE recovery.antinuke_settings`,
+  ];
 }

@@ -1,11 +1,11 @@
-import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { StatementMigration } from '@lib/database';
 
 /** Every request to the webhook endpoint, valid or not (docs/behaviour.md §2.8). */
-export class WebhookEvents1764200000000 implements MigrationInterface {
+export class WebhookEvents1764200000000 extends StatementMigration {
   name = 'WebhookEvents1764200000000';
 
-  async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`
+  protected readonly upStatements = [
+    `
       CREATE TABLE webhook.webhook_events (
         id uuid PRIMARY KEY,
         source text NOT NULL,
@@ -29,21 +29,17 @@ export class WebhookEvents1764200000000 implements MigrationInterface {
         processed_at timestamptz,
         created_at timestamptz NOT NULL DEFAULT now(),
         updated_at timestamptz NOT NULL DEFAULT now()
-      )`);
+      )`,
     // The spec's uniqueness of (source, external_event_id), for the one row that carries an event's
     // processing. Duplicates are rows of their own, and a forged request must not block the real one.
-    await queryRunner.query(`
+    `
       CREATE UNIQUE INDEX webhook_events_once ON webhook.webhook_events (source, external_event_id)
-       WHERE signature_valid AND processing_result <> 'duplicate' AND external_event_id IS NOT NULL`);
-    await queryRunner.query(
-      `CREATE INDEX webhook_events_recent_idx ON webhook.webhook_events (source, created_at DESC, id DESC)`,
-    );
-    await queryRunner.query(`
+       WHERE signature_valid AND processing_result <> 'duplicate' AND external_event_id IS NOT NULL`,
+    `CREATE INDEX webhook_events_recent_idx ON webhook.webhook_events (source, created_at DESC, id DESC)`,
+    `
       CREATE INDEX webhook_events_result_idx
-          ON webhook.webhook_events (source, processing_result, created_at DESC, id DESC)`);
-  }
+          ON webhook.webhook_events (source, processing_result, created_at DESC, id DESC)`,
+  ];
 
-  async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`DROP TABLE webhook.webhook_events`);
-  }
+  protected readonly downStatements = [`DROP TABLE webhook.webhook_events`];
 }

@@ -1,4 +1,4 @@
-import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { StatementMigration } from '@lib/database';
 
 /**
  * `duplicate_of` references the row that carried the event. Without an index, deleting (or
@@ -6,16 +6,14 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * row. Partial: most rows are not duplicates, and the foreign-key check only ever looks up non-null
  * values, so only duplicates pay for the index.
  */
-export class WebhookDuplicateOfIndex1764300000000 implements MigrationInterface {
+export class WebhookDuplicateOfIndex1764300000000 extends StatementMigration {
   name = 'WebhookDuplicateOfIndex1764300000000';
 
-  async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`
+  protected readonly upStatements = [
+    `
       CREATE INDEX webhook_events_duplicate_of_idx
-          ON webhook.webhook_events (duplicate_of) WHERE duplicate_of IS NOT NULL`);
-  }
+          ON webhook.webhook_events (duplicate_of) WHERE duplicate_of IS NOT NULL`,
+  ];
 
-  async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`DROP INDEX webhook.webhook_events_duplicate_of_idx`);
-  }
+  protected readonly downStatements = [`DROP INDEX webhook.webhook_events_duplicate_of_idx`];
 }

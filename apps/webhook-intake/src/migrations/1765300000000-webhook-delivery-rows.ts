@@ -1,4 +1,4 @@
-import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { StatementMigration } from '@lib/database';
 
 /**
  * Every delivery is a row of its own, with its own outcome and error (docs/behaviour.md §1.4, §2.8): a resend
@@ -14,25 +14,25 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * As for the forged bodies before (1765100000000), a request refused for its signature keeps no
  * body text; NOT VALID, so the constraint is added without scanning the table.
  */
-export class WebhookDeliveryRows1765300000000 implements MigrationInterface {
+export class WebhookDeliveryRows1765300000000 extends StatementMigration {
   name = 'WebhookDeliveryRows1765300000000';
 
-  async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`
+  protected readonly upStatements = [
+    `
       ALTER TABLE webhook.webhook_events
         ADD COLUMN body_text text,
-        ADD COLUMN reprocess_of uuid`);
-    await queryRunner.query(`
+        ADD COLUMN reprocess_of uuid`,
+    `
       ALTER TABLE webhook.webhook_events
         ADD CONSTRAINT webhook_events_forged_body_text_not_kept
-          CHECK (signature_valid OR body_text IS NULL) NOT VALID`);
-  }
+          CHECK (signature_valid OR body_text IS NULL) NOT VALID`,
+  ];
 
-  async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`
+  protected readonly downStatements = [
+    `
       ALTER TABLE webhook.webhook_events
         DROP CONSTRAINT webhook_events_forged_body_text_not_kept,
         DROP COLUMN reprocess_of,
-        DROP COLUMN body_text`);
-  }
+        DROP COLUMN body_text`,
+  ];
 }

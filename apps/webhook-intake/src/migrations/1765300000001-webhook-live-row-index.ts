@@ -1,5 +1,35 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
+/** An index built CONCURRENTLY: its name (to find what a failed build left) and its statement. */
+interface ConcurrentIndex {
+  name: string;
+  create: string;
+}
+
+/** The new uniqueness: one pending or routed row per event. */
+const liveRowOnce: ConcurrentIndex = {
+  name: 'webhook_events_live_once',
+  create: `CREATE UNIQUE INDEX CONCURRENTLY IF NOT EXISTS webhook_events_live_once
+           ON webhook.webhook_events (source, external_event_id)
+        WHERE signature_valid AND processing_result IN ('pending', 'success') AND external_event_id IS NOT NULL`,
+};
+
+/** An event's failed deliveries. */
+const failedDeliveries: ConcurrentIndex = {
+  name: 'webhook_events_failed_idx',
+  create: `CREATE INDEX CONCURRENTLY IF NOT EXISTS webhook_events_failed_idx
+           ON webhook.webhook_events (source, external_event_id)
+        WHERE signature_valid AND processing_result = 'failed' AND external_event_id IS NOT NULL`,
+};
+
+/** The uniqueness it replaces (1764200000000), for `down`. */
+const onceBeforeDeliveryRows: ConcurrentIndex = {
+  name: 'webhook_events_once',
+  create: `CREATE UNIQUE INDEX CONCURRENTLY IF NOT EXISTS webhook_events_once
+           ON webhook.webhook_events (source, external_event_id)
+        WHERE signature_valid AND processing_result <> 'duplicate' AND external_event_id IS NOT NULL`,
+};
+
 /**
  * The spec's uniqueness of (source, external_event_id) now holds for the row that carries the event
  * now: the one being routed (`pending`) or routed (`success`). Failed deliveries fall out of it, so
@@ -17,38 +47,20 @@ export class WebhookLiveRowIndex1765300000001 implements MigrationInterface {
   transaction = false;
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    await buildConcurrently(
-      queryRunner,
-      'webhook_events_live_once',
-      `CREATE UNIQUE INDEX CONCURRENTLY IF NOT EXISTS webhook_events_live_once
-           ON webhook.webhook_events (source, external_event_id)
-        WHERE signature_valid AND processing_result IN ('pending', 'success') AND external_event_id IS NOT NULL`,
-    );
-    await buildConcurrently(
-      queryRunner,
-      'webhook_events_failed_idx',
-      `CREATE INDEX CONCURRENTLY IF NOT EXISTS webhook_events_failed_idx
-           ON webhook.webhook_events (source, external_event_id)
-        WHERE signature_valid AND processing_result = 'failed' AND external_event_id IS NOT NULL`,
-    );
+    await buildConcurrently(queryRunner, liveRowOnce);
+    await buildConcurrently(queryRunner, failedDeliveries);
     await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS webhook.webhook_events_once`);
   }
 
   /** Fails while an event has more than one failed delivery: the old index allowed one row. */
   async down(queryRunner: QueryRunner): Promise<void> {
-    await buildConcurrently(
-      queryRunner,
-      'webhook_events_once',
-      `CREATE UNIQUE INDEX CONCURRENTLY IF NOT EXISTS webhook_events_once
-           ON webhook.webhook_events (source, external_event_id)
-        WHERE signature_valid AND processing_result <> 'duplicate' AND external_event_id IS NOT NULL`,
-    );
+    await buildConcurrently(queryRunner, onceBeforeDeliveryRows);
     await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS webhook.webhook_events_failed_idx`);
     await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS webhook.webhook_events_live_once`);
   }
 }
 
-async function buildConcurrently(queryRunner: QueryRunner, name: string, createSql: string): Promise<void> {
+async function buildConcurrently(queryRunner: QueryRunner, { name, create }: ConcurrentIndex): Promise<void> {
   const invalid = (await queryRunner.query(
     `SELECT 1 FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
                              JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -56,5 +68,5 @@ async function buildConcurrently(queryRunner: QueryRunner, name: string, createS
     [name],
   )) as unknown[];
   if (invalid.length > 0) await queryRunner.query(`DROP INDEX CONCURRENTLY webhook.${name}`);
-  await queryRunner.query(createSql);
+  await queryRunner.query(create);
 }

@@ -17,6 +17,10 @@ export function antinukeWorkflowId(guildId: string): string {
 
 /** The per-guild setting (recovery.antinuke_settings), as the workflow holds it. */
 export interface AntiNukeSettings {
+  /** The owner's switch: off, no destructive action is counted and no incident opens (docs/behaviour.md §1.6). */
+  enabled: boolean;
+  /** Platform user ids the owner trusts (their own other bots, co-owners): never counted. */
+  exempt_user_ids: string[];
   /** Actions of one kind by one actor that make a raid. */
   threshold: number;
   /** ... within this many seconds. */
@@ -29,13 +33,30 @@ export interface AntiNukeSettings {
 export const ANTINUKE_SETTING_LIMITS = {
   threshold: { min: 2, max: 50 },
   window_seconds: { min: 1, max: 300 },
+  exempt_user_ids: { max: 50 },
 } as const;
 
+/** A platform user id (snowflake): the form an exempt entry must have. */
+export const PLATFORM_USER_ID_PATTERN = /^[0-9]{17,20}$/;
+
 export const DEFAULT_ANTINUKE_SETTINGS: AntiNukeSettings = {
+  enabled: true,
+  exempt_user_ids: [],
   threshold: 3,
   window_seconds: 10,
   auto_action_enabled: false,
 };
+
+/** The stored setting a workflow starts with: auto-action only where the plan allows it. */
+export function startingSettings(stored: AntiNukeSettings, autoActionAllowed: boolean): AntiNukeSettings {
+  return {
+    enabled: stored.enabled,
+    exempt_user_ids: [...stored.exempt_user_ids],
+    threshold: stored.threshold,
+    window_seconds: stored.window_seconds,
+    auto_action_enabled: stored.auto_action_enabled && autoActionAllowed,
+  };
+}
 
 /** What the guild's plan allows (ANTINUKE_DETECT, ANTINUKE_AUTO_ACTION). */
 export interface AntiNukeEntitlements {
@@ -90,6 +111,8 @@ export interface AntiNukeWorkflowState {
   signals_this_run: number;
   /** Destructive actions signalled in this run, duplicates included. */
   actions_this_run: number;
+  /** Of those, the ones not counted: AntiNuke switched off, or an exempt actor (docs/behaviour.md §1.6). */
+  actions_ignored_this_run: number;
   incidents_opened: number;
   incidents_pending: number;
 }

@@ -2,6 +2,8 @@ import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
 import { DESTRUCTIVE_ACTION_KINDS, type DestructiveAction } from '../destructive-action';
 import {
   ANTINUKE_SETTING_LIMITS,
+  DEFAULT_ANTINUKE_SETTINGS,
+  PLATFORM_USER_ID_PATTERN,
   type AntiNukeActivities,
   type AntiNukeEntitlements,
   type AntiNukeSettings,
@@ -45,12 +47,14 @@ export class AntiNukeGuard {
   private incidentsOpened: number;
   private signals = 0;
   private actions = 0;
+  private actionsIgnored = 0;
 
   constructor(
     private readonly input: AntiNukeWorkflowInput,
     private readonly log: AntiNukeLog,
   ) {
-    this.settings = { ...input.settings };
+    // A run started before the switch and the exempt list existed carries neither: the defaults.
+    this.settings = validSettings(input.settings, DEFAULT_ANTINUKE_SETTINGS);
     this.entitlements = { ...input.entitlements };
     this.detector = new BurstDetector(this.settings, input.carried?.detector);
     this.incidentsOpened = input.carried?.incidents_opened ?? 0;
@@ -74,14 +78,25 @@ export class AntiNukeGuard {
     return this.pending.length > 0 || !this.entitlements.detect;
   }
 
-  /** Signal `destructiveAction`; `now` is the engine's clock. */
+  /**
+   * Signal `destructiveAction`; `now` is the engine's clock. Not counted while the owner has
+   * switched AntiNuke off, nor when an exempt user did it (docs/behaviour.md §1.6).
+   */
   destructiveAction(action: DestructiveAction, now: number): void {
     this.signals++;
     this.actions++;
     if (!this.entitlements.detect) return;
+    if (!this.settings.enabled) {
+      this.actionsIgnored++;
+      return;
+    }
     const counted = countedAction(this.input.guildId, action, now);
     if (!counted) {
       this.log.warn('destructive action ignored: not one of this guild', { guild_id: this.input.guildId });
+      return;
+    }
+    if (this.settings.exempt_user_ids.includes(counted.actor_platform_user_id)) {
+      this.actionsIgnored++;
       return;
     }
     const outcome = this.detector.record(counted);
@@ -94,6 +109,10 @@ export class AntiNukeGuard {
     this.settings = validSettings(next, this.settings);
     if (!this.entitlements.auto_action_allowed) this.settings.auto_action_enabled = false;
     this.detector.configure(this.settings);
+    // Switched off, nothing counted so far survives: switched on again, counting starts afresh.
+    // A newly exempt user's counted actions go too, so they cannot complete a burst later.
+    if (!this.settings.enabled) this.detector.forgetAll();
+    else for (const actor of this.settings.exempt_user_ids) this.detector.forgetActor(actor);
   }
 
   /** Signal `entitlementsChanged`. */
@@ -115,6 +134,7 @@ export class AntiNukeGuard {
       entitlements: this.entitlements,
       signals_this_run: this.signals,
       actions_this_run: this.actions,
+      actions_ignored_this_run: this.actionsIgnored,
       incidents_opened: this.incidentsOpened,
       incidents_pending: this.pending.length,
     };
@@ -241,11 +261,20 @@ function countedAction(guildId: string, action: DestructiveAction, now: number):
   };
 }
 
-function validSettings(next: AntiNukeSettings, current: AntiNukeSettings): AntiNukeSettings {
+/**
+ * A signalled setting, each field checked on its own: a bad or missing one keeps the current value
+ * (a signal bypasses the API's validation; an old run's input lacks the newer fields).
+ */
+export function validSettings(
+  next: Partial<AntiNukeSettings> | undefined,
+  current: AntiNukeSettings,
+): AntiNukeSettings {
   const inRange = (value: unknown, limits: { min: number; max: number }): value is number =>
     Number.isInteger(value) && (value as number) >= limits.min && (value as number) <= limits.max;
   const { threshold, window_seconds } = ANTINUKE_SETTING_LIMITS;
   return {
+    enabled: typeof next?.enabled === 'boolean' ? next.enabled : current.enabled,
+    exempt_user_ids: validExemptList(next?.exempt_user_ids) ?? [...current.exempt_user_ids],
     threshold: inRange(next?.threshold, threshold) ? next.threshold : current.threshold,
     window_seconds: inRange(next?.window_seconds, window_seconds)
       ? next.window_seconds
@@ -253,6 +282,12 @@ function validSettings(next: AntiNukeSettings, current: AntiNukeSettings): AntiN
     auto_action_enabled:
       typeof next?.auto_action_enabled === 'boolean' ? next.auto_action_enabled : current.auto_action_enabled,
   };
+}
+
+function validExemptList(value: unknown): string[] | null {
+  if (!Array.isArray(value) || value.length > ANTINUKE_SETTING_LIMITS.exempt_user_ids.max) return null;
+  const ids = value.filter((id): id is string => typeof id === 'string' && PLATFORM_USER_ID_PATTERN.test(id));
+  return ids.length === value.length ? [...new Set(ids)] : null;
 }
 
 /** An activity's failure as the incident records it: `Type: message` when it has a type. */

@@ -136,4 +136,17 @@ describe(BurstDetector.name, () => {
     );
     expect(again.record(action(4)).result).toBe('in_open_burst');
   });
+
+  it('forgets one actor, or everyone, when told', () => {
+    sut.record(action(0));
+    sut.record(action(1));
+    sut.record(action(1, OTHER));
+    sut.record(action(2, OTHER));
+    sut.forgetActor(RAIDER);
+    expect(sut.record(action(3)).result).toBe('counted');
+    expect(sut.record(action(3, OTHER)).result).toBe('burst');
+    sut.forgetAll();
+    expect(sut.trackedKeys).toBe(0);
+    expect(sut.record(action(4, OTHER)).result).toBe('counted');
+  });
 });

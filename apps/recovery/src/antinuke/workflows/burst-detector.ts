@@ -95,6 +95,16 @@ export class BurstDetector {
     };
   }
 
+  /** Drops everything counted: AntiNuke was switched off. */
+  forgetAll(): void {
+    this.windows.clear();
+  }
+
+  /** Drops what one actor did: they became exempt. */
+  forgetActor(actor: string): void {
+    for (const [key, window] of this.windows) if (window.actor === actor) this.windows.delete(key);
+  }
+
   /** Plain JSON of the windows, for continue-as-new. */
   state(): BurstDetectorState {
     return {

@@ -1,10 +1,11 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { DestructiveAction } from '../../antinuke/destructive-action';
 import { InProcessAntiNukeRun, inProcessAntiNukeActivities } from './in-process-antinuke-run';
-import type {
-  AntiNukeActivities,
-  AntiNukeWorkflowInput,
-  OpenIncidentInput,
+import {
+  type AntiNukeActivities,
+  type AntiNukeWorkflowInput,
+  DEFAULT_ANTINUKE_SETTINGS,
+  type OpenIncidentInput,
 } from '../../antinuke/workflows/antinuke-contract';
 
 const GUILD = '01a20182-0000-7000-8000-000000000001';
@@ -14,7 +15,12 @@ const log = { warn: jest.fn(), error: jest.fn() };
 function input(overrides: Partial<AntiNukeWorkflowInput['settings']> = {}): AntiNukeWorkflowInput {
   return {
     guildId: GUILD,
-    settings: { threshold: 3, window_seconds: 60, auto_action_enabled: true, ...overrides },
+    settings: {
+      ...DEFAULT_ANTINUKE_SETTINGS,
+      window_seconds: 60,
+      auto_action_enabled: true,
+      ...overrides,
+    },
     entitlements: { detect: true, auto_action_allowed: true },
   };
 }
@@ -112,7 +118,7 @@ describe(InProcessAntiNukeRun.name, () => {
   it('follows a new setting, and ends when detection is removed', async () => {
     const fake = fakeActivities();
     const sut = new InProcessAntiNukeRun(input(), inProcessAntiNukeActivities(fake.activities), log);
-    sut.changeSettings({ threshold: 2, window_seconds: 60, auto_action_enabled: true });
+    sut.changeSettings({ ...input().settings, threshold: 2 });
     const incident = fake.nextIncident();
     sut.destructiveAction(action(1));
     sut.destructiveAction(action(2));

@@ -3,11 +3,21 @@ import type { EntitlementsClient } from '@lib/entitlements';
 import type { AntiNukeSettingsRepository } from '../../antinuke/antinuke-settings.repository';
 import type { DestructiveAction } from '../../antinuke/destructive-action';
 import { InProcessAntiNukeWorkflows } from './in-process-antinuke-workflows';
-import type { AntiNukeActivities, OpenIncidentInput } from '../../antinuke/workflows/antinuke-contract';
+import type {
+  AntiNukeActivities,
+  AntiNukeSettings,
+  OpenIncidentInput,
+} from '../../antinuke/workflows/antinuke-contract';
 
 const GUILD = '01a20182-0000-7000-8000-000000000001';
 const ENTERPRISE = ['RECOVERY_RESTORE', 'ANTINUKE_DETECT', 'ANTINUKE_AUTO_ACTION'];
-const SETTINGS = { threshold: 2, window_seconds: 60, auto_action_enabled: true };
+const SETTINGS: AntiNukeSettings = {
+  enabled: true,
+  exempt_user_ids: [],
+  threshold: 2,
+  window_seconds: 60,
+  auto_action_enabled: true,
+};
 
 function action(n: number): DestructiveAction {
   return {

@@ -6,11 +6,12 @@ import { AntiNukeSettingsRepository } from '../../antinuke/antinuke-settings.rep
 import { AntiNukeWorkflows } from '../../antinuke/antinuke-workflows.service';
 import type { DestructiveAction, DestructiveActionSink } from '../../antinuke/destructive-action';
 import { InProcessAntiNukeRun, inProcessAntiNukeActivities } from './in-process-antinuke-run';
-import type {
-  AntiNukeActivities,
-  AntiNukeEntitlements,
-  AntiNukeSettings,
-  AntiNukeWorkflowInput,
+import {
+  type AntiNukeActivities,
+  type AntiNukeEntitlements,
+  type AntiNukeSettings,
+  type AntiNukeWorkflowInput,
+  startingSettings,
 } from '../../antinuke/workflows/antinuke-contract';
 import type { AntiNukeLog } from '../../antinuke/workflows/antinuke-guard';
 
@@ -138,11 +139,7 @@ export class InProcessAntiNukeWorkflows
     this.logger.log({ guild_id: guildId }, 'antinuke guard brought back after a restart');
     return this.startRun({
       guildId,
-      settings: {
-        threshold: stored.threshold,
-        window_seconds: stored.window_seconds,
-        auto_action_enabled: stored.auto_action_enabled && autoActionAllowed,
-      },
+      settings: startingSettings(stored, autoActionAllowed),
       entitlements: { detect: true, auto_action_allowed: autoActionAllowed },
     });
   }
