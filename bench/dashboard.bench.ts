@@ -15,7 +15,7 @@ import { generatedGuild } from './generated-guild';
  * - navigation to a usable guild picker (a new browser context each time, so nothing cached, until
  *   the list of guilds is on screen): ≤ 1 s;
  * - the restore preview of a guild at the platform's maxima (250 roles, 500 channels, with their
- *   overwrites) everything deleted since the snapshot: from the answer's last byte to the diff on
+ *   overrides) everything deleted since the snapshot: from the answer's last byte to the diff on
  *   screen, ≤ 200 ms.
  * Prints the figures; exits 1 when one is over its budget.
  */

@@ -42,7 +42,7 @@ import { PlatformIdReplacementsRepository } from '../apps/recovery/src/restore/p
 import { SnapshotsRepository } from '../apps/recovery/src/snapshots/snapshots.repository';
 
 /**
- * `npm run bench:restore`: a large guild (100 roles, 200 channels, 2-4 overwrites on every
+ * `npm run bench:restore`: a large guild (100 roles, 200 channels, 2-4 overrides on every
  * channel) is snapshotted, raided through the platform's REST API, and restored in-process by the
  * real restore procedure (`runRestore` over `createRestoreActivities`, no Temporal) against the
  * fake platform with its per-route and global rate limits on. The wall time is set next to the
@@ -55,8 +55,8 @@ import { SnapshotsRepository } from '../apps/recovery/src/snapshots/snapshots.re
  * `ceil(count / limit - 1)` windows of waiting. The global limit likewise over all requests. The
  * buckets and the global limit run in parallel, so the floor is the larger of the busiest bucket's
  * wait and the global wait. The workflow's steps are sequential (deletes, then roles, then
- * channels, whose creation carries overwrites naming the recreated roles, then the remaining
- * overwrites, then settings), so the "sequential floor" adds up each step's own floor, with
+ * channels, whose creation carries overrides naming the recreated roles, then the remaining
+ * overrides, then settings), so the "sequential floor" adds up each step's own floor, with
  * requests put to steps by the time of their answer. It counts each step's windows afresh: a step
  * that starts while the previous one has used up the global window still waits for it (up to one
  * window per step boundary), which neither floor counts.
@@ -74,7 +74,7 @@ const SCOPE: RestoreScope[] = ['roles', 'channels', 'permission_overrides', 'gui
 /**
  * What a raid does, through the REST API as a compromised admin would (with the bot's token):
  * half the roles and half the channels (ten categories among them) deleted, some of the rest
- * renamed or recoloured, overwrites changed, spam roles and channels added, settings changed.
+ * renamed or recoloured, overrides changed, spam roles and channels added, settings changed.
  */
 async function raid(raider: ChatPlatformClient, seeded: SeededGuild): Promise<void> {
   const guild = seeded.guildId;
@@ -94,9 +94,9 @@ async function raid(raider: ChatPlatformClient, seeded: SeededGuild): Promise<vo
       } else if (k % 8 === 0) {
         steps.push(raider.updateChannel(channel, { name: `raided-${k}`, topic: 'gg' }));
       } else if (k % 8 === 2) {
-        // Opens the channel to everyone (replaces the @everyone overwrite) and drops the member's.
+        // Opens the channel to everyone (replaces the @everyone override) and drops the member's.
         steps.push(
-          raider.putPermissionOverwrite({
+          raider.putPermissionOverride({
             channel_id: channel,
             id: guild,
             type: 'role',
@@ -105,11 +105,11 @@ async function raid(raider: ChatPlatformClient, seeded: SeededGuild): Promise<vo
           }),
         );
         if (k % 3 !== 0) {
-          steps.push(raider.deletePermissionOverwrite(channel, seeded.members[`member-${k % MEMBERS}`]));
+          steps.push(raider.deletePermissionOverride(channel, seeded.members[`member-${k % MEMBERS}`]));
         }
       } else if (k % 8 === 4) {
         steps.push(
-          raider.putPermissionOverwrite({
+          raider.putPermissionOverride({
             channel_id: channel,
             id: seeded.members['member-0'],
             type: 'member',
@@ -284,7 +284,7 @@ async function main(): Promise<void> {
       }),
     );
     const seededState = platform.guild(seeded.guildId);
-    const overwriteCount = seededState.channels.reduce((sum, c) => sum + c.permission_overwrites.length, 0);
+    const overrideCount = seededState.channels.reduce((sum, c) => sum + c.permission_overwrites.length, 0);
     await dataSource.query(
       `INSERT INTO recovery.guilds (id, platform_guild_id, name, owner_platform_user_id, bot_installed_at)
        VALUES ($1, $2, $3, $4, now())`,
@@ -405,14 +405,14 @@ async function main(): Promise<void> {
     };
     console.log(
       `restore of a raided guild: ${seededState.roles.length} roles, ${seededState.channels.length} channels ` +
-        `(${CATEGORIES} categories), ${overwriteCount} overwrites in the snapshot; after the raid roles ` +
+        `(${CATEGORIES} categories), ${overrideCount} overrides in the snapshot; after the raid roles ` +
         `${damage.roles}, channels ${damage.channels}`,
     );
     console.log(
       `  preview: ${diff.roles_to_create.length} roles to create, ${diff.roles_to_update.length} to update, ` +
         `${diff.roles_to_delete.length} to delete; ${diff.channels_to_create.length} channels to create, ` +
         `${diff.channels_to_update.length} to update, ${diff.channels_to_delete.length} to delete; ` +
-        `${diff.overrides_to_apply.length} overwrites to apply, ${diff.overrides_to_remove.length} to remove; ` +
+        `${diff.overrides_to_apply.length} overrides to apply, ${diff.overrides_to_remove.length} to remove; ` +
         `${Object.keys(diff.guild_settings_diff).length} settings (estimate: ${diff.estimated_duration})`,
     );
     console.log(
@@ -448,7 +448,7 @@ async function main(): Promise<void> {
         `restore is ${((requests.length * PACING_MS) / wallMs).toFixed(1)}x faster`,
     );
     console.log(
-      '  the steps run one after another (deletes, then roles, channels, overwrites, settings); each\n' +
+      '  the steps run one after another (deletes, then roles, channels, overrides, settings); each\n' +
         '  batch of a step re-reads the guild (GET guild, channels, bot member) before its changes',
     );
     console.log(

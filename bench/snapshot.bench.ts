@@ -18,7 +18,7 @@ import { generatedGuild } from './generated-guild';
 import { testTokenCodec } from '../test/support/internal-tokens';
 
 /**
- * `npm run bench:snapshot`: one guild at the platform's maxima (250 roles, 500 channels, overwrites
+ * `npm run bench:snapshot`: one guild at the platform's maxima (250 roles, 500 channels, overrides
  * on every channel) snapshotted through the real SnapshotService against the fake platform on
  * loopback. The run is split into what the platform's reads cost (the
  * HTTP calls through @discordjs/rest, as a bare REST client makes them) and our own work: mapping
@@ -74,7 +74,7 @@ async function main(): Promise<void> {
       }),
     );
     const live = platform.guild(seeded.guildId);
-    const overwrites = live.channels.reduce((sum, channel) => sum + channel.permission_overwrites.length, 0);
+    const overrides = live.channels.reduce((sum, channel) => sum + channel.permission_overwrites.length, 0);
 
     await dataSource.query(
       `INSERT INTO recovery.guilds (id, platform_guild_id, name, owner_platform_user_id, bot_installed_at)
@@ -147,7 +147,7 @@ async function main(): Promise<void> {
 
     console.log(
       `snapshot of a guild at the platform's maxima: ${live.roles.length} roles, ${live.channels.length} channels, ` +
-        `${overwrites} overwrites; payload ${(size / 1024).toFixed(0)} KiB; ${ROUNDS} rounds after ${WARM_UP} warm-up`,
+        `${overrides} overrides; payload ${(size / 1024).toFixed(0)} KiB; ${ROUNDS} rounds after ${WARM_UP} warm-up`,
     );
     console.log(
       `  whole snapshot (SnapshotService.create)      p50 ${total.toFixed(1)} ms, p99 ${percentile(snapshot, 99).toFixed(1)} ms`,

@@ -5,8 +5,8 @@
 // the swc builds that do not run it; SwaggerModule.loadPluginMetadata() applies it.
 export default async () => {
     const t = {
-        ["../../apps/gateway/src/guilds/my-guilds.dto"]: await import("../../apps/gateway/src/guilds/my-guilds.dto"),
         ["../../apps/gateway/src/auth/me.dto"]: await import("../../apps/gateway/src/auth/me.dto"),
+        ["../../apps/gateway/src/guilds/my-guilds.dto"]: await import("../../apps/gateway/src/guilds/my-guilds.dto"),
         ["../../apps/recovery/src/restore/restore.dto"]: await import("../../apps/recovery/src/restore/restore.dto")
     };
     return {
@@ -52,23 +52,6 @@ export default async () => {
                     }
                 ],
                 [
-                    import("../../apps/gateway/src/guilds/my-guilds.dto"),
-                    {
-                        "MyGuildView": {
-                            platform_guild_id: { required: true, type: () => String, description: "The platform's id of the guild." },
-                            name: { required: true, type: () => String },
-                            icon: { required: true, type: () => String, nullable: true, description: "The platform's icon hash, or null." },
-                            owner: { required: true, type: () => Boolean, description: "Whether the user owns the guild." },
-                            status: { required: true, description: "`registered`: protected by the service (`guild_id` names it); `bot_present`: the bot is in the\nguild, which is not registered yet; `bot_missing`: the bot must be added first\n(`bot_authorize_url`).", enum: ["registered", "bot_present", "bot_missing"] },
-                            guild_id: { required: true, type: () => String, nullable: true, description: "The service's id of the guild once it is in the registry, else null." },
-                            bot_authorize_url: { required: true, type: () => String, nullable: true, description: "For `bot_missing`: the platform's page that adds the bot with the permissions restores need." }
-                        },
-                        "MyGuildsView": {
-                            guilds: { required: true, type: () => [t["../../apps/gateway/src/guilds/my-guilds.dto"].MyGuildView], description: "Registered guilds first, then those with the bot, then the rest; by name within each." }
-                        }
-                    }
-                ],
-                [
                     import("../../apps/gateway/src/auth/me.dto"),
                     {
                         "MeSessionView": {
@@ -84,6 +67,23 @@ export default async () => {
                             avatar: { required: true, type: () => String, nullable: true, description: "The platform's avatar hash, or null." },
                             created_at: { required: true, type: () => String },
                             session: { required: true, type: () => t["../../apps/gateway/src/auth/me.dto"].MeSessionView }
+                        }
+                    }
+                ],
+                [
+                    import("../../apps/gateway/src/guilds/my-guilds.dto"),
+                    {
+                        "MyGuildView": {
+                            platform_guild_id: { required: true, type: () => String, description: "The platform's id of the guild." },
+                            name: { required: true, type: () => String },
+                            icon: { required: true, type: () => String, nullable: true, description: "The platform's icon hash, or null." },
+                            owner: { required: true, type: () => Boolean, description: "Whether the user owns the guild." },
+                            status: { required: true, description: "`registered`: protected by the service (`guild_id` names it); `bot_present`: the bot is in the\nguild, which is not registered yet; `bot_missing`: the bot must be added first\n(`bot_authorize_url`).", enum: ["registered", "bot_present", "bot_missing"] },
+                            guild_id: { required: true, type: () => String, nullable: true, description: "The service's id of the guild once it is in the registry, else null." },
+                            bot_authorize_url: { required: true, type: () => String, nullable: true, description: "For `bot_missing`: the platform's page that adds the bot with the permissions restores need." }
+                        },
+                        "MyGuildsView": {
+                            guilds: { required: true, type: () => [t["../../apps/gateway/src/guilds/my-guilds.dto"].MyGuildView], description: "Registered guilds first, then those with the bot, then the rest; by name within each." }
                         }
                     }
                 ],
@@ -158,8 +158,8 @@ export default async () => {
                         },
                         "ListSnapshotsQuery": {
                             trigger: { required: false, enum: ["manual", "scheduled", "antinuke", "pre_restore"] },
-                            limit: { required: true, type: () => Object, default: 50, minimum: 1, maximum: 100 },
-                            cursor: { required: false, type: () => String, description: "Opaque; the `next_cursor` of the previous page.", pattern: "^[A-Za-z0-9_-]{1,200}$" }
+                            limit: { required: true, type: () => Object, default: 50 },
+                            cursor: { required: false, type: () => String, description: "Opaque; the `next_cursor` of the previous page." }
                         },
                         "GetSnapshotQuery": {
                             include_payload: { required: true, type: () => Object, default: false }
@@ -172,8 +172,8 @@ export default async () => {
                         "ListWebhookEventsQuery": {
                             source: { required: false, type: () => String, pattern: "^[a-z0-9_-]{1,50}$" },
                             result: { required: false, enum: ["pending", "success", "failed", "duplicate"] },
-                            limit: { required: true, type: () => Object, default: 50, minimum: 1, maximum: 200 },
-                            cursor: { required: false, type: () => String, description: "The `next_cursor` of the previous page.", maxLength: 200, pattern: "^[A-Za-z0-9_-]+$" }
+                            limit: { required: true, type: () => Object, default: 50 },
+                            cursor: { required: false, type: () => String, description: "The `next_cursor` of the previous page." }
                         }
                     }
                 ]

@@ -236,7 +236,7 @@ describe('ChatPlatformClient against the fake chat platform', () => {
           parent_id: seeded.channels.Staff,
           topic: 'Ban appeals',
           rate_limit_per_user: 60,
-          permission_overwrites: [
+          permission_overrides: [
             { id: seeded.guildId, type: 'role', allow: '0', deny: P.ViewChannel.toString() },
             { id: seeded.members.bob, type: 'member', allow: P.ViewChannel.toString(), deny: '0' },
           ],
@@ -255,7 +255,7 @@ describe('ChatPlatformClient against the fake chat platform', () => {
         { id: seeded.guildId, type: 0, allow: '0', deny: P.ViewChannel.toString() },
         { id: seeded.members.bob, type: 1, allow: P.ViewChannel.toString(), deny: '0' },
       ]);
-      expect(created.permission_overwrites).toHaveLength(2);
+      expect(created.permission_overrides).toHaveLength(2);
       expect(created).toMatchObject({
         id: stored.id,
         position: stored.position,
@@ -305,8 +305,8 @@ describe('ChatPlatformClient against the fake chat platform', () => {
         allow: P.ManageMessages.toString(),
         deny: '0',
       };
-      await expect(client.putPermissionOverwrite(overwrite, { reason: REASON })).resolves.toEqual(overwrite);
-      await client.putPermissionOverwrite(
+      await expect(client.putPermissionOverride(overwrite, { reason: REASON })).resolves.toEqual(overwrite);
+      await client.putPermissionOverride(
         {
           channel_id: channelId,
           id: seeded.members.carol,
@@ -316,16 +316,16 @@ describe('ChatPlatformClient against the fake chat platform', () => {
         },
         { reason: REASON },
       );
-      await client.putPermissionOverwrite({ ...overwrite, allow: '0', deny: P.AddReactions.toString() });
+      await client.putPermissionOverride({ ...overwrite, allow: '0', deny: P.AddReactions.toString() });
       const general = () => live().channels.find((c) => c.id === channelId)!;
       expect(general().permission_overwrites).toEqual([
         { id: seeded.roles.Helper, type: 0, allow: '0', deny: P.AddReactions.toString() },
         { id: seeded.members.carol, type: 1, allow: '0', deny: P.SendMessages.toString() },
       ]);
 
-      await client.deletePermissionOverwrite(channelId, seeded.roles.Helper, { reason: REASON });
+      await client.deletePermissionOverride(channelId, seeded.roles.Helper, { reason: REASON });
       expect(general().permission_overwrites.map((o) => o.id)).toEqual([seeded.members.carol]);
-      const missing = await failureOf(client.deletePermissionOverwrite(channelId, seeded.roles.Helper));
+      const missing = await failureOf(client.deletePermissionOverride(channelId, seeded.roles.Helper));
       expect(missing).toMatchObject({ code: 'NotFound', details: { status: 404, platform_code: 10009 } });
     });
 

@@ -57,14 +57,14 @@ export async function raid(platformUrl: string, seeded: SeededGuild): Promise<vo
   await raider.deleteChannel(seeded.channels.Staff);
   await raider.updateRole(guild, seeded.roles.Admin, { name: 'pwned', color: 0, mentionable: false });
   await raider.updateChannel(seeded.channels.general, { name: 'raided', topic: 'gg' });
-  await raider.putPermissionOverwrite({
+  await raider.putPermissionOverride({
     channel_id: seeded.channels.announcements,
     id: guild,
     type: 'role',
     allow: String(P.SendMessages | P.MentionEveryone),
     deny: '0',
   });
-  await raider.deletePermissionOverwrite(seeded.channels.Info, guild);
+  await raider.deletePermissionOverride(seeded.channels.Info, guild);
   await raider.createChannel(guild, { name: 'spam', type: 0 });
   await raider.createRole(guild, { name: 'raider', permissions: String(P.Administrator) });
   await raider.updateGuildSettings(guild, { name: 'RAIDED', verification_level: 0, afk_timeout: 60 });

@@ -12,8 +12,8 @@ import type {
   DirectMessage,
   GuildSettings,
   GuildState,
-  PermissionOverwrite,
-  PlatformChannelWithOverwrites,
+  PermissionOverride,
+  PlatformChannelWithOverrides,
   PlatformMember,
   PlatformMessage,
   PlatformRole,
@@ -23,7 +23,7 @@ import {
   type WireGuildChannel,
   sortByPosition,
   toChannelBody,
-  toChannelWithOverwrites,
+  toChannelWithOverrides,
   toGuildSettings,
   toGuildState,
   toPlatformMember,
@@ -77,7 +77,7 @@ export class ChatPlatformClient {
     return toGuildSettings(await this.call<APIGuild>(() => this.rest.get(Routes.guild(guildId))));
   }
 
-  /** Settings, roles (from the guild object) and channels with their overwrites flattened out. */
+  /** Settings, roles (from the guild object) and channels with their overrides flattened out. */
   async getGuildState(guildId: string): Promise<GuildState> {
     const [guild, channels] = await Promise.all([
       this.call<APIGuild>(() => this.rest.get(Routes.guild(guildId))),
@@ -137,22 +137,22 @@ export class ChatPlatformClient {
     guildId: string,
     input: ChannelInput,
     options: WriteOptions = {},
-  ): Promise<PlatformChannelWithOverwrites> {
+  ): Promise<PlatformChannelWithOverrides> {
     const channel = await this.call<WireGuildChannel>(() =>
       this.rest.post(Routes.guildChannels(guildId), { body: toChannelBody(input), reason: options.reason }),
     );
-    return toChannelWithOverwrites(channel);
+    return toChannelWithOverrides(channel);
   }
 
   async updateChannel(
     channelId: string,
     input: ChannelUpdate,
     options: WriteOptions = {},
-  ): Promise<PlatformChannelWithOverwrites> {
+  ): Promise<PlatformChannelWithOverrides> {
     const channel = await this.call<WireGuildChannel>(() =>
       this.rest.patch(Routes.channel(channelId), { body: toChannelBody(input), reason: options.reason }),
     );
-    return toChannelWithOverwrites(channel);
+    return toChannelWithOverrides(channel);
   }
 
   async deleteChannel(channelId: string, options: WriteOptions = {}): Promise<void> {
@@ -171,25 +171,25 @@ export class ChatPlatformClient {
     );
   }
 
-  /** Creates or replaces the overwrite; the platform answers without a body, so this echoes it. */
-  async putPermissionOverwrite(
-    overwrite: PermissionOverwrite,
+  /** Creates or replaces the override; the platform answers without a body, so this echoes it. */
+  async putPermissionOverride(
+    override: PermissionOverride,
     options: WriteOptions = {},
-  ): Promise<PermissionOverwrite> {
-    const { id, ...body } = toWireOverwrite(overwrite);
+  ): Promise<PermissionOverride> {
+    const { id, ...body } = toWireOverwrite(override);
     await this.call(() =>
-      this.rest.put(Routes.channelPermission(overwrite.channel_id, id), { body, reason: options.reason }),
+      this.rest.put(Routes.channelPermission(override.channel_id, id), { body, reason: options.reason }),
     );
-    return { ...overwrite };
+    return { ...override };
   }
 
-  async deletePermissionOverwrite(
+  async deletePermissionOverride(
     channelId: string,
-    overwriteId: string,
+    overrideId: string,
     options: WriteOptions = {},
   ): Promise<void> {
     await this.call(() =>
-      this.rest.delete(Routes.channelPermission(channelId, overwriteId), { reason: options.reason }),
+      this.rest.delete(Routes.channelPermission(channelId, overrideId), { reason: options.reason }),
     );
   }
 

@@ -10,15 +10,15 @@ import {
 import type {
   GuildSettings,
   GuildState,
-  PermissionOverwrite,
+  PermissionOverride,
   PlatformChannel,
-  PlatformChannelWithOverwrites,
+  PlatformChannelWithOverrides,
   PlatformMember,
   PlatformMessage,
   PlatformRole,
   PlatformUser,
 } from './guild-state';
-import type { ChannelInput, ChannelOverwriteInput, ChannelUpdate } from './write-inputs';
+import type { ChannelInput, ChannelOverrideInput, ChannelUpdate } from './write-inputs';
 
 /**
  * A guild channel as read from the wire. Which fields are present depends on the channel's type,
@@ -35,6 +35,7 @@ export interface WireGuildChannel {
   rate_limit_per_user?: number;
   bitrate?: number;
   user_limit?: number;
+  /** The wire's name for our permission overrides (docs/architecture.md#one-word-for-permission-overrides). */
   permission_overwrites?: APIOverwrite[];
 }
 
@@ -69,7 +70,7 @@ export function toGuildSettings(guild: APIGuild): GuildSettings {
 
 /**
  * The guild's state from its guild object (settings and roles) and its channels, as a REST read
- * and the gateway's GUILD_CREATE both deliver them; overwrites follow their channel's order.
+ * and the gateway's GUILD_CREATE both deliver them; overrides follow their channel's order.
  */
 export function toGuildState(guild: APIGuild, channels: WireGuildChannel[]): GuildState {
   const sortedChannels = sortByPosition(channels.map(toPlatformChannel));
@@ -79,7 +80,7 @@ export function toGuildState(guild: APIGuild, channels: WireGuildChannel[]): Gui
     roles: sortByPosition(guild.roles.map(toPlatformRole)),
     channels: sortedChannels,
     permission_overrides: sortedChannels.flatMap((channel) =>
-      toPermissionOverwrites(wireById.get(channel.id)!),
+      toPermissionOverrides(wireById.get(channel.id)!),
     ),
   };
 }
@@ -114,37 +115,42 @@ export function toPlatformChannel(channel: WireGuildChannel): PlatformChannel {
   };
 }
 
-export function toPermissionOverwrites(channel: WireGuildChannel): PermissionOverwrite[] {
+/** Reads the wire's `permission_overwrites` as our overrides, flattened out of their channel. */
+export function toPermissionOverrides(channel: WireGuildChannel): PermissionOverride[] {
   return (channel.permission_overwrites ?? [])
-    .map((overwrite): PermissionOverwrite => ({
+    .map((override): PermissionOverride => ({
       channel_id: channel.id,
-      id: overwrite.id,
-      type: overwrite.type === OverwriteType.Member ? 'member' : 'role',
-      allow: overwrite.allow,
-      deny: overwrite.deny,
+      id: override.id,
+      type: override.type === OverwriteType.Member ? 'member' : 'role',
+      allow: override.allow,
+      deny: override.deny,
     }))
     .sort((a, b) => compareSnowflakes(a.id, b.id));
 }
 
-export function toChannelWithOverwrites(channel: WireGuildChannel): PlatformChannelWithOverwrites {
-  return { ...toPlatformChannel(channel), permission_overwrites: toPermissionOverwrites(channel) };
+export function toChannelWithOverrides(channel: WireGuildChannel): PlatformChannelWithOverrides {
+  return { ...toPlatformChannel(channel), permission_overrides: toPermissionOverrides(channel) };
 }
 
-export function toWireOverwrite(overwrite: ChannelOverwriteInput): APIOverwrite {
+/** Writes an override as the wire's overwrite object. */
+export function toWireOverwrite(override: ChannelOverrideInput): APIOverwrite {
   return {
-    id: overwrite.id,
-    type: overwrite.type === 'member' ? OverwriteType.Member : OverwriteType.Role,
-    allow: overwrite.allow,
-    deny: overwrite.deny,
+    id: override.id,
+    type: override.type === 'member' ? OverwriteType.Member : OverwriteType.Role,
+    allow: override.allow,
+    deny: override.deny,
   };
 }
 
-/** The body of a channel create or edit; absent fields stay absent so the platform keeps them. */
+/**
+ * The body of a channel create or edit; absent fields stay absent so the platform keeps them. Our
+ * `permission_overrides` go out as the wire's `permission_overwrites`.
+ */
 export function toChannelBody(input: ChannelInput | ChannelUpdate): Record<string, unknown> {
-  const { permission_overwrites, ...fields } = input;
-  return permission_overwrites === undefined
+  const { permission_overrides, ...fields } = input;
+  return permission_overrides === undefined
     ? fields
-    : { ...fields, permission_overwrites: permission_overwrites.map(toWireOverwrite) };
+    : { ...fields, permission_overwrites: permission_overrides.map(toWireOverwrite) };
 }
 
 export function toPlatformUser(user: APIUser): PlatformUser {

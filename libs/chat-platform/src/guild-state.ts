@@ -69,14 +69,14 @@ export interface PlatformChannel {
   user_limit: number | null;
 }
 
-export type OverwriteTarget = 'role' | 'member';
+export type OverrideTarget = 'role' | 'member';
 
-/** One channel's permission overwrite for a role or a member, flattened out of its channel. */
-export interface PermissionOverwrite {
+/** One channel's permission override for a role or a member, flattened out of its channel. */
+export interface PermissionOverride {
   channel_id: string;
   /** The role's or member's id. */
   id: string;
-  type: OverwriteTarget;
+  type: OverrideTarget;
   allow: string;
   deny: string;
 }
@@ -86,7 +86,7 @@ export interface GuildState {
   guild: GuildSettings;
   roles: PlatformRole[];
   channels: PlatformChannel[];
-  permission_overrides: PermissionOverwrite[];
+  permission_overrides: PermissionOverride[];
 }
 
 export interface PlatformUser {
@@ -103,9 +103,9 @@ export interface PlatformMember {
   nick: string | null;
 }
 
-/** A channel as a write returns it: the channel and its overwrites. */
-export interface PlatformChannelWithOverwrites extends PlatformChannel {
-  permission_overwrites: PermissionOverwrite[];
+/** A channel as a write returns it: the channel and its overrides. */
+export interface PlatformChannelWithOverrides extends PlatformChannel {
+  permission_overrides: PermissionOverride[];
 }
 
 export interface DirectMessageEmbed {

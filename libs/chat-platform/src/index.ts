@@ -7,7 +7,7 @@ export {
   sortByPosition,
   toGuildSettings,
   toGuildState,
-  toPermissionOverwrites,
+  toPermissionOverrides,
   toPlatformChannel,
   toPlatformRole,
 } from './guild-state.mapper';

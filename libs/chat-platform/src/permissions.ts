@@ -25,7 +25,7 @@ export interface GuildPermissionInput {
 /**
  * A member's guild-level permissions as the platform computes them: the owner holds everything;
  * otherwise @everyone's bits plus those of each held role, and ADMINISTRATOR grants everything.
- * Channel overwrites do not matter for guild-level checks such as MANAGE_GUILD.
+ * Channel overrides do not matter for guild-level checks such as MANAGE_GUILD.
  */
 export function computeGuildPermissions(input: GuildPermissionInput): bigint {
   if (input.member.user.id === input.ownerId) return ALL_PERMISSIONS;

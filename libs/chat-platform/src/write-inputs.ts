@@ -1,4 +1,4 @@
-import type { GuildSettings, PermissionOverwrite, PlatformChannel, PlatformRole } from './guild-state';
+import type { GuildSettings, PermissionOverride, PlatformChannel, PlatformRole } from './guild-state';
 
 /** Every write carries a reason; it lands in the guild's audit log, where live sync recognises it. */
 export interface WriteOptions {
@@ -9,8 +9,8 @@ export type RoleInput = Partial<
   Pick<PlatformRole, 'name' | 'color' | 'permissions' | 'hoist' | 'mentionable' | 'icon' | 'unicode_emoji'>
 >;
 
-/** An overwrite as part of a channel write (the channel is implied). */
-export type ChannelOverwriteInput = Omit<PermissionOverwrite, 'channel_id'>;
+/** An override as part of a channel write (the channel is implied). */
+export type ChannelOverrideInput = Omit<PermissionOverride, 'channel_id'>;
 
 export type ChannelInput = Pick<PlatformChannel, 'name' | 'type'> &
   Partial<
@@ -20,7 +20,7 @@ export type ChannelInput = Pick<PlatformChannel, 'name' | 'type'> &
     >
   > & {
     /** Set at creation so a private channel is never briefly public. */
-    permission_overwrites?: ChannelOverwriteInput[];
+    permission_overrides?: ChannelOverrideInput[];
   };
 
 /** The platform changes a type only between text and announcement. */

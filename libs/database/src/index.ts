@@ -3,3 +3,4 @@ export * from './database.module';
 export * from './keyset-cursor';
 export * from './service-role';
 export * from './statement-migration';
+export * from './keyset-query';

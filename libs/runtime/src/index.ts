@@ -11,3 +11,4 @@ export * from './plain-routes';
 export * from './scheduled-pass';
 export * from './json-guard';
 export * from './deferred-body';
+export * from './settled-within';

@@ -761,7 +761,7 @@ export interface components {
       type: 'role' | 'member';
     };
     /** @enum {string} */
-    OverwriteTarget: 'role' | 'member';
+    OverrideTarget: 'role' | 'member';
     /** @enum {string} */
     PaidPlanCode: 'PRO' | 'ENTERPRISE';
     /** @enum {string} */
@@ -782,13 +782,13 @@ export interface components {
       retry_number: number;
       status: components['schemas']['PaymentAttemptStatus'];
     };
-    PermissionOverwrite: {
+    PermissionOverride: {
       allow: string;
       channel_id: string;
       deny: string;
       /** @description The role's or member's id. */
       id: string;
-      type: components['schemas']['OverwriteTarget'];
+      type: components['schemas']['OverrideTarget'];
     };
     PlanChangeView: {
       /**
@@ -1180,7 +1180,7 @@ export interface components {
     SnapshotPayload: {
       channels: components['schemas']['PlatformChannel'][];
       guild: components['schemas']['GuildSettings'];
-      permission_overrides: components['schemas']['PermissionOverwrite'][];
+      permission_overrides: components['schemas']['PermissionOverride'][];
       roles: components['schemas']['PlatformRole'][];
       snapshot_at: string;
       version: number;

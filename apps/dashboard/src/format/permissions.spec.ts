@@ -1,5 +1,5 @@
 import { PermissionFlagsBits as P } from 'discord-api-types/v10';
-import { describeOverwrite, permissionNames } from './permissions';
+import { describeOverride, permissionNames } from './permissions';
 
 describe('permissions in words', () => {
   it('names the bits of a permission set as the platform does', () => {
@@ -12,24 +12,24 @@ describe('permissions in words', () => {
     expect(permissionNames('not a number')).toEqual([]);
   });
 
-  it('reads an overwrite as a sentence, by role name or member', () => {
+  it('reads an override as a sentence, by role name or member', () => {
     const roles = new Map([['10', 'Moderator']]);
     expect(
-      describeOverwrite(
+      describeOverride(
         { id: '10', type: 'role', allow: P.ViewChannel.toString(), deny: P.SendMessages.toString() },
         roles,
       ),
     ).toBe('@Moderator: allow View Channel; deny Send Messages');
     expect(
-      describeOverwrite(
+      describeOverride(
         { id: '42', type: 'member', allow: (P.ViewChannel | P.AddReactions).toString(), deny: '0' },
         roles,
       ),
     ).toBe('member 42: allow Add Reactions, View Channel');
-    expect(describeOverwrite({ id: '99', type: 'role', allow: '0', deny: '0' }, roles)).toBe(
+    expect(describeOverride({ id: '99', type: 'role', allow: '0', deny: '0' }, roles)).toBe(
       '@role 99: no change from the channel',
     );
-    expect(describeOverwrite({ id: '7', type: 'role', allow: '0', deny: '1024' }, roles, '@everyone')).toBe(
+    expect(describeOverride({ id: '7', type: 'role', allow: '0', deny: '1024' }, roles, '@everyone')).toBe(
       '@everyone: deny View Channel',
     );
   });

@@ -39,7 +39,7 @@ export function permissionNames(bits: string | bigint): string[] {
   return NAMED_BITS.filter(({ bit }) => (value & bit) === bit).map(({ name }) => name);
 }
 
-export interface OverwriteLike {
+export interface OverrideLike {
   id: string;
   type: 'role' | 'member';
   allow: string;
@@ -47,20 +47,20 @@ export interface OverwriteLike {
 }
 
 /**
- * An overwrite as a sentence: "@Moderator: allow View Channel, deny Send Messages". A role is named
+ * An override as a sentence: "@Moderator: allow View Channel, deny Send Messages". A role is named
  * from `roleNames` (its id when unknown); a member by id; @everyone by its role (the guild's id).
  */
-export function describeOverwrite(
-  overwrite: OverwriteLike,
+export function describeOverride(
+  override: OverrideLike,
   roleNames: ReadonlyMap<string, string>,
   targetName?: string | null,
 ): string {
   const name =
-    overwrite.type === 'role'
-      ? `@${(targetName ?? roleNames.get(overwrite.id) ?? `role ${overwrite.id}`).replace(/^@/, '')}`
-      : `member ${targetName ?? overwrite.id}`;
-  const allow = permissionNames(overwrite.allow);
-  const deny = permissionNames(overwrite.deny);
+    override.type === 'role'
+      ? `@${(targetName ?? roleNames.get(override.id) ?? `role ${override.id}`).replace(/^@/, '')}`
+      : `member ${targetName ?? override.id}`;
+  const allow = permissionNames(override.allow);
+  const deny = permissionNames(override.deny);
   const parts = [
     ...(allow.length ? [`allow ${allow.join(', ')}`] : []),
     ...(deny.length ? [`deny ${deny.join(', ')}`] : []),

@@ -99,7 +99,7 @@ describe('the preview, grouped like the snapshot tree', () => {
     expect(grouped.counts).toEqual({
       roles: { create: 2, update: 1, delete: 0 },
       channels: { create: 3, update: 1, delete: 1 },
-      overwrites: { apply: 1, remove: 0 },
+      overrides: { apply: 1, remove: 0 },
       settings: 2,
       skipped: 1,
       total: 11,
@@ -124,7 +124,7 @@ describe('the preview, grouped like the snapshot tree', () => {
       ['Community', null, ['general']],
       ['Staff', 'create', ['staff-chat']],
     ]);
-    expect(grouped.overwrites).toEqual([
+    expect(grouped.overrides).toEqual([
       expect.objectContaining({ channelName: 'staff-chat', apply: [expect.objectContaining({ id: 'r2' })] }),
     ]);
     expect(grouped.settings).toEqual([

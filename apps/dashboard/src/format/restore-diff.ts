@@ -40,7 +40,7 @@ export interface ChannelGroup {
   channels: ChannelChange[];
 }
 
-export interface OverwriteGroup {
+export interface OverrideGroup {
   channelId: string;
   channelName: string;
   apply: OverrideItem[];
@@ -50,7 +50,7 @@ export interface OverwriteGroup {
 export interface PreviewCounts {
   roles: Record<ChangeKind, number>;
   channels: Record<ChangeKind, number>;
-  overwrites: { apply: number; remove: number };
+  overrides: { apply: number; remove: number };
   settings: number;
   skipped: number;
   total: number;
@@ -60,7 +60,7 @@ export interface GroupedPreview {
   counts: PreviewCounts;
   roles: RoleChange[];
   channels: ChannelGroup[];
-  overwrites: OverwriteGroup[];
+  overrides: OverrideGroup[];
   settings: FieldChange[];
   skipped: Preview['skipped'];
 }
@@ -99,7 +99,7 @@ function fieldChanges<T extends object>(update: { current: T; target: T; changed
 
 /**
  * The preview grouped like the snapshot's tree: roles in order, channels under their categories,
- * overwrites under their channel, with counts per kind. Category and channel names come from the
+ * overrides under their channel, with counts per kind. Category and channel names come from the
  * diff, else from the snapshot (`payload`), else the id.
  */
 export function groupPreview(preview: Preview, payload?: Payload | null): GroupedPreview {
@@ -210,9 +210,9 @@ export function groupPreview(preview: Preview, payload?: Payload | null): Groupe
     }
   }
 
-  const overwriteGroups = new Map<string, OverwriteGroup>();
-  const overwriteGroup = (item: OverrideItem) => {
-    let group = overwriteGroups.get(item.channel_id);
+  const overrideGroups = new Map<string, OverrideGroup>();
+  const overrideGroup = (item: OverrideItem) => {
+    let group = overrideGroups.get(item.channel_id);
     if (!group) {
       group = {
         channelId: item.channel_id,
@@ -220,12 +220,12 @@ export function groupPreview(preview: Preview, payload?: Payload | null): Groupe
         apply: [],
         remove: [],
       };
-      overwriteGroups.set(item.channel_id, group);
+      overrideGroups.set(item.channel_id, group);
     }
     return group;
   };
-  preview.overrides_to_apply.forEach((item) => overwriteGroup(item).apply.push(item));
-  preview.overrides_to_remove.forEach((item) => overwriteGroup(item).remove.push(item));
+  preview.overrides_to_apply.forEach((item) => overrideGroup(item).apply.push(item));
+  preview.overrides_to_remove.forEach((item) => overrideGroup(item).remove.push(item));
 
   // A channel setting (rules_channel_id, ...) names its channel.
   const setting = (field: string, value: unknown) =>
@@ -244,17 +244,13 @@ export function groupPreview(preview: Preview, payload?: Payload | null): Groupe
   const counts: PreviewCounts = {
     roles: count(roleChanges),
     channels: count(changes),
-    overwrites: { apply: preview.overrides_to_apply.length, remove: preview.overrides_to_remove.length },
+    overrides: { apply: preview.overrides_to_apply.length, remove: preview.overrides_to_remove.length },
     settings: settings.length,
     skipped: preview.skipped.length,
     total: 0,
   };
   counts.total =
-    roleChanges.length +
-    changes.length +
-    counts.overwrites.apply +
-    counts.overwrites.remove +
-    counts.settings;
+    roleChanges.length + changes.length + counts.overrides.apply + counts.overrides.remove + counts.settings;
 
   return {
     counts,
@@ -262,7 +258,7 @@ export function groupPreview(preview: Preview, payload?: Payload | null): Groupe
     channels: [...groups.values()]
       .sort((a, b) => a.position - b.position)
       .map(({ position: _position, ...group }) => group),
-    overwrites: [...overwriteGroups.values()].sort((a, b) => a.channelName.localeCompare(b.channelName)),
+    overrides: [...overrideGroups.values()].sort((a, b) => a.channelName.localeCompare(b.channelName)),
     settings,
     skipped: preview.skipped,
   };

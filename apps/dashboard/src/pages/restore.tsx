@@ -16,7 +16,7 @@ import {
   useSnapshot,
   useSnapshots,
 } from '../api/queries';
-import { describeOverwrite } from '../format/permissions';
+import { describeOverride } from '../format/permissions';
 import { type ChangeKind, channelTypeName, type GroupedPreview, groupPreview } from '../format/restore-diff';
 import { dateTime, duration } from '../format/time';
 import { GuildPage } from './guild';
@@ -24,7 +24,7 @@ import { GuildPage } from './guild';
 const SCOPE_LABELS: Record<RestoreScope, string> = {
   roles: 'Roles',
   channels: 'Channels',
-  permission_overrides: 'Channel permission overwrites',
+  permission_overrides: 'Channel permission overrides',
   guild_settings: 'Guild settings',
 };
 
@@ -230,9 +230,9 @@ export function PreviewView({
             <td>{countText(counts.channels)}</td>
           </tr>
           <tr>
-            <th scope="row">Overwrites</th>
+            <th scope="row">Overrides</th>
             <td>
-              {counts.overwrites.apply} to set, {counts.overwrites.remove} to remove
+              {counts.overrides.apply} to set, {counts.overrides.remove} to remove
             </td>
           </tr>
           <tr>
@@ -294,21 +294,20 @@ export function PreviewView({
         </PreviewSection>
       )}
 
-      {grouped.overwrites.length > 0 && (
-        <PreviewSection id="preview-overwrites" title="Channel permission overwrites">
-          {grouped.overwrites.map((group) => (
+      {grouped.overrides.length > 0 && (
+        <PreviewSection id="preview-overrides" title="Channel permission overrides">
+          {grouped.overrides.map((group) => (
             <div key={group.channelId} className="category">
               <h4>#{group.channelName}</h4>
               <ul className="changes">
                 {group.apply.map((item) => (
                   <li key={`set:${item.type}:${item.id}`} className="change change-create">
-                    <span className="kind">Set</span> {describeOverwrite(item, roleNames, item.target_name)}
+                    <span className="kind">Set</span> {describeOverride(item, roleNames, item.target_name)}
                   </li>
                 ))}
                 {group.remove.map((item) => (
                   <li key={`remove:${item.type}:${item.id}`} className="change change-delete">
-                    <span className="kind">Remove</span>{' '}
-                    {describeOverwrite(item, roleNames, item.target_name)}
+                    <span className="kind">Remove</span> {describeOverride(item, roleNames, item.target_name)}
                   </li>
                 ))}
               </ul>
@@ -386,12 +385,12 @@ const STEP_LABELS: Record<string, string> = {
   ValidateSnapshot: 'Check the snapshot',
   CreatePreRestoreSnapshot: 'Snapshot the guild as it is',
   PauseLiveSync: 'Pause live sync',
-  DeleteRemovedOverrides: 'Remove overwrites',
+  DeleteRemovedOverrides: 'Remove overrides',
   DeleteRemovedChannels: 'Delete channels',
   DeleteRemovedRoles: 'Delete roles',
   CreateOrUpdateRoles: 'Create and update roles',
   CreateOrUpdateChannels: 'Create and update channels',
-  ApplyPermissionOverrides: 'Set overwrites',
+  ApplyPermissionOverrides: 'Set overrides',
   UpdateGuildSettings: 'Update guild settings',
 };
 
@@ -490,7 +489,7 @@ function RestoreResult({ guildId, job }: { guildId: string; job: Schemas['Restor
             <dd>
               roles {summary.roles_created} created, {summary.roles_updated} updated, {summary.roles_deleted}{' '}
               deleted; channels {summary.channels_created} created, {summary.channels_updated} updated,{' '}
-              {summary.channels_deleted} deleted; overwrites {summary.overrides_applied} set,{' '}
+              {summary.channels_deleted} deleted; overrides {summary.overrides_applied} set,{' '}
               {summary.overrides_removed} removed; settings {summary.guild_settings_updated}; skipped{' '}
               {summary.skipped}
             </dd>

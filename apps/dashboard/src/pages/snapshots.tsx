@@ -5,7 +5,7 @@ import { Link } from '../app/router';
 import { pathTo } from '../app/routes';
 import type { Schemas } from '../api/client';
 import { useCreateSnapshot, useMe, useSnapshot, useSnapshots } from '../api/queries';
-import { describeOverwrite } from '../format/permissions';
+import { describeOverride } from '../format/permissions';
 import { CATEGORY, channelTypeName } from '../format/restore-diff';
 import { byteSize, dateTime, relativeTime } from '../format/time';
 import { GuildPage } from './guild';
@@ -164,7 +164,7 @@ export function SnapshotPage({ guildId, snapshotId }: { guildId: string; snapsho
             <Fact label="Trigger">{TRIGGERS[snapshot.data.trigger]}</Fact>
             <Fact label="Holds">
               {snapshot.data.counts.roles} roles, {snapshot.data.counts.channels} channels,{' '}
-              {snapshot.data.counts.permission_overrides} overwrites ({byteSize(snapshot.data.size)})
+              {snapshot.data.counts.permission_overrides} overrides ({byteSize(snapshot.data.size)})
             </Fact>
           </dl>
           {snapshot.data.payload && <SnapshotTree payload={snapshot.data.payload} />}
@@ -183,12 +183,12 @@ function SnapshotTree({ payload }: { payload: Payload }) {
     const names = new Map(payload.roles.map((role) => [role.id, role.name]));
     return names;
   }, [payload]);
-  const overwrites = useMemo(() => {
+  const overrides = useMemo(() => {
     const byChannel = new Map<string, Payload['permission_overrides']>();
-    for (const overwrite of payload.permission_overrides) {
-      const list = byChannel.get(overwrite.channel_id) ?? [];
-      list.push(overwrite);
-      byChannel.set(overwrite.channel_id, list);
+    for (const override of payload.permission_overrides) {
+      const list = byChannel.get(override.channel_id) ?? [];
+      list.push(override);
+      byChannel.set(override.channel_id, list);
     }
     return byChannel;
   }, [payload]);
@@ -205,7 +205,7 @@ function SnapshotTree({ payload }: { payload: Payload }) {
       </span>{' '}
       <span className="muted small">{channelTypeName(channel.type)}</span>
       {channel.topic && <span className="muted small"> · {channel.topic}</span>}
-      <Overwrites list={overwrites.get(channel.id)} roleNames={roleNames} />
+      <Overrides list={overrides.get(channel.id)} roleNames={roleNames} />
     </li>
   );
 
@@ -241,7 +241,7 @@ function SnapshotTree({ payload }: { payload: Payload }) {
         {categories.map((category) => (
           <div key={category.id} className="category">
             <h3>{category.name}</h3>
-            <Overwrites list={overwrites.get(category.id)} roleNames={roleNames} />
+            <Overrides list={overrides.get(category.id)} roleNames={roleNames} />
             <ul className="channel-list">
               {channels.filter((channel) => channel.parent_id === category.id).map(channelItem)}
             </ul>
@@ -252,7 +252,7 @@ function SnapshotTree({ payload }: { payload: Payload }) {
   );
 }
 
-function Overwrites({
+function Overrides({
   list,
   roleNames,
 }: {
@@ -261,9 +261,9 @@ function Overwrites({
 }) {
   if (!list?.length) return null;
   return (
-    <ul className="overwrites">
-      {list.map((overwrite) => (
-        <li key={`${overwrite.type}:${overwrite.id}`}>{describeOverwrite(overwrite, roleNames)}</li>
+    <ul className="overrides">
+      {list.map((override) => (
+        <li key={`${override.type}:${override.id}`}>{describeOverride(override, roleNames)}</li>
       ))}
     </ul>
   );

@@ -1,13 +1,8 @@
+import type { MeView } from './me.dto';
 import type { UserRow } from './users.repository';
 
-export interface UserView {
-  id: string;
-  platform_user_id: string;
-  username: string;
-  global_name: string | null;
-  avatar: string | null;
-  created_at: string;
-}
+/** A user as the API shows them: `GET /me` without its session, and the login's answer. */
+export type UserView = Omit<MeView, 'session'>;
 
 export function toUserView(user: UserRow): UserView {
   return {

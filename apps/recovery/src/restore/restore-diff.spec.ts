@@ -4,7 +4,7 @@ import {
   type GuildSettings,
   type GuildState,
   PERMISSION,
-  type PermissionOverwrite,
+  type PermissionOverride,
   type PlatformChannel,
   type PlatformRole,
 } from '@lib/chat-platform';
@@ -77,11 +77,11 @@ function category(id: string, position: number, name = `category-${id}`): Platfo
   return channel(id, { type: CHANNEL_TYPE.category, name, position, rate_limit_per_user: null });
 }
 
-function overwrite(
+function override(
   channelId: string,
   id: string,
-  fields: Partial<PermissionOverwrite> = {},
-): PermissionOverwrite {
+  fields: Partial<PermissionOverride> = {},
+): PermissionOverride {
   return { channel_id: channelId, id, type: 'role', allow: '0', deny: '0', ...fields };
 }
 
@@ -137,9 +137,9 @@ function guildState(): GuildState {
       }),
     ],
     permission_overrides: [
-      overwrite(GENERAL, GUILD, { deny: SEND }),
-      overwrite(GENERAL, MODS, { allow: SEND }),
-      overwrite(RULES, GUILD, { deny: SEND }),
+      override(GENERAL, GUILD, { deny: SEND }),
+      override(GENERAL, MODS, { allow: SEND }),
+      override(RULES, GUILD, { deny: SEND }),
     ],
   };
 }
@@ -540,14 +540,14 @@ describe(computeRestoreDiff.name, () => {
   });
 
   describe('permission overrides', () => {
-    it('applies changed overwrites and removes live ones the snapshot lacks, on snapshot channels only', () => {
+    it('applies changed overrides and removes live ones the snapshot lacks, on snapshot channels only', () => {
       const live = guildState();
       live.channels = [...live.channels, channel('3100', { name: 'spam' })];
       live.permission_overrides = [
-        overwrite(GENERAL, GUILD, { deny: SEND }),
-        overwrite(GENERAL, MODS, { allow: VIEW_AND_SEND }),
-        overwrite(GENERAL, MEMBERS, { deny: SEND }),
-        overwrite('3100', MEMBERS, { deny: SEND }),
+        override(GENERAL, GUILD, { deny: SEND }),
+        override(GENERAL, MODS, { allow: VIEW_AND_SEND }),
+        override(GENERAL, MEMBERS, { deny: SEND }),
+        override('3100', MEMBERS, { deny: SEND }),
       ];
 
       const diff = sut({ live, scope: ['permission_overrides'] });
@@ -587,9 +587,9 @@ describe(computeRestoreDiff.name, () => {
 
     it('keeps member ids as they are', () => {
       const target = guildState();
-      target.permission_overrides.push(overwrite(RULES, USER, { type: 'member', allow: SEND }));
+      target.permission_overrides.push(override(RULES, USER, { type: 'member', allow: SEND }));
       const live = guildState();
-      live.permission_overrides.push(overwrite(RULES, USER, { type: 'member', allow: VIEW_AND_SEND }));
+      live.permission_overrides.push(override(RULES, USER, { type: 'member', allow: VIEW_AND_SEND }));
 
       const diff = sut({ target, live, scope: ['permission_overrides'] });
 
@@ -599,7 +599,7 @@ describe(computeRestoreDiff.name, () => {
       expect(diff.overrides_to_remove).toEqual([]);
     });
 
-    it('applies overwrites on a channel this restore creates', () => {
+    it('applies overrides on a channel this restore creates', () => {
       const live = guildState();
       live.channels = without(live.channels, GENERAL);
       live.permission_overrides = live.permission_overrides.filter((o) => o.channel_id !== GENERAL);
@@ -614,12 +614,12 @@ describe(computeRestoreDiff.name, () => {
       expect(diff.skipped).toEqual([]);
     });
 
-    it('shows the overwrites a channel is created with when only channels are restored', () => {
+    it('shows the overrides a channel is created with when only channels are restored', () => {
       const live = guildState();
       live.channels = without(live.channels, GENERAL);
       live.roles = without(live.roles, MODS);
-      // Overwrites of channels that stay are not the channel scope's business.
-      live.permission_overrides = [overwrite(RULES, GUILD, { allow: SEND })];
+      // Overrides of channels that stay are not the channel scope's business.
+      live.permission_overrides = [override(RULES, GUILD, { allow: SEND })];
 
       const diff = sut({ live, scope: ['channels'] });
 
@@ -636,7 +636,7 @@ describe(computeRestoreDiff.name, () => {
         },
       ]);
       expect(diff.overrides_to_remove).toEqual([]);
-      // Its overwrite for a role that is gone and not restored cannot come with it.
+      // Its override for a role that is gone and not restored cannot come with it.
       expect(diff.skipped).toEqual([
         {
           scope: 'permission_overrides',
@@ -648,7 +648,7 @@ describe(computeRestoreDiff.name, () => {
       expect(diff.roles_to_create).toEqual([]);
     });
 
-    it('skips overwrites of a channel that is not restored', () => {
+    it('skips overrides of a channel that is not restored', () => {
       const live = guildState();
       live.channels = without(live.channels, GENERAL);
       live.permission_overrides = live.permission_overrides.filter((o) => o.channel_id !== GENERAL);
@@ -672,7 +672,7 @@ describe(computeRestoreDiff.name, () => {
       ]);
     });
 
-    it('applies overwrites for a role this restore creates and skips them when the role is not restored', () => {
+    it('applies overrides for a role this restore creates and skips them when the role is not restored', () => {
       const live = guildState();
       live.roles = without(live.roles, MODS);
       live.permission_overrides = live.permission_overrides.filter((o) => o.id !== MODS);
@@ -688,10 +688,10 @@ describe(computeRestoreDiff.name, () => {
       ]);
     });
 
-    it('skips overwrites for a managed role that cannot be created', () => {
+    it('skips overrides for a managed role that cannot be created', () => {
       const target = guildState();
       target.roles.push(role('2200', { name: 'old bot', position: 5, managed: true }));
-      target.permission_overrides.push(overwrite(RULES, '2200', { allow: SEND }));
+      target.permission_overrides.push(override(RULES, '2200', { allow: SEND }));
 
       const diff = sut({ target, scope: ['roles', 'permission_overrides'] });
 
@@ -705,14 +705,14 @@ describe(computeRestoreDiff.name, () => {
       ]);
     });
 
-    it('matches overwrites through replaced roles and channels', () => {
+    it('matches overrides through replaced roles and channels', () => {
       const live = guildState();
       live.roles = edit(live.roles, MODS, { id: '2999' });
       live.channels = edit(live.channels, GENERAL, { id: '3999' });
       live.permission_overrides = [
-        overwrite('3999', GUILD, { deny: SEND }),
-        overwrite('3999', '2999', { allow: SEND }),
-        overwrite(RULES, GUILD, { deny: SEND }),
+        override('3999', GUILD, { deny: SEND }),
+        override('3999', '2999', { allow: SEND }),
+        override(RULES, GUILD, { deny: SEND }),
       ];
       const replacements: IdReplacement[] = [
         { kind: 'role', original_id: MODS, replacement_id: '2999' },
@@ -722,9 +722,9 @@ describe(computeRestoreDiff.name, () => {
       expect(sut({ live, replacements, scope: ['permission_overrides'] })).toEqual(emptyDiff());
     });
 
-    it('skips overwrites that allow or deny bits the bot does not hold', () => {
+    it('skips overrides that allow or deny bits the bot does not hold', () => {
       const target = guildState();
-      target.permission_overrides.push(overwrite(RULES, MODS, { deny: PERMISSION.MANAGE_GUILD.toString() }));
+      target.permission_overrides.push(override(RULES, MODS, { deny: PERMISSION.MANAGE_GUILD.toString() }));
       const bot: BotStanding = {
         ...ADMIN_BOT,
         permissions: PERMISSION.MANAGE_ROLES | PERMISSION.SEND_MESSAGES,
@@ -777,7 +777,7 @@ describe(computeRestoreDiff.name, () => {
     const live = guildState();
     live.roles = [...without(live.roles, MEMBERS), role('2100'), role('2011', { position: 1 })].reverse();
     live.channels = [...without(live.channels, RULES), channel('3100'), channel('3011')].reverse();
-    live.permission_overrides = [...live.permission_overrides, overwrite(GENERAL, ADMINS)].reverse();
+    live.permission_overrides = [...live.permission_overrides, override(GENERAL, ADMINS)].reverse();
     const reordered = structuredClone(live);
     reordered.roles.reverse();
     reordered.channels.reverse();

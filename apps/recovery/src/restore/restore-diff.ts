@@ -15,7 +15,9 @@ import { diffGuildSettings } from './diff/settings-diff';
  * hash and the duration estimate.
  */
 export * from './diff/diff-model';
+export { RESTORED_CHANNEL_FIELDS } from './diff/channel-diff';
 export { restoreDiffHash } from './diff/diff-hash';
+export { RESTORED_ROLE_FIELDS } from './diff/role-diff';
 export * from './diff/estimate';
 export { SnapshotIdResolution } from './diff/id-resolution';
 export { RESTORE_SCOPES, type RestoreScope } from '@lib/contracts';
@@ -29,7 +31,7 @@ export function computeRestoreDiff(input: DiffInput): RestoreDiff {
     roles: new Set(roles.roles_to_create.map((role) => role.id)),
     channels: new Set(channels.channels_to_create.map((channel) => channel.id)),
   };
-  // A channel is created with its overwrites in place (never briefly open to everyone), so a
+  // A channel is created with its overrides in place (never briefly open to everyone), so a
   // restore of channels without permission_overrides still sets those: the preview shows them.
   const overrides = inScope('permission_overrides')
     ? new OverridePlan(input, lookup, pending).result()

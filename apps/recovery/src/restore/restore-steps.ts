@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import {
   ChatPlatformClient,
   type ChannelInput,
-  type ChannelOverwriteInput,
+  type ChannelOverrideInput,
   type ChannelUpdate,
   CHANNEL_TYPE,
   isChatPlatformError,
@@ -11,7 +11,12 @@ import {
   type RoleInput,
 } from '@lib/chat-platform';
 import type { RestoreComparison } from './restore-comparisons';
-import type { RestorableSetting, RestoreDiff } from './restore-diff';
+import {
+  type RestorableSetting,
+  RESTORED_CHANNEL_FIELDS,
+  RESTORED_ROLE_FIELDS,
+  type RestoreDiff,
+} from './restore-diff';
 import type { ChangeStep, StepOutcome } from './workflows/restore-contract';
 
 /** Changes one activity call makes before handing back, so progress moves and cancel is timely. */
@@ -68,34 +73,42 @@ export class RestoreSteps {
     }
   }
 
-  private async deleteOverrides(context: StepContext): Promise<StepOutcome> {
-    const items = context.comparison.diff.overrides_to_remove;
-    const batch = items.slice(0, RESTORE_BATCH_SIZE);
-    await runConcurrently(batch, (o) =>
-      goneIsDone(this.platform.deletePermissionOverwrite(o.channel_id, o.id, reason(context))),
+  private deleteOverrides(context: StepContext): Promise<StepOutcome> {
+    return this.deleteBatch(context.comparison.diff.overrides_to_remove, (o) =>
+      this.platform.deletePermissionOverride(o.channel_id, o.id, reason(context)),
     );
-    return { ...NOTHING, deleted: batch.length, remaining: items.length - batch.length };
   }
 
   /** Channels before their categories: a category is removed once nothing depends on it. */
-  private async deleteChannels(context: StepContext): Promise<StepOutcome> {
+  private deleteChannels(context: StepContext): Promise<StepOutcome> {
     const items = [...context.comparison.diff.channels_to_delete].sort(
       (a, b) => Number(a.type === CHANNEL_TYPE.category) - Number(b.type === CHANNEL_TYPE.category),
     );
     const children = items.filter((channel) => channel.type !== CHANNEL_TYPE.category);
-    const batch = (children.length > 0 ? children : items).slice(0, RESTORE_BATCH_SIZE);
-    await runConcurrently(batch, (channel) =>
-      goneIsDone(this.platform.deleteChannel(channel.id, reason(context))),
+    return this.deleteBatch(
+      items,
+      (channel) => this.platform.deleteChannel(channel.id, reason(context)),
+      children.length > 0 ? children : items,
     );
-    return { ...NOTHING, deleted: batch.length, remaining: items.length - batch.length };
   }
 
-  private async deleteRoles(context: StepContext): Promise<StepOutcome> {
-    const items = context.comparison.diff.roles_to_delete;
-    const batch = items.slice(0, RESTORE_BATCH_SIZE);
-    await runConcurrently(batch, (role) =>
-      goneIsDone(this.platform.deleteRole(context.platformGuildId, role.id, reason(context))),
+  private deleteRoles(context: StepContext): Promise<StepOutcome> {
+    return this.deleteBatch(context.comparison.diff.roles_to_delete, (role) =>
+      this.platform.deleteRole(context.platformGuildId, role.id, reason(context)),
     );
+  }
+
+  /**
+   * Deletes the first RESTORE_BATCH_SIZE of `deletable` (default: all `items`), a target already
+   * gone counting as deleted; `remaining` is what is left of `items` after them.
+   */
+  private async deleteBatch<T>(
+    items: T[],
+    remove: (item: T) => Promise<unknown>,
+    deletable: T[] = items,
+  ): Promise<StepOutcome> {
+    const batch = deletable.slice(0, RESTORE_BATCH_SIZE);
+    await runConcurrently(batch, (item) => goneIsDone(remove(item)));
     return { ...NOTHING, deleted: batch.length, remaining: items.length - batch.length };
   }
 
@@ -215,7 +228,7 @@ export class RestoreSteps {
       name: channel.name,
       type: channel.type,
       // Set at creation, so a private channel is never briefly open to everyone.
-      permission_overwrites: this.overwritesOf(context, channel.id),
+      permission_overrides: this.overridesOf(context, channel.id),
     };
     const created = orphan
       ? await this.platform.updateChannel(orphan.id, input, reason(context))
@@ -226,15 +239,7 @@ export class RestoreSteps {
   private channelFields(context: StepContext, channel: PlatformChannel, fields: string[]): ChannelUpdate {
     const update: ChannelUpdate = {};
     const wanted = new Set(fields);
-    for (const field of [
-      'name',
-      'type',
-      'topic',
-      'nsfw',
-      'rate_limit_per_user',
-      'bitrate',
-      'user_limit',
-    ] as const) {
+    for (const field of RESTORED_CHANNEL_FIELDS) {
       if (wanted.has(field)) Object.assign(update, { [field]: channel[field] });
     }
     if (wanted.has('position')) update.position = channel.position;
@@ -246,16 +251,16 @@ export class RestoreSteps {
     return update;
   }
 
-  private overwritesOf(context: StepContext, snapshotChannelId: string): ChannelOverwriteInput[] {
+  private overridesOf(context: StepContext, snapshotChannelId: string): ChannelOverrideInput[] {
     const { target, ids } = context.comparison;
-    const overwrites: ChannelOverwriteInput[] = [];
-    for (const overwrite of target.permission_overrides) {
-      if (overwrite.channel_id !== snapshotChannelId) continue;
-      const id = overwrite.type === 'role' ? ids.resolve('role', overwrite.id) : overwrite.id;
+    const overrides: ChannelOverrideInput[] = [];
+    for (const override of target.permission_overrides) {
+      if (override.channel_id !== snapshotChannelId) continue;
+      const id = override.type === 'role' ? ids.resolve('role', override.id) : override.id;
       if (id !== undefined)
-        overwrites.push({ id, type: overwrite.type, allow: overwrite.allow, deny: overwrite.deny });
+        overrides.push({ id, type: override.type, allow: override.allow, deny: override.deny });
     }
-    return overwrites;
+    return overrides;
   }
 
   private channelPositions(
@@ -285,7 +290,7 @@ export class RestoreSteps {
       const channelId = ids.resolve('channel', item.channel_id);
       const targetId = item.type === 'role' ? ids.resolve('role', item.id) : item.id;
       if (channelId === undefined || targetId === undefined) return;
-      await this.platform.putPermissionOverwrite(
+      await this.platform.putPermissionOverride(
         { channel_id: channelId, id: targetId, type: item.type, allow: item.allow, deny: item.deny },
         reason(context),
       );
@@ -318,14 +323,9 @@ function reason(context: StepContext): { reason: string } {
 }
 
 function roleInput(role: PlatformRole): RoleInput {
-  return {
-    name: role.name,
-    color: role.color,
-    permissions: role.permissions,
-    hoist: role.hoist,
-    mentionable: role.mentionable,
-    unicode_emoji: role.unicode_emoji,
-  };
+  const input: RoleInput = {};
+  for (const field of RESTORED_ROLE_FIELDS) Object.assign(input, { [field]: role[field] });
+  return input;
 }
 
 function pick(input: RoleInput, fields: string[]): RoleInput {

@@ -1,10 +1,4 @@
-import type {
-  GuildSettings,
-  GuildState,
-  PermissionOverwrite,
-  PlatformChannel,
-  PlatformRole,
-} from '@lib/chat-platform';
+import type { GuildState } from '@lib/chat-platform';
 import { DomainError } from '@lib/problem-details';
 
 /** The payload version creation writes; reading checks it (docs/behaviour.md §9.2). */
@@ -14,14 +8,13 @@ export const SUPPORTED_SNAPSHOT_VERSIONS: readonly number[] = [1];
 /** docs/behaviour.md §8: at most 5 MiB of serialised JSON. */
 export const SNAPSHOT_MAX_BYTES = 5 * 1024 * 1024;
 
-/** Version 1: the guild's settings, roles, channels and overwrites; never message content. */
-export interface SnapshotPayload {
+/**
+ * Version 1: the guild's state (settings, roles, channels and overrides; never message content),
+ * stamped with its version and time.
+ */
+export interface SnapshotPayload extends GuildState {
   version: number;
   snapshot_at: string;
-  guild: GuildSettings;
-  roles: PlatformRole[];
-  channels: PlatformChannel[];
-  permission_overrides: PermissionOverwrite[];
 }
 
 export class SnapshotTooLargeError extends DomainError {
@@ -51,7 +44,7 @@ export function serialiseSnapshot(
     guild: { ...state.guild },
     roles: state.roles.map((role) => ({ ...role })),
     channels: state.channels.map((channel) => ({ ...channel })),
-    permission_overrides: state.permission_overrides.map((overwrite) => ({ ...overwrite })),
+    permission_overrides: state.permission_overrides.map((override) => ({ ...override })),
   };
   const json = JSON.stringify(payload);
   return { payload, json, size: Buffer.byteLength(json, 'utf8') };

@@ -1,6 +1,7 @@
 import { SNAPSHOT_TRIGGERS, type SnapshotTrigger } from '@lib/contracts';
-import { Transform, Type } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsKeysetCursor, IsPageLimit } from '@lib/database';
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import type { SnapshotPayload } from './snapshot-payload';
 
 export class CreateSnapshotDto {
@@ -20,16 +21,11 @@ export class ListSnapshotsQuery {
   @IsIn(SNAPSHOT_TRIGGERS)
   trigger?: SnapshotTrigger;
 
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
+  @IsPageLimit(100)
   limit = 50;
 
   /** Opaque; the `next_cursor` of the previous page. */
-  @IsOptional()
-  @Matches(/^[A-Za-z0-9_-]{1,200}$/, { message: 'cursor is not valid' })
+  @IsKeysetCursor()
   cursor?: string;
 }
 

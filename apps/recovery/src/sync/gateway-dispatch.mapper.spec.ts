@@ -2,7 +2,7 @@ import type { GuildState } from '@lib/chat-platform';
 import { toSourceEvent } from './gateway-dispatch.mapper';
 import { GENERAL, GUILD, guildState, MODS, RULES } from './guild-state.fixture';
 
-/** The guild as the gateway sends it: the REST guild object plus its channels with their overwrites. */
+/** The guild as the gateway sends it: the REST guild object plus its channels with their overrides. */
 function wireGuild(state: GuildState) {
   return {
     ...state.guild,
@@ -11,7 +11,7 @@ function wireGuild(state: GuildState) {
     channels: [...state.channels].reverse().map((channel) => ({
       ...channel,
       permission_overwrites: state.permission_overrides
-        .filter((overwrite) => overwrite.channel_id === channel.id)
+        .filter((override) => override.channel_id === channel.id)
         .map(({ id, type, allow, deny }) => ({ id, type: type === 'role' ? 0 : 1, allow, deny })),
     })),
     threads: [],
@@ -42,13 +42,13 @@ describe(toSourceEvent.name, () => {
     expect(toSourceEvent(dispatch('GUILD_DELETE', { id: GUILD }))).toMatchObject({ removed: true });
   });
 
-  it('reads a channel change with all of its overwrites, and a delete by id', () => {
+  it('reads a channel change with all of its overrides, and a delete by id', () => {
     const rules = wireGuild(guildState()).channels.find((channel) => channel.id === RULES)!;
     expect(toSourceEvent(dispatch('CHANNEL_UPDATE', { ...rules, guild_id: GUILD }))).toEqual({
       type: 'channel_update',
       platformGuildId: GUILD,
       channel: guildState().channels.find((channel) => channel.id === RULES),
-      overwrites: guildState().permission_overrides,
+      overrides: guildState().permission_overrides,
     });
     expect(toSourceEvent(dispatch('CHANNEL_DELETE', { ...rules, guild_id: GUILD }))).toEqual({
       type: 'channel_delete',

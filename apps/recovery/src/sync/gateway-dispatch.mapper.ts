@@ -1,7 +1,7 @@
 import {
   toGuildSettings,
   toGuildState,
-  toPermissionOverwrites,
+  toPermissionOverrides,
   toPlatformChannel,
   toPlatformRole,
   type WireGuildChannel,
@@ -98,7 +98,7 @@ function channelChange(type: 'channel_create' | 'channel_update', data: object):
     type,
     platformGuildId: channel.guild_id,
     channel: toPlatformChannel(channel),
-    overwrites: toPermissionOverwrites(channel),
+    overrides: toPermissionOverrides(channel),
   };
 }
 

@@ -1,7 +1,7 @@
 import type {
   GuildSettings,
   GuildState,
-  PermissionOverwrite,
+  PermissionOverride,
   PlatformChannel,
   PlatformRole,
 } from '@lib/chat-platform';
@@ -20,8 +20,8 @@ export type GuildEvent =
       type: 'channel_create' | 'channel_update';
       platformGuildId: string;
       channel: PlatformChannel;
-      /** The channel's overwrites as they now are, all of them. */
-      overwrites: PermissionOverwrite[];
+      /** The channel's overrides as they now are, all of them. */
+      overrides: PermissionOverride[];
     }
   | { type: 'channel_delete'; platformGuildId: string; channelId: string }
   | { type: 'role_create' | 'role_update'; platformGuildId: string; role: PlatformRole }

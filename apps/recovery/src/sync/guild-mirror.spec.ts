@@ -19,15 +19,15 @@ describe(GuildMirror.name, () => {
     expect(new GuildMirror(guildState()).state()).toEqual(guildState());
   });
 
-  it('follows channel creates and updates, with their overwrites, in position order', () => {
+  it('follows channel creates and updates, with their overrides, in position order', () => {
     const sut = new GuildMirror(guildState());
     const news = channel('100000000000000024', 'news', 0, { parent_id: CATEGORY });
-    sut.apply({ ...on, type: 'channel_create', channel: news, overwrites: [] });
+    sut.apply({ ...on, type: 'channel_create', channel: news, overrides: [] });
     sut.apply({
       ...on,
       type: 'channel_update',
       channel: { ...guildState().channels[2], topic: 'read me' },
-      overwrites: [{ channel_id: RULES, id: MEMBERS, type: 'role', allow: '0', deny: '1024' }],
+      overrides: [{ channel_id: RULES, id: MEMBERS, type: 'role', allow: '0', deny: '1024' }],
     });
 
     const state = sut.state();
@@ -50,7 +50,7 @@ describe(GuildMirror.name, () => {
     expect(state.guild.system_channel_id).toBe(GENERAL);
   });
 
-  it('follows roles and settings; a deleted role’s overwrites go with it', () => {
+  it('follows roles and settings; a deleted role’s overrides go with it', () => {
     const sut = new GuildMirror(guildState());
     sut.apply({ ...on, type: 'role_create', role: role('100000000000000013', 'new', 3) });
     sut.apply({ ...on, type: 'role_update', role: { ...role(MEMBERS, 'members', 1), color: 0xff0000 } });

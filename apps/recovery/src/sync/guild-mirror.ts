@@ -1,7 +1,7 @@
 import {
   type GuildSettings,
   type GuildState,
-  type PermissionOverwrite,
+  type PermissionOverride,
   type PlatformChannel,
   type PlatformRole,
   sortByPosition,
@@ -17,7 +17,7 @@ const CHANNEL_SETTINGS = [
 ] as const;
 
 /**
- * One guild's roles, channels, overwrites and settings as the gateway last told them. Every
+ * One guild's roles, channels, overrides and settings as the gateway last told them. Every
  * change event carries the whole object it changed, so applying one twice, or one already
  * contained in the state the mirror was seeded from, changes nothing.
  */
@@ -25,17 +25,14 @@ export class GuildMirror {
   private settings: GuildSettings;
   private readonly roles = new Map<string, PlatformRole>();
   private readonly channels = new Map<string, PlatformChannel>();
-  private readonly overwrites = new Map<string, PermissionOverwrite[]>();
+  private readonly overrides = new Map<string, PermissionOverride[]>();
 
   constructor(state: GuildState) {
     this.settings = { ...state.guild };
     for (const role of state.roles) this.roles.set(role.id, role);
     for (const channel of state.channels) this.channels.set(channel.id, channel);
-    for (const overwrite of state.permission_overrides) {
-      this.overwrites.set(overwrite.channel_id, [
-        ...(this.overwrites.get(overwrite.channel_id) ?? []),
-        overwrite,
-      ]);
+    for (const override of state.permission_overrides) {
+      this.overrides.set(override.channel_id, [...(this.overrides.get(override.channel_id) ?? []), override]);
     }
   }
 
@@ -44,7 +41,7 @@ export class GuildMirror {
       case 'channel_create':
       case 'channel_update':
         this.channels.set(event.channel.id, event.channel);
-        this.overwrites.set(event.channel.id, event.overwrites);
+        this.overrides.set(event.channel.id, event.overrides);
         return;
       case 'channel_delete':
         this.deleteChannel(event.channelId);
@@ -76,14 +73,14 @@ export class GuildMirror {
       guild: { ...this.settings },
       roles: sortByPosition([...this.roles.values()]),
       channels,
-      permission_overrides: channels.flatMap((channel) => this.overwrites.get(channel.id) ?? []),
+      permission_overrides: channels.flatMap((channel) => this.overrides.get(channel.id) ?? []),
     };
   }
 
   /** The platform keeps a deleted category's channels (without a parent) and clears settings naming it. */
   private deleteChannel(channelId: string): void {
     this.channels.delete(channelId);
-    this.overwrites.delete(channelId);
+    this.overrides.delete(channelId);
     for (const [id, channel] of this.channels) {
       if (channel.parent_id === channelId) this.channels.set(id, { ...channel, parent_id: null });
     }
@@ -92,14 +89,14 @@ export class GuildMirror {
     }
   }
 
-  /** A deleted role's overwrites go with it. */
+  /** A deleted role's overrides go with it. */
   private deleteRole(roleId: string): void {
     this.roles.delete(roleId);
-    for (const [channelId, overwrites] of this.overwrites) {
-      if (overwrites.some((overwrite) => overwrite.type === 'role' && overwrite.id === roleId)) {
-        this.overwrites.set(
+    for (const [channelId, overrides] of this.overrides) {
+      if (overrides.some((override) => override.type === 'role' && override.id === roleId)) {
+        this.overrides.set(
           channelId,
-          overwrites.filter((overwrite) => !(overwrite.type === 'role' && overwrite.id === roleId)),
+          overrides.filter((override) => !(override.type === 'role' && override.id === roleId)),
         );
       }
     }

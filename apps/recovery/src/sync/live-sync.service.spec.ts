@@ -147,7 +147,7 @@ describe(LiveSyncService.name, () => {
           type: 'channel_create',
           platformGuildId: GUILD,
           channel: channel('100000000000000025', 'lobby', 3, { parent_id: CATEGORY }),
-          overwrites: [],
+          overrides: [],
         },
       );
 

@@ -70,7 +70,7 @@ export interface LiveSyncGuildStatus {
 }
 
 /**
- * Live sync (docs/architecture.md "live sync"): a mirror of the roles, channels, overwrites and
+ * Live sync (docs/architecture.md "live sync"): a mirror of the roles, channels, overrides and
  * settings of every guild whose plan has RECOVERY_LIVE_SYNC, kept from the gateway's events, and
  * the destructive actions in those guilds handed to AntiNuke with their actor.
  *

@@ -1,5 +1,5 @@
-import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsKeysetCursor, IsPageLimit } from '@lib/database';
+import { IsIn, IsOptional, Matches } from 'class-validator';
 import type { ProcessingResult } from '../webhooks/webhook-events.repository';
 
 export const PROCESSING_RESULTS = ['pending', 'success', 'failed', 'duplicate'] as const;
@@ -13,17 +13,11 @@ export class ListWebhookEventsQuery {
   @IsIn(PROCESSING_RESULTS, { message: `result must be one of ${PROCESSING_RESULTS.join(', ')}` })
   result?: ProcessingResult;
 
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(200)
+  @IsPageLimit(200)
   limit = 50;
 
   /** The `next_cursor` of the previous page. */
-  @IsOptional()
-  @MaxLength(200)
-  @Matches(/^[A-Za-z0-9_-]+$/, { message: 'cursor is not valid' })
+  @IsKeysetCursor()
   cursor?: string;
 }
 

@@ -69,11 +69,11 @@ function channelEntries(before: FakeChannel | null, after: FakeChannel | null, g
     const current = now.get(id) ?? null;
     if (isDeepStrictEqual(previous, current)) continue;
     const overwrite = (current ?? previous)!;
-    const action_type = !previous
-      ? AuditLogEvent.ChannelOverwriteCreate
-      : !current
-        ? AuditLogEvent.ChannelOverwriteDelete
-        : AuditLogEvent.ChannelOverwriteUpdate;
+    const action_type = byLifecycle(previous, current, {
+      create: AuditLogEvent.ChannelOverwriteCreate,
+      update: AuditLogEvent.ChannelOverwriteUpdate,
+      delete: AuditLogEvent.ChannelOverwriteDelete,
+    });
     const skip = previous && current ? ['id', 'type'] : [];
     entries.push({
       target_id,
@@ -117,6 +117,11 @@ function memberEntries(before: FakeMember, after: FakeMember | null, guild: Fake
 }
 
 /** The audit-log entries a change makes (none for knock-on effects) and the events that report it. */
+/** What a change from `before` to `after` is: a create (nothing before), a delete (nothing after) or an update. */
+function byLifecycle<T>(before: unknown, after: unknown, answer: { create: T; update: T; delete: T }): T {
+  return !before ? answer.create : !after ? answer.delete : answer.update;
+}
+
 function describe(change: GuildChange, guild: FakeGuild, store: PlatformStore) {
   const guild_id = guild.id;
   const dispatch = (event: GatewayDispatchEvents, data: unknown, intent: GatewayIntentBits) =>
@@ -125,11 +130,11 @@ function describe(change: GuildChange, guild: FakeGuild, store: PlatformStore) {
   switch (change.kind) {
     case 'channel': {
       const { before, after } = change;
-      const event = !before
-        ? GatewayDispatchEvents.ChannelCreate
-        : !after
-          ? GatewayDispatchEvents.ChannelDelete
-          : GatewayDispatchEvents.ChannelUpdate;
+      const event = byLifecycle(before, after, {
+        create: GatewayDispatchEvents.ChannelCreate,
+        update: GatewayDispatchEvents.ChannelUpdate,
+        delete: GatewayDispatchEvents.ChannelDelete,
+      });
       return {
         entries: change.audited ? channelEntries(before, after, guild) : [],
         dispatches: [dispatch(event, channelWire((after ?? before)!), Guilds)],
@@ -137,11 +142,11 @@ function describe(change: GuildChange, guild: FakeGuild, store: PlatformStore) {
     }
     case 'role': {
       const { before, after } = change;
-      const action_type = !before
-        ? AuditLogEvent.RoleCreate
-        : !after
-          ? AuditLogEvent.RoleDelete
-          : AuditLogEvent.RoleUpdate;
+      const action_type = byLifecycle(before, after, {
+        create: AuditLogEvent.RoleCreate,
+        update: AuditLogEvent.RoleUpdate,
+        delete: AuditLogEvent.RoleDelete,
+      });
       const entry: Entry = {
         target_id: (before ?? after)!.id,
         action_type,

@@ -1,6 +1,8 @@
 /**
  * The fake platform's in-memory state, in the platform's own field names. `guild(id)` hands out
  * deep copies of it and `mutate(id, fn)` the live object.
+ * This fake is the platform, so it says "overwrite" where our code says permission override
+ * (docs/architecture.md#one-word-for-permission-overrides).
  */
 
 export interface FakeUser {

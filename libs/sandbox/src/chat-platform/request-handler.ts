@@ -12,7 +12,8 @@ import { PlatformHttpError, platformError } from './platform-error';
 import type { RequestRecord } from './platform-state';
 import type { PlatformStore } from './platform-store';
 import type { PlatformRateLimits } from './rate-limiter';
-import { type RouteMatch, type Router, decodePath } from './router';
+import { decodePath, readBodyUpTo } from '../request-reading';
+import { type RouteMatch, type Router } from './router';
 import type { PlatformRoute } from './routes';
 
 const API_PREFIX = '/api/v10';
@@ -44,17 +45,6 @@ interface Answer {
 
 function errorAnswer(error: PlatformHttpError | OAuthError, headers: Record<string, string> = {}): Answer {
   return { status: error.status, headers, body: error.body() };
-}
-
-async function readBody(req: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw platformError.requestTooLarge();
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
 }
 
 /** Only a form body has fields; any other body reads as none. */
@@ -113,7 +103,7 @@ async function answer(
   match: PlatformRouteMatch,
   context: RequestHandlerContext,
 ): Promise<Answer> {
-  const raw = await readBody(req);
+  const raw = await readBodyUpTo(req, MAX_BODY_BYTES, () => platformError.requestTooLarge());
   const now = Date.now();
   const { store } = context;
   const caller = identifyCaller(req.headers.authorization, context.bots, store.oauth, now);

@@ -74,20 +74,4 @@ export class Router<TRoute extends RouteDefinition> {
   }
 }
 
-/**
- * Percent-decodes each segment of a request path (clients send `@me` as `%40me`); a segment that
- * would decode to a `/` or is malformed stays as sent.
- */
-export function decodePath(pathname: string): string {
-  return pathname
-    .split('/')
-    .map((segment) => {
-      try {
-        const decoded = decodeURIComponent(segment);
-        return decoded.includes('/') ? segment : decoded;
-      } catch {
-        return segment;
-      }
-    })
-    .join('/');
-}
+export { decodePath } from '../request-reading';

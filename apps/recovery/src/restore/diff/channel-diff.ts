@@ -10,7 +10,8 @@ interface ChannelPair extends Pair<PlatformChannel> {
   parent: string | null | undefined;
 }
 
-const CHANNEL_FIELDS = [
+/** The channel fields a restore compares and puts back (besides position and parent). */
+export const RESTORED_CHANNEL_FIELDS = [
   'name',
   'type',
   'topic',
@@ -73,7 +74,9 @@ function movedChannels(pairs: readonly ChannelPair[]): Set<ChannelPair> {
 }
 
 function changedChannelFields(pair: ChannelPair, moved: boolean): string[] {
-  const changed: string[] = CHANNEL_FIELDS.filter((field) => pair.target[field] !== pair.live[field]);
+  const changed: string[] = RESTORED_CHANNEL_FIELDS.filter(
+    (field) => pair.target[field] !== pair.live[field],
+  );
   const reparented = pair.parent !== pair.live.parent_id;
   if (reparented) changed.push('parent_id');
   // A channel that changes parent has to be placed among its new siblings as well.

@@ -5,7 +5,7 @@ export type IdKind = 'role' | 'channel';
 
 /**
  * Where a snapshot's platform id lives now. A role or channel the restore creates anew gets a new
- * platform id; `replacements` remembers original -> replacement per guild, so overwrites,
+ * platform id; `replacements` remembers original -> replacement per guild, so overrides,
  * parents and later previews follow it (chains are followed: X -> Y -> Z).
  */
 export interface IdResolution {

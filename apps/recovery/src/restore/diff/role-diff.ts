@@ -12,7 +12,15 @@ import { byPosition, compareIds } from './ordering';
 
 type RoleSection = Pick<RestoreDiff, 'roles_to_create' | 'roles_to_update' | 'roles_to_delete' | 'skipped'>;
 
-const ROLE_FIELDS = ['name', 'color', 'permissions', 'hoist', 'mentionable', 'unicode_emoji'] as const;
+/** The role fields a restore compares and puts back (besides position). */
+export const RESTORED_ROLE_FIELDS = [
+  'name',
+  'color',
+  'permissions',
+  'hoist',
+  'mentionable',
+  'unicode_emoji',
+] as const;
 
 export function emptyRoleSection(): RoleSection {
   return { roles_to_create: [], roles_to_update: [], roles_to_delete: [], skipped: [] };
@@ -76,7 +84,7 @@ function planRoleUpdate(
 function changedRoleFields(pair: Pair<PlatformRole>, moved: boolean): string[] {
   const target = roleItem(pair.target);
   const live = roleItem(pair.live);
-  const changed: string[] = ROLE_FIELDS.filter((field) =>
+  const changed: string[] = RESTORED_ROLE_FIELDS.filter((field) =>
     field === 'permissions'
       ? BigInt(target.permissions) !== BigInt(live.permissions)
       : target[field] !== live[field],

@@ -1,5 +1,6 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
 import { EntitlementsClient } from '@lib/entitlements';
+import { settledWithin } from '@lib/runtime';
 import { ANTINUKE_ACTIVITIES } from '../../antinuke/activities/antinuke.activities';
 import { AntiNukeSettingsRepository } from '../../antinuke/antinuke-settings.repository';
 import { AntiNukeWorkflows } from '../../antinuke/antinuke-workflows.service';
@@ -107,16 +108,10 @@ export class InProcessAntiNukeWorkflows
 
   async beforeApplicationShutdown(): Promise<void> {
     this.stopping = true;
-    const stopped = Promise.all([...this.runs.values()].map((run) => run.stop())).then(
-      () => true,
-      () => true,
+    const inTime = await settledWithin(
+      [...this.runs.values()].map((run) => run.stop()),
+      SHUTDOWN_GRACE_MS,
     );
-    let timer: NodeJS.Timeout | undefined;
-    const gaveUp = new Promise<false>((resolve) => {
-      timer = setTimeout(resolve, SHUTDOWN_GRACE_MS, false);
-    });
-    const inTime = await Promise.race([stopped, gaveUp]);
-    clearTimeout(timer);
     if (!inTime) this.logger.warn('antinuke incidents still under way at shutdown were not all recorded');
   }
 

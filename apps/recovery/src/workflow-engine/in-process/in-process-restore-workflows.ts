@@ -5,6 +5,7 @@ import {
   Logger,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
+import { settledWithin } from '@lib/runtime';
 import { RESTORE_ACTIVITIES } from '../../restore/activities/restore.activities';
 import {
   failStoppedRestore,
@@ -71,16 +72,8 @@ export class InProcessRestoreWorkflows
   async beforeApplicationShutdown(): Promise<void> {
     this.stopping.abort(serviceStopped());
     // begin() of a run not begun yet (its start still recording the id) runs it to its ending.
-    const ended = Promise.all([...[...this.runs.values()].map((run) => run.begin()), this.sweep]).then(
-      () => true,
-      () => true,
-    );
-    let timer: NodeJS.Timeout | undefined;
-    const gaveUp = new Promise<false>((resolve) => {
-      timer = setTimeout(resolve, SHUTDOWN_GRACE_MS, false);
-    });
-    const inTime = await Promise.race([ended, gaveUp]);
-    clearTimeout(timer);
+    const runs = [...this.runs.values()].map((run) => run.begin());
+    const inTime = await settledWithin([...runs, this.sweep ?? Promise.resolve()], SHUTDOWN_GRACE_MS);
     if (!inTime) {
       this.logger.warn(
         { restore_job_ids: [...this.runs.values()].map((run) => run.jobId) },

@@ -7,6 +7,7 @@ import {
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { type WebSocket, WebSocketServer } from 'ws';
+import { settledWithin } from '@lib/runtime';
 import type { BotAccounts } from '../bot-accounts';
 import type { FakeGuild } from '../platform-state';
 import type { PlatformStore } from '../platform-store';
@@ -262,13 +263,11 @@ export class GatewayServer implements GatewayProtocol {
     const closing = [...this.connections];
     if (closing.length === 0) return;
     for (const connection of closing) connection.close(code, reason, keepSessions);
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<'late'>(
-      (resolve) => (timer = setTimeout(() => resolve('late'), CLOSE_DEADLINE_MS)),
+    const inTime = await settledWithin(
+      closing.map((c) => c.closed),
+      CLOSE_DEADLINE_MS,
     );
-    const outcome = await Promise.race([Promise.all(closing.map((c) => c.closed)), deadline]);
-    clearTimeout(timer);
-    if (outcome === 'late') for (const connection of closing) connection.terminate();
+    if (!inTime) for (const connection of closing) connection.terminate();
     await Promise.all(closing.map((c) => c.closed));
   }
 }

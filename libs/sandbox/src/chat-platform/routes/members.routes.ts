@@ -6,7 +6,7 @@ import { platformError } from '../platform-error';
 import type { FakeGuild, FakeMember, FakeRole } from '../platform-state';
 import type { PlatformStore } from '../platform-store';
 import { memberWire } from '../wire-format';
-import { type PlatformRoute, noContent, ok } from './platform-route';
+import { type PlatformRoute, type RouteRequest, type RouteResponse, noContent, ok } from './platform-route';
 
 /**
  * The bot may give or take only roles below its highest; @everyone is implicit and a managed
@@ -19,6 +19,20 @@ function assignableRole(guild: FakeGuild, store: PlatformStore, actorId: string,
   if (role.id === guild.id || role.managed) throw platformError.missingPermissions();
   bot.requireBelow(role.position);
   return role;
+}
+
+/** Gives or takes one role of a member (`PUT`/`DELETE .../members/:user_id/roles/:role_id`). */
+function changeMemberRole(
+  { params, actorId }: RouteRequest,
+  store: PlatformStore,
+  change: (roles: string[], roleId: string) => string[],
+): RouteResponse {
+  const guild = store.guild(params.guild_id, actorId);
+  const member = store.member(guild, params.user_id);
+  const role = assignableRole(guild, store, actorId, params.role_id);
+  const watch = new GuildWatch(guild, ['members']);
+  member.roles = change(member.roles, role.id);
+  return noContent(watch.changes([member.user_id]));
 }
 
 /** A nickname is the member's own to change, or a moderator's who outranks them. */
@@ -87,25 +101,15 @@ export const memberRoutes: PlatformRoute[] = [
   {
     method: 'PUT',
     path: '/guilds/:guild_id/members/:user_id/roles/:role_id',
-    handle: ({ params, actorId }, store) => {
-      const guild = store.guild(params.guild_id, actorId);
-      const member = store.member(guild, params.user_id);
-      const role = assignableRole(guild, store, actorId, params.role_id);
-      const watch = new GuildWatch(guild, ['members']);
-      if (!member.roles.includes(role.id)) member.roles.push(role.id);
-      return noContent(watch.changes([member.user_id]));
-    },
+    handle: (request, store) =>
+      changeMemberRole(request, store, (roles, roleId) =>
+        roles.includes(roleId) ? roles : [...roles, roleId],
+      ),
   },
   {
     method: 'DELETE',
     path: '/guilds/:guild_id/members/:user_id/roles/:role_id',
-    handle: ({ params, actorId }, store) => {
-      const guild = store.guild(params.guild_id, actorId);
-      const member = store.member(guild, params.user_id);
-      const role = assignableRole(guild, store, actorId, params.role_id);
-      const watch = new GuildWatch(guild, ['members']);
-      member.roles = member.roles.filter((id) => id !== role.id);
-      return noContent(watch.changes([member.user_id]));
-    },
+    handle: (request, store) =>
+      changeMemberRole(request, store, (roles, roleId) => roles.filter((id) => id !== roleId)),
   },
 ];
