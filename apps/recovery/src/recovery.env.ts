@@ -92,4 +92,14 @@ export class RecoveryEnv extends KafkaEnv {
   @IsIn([true, false])
   @Transform(({ obj, key }: { obj: Record<string, unknown>; key: string }) => parseBoolean(obj[key]))
   LIVE_SYNC_ENABLED: boolean = false;
+
+  /** How often live sync looks at the pause rows of paused guilds, to resume soon after their restore ends. */
+  @IsInt()
+  @Min(100)
+  LIVE_SYNC_PAUSE_POLL_MS: number = 1_000;
+
+  /** How often live sync looks at every guild's plan again, to start or end mirroring as plans change. */
+  @IsInt()
+  @Min(1_000)
+  LIVE_SYNC_ENTITLEMENT_RECHECK_MS: number = 60_000;
 }
