@@ -22,7 +22,7 @@ module.exports = {
     {
       ...common,
       displayName: 'unit',
-      testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts', '<rootDir>/test/deploy/**/*.spec.ts'],
+      testMatch: ['<rootDir>/{apps,libs,standalone}/**/*.spec.ts', '<rootDir>/test/deploy/**/*.spec.ts'],
     },
     {
       ...common,

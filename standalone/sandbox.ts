@@ -1,4 +1,6 @@
 import { ChatPlatformClient } from '@lib/chat-platform';
+import { ScheduledPass } from '@lib/runtime';
+import { SchedulerRegistry } from '@nestjs/schedule';
 import {
   demoGuildSpec,
   FakeChatPlatform,
@@ -68,7 +70,14 @@ export class Sandbox {
   platform?: FakeChatPlatform;
   provider?: FakePaymentProvider;
   demo?: DemoGuild;
-  private saveTimer?: NodeJS.Timeout;
+  /**
+   * The periodic save, a pass like every service's periodic work. The sandbox belongs to no Nest
+   * application (it is standalone mode's own, beside the services), so the registry is its own.
+   */
+  private readonly saving = new ScheduledPass(new SchedulerRegistry(), 'sandbox-save', () => {
+    this.save();
+    return Promise.resolve();
+  });
 
   private constructor(private readonly options: SandboxOptions) {}
 
@@ -117,8 +126,7 @@ export class Sandbox {
       await this.provider.start();
     }
     this.save();
-    this.saveTimer = setInterval(() => this.save(), SAVE_EVERY_MS);
-    this.saveTimer.unref();
+    this.saving.every(SAVE_EVERY_MS, { unref: true });
   }
 
   /** Written atomically (temp file, then rename), so a crash mid-write keeps the previous state. */
@@ -135,7 +143,7 @@ export class Sandbox {
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.saveTimer);
+    await this.saving.stop();
     this.save();
     await Promise.all([this.platform?.stop(), this.provider?.stop()]);
   }

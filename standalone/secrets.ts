@@ -38,7 +38,8 @@ export function loadOrCreateSecrets(dataDir: string): StandaloneSecrets {
   return secrets;
 }
 
-function createSecrets(): StandaloneSecrets {
+/** A new set of secrets, as the first start makes them. */
+export function createSecrets(): StandaloneSecrets {
   const { publicKey } = generateKeyPairSync('ed25519');
   // The raw key is the last 32 bytes of its SPKI encoding.
   const rawPublicKey = publicKey.export({ format: 'der', type: 'spki' }).subarray(-32);

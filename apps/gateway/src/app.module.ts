@@ -5,6 +5,7 @@ import {
   type NestModule,
   RequestMethod,
 } from '@nestjs/common';
+import { ScheduleModule } from '@nestjs/schedule';
 import { DatabaseModule } from '@lib/database';
 import { IdentityModule, InternalTokenCodec } from '@lib/identity';
 import { KEY_VALUE_STORE, KeyValueModule, type KeyValueStore } from '@lib/key-value';
@@ -34,6 +35,7 @@ export class AppModule implements NestModule {
       module: AppModule,
       imports: [
         LoggingModule.forService('gateway', config.LOG_LEVEL),
+        ScheduleModule.forRoot(),
         DatabaseModule.forService({
           ...gatewayDatabase,
           url: config.DATABASE_URL,

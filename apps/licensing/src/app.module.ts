@@ -1,4 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
+import { ScheduleModule } from '@nestjs/schedule';
 import { CONSUMER_GROUPS, TOPICS } from '@lib/contracts';
 import { DatabaseModule } from '@lib/database';
 import { GuildAccessModule } from '@lib/guild-access';
@@ -18,6 +19,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         LoggingModule.forService('licensing', config.LOG_LEVEL),
+        ScheduleModule.forRoot(),
         DatabaseModule.forService({
           ...licensingDatabase,
           url: config.DATABASE_URL,

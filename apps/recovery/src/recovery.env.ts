@@ -85,4 +85,12 @@ export class RecoveryEnv extends KafkaEnv {
    */
   @IsEnvBoolean()
   LIVE_SYNC_ENABLED: boolean = false;
+
+  /** How often live sync looks at the pause rows of paused guilds, to resume soon after their restore ends. */
+  @IsIntegerInRange(100)
+  LIVE_SYNC_PAUSE_POLL_MS: number = 1_000;
+
+  /** How often live sync looks at every guild's plan again, to start or end mirroring as plans change. */
+  @IsIntegerInRange(1_000)
+  LIVE_SYNC_ENTITLEMENT_RECHECK_MS: number = 60_000;
 }

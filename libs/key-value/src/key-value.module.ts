@@ -1,4 +1,5 @@
 import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { SchedulerRegistry } from '@nestjs/schedule';
 import type { RedisOptions } from 'ioredis';
 import { DataSource } from 'typeorm';
 import { KEY_VALUE_STORE, type KeyValueStore } from './key-value-store';
@@ -15,10 +16,14 @@ export interface KeyValueModuleOptions {
 }
 
 /** docs/architecture.md standalone mode: Redis is replaced by Postgres unless REDIS_URL is set. */
-export function createKeyValueStore(options: KeyValueModuleOptions, dataSource: DataSource): KeyValueStore {
+export function createKeyValueStore(
+  options: KeyValueModuleOptions,
+  dataSource: DataSource,
+  scheduler?: SchedulerRegistry,
+): KeyValueStore {
   return options.redisUrl
     ? new RedisKeyValueStore(options.redisUrl, options.redisOptions)
-    : new PostgresKeyValueStore(dataSource, { schema: options.schema });
+    : new PostgresKeyValueStore(dataSource, { schema: options.schema, scheduler });
 }
 
 /** Provides KEY_VALUE_STORE everywhere in the app (the readiness check pings the same store). */
@@ -33,8 +38,10 @@ export class KeyValueModule implements OnApplicationShutdown {
       providers: [
         {
           provide: KEY_VALUE_STORE,
-          inject: [DataSource],
-          useFactory: (dataSource: DataSource) => createKeyValueStore(options, dataSource),
+          // The Postgres store's purge goes on the app's scheduler (ScheduleModule.forRoot() in its AppModule).
+          inject: [DataSource, SchedulerRegistry],
+          useFactory: (dataSource: DataSource, scheduler: SchedulerRegistry) =>
+            createKeyValueStore(options, dataSource, scheduler),
         },
       ],
       exports: [KEY_VALUE_STORE],

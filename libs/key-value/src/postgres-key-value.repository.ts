@@ -1,4 +1,5 @@
-import { Logger } from '@nestjs/common';
+import { ScheduledPass } from '@lib/runtime';
+import { SchedulerRegistry } from '@nestjs/schedule';
 import type { DataSource } from 'typeorm';
 import type { KeyValueStore } from './key-value-store';
 
@@ -7,6 +8,8 @@ export interface PostgresKeyValueStoreOptions {
   schema: string;
   /** How often expired rows are deleted. */
   purgeIntervalMs?: number;
+  /** The app's scheduler registry, where the purge is listed; one of its own without. */
+  scheduler?: SchedulerRegistry;
 }
 
 const DEFAULT_PURGE_INTERVAL_MS = 60_000;
@@ -16,14 +19,12 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]*$/;
 /**
  * KeyValueStore over a `<schema>.key_values` table, for standalone mode (no Redis). Each operation
  * is one statement, so it is atomic without a transaction; a row past its `expires_at` counts as
- * absent everywhere and is overwritten in place by the next writer. A timer deletes expired rows
- * so the table holds only live keys (plus at most one interval's worth of expired ones).
+ * absent everywhere and is overwritten in place by the next writer. A scheduled pass deletes
+ * expired rows so the table holds only live keys (plus at most one interval's worth of expired ones).
  */
 export class PostgresKeyValueStore implements KeyValueStore {
-  private readonly logger = new Logger(PostgresKeyValueStore.name);
   private readonly table: string;
-  private readonly timer: NodeJS.Timeout;
-  private purging: Promise<unknown> | undefined;
+  private readonly purge: ScheduledPass;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -31,13 +32,13 @@ export class PostgresKeyValueStore implements KeyValueStore {
   ) {
     if (!SCHEMA_NAME.test(options.schema)) throw new Error(`not a schema name: ${options.schema}`);
     this.table = `"${options.schema}".key_values`;
-    this.timer = setInterval(() => {
-      this.purging ??= this.purgeExpired()
-        .catch((error: unknown) => this.logger.warn({ err: String(error) }, 'expired keys not purged'))
-        .finally(() => (this.purging = undefined));
-    }, options.purgeIntervalMs ?? DEFAULT_PURGE_INTERVAL_MS);
+    this.purge = new ScheduledPass(
+      options.scheduler ?? new SchedulerRegistry(),
+      `key-value-purge(${options.schema})`,
+      async () => void (await this.purgeExpired()),
+    );
     // Housekeeping only: it must not keep a process (or a test) alive.
-    this.timer.unref();
+    this.purge.every(options.purgeIntervalMs ?? DEFAULT_PURGE_INTERVAL_MS, { unref: true });
   }
 
   async set(key: string, value: string, ttlSeconds: number): Promise<void> {
@@ -115,8 +116,8 @@ export class PostgresKeyValueStore implements KeyValueStore {
     }
   }
 
+  /** Takes the purge off the scheduler and waits for the one in flight. */
   async close(): Promise<void> {
-    clearInterval(this.timer);
-    await this.purging;
+    await this.purge.stop();
   }
 }

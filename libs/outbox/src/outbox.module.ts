@@ -7,6 +7,7 @@ import {
   type Provider,
 } from '@nestjs/common';
 import type { Producer } from '@lib/contracts';
+import { SchedulerRegistry } from '@nestjs/schedule';
 import { DataSource } from 'typeorm';
 import type { EventPublisher } from './event-publisher';
 import { OutboxRelay } from './outbox.relay';
@@ -44,13 +45,15 @@ export class OutboxModule implements OnApplicationBootstrap, BeforeApplicationSh
         { provide: OutboxWriter, useValue: new OutboxWriter(options.schema, options.producer) },
         {
           provide: OutboxRelay,
-          inject: [DataSource, EVENT_PUBLISHER],
-          useFactory: (dataSource: DataSource, publisher: EventPublisher) =>
+          // The relay's passes go on the app's scheduler (ScheduleModule.forRoot() in its AppModule).
+          inject: [DataSource, EVENT_PUBLISHER, SchedulerRegistry],
+          useFactory: (dataSource: DataSource, publisher: EventPublisher, scheduler: SchedulerRegistry) =>
             new OutboxRelay({
               schema: options.schema,
               dataSource,
               databaseUrl: options.databaseUrl,
               publisher,
+              scheduler,
             }),
         },
       ],

@@ -1,4 +1,6 @@
+import { ScheduledPass } from '@lib/runtime';
 import { Logger } from '@nestjs/common';
+import { SchedulerRegistry } from '@nestjs/schedule';
 import { Client } from 'pg';
 import { Gauge } from 'prom-client';
 import type { DataSource } from 'typeorm';
@@ -17,9 +19,13 @@ export interface OutboxRelayOptions {
   maxBackoffMs?: number;
   /** Sent rows older than this are deleted by the relay. */
   retentionHours?: number;
+  /** The app's scheduler registry, where the relay's passes are listed; one of its own without. */
+  scheduler?: SchedulerRegistry;
 }
 
 const RETENTION_SWEEP_EVERY_MS = 10 * 60_000;
+/** The first retry wait after a failed round; it doubles up to `maxBackoffMs`. */
+const FIRST_BACKOFF_MS = 100;
 
 /** The relays running in this process, read when Prometheus scrapes the backlog. */
 const runningRelays = new Set<OutboxRelay>();
@@ -50,6 +56,12 @@ const outboxOldestUnsent = new Gauge({
  * it and marks it sent in the same transaction, so concurrent replicas never claim the same row
  * and a crash before the commit leaves the rows for the next round (at-least-once; consumers
  * deduplicate by event id).
+ *
+ * The rounds run as a pass on the app's scheduler (`outbox-relay(<schema>)`), which never overlaps
+ * itself and is waited for at stop. A NOTIFY from a committed insert starts the pass at once, so
+ * the poll interval is only the fallback; a NOTIFY during a pass makes it go round again. A failed
+ * round leaves the rows and waits a backoff (a one-shot retry timer, or a NOTIFY, ends it early).
+ * Sent rows past retention are deleted by a second pass every ten minutes.
  */
 export class OutboxRelay {
   private readonly logger: Logger;
@@ -57,12 +69,16 @@ export class OutboxRelay {
   private readonly batchSize: number;
   private readonly pollIntervalMs: number;
   private readonly maxBackoffMs: number;
+  private readonly relayPass: ScheduledPass;
+  private readonly sweepPass: ScheduledPass;
   private running = false;
-  private loop: Promise<void> | undefined;
   private listener: Client | undefined;
-  private wake: (() => void) | undefined;
+  /** A NOTIFY came since the current round claimed its batch. */
   private notified = false;
-  private lastSweep = 0;
+  private backoffMs = FIRST_BACKOFF_MS;
+  /** Until then, after a failed round, a scheduled tick does not try again. */
+  private retryAt = 0;
+  private retryTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: OutboxRelayOptions) {
     this.logger = new Logger(`OutboxRelay(${options.schema})`);
@@ -70,6 +86,11 @@ export class OutboxRelay {
     this.batchSize = options.batchSize ?? 500;
     this.pollIntervalMs = Math.min(options.pollIntervalMs ?? 1_000, 2_000);
     this.maxBackoffMs = options.maxBackoffMs ?? 10_000;
+    const scheduler = options.scheduler ?? new SchedulerRegistry();
+    this.relayPass = new ScheduledPass(scheduler, `outbox-relay(${options.schema})`, () => this.relayAll());
+    this.sweepPass = new ScheduledPass(scheduler, `outbox-retention(${options.schema})`, () =>
+      this.sweepSentRows(),
+    );
   }
 
   get schema(): string {
@@ -86,14 +107,16 @@ export class OutboxRelay {
     this.running = true;
     runningRelays.add(this);
     void this.listen();
-    this.loop = this.run();
+    this.relayPass.every(this.pollIntervalMs, { now: true });
+    this.sweepPass.every(RETENTION_SWEEP_EVERY_MS, { now: true });
   }
 
+  /** Takes both passes off the scheduler, waits for the rounds in flight, then drops LISTEN. */
   async stop(): Promise<void> {
     this.running = false;
     runningRelays.delete(this);
-    this.wake?.();
-    await this.loop;
+    clearTimeout(this.retryTimer);
+    await Promise.all([this.relayPass.stop(), this.sweepPass.stop()]);
     await this.listener?.end().catch(() => undefined);
     this.listener = undefined;
   }
@@ -132,41 +155,29 @@ export class OutboxRelay {
     }
   }
 
-  private async run(): Promise<void> {
-    let backoff = 100;
-    while (this.running) {
-      try {
+  /** The relay pass: rounds until the outbox is empty and no NOTIFY came meanwhile. */
+  private async relayAll(): Promise<void> {
+    if (Date.now() < this.retryAt && !this.notified) return;
+    try {
+      let published: number;
+      do {
         this.notified = false;
-        const published = await this.relayOnce();
-        backoff = 100;
-        if (published === this.batchSize) continue;
-        if (published === 0) await this.sweepSentRows();
-      } catch (error) {
-        this.logger.warn(
-          { err: error, retry_in_ms: backoff },
-          'outbox relay round failed; rows stay for retry',
-        );
-        await this.sleep(backoff);
-        backoff = Math.min(backoff * 2, this.maxBackoffMs);
-        continue;
-      }
-      if (!this.notified) await this.sleep(this.pollIntervalMs);
+        published = await this.relayOnce();
+      } while (!this.relayPass.isStopped && (published === this.batchSize || this.notified));
+      this.backoffMs = FIRST_BACKOFF_MS;
+      this.retryAt = 0;
+    } catch (error) {
+      const wait = this.backoffMs;
+      this.logger.warn({ err: error, retry_in_ms: wait }, 'outbox relay round failed; rows stay for retry');
+      this.backoffMs = Math.min(wait * 2, this.maxBackoffMs);
+      this.retryAt = Date.now() + wait;
+      // A retry wait, not a loop: one try after the backoff, then the schedule goes on.
+      clearTimeout(this.retryTimer);
+      this.retryTimer = setTimeout(() => {
+        this.retryAt = 0;
+        void this.relayPass.runNow();
+      }, wait);
     }
-  }
-
-  /** Sleeps until the timeout or a NOTIFY from a committed insert, whichever comes first. */
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.wake = () => {
-        this.wake = undefined;
-        done();
-      };
-    });
   }
 
   private async listen(): Promise<void> {
@@ -181,13 +192,14 @@ export class OutboxRelay {
       });
       client.on('notification', () => {
         this.notified = true;
-        this.wake?.();
+        void this.relayPass.runNow();
       });
       try {
         await client.connect();
         await this.outbox.listen(client);
         this.listener = client;
-        await closed;
+        // Stopped while connecting: nobody would end this connection but the finally below.
+        if (this.running) await closed;
       } catch (error) {
         this.logger.debug({ err: error }, 'outbox LISTEN connection failed; polling meanwhile');
       } finally {
@@ -198,8 +210,6 @@ export class OutboxRelay {
   }
 
   private async sweepSentRows(): Promise<void> {
-    if (Date.now() - this.lastSweep < RETENTION_SWEEP_EVERY_MS) return;
-    this.lastSweep = Date.now();
     const hours = this.options.retentionHours ?? 72;
     await this.outbox.deleteSentBefore(this.options.dataSource, hours);
   }

@@ -68,4 +68,38 @@ describe(ScheduledPass.name, () => {
     await Promise.all([pass.runNow(), pass.runNow()]);
     expect(started).toBe(1);
   });
+
+  it('holds the process open only when asked to', async () => {
+    const registry = new SchedulerRegistry();
+    const held = new ScheduledPass(registry, 'held', () => Promise.resolve());
+    const housekeeping = new ScheduledPass(registry, 'housekeeping', () => Promise.resolve());
+    held.every(1_000);
+    housekeeping.every(1_000, { unref: true });
+    expect((registry.getInterval('held') as NodeJS.Timeout).hasRef()).toBe(true);
+    expect((registry.getInterval('housekeeping') as NodeJS.Timeout).hasRef()).toBe(false);
+    await Promise.all([held.stop(), housekeeping.stop()]);
+  });
+
+  it('runs nothing once stopped, not even on request', async () => {
+    let started = 0;
+    const pass = new ScheduledPass(new SchedulerRegistry(), 'test', () => {
+      started++;
+      return Promise.resolve();
+    });
+    await pass.stop();
+    await pass.runNow();
+    expect(started).toBe(0);
+  });
+
+  it('logs a pass that throws before its first await, and runs the next', async () => {
+    let calls = 0;
+    const pass = new ScheduledPass(new SchedulerRegistry(), 'test', () => {
+      calls++;
+      if (calls === 1) throw new Error('thrown at once');
+      return Promise.resolve();
+    });
+    await pass.runNow();
+    await pass.runNow();
+    expect(calls).toBe(2);
+  });
 });

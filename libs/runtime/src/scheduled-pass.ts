@@ -7,6 +7,9 @@ import { CronJob } from 'cron';
  * name in the app's SchedulerRegistry like every other job. A pass never overlaps the previous one
  * (a tick while a pass runs is skipped), a failed pass is logged and the next tick still comes, and
  * `stop()` (from the owner's shutdown hook) unschedules it and waits for the pass in flight.
+ *
+ * A class used outside a Nest application (a test, a bench, standalone mode's own process) passes
+ * a `new SchedulerRegistry()` of its own: the same behaviour, listed where nobody else looks.
  */
 export class ScheduledPass {
   private readonly logger: Logger;
@@ -28,12 +31,14 @@ export class ScheduledPass {
     return this.stopped;
   }
 
-  /** A pass every `intervalMs`; with `now`, the first one at once. */
-  every(intervalMs: number, { now = false }: { now?: boolean } = {}): void {
-    this.registry.addInterval(
-      this.name,
-      setInterval(() => void this.runNow(), intervalMs),
-    );
+  /**
+   * A pass every `intervalMs`; with `now`, the first one at once. With `unref`, the timer alone does
+   * not keep the process alive: housekeeping of an object whose owner may forget to close it.
+   */
+  every(intervalMs: number, { now = false, unref = false }: { now?: boolean; unref?: boolean } = {}): void {
+    const timer = setInterval(() => void this.runNow(), intervalMs);
+    if (unref) timer.unref();
+    this.registry.addInterval(this.name, timer);
     this.registered = 'interval';
     if (now) void this.runNow();
   }
@@ -49,7 +54,8 @@ export class ScheduledPass {
   /** A pass now, unless one is running: then that one's end. Never throws. */
   runNow(): Promise<void> {
     if (this.stopped) return Promise.resolve();
-    this.running ??= this.pass()
+    // Through an executor: a pass that throws before its first await fails like any other.
+    this.running ??= new Promise<void>((resolve) => resolve(this.pass()))
       .catch((error: unknown) => this.logger.error({ err: String(error) }, 'scheduled pass failed'))
       .finally(() => (this.running = undefined));
     return this.running;

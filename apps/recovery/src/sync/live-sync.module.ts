@@ -6,7 +6,14 @@ import { GUILD_EVENT_SOURCE } from './guild-events';
 import { LiveSyncControl } from './live-sync-control.repository';
 import { LIVE_SYNC_OPTIONS, type LiveSyncOptions, LiveSyncService } from './live-sync.service';
 
-type LiveSyncConfig = Pick<RecoveryEnv, 'LIVE_SYNC_ENABLED' | 'DISCORD_API_URL' | 'DISCORD_BOT_TOKEN'>;
+type LiveSyncConfig = Pick<
+  RecoveryEnv,
+  | 'LIVE_SYNC_ENABLED'
+  | 'LIVE_SYNC_PAUSE_POLL_MS'
+  | 'LIVE_SYNC_ENTITLEMENT_RECHECK_MS'
+  | 'DISCORD_API_URL'
+  | 'DISCORD_BOT_TOKEN'
+>;
 
 /**
  * Live sync, the Sync part of recovery. It connects to the platform's gateway only where
@@ -18,8 +25,8 @@ export class LiveSyncModule {
   static forRoot(config: LiveSyncConfig): DynamicModule {
     const options: LiveSyncOptions = {
       enabled: config.LIVE_SYNC_ENABLED,
-      pausePollMs: 1_000,
-      entitlementRecheckMs: 60_000,
+      pausePollMs: config.LIVE_SYNC_PAUSE_POLL_MS,
+      entitlementRecheckMs: config.LIVE_SYNC_ENTITLEMENT_RECHECK_MS,
     };
     return {
       module: LiveSyncModule,

@@ -8,7 +8,8 @@ import {
 } from '@nestjs/common';
 import { ChatPlatformClient, type GuildState } from '@lib/chat-platform';
 import { EntitlementsClient } from '@lib/entitlements';
-import { TtlCache } from '@lib/runtime';
+import { ScheduledPass, TtlCache } from '@lib/runtime';
+import { SchedulerRegistry } from '@nestjs/schedule';
 import { DESTRUCTIVE_ACTION_SINK, type DestructiveActionSink } from '../antinuke/destructive-action';
 import { GuildRegistry } from '../guilds/guild-registry.service';
 import { toDestructiveAction } from './destructive-actions';
@@ -27,9 +28,9 @@ import { SerialLanes } from './serial-lanes';
 export interface LiveSyncOptions {
   /** Hold the gateway connection in this process (`LIVE_SYNC_ENABLED`); one replica only. */
   enabled: boolean;
-  /** How often a paused guild's pause row is looked at, to resume soon after the restore ends. */
+  /** How often a paused guild's pause row is looked at, to resume soon after the restore ends (`LIVE_SYNC_PAUSE_POLL_MS`). */
   pausePollMs: number;
-  /** How often every guild's plan is looked at again (the entitlements cache answers most). */
+  /** How often every guild's plan is looked at again, the entitlements cache answering most (`LIVE_SYNC_ENTITLEMENT_RECHECK_MS`). */
   entitlementRecheckMs: number;
 }
 
@@ -96,7 +97,8 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
   private botUserId: string | undefined;
   /** Sequence number of the last event received. */
   private received = 0;
-  private timers: NodeJS.Timeout[] = [];
+  /** The pause check and the plan check, on the app's scheduler while connected. */
+  private readonly passes: { pauses: ScheduledPass; plans: ScheduledPass };
   private connectTimer: NodeJS.Timeout | undefined;
   private running = false;
 
@@ -111,7 +113,14 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
     @Optional()
     @Inject(DESTRUCTIVE_ACTION_SINK)
     private readonly sink: DestructiveActionSink | null = null,
-  ) {}
+    /** The app's (ScheduleModule); a test's service gets one of its own. */
+    @Optional() scheduler: SchedulerRegistry = new SchedulerRegistry(),
+  ) {
+    this.passes = {
+      pauses: new ScheduledPass(scheduler, 'live-sync-pauses', () => this.resumeEnded()),
+      plans: new ScheduledPass(scheduler, 'live-sync-plans', () => this.followPlans()),
+    };
+  }
 
   onApplicationBootstrap(): void {
     if (!this.options.enabled) return;
@@ -130,18 +139,16 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
     await this.source.start((event) => this.receive(event));
     // Shut down while connecting: the connection just made is the last.
     if (!this.running) return this.source.stop();
-    this.timers = [
-      setInterval(() => this.checkPauses(), this.options.pausePollMs),
-      setInterval(() => this.recheckEntitlements(), this.options.entitlementRecheckMs),
-    ];
+    this.passes.pauses.every(this.options.pausePollMs);
+    this.passes.plans.every(this.options.entitlementRecheckMs);
     this.logger.log('live sync connected to the gateway');
   }
 
   async stop(): Promise<void> {
     this.running = false;
     clearTimeout(this.connectTimer);
-    for (const timer of this.timers) clearInterval(timer);
-    this.timers = [];
+    // Each waits for its pass in flight, whose lane tasks then finish before the lanes drain.
+    await Promise.all([this.passes.pauses.stop(), this.passes.plans.stop()]);
     await this.source.stop();
     await this.lanes.drain();
   }
@@ -167,27 +174,46 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
     }));
   }
 
-  /** Resumes guilds whose restore has ended (on a timer; public for tests). */
+  /** Resumes guilds whose restore has ended (the scheduled pause check; public for tests). */
   checkPauses(): void {
-    for (const sync of this.guilds.values()) {
-      if (!sync.paused) continue;
-      this.lanes.run(sync.platformGuildId, async () => {
-        const guild = await this.registered(sync.platformGuildId);
-        if (!sync.paused || !guild) return;
-        if (!(await this.pausedNow(guild))) await this.resume(sync, guild);
-      });
-    }
+    void this.resumeEnded();
   }
 
-  /** Starts or ends mirroring as plans change (on a timer; public for tests). */
+  /** Starts or ends mirroring as plans change (the scheduled plan check; public for tests). */
   recheckEntitlements(): void {
-    for (const sync of this.guilds.values()) {
-      this.lanes.run(sync.platformGuildId, async () => {
-        const guild = await this.registered(sync.platformGuildId);
-        if (!guild || !(await this.isEntitled(sync, guild))) return this.dropMirror(sync);
-        if (!sync.mirror && !sync.paused) await this.seed(sync, guild);
-      });
-    }
+    void this.followPlans();
+  }
+
+  /** The pause check's pass: one task on each paused guild's lane, done when all of them are. */
+  private resumeEnded(): Promise<void> {
+    const paused = [...this.guilds.values()].filter((sync) => sync.paused);
+    return this.onLanes(paused, async (sync) => {
+      const guild = await this.registered(sync.platformGuildId);
+      if (!sync.paused || !guild) return;
+      if (!(await this.pausedNow(guild))) await this.resume(sync, guild);
+    });
+  }
+
+  /** The plan check's pass: one task on every guild's lane, done when all of them are. */
+  private followPlans(): Promise<void> {
+    return this.onLanes([...this.guilds.values()], async (sync) => {
+      const guild = await this.registered(sync.platformGuildId);
+      if (!guild || !(await this.isEntitled(sync, guild))) return this.dropMirror(sync);
+      if (!sync.mirror && !sync.paused) await this.seed(sync, guild);
+    });
+  }
+
+  /**
+   * Queues `task` on each guild's lane, behind its events, and resolves once every one has run
+   * (a failure is the lanes' to log): a pass ends when its work does, so the next cannot overlap it.
+   */
+  private async onLanes(syncs: GuildSync[], task: (sync: GuildSync) => Promise<void>): Promise<void> {
+    await Promise.all(
+      syncs.map(
+        (sync) =>
+          new Promise<void>((done) => this.lanes.run(sync.platformGuildId, () => task(sync).finally(done))),
+      ),
+    );
   }
 
   /** The source's listener: counts the event and queues it on its guild's lane. */
