@@ -13,21 +13,3 @@ export function matchRoute(method: string, path: string): ProviderRoute | undefi
   }
   return undefined;
 }
-
-/**
- * Percent-decodes each segment of a request path; a segment that would decode to a `/` or is
- * malformed stays as sent.
- */
-export function decodePath(pathname: string): string {
-  return pathname
-    .split('/')
-    .map((segment) => {
-      try {
-        const decoded = decodeURIComponent(segment);
-        return decoded.includes('/') ? segment : decoded;
-      } catch {
-        return segment;
-      }
-    })
-    .join('/');
-}

@@ -1,17 +1,11 @@
 import type { IncomingMessage } from 'node:http';
+import { readBodyUpTo } from '../request-reading';
 import { providerError } from './provider-error';
 
 const MAX_BODY_BYTES = 64 * 1024;
 
-export async function readBody(req: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw providerError.bodyTooLarge();
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
+export function readBody(req: IncomingMessage): Promise<Buffer> {
+  return readBodyUpTo(req, MAX_BODY_BYTES, () => providerError.bodyTooLarge());
 }
 
 export type JsonObject = Record<string, unknown>;
