@@ -92,7 +92,7 @@ export default async () => {
                     {
                         "AuditLogQuery": {
                             limit: { required: true, type: () => Object, default: 50, minimum: 1, maximum: 200 },
-                            event_type: { required: false, description: "Only events of this type.", enum: ["RestoreStarted", "RestoreCompleted", "RestoreFailed", "RestoreCanceled", "SnapshotCreated", "AntiNukeIncidentOpened", "BillingKeyIssued", "SubscriptionStarted", "PaymentSucceeded", "PlanUpgraded", "PlanDowngradeScheduled", "PlanDowngraded", "SubscriptionCanceled", "SubscriptionUncanceled", "SubscriptionCardChanged", "SubscriptionCanceledPeriodEnd", "LicenseUpgraded", "LicenseDowngraded"] },
+                            event_type: { required: false, description: "Only events of this type.", enum: ["RestoreStarted", "RestoreCompleted", "RestoreFailed", "RestoreCanceled", "SnapshotCreated", "AntiNukeIncidentOpened", "BillingKeyIssued", "SubscriptionStarted", "PaymentSucceeded", "PlanUpgraded", "PlanDowngradeScheduled", "PlanDowngradeCanceled", "PlanDowngraded", "SubscriptionCanceled", "SubscriptionUncanceled", "SubscriptionCardChanged", "SubscriptionCanceledPeriodEnd", "LicenseUpgraded", "LicenseDowngraded"] },
                             from: { required: false, type: () => String, description: "Only events that occurred at or after this instant (ISO 8601, e.g. `2026-11-01T00:00:00Z`)." },
                             to: { required: false, type: () => String, description: "Only events that occurred before this instant (ISO 8601); with `from`, not before it." },
                             cursor: { required: false, type: () => String, description: "The `next_cursor` of the previous page.", maxLength: 200, pattern: "^[A-Za-z0-9_-]+$" }
@@ -130,6 +130,15 @@ export default async () => {
                     {
                         "RegisterGuildDto": {
                             platform_guild_id: { required: true, type: () => String }
+                        }
+                    }
+                ],
+                [
+                    import("../../apps/recovery/src/guilds/member-names.dto"),
+                    {
+                        "MemberNamesQuery": {
+                            user_id: { required: false, type: () => [String], description: "Our user ids (repeat the parameter for more, at most 50), as the audit log names them.", format: "uuid" },
+                            platform_user_id: { required: false, type: () => [String], description: "Platform user ids (repeat the parameter for more, at most 50), as AntiNuke and payments name them." }
                         }
                     }
                 ],
@@ -319,6 +328,14 @@ export default async () => {
                         },
                         "GuildAccessController": {
                             "check": { type: Object }
+                        }
+                    }
+                ],
+                [
+                    import("../../apps/recovery/src/guilds/member-names.controller"),
+                    {
+                        "MemberNamesController": {
+                            "list": {}
                         }
                     }
                 ],

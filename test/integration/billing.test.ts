@@ -715,7 +715,7 @@ describe('billing', () => {
     });
 
     it('drops a pending downgrade on request: the plan renews as it is, and only the payer may', async () => {
-      const { id, payer } = await activeSubscription(owner(), 'ENTERPRISE');
+      const { id, payer, guildId } = await activeSubscription(owner(), 'ENTERPRISE');
       await change(payer, id, 'PRO');
       const eventsBefore = await types(id);
       const path = `/api/v1/subscriptions/${id}/pending-downgrade`;
@@ -736,13 +736,31 @@ describe('billing', () => {
         },
       });
       expect(await subscription(id)).toMatchObject({ plan_code: 'ENTERPRISE', pending_downgrade_to: null });
+      // One event, in the same transaction, says who dropped which downgrade (for the audit log).
+      const afterDrop = await types(id);
+      expect(afterDrop).toEqual([...eventsBefore, 'PlanDowngradeCanceled']);
+      expect((await events(id)).at(-1)).toMatchObject({
+        type: 'PlanDowngradeCanceled',
+        guild_id: guildId,
+        payload: {
+          subscription_id: id,
+          payer_user_id: payer.user_id,
+          requested_by_user: payer.user_id,
+          plan_code: 'ENTERPRISE',
+          dropped_plan_code: 'PRO',
+          effective_at: (await subscription(id)).current_period_end!.toISOString(),
+        },
+      });
       // The next charge is the current plan's again.
       const read = await stack.callBilling('GET', `/api/v1/subscriptions/${id}`, payer);
       expect(read.body.next_charge).toMatchObject({ plan: 'ENTERPRISE', amount_krw: 29_900 });
 
       const again = await stack.callBilling('DELETE', path, payer);
       expect(again).toMatchObject({ status: 200, body: { dropped_pending_downgrade_to: null } });
-      expect(await types(id)).toEqual(eventsBefore);
+      // Nothing was dropped the second time: no event.
+      expect(await types(id)).toEqual(afterDrop);
+      // Licensing takes no licence change from it: the guild stays on ENTERPRISE.
+      await waitFor('licensing to follow', async () => (await licence(guildId)).code === 'ENTERPRISE');
 
       // At period end nothing moves to PRO: the subscription renews on ENTERPRISE.
       await endPeriod(id);
@@ -761,6 +779,29 @@ describe('billing', () => {
         payer,
       );
       expect(missing).toMatchObject({ status: 404, body: { code: 'ErrSubscriptionNotFound' } });
+    });
+
+    it('lets recovery name a payer who only ever used billing (the user directory is told at each guild check)', async () => {
+      const { guildId } = await stack.registeredGuild(`Guild ${uuidv7().slice(-6)}`);
+      await dataSource.query(`DELETE FROM recovery.user_directory WHERE platform_user_id = $1`, [ADMIN]);
+      const payer = stack.user(ADMIN);
+      const confirmed = await stack.subscribe(payer, guildId);
+      expect(confirmed.status).toBe(200);
+      expect(
+        await dataSource.query(`SELECT user_id FROM recovery.user_directory WHERE platform_user_id = $1`, [
+          ADMIN,
+        ]),
+      ).toEqual([{ user_id: payer.user_id }]);
+      const named = await stack.call(
+        stack.recovery,
+        'GET',
+        `/api/v1/guilds/${guildId}/member-names?user_id=${payer.user_id}`,
+        owner(),
+      );
+      expect(named).toMatchObject({
+        status: 200,
+        body: { items: [{ user_id: payer.user_id, platform_user_id: ADMIN, name: 'admin' }] },
+      });
     });
 
     it('shows the next charge, who pays and the card, to the payer and to other managers alike', async () => {

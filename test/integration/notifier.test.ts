@@ -370,6 +370,43 @@ describe('notifier: DMs, preferences and the audit log', () => {
     expect(dmsTo(who.platformUserId)).toHaveLength(1);
   });
 
+  it('puts a dropped downgrade in the audit log once, and sends no DM for it (audit only, like the schedule)', async () => {
+    const { guildId } = await stack.registeredGuild(`Drop ${uuidv7().slice(-6)}`);
+    const payer = parties(guildId);
+    const dropped = envelope('PlanDowngradeCanceled', guildId, samplePayloads(payer).PlanDowngradeCanceled);
+    await events.publish([dropped, dropped]);
+    await events.publish([dropped]);
+
+    await waitFor('the entry', async () => {
+      const rows = await dataSource.query('SELECT 1 FROM notification.audit_log WHERE event_id = $1', [
+        dropped.id,
+      ]);
+      return rows.length === 1;
+    });
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+    const page = await stack.call(
+      notifier,
+      'GET',
+      `/api/v1/guilds/${guildId}/audit-log?event_type=PlanDowngradeCanceled`,
+      stack.user(OWNER),
+    );
+    expect(page.status).toBe(200);
+    expect(page.body.items).toEqual([
+      expect.objectContaining({
+        event_id: dropped.id,
+        event_type: 'PlanDowngradeCanceled',
+        producer: 'billing',
+        payload: expect.objectContaining({
+          requested_by_user: payer.userId,
+          plan_code: 'ENTERPRISE',
+          dropped_plan_code: 'PRO',
+        }) as unknown,
+      }),
+    ]);
+    expect(await notifications([dropped.id])).toEqual([]);
+    expect(dmsTo(payer.platformUserId)).toEqual([]);
+  });
+
   it('appends every event to the guild audit log and shows it to its administrators, page by page', async () => {
     const { guildId } = await stack.registeredGuild(`Audit ${uuidv7().slice(-6)}`);
     const who = parties(guildId);

@@ -194,6 +194,11 @@ describe('authorization comes before validation', () => {
     },
     {
       method: 'GET',
+      path: (g) => `/api/v1/guilds/${g}/member-names?platform_user_id=${OWNER}`,
+      invalidPath: (g) => `/api/v1/guilds/${g}/member-names?platform_user_id=abc`,
+    },
+    {
+      method: 'GET',
       path: (g) => `/api/v1/guilds/${g}/audit-log?limit=5`,
       invalidPath: (g) => `/api/v1/guilds/${g}/audit-log?event_type=Nope`,
     },

@@ -138,6 +138,15 @@ export function samplePayloads(parties: SampleParties): EventPayloads {
       new_plan_code: 'PRO',
       effective_at: periodEnd,
     },
+    PlanDowngradeCanceled: {
+      subscription_id: subscriptionId,
+      license_id: null,
+      payer_user_id: userId,
+      requested_by_user: userId,
+      plan_code: 'ENTERPRISE',
+      dropped_plan_code: 'PRO',
+      effective_at: periodEnd,
+    },
     PlanDowngraded: {
       subscription_id: subscriptionId,
       license_id: null,

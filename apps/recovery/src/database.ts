@@ -6,6 +6,7 @@ import { RestoreJobRequester1764400000000 } from './migrations/1764400000000-res
 import { AntiNuke1764600000000 } from './migrations/1764600000000-antinuke';
 import { UserDirectory1765400000000 } from './migrations/1765400000000-user-directory';
 import { AntiNukeSwitchAndExempt1765500000000 } from './migrations/1765500000000-antinuke-switch-and-exempt';
+import { UserDirectoryByUser1766000000000 } from './migrations/1766000000000-user-directory-by-user';
 import { Snapshot } from './snapshots/snapshot.entity';
 
 export const recoveryDatabase = {
@@ -19,5 +20,6 @@ export const recoveryDatabase = {
     AntiNuke1764600000000,
     UserDirectory1765400000000,
     AntiNukeSwitchAndExempt1765500000000,
+    UserDirectoryByUser1766000000000,
   ],
 };

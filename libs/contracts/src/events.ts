@@ -175,6 +175,23 @@ export interface EventPayloads {
     new_plan_code: PlanCode;
     effective_at: string;
   };
+  /**
+   * The payer withdrew a scheduled downgrade before period end: the current plan renews as it is
+   * (docs/behaviour.md §6). Audit only: it moves no licence (the licence never moved for the schedule).
+   */
+  PlanDowngradeCanceled: {
+    subscription_id: string;
+    license_id: string | null;
+    payer_user_id: string;
+    /** Who dropped it (the payer: only they may change the subscription). */
+    requested_by_user: string;
+    /** The plan in force, which now renews. */
+    plan_code: PlanCode;
+    /** The downgrade that no longer happens at period end. */
+    dropped_plan_code: PlanCode;
+    /** When the downgrade would have applied (the period end). */
+    effective_at: string;
+  };
   PlanDowngraded: {
     subscription_id: string;
     license_id: string | null;
@@ -293,6 +310,7 @@ export const EVENT_PRODUCERS = {
   PaymentSucceeded: 'billing',
   PlanUpgraded: 'billing',
   PlanDowngradeScheduled: 'billing',
+  PlanDowngradeCanceled: 'billing',
   PlanDowngraded: 'billing',
   SubscriptionCanceled: 'billing',
   SubscriptionUncanceled: 'billing',

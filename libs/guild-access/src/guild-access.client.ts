@@ -29,7 +29,7 @@ interface ProblemBody {
 /**
  * The GuildAccessSource of services other than recovery: asks recovery (which caches the answer
  * for 60 s) whether the user holds MANAGE_GUILD on the guild. Their `@RequireManageGuild` guards
- * call it.
+ * call it, with our id of the user, which recovery records in its user directory.
  */
 export class GuildAccessClient implements GuildAccessSource {
   private readonly logger = new Logger(GuildAccessClient.name);
@@ -44,8 +44,10 @@ export class GuildAccessClient implements GuildAccessSource {
     );
   }
 
-  async access(guildId: string, platformUserId: string): Promise<GuildAccess> {
-    const path = `/internal/v1/guilds/${encodeURIComponent(guildId)}/access/${encodeURIComponent(platformUserId)}`;
+  async access(guildId: string, platformUserId: string, userId?: string): Promise<GuildAccess> {
+    const path =
+      `/internal/v1/guilds/${encodeURIComponent(guildId)}/access/${encodeURIComponent(platformUserId)}` +
+      (userId ? `?user_id=${encodeURIComponent(userId)}` : '');
     try {
       return await this.http.get<GuildAccess>(path);
     } catch (error) {

@@ -20,7 +20,11 @@ import { assertManageGuild, requireUser, type UserIdentity } from './manage-guil
  * DomainError.
  */
 export abstract class GuildAccessSource {
-  abstract access(guildId: string, platformUserId: string): Promise<GuildAccess>;
+  /**
+   * `userId`: our id of the same user, when the check is for a user request; recovery records the
+   * pair so that it can name the user later (docs/security.md, "member names").
+   */
+  abstract access(guildId: string, platformUserId: string, userId?: string): Promise<GuildAccess>;
 }
 
 /** Where the raw request names the guild or the resource: a path parameter, a query or a body field. */
@@ -104,7 +108,7 @@ export class GuildScopeGuard implements CanActivate {
 
   private async accessOf(guildId: string, user: UserIdentity): Promise<GuildAccess | null> {
     try {
-      return await this.source.access(guildId, user.platform_user_id);
+      return await this.source.access(guildId, user.platform_user_id, user.user_id);
     } catch (error) {
       if (error instanceof DomainError && error.status === 404) return null;
       throw error;

@@ -133,20 +133,23 @@ export class PlanChangeService {
   }
 
   /**
-   * Withdraws a scheduled downgrade before period end: the current plan renews as it is. Nothing
-   * scheduled changes nothing (a repeated click, or the period end that applied it already).
+   * Withdraws a scheduled downgrade before period end: the current plan renews as it is, and
+   * `PlanDowngradeCanceled` says who dropped which downgrade. Nothing scheduled changes nothing and
+   * emits nothing (a repeated click, or the period end that applied it already).
    */
   dropPendingDowngrade(identity: InternalIdentity, id: string): Promise<PlanChangeView> {
-    return this.asPayer(identity, id, async (manager, subscription) => {
+    return this.asPayer(identity, id, async (manager, subscription, userId) => {
       const dropped = subscription.pending_downgrade_to;
-      const kept = dropped
-        ? await this.subscriptions.update(
-            manager,
-            subscription.id,
-            { pending_downgrade_to: null },
-            new Date(),
-          )
-        : subscription;
+      let kept = subscription;
+      if (dropped) {
+        kept = await this.subscriptions.update(
+          manager,
+          subscription.id,
+          { pending_downgrade_to: null },
+          new Date(),
+        );
+        await this.events.downgradeCanceled(manager, kept, userId, dropped);
+      }
       return {
         plan: kept.plan_code,
         pending: pendingOf(kept),

@@ -89,6 +89,24 @@ export class SubscriptionEvents {
     });
   }
 
+  /** The payer dropped the scheduled downgrade to `dropped`: the plan in force renews as it is. */
+  downgradeCanceled(
+    manager: EntityManager,
+    subscription: SubscriptionRow,
+    requestedBy: string,
+    dropped: PlanCode,
+  ) {
+    return this.append(manager, subscription, 'PlanDowngradeCanceled', {
+      subscription_id: subscription.id,
+      license_id: subscription.license_id,
+      payer_user_id: subscription.payer_user_id,
+      requested_by_user: requestedBy,
+      plan_code: subscription.plan_code,
+      dropped_plan_code: dropped,
+      effective_at: this.period(subscription).end,
+    });
+  }
+
   downgraded(manager: EntityManager, subscription: SubscriptionRow, oldPlan: PlanCode) {
     const end = this.period(subscription).end;
     return this.append(manager, subscription, 'PlanDowngraded', {

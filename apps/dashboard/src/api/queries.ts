@@ -1,4 +1,5 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMemo } from 'react';
 import { api, type Schemas, unwrap } from './client';
 import type { paths } from './schema';
 
@@ -15,6 +16,8 @@ export const keys = {
   latestRestore: (guildId: string) => ['guild', guildId, 'latest-restore'] as const,
   restoreJob: (jobId: string) => ['restore', jobId] as const,
   auditLog: (guildId: string) => ['guild', guildId, 'audit-log'] as const,
+  memberNames: (guildId: string, userIds: readonly string[], platformUserIds: readonly string[]) =>
+    ['guild', guildId, 'member-names', userIds, platformUserIds] as const,
   notificationPreferences: ['me', 'notification-preferences'] as const,
 };
 
@@ -172,6 +175,59 @@ export const useAuditLog = (guildId: string, query: AuditLogFilter) =>
       unwrap(api.GET('/api/v1/guilds/{guildId}/audit-log', { params: { path: { guildId }, query } })),
     placeholderData: keepPreviousData,
   });
+
+/** The API's limit of ids of each kind in one names request. */
+const MAX_NAMED_USERS = 50;
+
+/** Who a page mentions: our user ids and platform user ids. */
+export interface NamedUsers {
+  userIds: readonly string[];
+  platformUserIds: readonly string[];
+}
+
+/** What a page knows of the names of the users it mentions; empty until (unless) they arrive. */
+export interface KnownNames {
+  /** Our user id -> name. */
+  users: ReadonlyMap<string, string>;
+  /** Platform user id -> name. */
+  platformUsers: ReadonlyMap<string, string>;
+}
+
+/**
+ * The names the guild knows the mentioned users by (`GET /api/v1/guilds/{id}/member-names`). The
+ * page shows its own wording meanwhile, and keeps it when a name is unknown or the request fails:
+ * names are a nicety, never a reason to hold a page back.
+ */
+export function useMemberNames(guildId: string, named: NamedUsers): KnownNames {
+  const userIds = named.userIds.slice(0, MAX_NAMED_USERS);
+  const platformUserIds = named.platformUserIds.slice(0, MAX_NAMED_USERS);
+  const query = useQuery({
+    queryKey: keys.memberNames(guildId, userIds, platformUserIds),
+    enabled: userIds.length + platformUserIds.length > 0,
+    staleTime: 5 * 60_000,
+    retry: false,
+    placeholderData: keepPreviousData,
+    queryFn: () =>
+      unwrap(
+        api.GET('/api/v1/guilds/{guildId}/member-names', {
+          params: {
+            path: { guildId },
+            query: { user_id: [...userIds], platform_user_id: [...platformUserIds] },
+          },
+        }),
+      ),
+  });
+  return useMemo(() => {
+    const users = new Map<string, string>();
+    const platformUsers = new Map<string, string>();
+    for (const item of query.data?.items ?? []) {
+      if (item.name === null) continue;
+      if (item.user_id !== null) users.set(item.user_id, item.name);
+      platformUsers.set(item.platform_user_id, item.name);
+    }
+    return { users, platformUsers };
+  }, [query.data]);
+}
 
 export const useNotificationPreferences = () =>
   useQuery({

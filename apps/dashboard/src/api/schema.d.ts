@@ -138,6 +138,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/guilds/{guildId}/member-names': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Name guild members */
+    get: operations['MemberNamesController_list'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/guilds/{guildId}/snapshots': {
     parameters: {
       query?: never;
@@ -692,6 +709,13 @@ export interface components {
       /** @enum {string} */
       status: 'active' | 'expired';
       subscription_id: string | null;
+    };
+    MemberNameView: {
+      /** @description Nickname, display name or user name in this guild; null when they are not a member (or the platform did not say). */
+      name: string | null;
+      platform_user_id: string;
+      /** @description The user id asked about; null for an item asked by its platform user id. */
+      user_id: string | null;
     };
     MeSessionView: {
       created_at: string;
@@ -1981,6 +2005,7 @@ export interface operations {
           | 'PaymentSucceeded'
           | 'PlanUpgraded'
           | 'PlanDowngradeScheduled'
+          | 'PlanDowngradeCanceled'
           | 'PlanDowngraded'
           | 'SubscriptionCanceled'
           | 'SubscriptionUncanceled'
@@ -2185,6 +2210,96 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['LicenseView'];
+        };
+      };
+      /** @description The request is not valid; `errors` lists each invalid field (ErrValidation). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrValidation';
+          };
+        };
+      };
+      /** @description No session, or it has ended: log in again. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrUnauthenticated';
+          };
+        };
+      };
+      /** @description Not allowed: no MANAGE_GUILD in the guild, a plan without the feature, or not the payer. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrForbidden';
+          };
+        };
+      };
+      /** @description Conflicts with the current state; the detail says what to do. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrGuildInactive';
+          };
+        };
+      };
+      /** @description Too many requests: wait for the Retry-After header. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrRateLimited';
+          };
+        };
+      };
+      default: components['responses']['Problem'];
+    };
+  };
+  MemberNamesController_list: {
+    parameters: {
+      query?: {
+        /** @description Platform user ids (repeat the parameter for more, at most 50), as AntiNuke and payments name them. */
+        platform_user_id?: string[];
+        /** @description Our user ids (repeat the parameter for more, at most 50), as the audit log names them. */
+        user_id?: string[];
+      };
+      header?: never;
+      path: {
+        guildId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            items: components['schemas']['MemberNameView'][];
+          };
         };
       };
       /** @description The request is not valid; `errors` lists each invalid field (ErrValidation). */

@@ -1,4 +1,10 @@
-import { AUDIT_KINDS, type AuditNames, describeAuditEntry } from './audit-entry';
+import {
+  AUDIT_KINDS,
+  type AuditNames,
+  describeAuditEntry,
+  namedUsers,
+  platformUserLabel,
+} from './audit-entry';
 
 const ME = '0190a000-0000-7000-8000-0000000000aa';
 const OTHER = '0190a000-0000-7000-8000-0000000000bb';
@@ -138,6 +144,138 @@ describe(describeAuditEntry.name, () => {
     expect(
       describeAuditEntry(entry('LicenseDowngraded', { old_plan_code: 'PRO', new_plan_code: 'FREE' }), names),
     ).toBe("The guild's plan is now Free (was Pro)");
+  });
+
+  it('says who dropped a scheduled downgrade, and which plan renews', () => {
+    const dropped = entry('PlanDowngradeCanceled', {
+      payer_user_id: ME,
+      requested_by_user: ME,
+      plan_code: 'ENTERPRISE',
+      dropped_plan_code: 'PRO',
+    });
+    expect(describeAuditEntry(dropped, names)).toBe(
+      'You dropped the scheduled downgrade to Pro: the Enterprise plan renews as it is',
+    );
+    expect(
+      describeAuditEntry({ ...dropped, payload: { ...dropped.payload, requested_by_user: OTHER } }, names),
+    ).toBe('Another user dropped the scheduled downgrade to Pro: the Enterprise plan renews as it is');
+    expect(AUDIT_KINDS.PlanDowngradeCanceled).toBe('Downgrade dropped');
+  });
+
+  describe('with the names the guild knows its members by', () => {
+    const ACTOR = '300000000000000009';
+    const PAYER = '300000000000000001';
+    const named: AuditNames = {
+      ...names,
+      users: new Map([[OTHER, 'alice']]),
+      platformUsers: new Map([
+        [ACTOR, 'mallory'],
+        [PAYER, 'bob'],
+      ]),
+    };
+
+    it('names other people, and still says "You" for the reader', () => {
+      const started = entry('RestoreStarted', {
+        requested_by_user: OTHER,
+        snapshot_id: SNAP,
+        scope: ['roles', 'channels'],
+      });
+      expect(describeAuditEntry(started, named)).toBe(
+        "alice started a restore of 'before the raid' (roles, channels)",
+      );
+      expect(
+        describeAuditEntry({ ...started, payload: { ...started.payload, requested_by_user: ME } }, named),
+      ).toBe("You started a restore of 'before the raid' (roles, channels)");
+      expect(
+        describeAuditEntry(
+          entry('RestoreCompleted', {
+            requested_by_user: OTHER,
+            snapshot_id: SNAP,
+            duration_ms: 900,
+            result_summary: {},
+          }),
+          named,
+        ),
+      ).toBe("The restore of 'before the raid' that alice started completed in 1 s: nothing needed changing");
+      expect(
+        describeAuditEntry(
+          entry('PlanDowngradeCanceled', {
+            payer_user_id: OTHER,
+            requested_by_user: OTHER,
+            plan_code: 'ENTERPRISE',
+            dropped_plan_code: 'PRO',
+          }),
+          named,
+        ),
+      ).toBe('alice dropped the scheduled downgrade to Pro: the Enterprise plan renews as it is');
+    });
+
+    it('names a user by the platform id the entry carries when our id is not known', () => {
+      const subscribed = entry('SubscriptionStarted', {
+        payer_user_id: '0190a000-0000-7000-8000-0000000000dd',
+        payer_platform_user_id: PAYER,
+        plan_code: 'PRO',
+        amount_krw: 9_900,
+      });
+      expect(describeAuditEntry(subscribed, named)).toBe('bob subscribed to the Pro plan (9,900 KRW)');
+    });
+
+    it("names AntiNuke's actor", () => {
+      const incident = {
+        actor_platform_user_id: ACTOR,
+        action: 'channel_delete',
+        count: 3,
+        auto_action_taken: true,
+      };
+      expect(describeAuditEntry(entry('AntiNukeIncidentOpened', incident), named)).toBe(
+        "AntiNuke saw mallory delete 3 channels and opened an incident; mallory's roles were taken away",
+      );
+    });
+
+    it('falls back to the wording without names for anyone whose name is unknown', () => {
+      const unknown = '0190a000-0000-7000-8000-0000000000ee';
+      expect(
+        describeAuditEntry(
+          entry('PlanUpgraded', {
+            payer_user_id: unknown,
+            old_plan_code: 'PRO',
+            new_plan_code: 'ENTERPRISE',
+          }),
+          named,
+        ),
+      ).toBe('Another user upgraded the plan from Pro to Enterprise');
+      expect(
+        describeAuditEntry(
+          entry('AntiNukeIncidentOpened', {
+            actor_platform_user_id: '300000000000000077',
+            action: 'role_delete',
+            count: 1,
+          }),
+          named,
+        ),
+      ).toBe('AntiNuke saw user 300000000000000077 delete a role and opened an incident');
+    });
+
+    it('lists who a page names, each once and without the reader, to ask for their names', () => {
+      expect(
+        namedUsers(
+          [
+            entry('RestoreStarted', { requested_by_user: OTHER }),
+            entry('RestoreCompleted', { requested_by_user: OTHER, requested_by_platform_user_id: PAYER }),
+            entry('SnapshotCreated', { created_by_user: ME, created_by_platform_user_id: null }),
+            entry('AntiNukeIncidentOpened', { actor_platform_user_id: ACTOR }),
+            entry('PaymentSucceeded', { amount_krw: 9_900 }),
+          ],
+          ME,
+        ),
+      ).toEqual({ userIds: [OTHER], platformUserIds: [PAYER, ACTOR].sort() });
+    });
+
+    it('labels a platform user by name and id, or by id alone', () => {
+      expect(platformUserLabel(PAYER, named.platformUsers)).toBe(`bob (user ${PAYER})`);
+      expect(platformUserLabel('300000000000000077', named.platformUsers)).toBe('user 300000000000000077');
+      expect(platformUserLabel(null, named.platformUsers)).toBe('user unknown');
+    });
   });
 
   it('survives an entry of an older producer or a kind it does not know', () => {

@@ -13,6 +13,13 @@ export interface AuditNames {
   myUserId: string | null;
   /** Snapshot id -> its description, for the snapshots the page has loaded. */
   snapshots: ReadonlyMap<string, string>;
+  /**
+   * Our user id -> the name the guild knows them by (`GET /api/v1/guilds/{id}/member-names`), for
+   * the users of the page whose names have arrived; anyone else reads "Another user".
+   */
+  users?: ReadonlyMap<string, string>;
+  /** Platform user id -> name, likewise: AntiNuke's actors, payers named by their platform id. */
+  platformUsers?: ReadonlyMap<string, string>;
 }
 
 /** Each kind of entry for the filter, in words, in the order a guild's life meets them. */
@@ -28,6 +35,7 @@ export const AUDIT_KINDS: Record<AuditKind, string> = {
   PaymentSucceeded: 'Payment',
   PlanUpgraded: 'Plan upgraded',
   PlanDowngradeScheduled: 'Downgrade scheduled',
+  PlanDowngradeCanceled: 'Downgrade dropped',
   PlanDowngraded: 'Plan downgraded',
   SubscriptionCanceled: 'Cancellation scheduled',
   SubscriptionUncanceled: 'Cancellation undone',
@@ -72,11 +80,54 @@ function snapshot(id: unknown, names: AuditNames): string {
   return description ? `'${description}'` : 'a snapshot';
 }
 
-/** "You" for the reader's own actions, else "another user" (the API names no other user). */
-function who(userId: unknown, names: AuditNames, start: boolean): string {
+/**
+ * "You" for the reader's own actions, else the name the guild knows the user by (looked up by our
+ * user id, then by the platform id the entry may carry), else "another user".
+ */
+function who(userId: unknown, names: AuditNames, start: boolean, platformUserId?: unknown): string {
   const mine = typeof userId === 'string' && userId === names.myUserId;
   if (mine) return start ? 'You' : 'you';
+  const name =
+    (typeof userId === 'string' ? names.users?.get(userId) : undefined) ??
+    (typeof platformUserId === 'string' ? names.platformUsers?.get(platformUserId) : undefined);
+  if (name) return name;
   return start ? 'Another user' : 'another user';
+}
+
+/** A platform user as a page shows them: "alice (user 123…)" once their name is known, else "user 123…". */
+export function platformUserLabel(
+  platformUserId: string | null | undefined,
+  platformUsers: ReadonlyMap<string, string> | undefined,
+): string {
+  if (!platformUserId) return 'user unknown';
+  const name = platformUsers?.get(platformUserId);
+  return name ? `${name} (user ${platformUserId})` : `user ${platformUserId}`;
+}
+
+/** The fields of a payload that name one of our users, and those that name a platform user. */
+const USER_FIELDS = ['requested_by_user', 'created_by_user', 'payer_user_id'] as const;
+const PLATFORM_USER_FIELDS = [
+  'requested_by_platform_user_id',
+  'created_by_platform_user_id',
+  'payer_platform_user_id',
+  'actor_platform_user_id',
+] as const;
+
+/** Who the entries name (ours and the platform's ids, each once, the reader left out): the names to ask for. */
+export function namedUsers(entries: readonly Pick<AuditEntry, 'payload'>[], myUserId: string | null) {
+  const users = new Set<string>();
+  const platformUsers = new Set<string>();
+  for (const { payload } of entries) {
+    for (const field of USER_FIELDS) {
+      const id = text(payload[field]);
+      if (id && id !== myUserId) users.add(id);
+    }
+    for (const field of PLATFORM_USER_FIELDS) {
+      const id = text(payload[field]);
+      if (id) platformUsers.add(id);
+    }
+  }
+  return { userIds: [...users].sort(), platformUserIds: [...platformUsers].sort() };
 }
 
 function plan(code: unknown): string {
@@ -127,12 +178,12 @@ export function describeAuditEntry(entry: AuditEntry, names: AuditNames): string
   switch (entry.event_type as AuditKind) {
     case 'RestoreStarted': {
       const scope = Array.isArray(p.scope) ? p.scope.map((s) => SCOPES[String(s)] ?? String(s)) : [];
-      return `${who(p.requested_by_user, names, true)} started a restore of ${snapshot(p.snapshot_id, names)}${
+      return `${who(p.requested_by_user, names, true, p.requested_by_platform_user_id)} started a restore of ${snapshot(p.snapshot_id, names)}${
         scope.length ? ` (${scope.join(', ')})` : ''
       }`;
     }
     case 'RestoreCompleted':
-      return `The restore of ${snapshot(p.snapshot_id, names)} that ${who(p.requested_by_user, names, false)} started completed in ${seconds(
+      return `The restore of ${snapshot(p.snapshot_id, names)} that ${who(p.requested_by_user, names, false, p.requested_by_platform_user_id)} started completed in ${seconds(
         count(p.duration_ms),
       )}: ${restoreChanges(p.result_summary)}`;
     case 'RestoreFailed':
@@ -142,7 +193,7 @@ export function describeAuditEntry(entry: AuditEntry, names: AuditNames): string
     case 'RestoreCanceled':
       return p.reason === 'guild_deleted'
         ? `The restore of ${snapshot(p.snapshot_id, names)} stopped: the guild was deleted`
-        : `${who(p.requested_by_user, names, true)} canceled the restore of ${snapshot(p.snapshot_id, names)}`;
+        : `${who(p.requested_by_user, names, true, p.requested_by_platform_user_id)} canceled the restore of ${snapshot(p.snapshot_id, names)}`;
     case 'SnapshotCreated': {
       const size = typeof p.size === 'number' ? ` (${byteSize(p.size)})` : '';
       switch (p.trigger) {
@@ -153,7 +204,7 @@ export function describeAuditEntry(entry: AuditEntry, names: AuditNames): string
         case 'pre_restore':
           return `guildkeeper took a snapshot before a restore${size}`;
         default:
-          return `${who(p.created_by_user, names, true)} took ${
+          return `${who(p.created_by_user, names, true, p.created_by_platform_user_id)} took ${
             snapshot(p.snapshot_id, names) === 'a snapshot'
               ? 'a snapshot'
               : `the snapshot ${snapshot(p.snapshot_id, names)}`
@@ -166,14 +217,20 @@ export function describeAuditEntry(entry: AuditEntry, names: AuditNames): string
       const [one, many] = ACTIONS[action] ?? ['something', `× ${action}`];
       const what = n === 1 ? one : `${n} ${many}`;
       const verb = ACTION_VERBS[action] ?? 'act on';
-      return `AntiNuke saw user ${text(p.actor_platform_user_id) ?? 'unknown'} ${verb} ${what} and opened an incident${
-        p.auto_action_taken === true ? "; the user's roles were taken away" : ''
+      const actorId = text(p.actor_platform_user_id);
+      const actor = actorId ? names.platformUsers?.get(actorId) : undefined;
+      return `AntiNuke saw ${actor ?? `user ${actorId ?? 'unknown'}`} ${verb} ${what} and opened an incident${
+        p.auto_action_taken === true
+          ? actor
+            ? `; ${actor}'s roles were taken away`
+            : "; the user's roles were taken away"
+          : ''
       }`;
     }
     case 'BillingKeyIssued':
       return `${who(p.payer_user_id, names, true)} registered a card for payments`;
     case 'SubscriptionStarted':
-      return `${who(p.payer_user_id, names, true)} subscribed to the ${plan(p.plan_code)} plan (${won.format(
+      return `${who(p.payer_user_id, names, true, p.payer_platform_user_id)} subscribed to the ${plan(p.plan_code)} plan (${won.format(
         count(p.amount_krw),
       )} KRW)`;
     case 'PaymentSucceeded':
@@ -181,21 +238,25 @@ export function describeAuditEntry(entry: AuditEntry, names: AuditNames): string
         count(p.cycle) > 1 ? ` (renewal ${count(p.cycle)})` : ''
       }`;
     case 'PlanUpgraded':
-      return `${who(p.payer_user_id, names, true)} upgraded the plan from ${plan(p.old_plan_code)} to ${plan(p.new_plan_code)}`;
+      return `${who(p.payer_user_id, names, true, p.payer_platform_user_id)} upgraded the plan from ${plan(p.old_plan_code)} to ${plan(p.new_plan_code)}`;
     case 'PlanDowngradeScheduled':
       return `${who(p.payer_user_id, names, true)} scheduled a downgrade from ${plan(p.old_plan_code)} to ${plan(
         p.new_plan_code,
       )} on ${day(p.effective_at)}`;
+    case 'PlanDowngradeCanceled':
+      return `${who(p.requested_by_user ?? p.payer_user_id, names, true)} dropped the scheduled downgrade to ${plan(
+        p.dropped_plan_code,
+      )}: the ${plan(p.plan_code)} plan renews as it is`;
     case 'PlanDowngraded':
       return `The plan changed from ${plan(p.old_plan_code)} to ${plan(p.new_plan_code)}`;
     case 'SubscriptionCanceled':
-      return `${who(p.requested_by_user, names, true)} canceled the ${plan(p.plan_code)} subscription: it ends on ${day(
+      return `${who(p.requested_by_user, names, true, p.payer_platform_user_id)} canceled the ${plan(p.plan_code)} subscription: it ends on ${day(
         p.effective_at,
       )}`;
     case 'SubscriptionUncanceled':
       return `${who(p.requested_by_user, names, true)} undid the cancellation of the subscription`;
     case 'SubscriptionCardChanged':
-      return `${who(p.payer_user_id, names, true)} changed the card the ${plan(p.plan_code)} subscription is charged on`;
+      return `${who(p.payer_user_id, names, true, p.payer_platform_user_id)} changed the card the ${plan(p.plan_code)} subscription is charged on`;
     case 'SubscriptionCanceledPeriodEnd':
       return p.reason === 'payment_failed'
         ? `The ${plan(p.plan_code)} subscription ended after its payments failed`

@@ -1,7 +1,7 @@
 import { useMemo, useState } from 'react';
 import { Loading, ProblemMessage } from '../app/layout';
-import { type AuditLogFilter, useAuditLog, useMe, useSnapshots } from '../api/queries';
-import { AUDIT_KINDS, type AuditKind, describeAuditEntry } from '../format/audit-entry';
+import { type AuditLogFilter, useAuditLog, useMe, useMemberNames, useSnapshots } from '../api/queries';
+import { AUDIT_KINDS, type AuditKind, describeAuditEntry, namedUsers } from '../format/audit-entry';
 import { dateTime, relativeTime } from '../format/time';
 import { GuildPage } from './guild';
 
@@ -42,12 +42,17 @@ export function AuditLogPage({ guildId }: { guildId: string }) {
   const log = useAuditLog(guildId, query);
   const me = useMe();
   const snapshots = useSnapshots(guildId, 100);
+  const myUserId = me.data?.id ?? null;
+  // Who this page's entries name; their sentences read "alice …" once the names arrive.
+  const mentioned = useMemo(() => namedUsers(log.data?.items ?? [], myUserId), [log.data, myUserId]);
+  const people = useMemberNames(guildId, mentioned);
   const names = useMemo(
     () => ({
-      myUserId: me.data?.id ?? null,
+      myUserId,
       snapshots: new Map((snapshots.data?.items ?? []).map((s) => [s.id, s.description ?? ''])),
+      ...people,
     }),
-    [me.data, snapshots.data],
+    [myUserId, snapshots.data, people],
   );
   const filter = (change: () => void) => {
     change();

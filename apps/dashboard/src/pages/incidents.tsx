@@ -3,7 +3,8 @@ import { Fact } from '../components/facts';
 import { Link } from '../app/router';
 import { pathTo } from '../app/routes';
 import type { Schemas } from '../api/client';
-import { useIncidents } from '../api/queries';
+import { useIncidents, useMemberNames } from '../api/queries';
+import { platformUserLabel } from '../format/audit-entry';
 import { dateTime, relativeTime } from '../format/time';
 import { GuildPage } from './guild';
 
@@ -18,6 +19,8 @@ const ACTIONS: Record<Schemas['IncidentView']['action'], [one: string, many: str
 export function IncidentsPage({ guildId }: { guildId: string }) {
   const incidents = useIncidents(guildId);
   const items = incidents.data?.items ?? [];
+  const actors = [...new Set(items.map((incident) => incident.actor_platform_user_id))].sort();
+  const names = useMemberNames(guildId, { userIds: [], platformUserIds: actors });
   return (
     <GuildPage guildId={guildId} title="Incidents">
       {incidents.isPending && <Loading what="incidents" />}
@@ -36,7 +39,9 @@ export function IncidentsPage({ guildId }: { guildId: string }) {
                 </span>
               </h2>
               <dl className="facts">
-                <Fact label="Who">user {incident.actor_platform_user_id}</Fact>
+                <Fact label="Who">
+                  {platformUserLabel(incident.actor_platform_user_id, names.platformUsers)}
+                </Fact>
                 <Fact label="When">
                   from <time dateTime={incident.first_action_at}>{dateTime(incident.first_action_at)}</time>{' '}
                   to <time dateTime={incident.last_action_at}>{dateTime(incident.last_action_at)}</time>

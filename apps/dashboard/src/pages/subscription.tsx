@@ -12,7 +12,8 @@ import {
   usePlans,
   useSubscription,
 } from '../api/billing-queries';
-import { useMe } from '../api/queries';
+import { type KnownNames, useMe, useMemberNames } from '../api/queries';
+import { platformUserLabel } from '../format/audit-entry';
 import { won } from '../format/money';
 import { planName } from '../format/plans';
 import { dateTime } from '../format/time';
@@ -33,6 +34,15 @@ export function SubscriptionPage({ guildId }: { guildId: string }) {
   const plans = usePlans();
   const me = useMe();
   const { search } = useLocation();
+  const payer = subscription.data?.payer_platform_user_id;
+  const paidByAnother = Boolean(
+    me.data && subscription.data && subscription.data.payer_user_id !== me.data.id,
+  );
+  // The payer's name in this guild, for another administrator; "user <id>" until it arrives.
+  const names = useMemberNames(guildId, {
+    userIds: [],
+    platformUserIds: paidByAnother && payer ? [payer] : [],
+  });
 
   return (
     <GuildPage guildId={guildId} title="Subscription">
@@ -52,13 +62,19 @@ export function SubscriptionPage({ guildId }: { guildId: string }) {
               Payment confirmed: {planName(plans.data?.items, subscription.data.plan)} is active.
             </p>
           )}
-          <Facts subscription={subscription.data} plans={plans.data?.items} myId={me.data?.id} />
+          <Facts
+            subscription={subscription.data}
+            plans={plans.data?.items}
+            myId={me.data?.id}
+            names={names}
+          />
           {me.data && subscription.data.payer_user_id === me.data.id ? (
             <PayerControls guildId={guildId} subscription={subscription.data} plans={plans.data?.items} />
           ) : (
             <p className="notice" data-testid="not-payer">
-              Only the administrator who pays (user {subscription.data.payer_platform_user_id ?? 'unknown'})
-              can change or cancel this subscription.
+              Only the administrator who pays (
+              {(payer && names.platformUsers.get(payer)) ?? `user ${payer ?? 'unknown'}`}) can change or
+              cancel this subscription.
             </p>
           )}
           <PaymentHistory subscriptionId={subscription.data.id} />
@@ -97,7 +113,17 @@ function statusText(subscription: Subscription): ReactNode {
   }
 }
 
-function Facts({ subscription, plans, myId }: { subscription: Subscription; plans: Plans; myId?: string }) {
+function Facts({
+  subscription,
+  plans,
+  myId,
+  names,
+}: {
+  subscription: Subscription;
+  plans: Plans;
+  myId?: string;
+  names: KnownNames;
+}) {
   const next = subscription.next_charge;
   return (
     <dl className="facts" data-testid="subscription-facts">
@@ -131,7 +157,9 @@ function Facts({ subscription, plans, myId }: { subscription: Subscription; plan
       <Fact label="Paid by">
         {subscription.payer_user_id === myId
           ? 'You'
-          : `Another administrator (user ${subscription.payer_platform_user_id ?? 'unknown'})`}
+          : names.platformUsers.get(subscription.payer_platform_user_id ?? '')
+            ? platformUserLabel(subscription.payer_platform_user_id, names.platformUsers)
+            : `Another administrator (user ${subscription.payer_platform_user_id ?? 'unknown'})`}
       </Fact>
     </dl>
   );

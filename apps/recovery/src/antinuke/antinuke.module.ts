@@ -9,7 +9,6 @@ import { AntiNukeIncidentsRepository } from './antinuke-incidents.repository';
 import { AntiNukeSettingsRepository } from './antinuke-settings.repository';
 import { AntiNukeController } from './antinuke.controller';
 import { AntiNukeService } from './antinuke.service';
-import { ExemptUserNames } from './exempt-user-names';
 import { AntiNukeLicenseHandler } from './license-events.handler';
 
 /**
@@ -25,7 +24,6 @@ import { AntiNukeLicenseHandler } from './license-events.handler';
     AntiNukeSettingsRepository,
     AntiNukeIncidentsRepository,
     AntiNukeService,
-    ExemptUserNames,
     AntiNukeLicenseHandler,
     {
       provide: ANTINUKE_ACTIVITIES,

@@ -6,7 +6,7 @@ import { AntiNukeIncidentsRepository, type IncidentView } from './antinuke-incid
 import { AntiNukeSettingsRepository } from './antinuke-settings.repository';
 import { AntiNukeWorkflows } from './antinuke-workflows.service';
 import { GuildRegistry } from '../guilds/guild-registry.service';
-import { ExemptUserNames } from './exempt-user-names';
+import { GuildMemberNames } from '../guilds/guild-member-names';
 import type { AntiNukeView, ListIncidentsQuery, UpdateAntiNukeSettingsDto } from './antinuke.dto';
 import type { AntiNukeSettings } from './workflows/antinuke-contract';
 
@@ -25,7 +25,7 @@ export class AntiNukeService {
     private readonly incidents: AntiNukeIncidentsRepository,
     private readonly workflows: AntiNukeWorkflows,
     private readonly guilds: GuildRegistry,
-    private readonly names: ExemptUserNames,
+    private readonly names: GuildMemberNames,
   ) {}
 
   async get(guildId: string): Promise<AntiNukeView> {
