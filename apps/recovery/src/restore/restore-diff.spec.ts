@@ -24,7 +24,7 @@ import {
   restoreDiffHash,
   roleItem,
 } from './restore-diff';
-import { platformChannel as channel, platformRole as role } from '../sync/guild-state.fixture';
+import { guildSettings, platformChannel as channel, platformRole as role } from '../sync/guild-state.fixture';
 
 const GUILD = '1000';
 const MEMBERS = '2001';
@@ -54,23 +54,13 @@ function override(
 }
 
 function settings(): GuildSettings {
-  return {
-    id: GUILD,
-    name: 'Guild',
-    description: null,
+  return guildSettings(GUILD, {
     icon: 'icon-hash',
     owner_id: USER,
-    verification_level: 1,
-    default_message_notifications: 0,
-    explicit_content_filter: 0,
     afk_channel_id: LOUNGE,
-    afk_timeout: 300,
     system_channel_id: GENERAL,
-    system_channel_flags: 0,
     rules_channel_id: RULES,
-    public_updates_channel_id: null,
-    preferred_locale: 'en-US',
-  };
+  });
 }
 
 /** A small guild, built anew on each call so a test may change its copy freely. */

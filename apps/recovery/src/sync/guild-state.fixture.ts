@@ -1,4 +1,10 @@
-import { CHANNEL_TYPE, type GuildState, type PlatformChannel, type PlatformRole } from '@lib/chat-platform';
+import {
+  CHANNEL_TYPE,
+  type GuildSettings,
+  type GuildState,
+  type PlatformChannel,
+  type PlatformRole,
+} from '@lib/chat-platform';
 
 /** Roles and channels for tests; a small guild for live-sync tests: @everyone and two roles, a category with two channels. */
 export const GUILD = '100000000000000001';
@@ -42,6 +48,28 @@ export function platformChannel(id: string, fields: Partial<PlatformChannel> = {
   };
 }
 
+/** A guild's settings with the platform's defaults; `fields` replace them. */
+export function guildSettings(id: string, fields: Partial<GuildSettings> = {}): GuildSettings {
+  return {
+    id,
+    name: 'Guild',
+    description: null,
+    icon: null,
+    owner_id: '200000000000000001',
+    verification_level: 1,
+    default_message_notifications: 0,
+    explicit_content_filter: 0,
+    afk_channel_id: null,
+    afk_timeout: 300,
+    system_channel_id: null,
+    system_channel_flags: 0,
+    rules_channel_id: null,
+    public_updates_channel_id: null,
+    preferred_locale: 'en-US',
+    ...fields,
+  };
+}
+
 export function role(id: string, name: string, position: number): PlatformRole {
   return platformRole(id, { name, position });
 }
@@ -52,23 +80,7 @@ export function channel(id: string, name: string, position: number, fields: Part
 
 export function guildState(platformGuildId = GUILD): GuildState {
   return {
-    guild: {
-      id: platformGuildId,
-      name: 'Guild',
-      description: null,
-      icon: null,
-      owner_id: '200000000000000001',
-      verification_level: 1,
-      default_message_notifications: 0,
-      explicit_content_filter: 0,
-      afk_channel_id: null,
-      afk_timeout: 300,
-      system_channel_id: GENERAL,
-      system_channel_flags: 0,
-      rules_channel_id: RULES,
-      public_updates_channel_id: null,
-      preferred_locale: 'en-US',
-    },
+    guild: guildSettings(platformGuildId, { system_channel_id: GENERAL, rules_channel_id: RULES }),
     roles: [role(platformGuildId, '@everyone', 0), role(MEMBERS, 'members', 1), role(MODS, 'mods', 2)],
     channels: [
       channel(CATEGORY, 'text', 0, { type: 4, rate_limit_per_user: null }),
