@@ -1,6 +1,7 @@
 import { INTERNAL_TOKEN_HEADER, REQUEST_ID_HEADER } from '@lib/contracts';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { type ScriptedUpstream, scriptedUpstream } from '../../../test/support/scripted-upstream';
 import { InternalHttp, InternalHttpError } from './internal-http';
 import { generateInternalKeys } from './internal-keys';
 import { InternalTokenCodec } from './internal-token';
@@ -69,7 +70,7 @@ describe(InternalHttp.name, () => {
 describe(`${InternalHttp.name} on the wire`, () => {
   const keys = generateInternalKeys();
   const codec = InternalTokenCodec.fromKeySet('webhook-intake', keys);
-  let server: Server;
+  let upstream: ScriptedUpstream;
   let baseUrl: string;
   /** What the service does with each request: the `nth` on its connection, its path and body. */
   let handle: (
@@ -78,23 +79,12 @@ describe(`${InternalHttp.name} on the wire`, () => {
     body: string,
     res: ServerResponse,
   ) => void;
-  const perSocket = new WeakMap<Socket, number>();
 
   beforeAll(async () => {
-    server = createServer((req, res) => {
-      const nth = (perSocket.get(req.socket) ?? 0) + 1;
-      perSocket.set(req.socket, nth);
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => handle(nth, req, Buffer.concat(chunks).toString('utf8'), res));
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    upstream = await scriptedUpstream((req, body, res, nth) => handle(nth, req, body, res));
+    baseUrl = upstream.url;
   });
-  afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  });
+  afterAll(() => upstream.close());
 
   const json = (res: ServerResponse, status: number, body: unknown) =>
     res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));

@@ -1,8 +1,13 @@
 import { INTERNAL_TOKEN_HEADER, REQUEST_ID_HEADER, type RoutedProviderEvent } from '@lib/contracts';
 import { generateInternalKeys, InternalTokenCodec } from '@lib/identity';
 import { runWithRequestId } from '@lib/runtime';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import {
+  type ScriptedAnswer,
+  type ScriptedUpstream,
+  scriptedUpstream,
+} from '../../../../test/support/scripted-upstream';
 import { BillingRouter, RoutingError } from './billing-router';
 
 const EVENT = {
@@ -11,32 +16,19 @@ const EVENT = {
   data: { paymentKey: 'pay_1', orderId: 'order_1', status: 'DONE', approvedAt: '2026-11-24T00:00:00Z' },
 } as unknown as RoutedProviderEvent;
 
-type Handler = (req: IncomingMessage, body: string, res: ServerResponse, nthOnSocket: number) => void;
-
 describe(BillingRouter.name, () => {
   const keys = generateInternalKeys();
   const codec = InternalTokenCodec.fromKeySet('webhook-intake', keys);
   const billing = InternalTokenCodec.fromKeySet('billing', keys);
-  let server: Server;
+  let upstream: ScriptedUpstream;
   let url: string;
-  let handler: Handler;
-  const requestsPerSocket = new WeakMap<Socket, number>();
+  let handler: ScriptedAnswer;
 
   beforeAll(async () => {
-    server = createServer((req, res) => {
-      const nth = (requestsPerSocket.get(req.socket) ?? 0) + 1;
-      requestsPerSocket.set(req.socket, nth);
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => handler(req, Buffer.concat(chunks).toString('utf8'), res, nth));
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    upstream = await scriptedUpstream((req, body, res, nth) => handler(req, body, res, nth));
+    url = upstream.url;
   });
-  afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  });
+  afterAll(() => upstream.close());
 
   const answer = (res: ServerResponse, status: number, body: unknown) =>
     res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
