@@ -9,6 +9,11 @@ export type ScriptedAnswer = (
   nthOnSocket: number,
 ) => void;
 
+/** Answers with `body` as JSON. */
+export function answerJson(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+}
+
 export interface ScriptedUpstream {
   /** `http://127.0.0.1:<port>`. */
   url: string;

@@ -1,9 +1,10 @@
 import { INTERNAL_TOKEN_HEADER, REQUEST_ID_HEADER, type RoutedProviderEvent } from '@lib/contracts';
 import { generateInternalKeys, InternalTokenCodec } from '@lib/identity';
 import { runWithRequestId } from '@lib/runtime';
-import { createServer, type ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import {
+  answerJson,
   type ScriptedAnswer,
   type ScriptedUpstream,
   scriptedUpstream,
@@ -30,9 +31,6 @@ describe(BillingRouter.name, () => {
   });
   afterAll(() => upstream.close());
 
-  const answer = (res: ServerResponse, status: number, body: unknown) =>
-    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-
   it('posts the event as the intake, with its request id, and returns billing’s outcome', async () => {
     const seen: { body: unknown; token: string; requestId: unknown }[] = [];
     handler = (req, body, res) => {
@@ -41,7 +39,7 @@ describe(BillingRouter.name, () => {
         token: req.headers[INTERNAL_TOKEN_HEADER] as string,
         requestId: req.headers[REQUEST_ID_HEADER],
       });
-      answer(res, 200, { outcome: 'applied', detail: 'settled' });
+      answerJson(res, 200, { outcome: 'applied', detail: 'settled' });
     };
     const router = new BillingRouter(url, codec);
 
@@ -61,7 +59,7 @@ describe(BillingRouter.name, () => {
     const paths: (string | undefined)[] = [];
     handler = (req, _body, res) => {
       paths.push(req.url);
-      answer(res, 200, { outcome: 'applied', detail: 'ok' });
+      answerJson(res, 200, { outcome: 'applied', detail: 'ok' });
     };
     await new BillingRouter(`${url}/billing/`, codec).route(EVENT);
     await new BillingRouter(url, codec).route(EVENT);
@@ -70,7 +68,8 @@ describe(BillingRouter.name, () => {
 
   it('calls a refusal of the event itself (400, 404, 422) refused, and anything else a failure that may pass', async () => {
     const router = new BillingRouter(url, codec);
-    handler = (_req, _body, res) => answer(res, 422, { code: 'ErrValidation', detail: 'orderId is missing' });
+    handler = (_req, _body, res) =>
+      answerJson(res, 422, { code: 'ErrValidation', detail: 'orderId is missing' });
     const refused = await router.route(EVENT).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(RoutingError);
     expect(refused).toMatchObject({
@@ -79,7 +78,7 @@ describe(BillingRouter.name, () => {
     });
 
     for (const status of [503, 401, 302]) {
-      handler = (_req, _body, res) => answer(res, status, { code: 'ErrUnavailable' });
+      handler = (_req, _body, res) => answerJson(res, status, { code: 'ErrUnavailable' });
       await expect(router.route(EVENT)).rejects.toMatchObject({
         refused: false,
         message: `billing answered ${status} ErrUnavailable`,
@@ -126,7 +125,7 @@ describe(BillingRouter.name, () => {
       // The second request on a connection finds it closed: what a server's idle timeout does to a
       // request that went out on it at that moment.
       if (nthOnSocket > 1) req.socket.resetAndDestroy();
-      else answer(res, 200, { outcome: 'applied', detail: 'ok' });
+      else answerJson(res, 200, { outcome: 'applied', detail: 'ok' });
     };
     const router = new BillingRouter(url, codec);
 
