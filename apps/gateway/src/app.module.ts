@@ -5,11 +5,9 @@ import {
   type NestModule,
   RequestMethod,
 } from '@nestjs/common';
-import { ScheduleModule } from '@nestjs/schedule';
-import { DatabaseModule } from '@lib/database';
-import { IdentityModule, InternalTokenCodec } from '@lib/identity';
+import { InternalTokenCodec } from '@lib/identity';
 import { KEY_VALUE_STORE, KeyValueModule, type KeyValueStore } from '@lib/key-value';
-import { HealthModule, LoggingModule, MetricsModule } from '@lib/runtime';
+import { serviceAppModule } from '@lib/runtime';
 import { AUTH_OPTIONS, AuthController, type AuthOptions } from './auth/auth.controller';
 import { CookieOriginCheck, TRUSTED_ORIGINS } from './auth/cookie-origin.check';
 import { IpRateLimitMiddleware } from './auth/ip-rate-limit.middleware';
@@ -31,31 +29,22 @@ import { BOT_INVITE, MyGuilds } from './guilds/my-guilds.service';
 @Module({})
 export class AppModule implements NestModule {
   static forRoot(config: GatewayEnv): DynamicModule {
-    return {
-      module: AppModule,
+    return serviceAppModule(AppModule, 'gateway', config, {
+      database: gatewayDatabase,
+      readiness: {
+        inject: [KEY_VALUE_STORE],
+        useFactory: (store: KeyValueStore) => [
+          // Named after what it checks: Redis, or the key_values table in standalone mode.
+          { name: config.REDIS_URL ? 'redis' : 'key-value', check: () => store.ping() },
+        ],
+      },
       imports: [
-        LoggingModule.forService('gateway', config.LOG_LEVEL),
-        ScheduleModule.forRoot(),
-        DatabaseModule.forService({
-          ...gatewayDatabase,
-          url: config.DATABASE_URL,
-          migrateOnStart: config.MIGRATE_ON_START,
-        }),
-        IdentityModule.forService('gateway', config),
         KeyValueModule.forRoot({
           redisUrl: config.REDIS_URL,
           // A request must fail fast when Redis is down, not queue behind reconnects.
           redisOptions: { maxRetriesPerRequest: 1, enableOfflineQueue: false },
           schema: gatewayDatabase.schema,
         }),
-        HealthModule.forRoot({
-          inject: [KEY_VALUE_STORE],
-          useFactory: (store: KeyValueStore) => [
-            // Named after what it checks: Redis, or the key_values table in standalone mode.
-            { name: config.REDIS_URL ? 'redis' : 'key-value', check: () => store.ping() },
-          ],
-        }),
-        MetricsModule,
         DocsModule,
       ],
       // Order matters: the gateway's own routes before the catch-all forwarding.
@@ -120,7 +109,7 @@ export class AppModule implements NestModule {
         UsersRepository,
         UpstreamProxy,
       ],
-    };
+    });
   }
 
   configure(consumer: MiddlewareConsumer): void {

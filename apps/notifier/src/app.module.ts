@@ -1,10 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { ScheduleModule } from '@nestjs/schedule';
 import { ChatPlatformClient } from '@lib/chat-platform';
 import { ALL_TOPICS, CONSUMER_GROUPS } from '@lib/contracts';
-import { DatabaseModule } from '@lib/database';
 import { GuildAccessModule } from '@lib/guild-access';
-import { IdentityModule } from '@lib/identity';
 import {
   EVENT_HANDLERS,
   type EventHandler,
@@ -12,7 +9,7 @@ import {
   MESSAGING_READINESS,
   transportOf,
 } from '@lib/messaging';
-import { HealthModule, LoggingModule, MetricsModule, type ReadinessCheck } from '@lib/runtime';
+import { readinessChecks, serviceAppModule } from '@lib/runtime';
 import { AuditLogController } from './audit/audit-log.controller';
 import { AuditLogHandler } from './audit/audit-log.handler';
 import { AuditLogRepository } from './audit/audit-log.repository';
@@ -28,17 +25,10 @@ import { TEST_DM_INTERVAL_SECONDS, TestDmService } from './preferences/test-dm.s
 @Module({})
 export class AppModule {
   static forRoot(config: NotifierEnv): DynamicModule {
-    return {
-      module: AppModule,
+    return serviceAppModule(AppModule, 'notifier', config, {
+      database: notifierDatabase,
+      readiness: readinessChecks(MESSAGING_READINESS),
       imports: [
-        LoggingModule.forService('notifier', config.LOG_LEVEL),
-        ScheduleModule.forRoot(),
-        DatabaseModule.forService({
-          ...notifierDatabase,
-          url: config.DATABASE_URL,
-          migrateOnStart: config.MIGRATE_ON_START,
-        }),
-        IdentityModule.forService('notifier', config),
         GuildAccessModule.forService({ recoveryUrl: config.RECOVERY_URL }),
         MessagingModule.forService(
           {
@@ -60,11 +50,6 @@ export class AppModule {
             },
           ],
         ),
-        HealthModule.forRoot({
-          inject: [MESSAGING_READINESS],
-          useFactory: (events: ReadinessCheck) => [events],
-        }),
-        MetricsModule,
       ],
       controllers: [PreferencesController, AuditLogController],
       providers: [
@@ -90,6 +75,6 @@ export class AppModule {
         { provide: TEST_DM_INTERVAL_SECONDS, useValue: config.TEST_DM_INTERVAL_SECONDS },
         TestDmService,
       ],
-    };
+    });
   }
 }

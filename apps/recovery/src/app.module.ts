@@ -1,12 +1,9 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { ScheduleModule } from '@nestjs/schedule';
 import { CONSUMER_GROUPS, TOPICS } from '@lib/contracts';
-import { DatabaseModule } from '@lib/database';
 import { EntitlementsModule } from '@lib/entitlements';
-import { IdentityModule } from '@lib/identity';
 import { EVENT_HANDLERS, MessagingModule, MESSAGING_READINESS, transportOf } from '@lib/messaging';
 import { OutboxModule } from '@lib/outbox';
-import { HealthModule, LoggingModule, MetricsModule, type ReadinessCheck } from '@lib/runtime';
+import { readinessChecks, serviceAppModule } from '@lib/runtime';
 import { AntiNukeModule } from './antinuke/antinuke.module';
 import { AntiNukeLicenseHandler } from './antinuke/license-events.handler';
 import { recoveryDatabase } from './database';
@@ -24,16 +21,10 @@ import { WORKFLOW_ENGINE_READINESS, WorkflowEngineModule } from './workflow-engi
 @Module({})
 export class AppModule {
   static forRoot(config: RecoveryEnv): DynamicModule {
-    return {
-      module: AppModule,
+    return serviceAppModule(AppModule, 'recovery', config, {
+      database: recoveryDatabase,
+      readiness: readinessChecks(MESSAGING_READINESS, WORKFLOW_ENGINE_READINESS),
       imports: [
-        LoggingModule.forService('recovery', config.LOG_LEVEL),
-        DatabaseModule.forService({
-          ...recoveryDatabase,
-          url: config.DATABASE_URL,
-          migrateOnStart: config.MIGRATE_ON_START,
-        }),
-        IdentityModule.forService('recovery', config),
         MessagingModule.forService(
           {
             ...transportOf(config),
@@ -58,12 +49,6 @@ export class AppModule {
           publisher: MessagingModule.publisherProvider(),
         }),
         WorkflowEngineModule.forRoot(config),
-        HealthModule.forRoot({
-          inject: [MESSAGING_READINESS, WORKFLOW_ENGINE_READINESS],
-          useFactory: (events: ReadinessCheck, workflowEngine: ReadinessCheck) => [events, workflowEngine],
-        }),
-        MetricsModule,
-        ScheduleModule.forRoot(),
         PlatformModule.forRoot({ apiBaseUrl: config.DISCORD_API_URL, botToken: config.DISCORD_BOT_TOKEN }),
         EntitlementsModule.forService({ licensingUrl: config.LICENSING_URL, service: 'recovery' }),
         GuildsModule,
@@ -78,6 +63,6 @@ export class AppModule {
         LiveSyncModule.forRoot(config),
         AntiNukeModule,
       ],
-    };
+    });
   }
 }

@@ -46,9 +46,7 @@ export class RecoveryEvents {
   async restoreStarted(manager: EntityManager, job: NewRestoreJob): Promise<void> {
     await this.outbox.append(manager, {
       type: 'RestoreStarted',
-      aggregate_type: 'restore_job',
-      aggregate_id: job.id,
-      guild_id: job.guildId,
+      ...restoreJobAggregate(job.id, job.guildId),
       payload: {
         restore_job_id: job.id,
         snapshot_id: job.snapshotId,
@@ -66,18 +64,11 @@ export class RecoveryEvents {
   ): Promise<void> {
     await this.outbox.append(manager, {
       type: 'RestoreCompleted',
-      aggregate_type: 'restore_job',
-      aggregate_id: job.id,
-      guild_id: job.guild_id,
+      ...restoreJobAggregate(job.id, job.guild_id),
       payload: {
-        restore_job_id: job.id,
-        snapshot_id: job.snapshot_id,
-        requested_by_user: job.requested_by_user,
-        requested_by_platform_user_id: job.requested_by_platform_user_id,
-        guild_name: job.guild_name,
+        ...endedJobFacts(job),
         result_summary: summary,
         duration_ms: job.completed_at!.getTime() - job.started_at!.getTime(),
-        ...preRestoreSnapshot(job),
       },
     });
   }
@@ -88,19 +79,8 @@ export class RecoveryEvents {
     job: EndedJobRow,
     failure: RestoreFailure,
   ): Promise<void> {
-    const about = {
-      aggregate_type: 'restore_job',
-      aggregate_id: job.id,
-      guild_id: job.guild_id,
-    } as const;
-    const common = {
-      restore_job_id: job.id,
-      snapshot_id: job.snapshot_id,
-      requested_by_user: job.requested_by_user,
-      requested_by_platform_user_id: job.requested_by_platform_user_id,
-      guild_name: job.guild_name,
-      ...preRestoreSnapshot(job),
-    };
+    const about = restoreJobAggregate(job.id, job.guild_id);
+    const common = endedJobFacts(job);
     if (failure.status === 'canceled') {
       await this.outbox.append(manager, {
         ...about,
@@ -147,6 +127,22 @@ export class RecoveryEvents {
       },
     });
   }
+}
+
+function restoreJobAggregate(jobId: string, guildId: string) {
+  return { aggregate_type: 'restore_job', aggregate_id: jobId, guild_id: guildId } as const;
+}
+
+/** What every end of a restore (completed, canceled, failed) tells about the job. */
+function endedJobFacts(job: EndedJobRow) {
+  return {
+    restore_job_id: job.id,
+    snapshot_id: job.snapshot_id,
+    requested_by_user: job.requested_by_user,
+    requested_by_platform_user_id: job.requested_by_platform_user_id,
+    guild_name: job.guild_name,
+    ...preRestoreSnapshot(job),
+  };
 }
 
 /** What the notifier's DM says about the pre-restore snapshot: asked for, and made or not. */

@@ -1,9 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { ScheduleModule } from '@nestjs/schedule';
-import { DatabaseModule } from '@lib/database';
-import { IdentityModule } from '@lib/identity';
 import { KeyValueModule } from '@lib/key-value';
-import { HealthModule, LoggingModule, MetricsModule } from '@lib/runtime';
+import { serviceAppModule } from '@lib/runtime';
 import { webhookIntakeDatabase } from './database';
 import type { WebhookIntakeEnv } from './webhook-intake.env';
 import { WebhookIntakeModule } from './webhook-intake.module';
@@ -11,18 +8,12 @@ import { WebhookIntakeModule } from './webhook-intake.module';
 @Module({})
 export class AppModule {
   static forRoot(config: WebhookIntakeEnv): DynamicModule {
-    return {
-      module: AppModule,
+    // The webhook endpoint runs ahead of the request logger: each delivery is a webhook_events row
+    // with more in it than an access line would have. The scheduler runs the webhook_events
+    // retention job (WEBHOOK_EVENTS_RETENTION_CRON).
+    return serviceAppModule(AppModule, 'webhook-intake', config, {
+      database: webhookIntakeDatabase,
       imports: [
-        // The webhook endpoint runs ahead of the request logger: each delivery is a webhook_events row
-        // with more in it than an access line would have.
-        LoggingModule.forService('webhook-intake', config.LOG_LEVEL),
-        DatabaseModule.forService({
-          ...webhookIntakeDatabase,
-          url: config.DATABASE_URL,
-          migrateOnStart: config.MIGRATE_ON_START,
-        }),
-        IdentityModule.forService('webhook-intake', config),
         KeyValueModule.forRoot({
           redisUrl: config.REDIS_URL,
           // Fail fast instead of queueing while disconnected: the database deduplicates meanwhile.
@@ -35,12 +26,8 @@ export class AppModule {
           },
           schema: webhookIntakeDatabase.schema,
         }),
-        HealthModule.forRoot(),
-        MetricsModule,
-        // The webhook_events retention job (WEBHOOK_EVENTS_RETENTION_CRON).
-        ScheduleModule.forRoot(),
         WebhookIntakeModule.forRoot(config),
       ],
-    };
+    });
   }
 }

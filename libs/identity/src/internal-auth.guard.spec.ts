@@ -1,10 +1,8 @@
 import { Controller, Get, type INestApplication } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
 import { INTERNAL_TOKEN_HEADER, type InternalIdentity } from '@lib/contracts';
-import { ProblemDetailsFilter } from '@lib/problem-details';
 import request from 'supertest';
 import type { App } from 'supertest/types';
-import { IdentityModule } from './identity.module';
+import { guardedApp } from '../../../test/support/guarded-app';
 import { CurrentIdentity, PublicRoute, ServiceRoute } from './internal-auth.guard';
 import { generateInternalKeys } from './internal-keys';
 import { InternalTokenCodec } from './internal-token';
@@ -38,18 +36,7 @@ describe('InternalAuthGuard', () => {
   const server = () => app.getHttpServer() as App;
 
   beforeAll(async () => {
-    const moduleRef = await Test.createTestingModule({
-      imports: [
-        IdentityModule.forService('recovery', {
-          INTERNAL_SIGNING_KEY: keys.signingKeys.recovery,
-          INTERNAL_PUBLIC_KEYS: keys.publicKeys,
-        }),
-      ],
-      controllers: [SampleController],
-    }).compile();
-    app = moduleRef.createNestApplication({ logger: false });
-    app.useGlobalFilters(new ProblemDetailsFilter());
-    await app.init();
+    app = await guardedApp('recovery', keys, { controllers: [SampleController] });
   });
 
   afterAll(async () => {

@@ -1,6 +1,7 @@
 import { INTERNAL_TOKEN_HEADER, REQUEST_ID_HEADER } from '@lib/contracts';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { answerJson, type ScriptedUpstream, scriptedUpstream } from '../../../test/support/scripted-upstream';
 import { InternalHttp, InternalHttpError } from './internal-http';
 import { generateInternalKeys } from './internal-keys';
 import { InternalTokenCodec } from './internal-token';
@@ -69,7 +70,7 @@ describe(InternalHttp.name, () => {
 describe(`${InternalHttp.name} on the wire`, () => {
   const keys = generateInternalKeys();
   const codec = InternalTokenCodec.fromKeySet('webhook-intake', keys);
-  let server: Server;
+  let upstream: ScriptedUpstream;
   let baseUrl: string;
   /** What the service does with each request: the `nth` on its connection, its path and body. */
   let handle: (
@@ -78,32 +79,18 @@ describe(`${InternalHttp.name} on the wire`, () => {
     body: string,
     res: ServerResponse,
   ) => void;
-  const perSocket = new WeakMap<Socket, number>();
 
   beforeAll(async () => {
-    server = createServer((req, res) => {
-      const nth = (perSocket.get(req.socket) ?? 0) + 1;
-      perSocket.set(req.socket, nth);
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => handle(nth, req, Buffer.concat(chunks).toString('utf8'), res));
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    upstream = await scriptedUpstream((req, body, res, nth) => handle(nth, req, body, res));
+    baseUrl = upstream.url;
   });
-  afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  });
-
-  const json = (res: ServerResponse, status: number, body: unknown) =>
-    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  afterAll(() => upstream.close());
 
   it('posts JSON under the base URL’s path, with the request id, and answers the JSON', async () => {
     const seen: { url?: string; body: unknown; requestId: unknown }[] = [];
     handle = (_nth, req, body, res) => {
       seen.push({ url: req.url, body: JSON.parse(body), requestId: req.headers[REQUEST_ID_HEADER] });
-      json(res, 201, { created: true });
+      answerJson(res, 201, { created: true });
     };
     const http = new InternalHttp(`${baseUrl}/billing/`, codec, 'billing', 2_000, Date.now, {
       requestId: () => 'req-7',
@@ -113,7 +100,7 @@ describe(`${InternalHttp.name} on the wire`, () => {
   });
 
   it('fails an answer other than 2xx with the answer, and exchange() hands it over as it is', async () => {
-    handle = (_nth, _req, _body, res) => json(res, 404, { code: 'ErrGuildNotFound' });
+    handle = (_nth, _req, _body, res) => answerJson(res, 404, { code: 'ErrGuildNotFound' });
     const http = new InternalHttp(baseUrl, codec, 'recovery', 2_000);
     const failure = await http.get('/g').catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(InternalHttpError);
@@ -143,7 +130,7 @@ describe(`${InternalHttp.name} on the wire`, () => {
       new InternalHttp(`http://127.0.0.1:${port}`, codec, 'licensing', 2_000).get('/x'),
     ).rejects.toMatchObject({ reason: 'unreachable', code: 'ECONNREFUSED' });
 
-    handle = (_nth, _req, _body, res) => json(res, 200, { text: 'x'.repeat(2_000) });
+    handle = (_nth, _req, _body, res) => answerJson(res, 200, { text: 'x'.repeat(2_000) });
     const small = new InternalHttp(baseUrl, codec, 'licensing', 2_000, Date.now, { maxAnswerBytes: 1_024 });
     await expect(small.get('/big')).rejects.toMatchObject({
       reason: 'too_long',
@@ -159,7 +146,7 @@ describe(`${InternalHttp.name} on the wire`, () => {
       sockets.add(req.socket);
       // The second request on a connection finds it closed: a server's idle timeout at that moment.
       if (nth > 1) req.socket.resetAndDestroy();
-      else json(res, 200, { ok: true });
+      else answerJson(res, 200, { ok: true });
     };
     const http = new InternalHttp(baseUrl, codec, 'licensing', 2_000);
     await expect(http.get('/a')).resolves.toEqual({ ok: true });

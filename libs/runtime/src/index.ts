@@ -5,6 +5,7 @@ export * from './request-context';
 export * from './service-context';
 export * from './validation.pipe';
 export * from './metrics.module';
+export * from './service-modules';
 export * from './ttl-cache';
 export * from './raw-body';
 export * from './plain-routes';

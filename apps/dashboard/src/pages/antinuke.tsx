@@ -3,6 +3,7 @@ import { Loading, ProblemMessage } from '../app/layout';
 import type { Schemas } from '../api/client';
 import { ApiProblem } from '../api/problem';
 import { useAntiNuke, useUpdateAntiNuke } from '../api/queries';
+import { SaveActions } from '../components/save-actions';
 import { dateTime } from '../format/time';
 import { ExemptUsersField } from './antinuke-exempt';
 import { GuildPage } from './guild';
@@ -167,19 +168,12 @@ function AntiNukeForm({ guildId, view }: { guildId: string; view: View }) {
           serverError={errorOf('exempt_user_ids')}
           disabled={locked}
         />
-        {!locked && (
-          <p className="actions">
-            <button type="submit" className="button button-primary" disabled={update.isPending}>
-              {update.isPending ? 'Saving…' : 'Save the setting'}
-            </button>
-          </p>
-        )}
-        <div aria-live="polite">
-          {update.isSuccess && !update.isPending && (
-            <p className="success">Saved. AntiNuke uses the new setting now.</p>
-          )}
-        </div>
-        {update.isError && <ProblemMessage error={update.error} />}
+        <SaveActions
+          save={update}
+          label="Save the setting"
+          saved="Saved. AntiNuke uses the new setting now."
+          canSave={!locked}
+        />
       </form>
     </>
   );

@@ -2,6 +2,7 @@ import { type FormEvent, useEffect, useState } from 'react';
 import { Loading, Page, ProblemMessage } from '../app/layout';
 import type { Schemas } from '../api/client';
 import { useNotificationPreferences, useSaveNotificationPreferences, useSendTestDm } from '../api/queries';
+import { SaveActions } from '../components/save-actions';
 import { dateTime } from '../format/time';
 
 type Preferences = Schemas['NotificationPreferences'];
@@ -78,17 +79,7 @@ function PreferencesForm({ saved }: { saved: Preferences }) {
         DMs about plan changes, cancellations and snapshots you take are always sent.
         {saved.updated_at ? ` Last saved ${dateTime(saved.updated_at)}.` : ' These are the defaults.'}
       </p>
-      <p className="actions">
-        <button type="submit" className="button button-primary" disabled={save.isPending}>
-          {save.isPending ? 'Saving…' : 'Save'}
-        </button>
-      </p>
-      <div aria-live="polite">
-        {save.isSuccess && !save.isPending && (
-          <p className="success">Your notification settings are saved.</p>
-        )}
-      </div>
-      {save.isError && <ProblemMessage error={save.error} />}
+      <SaveActions save={save} label="Save" saved="Your notification settings are saved." />
     </form>
   );
 }

@@ -1,11 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
-import { generateInternalKeys, IdentityModule } from '@lib/identity';
-import { ProblemDetailsFilter } from '@lib/problem-details';
+import { generateInternalKeys } from '@lib/identity';
 import request from 'supertest';
 import type { App } from 'supertest/types';
+import { guardedApp } from '../../../../test/support/guarded-app';
 import { DocsModule } from './docs.module';
 
 describe('DocsModule', () => {
@@ -13,20 +12,9 @@ describe('DocsModule', () => {
   let app: INestApplication;
   const server = () => app.getHttpServer() as App;
 
+  // The guard every service has: the docs must pass it without an internal token.
   beforeAll(async () => {
-    const moduleRef = await Test.createTestingModule({
-      // The guard every service has: the docs must pass it without an internal token.
-      imports: [
-        IdentityModule.forService('gateway', {
-          INTERNAL_SIGNING_KEY: keys.signingKeys.gateway,
-          INTERNAL_PUBLIC_KEYS: keys.publicKeys,
-        }),
-        DocsModule,
-      ],
-    }).compile();
-    app = moduleRef.createNestApplication({ logger: false });
-    app.useGlobalFilters(new ProblemDetailsFilter());
-    await app.init();
+    app = await guardedApp('gateway', keys, { imports: [DocsModule] });
   });
 
   afterAll(async () => {

@@ -6,7 +6,6 @@ import {
   PERMISSION,
   type PermissionOverride,
   type PlatformChannel,
-  type PlatformRole,
 } from '@lib/chat-platform';
 import {
   type BotStanding,
@@ -25,6 +24,7 @@ import {
   restoreDiffHash,
   roleItem,
 } from './restore-diff';
+import { guildSettings, platformChannel as channel, platformRole as role } from '../sync/guild-state.fixture';
 
 const GUILD = '1000';
 const MEMBERS = '2001';
@@ -41,38 +41,6 @@ const USER = '4001';
 const VIEW_AND_SEND = (PERMISSION.VIEW_CHANNEL | PERMISSION.SEND_MESSAGES).toString();
 const SEND = PERMISSION.SEND_MESSAGES.toString();
 
-function role(id: string, fields: Partial<PlatformRole> = {}): PlatformRole {
-  return {
-    id,
-    name: `role ${id}`,
-    color: 0,
-    position: 1,
-    permissions: '0',
-    hoist: false,
-    mentionable: false,
-    managed: false,
-    icon: null,
-    unicode_emoji: null,
-    ...fields,
-  };
-}
-
-function channel(id: string, fields: Partial<PlatformChannel> = {}): PlatformChannel {
-  return {
-    id,
-    type: CHANNEL_TYPE.text,
-    name: `channel-${id}`,
-    position: 0,
-    parent_id: null,
-    topic: null,
-    nsfw: false,
-    rate_limit_per_user: 0,
-    bitrate: null,
-    user_limit: null,
-    ...fields,
-  };
-}
-
 function category(id: string, position: number, name = `category-${id}`): PlatformChannel {
   return channel(id, { type: CHANNEL_TYPE.category, name, position, rate_limit_per_user: null });
 }
@@ -86,23 +54,13 @@ function override(
 }
 
 function settings(): GuildSettings {
-  return {
-    id: GUILD,
-    name: 'Guild',
-    description: null,
+  return guildSettings(GUILD, {
     icon: 'icon-hash',
     owner_id: USER,
-    verification_level: 1,
-    default_message_notifications: 0,
-    explicit_content_filter: 0,
     afk_channel_id: LOUNGE,
-    afk_timeout: 300,
     system_channel_id: GENERAL,
-    system_channel_flags: 0,
     rules_channel_id: RULES,
-    public_updates_channel_id: null,
-    preferred_locale: 'en-US',
-  };
+  });
 }
 
 /** A small guild, built anew on each call so a test may change its copy freely. */

@@ -1,8 +1,14 @@
 import { INTERNAL_TOKEN_HEADER, REQUEST_ID_HEADER, type RoutedProviderEvent } from '@lib/contracts';
 import { generateInternalKeys, InternalTokenCodec } from '@lib/identity';
 import { runWithRequestId } from '@lib/runtime';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import {
+  answerJson,
+  type ScriptedAnswer,
+  type ScriptedUpstream,
+  scriptedUpstream,
+} from '../../../../test/support/scripted-upstream';
 import { BillingRouter, RoutingError } from './billing-router';
 
 const EVENT = {
@@ -11,35 +17,19 @@ const EVENT = {
   data: { paymentKey: 'pay_1', orderId: 'order_1', status: 'DONE', approvedAt: '2026-11-24T00:00:00Z' },
 } as unknown as RoutedProviderEvent;
 
-type Handler = (req: IncomingMessage, body: string, res: ServerResponse, nthOnSocket: number) => void;
-
 describe(BillingRouter.name, () => {
   const keys = generateInternalKeys();
   const codec = InternalTokenCodec.fromKeySet('webhook-intake', keys);
   const billing = InternalTokenCodec.fromKeySet('billing', keys);
-  let server: Server;
+  let upstream: ScriptedUpstream;
   let url: string;
-  let handler: Handler;
-  const requestsPerSocket = new WeakMap<Socket, number>();
+  let handler: ScriptedAnswer;
 
   beforeAll(async () => {
-    server = createServer((req, res) => {
-      const nth = (requestsPerSocket.get(req.socket) ?? 0) + 1;
-      requestsPerSocket.set(req.socket, nth);
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => handler(req, Buffer.concat(chunks).toString('utf8'), res, nth));
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    upstream = await scriptedUpstream((req, body, res, nth) => handler(req, body, res, nth));
+    url = upstream.url;
   });
-  afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  });
-
-  const answer = (res: ServerResponse, status: number, body: unknown) =>
-    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  afterAll(() => upstream.close());
 
   it('posts the event as the intake, with its request id, and returns billing’s outcome', async () => {
     const seen: { body: unknown; token: string; requestId: unknown }[] = [];
@@ -49,7 +39,7 @@ describe(BillingRouter.name, () => {
         token: req.headers[INTERNAL_TOKEN_HEADER] as string,
         requestId: req.headers[REQUEST_ID_HEADER],
       });
-      answer(res, 200, { outcome: 'applied', detail: 'settled' });
+      answerJson(res, 200, { outcome: 'applied', detail: 'settled' });
     };
     const router = new BillingRouter(url, codec);
 
@@ -69,7 +59,7 @@ describe(BillingRouter.name, () => {
     const paths: (string | undefined)[] = [];
     handler = (req, _body, res) => {
       paths.push(req.url);
-      answer(res, 200, { outcome: 'applied', detail: 'ok' });
+      answerJson(res, 200, { outcome: 'applied', detail: 'ok' });
     };
     await new BillingRouter(`${url}/billing/`, codec).route(EVENT);
     await new BillingRouter(url, codec).route(EVENT);
@@ -78,7 +68,8 @@ describe(BillingRouter.name, () => {
 
   it('calls a refusal of the event itself (400, 404, 422) refused, and anything else a failure that may pass', async () => {
     const router = new BillingRouter(url, codec);
-    handler = (_req, _body, res) => answer(res, 422, { code: 'ErrValidation', detail: 'orderId is missing' });
+    handler = (_req, _body, res) =>
+      answerJson(res, 422, { code: 'ErrValidation', detail: 'orderId is missing' });
     const refused = await router.route(EVENT).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(RoutingError);
     expect(refused).toMatchObject({
@@ -87,7 +78,7 @@ describe(BillingRouter.name, () => {
     });
 
     for (const status of [503, 401, 302]) {
-      handler = (_req, _body, res) => answer(res, status, { code: 'ErrUnavailable' });
+      handler = (_req, _body, res) => answerJson(res, status, { code: 'ErrUnavailable' });
       await expect(router.route(EVENT)).rejects.toMatchObject({
         refused: false,
         message: `billing answered ${status} ErrUnavailable`,
@@ -134,7 +125,7 @@ describe(BillingRouter.name, () => {
       // The second request on a connection finds it closed: what a server's idle timeout does to a
       // request that went out on it at that moment.
       if (nthOnSocket > 1) req.socket.resetAndDestroy();
-      else answer(res, 200, { outcome: 'applied', detail: 'ok' });
+      else answerJson(res, 200, { outcome: 'applied', detail: 'ok' });
     };
     const router = new BillingRouter(url, codec);
 

@@ -1,10 +1,9 @@
 import { Logger } from '@nestjs/common';
-import { ApplicationFailure } from '@temporalio/activity';
 import { type ChatPlatformClient, isChatPlatformError } from '@lib/chat-platform';
-import { DomainError } from '@lib/problem-details';
 import { Counter } from 'prom-client';
 import type { GuildRegistry } from '../../guilds/guild-registry.service';
 import type { SnapshotService } from '../../snapshots/snapshot.service';
+import { withFailureTypes } from '../../activity-failures';
 import type { AntiNukeIncidentsRepository } from '../antinuke-incidents.repository';
 import {
   ANTINUKE_NON_RETRYABLE_FAILURES,
@@ -117,41 +116,11 @@ export function createAntiNukeActivities(deps: AntiNukeActivityDeps): AntiNukeAc
       );
     },
   };
-  return withFailureTypes(activities);
+  // Temporal sees each failure with its stable type; what no retry can change (guild gone, missing
+  // permission, payload too large) is non-retryable.
+  return withFailureTypes(activities, ANTINUKE_NON_RETRYABLE_FAILURES);
 }
 
 function refused(error: string): AutoActionOutcome {
   return { taken: false, error };
-}
-
-/**
- * Temporal sees each failure with its stable type; what no retry can change (guild gone, missing
- * permission, payload too large) is non-retryable.
- */
-function withFailureTypes(activities: AntiNukeActivities): AntiNukeActivities {
-  const wrapped: Record<string, unknown> = {};
-  for (const [name, activity] of Object.entries(activities) as [
-    string,
-    (input: never) => Promise<unknown>,
-  ][]) {
-    wrapped[name] = async (input: never) => {
-      try {
-        return await activity(input);
-      } catch (error) {
-        throw toApplicationFailure(error);
-      }
-    };
-  }
-  return wrapped as unknown as AntiNukeActivities;
-}
-
-function toApplicationFailure(error: unknown): ApplicationFailure {
-  if (error instanceof ApplicationFailure) return error;
-  const type = isChatPlatformError(error) || error instanceof DomainError ? error.code : 'Error';
-  return ApplicationFailure.create({
-    type,
-    message: error instanceof Error ? error.message : String(error),
-    nonRetryable: (ANTINUKE_NON_RETRYABLE_FAILURES as readonly string[]).includes(type),
-    cause: error instanceof Error ? error : undefined,
-  });
 }

@@ -1,6 +1,4 @@
 import { Logger } from '@nestjs/common';
-import { ApplicationFailure, Context } from '@temporalio/activity';
-import { isChatPlatformError } from '@lib/chat-platform';
 import { DomainError } from '@lib/problem-details';
 import type { GuildRegistry } from '../../guilds/guild-registry.service';
 import type { SnapshotService } from '../../snapshots/snapshot.service';
@@ -8,6 +6,7 @@ import type { LiveSyncControl } from '../../sync/live-sync-control.repository';
 import type { RestoreComparisons } from '../restore-comparisons';
 import type { RestoreJobRow, RestoreJobsRepository } from '../restore-jobs.repository';
 import type { RestoreSteps } from '../restore-steps';
+import { withFailureTypes } from '../../activity-failures';
 import {
   type ChangeStep,
   type JobRef,
@@ -121,53 +120,9 @@ export function createRestoreActivities(deps: RestoreActivityDeps): RestoreActiv
       await jobs.endUnsuccessfully(failure);
     },
   };
-  return withFailureTypes(activities);
-}
-
-/**
- * Temporal sees each failure with its stable type (PermissionDenied, GuildNotFound, ...) and
- * whether a retry could help; the workflow's policy names the types it never retries.
- */
-function withFailureTypes(activities: RestoreActivities): RestoreActivities {
-  const wrapped: Record<string, unknown> = {};
-  for (const [name, activity] of Object.entries(activities) as [
-    string,
-    (input: never) => Promise<unknown>,
-  ][]) {
-    wrapped[name] = async (input: never) => {
-      const context = activityContext();
-      const heartbeat = setInterval(() => context?.heartbeat(), HEARTBEAT_INTERVAL_MS);
-      try {
-        return await activity(input);
-      } catch (error) {
-        throw toApplicationFailure(error);
-      } finally {
-        clearInterval(heartbeat);
-      }
-    };
-  }
-  return wrapped as unknown as RestoreActivities;
-}
-
-/** The Temporal activity context, or undefined when the activities run outside a worker (standalone). */
-function activityContext(): Context | undefined {
-  try {
-    return Context.current();
-  } catch {
-    return undefined;
-  }
-}
-
-export function toApplicationFailure(error: unknown): ApplicationFailure {
-  if (error instanceof ApplicationFailure) return error;
-  const type = isChatPlatformError(error) || error instanceof DomainError ? error.code : 'Error';
-  const nonRetryable = (NON_RETRYABLE_FAILURES as readonly string[]).includes(type);
-  return ApplicationFailure.create({
-    type,
-    message: describe(error),
-    nonRetryable,
-    cause: error instanceof Error ? error : undefined,
-  });
+  // Temporal sees each failure with its stable type (PermissionDenied, GuildNotFound, ...) and
+  // whether a retry could help; the workflow's policy names the types it never retries.
+  return withFailureTypes(activities, NON_RETRYABLE_FAILURES, HEARTBEAT_INTERVAL_MS);
 }
 
 function describe(error: unknown): string {

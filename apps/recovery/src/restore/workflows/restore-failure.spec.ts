@@ -15,11 +15,14 @@ function onTemporal(cause: Error): ActivityFailure {
   );
 }
 
+/** The same failure as each engine hands it to the procedure. */
+const ENGINES: [string, (cause: Error) => Error][] = [
+  ['on Temporal', (cause) => onTemporal(cause)],
+  ['in process', (cause) => cause],
+];
+
 describe(classifyRestoreFailure.name, () => {
-  it.each([
-    ['on Temporal', (cause: Error) => onTemporal(cause)],
-    ['in process', (cause: Error) => cause],
-  ])('cancels the job with "guild deleted" when the guild is gone (%s)', (_engine, wrap) => {
+  it.each(ENGINES)('cancels the job with "guild deleted" when the guild is gone (%s)', (_engine, wrap) => {
     const failure = wrap(ApplicationFailure.nonRetryable('Unknown Guild', 'GuildNotFound'));
     expect(classifyRestoreFailure(failure, ref)).toEqual({
       jobId: 'job-1',
@@ -29,10 +32,7 @@ describe(classifyRestoreFailure.name, () => {
     });
   });
 
-  it.each([
-    ['on Temporal', (cause: Error) => onTemporal(cause)],
-    ['in process', (cause: Error) => cause],
-  ])('fails the job with the failure’s type and message otherwise (%s)', (_engine, wrap) => {
+  it.each(ENGINES)('fails the job with the failure’s type and message otherwise (%s)', (_engine, wrap) => {
     const failure = wrap(ApplicationFailure.nonRetryable('Missing Permissions', 'PermissionDenied'));
     expect(classifyRestoreFailure(failure, ref)).toEqual({
       jobId: 'job-1',

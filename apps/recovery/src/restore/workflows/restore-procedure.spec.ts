@@ -1,33 +1,14 @@
-import type { RestoreActivities, RestoreFailure, StepOutcome } from './restore-contract';
+import type { RestoreActivities, RestoreFailure } from './restore-contract';
+import {
+  type ActivityBehaviour,
+  fakeRestoreActivities,
+  STEP_DONE as DONE,
+} from './restore-activities.fixture';
 import { runRestore } from './restore-procedure';
 import { RestoreProgress } from './restore-progress';
 
-const DONE: StepOutcome = { created: 1, updated: 0, deleted: 0, remaining: 0 };
-
-function recordingActivities(
-  calls: string[],
-  overrides: Partial<Record<keyof RestoreActivities, () => Promise<unknown>>> = {},
-) {
-  const activity = (name: keyof RestoreActivities, result: unknown) => (input: unknown) => {
-    calls.push(name);
-    void input;
-    return (overrides[name]?.() ?? Promise.resolve(result)) as never;
-  };
-  return {
-    validateSnapshot: activity('validateSnapshot', undefined),
-    createPreRestoreSnapshot: activity('createPreRestoreSnapshot', { snapshotId: 's', warning: null }),
-    pauseLiveSync: activity('pauseLiveSync', undefined),
-    resumeLiveSync: activity('resumeLiveSync', undefined),
-    deleteRemovedOverrides: activity('deleteRemovedOverrides', DONE),
-    deleteRemovedChannels: activity('deleteRemovedChannels', DONE),
-    deleteRemovedRoles: activity('deleteRemovedRoles', DONE),
-    createOrUpdateRoles: activity('createOrUpdateRoles', DONE),
-    createOrUpdateChannels: activity('createOrUpdateChannels', DONE),
-    applyPermissionOverrides: activity('applyPermissionOverrides', DONE),
-    updateGuildSettings: activity('updateGuildSettings', DONE),
-    completeRestore: activity('completeRestore', undefined),
-    endRestoreUnsuccessfully: activity('endRestoreUnsuccessfully', undefined),
-  } as RestoreActivities;
+function recordingActivities(calls: string[], behave: ActivityBehaviour = {}) {
+  return fakeRestoreActivities(behave, calls).activities;
 }
 
 function run(

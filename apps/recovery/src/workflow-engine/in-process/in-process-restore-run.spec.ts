@@ -6,53 +6,18 @@ import {
   SERVICE_STOPPED_MESSAGE,
   serviceStopped,
 } from './in-process-restore-run';
-import type {
-  RestoreActivities,
-  RestoreFailure,
-  RestoreWorkflowInput,
-  StepOutcome,
-} from '../../restore/workflows/restore-contract';
+import {
+  fakeRestoreActivities as fakeActivities,
+  STEP_DONE as DONE,
+} from '../../restore/workflows/restore-activities.fixture';
+import type { RestoreWorkflowInput, StepOutcome } from '../../restore/workflows/restore-contract';
 
-const DONE: StepOutcome = { created: 1, updated: 0, deleted: 0, remaining: 0 };
 const INPUT: RestoreWorkflowInput = {
   jobId: 'job-1',
   scope: ['roles', 'channels', 'permission_overrides', 'guild_settings'],
   createPreRestoreSnapshot: false,
   totals: { CreateOrUpdateRoles: 1 },
 };
-
-type Name = keyof RestoreActivities;
-
-/** Activities that record their calls; `behave` replaces what one of them does. */
-function fakeActivities(behave: Partial<Record<Name, (call: number) => Promise<unknown>>> = {}) {
-  const calls: Name[] = [];
-  const endings: RestoreFailure[] = [];
-  const activity =
-    (name: Name, result: unknown) =>
-    (input: unknown): Promise<never> => {
-      calls.push(name);
-      if (name === 'endRestoreUnsuccessfully') endings.push(input as RestoreFailure);
-      const call = calls.filter((made) => made === name).length;
-      return (behave[name]?.(call) ?? Promise.resolve(result)) as Promise<never>;
-    };
-  const activities: RestoreActivities = {
-    validateSnapshot: activity('validateSnapshot', undefined),
-    createPreRestoreSnapshot: activity('createPreRestoreSnapshot', { snapshotId: null, warning: null }),
-    pauseLiveSync: activity('pauseLiveSync', undefined),
-    resumeLiveSync: activity('resumeLiveSync', undefined),
-    deleteRemovedOverrides: activity('deleteRemovedOverrides', DONE),
-    deleteRemovedChannels: activity('deleteRemovedChannels', DONE),
-    deleteRemovedRoles: activity('deleteRemovedRoles', DONE),
-    createOrUpdateRoles: activity('createOrUpdateRoles', DONE),
-    createOrUpdateChannels: activity('createOrUpdateChannels', DONE),
-    applyPermissionOverrides: activity('applyPermissionOverrides', DONE),
-    updateGuildSettings: activity('updateGuildSettings', DONE),
-    completeRestore: activity('completeRestore', undefined),
-    endRestoreUnsuccessfully: activity('endRestoreUnsuccessfully', undefined),
-  };
-  const count = (name: Name) => calls.filter((made) => made === name).length;
-  return { activities, calls, endings, count };
-}
 
 /** Backoff waits recorded, not waited. */
 function noWaits() {

@@ -1,0 +1,42 @@
+import type { RestoreActivities, RestoreFailure, StepOutcome } from './restore-contract';
+
+/** A step's outcome when it has done all its work. */
+export const STEP_DONE: StepOutcome = { created: 1, updated: 0, deleted: 0, remaining: 0 };
+
+type Name = keyof RestoreActivities;
+
+/** What an activity does instead of succeeding; `call` counts its calls, from 1. */
+export type ActivityBehaviour = Partial<Record<Name, (call: number) => Promise<unknown>>>;
+
+/**
+ * Restore activities for the procedure's tests (both engines run the same one): each records its
+ * call and succeeds, every step with STEP_DONE, unless `behave` says otherwise. `calls` may be a
+ * list the test already holds.
+ */
+export function fakeRestoreActivities(behave: ActivityBehaviour = {}, calls: string[] = []) {
+  const endings: RestoreFailure[] = [];
+  const count = (name: Name) => calls.filter((made) => made === name).length;
+  const activity =
+    (name: Name, result: unknown) =>
+    (input: unknown): Promise<never> => {
+      calls.push(name);
+      if (name === 'endRestoreUnsuccessfully') endings.push(input as RestoreFailure);
+      return (behave[name]?.(count(name)) ?? Promise.resolve(result)) as Promise<never>;
+    };
+  const activities: RestoreActivities = {
+    validateSnapshot: activity('validateSnapshot', undefined),
+    createPreRestoreSnapshot: activity('createPreRestoreSnapshot', { snapshotId: null, warning: null }),
+    pauseLiveSync: activity('pauseLiveSync', undefined),
+    resumeLiveSync: activity('resumeLiveSync', undefined),
+    deleteRemovedOverrides: activity('deleteRemovedOverrides', STEP_DONE),
+    deleteRemovedChannels: activity('deleteRemovedChannels', STEP_DONE),
+    deleteRemovedRoles: activity('deleteRemovedRoles', STEP_DONE),
+    createOrUpdateRoles: activity('createOrUpdateRoles', STEP_DONE),
+    createOrUpdateChannels: activity('createOrUpdateChannels', STEP_DONE),
+    applyPermissionOverrides: activity('applyPermissionOverrides', STEP_DONE),
+    updateGuildSettings: activity('updateGuildSettings', STEP_DONE),
+    completeRestore: activity('completeRestore', undefined),
+    endRestoreUnsuccessfully: activity('endRestoreUnsuccessfully', undefined),
+  };
+  return { activities, calls, endings, count };
+}
