@@ -11,6 +11,21 @@ export const kafkaConsumerLag = new Gauge({
   labelNames: ['group', 'topic', 'partition'],
 });
 
+/** How a KafkaEventServer's group reads; the defaults are a service's consumer group's. */
+export interface KafkaEventServerOptions {
+  groupId: string;
+  /**
+   * Where the group starts when it has no committed offset: the earliest message (a consumer group,
+   * which must see every event) or the next one (a listener that only cares from now on).
+   */
+  fromBeginning?: boolean;
+  /** Partitions handled at once. */
+  partitionsConsumedConcurrently?: number;
+  maxWaitTimeInMs?: number;
+  /** The kafka_consumer_lag gauge; not for groups named per process, whose series would pile up. */
+  reportLag?: boolean;
+}
+
 /**
  * Nest's Kafka transport for one consumer group of a service; the app's `@EventPattern` handlers
  * (eventConsumerController) receive its messages one at a time, in partition order, three
@@ -26,9 +41,17 @@ export const kafkaConsumerLag = new Gauge({
  * producer that does not write needs no ACL.
  */
 export class KafkaEventServer extends ServerKafka {
+  private readonly reportLag: boolean;
+
   constructor(
     private readonly kafka: Kafka,
-    groupId: string,
+    {
+      groupId,
+      fromBeginning = true,
+      partitionsConsumedConcurrently = 3,
+      maxWaitTimeInMs = 500,
+      reportLag = true,
+    }: KafkaEventServerOptions,
   ) {
     super({
       postfixId: '',
@@ -38,7 +61,7 @@ export class KafkaEventServer extends ServerKafka {
         groupId,
         sessionTimeout: 30_000,
         heartbeatInterval: 3_000,
-        maxWaitTimeInMs: 500,
+        maxWaitTimeInMs,
         retry: {
           retries: 10,
           initialRetryTime: 300,
@@ -46,9 +69,24 @@ export class KafkaEventServer extends ServerKafka {
           restartOnFailure: () => Promise.resolve(true),
         },
       },
-      subscribe: { fromBeginning: true },
-      run: { autoCommit: false, partitionsConsumedConcurrently: 3 },
+      subscribe: { fromBeginning },
+      run: { autoCommit: false, partitionsConsumedConcurrently },
     });
+    this.reportLag = reportLag;
+  }
+
+  /** Starts consuming outside a Nest application (listeners, the benchmark); resolves once it runs. */
+  async run(): Promise<void> {
+    let failure: unknown;
+    // A failure to start goes to listen's callback, not to its promise.
+    await this.listen((error) => {
+      failure = error;
+    });
+    if (failure) {
+      throw failure instanceof Error
+        ? failure
+        : new Error('the Kafka consumer did not start', { cause: failure });
+    }
   }
 
   override createClient<T>(): T {
@@ -57,6 +95,7 @@ export class KafkaEventServer extends ServerKafka {
 
   protected override registerConsumerEventListeners(): void {
     super.registerConsumerEventListeners();
+    if (!this.reportLag) return;
     const consumer = this.consumer!;
     consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => {
       kafkaConsumerLag.set(
@@ -83,7 +122,7 @@ export class KafkaEventConsumer {
   private readonly server: KafkaEventServer;
 
   constructor({ kafka, groupId, topics, processor }: KafkaEventConsumerOptions) {
-    this.server = new KafkaEventServer(kafka, groupId);
+    this.server = new KafkaEventServer(kafka, { groupId });
     const consumer = new EventConsumer(processor, groupId);
     for (const topic of topics) {
       this.server.addHandler(
@@ -94,16 +133,8 @@ export class KafkaEventConsumer {
     }
   }
 
-  async start(): Promise<void> {
-    let failure: unknown;
-    // Resolves once the consumer runs; a failure to start goes to the callback instead.
-    await this.server.listen((error) => {
-      failure = error;
-    });
-    if (failure)
-      throw failure instanceof Error
-        ? failure
-        : new Error('the Kafka consumer did not start', { cause: failure });
+  start(): Promise<void> {
+    return this.server.run();
   }
 
   stop(): Promise<void> {

@@ -160,7 +160,7 @@ export class MessagingModule implements OnApplicationBootstrap, BeforeApplicatio
             : {
                 provide: MESSAGE_TRANSPORT,
                 inject: [Kafka],
-                useFactory: (kafka: Kafka) => new KafkaEventServer(kafka, consume.groupId),
+                useFactory: (kafka: Kafka) => new KafkaEventServer(kafka, { groupId: consume.groupId }),
               },
         ]
       : [];
