@@ -1,8 +1,7 @@
 import { Logger } from '@nestjs/common';
-import type { KafkaContext } from '@nestjs/microservices';
 import { entitlementsCacheGroupPrefix, KAFKA_HEADER_EVENT_TYPE, TOPICS } from '@lib/contracts';
-import { KafkaEventServer } from '@lib/messaging';
-import type { Kafka } from 'kafkajs';
+import { type KafkaBatchContext, KafkaEventServer } from '@lib/messaging';
+import type { Kafka, KafkaMessage } from 'kafkajs';
 import { v7 as uuidv7 } from 'uuid';
 import type { EntitlementsClient } from './entitlements.client';
 
@@ -36,8 +35,8 @@ export class EntitlementsInvalidationListener {
     });
     this.server.addHandler(
       TOPICS.licensing,
-      (_value: unknown, context: KafkaContext) => {
-        this.onMessage(context);
+      (_messages: unknown, context: KafkaBatchContext) => {
+        for (const message of context.getPayload().batch.messages) this.onMessage(message);
         return Promise.resolve();
       },
       true,
@@ -52,9 +51,7 @@ export class EntitlementsInvalidationListener {
     await this.server.close();
   }
 
-  private onMessage(context: KafkaContext): void {
-    // The transport has decoded the key and headers to text.
-    const message = context.getMessage();
+  private onMessage(message: KafkaMessage): void {
     const type = message.headers?.[KAFKA_HEADER_EVENT_TYPE]?.toString();
     // The message key is the guild id (docs/architecture.md "Events").
     const guildId = message.key?.toString();

@@ -7,21 +7,23 @@ import {
   type Type,
   UseFilters,
 } from '@nestjs/common';
-import { Ctx, EventPattern, KafkaContext } from '@nestjs/microservices';
-import type { Topic } from '@lib/contracts';
+import { Ctx, EventPattern } from '@nestjs/microservices';
+import type { DomainEvent, Topic } from '@lib/contracts';
 import { type Observable, throwError } from 'rxjs';
 import { parseEnvelope } from './envelope.parser';
 import type { EventProcessor } from './event-processor';
 import { InProcessContext } from './in-process-event.server';
+import type { KafkaBatchContext } from './kafka-event.server';
 
 /**
  * What a consumer group does with each delivery its transport hands to its `@EventPattern`
- * handler: apply the event through the EventProcessor (once per consumer and event id, in the
- * transaction of its effect, see processed_events), or set a message that is no event aside; then,
- * on Kafka, commit the message's offset, only now that the apply committed. A crash before the
- * commit redelivers the message and processed_events absorbs it. An error worth retrying (database
- * down) is thrown: Kafka's consumer then fetches the message again, the in-process bus fails the
- * relay's round, which retries it.
+ * handler, a batch (a partition's fetch on Kafka, a relay's batch in process): apply its events
+ * through the EventProcessor in one go (once per consumer and event id, in the transaction of
+ * their effect, see processed_events), and set the messages that are no event aside; then, on
+ * Kafka, commit the batch's offsets, only now that the apply committed. A crash before the commit
+ * redelivers the batch and processed_events absorbs it. An error worth retrying (database down) is
+ * thrown: Kafka's consumer then fetches the batch again, the in-process bus fails the relay's
+ * round, which retries it.
  */
 export class EventConsumer {
   constructor(
@@ -29,7 +31,7 @@ export class EventConsumer {
     private readonly groupId: string,
   ) {}
 
-  async consume(context: KafkaContext | InProcessContext): Promise<void> {
+  async consume(context: KafkaBatchContext | InProcessContext): Promise<void> {
     if (context instanceof InProcessContext) {
       // Standalone mode: the bus parsed the relay's batch; its events are applied as one batch.
       const delivery = context.getDelivery();
@@ -37,21 +39,27 @@ export class EventConsumer {
       else await this.processor.recordMalformed(this.groupId, delivery.reference, delivery.reason);
       return;
     }
-    const message = context.getMessage();
-    const topic = context.getTopic();
-    const partition = context.getPartition();
-    // The transport leaves the value as the bytes received (keepBinary); parsing is ours.
-    const parsed = parseEnvelope(message.value);
-    if ('event' in parsed) await this.processor.process([parsed.event]);
-    else
-      await this.processor.recordMalformed(
-        this.groupId,
-        `kafka:${topic}/${partition}/${message.offset}`,
-        parsed.error,
-      );
-    await context
-      .getConsumer()
-      .commitOffsets([{ topic, partition, offset: (BigInt(message.offset) + 1n).toString() }]);
+    const payload = context.getPayload();
+    const { batch } = payload;
+    const events: DomainEvent[] = [];
+    for (const message of batch.messages) {
+      const parsed = parseEnvelope(message.value);
+      if ('event' in parsed) events.push(parsed.event);
+      else
+        await this.processor.recordMalformed(
+          this.groupId,
+          `kafka:${batch.topic}/${batch.partition}/${message.offset}`,
+          parsed.error,
+        );
+    }
+    await this.processor.process(events);
+    // autoCommit is off (KafkaEventServer): the committed offset is the next one to read.
+    const next = (BigInt(batch.lastOffset()) + 1n).toString();
+    payload.resolveOffset(batch.lastOffset());
+    await payload.commitOffsetsIfNecessary({
+      topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: next }] }],
+    });
+    await payload.heartbeat();
   }
 }
 
@@ -81,7 +89,7 @@ export function eventConsumerController(topics: readonly Topic[]): Type {
     constructor(@Inject(EventConsumer) private readonly consumer: EventConsumer) {}
 
     @EventPattern([...topics])
-    consume(@Ctx() context: KafkaContext | InProcessContext): Promise<void> {
+    consume(@Ctx() context: KafkaBatchContext | InProcessContext): Promise<void> {
       return this.consumer.consume(context);
     }
   }

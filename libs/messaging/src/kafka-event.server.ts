@@ -1,5 +1,5 @@
-import { type KafkaContext, ServerKafka } from '@nestjs/microservices';
-import type { Kafka } from 'kafkajs';
+import { BaseRpcContext, type KafkaContext, ServerKafka } from '@nestjs/microservices';
+import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import { Gauge } from 'prom-client';
 import { EventConsumer } from './event-consumer';
 import type { EventProcessor } from './event-processor';
@@ -10,6 +10,16 @@ export const kafkaConsumerLag = new Gauge({
   help: 'Messages the consumer group is behind the end of the partition, as of its last batch here',
   labelNames: ['group', 'topic', 'partition'],
 });
+
+/**
+ * The `@Ctx()` of a handler called by KafkaEventServer: one batch of one partition, as kafkajs
+ * hands it (messages as received, bytes), with the batch's offset and heartbeat controls.
+ */
+export class KafkaBatchContext extends BaseRpcContext<[EachBatchPayload]> {
+  getPayload(): EachBatchPayload {
+    return this.args[0];
+  }
+}
 
 /** How a KafkaEventServer's group reads; the defaults are a service's consumer group's. */
 export interface KafkaEventServerOptions {
@@ -28,17 +38,25 @@ export interface KafkaEventServerOptions {
 
 /**
  * Nest's Kafka transport for one consumer group of a service; the app's `@EventPattern` handlers
- * (eventConsumerController) receive its messages one at a time, in partition order, three
- * partitions at once. Offsets are committed by the handler, after the apply committed
- * (EventConsumer), never automatically. A handler's error reaches kafkajs, which fetches the
- * message again (retries, then a restart of the consumer: restartOnFailure).
+ * (eventConsumerController) receive its messages a batch at a time (one partition's fetch, in
+ * partition order), three partitions at once. Offsets are committed by the handler, after the
+ * apply committed (EventConsumer), never automatically. A handler's error reaches kafkajs, which
+ * fetches the batch again (retries, then a restart of the consumer: restartOnFailure).
  *
- * Two things Nest's options cannot say, hence the subclass: the kafkajs client is the one the app
- * already made with `kafkaConfig` (SASL/TLS, client id = the service), not a second one; and the
- * consumer-lag gauge listens to the consumer's END_BATCH_PROCESS. The group id is the service's,
- * as it is (`postfixId: ''`; the Kafka ACLs name it). Nest's server also connects a producer, for
- * replies to request-response messages; no handler here answers any, so it never writes, and a
- * producer that does not write needs no ACL.
+ * What Nest's options cannot say, hence the subclass:
+ * - Batches. Nest's ServerKafka always runs kafkajs with `eachMessage` (its bindEvents sets it over
+ *   any `run` option; kafka-event.server.spec.ts shows it), so each event would be one transaction
+ *   and one offset commit: the outbox benchmark's consumer fell from ~5,200 to ~1,100 events/s
+ *   (docs/testing.md). bindEvents is overridden, and only it: it subscribes to the registered
+ *   patterns as Nest does, runs with `eachBatch`, and passes each batch to the topic's handler
+ *   through Nest's own handleEvent, so the handler's filters and interceptors still apply.
+ * - The kafkajs client is the one the app already made with `kafkaConfig` (SASL/TLS, client id =
+ *   the service), not a second one.
+ * - The consumer-lag gauge listens to the consumer's END_BATCH_PROCESS.
+ *
+ * The group id is the service's, as it is (`postfixId: ''`; the Kafka ACLs name it). Nest's server
+ * also connects a producer, for replies to request-response messages; no handler here answers
+ * any, so it never writes, and a producer that does not write needs no ACL.
  */
 export class KafkaEventServer extends ServerKafka {
   private readonly reportLag: boolean;
@@ -55,8 +73,6 @@ export class KafkaEventServer extends ServerKafka {
   ) {
     super({
       postfixId: '',
-      // The value stays the bytes received: EventConsumer parses the envelope itself.
-      parser: { keepBinary: true },
       consumer: {
         groupId,
         sessionTimeout: 30_000,
@@ -73,6 +89,31 @@ export class KafkaEventServer extends ServerKafka {
       run: { autoCommit: false, partitionsConsumedConcurrently },
     });
     this.reportLag = reportLag;
+  }
+
+  /**
+   * Nest's bindEvents with `eachBatch` in place of its `eachMessage` (see the class comment). The
+   * handler resolves and commits the batch's offsets itself (eachBatchAutoResolve off); a batch
+   * of a partition this member lost meanwhile, or one fetched before a seek, is left alone.
+   */
+  override async bindEvents(consumer: Consumer): Promise<void> {
+    const topics = [...this.getHandlers().keys()];
+    if (topics.length > 0) await consumer.subscribe({ ...this.options.subscribe, topics });
+    await consumer.run({
+      ...this.options.run,
+      eachBatchAutoResolve: false,
+      eachBatch: async (payload) => {
+        if (!payload.isRunning() || payload.isStale() || payload.batch.isEmpty()) return;
+        const { topic } = payload.batch;
+        // Typed for Nest's per-message KafkaContext, handleEvent only hands the context on to the
+        // handler (and the processing hooks), which declares KafkaBatchContext.
+        await this.handleEvent(
+          topic,
+          { pattern: topic, data: payload.batch.messages },
+          new KafkaBatchContext([payload]) as unknown as KafkaContext,
+        );
+      },
+    });
   }
 
   /** Starts consuming outside a Nest application (listeners, the benchmark); resolves once it runs. */
@@ -127,7 +168,7 @@ export class KafkaEventConsumer {
     for (const topic of topics) {
       this.server.addHandler(
         topic,
-        (_value: unknown, context: KafkaContext) => consumer.consume(context),
+        (_messages: unknown, context: KafkaBatchContext) => consumer.consume(context),
         true,
       );
     }
