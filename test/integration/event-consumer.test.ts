@@ -27,6 +27,7 @@ describe("a consumer group's @EventPattern handler on Nest's Kafka transport", (
   let schema: string;
   let groupId: string;
   let app: INestMicroservice | undefined;
+  let release: () => void = () => undefined;
   const publisher = new KafkaEventPublisher(kafka);
   const admin = kafka.admin();
 
@@ -41,6 +42,7 @@ describe("a consumer group's @EventPattern handler on Nest's Kafka transport", (
   });
 
   afterAll(async () => {
+    release();
     await app?.close();
     await publisher.close();
     await admin.disconnect();
@@ -65,6 +67,8 @@ describe("a consumer group's @EventPattern handler on Nest's Kafka transport", (
     let releaseFirst!: () => void;
     const firstHeld = new Promise<void>((resolve) => {
       releaseFirst = resolve;
+      // A failed expectation below must not leave the apply held, or closing the app would wait.
+      release = resolve;
     });
     const processor = new EventProcessor(dataSource, schema, [
       {
@@ -114,8 +118,9 @@ describe("a consumer group's @EventPattern handler on Nest's Kafka transport", (
     );
     const ours = partitionsBefore.find(({ high, at }) => at < high);
     expect(ours).toBeDefined();
-    // While the apply has not committed, neither has the offset.
-    expect(ours!.at).toBe(ours!.high - 1n);
+    // While the apply has not committed, neither has the offset: the group's position is at most
+    // our message's (earlier messages fetched in the same batch wait with it).
+    expect(ours!.at).toBeLessThanOrEqual(ours!.high - 1n);
 
     releaseFirst();
     await waitFor('the effect after the message came again', async () => {
@@ -126,7 +131,7 @@ describe("a consumer group's @EventPattern handler on Nest's Kafka transport", (
     });
     await waitFor(
       'the offset committed past the message',
-      async () => (await committed(ours!.partition)) === ours!.high,
+      async () => (await committed(ours!.partition)) >= ours!.high,
     );
     expect(attempts).toEqual([event.id, event.id]);
     const done = await dataSource.query(
