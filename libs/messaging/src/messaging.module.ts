@@ -7,20 +7,17 @@ import {
   type OnApplicationBootstrap,
   Optional,
   type Provider,
-  type Type,
 } from '@nestjs/common';
 import type { Topic } from '@lib/contracts';
 import { EVENT_PUBLISHER, type EventPublisher } from '@lib/outbox';
-import { MESSAGE_TRANSPORT, type ReadinessCheck } from '@lib/runtime';
+import type { ReadinessCheck } from '@lib/runtime';
 import { type Admin, Kafka } from 'kafkajs';
 import { DataSource } from 'typeorm';
-import { EventConsumer, eventConsumerController } from './event-consumer';
 import type { EventHandler } from './event-handler';
 import { EventProcessor } from './event-processor';
-import { InProcessEventPublisher } from './in-process-event-bus';
-import { InProcessEventServer } from './in-process-event.server';
+import { inProcessEventBus, InProcessEventPublisher } from './in-process-event-bus';
 import { checkKafka, createKafka, ensureTopics, type KafkaSecurity } from './kafka';
-import { KafkaEventServer } from './kafka-event.server';
+import { KafkaEventConsumer } from './kafka-event.consumer';
 import { KafkaEventPublisher } from './kafka-event.publisher';
 
 export const EVENT_HANDLERS = Symbol('EVENT_HANDLERS');
@@ -90,20 +87,18 @@ const OPTIONS = Symbol('MessagingModuleOptions');
 /**
  * Domain events for a service: the outbox publisher, and the consumer group when it consumes. Kafka
  * in the distributed deployment; the process's in-process bus in standalone mode.
- *
- * A consuming service's group is an `@EventPattern` controller (eventConsumerController) on a Nest
- * microservice transport, provided as MESSAGE_TRANSPORT: the app's bootstrap (libs/runtime)
- * connects it to the app (a hybrid application) and starts it once the app is initialised, so the
- * topics exist (ensureTopics, below) before anything is consumed; the app's close stops it.
  */
 @Module({})
 export class MessagingModule implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private consumer: KafkaEventConsumer | undefined;
+  private unsubscribe: (() => void) | undefined;
+
   constructor(
     @Inject(OPTIONS) private readonly options: MessagingModuleOptions,
-    // Not used since the consumer group moved to the transport; kept where callers pass it.
-    _dataSource: DataSource,
+    private readonly dataSource: DataSource,
     @Optional() @Inject(Kafka) private readonly kafka: Kafka | undefined,
     @Optional() @Inject(KAFKA_ADMIN) private readonly admin: Admin | undefined,
+    @Optional() @Inject(EVENT_HANDLERS) private readonly handlers: EventHandler[] = [],
   ) {}
 
   /**
@@ -141,36 +136,11 @@ export class MessagingModule implements OnApplicationBootstrap, BeforeApplicatio
               }),
             },
           ];
-    const { consume } = options;
-    const consumer: Provider[] = consume
-      ? [
-          {
-            provide: EventProcessor,
-            inject: [DataSource, EVENT_HANDLERS],
-            useFactory: (dataSource: DataSource, eventHandlers: EventHandler[]) =>
-              new EventProcessor(dataSource, options.schema, eventHandlers),
-          },
-          {
-            provide: EventConsumer,
-            inject: [EventProcessor],
-            useFactory: (processor: EventProcessor) => new EventConsumer(processor, consume.groupId),
-          },
-          options.transport === 'in-process'
-            ? { provide: MESSAGE_TRANSPORT, useFactory: () => new InProcessEventServer(consume.groupId) }
-            : {
-                provide: MESSAGE_TRANSPORT,
-                inject: [Kafka],
-                useFactory: (kafka: Kafka) => new KafkaEventServer(kafka, { groupId: consume.groupId }),
-              },
-        ]
-      : [];
-    const controllers: Type[] = consume ? [eventConsumerController(consume.topics)] : [];
     return {
       module: MessagingModule,
       global: true,
       imports,
-      controllers,
-      providers: [{ provide: OPTIONS, useValue: options }, ...transport, ...consumer, ...handlers],
+      providers: [{ provide: OPTIONS, useValue: options }, ...transport, ...handlers],
       exports:
         options.transport === 'in-process'
           ? [MESSAGING_PUBLISHER, MESSAGING_READINESS]
@@ -184,10 +154,19 @@ export class MessagingModule implements OnApplicationBootstrap, BeforeApplicatio
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    if (this.options.transport === 'in-process') return;
+    const processor = this.options.consume
+      ? new EventProcessor(this.dataSource, this.options.schema, this.handlers)
+      : undefined;
+    if (this.options.transport === 'in-process') {
+      if (processor && this.options.consume) {
+        this.unsubscribe = inProcessEventBus.subscribe({ ...this.options.consume, processor });
+      }
+      return;
+    }
+    const kafka = this.kafka!;
     await this.admin!.connect();
     if (this.options.createTopics !== false) {
-      await ensureTopics(this.kafka!).catch((error: unknown) => {
+      await ensureTopics(kafka).catch((error: unknown) => {
         // A SASL user may not create topics (nor see those it may not use): say what to set.
         throw new Error(
           `creating the domain topics failed (${error instanceof Error ? error.message : String(error)}); ` +
@@ -196,9 +175,15 @@ export class MessagingModule implements OnApplicationBootstrap, BeforeApplicatio
         );
       });
     }
+    if (processor && this.options.consume) {
+      this.consumer = new KafkaEventConsumer({ kafka, processor, ...this.options.consume });
+      await this.consumer.start();
+    }
   }
 
   async beforeApplicationShutdown(): Promise<void> {
+    this.unsubscribe?.();
+    await this.consumer?.stop();
     await this.admin?.disconnect().catch(() => undefined);
   }
 }
