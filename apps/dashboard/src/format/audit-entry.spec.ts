@@ -12,20 +12,19 @@ const SNAP = '0190a000-0000-7000-8000-0000000000cc';
 const names: AuditNames = { myUserId: ME, snapshots: new Map([[SNAP, 'before the raid']]) };
 
 const entry = (event_type: string, payload: Record<string, unknown>) => ({ event_type, payload });
+/** `user` starting a restore of the roles and channels of the snapshot 'before the raid'. */
+const restoreStarted = (user: string) =>
+  entry('RestoreStarted', { requested_by_user: user, snapshot_id: SNAP, scope: ['roles', 'channels'] });
 
 describe(describeAuditEntry.name, () => {
   it('reads a restore start with who, which snapshot and what parts', () => {
-    const started = entry('RestoreStarted', {
-      requested_by_user: ME,
-      snapshot_id: SNAP,
-      scope: ['roles', 'channels'],
-    });
+    const started = restoreStarted(ME);
     expect(describeAuditEntry(started, names)).toBe(
       "You started a restore of 'before the raid' (roles, channels)",
     );
-    expect(
-      describeAuditEntry({ ...started, payload: { ...started.payload, requested_by_user: OTHER } }, names),
-    ).toBe("Another user started a restore of 'before the raid' (roles, channels)");
+    expect(describeAuditEntry(restoreStarted(OTHER), names)).toBe(
+      "Another user started a restore of 'before the raid' (roles, channels)",
+    );
     expect(
       describeAuditEntry({ ...started, payload: { ...started.payload, snapshot_id: 'unknown' } }, names),
     ).toBe('You started a restore of a snapshot (roles, channels)');
@@ -175,17 +174,12 @@ describe(describeAuditEntry.name, () => {
     };
 
     it('names other people, and still says "You" for the reader', () => {
-      const started = entry('RestoreStarted', {
-        requested_by_user: OTHER,
-        snapshot_id: SNAP,
-        scope: ['roles', 'channels'],
-      });
-      expect(describeAuditEntry(started, named)).toBe(
+      expect(describeAuditEntry(restoreStarted(OTHER), named)).toBe(
         "alice started a restore of 'before the raid' (roles, channels)",
       );
-      expect(
-        describeAuditEntry({ ...started, payload: { ...started.payload, requested_by_user: ME } }, named),
-      ).toBe("You started a restore of 'before the raid' (roles, channels)");
+      expect(describeAuditEntry(restoreStarted(ME), named)).toBe(
+        "You started a restore of 'before the raid' (roles, channels)",
+      );
       expect(
         describeAuditEntry(
           entry('RestoreCompleted', {
