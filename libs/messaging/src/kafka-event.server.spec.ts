@@ -1,5 +1,9 @@
+import { Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
 import { ServerKafka } from '@nestjs/microservices';
-import type { Consumer, ConsumerRunConfig, ConsumerSubscribeTopics, EachBatchPayload } from 'kafkajs';
+import type { Consumer, ConsumerRunConfig, ConsumerSubscribeTopics, EachBatchPayload, Kafka } from 'kafkajs';
+import { EventConsumer, eventConsumerController } from './event-consumer';
+import type { EventProcessor } from './event-processor';
 import { KafkaBatchContext, KafkaEventServer } from './kafka-event.server';
 
 /** A kafkajs consumer that records what the server subscribes to and how it runs. */
@@ -17,6 +21,11 @@ function recordingConsumer() {
       calls.run.push(config);
       return Promise.resolve();
     },
+    // What Nest's server and ours call while starting and stopping a consumer.
+    events: {},
+    on: () => undefined,
+    connect: () => Promise.resolve(),
+    disconnect: () => Promise.resolve(),
   } as unknown as Consumer;
   return { consumer, calls };
 }
@@ -106,5 +115,31 @@ describe(KafkaEventServer.name, () => {
     await calls.run[0].eachBatch!(batchPayload({ isRunning: () => false }));
     await calls.run[0].eachBatch!(batchPayload({ isStale: () => true }));
     expect(handled).toBe(0);
+  });
+
+  it("fails the batch with the error of a handler Nest wraps (the app's @EventPattern controller)", async () => {
+    // Through Nest's own pipeline (the controller's exception filter, Nest's event handler
+    // wrapper and handleEvent), which the handlers registered directly above skip.
+    const processor = {
+      process: () => Promise.reject(new Error('database down')),
+    } as unknown as EventProcessor;
+    const { consumer, calls } = recordingConsumer();
+    const kafka = { consumer: () => consumer, producer: () => consumer } as unknown as Kafka;
+    @Module({
+      controllers: [eventConsumerController(['recovery.events'])],
+      providers: [{ provide: EventConsumer, useValue: new EventConsumer(processor, 'recovery') }],
+    })
+    class GroupModule {}
+    const app = await NestFactory.createMicroservice(GroupModule, {
+      strategy: new KafkaEventServer(kafka, { groupId: 'recovery', reportLag: false }),
+      logger: false,
+    });
+    try {
+      await app.listen();
+      const payload = batchPayload({ batch: { ...batchPayload().batch, messages: [] } });
+      await expect(calls.run[0].eachBatch!(payload)).rejects.toThrow('database down');
+    } finally {
+      await app.close();
+    }
   });
 });
