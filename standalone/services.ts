@@ -8,6 +8,7 @@ import {
   requestListenerOf,
   runAsService,
   type ServiceDefinition,
+  startServiceApp,
 } from '@lib/runtime';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { billingService } from '../apps/billing/src/service';
@@ -90,14 +91,17 @@ export async function startServices(
   for (const service of INTERNAL_SERVICES) {
     const app = await services[service].create();
     apps.push(app);
-    await runAsService(service, () => app.listen(ports[service], '127.0.0.1'));
+    await runAsService(service, async () => {
+      await startServiceApp(app);
+      await app.listen(ports[service], '127.0.0.1');
+    });
     keepIdleConnections(app.getHttpServer());
   }
   const listeners = {} as Record<(typeof PUBLIC_SERVICES)[number], PublicListeners['gateway']>;
   for (const service of PUBLIC_SERVICES) {
     const app = await services[service].create();
     apps.push(app);
-    await runAsService(service, () => app.init());
+    await runAsService(service, () => startServiceApp(app));
     // Nest prints what it logged while starting (and stops holding log lines back) once an app
     // listens; one mounted on the public port never does, and every later line of every service
     // would be held in memory and never printed.

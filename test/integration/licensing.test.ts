@@ -414,6 +414,32 @@ describe('licensing', () => {
       expect((await withoutListener.get(subscription.guildId)).plan_code).toBe('FREE');
     });
 
+    it('drops a cached answer once per licence change, then moves on to the next change', async () => {
+      const replica = client();
+      const dropped: string[] = [];
+      const invalidate = replica.invalidate.bind(replica);
+      replica.invalidate = (guildId) => {
+        dropped.push(guildId);
+        invalidate(guildId);
+      };
+      const listener = new EntitlementsInvalidationListener(kafka, replica, 'recovery');
+      listeners.push(listener);
+      await listener.start();
+      const first = new SubscriptionScenario();
+      const second = new SubscriptionScenario();
+
+      await deliver(first.started('PRO'));
+      await waitFor('the first change heard', () => dropped.includes(first.guildId), { timeoutMs: 30_000 });
+      await deliver(second.started('PRO'));
+      await waitFor('the second change heard', () => dropped.includes(second.guildId), {
+        timeoutMs: 30_000,
+      });
+      // A listener that handled its batch without moving past it would have been handed the first
+      // change again and again while the second was on its way.
+      expect(dropped.filter((guildId) => guildId === first.guildId)).toEqual([first.guildId]);
+      expect(dropped.filter((guildId) => guildId === second.guildId)).toEqual([second.guildId]);
+    });
+
     it('refuses a feature the plan lacks with ErrPermissionDenied naming the feature', async () => {
       await expect(client().requireFeature(uuidv7(), 'RECOVERY_RESTORE')).rejects.toMatchObject({
         code: 'ErrPermissionDenied',

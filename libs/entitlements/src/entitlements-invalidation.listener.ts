@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { entitlementsCacheGroupPrefix, KAFKA_HEADER_EVENT_TYPE, TOPICS } from '@lib/contracts';
-import type { Consumer, Kafka } from 'kafkajs';
+import { type KafkaBatchContext, KafkaEventServer } from '@lib/messaging';
+import type { Kafka, KafkaMessage } from 'kafkajs';
 import { v7 as uuidv7 } from 'uuid';
 import type { EntitlementsClient } from './entitlements.client';
 
@@ -11,45 +12,58 @@ export const LICENSE_CHANGES = new Set(['LicenseUpgraded', 'LicenseDowngraded'])
  * Drops a guild's cached entitlements in this process when licensing announces a licence change.
  * Every replica must hear every change, so each process reads `licensing.events` in a consumer
  * group of its own, from the newest offset and without committing; a change missed while it was
- * down is covered by the cache lifetime (60 s at most).
+ * down is covered by the cache lifetime (60 s at most). It rides on Nest's Kafka transport like
+ * the services' consumer groups, with its handler registered directly: a cache of the client's,
+ * not an event the app applies.
  */
 export class EntitlementsInvalidationListener {
   private readonly logger = new Logger(EntitlementsInvalidationListener.name);
-  private readonly consumer: Consumer;
+  private readonly server: KafkaEventServer;
 
   constructor(
     kafka: Kafka,
     private readonly client: EntitlementsClient,
     service: string,
   ) {
-    this.consumer = kafka.consumer({
+    this.server = new KafkaEventServer(kafka, {
       // The prefix is the one the service's Kafka user may join (contracts' KAFKA_ACCESS).
       groupId: `${entitlementsCacheGroupPrefix(service)}${uuidv7()}`,
+      fromBeginning: false,
+      partitionsConsumedConcurrently: 1,
       maxWaitTimeInMs: 250,
-      sessionTimeout: 30_000,
-      retry: { retries: 10, restartOnFailure: () => Promise.resolve(true) },
+      reportLag: false,
     });
-  }
-
-  async start(): Promise<void> {
-    await this.consumer.connect();
-    await this.consumer.subscribe({ topic: TOPICS.licensing, fromBeginning: false });
-    await this.consumer.run({
-      autoCommit: false,
-      eachMessage: ({ message }) => {
-        const type = message.headers?.[KAFKA_HEADER_EVENT_TYPE]?.toString();
-        // The message key is the guild id (docs/architecture.md "Events").
-        const guildId = message.key?.toString();
-        if (type && guildId && LICENSE_CHANGES.has(type)) {
-          this.client.invalidate(guildId);
-          this.logger.debug({ guild_id: guildId, event_type: type }, 'cached entitlements dropped');
-        }
+    this.server.addHandler(
+      TOPICS.licensing,
+      (_messages: unknown, context: KafkaBatchContext) => {
+        const payload = context.getPayload();
+        const { batch } = payload;
+        for (const message of batch.messages) this.onMessage(message);
+        // The transport leaves resolving to the handler (it commits only after an apply): without
+        // this, kafkajs would hand the same batch over again at once, for ever. Nothing is
+        // committed; the group is this process's alone and starts from the newest offset.
+        payload.resolveOffset(batch.lastOffset());
         return Promise.resolve();
       },
-    });
+      true,
+    );
+  }
+
+  start(): Promise<void> {
+    return this.server.run();
   }
 
   async stop(): Promise<void> {
-    await this.consumer.disconnect();
+    await this.server.close();
+  }
+
+  private onMessage(message: KafkaMessage): void {
+    const type = message.headers?.[KAFKA_HEADER_EVENT_TYPE]?.toString();
+    // The message key is the guild id (docs/architecture.md "Events").
+    const guildId = message.key?.toString();
+    if (type && guildId && LICENSE_CHANGES.has(type)) {
+      this.client.invalidate(guildId);
+      this.logger.debug({ guild_id: guildId, event_type: type }, 'cached entitlements dropped');
+    }
   }
 }

@@ -3,15 +3,23 @@ import type { DomainEvent } from '@lib/contracts';
 import type { EventPublisher, OutboxMessage } from '@lib/outbox';
 import { currentService, runAsService } from '@lib/runtime';
 import { parseEnvelope } from './envelope.parser';
-import type { EventProcessor } from './event-processor';
 
 export type MessageObserver = (message: OutboxMessage) => void;
 
-/** A consumer group of the process: the topics it reads and the processor applying them. */
+/**
+ * What applies a group's batches: an EventProcessor, or the transport that hands them to the app's
+ * `@EventPattern` handler (InProcessEventServer), which gives them to its EventProcessor.
+ */
+export interface EventSink {
+  process(events: readonly DomainEvent[]): Promise<void>;
+  recordMalformed(consumer: string, reference: string, reason: string): Promise<void>;
+}
+
+/** A consumer group of the process: the topics it reads and what applies them. */
 export interface InProcessSubscription {
   groupId: string;
   topics: readonly string[];
-  processor: EventProcessor;
+  processor: EventSink;
 }
 
 /**

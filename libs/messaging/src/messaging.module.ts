@@ -7,17 +7,20 @@ import {
   type OnApplicationBootstrap,
   Optional,
   type Provider,
+  type Type,
 } from '@nestjs/common';
 import type { Topic } from '@lib/contracts';
 import { EVENT_PUBLISHER, type EventPublisher } from '@lib/outbox';
-import type { ReadinessCheck } from '@lib/runtime';
+import { MESSAGE_TRANSPORT, type ReadinessCheck } from '@lib/runtime';
 import { type Admin, Kafka } from 'kafkajs';
 import { DataSource } from 'typeorm';
+import { EventConsumer, eventConsumerController } from './event-consumer';
 import type { EventHandler } from './event-handler';
 import { EventProcessor } from './event-processor';
-import { inProcessEventBus, InProcessEventPublisher } from './in-process-event-bus';
+import { InProcessEventPublisher } from './in-process-event-bus';
+import { InProcessEventServer } from './in-process-event.server';
 import { checkKafka, createKafka, ensureTopics, type KafkaSecurity } from './kafka';
-import { KafkaEventConsumer } from './kafka-event.consumer';
+import { KafkaEventServer } from './kafka-event.server';
 import { KafkaEventPublisher } from './kafka-event.publisher';
 
 export const EVENT_HANDLERS = Symbol('EVENT_HANDLERS');
@@ -87,18 +90,20 @@ const OPTIONS = Symbol('MessagingModuleOptions');
 /**
  * Domain events for a service: the outbox publisher, and the consumer group when it consumes. Kafka
  * in the distributed deployment; the process's in-process bus in standalone mode.
+ *
+ * A consuming service's group is an `@EventPattern` controller (eventConsumerController) on a Nest
+ * microservice transport, provided as MESSAGE_TRANSPORT: the app's bootstrap (libs/runtime)
+ * connects it to the app (a hybrid application) and starts it once the app is initialised, so the
+ * topics exist (ensureTopics, below) before anything is consumed; the app's close stops it.
  */
 @Module({})
 export class MessagingModule implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private consumer: KafkaEventConsumer | undefined;
-  private unsubscribe: (() => void) | undefined;
-
   constructor(
     @Inject(OPTIONS) private readonly options: MessagingModuleOptions,
-    private readonly dataSource: DataSource,
+    // Not used since the consumer group moved to the transport; kept where callers pass it.
+    _dataSource: DataSource,
     @Optional() @Inject(Kafka) private readonly kafka: Kafka | undefined,
     @Optional() @Inject(KAFKA_ADMIN) private readonly admin: Admin | undefined,
-    @Optional() @Inject(EVENT_HANDLERS) private readonly handlers: EventHandler[] = [],
   ) {}
 
   /**
@@ -136,11 +141,36 @@ export class MessagingModule implements OnApplicationBootstrap, BeforeApplicatio
               }),
             },
           ];
+    const { consume } = options;
+    const consumer: Provider[] = consume
+      ? [
+          {
+            provide: EventProcessor,
+            inject: [DataSource, EVENT_HANDLERS],
+            useFactory: (dataSource: DataSource, eventHandlers: EventHandler[]) =>
+              new EventProcessor(dataSource, options.schema, eventHandlers),
+          },
+          {
+            provide: EventConsumer,
+            inject: [EventProcessor],
+            useFactory: (processor: EventProcessor) => new EventConsumer(processor, consume.groupId),
+          },
+          options.transport === 'in-process'
+            ? { provide: MESSAGE_TRANSPORT, useFactory: () => new InProcessEventServer(consume.groupId) }
+            : {
+                provide: MESSAGE_TRANSPORT,
+                inject: [Kafka],
+                useFactory: (kafka: Kafka) => new KafkaEventServer(kafka, { groupId: consume.groupId }),
+              },
+        ]
+      : [];
+    const controllers: Type[] = consume ? [eventConsumerController(consume.topics)] : [];
     return {
       module: MessagingModule,
       global: true,
       imports,
-      providers: [{ provide: OPTIONS, useValue: options }, ...transport, ...handlers],
+      controllers,
+      providers: [{ provide: OPTIONS, useValue: options }, ...transport, ...consumer, ...handlers],
       exports:
         options.transport === 'in-process'
           ? [MESSAGING_PUBLISHER, MESSAGING_READINESS]
@@ -154,19 +184,10 @@ export class MessagingModule implements OnApplicationBootstrap, BeforeApplicatio
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    const processor = this.options.consume
-      ? new EventProcessor(this.dataSource, this.options.schema, this.handlers)
-      : undefined;
-    if (this.options.transport === 'in-process') {
-      if (processor && this.options.consume) {
-        this.unsubscribe = inProcessEventBus.subscribe({ ...this.options.consume, processor });
-      }
-      return;
-    }
-    const kafka = this.kafka!;
+    if (this.options.transport === 'in-process') return;
     await this.admin!.connect();
     if (this.options.createTopics !== false) {
-      await ensureTopics(kafka).catch((error: unknown) => {
+      await ensureTopics(this.kafka!).catch((error: unknown) => {
         // A SASL user may not create topics (nor see those it may not use): say what to set.
         throw new Error(
           `creating the domain topics failed (${error instanceof Error ? error.message : String(error)}); ` +
@@ -175,15 +196,9 @@ export class MessagingModule implements OnApplicationBootstrap, BeforeApplicatio
         );
       });
     }
-    if (processor && this.options.consume) {
-      this.consumer = new KafkaEventConsumer({ kafka, processor, ...this.options.consume });
-      await this.consumer.start();
-    }
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    this.unsubscribe?.();
-    await this.consumer?.stop();
     await this.admin?.disconnect().catch(() => undefined);
   }
 }

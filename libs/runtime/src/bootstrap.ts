@@ -1,5 +1,6 @@
 import type { DynamicModule, INestApplication, Type } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { ModulesContainer, NestFactory } from '@nestjs/core';
+import type { CustomTransportStrategy, MicroserviceOptions } from '@nestjs/microservices';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -140,7 +141,25 @@ export interface ServiceDefinition<TConfig> {
   plainRoutes?: (app: NestExpressApplication, config: TConfig) => PlainRoute[];
 }
 
-/** The service's Nest application for a validated config, not listening yet. */
+/**
+ * The provider of a Nest microservice transport (a `CustomTransportStrategy`) for the app's
+ * message handlers, `@EventPattern` methods of its controllers. libs/messaging provides one for a
+ * service that consumes events: Kafka's, or the in-process bus's in standalone mode. The app is
+ * then a hybrid application: HTTP, and the transport calling its handlers (createServiceApp).
+ */
+export const MESSAGE_TRANSPORT = Symbol('MESSAGE_TRANSPORT');
+
+/** Connects every MESSAGE_TRANSPORT a module of the app provides; `startServiceApp` starts them. */
+function connectMessageTransports(app: INestApplication): void {
+  for (const module of app.get(ModulesContainer).values()) {
+    const transport = module.providers.get(MESSAGE_TRANSPORT)?.instance as
+      CustomTransportStrategy | undefined;
+    // Not inheriting the app's config: its global filters, pipes and guards are HTTP's.
+    if (transport) app.connectMicroservice<MicroserviceOptions>({ strategy: transport });
+  }
+}
+
+/** The service's Nest application for a validated config, its message transports connected, not started. */
 export async function createServiceApp<TConfig>(
   definition: ServiceDefinition<TConfig>,
   config: TConfig,
@@ -150,7 +169,18 @@ export async function createServiceApp<TConfig>(
     definition.configure?.(created, config);
   });
   servePlainRoutes(app.getHttpServer(), definition.name, definition.plainRoutes?.(app, config) ?? []);
+  connectMessageTransports(app);
   return app;
+}
+
+/**
+ * Starts a service's application, before it listens (if it does): its lifecycle hooks (migrations,
+ * topics, relays), then its message transports, so no handler runs before the app is initialised.
+ * `close()` stops the transports with the rest of the app.
+ */
+export async function startServiceApp(app: INestApplication): Promise<void> {
+  await app.init();
+  await app.startAllMicroservices();
 }
 
 /**
@@ -194,6 +224,7 @@ export async function runService<TConfig>(
   };
   process.once('SIGTERM', shutdown);
   process.once('SIGINT', shutdown);
+  await startServiceApp(app);
   await app.listen(options.port(config), process.env.HOST ?? '0.0.0.0');
   keepIdleConnections(app.getHttpServer());
   return app;
