@@ -5,3 +5,4 @@ export * from './service-role';
 export * from './statement-migration';
 export * from './keyset-query';
 export * from './entity-columns';
+export * from './first-row';

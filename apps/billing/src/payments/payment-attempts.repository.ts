@@ -1,3 +1,4 @@
+import { firstRow } from '@lib/database';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
@@ -76,26 +77,26 @@ export class PaymentAttemptsRepository {
     );
   }
 
-  async lockByOrderId(manager: EntityManager, orderId: string): Promise<PaymentAttemptRow | null> {
-    const [row] = await manager.query<PaymentAttemptRow[]>(
+  lockByOrderId(manager: EntityManager, orderId: string): Promise<PaymentAttemptRow | null> {
+    return firstRow<PaymentAttemptRow>(
+      manager,
       `SELECT * FROM billing.payment_attempts WHERE order_id = $1 FOR UPDATE`,
       [orderId],
     );
-    return row ?? null;
   }
 
   /** The latest attempt of a cycle (highest retry), if any. */
-  async latestOfCycle(
+  latestOfCycle(
     manager: EntityManager,
     subscriptionId: string,
     cycle: number,
   ): Promise<PaymentAttemptRow | null> {
-    const [row] = await manager.query<PaymentAttemptRow[]>(
+    return firstRow<PaymentAttemptRow>(
+      manager,
       `SELECT * FROM billing.payment_attempts WHERE subscription_id = $1 AND cycle = $2
         ORDER BY retry_number DESC LIMIT 1`,
       [subscriptionId, cycle],
     );
-    return row ?? null;
   }
 
   async markSucceeded(
