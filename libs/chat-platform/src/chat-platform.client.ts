@@ -1,4 +1,4 @@
-import { DiscordAPIError, REST } from '@discordjs/rest';
+import { DiscordAPIError, REST, type RouteLike } from '@discordjs/rest';
 import {
   type APIChannel,
   type APIGuild,
@@ -99,9 +99,7 @@ export class ChatPlatformClient {
   }
 
   async createRole(guildId: string, input: RoleInput, options: WriteOptions = {}): Promise<PlatformRole> {
-    const role = await this.call<APIRole>(() =>
-      this.rest.post(Routes.guildRoles(guildId), { body: input, reason: options.reason }),
-    );
+    const role = await this.write<APIRole>('post', Routes.guildRoles(guildId), options, input);
     return toPlatformRole(role);
   }
 
@@ -111,14 +109,12 @@ export class ChatPlatformClient {
     input: RoleInput,
     options: WriteOptions = {},
   ): Promise<PlatformRole> {
-    const role = await this.call<APIRole>(() =>
-      this.rest.patch(Routes.guildRole(guildId, roleId), { body: input, reason: options.reason }),
-    );
+    const role = await this.write<APIRole>('patch', Routes.guildRole(guildId, roleId), options, input);
     return toPlatformRole(role);
   }
 
   async deleteRole(guildId: string, roleId: string, options: WriteOptions = {}): Promise<void> {
-    await this.call(() => this.rest.delete(Routes.guildRole(guildId, roleId), { reason: options.reason }));
+    await this.write('delete', Routes.guildRole(guildId, roleId), options);
   }
 
   /** Returns every role of the guild with its position after the move. */
@@ -127,9 +123,7 @@ export class ChatPlatformClient {
     positions: RolePosition[],
     options: WriteOptions = {},
   ): Promise<PlatformRole[]> {
-    const roles = await this.call<APIRole[]>(() =>
-      this.rest.patch(Routes.guildRoles(guildId), { body: positions, reason: options.reason }),
-    );
+    const roles = await this.write<APIRole[]>('patch', Routes.guildRoles(guildId), options, positions);
     return sortByPosition(roles.map(toPlatformRole));
   }
 
@@ -138,8 +132,11 @@ export class ChatPlatformClient {
     input: ChannelInput,
     options: WriteOptions = {},
   ): Promise<PlatformChannelWithOverrides> {
-    const channel = await this.call<WireGuildChannel>(() =>
-      this.rest.post(Routes.guildChannels(guildId), { body: toChannelBody(input), reason: options.reason }),
+    const channel = await this.write<WireGuildChannel>(
+      'post',
+      Routes.guildChannels(guildId),
+      options,
+      toChannelBody(input),
     );
     return toChannelWithOverrides(channel);
   }
@@ -149,16 +146,17 @@ export class ChatPlatformClient {
     input: ChannelUpdate,
     options: WriteOptions = {},
   ): Promise<PlatformChannelWithOverrides> {
-    const channel = await this.call<WireGuildChannel>(() =>
-      this.rest.patch(Routes.channel(channelId), { body: toChannelBody(input), reason: options.reason }),
+    const channel = await this.write<WireGuildChannel>(
+      'patch',
+      Routes.channel(channelId),
+      options,
+      toChannelBody(input),
     );
     return toChannelWithOverrides(channel);
   }
 
   async deleteChannel(channelId: string, options: WriteOptions = {}): Promise<void> {
-    await this.call<APIChannel>(() =>
-      this.rest.delete(Routes.channel(channelId), { reason: options.reason }),
-    );
+    await this.write<APIChannel>('delete', Routes.channel(channelId), options);
   }
 
   async setChannelPositions(
@@ -166,9 +164,7 @@ export class ChatPlatformClient {
     positions: ChannelPosition[],
     options: WriteOptions = {},
   ): Promise<void> {
-    await this.call(() =>
-      this.rest.patch(Routes.guildChannels(guildId), { body: positions, reason: options.reason }),
-    );
+    await this.write('patch', Routes.guildChannels(guildId), options, positions);
   }
 
   /** Creates or replaces the override; the platform answers without a body, so this echoes it. */
@@ -177,9 +173,7 @@ export class ChatPlatformClient {
     options: WriteOptions = {},
   ): Promise<PermissionOverride> {
     const { id, ...body } = toWireOverwrite(override);
-    await this.call(() =>
-      this.rest.put(Routes.channelPermission(override.channel_id, id), { body, reason: options.reason }),
-    );
+    await this.write('put', Routes.channelPermission(override.channel_id, id), options, body);
     return { ...override };
   }
 
@@ -188,9 +182,7 @@ export class ChatPlatformClient {
     overrideId: string,
     options: WriteOptions = {},
   ): Promise<void> {
-    await this.call(() =>
-      this.rest.delete(Routes.channelPermission(channelId, overrideId), { reason: options.reason }),
-    );
+    await this.write('delete', Routes.channelPermission(channelId, overrideId), options);
   }
 
   async updateGuildSettings(
@@ -198,9 +190,7 @@ export class ChatPlatformClient {
     settings: GuildSettingsUpdate,
     options: WriteOptions = {},
   ): Promise<GuildSettings> {
-    const guild = await this.call<APIGuild>(() =>
-      this.rest.patch(Routes.guild(guildId), { body: settings, reason: options.reason }),
-    );
+    const guild = await this.write<APIGuild>('patch', Routes.guild(guildId), options, settings);
     return toGuildSettings(guild);
   }
 
@@ -210,9 +200,7 @@ export class ChatPlatformClient {
     roleId: string,
     options: WriteOptions = {},
   ): Promise<void> {
-    await this.call(() =>
-      this.rest.put(Routes.guildMemberRole(guildId, userId, roleId), { reason: options.reason }),
-    );
+    await this.write('put', Routes.guildMemberRole(guildId, userId, roleId), options);
   }
 
   async removeMemberRole(
@@ -221,9 +209,7 @@ export class ChatPlatformClient {
     roleId: string,
     options: WriteOptions = {},
   ): Promise<void> {
-    await this.call(() =>
-      this.rest.delete(Routes.guildMemberRole(guildId, userId, roleId), { reason: options.reason }),
-    );
+    await this.write('delete', Routes.guildMemberRole(guildId, userId, roleId), options);
   }
 
   /** Replaces the member's roles (without @everyone) in one call. */
@@ -233,12 +219,9 @@ export class ChatPlatformClient {
     roleIds: string[],
     options: WriteOptions = {},
   ): Promise<PlatformMember> {
-    const member = await this.call<APIGuildMember>(() =>
-      this.rest.patch(Routes.guildMember(guildId, userId), {
-        body: { roles: roleIds },
-        reason: options.reason,
-      }),
-    );
+    const member = await this.write<APIGuildMember>('patch', Routes.guildMember(guildId, userId), options, {
+      roles: roleIds,
+    });
     return toPlatformMember(member);
   }
 
@@ -258,6 +241,16 @@ export class ChatPlatformClient {
       }),
     );
     return toPlatformMessage(sent);
+  }
+
+  /** A change on the platform; `options.reason` goes to the guild's audit log. */
+  private write<T = unknown>(
+    method: 'post' | 'put' | 'patch' | 'delete',
+    route: RouteLike,
+    options: WriteOptions,
+    body?: unknown,
+  ): Promise<T> {
+    return this.call<T>(() => this.rest[method](route, { body, reason: options.reason }));
   }
 
   /** Runs one REST call; the response body is the platform's JSON, typed by the caller. */

@@ -1,6 +1,7 @@
 import {
   type BeforeApplicationShutdown,
-  type DynamicModule,
+  ConfigurableModuleBuilder,
+  Global,
   Inject,
   Logger,
   Module,
@@ -18,14 +19,31 @@ type ModuleOptions = Pick<EntitlementsClientOptions, 'licensingUrl' | 'ttlMs'> &
   /** The consuming service: names the consumer group of the cache's licence-change listener. */
   service: ServiceName;
 };
-const OPTIONS = Symbol('EntitlementsModuleOptions');
+
+/** `EntitlementsModule.forService(options)`: Nest's configurable-module builder writes it. */
+const { ConfigurableModuleClass, MODULE_OPTIONS_TOKEN: OPTIONS } =
+  new ConfigurableModuleBuilder<ModuleOptions>().setClassMethodName('forService').build();
 
 /**
  * Provides EntitlementsClient to a service. With Kafka in the app (MessagingModule), the client's
  * cache also listens for licence changes.
  */
-@Module({})
-export class EntitlementsModule implements OnApplicationBootstrap, BeforeApplicationShutdown {
+@Global()
+@Module({
+  providers: [
+    {
+      provide: EntitlementsClient,
+      inject: [OPTIONS, InternalTokenCodec],
+      useFactory: (options: ModuleOptions, codec: InternalTokenCodec) =>
+        new EntitlementsClient({ ...options, codec }),
+    },
+  ],
+  exports: [EntitlementsClient],
+})
+export class EntitlementsModule
+  extends ConfigurableModuleClass
+  implements OnApplicationBootstrap, BeforeApplicationShutdown
+{
   private readonly logger = new Logger(EntitlementsModule.name);
   private listener: EntitlementsInvalidationListener | undefined;
   private stopObserving: (() => void) | undefined;
@@ -34,22 +52,8 @@ export class EntitlementsModule implements OnApplicationBootstrap, BeforeApplica
     @Inject(OPTIONS) private readonly options: ModuleOptions,
     private readonly client: EntitlementsClient,
     @Optional() private readonly kafka?: Kafka,
-  ) {}
-
-  static forService(options: ModuleOptions): DynamicModule {
-    return {
-      module: EntitlementsModule,
-      global: true,
-      providers: [
-        { provide: OPTIONS, useValue: options },
-        {
-          provide: EntitlementsClient,
-          inject: [InternalTokenCodec],
-          useFactory: (codec: InternalTokenCodec) => new EntitlementsClient({ ...options, codec }),
-        },
-      ],
-      exports: [EntitlementsClient],
-    };
+  ) {
+    super();
   }
 
   onApplicationBootstrap(): void {

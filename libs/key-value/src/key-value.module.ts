@@ -1,4 +1,10 @@
-import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  ConfigurableModuleBuilder,
+  Global,
+  Inject,
+  Module,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import type { RedisOptions } from 'ioredis';
 import { DataSource } from 'typeorm';
@@ -15,6 +21,10 @@ export interface KeyValueModuleOptions {
   schema: string;
 }
 
+/** `KeyValueModule.forRoot(options)`: Nest's configurable-module builder writes it. */
+const { ConfigurableModuleClass, MODULE_OPTIONS_TOKEN: OPTIONS } =
+  new ConfigurableModuleBuilder<KeyValueModuleOptions>().setClassMethodName('forRoot').build();
+
 /** docs/architecture.md standalone mode: Redis is replaced by Postgres unless REDIS_URL is set. */
 export function createKeyValueStore(
   options: KeyValueModuleOptions,
@@ -27,25 +37,21 @@ export function createKeyValueStore(
 }
 
 /** Provides KEY_VALUE_STORE everywhere in the app (the readiness check pings the same store). */
-@Module({})
-export class KeyValueModule implements OnApplicationShutdown {
-  constructor(@Inject(KEY_VALUE_STORE) private readonly store: KeyValueStore) {}
-
-  static forRoot(options: KeyValueModuleOptions): DynamicModule {
-    return {
-      module: KeyValueModule,
-      global: true,
-      providers: [
-        {
-          provide: KEY_VALUE_STORE,
-          // The Postgres store's purge goes on the app's scheduler (ScheduleModule.forRoot() in its AppModule).
-          inject: [DataSource, SchedulerRegistry],
-          useFactory: (dataSource: DataSource, scheduler: SchedulerRegistry) =>
-            createKeyValueStore(options, dataSource, scheduler),
-        },
-      ],
-      exports: [KEY_VALUE_STORE],
-    };
+@Global()
+@Module({
+  providers: [
+    {
+      provide: KEY_VALUE_STORE,
+      // The Postgres store's purge goes on the app's scheduler (ScheduleModule.forRoot() in its AppModule).
+      inject: [OPTIONS, DataSource, SchedulerRegistry],
+      useFactory: createKeyValueStore,
+    },
+  ],
+  exports: [KEY_VALUE_STORE],
+})
+export class KeyValueModule extends ConfigurableModuleClass implements OnApplicationShutdown {
+  constructor(@Inject(KEY_VALUE_STORE) private readonly store: KeyValueStore) {
+    super();
   }
 
   /** After the HTTP server has closed, so no request in flight loses its store. */

@@ -1,3 +1,4 @@
+import { firstRow } from '@lib/database';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
@@ -68,21 +69,21 @@ export class BillingKeysRepository {
    * The user's card on file, whatever its status, locked until the transaction ends: two confirms
    * of one user replace (or reuse) it one after the other.
    */
-  async lockForUser(manager: EntityManager, userId: string): Promise<BillingKeyRow | null> {
-    const [row] = await manager.query<BillingKeyRow[]>(
+  lockForUser(manager: EntityManager, userId: string): Promise<BillingKeyRow | null> {
+    return firstRow<BillingKeyRow>(
+      manager,
       `SELECT ${PUBLIC_COLUMNS} FROM billing.billing_keys WHERE user_id = $1 FOR UPDATE`,
       [userId],
     );
-    return row ?? null;
   }
 
   /** The user's card that can still be charged, if any (docs/behaviour.md §4.5: reused for their next guild). */
-  async findActiveForUser(manager: EntityManager, userId: string): Promise<BillingKeyRow | null> {
-    const [row] = await manager.query<BillingKeyRow[]>(
+  findActiveForUser(manager: EntityManager, userId: string): Promise<BillingKeyRow | null> {
+    return firstRow<BillingKeyRow>(
+      manager,
       `SELECT ${PUBLIC_COLUMNS} FROM billing.billing_keys WHERE user_id = $1 AND status = 'active'`,
       [userId],
     );
-    return row ?? null;
   }
 
   /** The cards behind these ids, by id (subscription reads name the card each one is charged on). */
@@ -94,12 +95,12 @@ export class BillingKeysRepository {
     return new Map(rows.map((row) => [row.id, row]));
   }
 
-  async get(manager: EntityManager, id: string): Promise<BillingKeyRow | null> {
-    const [row] = await manager.query<BillingKeyRow[]>(
+  get(manager: EntityManager, id: string): Promise<BillingKeyRow | null> {
+    return firstRow<BillingKeyRow>(
+      manager,
       `SELECT ${PUBLIC_COLUMNS} FROM billing.billing_keys WHERE id = $1`,
       [id],
     );
-    return row ?? null;
   }
 
   /** The key in clear, for a charge; null when the customer or the provider deleted it. */

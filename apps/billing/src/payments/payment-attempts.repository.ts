@@ -1,3 +1,4 @@
+import { firstRow } from '@lib/database';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
@@ -76,64 +77,55 @@ export class PaymentAttemptsRepository {
     );
   }
 
-  async lockByOrderId(manager: EntityManager, orderId: string): Promise<PaymentAttemptRow | null> {
-    const [row] = await manager.query<PaymentAttemptRow[]>(
+  lockByOrderId(manager: EntityManager, orderId: string): Promise<PaymentAttemptRow | null> {
+    return firstRow<PaymentAttemptRow>(
+      manager,
       `SELECT * FROM billing.payment_attempts WHERE order_id = $1 FOR UPDATE`,
       [orderId],
     );
-    return row ?? null;
   }
 
   /** The latest attempt of a cycle (highest retry), if any. */
-  async latestOfCycle(
+  latestOfCycle(
     manager: EntityManager,
     subscriptionId: string,
     cycle: number,
   ): Promise<PaymentAttemptRow | null> {
-    const [row] = await manager.query<PaymentAttemptRow[]>(
+    return firstRow<PaymentAttemptRow>(
+      manager,
       `SELECT * FROM billing.payment_attempts WHERE subscription_id = $1 AND cycle = $2
         ORDER BY retry_number DESC LIMIT 1`,
       [subscriptionId, cycle],
     );
-    return row ?? null;
   }
 
-  async markSucceeded(
+  markSucceeded(
     manager: EntityManager,
     id: string,
     paymentKey: string,
     approvedAt: Date,
   ): Promise<PaymentAttemptRow> {
-    return this.single(
+    return this.update(
       manager,
-      `UPDATE billing.payment_attempts
-          SET status = 'succeeded', provider_payment_key = $2, provider_approved_at = $3, updated_at = now()
-        WHERE id = $1 RETURNING *`,
-      [id, paymentKey, approvedAt],
+      id,
+      `status = 'succeeded', provider_payment_key = $2, provider_approved_at = $3`,
+      [paymentKey, approvedAt],
     );
   }
 
-  async markFailed(
+  markFailed(
     manager: EntityManager,
     id: string,
     failure: { code: string; message: string },
   ): Promise<PaymentAttemptRow> {
-    return this.single(
-      manager,
-      `UPDATE billing.payment_attempts
-          SET status = 'failed', failure_code = $2, failure_message = $3, updated_at = now()
-        WHERE id = $1 RETURNING *`,
-      [id, failure.code.slice(0, 100), failure.message.slice(0, 500)],
-    );
+    return this.update(manager, id, `status = 'failed', failure_code = $2, failure_message = $3`, [
+      failure.code.slice(0, 100),
+      failure.message.slice(0, 500),
+    ]);
   }
 
-  async markCanceledAtProvider(manager: EntityManager, id: string, at: Date): Promise<PaymentAttemptRow> {
-    return this.single(
-      manager,
-      `UPDATE billing.payment_attempts SET provider_canceled_at = $2, updated_at = now()
-        WHERE id = $1 RETURNING *`,
-      [id, at],
-    );
+  markCanceledAtProvider(manager: EntityManager, id: string, at: Date): Promise<PaymentAttemptRow> {
+    return this.update(manager, id, `provider_canceled_at = $2`, [at]);
   }
 
   /**
@@ -152,8 +144,17 @@ export class PaymentAttemptsRepository {
     return rows[0] ?? null;
   }
 
-  private async single(manager: EntityManager, sql: string, params: unknown[]): Promise<PaymentAttemptRow> {
-    const [rows] = await manager.query<[PaymentAttemptRow[], number]>(sql, params);
+  /** Sets `assignments` (parameters from $2, `values`) on the attempt `id`, which must exist. */
+  private async update(
+    manager: EntityManager,
+    id: string,
+    assignments: string,
+    values: unknown[],
+  ): Promise<PaymentAttemptRow> {
+    const [rows] = await manager.query<[PaymentAttemptRow[], number]>(
+      `UPDATE billing.payment_attempts SET ${assignments}, updated_at = now() WHERE id = $1 RETURNING *`,
+      [id, ...values],
+    );
     if (rows.length !== 1) throw new Error('payment attempt vanished during an update');
     return rows[0];
   }

@@ -1,3 +1,4 @@
+import { firstRow } from '@lib/database';
 import type { ProviderEventOutcome } from '@lib/contracts';
 import type { EntityManager } from 'typeorm';
 
@@ -20,12 +21,12 @@ export class ProviderEventsRepository {
     await manager.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`provider-event:${eventId}`]);
   }
 
-  async find(manager: EntityManager, eventId: string): Promise<AppliedProviderEventRow | null> {
-    const [row] = await manager.query<AppliedProviderEventRow[]>(
+  find(manager: EntityManager, eventId: string): Promise<AppliedProviderEventRow | null> {
+    return firstRow<AppliedProviderEventRow>(
+      manager,
       `SELECT * FROM billing.provider_events WHERE event_id = $1`,
       [eventId],
     );
-    return row ?? null;
   }
 
   /** Records what applying the event did, in the transaction of its effect. */

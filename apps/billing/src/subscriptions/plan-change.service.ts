@@ -11,7 +11,7 @@ import {
   toSubscriptionView,
 } from './subscription';
 import { SubscriptionEvents } from './subscription-events';
-import { SubscriptionsRepository } from './subscriptions.repository';
+import { type SubscriptionChange, SubscriptionsRepository } from './subscriptions.repository';
 
 export interface PlanChangeView {
   /** The plan in force now. */
@@ -89,12 +89,10 @@ export class PlanChangeService {
             'The card for this subscription was removed. Register a card again before upgrading.',
           );
         }
-        const upgraded = await this.subscriptions.update(
-          manager,
-          subscription.id,
-          { plan_code: target, pending_downgrade_to: null },
-          new Date(),
-        );
+        const upgraded = await this.updateNow(manager, subscription, {
+          plan_code: target,
+          pending_downgrade_to: null,
+        });
         await this.events.planUpgraded(manager, upgraded, current);
         return {
           plan: target,
@@ -114,12 +112,7 @@ export class PlanChangeService {
       }
       let scheduled = subscription;
       if (subscription.pending_downgrade_to !== target) {
-        scheduled = await this.subscriptions.update(
-          manager,
-          subscription.id,
-          { pending_downgrade_to: target },
-          new Date(),
-        );
+        scheduled = await this.updateNow(manager, subscription, { pending_downgrade_to: target });
         await this.events.downgradeScheduled(manager, scheduled, target);
       }
       return {
@@ -142,12 +135,7 @@ export class PlanChangeService {
       const dropped = subscription.pending_downgrade_to;
       let kept = subscription;
       if (dropped) {
-        kept = await this.subscriptions.update(
-          manager,
-          subscription.id,
-          { pending_downgrade_to: null },
-          new Date(),
-        );
+        kept = await this.updateNow(manager, subscription, { pending_downgrade_to: null });
         await this.events.downgradeCanceled(manager, kept, userId, dropped);
       }
       return {
@@ -177,12 +165,7 @@ export class PlanChangeService {
     return this.asPayer(identity, id, async (manager, subscription, userId) => {
       let kept = subscription;
       if (subscription.cancel_at_period_end) {
-        kept = await this.subscriptions.update(
-          manager,
-          subscription.id,
-          { cancel_at_period_end: false },
-          new Date(),
-        );
+        kept = await this.updateNow(manager, subscription, { cancel_at_period_end: false });
         await this.events.uncanceled(manager, kept, userId);
       }
       return {
@@ -206,14 +189,21 @@ export class PlanChangeService {
   ): Promise<CancelOutcome> {
     if (subscription.cancel_at_period_end) return { subscription, droppedDowngrade: null };
     const droppedDowngrade = subscription.pending_downgrade_to;
-    const canceled = await this.subscriptions.update(
-      manager,
-      subscription.id,
-      { cancel_at_period_end: true, pending_downgrade_to: null },
-      new Date(),
-    );
+    const canceled = await this.updateNow(manager, subscription, {
+      cancel_at_period_end: true,
+      pending_downgrade_to: null,
+    });
     await this.events.canceled(manager, canceled, userId, droppedDowngrade);
     return { subscription: canceled, droppedDowngrade };
+  }
+
+  /** The payer's change, in force from now (its event is dated by the row's new `updated_at`). */
+  private updateNow(
+    manager: EntityManager,
+    subscription: SubscriptionRow,
+    change: SubscriptionChange,
+  ): Promise<SubscriptionRow> {
+    return this.subscriptions.update(manager, subscription.id, change, new Date());
   }
 
   private async view(manager: EntityManager, subscription: SubscriptionRow): Promise<SubscriptionView> {

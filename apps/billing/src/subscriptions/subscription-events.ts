@@ -59,8 +59,7 @@ export class SubscriptionEvents {
       retry_number: attempt.retry_number,
       provider_approved_at: (attempt.provider_approved_at ?? subscription.updated_at).toISOString(),
       plan_code: subscription.plan_code,
-      current_period_end: this.period(subscription).end,
-      grace_until: this.graceUntil(subscription),
+      ...this.renewal(subscription),
     });
   }
 
@@ -73,8 +72,7 @@ export class SubscriptionEvents {
       old_plan_code: oldPlan,
       new_plan_code: subscription.plan_code,
       effective_at: subscription.updated_at.toISOString(),
-      current_period_end: this.period(subscription).end,
-      grace_until: this.graceUntil(subscription),
+      ...this.renewal(subscription),
     });
   }
 
@@ -108,15 +106,13 @@ export class SubscriptionEvents {
   }
 
   downgraded(manager: EntityManager, subscription: SubscriptionRow, oldPlan: PlanCode) {
-    const end = this.period(subscription).end;
     return this.append(manager, subscription, 'PlanDowngraded', {
       subscription_id: subscription.id,
       license_id: subscription.license_id,
       old_plan_code: oldPlan,
       new_plan_code: subscription.plan_code,
-      effective_at: end,
-      current_period_end: end,
-      grace_until: this.graceUntil(subscription),
+      effective_at: this.period(subscription).end,
+      ...this.renewal(subscription),
     });
   }
 
@@ -144,8 +140,7 @@ export class SubscriptionEvents {
       license_id: subscription.license_id,
       requested_by_user: requestedBy,
       plan_code: subscription.plan_code,
-      current_period_end: this.period(subscription).end,
-      grace_until: this.graceUntil(subscription),
+      ...this.renewal(subscription),
     });
   }
 
@@ -199,6 +194,11 @@ export class SubscriptionEvents {
       payer_platform_user_id: subscription.payer_platform_user_id,
       guild_name: subscription.guild_name,
     };
+  }
+
+  /** Until when the licence holds after this change: the period end, and the renewal's grace past it. */
+  private renewal(subscription: SubscriptionRow): { current_period_end: string; grace_until: string | null } {
+    return { current_period_end: this.period(subscription).end, grace_until: this.graceUntil(subscription) };
   }
 
   /** Null once a cancel is scheduled: the subscription will not renew, the licence ends at period end. */

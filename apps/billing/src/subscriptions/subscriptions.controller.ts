@@ -1,9 +1,20 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Post, Query } from '@nestjs/common';
+import {
+  applyDecorators,
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Param,
+  ParseUUIDPipe,
+  Post,
+  Query,
+} from '@nestjs/common';
 import { ApiOperation } from '@nestjs/swagger';
 import type { InternalIdentity } from '@lib/contracts';
 import { RequireManageGuild, RequireManageGuildOf, ScopeGuildId } from '@lib/guild-access';
 import { CurrentIdentity } from '@lib/identity';
-import { ProblemAnswers } from '@lib/problem-details';
+import { type ProblemAnswerMap, ProblemAnswers } from '@lib/problem-details';
 import type { PaymentView } from '../payments/payment-view';
 import { type CancelView, PlanChangeService, type PlanChangeView } from './plan-change.service';
 import type { SubscriptionDetailView, SubscriptionView } from './subscription';
@@ -11,6 +22,24 @@ import { ChangePlanDto, ListPaymentsQuery, ListSubscriptionsQuery } from './subs
 import { SubscriptionsService } from './subscriptions.service';
 
 const uuid = new ParseUUIDPipe();
+
+/**
+ * A change the payer makes to subscription `:id` (PlanChangeService): a manager of its guild who
+ * is not the payer is refused (403), and only an active subscription changes (409). `answers` adds
+ * the route's own problems, listed first.
+ */
+function PayerChange(answers: ProblemAnswerMap = {}): MethodDecorator {
+  return applyDecorators(
+    HttpCode(200),
+    RequireManageGuildOf(SubscriptionsService, { params: 'id' }),
+    ProblemAnswers(answers),
+    ProblemAnswers({
+      403: ['ErrNotPayer'],
+      404: ['ErrSubscriptionNotFound'],
+      409: ['ErrSubscriptionNotActive'],
+    }),
+  );
+}
 
 /**
  * Access first, then validation: a subscription the caller may not see (neither its payer nor a
@@ -55,15 +84,8 @@ export class SubscriptionsController {
 
   /** docs/behaviour.md §4.7. */
   @ApiOperation({ summary: 'Change plan' })
-  @ProblemAnswers({
-    403: ['ErrNotPayer'],
-    404: ['ErrSubscriptionNotFound'],
-    409: ['ErrCancelScheduled', 'ErrSubscriptionNotActive'],
-    422: ['ErrBillingKeyMissing'],
-  })
   @Post('api/v1/subscriptions/:id/change-plan')
-  @HttpCode(200)
-  @RequireManageGuildOf(SubscriptionsService, { params: 'id' })
+  @PayerChange({ 409: ['ErrCancelScheduled'], 422: ['ErrBillingKeyMissing'] })
   changePlan(
     @CurrentIdentity() identity: InternalIdentity,
     @Param('id', uuid) id: string,
@@ -74,14 +96,8 @@ export class SubscriptionsController {
 
   /** The undo of a downgrade: the same plan renews at period end. */
   @Delete('api/v1/subscriptions/:id/pending-downgrade')
-  @HttpCode(200)
   @ApiOperation({ summary: 'Drop a scheduled downgrade' })
-  @ProblemAnswers({
-    403: ['ErrNotPayer'],
-    404: ['ErrSubscriptionNotFound'],
-    409: ['ErrSubscriptionNotActive'],
-  })
-  @RequireManageGuildOf(SubscriptionsService, { params: 'id' })
+  @PayerChange()
   dropPendingDowngrade(
     @CurrentIdentity() identity: InternalIdentity,
     @Param('id', uuid) id: string,
@@ -91,27 +107,15 @@ export class SubscriptionsController {
 
   /** docs/behaviour.md §4.8; the path without /api/v1 is the one the spec's dashboard flow gives. */
   @ApiOperation({ summary: 'Cancel at period end' })
-  @ProblemAnswers({
-    403: ['ErrNotPayer'],
-    404: ['ErrSubscriptionNotFound'],
-    409: ['ErrSubscriptionNotActive'],
-  })
   @Post(['api/v1/subscriptions/:id/cancel', 'subscriptions/:id/cancel'])
-  @HttpCode(200)
-  @RequireManageGuildOf(SubscriptionsService, { params: 'id' })
+  @PayerChange()
   cancel(@CurrentIdentity() identity: InternalIdentity, @Param('id', uuid) id: string): Promise<CancelView> {
     return this.changes.cancel(identity, id);
   }
 
   @ApiOperation({ summary: 'Withdraw a scheduled cancel' })
-  @ProblemAnswers({
-    403: ['ErrNotPayer'],
-    404: ['ErrSubscriptionNotFound'],
-    409: ['ErrSubscriptionNotActive'],
-  })
   @Post('api/v1/subscriptions/:id/uncancel')
-  @HttpCode(200)
-  @RequireManageGuildOf(SubscriptionsService, { params: 'id' })
+  @PayerChange()
   uncancel(
     @CurrentIdentity() identity: InternalIdentity,
     @Param('id', uuid) id: string,

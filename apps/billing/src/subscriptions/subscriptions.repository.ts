@@ -1,3 +1,4 @@
+import { firstRow } from '@lib/database';
 import { Injectable } from '@nestjs/common';
 import { ConflictError } from '@lib/problem-details';
 import { DataSource, type EntityManager } from 'typeorm';
@@ -50,30 +51,26 @@ const UNIQUE_VIOLATION = '23505';
 export class SubscriptionsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  async get(id: string, manager: EntityManager = this.dataSource.manager): Promise<SubscriptionRow | null> {
-    const [row] = await manager.query<SubscriptionRow[]>(
-      `SELECT * FROM billing.subscriptions WHERE id = $1`,
-      [id],
-    );
-    return row ?? null;
+  get(id: string, manager: EntityManager = this.dataSource.manager): Promise<SubscriptionRow | null> {
+    return firstRow<SubscriptionRow>(manager, `SELECT * FROM billing.subscriptions WHERE id = $1`, [id]);
   }
 
   /** The row, locked until the transaction ends: transitions of one subscription never interleave. */
-  async lock(manager: EntityManager, id: string): Promise<SubscriptionRow | null> {
-    const [row] = await manager.query<SubscriptionRow[]>(
+  lock(manager: EntityManager, id: string): Promise<SubscriptionRow | null> {
+    return firstRow<SubscriptionRow>(
+      manager,
       `SELECT * FROM billing.subscriptions WHERE id = $1 FOR UPDATE`,
       [id],
     );
-    return row ?? null;
   }
 
   /** The guild's pending, active or past_due subscription (at most one, by the partial unique index). */
-  async findLive(guildId: string): Promise<SubscriptionRow | null> {
-    const [row] = await this.dataSource.query<SubscriptionRow[]>(
+  findLive(guildId: string): Promise<SubscriptionRow | null> {
+    return firstRow<SubscriptionRow>(
+      this.dataSource,
       `SELECT * FROM billing.subscriptions WHERE guild_id = $1 AND ${LIVE}`,
       [guildId],
     );
-    return row ?? null;
   }
 
   /** The payer's running subscriptions (charged on their card on file at the next renewal or retry). */

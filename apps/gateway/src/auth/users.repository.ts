@@ -1,3 +1,4 @@
+import { firstRow } from '@lib/database';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
@@ -31,8 +32,7 @@ export class UsersRepository {
     return row;
   }
 
-  async get(id: string): Promise<UserRow | null> {
-    const [row] = await this.dataSource.query<UserRow[]>(`SELECT * FROM identity.users WHERE id = $1`, [id]);
-    return row ?? null;
+  get(id: string): Promise<UserRow | null> {
+    return firstRow<UserRow>(this.dataSource, `SELECT * FROM identity.users WHERE id = $1`, [id]);
   }
 }

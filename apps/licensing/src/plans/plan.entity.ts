@@ -1,5 +1,6 @@
+import { SnakeCaseColumn } from '@lib/database';
 import type { PlanCode, PlanDefinition, PlanFeature } from '@lib/contracts';
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Entity, PrimaryColumn } from 'typeorm';
 
 /** A row of the plan catalogue; seeded by migration, never written by the service. */
 @Entity({ name: 'plans' })
@@ -7,25 +8,25 @@ export class Plan {
   @PrimaryColumn('uuid')
   id: string;
 
-  @Column('text')
+  @SnakeCaseColumn('text')
   code: PlanCode;
 
-  @Column('smallint')
+  @SnakeCaseColumn('smallint')
   rank: number;
 
-  @Column('text')
+  @SnakeCaseColumn('text')
   name: string;
 
-  @Column('integer', { name: 'price_krw' })
+  @SnakeCaseColumn('integer')
   priceKrw: number;
 
-  @Column('text', { array: true })
+  @SnakeCaseColumn('text', { array: true })
   features: PlanFeature[];
 
-  @Column('integer', { name: 'snapshot_manual_max' })
+  @SnakeCaseColumn('integer')
   snapshotManualMax: number;
 
-  @Column('integer', { name: 'scheduled_snapshot_retention_days', nullable: true })
+  @SnakeCaseColumn('integer', { nullable: true })
   scheduledSnapshotRetentionDays: number | null;
 
   toDefinition(): PlanDefinition {

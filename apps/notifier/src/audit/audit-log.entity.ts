@@ -1,4 +1,5 @@
-import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
+import { SnakeCaseColumn } from '@lib/database';
+import { CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
 
 /** Append-only record of every domain event, one row per event id. */
 @Entity({ name: 'audit_log' })
@@ -6,28 +7,28 @@ export class AuditLogEntry {
   @PrimaryColumn('uuid', { name: 'event_id' })
   eventId: string;
 
-  @Column('text', { name: 'event_type' })
+  @SnakeCaseColumn('text')
   eventType: string;
 
-  @Column('text')
+  @SnakeCaseColumn('text')
   producer: string;
 
-  @Column('text', { name: 'guild_id' })
+  @SnakeCaseColumn('text')
   guildId: string;
 
-  @Column('text', { name: 'aggregate_type' })
+  @SnakeCaseColumn('text')
   aggregateType: string;
 
-  @Column('text', { name: 'aggregate_id' })
+  @SnakeCaseColumn('text')
   aggregateId: string;
 
-  @Column('timestamptz', { name: 'occurred_at' })
+  @SnakeCaseColumn('timestamptz')
   occurredAt: Date;
 
-  @Column('text', { name: 'correlation_id', nullable: true })
+  @SnakeCaseColumn('text', { nullable: true })
   correlationId: string | null;
 
-  @Column('jsonb')
+  @SnakeCaseColumn('jsonb')
   payload: unknown;
 
   @CreateDateColumn({ type: 'timestamptz', name: 'recorded_at' })

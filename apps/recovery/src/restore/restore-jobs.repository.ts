@@ -1,3 +1,4 @@
+import { firstRow } from '@lib/database';
 import { Injectable } from '@nestjs/common';
 import type { RestoreResultSummary, RestoreScope } from '@lib/contracts';
 import { Counter, Histogram } from 'prom-client';
@@ -86,19 +87,16 @@ export class RestoreJobsRepository {
     private readonly events: RecoveryEvents,
   ) {}
 
-  async get(jobId: string, manager: EntityManager = this.dataSource.manager): Promise<RestoreJobRow | null> {
-    const [row] = await manager.query<RestoreJobRow[]>(`SELECT * FROM recovery.restore_jobs WHERE id = $1`, [
-      jobId,
-    ]);
-    return row ?? null;
+  get(jobId: string, manager: EntityManager = this.dataSource.manager): Promise<RestoreJobRow | null> {
+    return firstRow<RestoreJobRow>(manager, `SELECT * FROM recovery.restore_jobs WHERE id = $1`, [jobId]);
   }
 
-  async findActive(guildId: string): Promise<RestoreJobRow | null> {
-    const [row] = await this.dataSource.query<RestoreJobRow[]>(
+  findActive(guildId: string): Promise<RestoreJobRow | null> {
+    return firstRow<RestoreJobRow>(
+      this.dataSource,
       `SELECT * FROM recovery.restore_jobs WHERE guild_id = $1 AND ${ACTIVE}`,
       [guildId],
     );
-    return row ?? null;
   }
 
   /**

@@ -1,5 +1,6 @@
+import { SnakeCaseColumn } from '@lib/database';
 import type { SnapshotTrigger } from '@lib/contracts';
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Entity, PrimaryColumn } from 'typeorm';
 import type { SnapshotPayload } from './snapshot-payload';
 
 /** A frozen copy of a guild (docs/behaviour.md §2.3). Rows are written with raw SQL so the payload is serialised once. */
@@ -8,24 +9,24 @@ export class Snapshot {
   @PrimaryColumn('uuid')
   id: string;
 
-  @Column('uuid', { name: 'guild_id' })
+  @SnakeCaseColumn('uuid')
   guildId: string;
 
-  @Column('jsonb', { select: false })
+  @SnakeCaseColumn('jsonb', { select: false })
   payload: SnapshotPayload;
 
-  @Column('integer', { name: 'payload_size' })
+  @SnakeCaseColumn('integer')
   payloadSize: number;
 
-  @Column('text')
+  @SnakeCaseColumn('text')
   trigger: SnapshotTrigger;
 
-  @Column('uuid', { name: 'created_by_user', nullable: true })
+  @SnakeCaseColumn('uuid', { nullable: true })
   createdByUser: string | null;
 
-  @Column('text', { nullable: true })
+  @SnakeCaseColumn('text', { nullable: true })
   description: string | null;
 
-  @Column('timestamptz', { name: 'created_at' })
+  @SnakeCaseColumn('timestamptz')
   createdAt: Date;
 }

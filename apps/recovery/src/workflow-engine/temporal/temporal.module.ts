@@ -1,4 +1,10 @@
-import { type BeforeApplicationShutdown, type DynamicModule, Inject, Module } from '@nestjs/common';
+import {
+  type BeforeApplicationShutdown,
+  ConfigurableModuleBuilder,
+  Global,
+  Inject,
+  Module,
+} from '@nestjs/common';
 import { Client, Connection } from '@temporalio/client';
 
 export const TEMPORAL_OPTIONS = Symbol('TEMPORAL_OPTIONS');
@@ -12,32 +18,40 @@ export interface TemporalOptions {
   workflowBundlePath?: string;
 }
 
+/** `TemporalModule.forRoot(options)`: Nest's configurable-module builder writes it. */
+const { ConfigurableModuleClass } = new ConfigurableModuleBuilder<TemporalOptions>({
+  optionsInjectionToken: TEMPORAL_OPTIONS,
+})
+  .setClassMethodName('forRoot')
+  .build();
+
 /** Readiness: the frontend answers (an open port is not readiness). */
 export async function checkTemporal(connection: Connection): Promise<void> {
   await connection.workflowService.getSystemInfo({});
 }
 
 /** The workflow-engine client of the recovery API (start, signal, query restore workflows). */
-@Module({})
-export class TemporalModule implements BeforeApplicationShutdown {
-  constructor(@Inject(Connection) private readonly connection: Connection) {}
-
-  static forRoot(options: TemporalOptions): DynamicModule {
-    return {
-      module: TemporalModule,
-      global: true,
-      providers: [
-        { provide: TEMPORAL_OPTIONS, useValue: options },
-        // Lazy: the API starts (and reports not-ready) while Temporal is still coming up.
-        { provide: Connection, useFactory: () => Connection.lazy({ address: options.address }) },
-        {
-          provide: Client,
-          inject: [Connection],
-          useFactory: (connection: Connection) => new Client({ connection, namespace: options.namespace }),
-        },
-      ],
-      exports: [Connection, Client, TEMPORAL_OPTIONS],
-    };
+@Global()
+@Module({
+  providers: [
+    // Lazy: the API starts (and reports not-ready) while Temporal is still coming up.
+    {
+      provide: Connection,
+      inject: [TEMPORAL_OPTIONS],
+      useFactory: (options: TemporalOptions) => Connection.lazy({ address: options.address }),
+    },
+    {
+      provide: Client,
+      inject: [Connection, TEMPORAL_OPTIONS],
+      useFactory: (connection: Connection, options: TemporalOptions) =>
+        new Client({ connection, namespace: options.namespace }),
+    },
+  ],
+  exports: [Connection, Client, TEMPORAL_OPTIONS],
+})
+export class TemporalModule extends ConfigurableModuleClass implements BeforeApplicationShutdown {
+  constructor(@Inject(Connection) private readonly connection: Connection) {
+    super();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
