@@ -1,6 +1,7 @@
 import { AuditLogEvent, PermissionFlagsBits as P } from 'discord-api-types/v10';
 import { FakeChatPlatform } from './fake-chat-platform';
 import type { SeededGuild } from './guild-seed';
+import { fakeForSuite } from '../../../../test/support/loopback-fake';
 
 type Json = Record<string, unknown>;
 
@@ -13,16 +14,10 @@ const MOD_TOKEN = 'mod-bot-token';
 
 /** Audit-log entries and the accounts they name, from requests on loopback. */
 describe(`${FakeChatPlatform.name} audit log`, () => {
-  const sut = new FakeChatPlatform();
-  let api: string;
+  const sut = fakeForSuite(new FakeChatPlatform());
   let seeded: SeededGuild;
 
-  beforeAll(async () => {
-    api = `${(await sut.start()).url}/api/v10`;
-  });
-  afterAll(() => sut.stop());
   beforeEach(() => {
-    sut.reset();
     seeded = sut.seedGuild({
       name: 'Audited',
       owner: { id: OWNER, username: 'owner' },
@@ -50,7 +45,7 @@ describe(`${FakeChatPlatform.name} audit log`, () => {
     const headers: Record<string, string> = { Authorization: `Bot ${options.token ?? sut.botToken}` };
     if (options.body !== undefined) headers['Content-Type'] = 'application/json';
     if (options.reason !== undefined) headers['X-Audit-Log-Reason'] = encodeURIComponent(options.reason);
-    const response = await fetch(`${api}${path}`, {
+    const response = await fetch(`${sut.url}/api/v10${path}`, {
       method,
       headers,
       body: options.body === undefined ? undefined : JSON.stringify(options.body),
