@@ -1,6 +1,6 @@
 import { type FormEvent, type ReactNode, useMemo, useRef, useState } from 'react';
 import { useMutation } from '@tanstack/react-query';
-import { Loading, ProblemMessage } from '../app/layout';
+import { ProblemMessage, QueryStatus } from '../app/layout';
 import { Link, navigate } from '../app/router';
 import { pathTo } from '../app/routes';
 import type { Schemas } from '../api/client';
@@ -93,8 +93,7 @@ export function RestorePage({
 
   return (
     <GuildPage guildId={guildId} title="Restore">
-      {snapshots.isPending && <Loading what="snapshots" />}
-      {snapshots.isError && <ProblemMessage error={snapshots.error} />}
+      <QueryStatus query={snapshots} what="snapshots" />
       {snapshots.data && snapshots.data.items.length === 0 && (
         <p>
           There is no snapshot to restore from yet.{' '}
@@ -254,8 +253,7 @@ export function PreviewView({
         <PreviewSection id="preview-roles" title="Roles">
           <ul className="changes">
             {grouped.roles.map((role) => (
-              <li key={`${role.kind}:${role.id}`} className={`change change-${role.kind}`}>
-                <span className="kind">{KIND_LABELS[role.kind]}</span>{' '}
+              <Change key={`${role.kind}:${role.id}`} kind={role.kind}>
                 <span
                   className="swatch"
                   style={{ background: role.color ?? 'transparent' }}
@@ -263,7 +261,7 @@ export function PreviewView({
                 />
                 <span className="role-name">{role.name}</span>
                 <Fields fields={role.fields} />
-              </li>
+              </Change>
             ))}
           </ul>
         </PreviewSection>
@@ -281,11 +279,10 @@ export function PreviewView({
               {group.channels.length > 0 && (
                 <ul className="changes">
                   {group.channels.map((channel) => (
-                    <li key={`${channel.kind}:${channel.id}`} className={`change change-${channel.kind}`}>
-                      <span className="kind">{KIND_LABELS[channel.kind]}</span> #{channel.name}{' '}
-                      <span className="muted small">{channelTypeName(channel.type)}</span>
+                    <Change key={`${channel.kind}:${channel.id}`} kind={channel.kind}>
+                      #{channel.name} <span className="muted small">{channelTypeName(channel.type)}</span>
                       <Fields fields={channel.fields} />
-                    </li>
+                    </Change>
                   ))}
                 </ul>
               )}
@@ -301,14 +298,14 @@ export function PreviewView({
               <h4>#{group.channelName}</h4>
               <ul className="changes">
                 {group.apply.map((item) => (
-                  <li key={`set:${item.type}:${item.id}`} className="change change-create">
-                    <span className="kind">Set</span> {describeOverride(item, roleNames, item.target_name)}
-                  </li>
+                  <Change key={`set:${item.type}:${item.id}`} kind="create" label="Set">
+                    {describeOverride(item, roleNames, item.target_name)}
+                  </Change>
                 ))}
                 {group.remove.map((item) => (
-                  <li key={`remove:${item.type}:${item.id}`} className="change change-delete">
-                    <span className="kind">Remove</span> {describeOverride(item, roleNames, item.target_name)}
-                  </li>
+                  <Change key={`remove:${item.type}:${item.id}`} kind="delete" label="Remove">
+                    {describeOverride(item, roleNames, item.target_name)}
+                  </Change>
                 ))}
               </ul>
             </div>
@@ -327,6 +324,15 @@ export function PreviewView({
 }
 
 /** One kind of change in the preview, under its own heading. */
+/** One line of the preview: what happens (by default the kind's label: Create, Update, Delete) and to what. */
+function Change({ kind, label, children }: { kind: ChangeKind; label?: string; children: ReactNode }) {
+  return (
+    <li className={`change change-${kind}`}>
+      <span className="kind">{label ?? KIND_LABELS[kind]}</span> {children}
+    </li>
+  );
+}
+
 function PreviewSection({ id, title, children }: { id: string; title: string; children: ReactNode }) {
   return (
     <section aria-labelledby={id}>
@@ -411,8 +417,7 @@ export function RestoreJobPage({ guildId, jobId }: { guildId: string; jobId: str
   const progress = data?.progress;
   return (
     <GuildPage guildId={guildId} title="Restore progress">
-      {job.isPending && <Loading what="the restore" />}
-      {job.isError && <ProblemMessage error={job.error} />}
+      <QueryStatus query={job} what="the restore" />
       {data && (
         <>
           <p className="status-line">

@@ -1,5 +1,5 @@
 import { type FormEvent, useMemo, useState } from 'react';
-import { Loading, ProblemMessage } from '../app/layout';
+import { ProblemMessage, QueryStatus } from '../app/layout';
 import { Fact } from '../components/facts';
 import { Link } from '../app/router';
 import { pathTo } from '../app/routes';
@@ -28,8 +28,7 @@ export function SnapshotsPage({ guildId }: { guildId: string }) {
     <GuildPage guildId={guildId} title="Snapshots">
       <CreateSnapshot guildId={guildId} />
       <h2>Saved snapshots</h2>
-      {snapshots.isPending && <Loading what="snapshots" />}
-      {snapshots.isError && <ProblemMessage error={snapshots.error} />}
+      <QueryStatus query={snapshots} what="snapshots" />
       {snapshots.data && items.length === 0 && <p>No snapshot yet.</p>}
       {items.length > 0 && (
         <div className="table-wrap">
@@ -152,8 +151,7 @@ export function SnapshotPage({ guildId, snapshotId }: { guildId: string; snapsho
         </Link>
       }
     >
-      {snapshot.isPending && <Loading what="the snapshot" />}
-      {snapshot.isError && <ProblemMessage error={snapshot.error} />}
+      <QueryStatus query={snapshot} what="the snapshot" />
       {snapshot.data && (
         <>
           <dl className="facts">

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { Loading, ProblemMessage } from '../app/layout';
+import { ProblemMessage, QueryStatus } from '../app/layout';
 import { Link, useLocation } from '../app/router';
 import { pathTo } from '../app/routes';
 import type { Schemas } from '../api/client';
@@ -46,8 +46,7 @@ export function SubscriptionPage({ guildId }: { guildId: string }) {
 
   return (
     <GuildPage guildId={guildId} title="Subscription">
-      {live.isPending && <Loading what="the subscription" />}
-      {live.isError && <ProblemMessage error={live.error} />}
+      <QueryStatus query={live} what="the subscription" />
       {live.data === null && (
         <p>
           This guild is on the Free plan and has no subscription.{' '}
@@ -307,8 +306,7 @@ function PaymentHistory({ subscriptionId }: { subscriptionId: string }) {
   return (
     <section aria-labelledby="history-heading">
       <h2 id="history-heading">Payment history</h2>
-      {payments.isPending && <Loading what="the payments" />}
-      {payments.isError && <ProblemMessage error={payments.error} />}
+      <QueryStatus query={payments} what="the payments" />
       {payments.data && items.length === 0 && <p>No payment yet.</p>}
       {items.length > 0 && (
         <div className="table-wrap">
