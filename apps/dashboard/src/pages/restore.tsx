@@ -323,7 +323,6 @@ export function PreviewView({
   );
 }
 
-/** One kind of change in the preview, under its own heading. */
 /** One line of the preview: what happens (by default the kind's label: Create, Update, Delete) and to what. */
 function Change({ kind, label, children }: { kind: ChangeKind; label?: string; children: ReactNode }) {
   return (
@@ -333,6 +332,7 @@ function Change({ kind, label, children }: { kind: ChangeKind; label?: string; c
   );
 }
 
+/** One kind of change in the preview, under its own heading. */
 function PreviewSection({ id, title, children }: { id: string; title: string; children: ReactNode }) {
   return (
     <section aria-labelledby={id}>
