@@ -2,9 +2,8 @@ import { ChatPlatformClient } from '@lib/chat-platform';
 import { demoGuildSpec } from './demo-guild';
 import { FakeChatPlatform } from './fake-chat-platform';
 import type { SeededGuild } from './guild-seed';
+import { type JsonReply, sendJson } from '../../../../test/support/http-json';
 import { fakeForSuite } from '../../../../test/support/loopback-fake';
-
-type Json = Record<string, unknown>;
 
 /** Direct messages and their nonces, on loopback, driven by the service's own client. */
 describe(FakeChatPlatform.name, () => {
@@ -19,13 +18,8 @@ describe(FakeChatPlatform.name, () => {
     seeded = sut.seedGuild(demoGuildSpec());
   });
 
-  async function post(path: string, body: unknown): Promise<{ status: number; body: Json }> {
-    const response = await fetch(`${sut.url}/api/v10${path}`, {
-      method: 'POST',
-      headers: { Authorization: `Bot ${sut.botToken}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    return { status: response.status, body: (await response.json()) as Json };
+  function post(path: string, body: object): Promise<JsonReply> {
+    return sendJson(`${sut.url}/api/v10${path}`, 'POST', body, { Authorization: `Bot ${sut.botToken}` });
   }
 
   async function dmChannel(userId: string): Promise<string> {

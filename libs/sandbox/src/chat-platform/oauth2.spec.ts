@@ -1,9 +1,8 @@
 import { PermissionFlagsBits } from 'discord-api-types/v10';
 import { demoGuildSpec } from './demo-guild';
 import { FakeChatPlatform } from './fake-chat-platform';
+import { readJson } from '../../../../test/support/http-json';
 import { fakeForSuite } from '../../../../test/support/loopback-fake';
-
-type Json = Record<string, unknown>;
 
 const CLIENT_ID = '900000000000000001';
 const CLIENT_SECRET = 'client-secret_0123456789';
@@ -66,7 +65,7 @@ describe(FakeChatPlatform.name, () => {
       headers: authorization ? { Authorization: authorization } : {},
       body: new URLSearchParams(fields),
     });
-    return { status: response.status, body: (await response.json()) as Json };
+    return readJson(response);
   }
 
   const exchange = (code: string, redirectUri = REDIRECT, secret = CLIENT_SECRET) =>
@@ -74,7 +73,7 @@ describe(FakeChatPlatform.name, () => {
 
   async function get(path: string, authorization: string) {
     const response = await fetch(`${api()}${path}`, { headers: { Authorization: authorization } });
-    return { status: response.status, headers: response.headers, body: (await response.json()) as Json };
+    return { ...(await readJson(response)), headers: response.headers };
   }
 
   it('runs the authorization-code grant end to end: consent, code, token, the user behind it', async () => {
