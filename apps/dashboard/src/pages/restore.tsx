@@ -249,75 +249,71 @@ export function PreviewView({
         </tbody>
       </table>
 
-      {grouped.roles.length > 0 && (
-        <PreviewSection id="preview-roles" title="Roles">
-          <ul className="changes">
-            {grouped.roles.map((role) => (
-              <Change key={`${role.kind}:${role.id}`} kind={role.kind}>
-                <span
-                  className="swatch"
-                  style={{ background: role.color ?? 'transparent' }}
-                  aria-hidden="true"
-                />
-                <span className="role-name">{role.name}</span>
-                <Fields fields={role.fields} />
-              </Change>
-            ))}
-          </ul>
-        </PreviewSection>
-      )}
-
-      {grouped.channels.length > 0 && (
-        <PreviewSection id="preview-channels" title="Channels">
-          {grouped.channels.map((group) => (
-            <div key={group.categoryId ?? 'none'} className="category">
-              <h4>
-                {group.change && <span className="kind">{KIND_LABELS[group.change.kind]} category </span>}
-                {group.name}
-              </h4>
-              {group.change && <Fields fields={group.change.fields} />}
-              {group.channels.length > 0 && (
-                <ul className="changes">
-                  {group.channels.map((channel) => (
-                    <Change key={`${channel.kind}:${channel.id}`} kind={channel.kind}>
-                      #{channel.name} <span className="muted small">{channelTypeName(channel.type)}</span>
-                      <Fields fields={channel.fields} />
-                    </Change>
-                  ))}
-                </ul>
-              )}
-            </div>
+      <PreviewSection id="preview-roles" title="Roles" count={grouped.roles.length}>
+        <ul className="changes">
+          {grouped.roles.map((role) => (
+            <Change key={`${role.kind}:${role.id}`} kind={role.kind}>
+              <span
+                className="swatch"
+                style={{ background: role.color ?? 'transparent' }}
+                aria-hidden="true"
+              />
+              <span className="role-name">{role.name}</span>
+              <Fields fields={role.fields} />
+            </Change>
           ))}
-        </PreviewSection>
-      )}
+        </ul>
+      </PreviewSection>
 
-      {grouped.overrides.length > 0 && (
-        <PreviewSection id="preview-overrides" title="Channel permission overrides">
-          {grouped.overrides.map((group) => (
-            <div key={group.channelId} className="category">
-              <h4>#{group.channelName}</h4>
+      <PreviewSection id="preview-channels" title="Channels" count={grouped.channels.length}>
+        {grouped.channels.map((group) => (
+          <div key={group.categoryId ?? 'none'} className="category">
+            <h4>
+              {group.change && <span className="kind">{KIND_LABELS[group.change.kind]} category </span>}
+              {group.name}
+            </h4>
+            {group.change && <Fields fields={group.change.fields} />}
+            {group.channels.length > 0 && (
               <ul className="changes">
-                {group.apply.map((item) => (
-                  <Change key={`set:${item.type}:${item.id}`} kind="create" label="Set">
-                    {describeOverride(item, roleNames, item.target_name)}
-                  </Change>
-                ))}
-                {group.remove.map((item) => (
-                  <Change key={`remove:${item.type}:${item.id}`} kind="delete" label="Remove">
-                    {describeOverride(item, roleNames, item.target_name)}
+                {group.channels.map((channel) => (
+                  <Change key={`${channel.kind}:${channel.id}`} kind={channel.kind}>
+                    #{channel.name} <span className="muted small">{channelTypeName(channel.type)}</span>
+                    <Fields fields={channel.fields} />
                   </Change>
                 ))}
               </ul>
-            </div>
-          ))}
-        </PreviewSection>
-      )}
+            )}
+          </div>
+        ))}
+      </PreviewSection>
 
-      {grouped.settings.length > 0 && (
-        <PreviewSection id="preview-settings" title="Guild settings">
-          <Fields fields={grouped.settings} />
-        </PreviewSection>
-      )}
+      <PreviewSection
+        id="preview-overrides"
+        title="Channel permission overrides"
+        count={grouped.overrides.length}
+      >
+        {grouped.overrides.map((group) => (
+          <div key={group.channelId} className="category">
+            <h4>#{group.channelName}</h4>
+            <ul className="changes">
+              {group.apply.map((item) => (
+                <Change key={`set:${item.type}:${item.id}`} kind="create" label="Set">
+                  {describeOverride(item, roleNames, item.target_name)}
+                </Change>
+              ))}
+              {group.remove.map((item) => (
+                <Change key={`remove:${item.type}:${item.id}`} kind="delete" label="Remove">
+                  {describeOverride(item, roleNames, item.target_name)}
+                </Change>
+              ))}
+            </ul>
+          </div>
+        ))}
+      </PreviewSection>
+
+      <PreviewSection id="preview-settings" title="Guild settings" count={grouped.settings.length}>
+        <Fields fields={grouped.settings} />
+      </PreviewSection>
       <Skipped skipped={grouped.skipped} />
     </div>
   );
@@ -332,8 +328,19 @@ function Change({ kind, label, children }: { kind: ChangeKind; label?: string; c
   );
 }
 
-/** One kind of change in the preview, under its own heading. */
-function PreviewSection({ id, title, children }: { id: string; title: string; children: ReactNode }) {
+/** One kind of change in the preview, under its own heading; nothing when there are `count` 0 of them. */
+function PreviewSection({
+  id,
+  title,
+  count,
+  children,
+}: {
+  id: string;
+  title: string;
+  count: number;
+  children: ReactNode;
+}) {
+  if (count === 0) return null;
   return (
     <section aria-labelledby={id}>
       <h3 id={id}>{title}</h3>
@@ -360,9 +367,8 @@ function Fields({ fields }: { fields: { field: string; before: string; after: st
 }
 
 function Skipped({ skipped }: { skipped: Preview['skipped'] }) {
-  if (!skipped.length) return null;
   return (
-    <PreviewSection id="preview-skipped" title="Skipped">
+    <PreviewSection id="preview-skipped" title="Skipped" count={skipped.length}>
       <ul className="changes">
         {skipped.map((item) => (
           <li key={`${item.scope}:${item.id}`} className="change change-skip">
