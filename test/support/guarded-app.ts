@@ -3,6 +3,7 @@ import { Test } from '@nestjs/testing';
 import type { ServiceName } from '@lib/contracts';
 import { IdentityModule, type InternalKeySet } from '@lib/identity';
 import { ProblemDetailsFilter } from '@lib/problem-details';
+import type { App } from 'supertest/types';
 
 /**
  * A Nest app for a unit spec, guarded as `service` runs: its internal-token guard (with `keys`)
@@ -25,4 +26,21 @@ export async function guardedApp(
   app.useGlobalFilters(new ProblemDetailsFilter());
   await app.init();
   return app;
+}
+
+/**
+ * For the describe block that calls it: a guardedApp up before its tests and closed after them.
+ * Returns its HTTP server, for supertest, once it is up.
+ */
+export function guardedServerForSuite(
+  service: ServiceName,
+  keys: InternalKeySet,
+  metadata: ModuleMetadata,
+): () => App {
+  let app: INestApplication | undefined;
+  beforeAll(async () => {
+    app = await guardedApp(service, keys, metadata);
+  });
+  afterAll(() => app?.close());
+  return () => app!.getHttpServer() as App;
 }

@@ -44,3 +44,25 @@ export async function scriptedUpstream(answer: ScriptedAnswer): Promise<Scripted
     },
   };
 }
+
+/**
+ * For the describe block that calls it: a scripted upstream up before its tests and closed after
+ * them. Returns its URL, once it is up.
+ */
+export function scriptedUpstreamForSuite(answer: ScriptedAnswer): () => string {
+  let upstream: ScriptedUpstream | undefined;
+  beforeAll(async () => {
+    upstream = await scriptedUpstream(answer);
+  });
+  afterAll(() => upstream?.close());
+  return () => upstream!.url;
+}
+
+/** `http://127.0.0.1:<port>` of a port that was free a moment ago and has no listener: a service that is down. */
+export async function unreachableUrl(): Promise<string> {
+  const closed = createServer();
+  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+  const { port } = closed.address() as AddressInfo;
+  await new Promise((resolve) => closed.close(resolve));
+  return `http://127.0.0.1:${port}`;
+}

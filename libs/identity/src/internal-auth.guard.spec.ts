@@ -1,8 +1,7 @@
-import { Controller, Get, type INestApplication } from '@nestjs/common';
+import { Controller, Get } from '@nestjs/common';
 import { INTERNAL_TOKEN_HEADER, type InternalIdentity } from '@lib/contracts';
 import request from 'supertest';
-import type { App } from 'supertest/types';
-import { guardedApp } from '../../../test/support/guarded-app';
+import { guardedServerForSuite } from '../../../test/support/guarded-app';
 import { CurrentIdentity, PublicRoute, ServiceRoute } from './internal-auth.guard';
 import { generateInternalKeys } from './internal-keys';
 import { InternalTokenCodec } from './internal-token';
@@ -32,16 +31,7 @@ class SampleController {
 }
 
 describe('InternalAuthGuard', () => {
-  let app: INestApplication;
-  const server = () => app.getHttpServer() as App;
-
-  beforeAll(async () => {
-    app = await guardedApp('recovery', keys, { controllers: [SampleController] });
-  });
-
-  afterAll(async () => {
-    await app.close();
-  });
+  const server = guardedServerForSuite('recovery', keys, { controllers: [SampleController] });
 
   it('puts the verified identity on the request', async () => {
     const identity: InternalIdentity = { kind: 'user', user_id: 'u', platform_user_id: '1', session_id: 's' };

@@ -1,7 +1,11 @@
 import { INTERNAL_TOKEN_HEADER, REQUEST_ID_HEADER } from '@lib/contracts';
-import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
-import { answerJson, type ScriptedUpstream, scriptedUpstream } from '../../../test/support/scripted-upstream';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import {
+  answerJson,
+  scriptedUpstreamForSuite,
+  unreachableUrl,
+} from '../../../test/support/scripted-upstream';
 import { InternalHttp, InternalHttpError } from './internal-http';
 import { generateInternalKeys } from './internal-keys';
 import { InternalTokenCodec } from './internal-token';
@@ -10,32 +14,18 @@ describe(InternalHttp.name, () => {
   const keys = generateInternalKeys();
   const codec = InternalTokenCodec.fromKeySet('billing', keys);
   const licensing = InternalTokenCodec.fromKeySet('licensing', keys);
-  let server: Server;
-  let baseUrl: string;
   const seen: IncomingHttpHeaders[] = [];
-
-  beforeAll(async () => {
-    server = createServer((req, res) => {
-      seen.push(req.headers);
-      if (req.url === '/moved') {
-        res.writeHead(302, { location: '/elsewhere' }).end();
-        return;
-      }
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true }));
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  });
-  afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
+  const baseUrl = scriptedUpstreamForSuite((req, _body, res) => {
+    seen.push(req.headers);
+    if (req.url === '/moved') res.writeHead(302, { location: '/elsewhere' }).end();
+    else answerJson(res, 200, { ok: true });
   });
   beforeEach(() => (seen.length = 0));
 
   it('sends a valid service token and reuses it for half its life, then signs a new one', async () => {
     let now = 1_000_000;
     const sign = jest.spyOn(codec, 'sign');
-    const http = new InternalHttp(baseUrl, codec, 'licensing', 2_000, () => now);
+    const http = new InternalHttp(baseUrl(), codec, 'licensing', 2_000, () => now);
 
     await expect(http.get('/a')).resolves.toEqual({ ok: true });
     await http.post('/b', { x: 1 });
@@ -54,14 +44,14 @@ describe(InternalHttp.name, () => {
 
   it('signs again after a failed signature instead of serving the failure', async () => {
     const sign = jest.spyOn(codec, 'sign').mockRejectedValueOnce(new Error('no key'));
-    const http = new InternalHttp(baseUrl, codec, 'licensing', 2_000);
+    const http = new InternalHttp(baseUrl(), codec, 'licensing', 2_000);
     await expect(http.get('/a')).rejects.toThrow('no key');
     await expect(http.get('/a')).resolves.toEqual({ ok: true });
     sign.mockRestore();
   });
 
   it('does not follow a redirect, so the token goes nowhere else', async () => {
-    const http = new InternalHttp(baseUrl, codec, 'licensing', 2_000);
+    const http = new InternalHttp(baseUrl(), codec, 'licensing', 2_000);
     await expect(http.get('/moved')).rejects.toMatchObject({ response: { status: 302 } });
     expect(seen.map((headers) => headers.host)).toHaveLength(1);
   });
@@ -70,8 +60,6 @@ describe(InternalHttp.name, () => {
 describe(`${InternalHttp.name} on the wire`, () => {
   const keys = generateInternalKeys();
   const codec = InternalTokenCodec.fromKeySet('webhook-intake', keys);
-  let upstream: ScriptedUpstream;
-  let baseUrl: string;
   /** What the service does with each request: the `nth` on its connection, its path and body. */
   let handle: (
     nth: number,
@@ -80,11 +68,7 @@ describe(`${InternalHttp.name} on the wire`, () => {
     res: ServerResponse,
   ) => void;
 
-  beforeAll(async () => {
-    upstream = await scriptedUpstream((req, body, res, nth) => handle(nth, req, body, res));
-    baseUrl = upstream.url;
-  });
-  afterAll(() => upstream.close());
+  const baseUrl = scriptedUpstreamForSuite((req, body, res, nth) => handle(nth, req, body, res));
 
   it('posts JSON under the base URL’s path, with the request id, and answers the JSON', async () => {
     const seen: { url?: string; body: unknown; requestId: unknown }[] = [];
@@ -92,7 +76,7 @@ describe(`${InternalHttp.name} on the wire`, () => {
       seen.push({ url: req.url, body: JSON.parse(body), requestId: req.headers[REQUEST_ID_HEADER] });
       answerJson(res, 201, { created: true });
     };
-    const http = new InternalHttp(`${baseUrl}/billing/`, codec, 'billing', 2_000, Date.now, {
+    const http = new InternalHttp(`${baseUrl()}/billing/`, codec, 'billing', 2_000, Date.now, {
       requestId: () => 'req-7',
     });
     await expect(http.post('/internal/v1/x', { a: 1 })).resolves.toEqual({ created: true });
@@ -101,7 +85,7 @@ describe(`${InternalHttp.name} on the wire`, () => {
 
   it('fails an answer other than 2xx with the answer, and exchange() hands it over as it is', async () => {
     handle = (_nth, _req, _body, res) => answerJson(res, 404, { code: 'ErrGuildNotFound' });
-    const http = new InternalHttp(baseUrl, codec, 'recovery', 2_000);
+    const http = new InternalHttp(baseUrl(), codec, 'recovery', 2_000);
     const failure = await http.get('/g').catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(InternalHttpError);
     expect(failure).toMatchObject({
@@ -117,21 +101,17 @@ describe(`${InternalHttp.name} on the wire`, () => {
 
   it('gives up at its deadline, and says when the service cannot be reached or answers too much', async () => {
     handle = () => undefined; // never answers
-    await expect(new InternalHttp(baseUrl, codec, 'licensing', 100).get('/slow')).rejects.toMatchObject({
+    await expect(new InternalHttp(baseUrl(), codec, 'licensing', 100).get('/slow')).rejects.toMatchObject({
       reason: 'timeout',
       message: 'licensing did not answer within 100 ms',
     });
 
-    const closed = createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const port = (closed.address() as AddressInfo).port;
-    await new Promise((resolve) => closed.close(resolve));
     await expect(
-      new InternalHttp(`http://127.0.0.1:${port}`, codec, 'licensing', 2_000).get('/x'),
+      new InternalHttp(await unreachableUrl(), codec, 'licensing', 2_000).get('/x'),
     ).rejects.toMatchObject({ reason: 'unreachable', code: 'ECONNREFUSED' });
 
     handle = (_nth, _req, _body, res) => answerJson(res, 200, { text: 'x'.repeat(2_000) });
-    const small = new InternalHttp(baseUrl, codec, 'licensing', 2_000, Date.now, { maxAnswerBytes: 1_024 });
+    const small = new InternalHttp(baseUrl(), codec, 'licensing', 2_000, Date.now, { maxAnswerBytes: 1_024 });
     await expect(small.get('/big')).rejects.toMatchObject({
       reason: 'too_long',
       message: 'licensing answered more than 1 KiB',
@@ -148,7 +128,7 @@ describe(`${InternalHttp.name} on the wire`, () => {
       if (nth > 1) req.socket.resetAndDestroy();
       else answerJson(res, 200, { ok: true });
     };
-    const http = new InternalHttp(baseUrl, codec, 'licensing', 2_000);
+    const http = new InternalHttp(baseUrl(), codec, 'licensing', 2_000);
     await expect(http.get('/a')).resolves.toEqual({ ok: true });
     await expect(http.get('/a')).resolves.toEqual({ ok: true });
     expect([received, sockets.size]).toEqual([3, 2]);

@@ -21,3 +21,47 @@ export async function closeAtOnce(server: Server): Promise<void> {
   server.closeAllConnections();
   await closed;
 }
+
+/**
+ * The one server a fake runs on loopback, started and stopped at will. `start` asks for a new
+ * server with the signal that aborts when it stops (answers it holds are dropped then); a second
+ * `start` while it runs answers the same address.
+ */
+export class LoopbackServer {
+  private server?: Server;
+  private baseUrl?: string;
+  private stopping = new AbortController();
+
+  /** `what` names the fake in the error of reading `url` before it started. */
+  constructor(
+    private readonly what: string,
+    private readonly host: string,
+    private readonly port: number,
+  ) {}
+
+  /** The base address, e.g. `http://127.0.0.1:1234`. */
+  get url(): string {
+    if (!this.baseUrl) throw new Error(`the ${this.what} is not started`);
+    return this.baseUrl;
+  }
+
+  async start(newServer: (stopping: AbortSignal) => Server): Promise<string> {
+    if (this.server) return this.url;
+    this.stopping = new AbortController();
+    const server = newServer(this.stopping.signal);
+    this.baseUrl = await listenOnLoopback(server, this.host, this.port);
+    this.server = server;
+    return this.baseUrl;
+  }
+
+  /** Aborts the stop signal, runs `beforeClose` (a fake's own connections), then closes at once. */
+  async stop(beforeClose?: () => Promise<void>): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    this.server = undefined;
+    this.baseUrl = undefined;
+    this.stopping.abort();
+    await beforeClose?.();
+    await closeAtOnce(server);
+  }
+}

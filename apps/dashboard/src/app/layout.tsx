@@ -102,6 +102,22 @@ export function ProblemMessage({ error, children }: { error: unknown; children?:
   );
 }
 
+/**
+ * A query's state while it has nothing to show: loading, or the problem it failed with (the page
+ * shows the data itself once it is there).
+ */
+export function QueryStatus({
+  query,
+  what,
+}: {
+  query: { isPending: boolean; isError: boolean; error: unknown };
+  what: string;
+}) {
+  if (query.isPending) return <Loading what={what} />;
+  if (query.isError) return <ProblemMessage error={query.error} />;
+  return null;
+}
+
 export function Loading({ what }: { what: string }) {
   return (
     <p className="loading" role="status">

@@ -15,6 +15,22 @@ const entry = (event_type: string, payload: Record<string, unknown>) => ({ event
 /** `user` starting a restore of the roles and channels of the snapshot 'before the raid'. */
 const restoreStarted = (user: string) =>
   entry('RestoreStarted', { requested_by_user: user, snapshot_id: SNAP, scope: ['roles', 'channels'] });
+/** A restore of 'before the raid' by `user` that found nothing to change and took under a second. */
+const restoreCompletedIdle = (user: string) =>
+  entry('RestoreCompleted', {
+    requested_by_user: user,
+    snapshot_id: SNAP,
+    duration_ms: 900,
+    result_summary: {},
+  });
+/** `requester` dropping the scheduled downgrade to Pro of `payer`'s Enterprise subscription. */
+const downgradeDropped = (payer: string, requester = payer) =>
+  entry('PlanDowngradeCanceled', {
+    payer_user_id: payer,
+    requested_by_user: requester,
+    plan_code: 'ENTERPRISE',
+    dropped_plan_code: 'PRO',
+  });
 
 describe(describeAuditEntry.name, () => {
   it('reads a restore start with who, which snapshot and what parts', () => {
@@ -49,17 +65,7 @@ describe(describeAuditEntry.name, () => {
     ).toBe(
       "The restore of 'before the raid' that you started completed in 1 min 23 s: 2 roles created, 1 channel created, 1 channel deleted",
     );
-    expect(
-      describeAuditEntry(
-        entry('RestoreCompleted', {
-          requested_by_user: OTHER,
-          snapshot_id: SNAP,
-          duration_ms: 900,
-          result_summary: {},
-        }),
-        names,
-      ),
-    ).toBe(
+    expect(describeAuditEntry(restoreCompletedIdle(OTHER), names)).toBe(
       "The restore of 'before the raid' that another user started completed in 1 s: nothing needed changing",
     );
     expect(
@@ -146,18 +152,12 @@ describe(describeAuditEntry.name, () => {
   });
 
   it('says who dropped a scheduled downgrade, and which plan renews', () => {
-    const dropped = entry('PlanDowngradeCanceled', {
-      payer_user_id: ME,
-      requested_by_user: ME,
-      plan_code: 'ENTERPRISE',
-      dropped_plan_code: 'PRO',
-    });
-    expect(describeAuditEntry(dropped, names)).toBe(
+    expect(describeAuditEntry(downgradeDropped(ME), names)).toBe(
       'You dropped the scheduled downgrade to Pro: the Enterprise plan renews as it is',
     );
-    expect(
-      describeAuditEntry({ ...dropped, payload: { ...dropped.payload, requested_by_user: OTHER } }, names),
-    ).toBe('Another user dropped the scheduled downgrade to Pro: the Enterprise plan renews as it is');
+    expect(describeAuditEntry(downgradeDropped(ME, OTHER), names)).toBe(
+      'Another user dropped the scheduled downgrade to Pro: the Enterprise plan renews as it is',
+    );
     expect(AUDIT_KINDS.PlanDowngradeCanceled).toBe('Downgrade dropped');
   });
 
@@ -180,28 +180,12 @@ describe(describeAuditEntry.name, () => {
       expect(describeAuditEntry(restoreStarted(ME), named)).toBe(
         "You started a restore of 'before the raid' (roles, channels)",
       );
-      expect(
-        describeAuditEntry(
-          entry('RestoreCompleted', {
-            requested_by_user: OTHER,
-            snapshot_id: SNAP,
-            duration_ms: 900,
-            result_summary: {},
-          }),
-          named,
-        ),
-      ).toBe("The restore of 'before the raid' that alice started completed in 1 s: nothing needed changing");
-      expect(
-        describeAuditEntry(
-          entry('PlanDowngradeCanceled', {
-            payer_user_id: OTHER,
-            requested_by_user: OTHER,
-            plan_code: 'ENTERPRISE',
-            dropped_plan_code: 'PRO',
-          }),
-          named,
-        ),
-      ).toBe('alice dropped the scheduled downgrade to Pro: the Enterprise plan renews as it is');
+      expect(describeAuditEntry(restoreCompletedIdle(OTHER), named)).toBe(
+        "The restore of 'before the raid' that alice started completed in 1 s: nothing needed changing",
+      );
+      expect(describeAuditEntry(downgradeDropped(OTHER), named)).toBe(
+        'alice dropped the scheduled downgrade to Pro: the Enterprise plan renews as it is',
+      );
     });
 
     it('names a user by the platform id the entry carries when our id is not known', () => {

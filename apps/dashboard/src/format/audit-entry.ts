@@ -56,17 +56,12 @@ const SCOPES: Record<string, string> = {
 
 const PLANS: Record<string, string> = { FREE: 'Free', PRO: 'Pro', ENTERPRISE: 'Enterprise' };
 
-const ACTIONS: Record<string, [one: string, many: string]> = {
-  channel_delete: ['a channel', 'channels'],
-  role_delete: ['a role', 'roles'],
-  member_ban: ['a member', 'members'],
-  member_kick: ['a member', 'members'],
-};
-const ACTION_VERBS: Record<string, string> = {
-  channel_delete: 'delete',
-  role_delete: 'delete',
-  member_ban: 'ban',
-  member_kick: 'kick',
+/** An AntiNuke action as a sentence says it: the verb, and what it acts on, one or many. */
+const ACTIONS: Record<string, [verb: string, one: string, many: string]> = {
+  channel_delete: ['delete', 'a channel', 'channels'],
+  role_delete: ['delete', 'a role', 'roles'],
+  member_ban: ['ban', 'a member', 'members'],
+  member_kick: ['kick', 'a member', 'members'],
 };
 
 const won = new Intl.NumberFormat('en-US');
@@ -214,9 +209,8 @@ export function describeAuditEntry(entry: AuditEntry, names: AuditNames): string
     case 'AntiNukeIncidentOpened': {
       const n = count(p.count);
       const action = text(p.action) ?? '';
-      const [one, many] = ACTIONS[action] ?? ['something', `× ${action}`];
+      const [verb, one, many] = ACTIONS[action] ?? ['act on', 'something', `× ${action}`];
       const what = n === 1 ? one : `${n} ${many}`;
-      const verb = ACTION_VERBS[action] ?? 'act on';
       const actorId = text(p.actor_platform_user_id);
       const actor = actorId ? names.platformUsers?.get(actorId) : undefined;
       return `AntiNuke saw ${actor ?? `user ${actorId ?? 'unknown'}`} ${verb} ${what} and opened an incident${

@@ -1,5 +1,5 @@
 import { type FormEvent, useEffect, useMemo, useState } from 'react';
-import { Loading, ProblemMessage } from '../app/layout';
+import { QueryStatus } from '../app/layout';
 import type { Schemas } from '../api/client';
 import { ApiProblem } from '../api/problem';
 import { useAntiNuke, useUpdateAntiNuke } from '../api/queries';
@@ -22,8 +22,7 @@ export function AntiNukePage({ guildId }: { guildId: string }) {
   const antinuke = useAntiNuke(guildId);
   return (
     <GuildPage guildId={guildId} title="AntiNuke">
-      {antinuke.isPending && <Loading what="the AntiNuke setting" />}
-      {antinuke.isError && <ProblemMessage error={antinuke.error} />}
+      <QueryStatus query={antinuke} what="the AntiNuke setting" />
       {antinuke.data && <AntiNukeForm guildId={guildId} view={antinuke.data} />}
     </GuildPage>
   );

@@ -1,5 +1,5 @@
 import { useMemo, useState } from 'react';
-import { Loading, ProblemMessage } from '../app/layout';
+import { QueryStatus } from '../app/layout';
 import { type AuditLogFilter, useAuditLog, useMe, useMemberNames, useSnapshots } from '../api/queries';
 import { AUDIT_KINDS, type AuditKind, describeAuditEntry, namedUsers } from '../format/audit-entry';
 import { dateTime, relativeTime } from '../format/time';
@@ -79,24 +79,13 @@ export function AuditLogPage({ guildId }: { guildId: string }) {
             ))}
           </select>
         </div>
-        <div className="field">
-          <label htmlFor="audit-from">From</label>
-          <input
-            id="audit-from"
-            type="date"
-            value={from}
-            onChange={(event) => filter(() => setFrom(event.target.value))}
-          />
-        </div>
-        <div className="field">
-          <label htmlFor="audit-to">To</label>
-          <input
-            id="audit-to"
-            type="date"
-            value={to}
-            onChange={(event) => filter(() => setTo(event.target.value))}
-          />
-        </div>
+        <DateFilter
+          id="audit-from"
+          label="From"
+          value={from}
+          onChange={(day) => filter(() => setFrom(day))}
+        />
+        <DateFilter id="audit-to" label="To" value={to} onChange={(day) => filter(() => setTo(day))} />
         <div className="field">
           <label htmlFor="audit-page-size">Per page</label>
           <select
@@ -127,8 +116,7 @@ export function AuditLogPage({ guildId }: { guildId: string }) {
           </button>
         )}
       </form>
-      {log.isPending && <Loading what="the audit log" />}
-      {log.isError && <ProblemMessage error={log.error} />}
+      <QueryStatus query={log} what="the audit log" />
       {log.data && items.length === 0 && (
         <p role="status">
           {kind || from || to ? 'No entry matches these filters.' : 'Nothing has happened yet.'}
@@ -177,5 +165,25 @@ export function AuditLogPage({ guildId }: { guildId: string }) {
         </button>
       </nav>
     </GuildPage>
+  );
+}
+
+/** One end of the date range, a day (`YYYY-MM-DD`) or '' for open. */
+function DateFilter({
+  id,
+  label,
+  value,
+  onChange,
+}: {
+  id: string;
+  label: string;
+  value: string;
+  onChange: (day: string) => void;
+}) {
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <input id={id} type="date" value={value} onChange={(event) => onChange(event.target.value)} />
+    </div>
   );
 }

@@ -1,4 +1,4 @@
-import { type FormEvent, useEffect, useRef, useState } from 'react';
+import { type FormEvent, type ReactNode, useEffect, useRef, useState } from 'react';
 import { Loading, ProblemMessage } from '../app/layout';
 import { Link, navigate, useLocation } from '../app/router';
 import { pathTo } from '../app/routes';
@@ -93,7 +93,7 @@ function Checkout({
   const plans = usePlans();
   const prepared = usePrepare(guildId, plan, true);
   const { outcome, confirm } = useConfirm(guildId, plan);
-  const [card, setCard] = useState<'saved' | 'new'>('saved');
+  const [card, setCard] = useState<CardPick>('saved');
   /** The SDK is loading or taking the browser to the card form; or why it could not. */
   const [entry, setEntry] = useState<
     { kind: 'idle' | 'opening' } | { kind: 'failed'; failure: CardEntryFailure }
@@ -162,26 +162,12 @@ function Checkout({
       {saved ? (
         <fieldset>
           <legend>Card</legend>
-          <label className="checkbox">
-            <input
-              type="radio"
-              name="card"
-              value="saved"
-              checked={card === 'saved'}
-              onChange={() => setCard('saved')}
-            />{' '}
+          <CardChoice value="saved" card={card} onPick={setCard}>
             Use the card ending {saved.card_last4} ({saved.card_company})
-          </label>
-          <label className="checkbox">
-            <input
-              type="radio"
-              name="card"
-              value="new"
-              checked={card === 'new'}
-              onChange={() => setCard('new')}
-            />{' '}
+          </CardChoice>
+          <CardChoice value="new" card={card} onPick={setCard}>
             Enter a new card (it replaces your card for all your subscriptions)
-          </label>
+          </CardChoice>
         </fieldset>
       ) : (
         <p>You will enter your card on the payment provider’s page, then come back here.</p>
@@ -311,5 +297,27 @@ function Processing({ guildId, subscriptionId }: { guildId: string; subscription
         <Link href={pathTo('plans', { guildId })}>See the plans</Link>
       </p>
     </div>
+  );
+}
+
+type CardPick = 'saved' | 'new';
+
+/** One of the two card choices, a radio button with its label. */
+function CardChoice({
+  value,
+  card,
+  onPick,
+  children,
+}: {
+  value: CardPick;
+  card: CardPick;
+  onPick: (value: CardPick) => void;
+  children: ReactNode;
+}) {
+  return (
+    <label className="checkbox">
+      <input type="radio" name="card" value={value} checked={card === value} onChange={() => onPick(value)} />{' '}
+      {children}
+    </label>
   );
 }

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { Loading, Page, ProblemMessage } from '../app/layout';
+import { Page, QueryStatus } from '../app/layout';
 import { Fact, QueryFact } from '../components/facts';
 import { Link, useLocation } from '../app/router';
 import { pathTo, type RouteName } from '../app/routes';
@@ -60,8 +60,7 @@ export function GuildPage({
           })}
         </ul>
       </nav>
-      {guild.isPending && <Loading what="the guild" />}
-      {guild.isError && <ProblemMessage error={guild.error} />}
+      <QueryStatus query={guild} what="the guild" />
       {guild.data && !guild.data.active && (
         <div className="notice" role="status">
           The bot is no longer in this guild: snapshots can be read, but nothing can be restored until it is

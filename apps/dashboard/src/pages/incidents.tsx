@@ -1,4 +1,4 @@
-import { Loading, ProblemMessage } from '../app/layout';
+import { QueryStatus } from '../app/layout';
 import { Fact } from '../components/facts';
 import { Link } from '../app/router';
 import { pathTo } from '../app/routes';
@@ -23,8 +23,7 @@ export function IncidentsPage({ guildId }: { guildId: string }) {
   const names = useMemberNames(guildId, { userIds: [], platformUserIds: actors });
   return (
     <GuildPage guildId={guildId} title="Incidents">
-      {incidents.isPending && <Loading what="incidents" />}
-      {incidents.isError && <ProblemMessage error={incidents.error} />}
+      <QueryStatus query={incidents} what="incidents" />
       {incidents.data && items.length === 0 && <p>AntiNuke has recorded no raid in this guild.</p>}
       <ul className="incident-list">
         {items.map((incident) => {

@@ -1,5 +1,5 @@
 import { type FormEvent, useEffect, useState } from 'react';
-import { Loading, Page, ProblemMessage } from '../app/layout';
+import { Page, ProblemMessage, QueryStatus } from '../app/layout';
 import type { Schemas } from '../api/client';
 import { useNotificationPreferences, useSaveNotificationPreferences, useSendTestDm } from '../api/queries';
 import { SaveActions } from '../components/save-actions';
@@ -32,8 +32,7 @@ export function NotificationsPage() {
   return (
     <Page title="Notifications">
       <p>guildkeeper sends you direct messages (DMs) on the chat platform. Choose which ones you want.</p>
-      {preferences.isPending && <Loading what="your notification settings" />}
-      {preferences.isError && <ProblemMessage error={preferences.error} />}
+      <QueryStatus query={preferences} what="your notification settings" />
       {preferences.data && <PreferencesForm saved={preferences.data} />}
       <TestDm />
     </Page>

@@ -1,4 +1,4 @@
-import { Loading, Page, ProblemMessage } from '../app/layout';
+import { Page, ProblemMessage, QueryStatus } from '../app/layout';
 import { Link, navigate } from '../app/router';
 import { pathTo } from '../app/routes';
 import type { Schemas } from '../api/client';
@@ -15,8 +15,7 @@ export function GuildPickerPage() {
   const guilds = useMyGuilds();
   return (
     <Page title="Your guilds">
-      {guilds.isPending && <Loading what="your guilds" />}
-      {guilds.isError && <ProblemMessage error={guilds.error} />}
+      <QueryStatus query={guilds} what="your guilds" />
       {guilds.data && guilds.data.guilds.length === 0 && (
         <p>You manage no guild on the platform: guildkeeper protects guilds where you have Manage Server.</p>
       )}

@@ -1,6 +1,6 @@
 import { type FormEvent, type ReactNode, useMemo, useRef, useState } from 'react';
 import { useMutation } from '@tanstack/react-query';
-import { Loading, ProblemMessage } from '../app/layout';
+import { ProblemMessage, QueryStatus } from '../app/layout';
 import { Link, navigate } from '../app/router';
 import { pathTo } from '../app/routes';
 import type { Schemas } from '../api/client';
@@ -93,8 +93,7 @@ export function RestorePage({
 
   return (
     <GuildPage guildId={guildId} title="Restore">
-      {snapshots.isPending && <Loading what="snapshots" />}
-      {snapshots.isError && <ProblemMessage error={snapshots.error} />}
+      <QueryStatus query={snapshots} what="snapshots" />
       {snapshots.data && snapshots.data.items.length === 0 && (
         <p>
           There is no snapshot to restore from yet.{' '}
@@ -250,84 +249,98 @@ export function PreviewView({
         </tbody>
       </table>
 
-      {grouped.roles.length > 0 && (
-        <PreviewSection id="preview-roles" title="Roles">
-          <ul className="changes">
-            {grouped.roles.map((role) => (
-              <li key={`${role.kind}:${role.id}`} className={`change change-${role.kind}`}>
-                <span className="kind">{KIND_LABELS[role.kind]}</span>{' '}
-                <span
-                  className="swatch"
-                  style={{ background: role.color ?? 'transparent' }}
-                  aria-hidden="true"
-                />
-                <span className="role-name">{role.name}</span>
-                <Fields fields={role.fields} />
-              </li>
-            ))}
-          </ul>
-        </PreviewSection>
-      )}
-
-      {grouped.channels.length > 0 && (
-        <PreviewSection id="preview-channels" title="Channels">
-          {grouped.channels.map((group) => (
-            <div key={group.categoryId ?? 'none'} className="category">
-              <h4>
-                {group.change && <span className="kind">{KIND_LABELS[group.change.kind]} category </span>}
-                {group.name}
-              </h4>
-              {group.change && <Fields fields={group.change.fields} />}
-              {group.channels.length > 0 && (
-                <ul className="changes">
-                  {group.channels.map((channel) => (
-                    <li key={`${channel.kind}:${channel.id}`} className={`change change-${channel.kind}`}>
-                      <span className="kind">{KIND_LABELS[channel.kind]}</span> #{channel.name}{' '}
-                      <span className="muted small">{channelTypeName(channel.type)}</span>
-                      <Fields fields={channel.fields} />
-                    </li>
-                  ))}
-                </ul>
-              )}
-            </div>
+      <PreviewSection id="preview-roles" title="Roles" count={grouped.roles.length}>
+        <ul className="changes">
+          {grouped.roles.map((role) => (
+            <Change key={`${role.kind}:${role.id}`} kind={role.kind}>
+              <span
+                className="swatch"
+                style={{ background: role.color ?? 'transparent' }}
+                aria-hidden="true"
+              />
+              <span className="role-name">{role.name}</span>
+              <Fields fields={role.fields} />
+            </Change>
           ))}
-        </PreviewSection>
-      )}
+        </ul>
+      </PreviewSection>
 
-      {grouped.overrides.length > 0 && (
-        <PreviewSection id="preview-overrides" title="Channel permission overrides">
-          {grouped.overrides.map((group) => (
-            <div key={group.channelId} className="category">
-              <h4>#{group.channelName}</h4>
+      <PreviewSection id="preview-channels" title="Channels" count={grouped.channels.length}>
+        {grouped.channels.map((group) => (
+          <div key={group.categoryId ?? 'none'} className="category">
+            <h4>
+              {group.change && <span className="kind">{KIND_LABELS[group.change.kind]} category </span>}
+              {group.name}
+            </h4>
+            {group.change && <Fields fields={group.change.fields} />}
+            {group.channels.length > 0 && (
               <ul className="changes">
-                {group.apply.map((item) => (
-                  <li key={`set:${item.type}:${item.id}`} className="change change-create">
-                    <span className="kind">Set</span> {describeOverride(item, roleNames, item.target_name)}
-                  </li>
-                ))}
-                {group.remove.map((item) => (
-                  <li key={`remove:${item.type}:${item.id}`} className="change change-delete">
-                    <span className="kind">Remove</span> {describeOverride(item, roleNames, item.target_name)}
-                  </li>
+                {group.channels.map((channel) => (
+                  <Change key={`${channel.kind}:${channel.id}`} kind={channel.kind}>
+                    #{channel.name} <span className="muted small">{channelTypeName(channel.type)}</span>
+                    <Fields fields={channel.fields} />
+                  </Change>
                 ))}
               </ul>
-            </div>
-          ))}
-        </PreviewSection>
-      )}
+            )}
+          </div>
+        ))}
+      </PreviewSection>
 
-      {grouped.settings.length > 0 && (
-        <PreviewSection id="preview-settings" title="Guild settings">
-          <Fields fields={grouped.settings} />
-        </PreviewSection>
-      )}
+      <PreviewSection
+        id="preview-overrides"
+        title="Channel permission overrides"
+        count={grouped.overrides.length}
+      >
+        {grouped.overrides.map((group) => (
+          <div key={group.channelId} className="category">
+            <h4>#{group.channelName}</h4>
+            <ul className="changes">
+              {group.apply.map((item) => (
+                <Change key={`set:${item.type}:${item.id}`} kind="create" label="Set">
+                  {describeOverride(item, roleNames, item.target_name)}
+                </Change>
+              ))}
+              {group.remove.map((item) => (
+                <Change key={`remove:${item.type}:${item.id}`} kind="delete" label="Remove">
+                  {describeOverride(item, roleNames, item.target_name)}
+                </Change>
+              ))}
+            </ul>
+          </div>
+        ))}
+      </PreviewSection>
+
+      <PreviewSection id="preview-settings" title="Guild settings" count={grouped.settings.length}>
+        <Fields fields={grouped.settings} />
+      </PreviewSection>
       <Skipped skipped={grouped.skipped} />
     </div>
   );
 }
 
-/** One kind of change in the preview, under its own heading. */
-function PreviewSection({ id, title, children }: { id: string; title: string; children: ReactNode }) {
+/** One line of the preview: what happens (by default the kind's label: Create, Update, Delete) and to what. */
+function Change({ kind, label, children }: { kind: ChangeKind; label?: string; children: ReactNode }) {
+  return (
+    <li className={`change change-${kind}`}>
+      <span className="kind">{label ?? KIND_LABELS[kind]}</span> {children}
+    </li>
+  );
+}
+
+/** One kind of change in the preview, under its own heading; nothing when there are `count` 0 of them. */
+function PreviewSection({
+  id,
+  title,
+  count,
+  children,
+}: {
+  id: string;
+  title: string;
+  count: number;
+  children: ReactNode;
+}) {
+  if (count === 0) return null;
   return (
     <section aria-labelledby={id}>
       <h3 id={id}>{title}</h3>
@@ -354,9 +367,8 @@ function Fields({ fields }: { fields: { field: string; before: string; after: st
 }
 
 function Skipped({ skipped }: { skipped: Preview['skipped'] }) {
-  if (!skipped.length) return null;
   return (
-    <PreviewSection id="preview-skipped" title="Skipped">
+    <PreviewSection id="preview-skipped" title="Skipped" count={skipped.length}>
       <ul className="changes">
         {skipped.map((item) => (
           <li key={`${item.scope}:${item.id}`} className="change change-skip">
@@ -411,8 +423,7 @@ export function RestoreJobPage({ guildId, jobId }: { guildId: string; jobId: str
   const progress = data?.progress;
   return (
     <GuildPage guildId={guildId} title="Restore progress">
-      {job.isPending && <Loading what="the restore" />}
-      {job.isError && <ProblemMessage error={job.error} />}
+      <QueryStatus query={job} what="the restore" />
       {data && (
         <>
           <p className="status-line">

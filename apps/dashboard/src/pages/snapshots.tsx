@@ -1,6 +1,7 @@
 import { type FormEvent, useMemo, useState } from 'react';
-import { Loading, ProblemMessage } from '../app/layout';
+import { ProblemMessage, QueryStatus } from '../app/layout';
 import { Fact } from '../components/facts';
+import { ListTable } from '../components/list-table';
 import { Link } from '../app/router';
 import { pathTo } from '../app/routes';
 import type { Schemas } from '../api/client';
@@ -28,60 +29,50 @@ export function SnapshotsPage({ guildId }: { guildId: string }) {
     <GuildPage guildId={guildId} title="Snapshots">
       <CreateSnapshot guildId={guildId} />
       <h2>Saved snapshots</h2>
-      {snapshots.isPending && <Loading what="snapshots" />}
-      {snapshots.isError && <ProblemMessage error={snapshots.error} />}
+      <QueryStatus query={snapshots} what="snapshots" />
       {snapshots.data && items.length === 0 && <p>No snapshot yet.</p>}
       {items.length > 0 && (
-        <div className="table-wrap">
-          <table className="table">
-            <caption className="visually-hidden">Snapshots, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Taken</th>
-                <th scope="col">Description</th>
-                <th scope="col">Trigger</th>
-                <th scope="col">By</th>
-                <th scope="col">Size</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((snapshot) => (
-                <tr key={snapshot.id}>
-                  <td data-label="Taken">
-                    <Link href={pathTo('snapshot', { guildId, snapshotId: snapshot.id })}>
-                      <time dateTime={snapshot.created_at}>{dateTime(snapshot.created_at)}</time>
-                    </Link>
-                    <span className="muted small"> {relativeTime(snapshot.created_at)}</span>
-                  </td>
-                  <td data-label="Description">
-                    {snapshot.description || <span className="muted">none</span>}
-                  </td>
-                  <td data-label="Trigger">{TRIGGERS[snapshot.trigger]}</td>
-                  <td data-label="By">
-                    {snapshot.created_by_user === null
-                      ? 'guildkeeper'
-                      : snapshot.created_by_user === me.data?.id
-                        ? 'You'
-                        : 'Another administrator'}
-                  </td>
-                  <td data-label="Size">{byteSize(snapshot.size)}</td>
-                  <td>
-                    <Link
-                      className="button button-small"
-                      href={pathTo('restore', { guildId }, { snapshot: snapshot.id })}
-                    >
-                      Restore from this
-                      <span className="visually-hidden"> snapshot of {dateTime(snapshot.created_at)}</span>
-                    </Link>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ListTable
+          caption="Snapshots, newest first"
+          columns={[
+            'Taken',
+            'Description',
+            'Trigger',
+            'By',
+            'Size',
+            <span className="visually-hidden">Actions</span>,
+          ]}
+        >
+          {items.map((snapshot) => (
+            <tr key={snapshot.id}>
+              <td data-label="Taken">
+                <Link href={pathTo('snapshot', { guildId, snapshotId: snapshot.id })}>
+                  <time dateTime={snapshot.created_at}>{dateTime(snapshot.created_at)}</time>
+                </Link>
+                <span className="muted small"> {relativeTime(snapshot.created_at)}</span>
+              </td>
+              <td data-label="Description">{snapshot.description || <span className="muted">none</span>}</td>
+              <td data-label="Trigger">{TRIGGERS[snapshot.trigger]}</td>
+              <td data-label="By">
+                {snapshot.created_by_user === null
+                  ? 'guildkeeper'
+                  : snapshot.created_by_user === me.data?.id
+                    ? 'You'
+                    : 'Another administrator'}
+              </td>
+              <td data-label="Size">{byteSize(snapshot.size)}</td>
+              <td>
+                <Link
+                  className="button button-small"
+                  href={pathTo('restore', { guildId }, { snapshot: snapshot.id })}
+                >
+                  Restore from this
+                  <span className="visually-hidden"> snapshot of {dateTime(snapshot.created_at)}</span>
+                </Link>
+              </td>
+            </tr>
+          ))}
+        </ListTable>
       )}
       {snapshots.data?.next_cursor && (
         <p>
@@ -152,8 +143,7 @@ export function SnapshotPage({ guildId, snapshotId }: { guildId: string; snapsho
         </Link>
       }
     >
-      {snapshot.isPending && <Loading what="the snapshot" />}
-      {snapshot.isError && <ProblemMessage error={snapshot.error} />}
+      <QueryStatus query={snapshot} what="the snapshot" />
       {snapshot.data && (
         <>
           <dl className="facts">

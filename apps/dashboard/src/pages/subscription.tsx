@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { Loading, ProblemMessage } from '../app/layout';
+import { ProblemMessage, QueryStatus } from '../app/layout';
 import { Link, useLocation } from '../app/router';
 import { pathTo } from '../app/routes';
 import type { Schemas } from '../api/client';
@@ -18,6 +18,7 @@ import { won } from '../format/money';
 import { planName } from '../format/plans';
 import { dateTime } from '../format/time';
 import { Fact } from '../components/facts';
+import { ListTable } from '../components/list-table';
 import { GuildPage } from './guild';
 
 type Plans = Schemas['PlanDefinition'][] | undefined;
@@ -46,8 +47,7 @@ export function SubscriptionPage({ guildId }: { guildId: string }) {
 
   return (
     <GuildPage guildId={guildId} title="Subscription">
-      {live.isPending && <Loading what="the subscription" />}
-      {live.isError && <ProblemMessage error={live.error} />}
+      <QueryStatus query={live} what="the subscription" />
       {live.data === null && (
         <p>
           This guild is on the Free plan and has no subscription.{' '}
@@ -307,43 +307,33 @@ function PaymentHistory({ subscriptionId }: { subscriptionId: string }) {
   return (
     <section aria-labelledby="history-heading">
       <h2 id="history-heading">Payment history</h2>
-      {payments.isPending && <Loading what="the payments" />}
-      {payments.isError && <ProblemMessage error={payments.error} />}
+      <QueryStatus query={payments} what="the payments" />
       {payments.data && items.length === 0 && <p>No payment yet.</p>}
       {items.length > 0 && (
-        <div className="table-wrap">
-          <table className="table" data-testid="payment-history">
-            <caption className="visually-hidden">Payments, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Order id</th>
-                <th scope="col">Amount</th>
-                <th scope="col">Outcome</th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((payment) => (
-                <tr key={payment.order_id}>
-                  <td data-label="When">
-                    <When iso={payment.approved_at ?? payment.created_at} />
-                  </td>
-                  <td data-label="Order id">
-                    <code>{payment.order_id}</code>
-                  </td>
-                  <td data-label="Amount">{won(payment.amount_krw)}</td>
-                  <td data-label="Outcome">
-                    {payment.refunded_at ? 'Refunded' : OUTCOMES[payment.status]}
-                    {payment.failure_message && <span className="muted">: {payment.failure_message}</span>}
-                    {payment.retry_number > 0 && (
-                      <span className="muted small"> (retry {payment.retry_number})</span>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ListTable
+          caption="Payments, newest first"
+          columns={['When', 'Order id', 'Amount', 'Outcome']}
+          testId="payment-history"
+        >
+          {items.map((payment) => (
+            <tr key={payment.order_id}>
+              <td data-label="When">
+                <When iso={payment.approved_at ?? payment.created_at} />
+              </td>
+              <td data-label="Order id">
+                <code>{payment.order_id}</code>
+              </td>
+              <td data-label="Amount">{won(payment.amount_krw)}</td>
+              <td data-label="Outcome">
+                {payment.refunded_at ? 'Refunded' : OUTCOMES[payment.status]}
+                {payment.failure_message && <span className="muted">: {payment.failure_message}</span>}
+                {payment.retry_number > 0 && (
+                  <span className="muted small"> (retry {payment.retry_number})</span>
+                )}
+              </td>
+            </tr>
+          ))}
+        </ListTable>
       )}
     </section>
   );

@@ -1,25 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { INestApplication } from '@nestjs/common';
 import { generateInternalKeys } from '@lib/identity';
 import request from 'supertest';
-import type { App } from 'supertest/types';
-import { guardedApp } from '../../../../test/support/guarded-app';
+import { guardedServerForSuite } from '../../../../test/support/guarded-app';
 import { DocsModule } from './docs.module';
 
 describe('DocsModule', () => {
   const keys = generateInternalKeys();
-  let app: INestApplication;
-  const server = () => app.getHttpServer() as App;
-
   // The guard every service has: the docs must pass it without an internal token.
-  beforeAll(async () => {
-    app = await guardedApp('gateway', keys, { imports: [DocsModule] });
-  });
-
-  afterAll(async () => {
-    await app.close();
-  });
+  const server = guardedServerForSuite('gateway', keys, { imports: [DocsModule] });
 
   it('serves the committed OpenAPI document without a session or token', async () => {
     const response = await request(server()).get('/docs/openapi.json').expect(200);

@@ -6,6 +6,7 @@ import type { KeyValueStore } from '@lib/key-value';
 import { BOT_PERMISSIONS } from './bot-invite';
 import type { GuildRegistryClient, RegistryLookup } from './guild-registry.client';
 import { MyGuilds } from './my-guilds.service';
+import { fakeForSuite } from '../../../../test/support/loopback-fake';
 
 const CLIENT_ID = '900000000000000077';
 const CLIENT_SECRET = 'my-guilds-client-secret';
@@ -41,14 +42,14 @@ class Registry {
 }
 
 describe(MyGuilds.name, () => {
-  const platform = new FakeChatPlatform();
+  const platform = fakeForSuite(new FakeChatPlatform());
   const registry = new Registry();
   let oauth: PlatformOAuthClient;
   let sessions: Sessions;
   let myGuilds: MyGuilds;
 
-  beforeAll(async () => {
-    const { url } = await platform.start();
+  beforeAll(() => {
+    const { url } = platform;
     oauth = new PlatformOAuthClient({
       apiBaseUrl: `${url}/api`,
       oauthBaseUrl: url,
@@ -62,9 +63,7 @@ describe(MyGuilds.name, () => {
       clientId: CLIENT_ID,
     });
   });
-  afterAll(() => platform.stop());
   beforeEach(() => {
-    platform.reset();
     platform.registerOAuthApp({ clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, redirectUris: [REDIRECT] });
     registry.registered.clear();
     registry.botPresent.clear();

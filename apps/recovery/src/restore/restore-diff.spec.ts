@@ -111,6 +111,21 @@ function without<T extends { id: string }>(items: T[], ...ids: string[]): T[] {
   return items.filter((item) => !ids.includes(item.id));
 }
 
+/** The items with the positions of `a` and `b` exchanged. */
+function swap<T extends { id: string; position: number }>(items: T[], a: string, b: string): T[] {
+  const position = new Map(items.map((item) => [item.id, item.position]));
+  const swapped = new Map([
+    [a, position.get(b)!],
+    [b, position.get(a)!],
+  ]);
+  return items.map((item) => (swapped.has(item.id) ? { ...item, position: swapped.get(item.id)! } : item));
+}
+
+/** Each update as its target's id and the fields it changes. */
+function changes(updates: readonly { target: { id: string }; changed_fields: readonly string[] }[]) {
+  return updates.map((update) => [update.target.id, update.changed_fields]);
+}
+
 /** A bot with ADMINISTRATOR whose own (managed) role is BOT_ROLE at position 4. */
 const ADMIN_BOT: BotStanding = {
   highestRolePosition: 4,
@@ -333,9 +348,7 @@ describe(computeRestoreDiff.name, () => {
       const diff = sut({ live, scope: ['roles'], bot });
 
       expect(diff.roles_to_create).toEqual([]);
-      expect(diff.roles_to_update.map((u) => [u.target.id, u.changed_fields])).toEqual([
-        [MEMBERS, ['permissions']],
-      ]);
+      expect(changes(diff.roles_to_update)).toEqual([[MEMBERS, ['permissions']]]);
       expect(diff.skipped).toEqual([
         { scope: 'roles', id: MODS, name: 'mods', reason: SKIP_REASON.permissionsNotHeld },
         { scope: 'roles', id: ADMINS, name: 'admins', reason: SKIP_REASON.permissionsNotHeld },
@@ -363,11 +376,11 @@ describe(computeRestoreDiff.name, () => {
 
     it('marks both roles of a swapped pair as moved', () => {
       const live = guildState();
-      live.roles = edit(edit(live.roles, MODS, { position: 3 }), ADMINS, { position: 2 });
+      live.roles = swap(live.roles, MODS, ADMINS);
 
       const diff = sut({ live, scope: ['roles'] });
 
-      expect(diff.roles_to_update.map((u) => [u.target.id, u.changed_fields])).toEqual([
+      expect(changes(diff.roles_to_update)).toEqual([
         [MODS, ['position']],
         [ADMINS, ['position']],
       ]);
@@ -462,13 +475,8 @@ describe(computeRestoreDiff.name, () => {
       expect(sut({ live: deleted, scope: ['channels'] }).channels_to_update).toEqual([]);
 
       const swapped = guildState();
-      swapped.channels = edit(edit(swapped.channels, GENERAL, { position: 1 }), RULES, { position: 0 });
-      expect(
-        sut({ live: swapped, scope: ['channels'] }).channels_to_update.map((u) => [
-          u.target.id,
-          u.changed_fields,
-        ]),
-      ).toEqual([
+      swapped.channels = swap(swapped.channels, GENERAL, RULES);
+      expect(changes(sut({ live: swapped, scope: ['channels'] }).channels_to_update)).toEqual([
         [GENERAL, ['position']],
         [RULES, ['position']],
       ]);
@@ -476,11 +484,11 @@ describe(computeRestoreDiff.name, () => {
 
     it('orders categories among categories, without moving their children', () => {
       const live = guildState();
-      live.channels = edit(edit(live.channels, INFO, { position: 1 }), TALK, { position: 0 });
+      live.channels = swap(live.channels, INFO, TALK);
 
       const diff = sut({ live, scope: ['channels'] });
 
-      expect(diff.channels_to_update.map((u) => [u.target.id, u.changed_fields])).toEqual([
+      expect(changes(diff.channels_to_update)).toEqual([
         [INFO, ['position']],
         [TALK, ['position']],
       ]);

@@ -1,13 +1,12 @@
 import { INTERNAL_TOKEN_HEADER, REQUEST_ID_HEADER, type RoutedProviderEvent } from '@lib/contracts';
 import { generateInternalKeys, InternalTokenCodec } from '@lib/identity';
 import { runWithRequestId } from '@lib/runtime';
-import { createServer } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import {
   answerJson,
   type ScriptedAnswer,
-  type ScriptedUpstream,
-  scriptedUpstream,
+  scriptedUpstreamForSuite,
+  unreachableUrl,
 } from '../../../../test/support/scripted-upstream';
 import { BillingRouter, RoutingError } from './billing-router';
 
@@ -21,15 +20,8 @@ describe(BillingRouter.name, () => {
   const keys = generateInternalKeys();
   const codec = InternalTokenCodec.fromKeySet('webhook-intake', keys);
   const billing = InternalTokenCodec.fromKeySet('billing', keys);
-  let upstream: ScriptedUpstream;
-  let url: string;
   let handler: ScriptedAnswer;
-
-  beforeAll(async () => {
-    upstream = await scriptedUpstream((req, body, res, nth) => handler(req, body, res, nth));
-    url = upstream.url;
-  });
-  afterAll(() => upstream.close());
+  const url = scriptedUpstreamForSuite((req, body, res, nth) => handler(req, body, res, nth));
 
   it('posts the event as the intake, with its request id, and returns billing’s outcome', async () => {
     const seen: { body: unknown; token: string; requestId: unknown }[] = [];
@@ -41,7 +33,7 @@ describe(BillingRouter.name, () => {
       });
       answerJson(res, 200, { outcome: 'applied', detail: 'settled' });
     };
-    const router = new BillingRouter(url, codec);
+    const router = new BillingRouter(url(), codec);
 
     const outcome = await runWithRequestId('req-42', () => router.route(EVENT));
 
@@ -61,13 +53,13 @@ describe(BillingRouter.name, () => {
       paths.push(req.url);
       answerJson(res, 200, { outcome: 'applied', detail: 'ok' });
     };
-    await new BillingRouter(`${url}/billing/`, codec).route(EVENT);
-    await new BillingRouter(url, codec).route(EVENT);
+    await new BillingRouter(`${url()}/billing/`, codec).route(EVENT);
+    await new BillingRouter(url(), codec).route(EVENT);
     expect(paths).toEqual(['/billing/internal/v1/provider-events', '/internal/v1/provider-events']);
   });
 
   it('calls a refusal of the event itself (400, 404, 422) refused, and anything else a failure that may pass', async () => {
-    const router = new BillingRouter(url, codec);
+    const router = new BillingRouter(url(), codec);
     handler = (_req, _body, res) =>
       answerJson(res, 422, { code: 'ErrValidation', detail: 'orderId is missing' });
     const refused = await router.route(EVENT).catch((error: unknown) => error);
@@ -97,7 +89,7 @@ describe(BillingRouter.name, () => {
     handler = () => {
       received += 1; // never answers
     };
-    const router = new BillingRouter(url, codec, 150);
+    const router = new BillingRouter(url(), codec, 150);
 
     await expect(router.route(EVENT)).rejects.toThrow(
       new RoutingError('billing did not answer within 150 ms'),
@@ -107,12 +99,7 @@ describe(BillingRouter.name, () => {
   });
 
   it('says so when billing cannot be reached', async () => {
-    const closed = createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const port = (closed.address() as AddressInfo).port;
-    await new Promise((resolve) => closed.close(resolve));
-
-    await expect(new BillingRouter(`http://127.0.0.1:${port}`, codec).route(EVENT)).rejects.toMatchObject({
+    await expect(new BillingRouter(await unreachableUrl(), codec).route(EVENT)).rejects.toMatchObject({
       refused: false,
       message: 'billing did not answer (ECONNREFUSED)',
     });
@@ -127,7 +114,7 @@ describe(BillingRouter.name, () => {
       if (nthOnSocket > 1) req.socket.resetAndDestroy();
       else answerJson(res, 200, { outcome: 'applied', detail: 'ok' });
     };
-    const router = new BillingRouter(url, codec);
+    const router = new BillingRouter(url(), codec);
 
     await expect(router.route(EVENT)).resolves.toMatchObject({ outcome: 'applied' });
     await expect(router.route(EVENT)).resolves.toMatchObject({ outcome: 'applied' });

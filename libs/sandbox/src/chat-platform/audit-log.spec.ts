@@ -1,8 +1,8 @@
 import { AuditLogEvent, PermissionFlagsBits as P } from 'discord-api-types/v10';
 import { FakeChatPlatform } from './fake-chat-platform';
 import type { SeededGuild } from './guild-seed';
-
-type Json = Record<string, unknown>;
+import { type Json, type JsonReply, sendJson } from '../../../../test/support/http-json';
+import { fakeForSuite } from '../../../../test/support/loopback-fake';
 
 const OWNER = '200000000000000001';
 const RAIDER = '200000000000000002';
@@ -13,16 +13,10 @@ const MOD_TOKEN = 'mod-bot-token';
 
 /** Audit-log entries and the accounts they name, from requests on loopback. */
 describe(`${FakeChatPlatform.name} audit log`, () => {
-  const sut = new FakeChatPlatform();
-  let api: string;
+  const sut = fakeForSuite(new FakeChatPlatform());
   let seeded: SeededGuild;
 
-  beforeAll(async () => {
-    api = `${(await sut.start()).url}/api/v10`;
-  });
-  afterAll(() => sut.stop());
   beforeEach(() => {
-    sut.reset();
     seeded = sut.seedGuild({
       name: 'Audited',
       owner: { id: OWNER, username: 'owner' },
@@ -46,17 +40,10 @@ describe(`${FakeChatPlatform.name} audit log`, () => {
     method: string,
     path: string,
     options: { token?: string; body?: unknown; reason?: string } = {},
-  ): Promise<{ status: number; body: Json }> {
+  ): Promise<JsonReply> {
     const headers: Record<string, string> = { Authorization: `Bot ${options.token ?? sut.botToken}` };
-    if (options.body !== undefined) headers['Content-Type'] = 'application/json';
     if (options.reason !== undefined) headers['X-Audit-Log-Reason'] = encodeURIComponent(options.reason);
-    const response = await fetch(`${api}${path}`, {
-      method,
-      headers,
-      body: options.body === undefined ? undefined : JSON.stringify(options.body),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text ? (JSON.parse(text) as Json) : {} };
+    return sendJson(`${sut.url}/api/v10${path}`, method, options.body, headers);
   }
 
   it('records each change with who asked and why; mutate() records nothing', async () => {

@@ -1,9 +1,16 @@
 import { PermissionFlagsBits as P } from 'discord-api-types/v10';
-import type { GuildSpec } from './guild-seed';
+import type { GuildSpec, OverwriteSpec } from './guild-seed';
 
 const MEMBER = P.ViewChannel | P.SendMessages | P.ReadMessageHistory | P.AddReactions | P.Connect | P.Speak;
 const MODERATOR =
   P.KickMembers | P.BanMembers | P.ManageMessages | P.MuteMembers | P.MoveMembers | P.ModerateMembers;
+
+/** The Staff category's overwrites, and those of staff-chat, which keeps them as a synced channel does. */
+const staffOnly = (): OverwriteSpec[] => [
+  { role: '@everyone', deny: P.ViewChannel },
+  { role: 'Helper', allow: P.ViewChannel },
+  { role: 'Moderator', allow: P.ViewChannel },
+];
 
 /**
  * A realistic community guild: 8 roles under the bot's, 4 categories holding 20 channels of every
@@ -78,20 +85,9 @@ export function demoGuildSpec(name = 'Demo Guild'): GuildSpec {
       },
       {
         name: 'Staff',
-        overwrites: [
-          { role: '@everyone', deny: P.ViewChannel },
-          { role: 'Helper', allow: P.ViewChannel },
-          { role: 'Moderator', allow: P.ViewChannel },
-        ],
+        overwrites: staffOnly(),
         channels: [
-          {
-            name: 'staff-chat',
-            overwrites: [
-              { role: '@everyone', deny: P.ViewChannel },
-              { role: 'Helper', allow: P.ViewChannel },
-              { role: 'Moderator', allow: P.ViewChannel },
-            ],
-          },
+          { name: 'staff-chat', overwrites: staffOnly() },
           {
             name: 'mod-log',
             overwrites: [

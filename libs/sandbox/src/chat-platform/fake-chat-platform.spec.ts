@@ -2,34 +2,24 @@ import { ChatPlatformClient } from '@lib/chat-platform';
 import { demoGuildSpec } from './demo-guild';
 import { FakeChatPlatform } from './fake-chat-platform';
 import type { SeededGuild } from './guild-seed';
-
-type Json = Record<string, unknown>;
+import { type JsonReply, sendJson } from '../../../../test/support/http-json';
+import { fakeForSuite } from '../../../../test/support/loopback-fake';
 
 /** Direct messages and their nonces, on loopback, driven by the service's own client. */
 describe(FakeChatPlatform.name, () => {
-  const sut = new FakeChatPlatform();
-  let api: string;
+  const sut = fakeForSuite(new FakeChatPlatform());
   let client: ChatPlatformClient;
   let seeded: SeededGuild;
 
-  beforeAll(async () => {
-    const { url } = await sut.start();
-    api = `${url}/api/v10`;
-    client = new ChatPlatformClient({ apiBaseUrl: `${url}/api`, botToken: sut.botToken });
+  beforeAll(() => {
+    client = new ChatPlatformClient({ apiBaseUrl: `${sut.url}/api`, botToken: sut.botToken });
   });
-  afterAll(() => sut.stop());
   beforeEach(() => {
-    sut.reset();
     seeded = sut.seedGuild(demoGuildSpec());
   });
 
-  async function post(path: string, body: unknown): Promise<{ status: number; body: Json }> {
-    const response = await fetch(`${api}${path}`, {
-      method: 'POST',
-      headers: { Authorization: `Bot ${sut.botToken}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    return { status: response.status, body: (await response.json()) as Json };
+  function post(path: string, body: object): Promise<JsonReply> {
+    return sendJson(`${sut.url}/api/v10${path}`, 'POST', body, { Authorization: `Bot ${sut.botToken}` });
   }
 
   async function dmChannel(userId: string): Promise<string> {

@@ -1,6 +1,6 @@
 import { GatewayDispatchEvents, GatewayIntentBits } from 'discord-api-types/v10';
-import { type Server, createServer } from 'node:http';
-import { closeAtOnce, listenOnLoopback } from '../loopback-server';
+import { createServer } from 'node:http';
+import { LoopbackServer } from '../loopback-server';
 import type { FakeAuditLogEntry } from './audit-log';
 import { BotAccounts } from './bot-accounts';
 import { BoundedLog } from './bounded-log';
@@ -54,8 +54,7 @@ export interface FakeChatPlatformOptions {
  */
 export class FakeChatPlatform {
   readonly botToken: string;
-  private readonly host: string;
-  private readonly port: number;
+  private readonly loopback: LoopbackServer;
   private readonly store: PlatformStore;
   private readonly bots: BotAccounts;
   private readonly gateway: GatewayServer;
@@ -64,14 +63,10 @@ export class FakeChatPlatform {
   private readonly requests: BoundedLog<RequestRecord>;
   private readonly initialRateLimits: RateLimitSettings;
   private readonly rateLimits: PlatformRateLimits;
-  private server?: Server;
-  private stopping = new AbortController();
-  private baseUrl?: string;
 
   constructor(options: FakeChatPlatformOptions = {}) {
     this.botToken = options.botToken ?? 'fake-bot-token';
-    this.host = options.host ?? '127.0.0.1';
-    this.port = options.port ?? 0;
+    this.loopback = new LoopbackServer('fake chat platform', options.host ?? '127.0.0.1', options.port ?? 0);
     const logCapacity = options.logCapacity ?? 10_000;
     this.store = new PlatformStore(
       { id: options.botUserId, username: options.botUsername ?? 'GuildKeeper' },
@@ -90,30 +85,28 @@ export class FakeChatPlatform {
 
   /** The base address without `/api`, e.g. `http://127.0.0.1:1234`. */
   get url(): string {
-    if (!this.baseUrl) throw new Error('the fake chat platform is not started');
-    return this.baseUrl;
+    return this.loopback.url;
   }
 
   async start(): Promise<{ url: string }> {
-    if (this.server) return { url: this.url };
-    this.stopping = new AbortController();
-    const context = {
-      bots: this.bots,
-      store: this.store,
-      router: this.router,
-      rateLimits: this.rateLimits,
-      failures: this.failures,
-      requests: this.requests,
-      stopping: this.stopping.signal,
-      publish: (changes: GuildChange[], cause: ChangeCause) =>
-        this.gateway.dispatch(recordChanges(this.store, changes, cause)),
-    };
-    const server = createServer((req, res) => void handlePlatformRequest(req, res, context));
-    server.on('upgrade', (req, socket, head: Buffer) => this.gateway.upgrade(req, socket, head));
-    this.baseUrl = await listenOnLoopback(server, this.host, this.port);
-    this.store.gatewayUrl = `${this.baseUrl.replace(/^http/, 'ws')}${GATEWAY_PATH}`;
-    this.server = server;
-    return { url: this.baseUrl };
+    const url = await this.loopback.start((stopping) => {
+      const context = {
+        bots: this.bots,
+        store: this.store,
+        router: this.router,
+        rateLimits: this.rateLimits,
+        failures: this.failures,
+        requests: this.requests,
+        stopping,
+        publish: (changes: GuildChange[], cause: ChangeCause) =>
+          this.gateway.dispatch(recordChanges(this.store, changes, cause)),
+      };
+      const server = createServer((req, res) => void handlePlatformRequest(req, res, context));
+      server.on('upgrade', (req, socket, head: Buffer) => this.gateway.upgrade(req, socket, head));
+      return server;
+    });
+    this.store.gatewayUrl = `${url.replace(/^http/, 'ws')}${GATEWAY_PATH}`;
+    return { url };
   }
 
   /**
@@ -121,14 +114,10 @@ export class FakeChatPlatform {
    * its keep-alive connections; answers held by a delay are dropped.
    */
   async stop(): Promise<void> {
-    const server = this.server;
-    if (!server) return;
-    this.server = undefined;
-    this.baseUrl = undefined;
-    this.store.gatewayUrl = undefined;
-    this.stopping.abort();
-    await this.gateway.closeAll();
-    await closeAtOnce(server);
+    await this.loopback.stop(() => {
+      this.store.gatewayUrl = undefined;
+      return this.gateway.closeAll();
+    });
   }
 
   /** The guilds and users (not logs, bans, tokens or OAuth grants), to restore with `importState`. */

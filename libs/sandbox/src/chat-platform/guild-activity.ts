@@ -116,12 +116,22 @@ function memberEntries(before: FakeMember, after: FakeMember | null, guild: Fake
   return entries;
 }
 
-/** The audit-log entries a change makes (none for knock-on effects) and the events that report it. */
 /** What a change from `before` to `after` is: a create (nothing before), a delete (nothing after) or an update. */
 function byLifecycle<T>(before: unknown, after: unknown, answer: { create: T; update: T; delete: T }): T {
   return !before ? answer.create : !after ? answer.delete : answer.update;
 }
 
+/** A role's audit-log action and gateway event, by what happened to it. */
+const ROLE_LIFECYCLE: Record<
+  'create' | 'update' | 'delete',
+  { action_type: AuditLogEvent; event: GatewayDispatchEvents }
+> = {
+  create: { action_type: AuditLogEvent.RoleCreate, event: GatewayDispatchEvents.GuildRoleCreate },
+  update: { action_type: AuditLogEvent.RoleUpdate, event: GatewayDispatchEvents.GuildRoleUpdate },
+  delete: { action_type: AuditLogEvent.RoleDelete, event: GatewayDispatchEvents.GuildRoleDelete },
+};
+
+/** The audit-log entries a change makes (none for knock-on effects) and the events that report it. */
 function describe(change: GuildChange, guild: FakeGuild, store: PlatformStore) {
   const guild_id = guild.id;
   const dispatch = (event: GatewayDispatchEvents, data: unknown, intent: GatewayIntentBits) =>
@@ -142,11 +152,7 @@ function describe(change: GuildChange, guild: FakeGuild, store: PlatformStore) {
     }
     case 'role': {
       const { before, after } = change;
-      const action_type = byLifecycle(before, after, {
-        create: AuditLogEvent.RoleCreate,
-        update: AuditLogEvent.RoleUpdate,
-        delete: AuditLogEvent.RoleDelete,
-      });
+      const { action_type, event } = byLifecycle(before, after, ROLE_LIFECYCLE);
       const entry: Entry = {
         target_id: (before ?? after)!.id,
         action_type,
@@ -155,13 +161,11 @@ function describe(change: GuildChange, guild: FakeGuild, store: PlatformStore) {
       return {
         entries: change.audited ? [entry] : [],
         dispatches: [
-          after
-            ? dispatch(
-                before ? GatewayDispatchEvents.GuildRoleUpdate : GatewayDispatchEvents.GuildRoleCreate,
-                { guild_id, role: roleWire(after) },
-                Guilds,
-              )
-            : dispatch(GatewayDispatchEvents.GuildRoleDelete, { guild_id, role_id: before!.id }, Guilds),
+          dispatch(
+            event,
+            after ? { guild_id, role: roleWire(after) } : { guild_id, role_id: before!.id },
+            Guilds,
+          ),
         ],
       };
     }

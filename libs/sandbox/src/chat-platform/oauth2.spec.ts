@@ -1,8 +1,8 @@
 import { PermissionFlagsBits } from 'discord-api-types/v10';
 import { demoGuildSpec } from './demo-guild';
 import { FakeChatPlatform } from './fake-chat-platform';
-
-type Json = Record<string, unknown>;
+import { readJson } from '../../../../test/support/http-json';
+import { fakeForSuite } from '../../../../test/support/loopback-fake';
 
 const CLIENT_ID = '900000000000000001';
 const CLIENT_SECRET = 'client-secret_0123456789';
@@ -17,16 +17,10 @@ const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secr
 
 /** "Login with ..." on loopback, driven with plain fetch as a browser and a backend would. */
 describe(FakeChatPlatform.name, () => {
-  const sut = new FakeChatPlatform();
-  let api: string;
+  const sut = fakeForSuite(new FakeChatPlatform());
+  const api = () => `${sut.url}/api/v10`;
 
-  beforeAll(async () => {
-    const { url } = await sut.start();
-    api = `${url}/api/v10`;
-  });
-  afterAll(() => sut.stop());
   beforeEach(() => {
-    sut.reset();
     sut.registerOAuthApp({
       clientId: CLIENT_ID,
       clientSecret: CLIENT_SECRET,
@@ -66,20 +60,20 @@ describe(FakeChatPlatform.name, () => {
   }
 
   async function token(fields: Record<string, string>, authorization?: string) {
-    const response = await fetch(`${api}/oauth2/token`, {
+    const response = await fetch(`${api()}/oauth2/token`, {
       method: 'POST',
       headers: authorization ? { Authorization: authorization } : {},
       body: new URLSearchParams(fields),
     });
-    return { status: response.status, body: (await response.json()) as Json };
+    return readJson(response);
   }
 
   const exchange = (code: string, redirectUri = REDIRECT, secret = CLIENT_SECRET) =>
     token({ grant_type: 'authorization_code', code, redirect_uri: redirectUri }, basic(CLIENT_ID, secret));
 
   async function get(path: string, authorization: string) {
-    const response = await fetch(`${api}${path}`, { headers: { Authorization: authorization } });
-    return { status: response.status, headers: response.headers, body: (await response.json()) as Json };
+    const response = await fetch(`${api()}${path}`, { headers: { Authorization: authorization } });
+    return { ...(await readJson(response)), headers: response.headers };
   }
 
   it('runs the authorization-code grant end to end: consent, code, token, the user behind it', async () => {
@@ -191,7 +185,7 @@ describe(FakeChatPlatform.name, () => {
       status: 400,
       body: { error: 'unsupported_grant_type' },
     });
-    const json = await fetch(`${api}/oauth2/token`, {
+    const json = await fetch(`${api()}/oauth2/token`, {
       method: 'POST',
       headers: { Authorization: basic(CLIENT_ID, CLIENT_SECRET), 'Content-Type': 'application/json' },
       body: JSON.stringify({ grant_type: 'authorization_code', code: 'x', redirect_uri: REDIRECT }),
@@ -276,7 +270,7 @@ describe(FakeChatPlatform.name, () => {
       status: 401,
       body: unauthorized,
     });
-    const dm = await fetch(`${api}/users/@me/channels`, {
+    const dm = await fetch(`${api()}/users/@me/channels`, {
       method: 'POST',
       headers: { Authorization: bearer, 'Content-Type': 'application/json' },
       body: JSON.stringify({ recipient_id: seeded.members.bob }),
@@ -381,7 +375,7 @@ describe(FakeChatPlatform.name, () => {
     expect((await exchange(code)).status).toBe(200);
 
     sut.injectFailure({ method: 'POST', path: '/oauth2/token', status: 500, delayMs: 60_000 });
-    const held = fetch(`${api}/oauth2/token`, {
+    const held = fetch(`${api()}/oauth2/token`, {
       method: 'POST',
       body: new URLSearchParams({ grant_type: 'authorization_code' }),
       signal: AbortSignal.timeout(100),

@@ -1,29 +1,24 @@
+import {
+  CHANNEL_TYPE,
+  type GuildSettings,
+  type PlatformChannel,
+  type PlatformRole,
+  type PlatformUser,
+} from '@lib/chat-platform';
+
 /**
  * The fake platform's in-memory state, in the platform's own field names. `guild(id)` hands out
  * deep copies of it and `mutate(id, fn)` the live object.
  * This fake is the platform, so it says "overwrite" where our code says permission override
  * (docs/architecture.md#one-word-for-permission-overrides).
+ * Users, roles, channels and guild settings have the fields the service's client reads
+ * (libs/chat-platform), which are the platform's own, and the fake keeps a few more.
  */
 
-export interface FakeUser {
-  id: string;
-  username: string;
-  global_name: string | null;
-  bot: boolean;
-}
+export type FakeUser = PlatformUser;
 
-export interface FakeRole {
-  id: string;
-  name: string;
-  color: number;
-  hoist: boolean;
-  icon: string | null;
-  unicode_emoji: string | null;
-  /** @everyone is 0; the others 1..n without gaps, higher is more powerful. */
-  position: number;
-  permissions: string;
-  managed: boolean;
-  mentionable: boolean;
+/** Positions: @everyone is 0; the others 1..n without gaps, higher is more powerful. */
+export interface FakeRole extends PlatformRole {
   flags: number;
   /** Set on a bot's managed role. */
   tags?: { bot_id: string };
@@ -38,18 +33,8 @@ export interface FakeOverwrite {
 }
 
 /** Fields a channel's type does not have are null. */
-export interface FakeChannel {
-  id: string;
-  type: number;
+export interface FakeChannel extends PlatformChannel {
   guild_id: string;
-  name: string;
-  position: number;
-  parent_id: string | null;
-  topic: string | null;
-  nsfw: boolean;
-  rate_limit_per_user: number | null;
-  bitrate: number | null;
-  user_limit: number | null;
   permission_overwrites: FakeOverwrite[];
 }
 
@@ -61,23 +46,7 @@ export interface FakeMember {
   joined_at: string;
 }
 
-export interface FakeGuildSettings {
-  id: string;
-  name: string;
-  description: string | null;
-  icon: string | null;
-  owner_id: string;
-  verification_level: number;
-  default_message_notifications: number;
-  explicit_content_filter: number;
-  afk_channel_id: string | null;
-  afk_timeout: number;
-  system_channel_id: string | null;
-  system_channel_flags: number;
-  rules_channel_id: string | null;
-  public_updates_channel_id: string | null;
-  preferred_locale: string;
-}
+export type FakeGuildSettings = GuildSettings;
 
 export interface FakeGuild extends FakeGuildSettings {
   roles: FakeRole[];
@@ -109,18 +78,11 @@ export interface RequestRecord {
   auditLogReason: string | null;
 }
 
-export const CHANNEL_TYPES = {
-  text: 0,
-  dm: 1,
-  voice: 2,
-  category: 4,
-  announcement: 5,
-  stage: 13,
-  forum: 15,
-} as const;
+/** The channel types the fake knows: the platform's guild channel types, and direct messages. */
+export const CHANNEL_TYPES = { ...CHANNEL_TYPE, dm: 1 } as const;
 
 /** The guild channel types the fake serves. */
-export const GUILD_CHANNEL_TYPES: readonly number[] = [0, 2, 4, 5, 13, 15];
+export const GUILD_CHANNEL_TYPES: readonly number[] = Object.values(CHANNEL_TYPE);
 
 export const MAX_GUILD_ROLES = 250;
 export const MAX_GUILD_CHANNELS = 500;

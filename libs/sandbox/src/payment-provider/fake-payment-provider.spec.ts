@@ -3,13 +3,7 @@ import { type IncomingHttpHeaders, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PROVIDER_SIGNATURE_HEADER, type ProviderWebhookBody } from '@lib/contracts';
 import { FakePaymentProvider } from './fake-payment-provider';
-
-type Json = Record<string, unknown>;
-
-interface Reply {
-  status: number;
-  body: Json;
-}
+import { type Json, type JsonReply, sendJson } from '../../../../test/support/http-json';
 
 const AUTH = `Basic ${Buffer.from('test_sk_fake:').toString('base64')}`;
 const KST_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+09:00$/;
@@ -62,13 +56,8 @@ describe(FakePaymentProvider.name, () => {
     path: string,
     body?: unknown,
     headers: Record<string, string> = { Authorization: AUTH },
-  ): Promise<Reply> {
-    const response = await fetch(`${base}${path}`, {
-      method,
-      headers: body === undefined ? headers : { 'Content-Type': 'application/json', ...headers },
-      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-    });
-    return { status: response.status, body: (await response.json()) as Json };
+  ): Promise<JsonReply> {
+    return sendJson(`${base}${path}`, method, body, headers);
   }
 
   const issue = (authKey: string, customerKey: string) =>

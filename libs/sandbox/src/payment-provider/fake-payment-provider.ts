@@ -1,5 +1,5 @@
-import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
-import { closeAtOnce, listenOnLoopback } from '../loopback-server';
+import { type IncomingMessage, type ServerResponse, createServer } from 'node:http';
+import { LoopbackServer } from '../loopback-server';
 import type { ProviderEventData, ProviderEventType, ProviderWebhookBody } from '@lib/contracts';
 import { BoundedLog } from '../chat-platform/bounded-log';
 import { assertCardNumber, cardCodes, maskCardNumber } from './card-details';
@@ -96,8 +96,7 @@ export class FakePaymentProvider {
   readonly secretKey: string;
   readonly clientKey: string;
   readonly webhookSecret: string;
-  private readonly host: string;
-  private readonly port: number;
+  private readonly loopback: LoopbackServer;
   private readonly initialWebhookUrl: string | null;
   private readonly store = new ProviderStore();
   private readonly outages = new OutageInjector();
@@ -107,16 +106,16 @@ export class FakePaymentProvider {
   private chargeDelayMs = 0;
   private slowCardDelayMs: number;
   private webhookUrl: string | null;
-  private server?: Server;
-  private stopping = new AbortController();
-  private baseUrl?: string;
 
   constructor(options: FakePaymentProviderOptions = {}) {
     this.secretKey = options.secretKey ?? 'test_sk_fake';
     this.clientKey = options.clientKey ?? 'test_ck_fake';
     this.webhookSecret = options.webhookSecret ?? 'test-webhook-secret';
-    this.host = options.host ?? '127.0.0.1';
-    this.port = options.port ?? 0;
+    this.loopback = new LoopbackServer(
+      'fake payment provider',
+      options.host ?? '127.0.0.1',
+      options.port ?? 0,
+    );
     const logCapacity = options.logCapacity ?? 10_000;
     this.requests = new BoundedLog(logCapacity);
     this.webhooks = new WebhookDispatcher(this.webhookSecret, logCapacity);
@@ -127,32 +126,29 @@ export class FakePaymentProvider {
 
   /** The base address without `/v1`, e.g. `http://127.0.0.1:1234`. */
   get url(): string {
-    if (!this.baseUrl) throw new Error('the fake payment provider is not started');
-    return this.baseUrl;
+    return this.loopback.url;
   }
 
   async start(): Promise<{ url: string }> {
-    if (this.server) return { url: this.url };
-    this.stopping = new AbortController();
-    const context = {
-      secretKey: this.secretKey,
-      store: this.store,
-      outages: this.outages,
-      rejections: this.rejections,
-      requests: this.requests,
-      chargeDelayMs: () => this.chargeDelayMs,
-      onCharge: (charge: StoredCharge) => this.announceCharge(charge),
-      stopping: this.stopping.signal,
-    };
-    const server = createServer((req, res) => {
-      const pathname = (req.url ?? '/').split('?')[0];
-      if (pathname === CARD_WIDGET_PATH) return void this.serveCardWidget(req, res);
-      if (pathname === SDK_SCRIPT_PATH) return this.serveSdkScript(req, res);
-      return void handleProviderRequest(req, res, context);
+    const url = await this.loopback.start((stopping) => {
+      const context = {
+        secretKey: this.secretKey,
+        store: this.store,
+        outages: this.outages,
+        rejections: this.rejections,
+        requests: this.requests,
+        chargeDelayMs: () => this.chargeDelayMs,
+        onCharge: (charge: StoredCharge) => this.announceCharge(charge),
+        stopping,
+      };
+      return createServer((req, res) => {
+        const pathname = (req.url ?? '/').split('?')[0];
+        if (pathname === CARD_WIDGET_PATH) return void this.serveCardWidget(req, res);
+        if (pathname === SDK_SCRIPT_PATH) return this.serveSdkScript(req, res);
+        return void handleProviderRequest(req, res, context);
+      });
     });
-    this.baseUrl = await listenOnLoopback(server, this.host, this.port);
-    this.server = server;
-    return { url: this.baseUrl };
+    return { url };
   }
 
   /**
@@ -161,12 +157,7 @@ export class FakePaymentProvider {
    */
   async stop(): Promise<void> {
     this.webhooks.abortInFlight();
-    const server = this.server;
-    if (!server) return;
-    this.server = undefined;
-    this.baseUrl = undefined;
-    this.stopping.abort();
-    await closeAtOnce(server);
+    await this.loopback.stop();
   }
 
   /** Back to a fresh provider: no cards, keys, charges, logs, rules, delay; the configured webhook URL. */

@@ -5,17 +5,22 @@ export const STEP_DONE: StepOutcome = { created: 1, updated: 0, deleted: 0, rema
 
 type Name = keyof RestoreActivities;
 
+/** What a run calls after the step it stops at (failed, or the last before a cancel). */
+export const UNSUCCESSFUL_END: Name[] = ['resumeLiveSync', 'endRestoreUnsuccessfully'];
+
 /** What an activity does instead of succeeding; `call` counts its calls, from 1. */
 export type ActivityBehaviour = Partial<Record<Name, (call: number) => Promise<unknown>>>;
 
 /**
  * Restore activities for the procedure's tests (both engines run the same one): each records its
- * call and succeeds, every step with STEP_DONE, unless `behave` says otherwise. `calls` may be a
- * list the test already holds.
+ * call and succeeds, every step with STEP_DONE, unless `behave` says otherwise.
  */
-export function fakeRestoreActivities(behave: ActivityBehaviour = {}, calls: string[] = []) {
+export function fakeRestoreActivities(behave: ActivityBehaviour = {}) {
+  const calls: Name[] = [];
   const endings: RestoreFailure[] = [];
   const count = (name: Name) => calls.filter((made) => made === name).length;
+  /** The calls from the first call of `name` on. */
+  const callsFrom = (name: Name) => calls.slice(calls.indexOf(name));
   const activity =
     (name: Name, result: unknown) =>
     (input: unknown): Promise<never> => {
@@ -38,5 +43,5 @@ export function fakeRestoreActivities(behave: ActivityBehaviour = {}, calls: str
     completeRestore: activity('completeRestore', undefined),
     endRestoreUnsuccessfully: activity('endRestoreUnsuccessfully', undefined),
   };
-  return { activities, calls, endings, count };
+  return { activities, calls, endings, count, callsFrom };
 }

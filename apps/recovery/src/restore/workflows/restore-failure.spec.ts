@@ -22,23 +22,20 @@ const ENGINES: [string, (cause: Error) => Error][] = [
 ];
 
 describe(classifyRestoreFailure.name, () => {
-  it.each(ENGINES)('cancels the job with "guild deleted" when the guild is gone (%s)', (_engine, wrap) => {
-    const failure = wrap(ApplicationFailure.nonRetryable('Unknown Guild', 'GuildNotFound'));
-    expect(classifyRestoreFailure(failure, ref)).toEqual({
-      jobId: 'job-1',
-      status: 'canceled',
-      code: 'guild_deleted',
-      message: 'guild deleted',
-    });
-  });
-
-  it.each(ENGINES)('fails the job with the failure’s type and message otherwise (%s)', (_engine, wrap) => {
-    const failure = wrap(ApplicationFailure.nonRetryable('Missing Permissions', 'PermissionDenied'));
-    expect(classifyRestoreFailure(failure, ref)).toEqual({
-      jobId: 'job-1',
-      status: 'failed',
-      code: 'PermissionDenied',
-      message: 'Missing Permissions',
+  describe.each(ENGINES)('with the failure as handed %s', (_engine, wrap) => {
+    it.each([
+      {
+        does: 'cancels the job with "guild deleted" when the guild is gone',
+        cause: ApplicationFailure.nonRetryable('Unknown Guild', 'GuildNotFound'),
+        ending: { status: 'canceled', code: 'guild_deleted', message: 'guild deleted' },
+      },
+      {
+        does: 'fails the job with the failure’s type and message otherwise',
+        cause: ApplicationFailure.nonRetryable('Missing Permissions', 'PermissionDenied'),
+        ending: { status: 'failed', code: 'PermissionDenied', message: 'Missing Permissions' },
+      },
+    ])('$does', ({ cause, ending }) => {
+      expect(classifyRestoreFailure(wrap(cause), ref)).toEqual({ jobId: 'job-1', ...ending });
     });
   });
 

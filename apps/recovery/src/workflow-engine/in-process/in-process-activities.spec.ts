@@ -1,17 +1,10 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { ActivityOptions } from '@temporalio/workflow';
+import { RESTORE_ACTIVITY_OPTIONS } from '../../restore/workflows/restore-policy';
 import { callActivity, failureType, isRetryable, withActivityOptions } from './in-process-activities';
 
-const POLICY: ActivityOptions = {
-  startToCloseTimeout: '5 minutes',
-  retry: {
-    initialInterval: '1 second',
-    backoffCoefficient: 2,
-    maximumInterval: '1 minute',
-    maximumAttempts: 10,
-    nonRetryableErrorTypes: ['PermissionDenied'],
-  },
-};
+/** The policy the in-process engine runs restores with, as Temporal would: 1 s doubling to 1 minute, 10 attempts. */
+const POLICY = RESTORE_ACTIVITY_OPTIONS;
 
 /** Records the backoff waits instead of waiting; a fake clock moves by them. */
 function fakeTime() {

@@ -9,6 +9,7 @@ import {
 import {
   fakeRestoreActivities as fakeActivities,
   STEP_DONE as DONE,
+  UNSUCCESSFUL_END,
 } from '../../restore/workflows/restore-activities.fixture';
 import type { RestoreWorkflowInput, StepOutcome } from '../../restore/workflows/restore-contract';
 
@@ -37,6 +38,19 @@ function deferred<T>() {
   return { promise, resolve };
 }
 
+/** Activities whose CreateOrUpdateRoles, once `running`, waits until the test lets it `finish`. */
+function rolesHeldOpen() {
+  const running = deferred<void>();
+  const mayFinish = deferred<StepOutcome>();
+  const fake = fakeActivities({
+    createOrUpdateRoles: () => {
+      running.resolve();
+      return mayFinish.promise;
+    },
+  });
+  return { fake, running: running.promise, finish: () => mayFinish.resolve(DONE) };
+}
+
 describe(InProcessRestoreRun.name, () => {
   describe('retry policy (RESTORE_ACTIVITY_OPTIONS)', () => {
     it('retries a failing step from 1 s doubling, and completes when an attempt succeeds', async () => {
@@ -63,11 +77,7 @@ describe(InProcessRestoreRun.name, () => {
       const sut = new InProcessRestoreRun(INPUT, fake.activities, { sleep: time.sleep });
       expect(await sut.begin()).toBe('failed');
       expect([fake.count('deleteRemovedRoles'), time.waits]).toEqual([1, []]);
-      expect(fake.calls.slice(fake.calls.indexOf('deleteRemovedRoles'))).toEqual([
-        'deleteRemovedRoles',
-        'resumeLiveSync',
-        'endRestoreUnsuccessfully',
-      ]);
+      expect(fake.callsFrom('deleteRemovedRoles')).toEqual(['deleteRemovedRoles', ...UNSUCCESSFUL_END]);
       expect(fake.endings).toEqual([
         { jobId: 'job-1', status: 'failed', code: 'PermissionDenied', message: 'Missing Permissions' },
       ]);
@@ -102,17 +112,10 @@ describe(InProcessRestoreRun.name, () => {
   });
 
   it('shows progress while a step runs, and on cancel lets it finish and skips the later steps', async () => {
-    const rolesRunning = deferred<void>();
-    const rolesMayFinish = deferred<StepOutcome>();
-    const fake = fakeActivities({
-      createOrUpdateRoles: () => {
-        rolesRunning.resolve();
-        return rolesMayFinish.promise;
-      },
-    });
+    const { fake, running, finish } = rolesHeldOpen();
     const sut = new InProcessRestoreRun(INPUT, fake.activities);
     const outcome = sut.begin();
-    await rolesRunning.promise;
+    await running;
     expect(sut.progressSummary()).toMatchObject({
       current_step: 'CreateOrUpdateRoles',
       steps: expect.arrayContaining([
@@ -122,13 +125,9 @@ describe(InProcessRestoreRun.name, () => {
     });
 
     sut.cancel();
-    rolesMayFinish.resolve(DONE);
+    finish();
     expect(await outcome).toBe('canceled');
-    expect(fake.calls.slice(fake.calls.indexOf('createOrUpdateRoles'))).toEqual([
-      'createOrUpdateRoles',
-      'resumeLiveSync',
-      'endRestoreUnsuccessfully',
-    ]);
+    expect(fake.callsFrom('createOrUpdateRoles')).toEqual(['createOrUpdateRoles', ...UNSUCCESSFUL_END]);
     expect(fake.endings).toEqual([
       { jobId: 'job-1', status: 'canceled', code: 'canceled', message: 'Canceled by the user.' },
     ]);
@@ -142,25 +141,14 @@ describe(InProcessRestoreRun.name, () => {
 
   it('when the process stops, finishes the running activity, starts no other, and ends the job failed', async () => {
     const stop = new AbortController();
-    const rolesRunning = deferred<void>();
-    const rolesMayFinish = deferred<StepOutcome>();
-    const fake = fakeActivities({
-      createOrUpdateRoles: () => {
-        rolesRunning.resolve();
-        return rolesMayFinish.promise;
-      },
-    });
+    const { fake, running, finish } = rolesHeldOpen();
     const sut = new InProcessRestoreRun(INPUT, fake.activities, { stop: stop.signal });
     const outcome = sut.begin();
-    await rolesRunning.promise;
+    await running;
     stop.abort(serviceStopped());
-    rolesMayFinish.resolve(DONE);
+    finish();
     expect(await outcome).toBe('failed');
-    expect(fake.calls.slice(fake.calls.indexOf('createOrUpdateRoles'))).toEqual([
-      'createOrUpdateRoles',
-      'resumeLiveSync',
-      'endRestoreUnsuccessfully',
-    ]);
+    expect(fake.callsFrom('createOrUpdateRoles')).toEqual(['createOrUpdateRoles', ...UNSUCCESSFUL_END]);
     expect(fake.endings).toEqual([
       { jobId: 'job-1', status: 'failed', code: 'ServiceStopped', message: SERVICE_STOPPED_MESSAGE },
     ]);
@@ -171,7 +159,7 @@ describe(failStoppedRestore.name, () => {
   it('resumes live sync and ends the job failed with the service-stopped message', async () => {
     const fake = fakeActivities();
     await failStoppedRestore({ jobId: 'job-1' }, inProcessRestoreActivities(fake.activities));
-    expect(fake.calls).toEqual(['resumeLiveSync', 'endRestoreUnsuccessfully']);
+    expect(fake.calls).toEqual(UNSUCCESSFUL_END);
     expect(fake.endings).toEqual([
       { jobId: 'job-1', status: 'failed', code: 'ServiceStopped', message: SERVICE_STOPPED_MESSAGE },
     ]);
@@ -185,6 +173,6 @@ describe(failStoppedRestore.name, () => {
     await expect(
       failStoppedRestore({ jobId: 'job-1' }, inProcessRestoreActivities(fake.activities)),
     ).rejects.toThrow('no job');
-    expect(fake.calls).toEqual(['resumeLiveSync', 'endRestoreUnsuccessfully']);
+    expect(fake.calls).toEqual(UNSUCCESSFUL_END);
   });
 });

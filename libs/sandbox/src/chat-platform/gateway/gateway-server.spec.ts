@@ -14,6 +14,7 @@ import { WebSocket } from 'ws';
 import { FakeChatPlatform } from '../fake-chat-platform';
 import type { GuildSpec, SeededGuild } from '../guild-seed';
 import { GatewayServer } from './gateway-server';
+import { fakeForSuite } from '../../../../../test/support/loopback-fake';
 
 const OWNER = '200000000000000001';
 const RAIDER = '200000000000000002';
@@ -70,19 +71,15 @@ async function until(condition: () => boolean, what: string, deadlineMs = 5000):
 
 /** The gateway behind a real discord.js Client, with a raider acting through a REST client of their own. */
 describe(GatewayServer.name, () => {
-  const platform = new FakeChatPlatform({ gatewayHeartbeatIntervalMs: 250 });
-  let url: string;
+  const platform = fakeForSuite(new FakeChatPlatform({ gatewayHeartbeatIntervalMs: 250 }));
   let seeded: SeededGuild;
   let raider: REST;
   let clients: Client[] = [];
 
-  beforeAll(async () => {
-    ({ url } = await platform.start());
-    raider = new REST({ api: `${url}/api` }).setToken(RAIDER_TOKEN);
+  beforeAll(() => {
+    raider = new REST({ api: `${platform.url}/api` }).setToken(RAIDER_TOKEN);
   });
-  afterAll(() => platform.stop());
   beforeEach(() => {
-    platform.reset();
     seeded = platform.seedGuild(guildSpec());
     platform.registerBotToken(RAIDER_TOKEN, RAIDER);
   });
@@ -94,7 +91,7 @@ describe(GatewayServer.name, () => {
   async function connect(intents: GatewayIntentBits[] = INTENTS): Promise<Client> {
     const client = new Client({
       intents,
-      rest: { api: `${url}/api` },
+      rest: { api: `${platform.url}/api` },
       // discord.js spaces a shard's identifies 5 s apart, as the platform asks; the fake does not.
       ws: { buildIdentifyThrottler: () => ({ waitForIdentify: () => Promise.resolve() }) },
     });
@@ -273,13 +270,13 @@ describe(GatewayServer.name, () => {
   });
 
   it('refuses a wrong token: 401 on /gateway/bot, so login fails, and 4004 on IDENTIFY', async () => {
-    const client = new Client({ intents: INTENTS, rest: { api: `${url}/api` } });
+    const client = new Client({ intents: INTENTS, rest: { api: `${platform.url}/api` } });
     clients.push(client);
     await expect(client.login('not-the-token')).rejects.toThrow(/invalid token/i);
 
     const gateway = await raider.get(Routes.gatewayBot());
     expect(gateway).toEqual({
-      url: `${url.replace('http', 'ws')}/gateway`,
+      url: `${platform.url.replace('http', 'ws')}/gateway`,
       shards: 1,
       session_start_limit: { total: 1000, remaining: 1000, reset_after: 0, max_concurrency: 1 },
     });

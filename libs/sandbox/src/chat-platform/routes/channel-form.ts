@@ -5,21 +5,8 @@ import type { PlatformStore } from '../platform-store';
 
 const MAX_OVERWRITES = 100;
 
-export type ChannelFields = Partial<
-  Pick<
-    FakeChannel,
-    | 'name'
-    | 'type'
-    | 'position'
-    | 'parent_id'
-    | 'topic'
-    | 'nsfw'
-    | 'rate_limit_per_user'
-    | 'bitrate'
-    | 'user_limit'
-    | 'permission_overwrites'
-  >
->;
+/** What a create or edit body may set: every field of a channel but its ids. */
+export type ChannelFields = Partial<Omit<FakeChannel, 'id' | 'guild_id'>>;
 
 /** One overwrite's body: `type` is required, absent or null bit sets are empty. */
 export function readOverwrite(form: FormBody): Omit<FakeOverwrite, 'id'> {
