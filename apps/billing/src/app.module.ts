@@ -2,7 +2,6 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { EntitlementsModule } from '@lib/entitlements';
 import { GuildAccessModule } from '@lib/guild-access';
 import { MessagingModule, MESSAGING_READINESS, transportOf } from '@lib/messaging';
-import { OutboxModule } from '@lib/outbox';
 import { readinessChecks, serviceAppModule } from '@lib/runtime';
 import type { BillingEnv } from './billing.env';
 import { BillingModule } from './billing.module';
@@ -16,12 +15,10 @@ export class AppModule {
       readiness: readinessChecks(MESSAGING_READINESS),
       imports: [
         MessagingModule.forService({ ...transportOf(config), clientId: 'billing', schema: 'billing' }),
-        OutboxModule.forService({
+        MessagingModule.relayedOutbox({
           schema: billingDatabase.schema,
           producer: 'billing',
           databaseUrl: config.DATABASE_URL,
-          relay: true,
-          publisher: MessagingModule.publisherProvider(),
         }),
         GuildAccessModule.forService({ recoveryUrl: config.RECOVERY_URL }),
         EntitlementsModule.forService({ licensingUrl: config.LICENSING_URL, service: 'billing' }),

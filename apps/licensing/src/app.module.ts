@@ -1,8 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { CONSUMER_GROUPS, TOPICS } from '@lib/contracts';
 import { GuildAccessModule } from '@lib/guild-access';
-import { EVENT_HANDLERS, MessagingModule, MESSAGING_READINESS, transportOf } from '@lib/messaging';
-import { OutboxModule } from '@lib/outbox';
+import { eventHandlers, MessagingModule, MESSAGING_READINESS, transportOf } from '@lib/messaging';
 import { readinessChecks, serviceAppModule } from '@lib/runtime';
 import type { LicensingEnv } from './licensing.env';
 import { licensingDatabase } from './database';
@@ -24,21 +23,13 @@ export class AppModule {
             schema: licensingDatabase.schema,
             consume: { groupId: CONSUMER_GROUPS.licensing, topics: [TOPICS.billing] },
           },
-          [
-            {
-              provide: EVENT_HANDLERS,
-              inject: [LicenseEventsHandler],
-              useFactory: (handler: LicenseEventsHandler) => [handler],
-            },
-          ],
+          [eventHandlers(LicenseEventsHandler)],
           [LicensingModule],
         ),
-        OutboxModule.forService({
+        MessagingModule.relayedOutbox({
           schema: licensingDatabase.schema,
           producer: 'licensing',
           databaseUrl: config.DATABASE_URL,
-          relay: true,
-          publisher: MessagingModule.publisherProvider(),
         }),
         LicensingModule,
       ],

@@ -2,13 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { ChatPlatformClient } from '@lib/chat-platform';
 import { ALL_TOPICS, CONSUMER_GROUPS } from '@lib/contracts';
 import { GuildAccessModule } from '@lib/guild-access';
-import {
-  EVENT_HANDLERS,
-  type EventHandler,
-  MessagingModule,
-  MESSAGING_READINESS,
-  transportOf,
-} from '@lib/messaging';
+import { eventHandlers, MessagingModule, MESSAGING_READINESS, transportOf } from '@lib/messaging';
 import { readinessChecks, serviceAppModule } from '@lib/runtime';
 import { AuditLogController } from './audit/audit-log.controller';
 import { AuditLogHandler } from './audit/audit-log.handler';
@@ -43,11 +37,7 @@ export class AppModule {
             AuditLogRepository,
             AuditLogHandler,
             DmPlanningHandler,
-            {
-              provide: EVENT_HANDLERS,
-              inject: [AuditLogHandler, DmPlanningHandler],
-              useFactory: (...handlers: EventHandler[]) => handlers,
-            },
+            eventHandlers(AuditLogHandler, DmPlanningHandler),
           ],
         ),
       ],

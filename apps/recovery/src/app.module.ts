@@ -1,8 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { CONSUMER_GROUPS, TOPICS } from '@lib/contracts';
 import { EntitlementsModule } from '@lib/entitlements';
-import { EVENT_HANDLERS, MessagingModule, MESSAGING_READINESS, transportOf } from '@lib/messaging';
-import { OutboxModule } from '@lib/outbox';
+import { eventHandlers, MessagingModule, MESSAGING_READINESS, transportOf } from '@lib/messaging';
 import { readinessChecks, serviceAppModule } from '@lib/runtime';
 import { AntiNukeModule } from './antinuke/antinuke.module';
 import { AntiNukeLicenseHandler } from './antinuke/license-events.handler';
@@ -32,21 +31,13 @@ export class AppModule {
             schema: 'recovery',
             consume: { groupId: CONSUMER_GROUPS.recovery, topics: [TOPICS.licensing] },
           },
-          [
-            {
-              provide: EVENT_HANDLERS,
-              inject: [AntiNukeLicenseHandler],
-              useFactory: (antinuke: AntiNukeLicenseHandler) => [antinuke],
-            },
-          ],
+          [eventHandlers(AntiNukeLicenseHandler)],
           [AntiNukeModule],
         ),
-        OutboxModule.forService({
+        MessagingModule.relayedOutbox({
           schema: recoveryDatabase.schema,
           producer: 'recovery',
           databaseUrl: config.DATABASE_URL,
-          relay: true,
-          publisher: MessagingModule.publisherProvider(),
         }),
         WorkflowEngineModule.forRoot(config),
         PlatformModule.forRoot({ apiBaseUrl: config.DISCORD_API_URL, botToken: config.DISCORD_BOT_TOKEN }),

@@ -10,7 +10,7 @@ import {
   type Type,
 } from '@nestjs/common';
 import type { Topic } from '@lib/contracts';
-import { EVENT_PUBLISHER, type EventPublisher } from '@lib/outbox';
+import { EVENT_PUBLISHER, type EventPublisher, OutboxModule, type OutboxModuleOptions } from '@lib/outbox';
 import { MESSAGE_TRANSPORT, type ReadinessCheck } from '@lib/runtime';
 import { type Admin, Kafka } from 'kafkajs';
 import { DataSource } from 'typeorm';
@@ -24,6 +24,15 @@ import { KafkaEventServer } from './kafka-event.server';
 import { KafkaEventPublisher } from './kafka-event.publisher';
 
 export const EVENT_HANDLERS = Symbol('EVENT_HANDLERS');
+
+/** The EVENT_HANDLERS provider: the service's consumer group applies each event through these. */
+export function eventHandlers(...handlers: Type<EventHandler>[]): Provider<EventHandler[]> {
+  return {
+    provide: EVENT_HANDLERS,
+    inject: handlers,
+    useFactory: (...instances: EventHandler[]) => instances,
+  };
+}
 const KAFKA_ADMIN = Symbol('KAFKA_ADMIN');
 /** The outbox relay's publisher for the configured transport. */
 export const MESSAGING_PUBLISHER = Symbol('MESSAGING_PUBLISHER');
@@ -176,6 +185,18 @@ export class MessagingModule implements OnApplicationBootstrap, BeforeApplicatio
           ? [MESSAGING_PUBLISHER, MESSAGING_READINESS]
           : [Kafka, MESSAGING_PUBLISHER, MESSAGING_READINESS],
     };
+  }
+
+  /**
+   * The service's outbox with its relay in this process, publishing through this module's
+   * transport (Kafka, or the in-process bus).
+   */
+  static relayedOutbox(options: Omit<OutboxModuleOptions, 'relay' | 'publisher'>): DynamicModule {
+    return OutboxModule.forService({
+      ...options,
+      relay: true,
+      publisher: MessagingModule.publisherProvider(),
+    });
   }
 
   /** The outbox publisher provider, for OutboxModule.forService({ publisher }). */
