@@ -1,49 +1,5 @@
-import type { DomainEvent } from '@lib/contracts';
-import type { OutboxMessage } from '@lib/outbox';
-import { v7 as uuidv7 } from 'uuid';
-import type { EventProcessor } from './event-processor';
+import { outboxMessage as message, recordingProcessor as processor } from './event-bus.fixture';
 import { InProcessEventBus } from './in-process-event-bus';
-
-function message(topic: string, envelope?: string): OutboxMessage {
-  const id = uuidv7();
-  return {
-    id,
-    topic,
-    key: 'guild-1',
-    eventType: 'SnapshotCreated',
-    envelope:
-      envelope ??
-      JSON.stringify({
-        id,
-        type: 'SnapshotCreated',
-        version: 1,
-        guild_id: 'guild-1',
-        occurred_at: new Date().toISOString(),
-        producer: 'recovery',
-        payload: {},
-      }),
-  };
-}
-
-/** Records what it was given; fails the first `failures` calls. */
-function processor(failures = 0) {
-  const applied: DomainEvent[][] = [];
-  const malformed: string[] = [];
-  let calls = 0;
-  const fake = {
-    process: (events: readonly DomainEvent[]) => {
-      calls += 1;
-      if (calls <= failures) return Promise.reject(new Error('database down'));
-      applied.push([...events]);
-      return Promise.resolve();
-    },
-    recordMalformed: (_consumer: string, reference: string) => {
-      malformed.push(reference);
-      return Promise.resolve();
-    },
-  };
-  return { applied, malformed, processor: fake as unknown as EventProcessor };
-}
 
 describe('InProcessEventBus', () => {
   it('gives each group the messages of its topics only', async () => {

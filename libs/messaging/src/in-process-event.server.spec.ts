@@ -2,53 +2,14 @@ import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { INestMicroservice } from '@nestjs/common';
 import { type DomainEvent, TOPICS } from '@lib/contracts';
-import type { OutboxMessage } from '@lib/outbox';
-import { v7 as uuidv7 } from 'uuid';
+import { outboxMessage as message, recordingProcessor as processor } from './event-bus.fixture';
 import { EventConsumer, eventConsumerController } from './event-consumer';
 import type { EventProcessor } from './event-processor';
 import { InProcessEventBus } from './in-process-event-bus';
 import { InProcessEventServer } from './in-process-event.server';
 
-function message(topic: string, envelope?: string): OutboxMessage {
-  const id = uuidv7();
-  return {
-    id,
-    topic,
-    key: 'guild-1',
-    eventType: 'SubscriptionStarted',
-    envelope:
-      envelope ??
-      JSON.stringify({
-        id,
-        type: 'SubscriptionStarted',
-        version: 1,
-        guild_id: 'guild-1',
-        occurred_at: new Date().toISOString(),
-        producer: 'billing',
-        payload: {},
-      }),
-  };
-}
-
-/** Records what reached the processor; the first `failures` batches fail as a database outage would. */
-function processor(failures = 0) {
-  const applied: string[][] = [];
-  const malformed: string[] = [];
-  let calls = 0;
-  const fake = {
-    process: (events: readonly DomainEvent[]) => {
-      calls += 1;
-      if (calls <= failures) return Promise.reject(new Error('database down'));
-      applied.push(events.map((event) => event.id));
-      return Promise.resolve();
-    },
-    recordMalformed: (_consumer: string, reference: string) => {
-      malformed.push(reference);
-      return Promise.resolve();
-    },
-  };
-  return { applied, malformed, processor: fake as unknown as EventProcessor };
-}
+/** The event ids of each batch applied. */
+const ids = (batches: DomainEvent[][]) => batches.map((batch) => batch.map((event) => event.id));
 
 /** A Nest microservice of one consumer group's `@EventPattern` controller on the in-process transport. */
 async function consumerGroup(
@@ -83,7 +44,7 @@ describe(InProcessEventServer.name, () => {
     const billing = [message(TOPICS.billing), message(TOPICS.billing)];
     await bus.deliver(billing);
     await bus.deliver([message(TOPICS.recovery)]);
-    expect(licensing.applied).toEqual([billing.map((m) => m.id)]);
+    expect(ids(licensing.applied)).toEqual([billing.map((m) => m.id)]);
   });
 
   it("fails the relay's round with the handler's own error, and applies the batch on its retry", async () => {
@@ -95,7 +56,7 @@ describe(InProcessEventServer.name, () => {
     await expect(failed).rejects.toThrow('1 consumer group(s) could not apply the batch');
     await expect(failed).rejects.toMatchObject({ cause: new Error('database down') });
     await bus.deliver(batch);
-    expect(licensing.applied).toEqual([[batch[0].id]]);
+    expect(ids(licensing.applied)).toEqual([[batch[0].id]]);
   });
 
   it('sets a message that is not an event aside through the handler, naming its outbox row', async () => {
