@@ -1,4 +1,4 @@
-import { ScheduledPass } from '@lib/runtime';
+import { RetryTimer, ScheduledPass } from '@lib/runtime';
 import { Logger } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { Client } from 'pg';
@@ -24,6 +24,8 @@ export interface OutboxRelayOptions {
 }
 
 const RETENTION_SWEEP_EVERY_MS = 10 * 60_000;
+/** The wait before a lost or refused LISTEN connection is opened again. */
+const RELISTEN_MS = 1_000;
 /** The first retry wait after a failed round; it doubles up to `maxBackoffMs`. */
 const FIRST_BACKOFF_MS = 100;
 
@@ -60,8 +62,10 @@ const outboxOldestUnsent = new Gauge({
  * The rounds run as a pass on the app's scheduler (`outbox-relay(<schema>)`), which never overlaps
  * itself and is waited for at stop. A NOTIFY from a committed insert starts the pass at once, so
  * the poll interval is only the fallback; a NOTIFY during a pass makes it go round again. A failed
- * round leaves the rows and waits a backoff (a one-shot retry timer, or a NOTIFY, ends it early).
- * Sent rows past retention are deleted by a second pass every ten minutes.
+ * round leaves the rows and waits a backoff (a one-shot retry, `outbox-retry(<schema>)`, or a
+ * NOTIFY, ends it early). A lost LISTEN connection is opened again a second later
+ * (`outbox-listen(<schema>)`); meanwhile the ticks poll. Sent rows past retention are deleted by a
+ * second pass every ten minutes.
  */
 export class OutboxRelay {
   private readonly logger: Logger;
@@ -71,6 +75,10 @@ export class OutboxRelay {
   private readonly maxBackoffMs: number;
   private readonly relayPass: ScheduledPass;
   private readonly sweepPass: ScheduledPass;
+  /** The try after a failed round's backoff. */
+  private readonly retry: RetryTimer;
+  /** The next LISTEN connection after one was lost or refused. */
+  private readonly relisten: RetryTimer;
   private running = false;
   private listener: Client | undefined;
   /** A NOTIFY came since the current round claimed its batch. */
@@ -78,7 +86,6 @@ export class OutboxRelay {
   private backoffMs = FIRST_BACKOFF_MS;
   /** Until then, after a failed round, a scheduled tick does not try again. */
   private retryAt = 0;
-  private retryTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: OutboxRelayOptions) {
     this.logger = new Logger(`OutboxRelay(${options.schema})`);
@@ -91,6 +98,8 @@ export class OutboxRelay {
     this.sweepPass = new ScheduledPass(scheduler, `outbox-retention(${options.schema})`, () =>
       this.sweepSentRows(),
     );
+    this.retry = new RetryTimer(scheduler, `outbox-retry(${options.schema})`);
+    this.relisten = new RetryTimer(scheduler, `outbox-listen(${options.schema})`);
   }
 
   get schema(): string {
@@ -111,11 +120,12 @@ export class OutboxRelay {
     this.sweepPass.every(RETENTION_SWEEP_EVERY_MS, { now: true });
   }
 
-  /** Takes both passes off the scheduler, waits for the rounds in flight, then drops LISTEN. */
+  /** Takes the passes and retries off the scheduler, waits for the rounds in flight, then drops LISTEN. */
   async stop(): Promise<void> {
     this.running = false;
     runningRelays.delete(this);
-    clearTimeout(this.retryTimer);
+    this.retry.cancel();
+    this.relisten.cancel();
     await Promise.all([this.relayPass.stop(), this.sweepPass.stop()]);
     await this.listener?.end().catch(() => undefined);
     this.listener = undefined;
@@ -171,42 +181,40 @@ export class OutboxRelay {
       this.logger.warn({ err: error, retry_in_ms: wait }, 'outbox relay round failed; rows stay for retry');
       this.backoffMs = Math.min(wait * 2, this.maxBackoffMs);
       this.retryAt = Date.now() + wait;
-      // A retry wait, not a loop: one try after the backoff, then the schedule goes on.
-      clearTimeout(this.retryTimer);
-      this.retryTimer = setTimeout(() => {
+      // One try after the backoff, then the schedule goes on.
+      this.retry.schedule(wait, () => {
         this.retryAt = 0;
         void this.relayPass.runNow();
-      }, wait);
+      });
     }
   }
 
+  /** Holds one LISTEN connection until it is lost, then schedules the next one. */
   private async listen(): Promise<void> {
-    while (this.running) {
-      const client = new Client({
-        connectionString: this.options.databaseUrl,
-        application_name: 'outbox-listen',
-      });
-      const closed = new Promise<void>((resolve) => {
-        client.on('error', () => resolve());
-        client.on('end', () => resolve());
-      });
-      client.on('notification', () => {
-        this.notified = true;
-        void this.relayPass.runNow();
-      });
-      try {
-        await client.connect();
-        await this.outbox.listen(client);
-        this.listener = client;
-        // Stopped while connecting: nobody would end this connection but the finally below.
-        if (this.running) await closed;
-      } catch (error) {
-        this.logger.debug({ err: error }, 'outbox LISTEN connection failed; polling meanwhile');
-      } finally {
-        await client.end().catch(() => undefined);
-      }
-      if (this.running) await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const client = new Client({
+      connectionString: this.options.databaseUrl,
+      application_name: 'outbox-listen',
+    });
+    const closed = new Promise<void>((resolve) => {
+      client.on('error', () => resolve());
+      client.on('end', () => resolve());
+    });
+    client.on('notification', () => {
+      this.notified = true;
+      void this.relayPass.runNow();
+    });
+    try {
+      await client.connect();
+      await this.outbox.listen(client);
+      this.listener = client;
+      // Stopped while connecting: nobody would end this connection but the finally below.
+      if (this.running) await closed;
+    } catch (error) {
+      this.logger.debug({ err: error }, 'outbox LISTEN connection failed; polling meanwhile');
+    } finally {
+      await client.end().catch(() => undefined);
     }
+    if (this.running) this.relisten.schedule(RELISTEN_MS, () => void this.listen());
   }
 
   private async sweepSentRows(): Promise<void> {

@@ -10,6 +10,7 @@ export * from './ttl-cache';
 export * from './raw-body';
 export * from './plain-routes';
 export * from './scheduled-pass';
+export * from './retry-timer';
 export * from './json-guard';
 export * from './deferred-body';
 export * from './settled-within';

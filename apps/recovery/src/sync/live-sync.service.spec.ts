@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import type { ChatPlatformClient, GuildState } from '@lib/chat-platform';
 import type { PlanFeature } from '@lib/contracts';
 import type { EntitlementsClient } from '@lib/entitlements';
+import { SchedulerRegistry } from '@nestjs/schedule';
 import { register } from 'prom-client';
 import type { DestructiveAction } from '../antinuke/destructive-action';
 import type { GuildRegistry } from '../guilds/guild-registry.service';
@@ -385,6 +386,43 @@ describe(LiveSyncService.name, () => {
       expect(await counterValue('live_sync_destructive_actions_total', { kind: 'channel_delete' })).toBe(
         before + 1,
       );
+    });
+  });
+
+  describe('the gateway connection', () => {
+    afterEach(() => jest.useRealTimers());
+
+    it('is tried again after 1 s, 2 s, 4 s… as a retry on the scheduler, which stop cancels', async () => {
+      jest.useFakeTimers();
+      const source = new InMemoryGuildEventSource();
+      const start = jest.spyOn(source, 'start').mockRejectedValue(new Error('gateway down'));
+      const scheduler = new SchedulerRegistry();
+      const sut = new LiveSyncService(
+        source,
+        { enabled: true, pausePollMs: HOUR, entitlementRecheckMs: HOUR },
+        {} as LiveSyncControl,
+        {} as GuildRegistry,
+        {} as EntitlementsClient,
+        {} as ChatPlatformClient,
+        null,
+        scheduler,
+      );
+      sut.onApplicationBootstrap();
+      await jest.advanceTimersByTimeAsync(0);
+      expect(start).toHaveBeenCalledTimes(1);
+      expect(scheduler.getTimeouts()).toEqual(['live-sync-connect']);
+      await jest.advanceTimersByTimeAsync(999);
+      expect(start).toHaveBeenCalledTimes(1);
+      await jest.advanceTimersByTimeAsync(1);
+      expect(start).toHaveBeenCalledTimes(2);
+      await jest.advanceTimersByTimeAsync(2_000);
+      expect(start).toHaveBeenCalledTimes(3);
+      expect(scheduler.getTimeouts()).toEqual(['live-sync-connect']);
+
+      await sut.stop();
+      expect(scheduler.getTimeouts()).toEqual([]);
+      await jest.advanceTimersByTimeAsync(120_000);
+      expect(start).toHaveBeenCalledTimes(3);
     });
   });
 });

@@ -8,7 +8,7 @@ import {
 } from '@nestjs/common';
 import { ChatPlatformClient, type GuildState } from '@lib/chat-platform';
 import { EntitlementsClient } from '@lib/entitlements';
-import { ScheduledPass, TtlCache } from '@lib/runtime';
+import { RetryTimer, ScheduledPass, TtlCache } from '@lib/runtime';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { DESTRUCTIVE_ACTION_SINK, type DestructiveActionSink } from '../antinuke/destructive-action';
 import { GuildRegistry } from '../guilds/guild-registry.service';
@@ -99,7 +99,8 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
   private received = 0;
   /** The pause check and the plan check, on the app's scheduler while connected. */
   private readonly passes: { pauses: ScheduledPass; plans: ScheduledPass };
-  private connectTimer: NodeJS.Timeout | undefined;
+  /** The next try to connect to the gateway after one failed, on the same scheduler. */
+  private readonly reconnect: RetryTimer;
   private running = false;
 
   constructor(
@@ -120,6 +121,7 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
       pauses: new ScheduledPass(scheduler, 'live-sync-pauses', () => this.resumeEnded()),
       plans: new ScheduledPass(scheduler, 'live-sync-plans', () => this.followPlans()),
     };
+    this.reconnect = new RetryTimer(scheduler, 'live-sync-connect');
   }
 
   onApplicationBootstrap(): void {
@@ -146,7 +148,7 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
 
   async stop(): Promise<void> {
     this.running = false;
-    clearTimeout(this.connectTimer);
+    this.reconnect.cancel();
     // Each waits for its pass in flight, whose lane tasks then finish before the lanes drain.
     await Promise.all([this.passes.pauses.stop(), this.passes.plans.stop()]);
     await this.source.stop();
@@ -407,7 +409,7 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
       if (!this.running) return;
       const delay = Math.min(CONNECT_RETRY_MAX_MS, 1_000 * 2 ** attempt);
       this.logger.error({ err: String(error), retry_in_ms: delay }, 'gateway connection failed');
-      this.connectTimer = setTimeout(() => this.connect(attempt + 1), delay);
+      this.reconnect.schedule(delay, () => this.connect(attempt + 1));
     });
   }
 }
