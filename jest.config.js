@@ -13,7 +13,11 @@ const swc = [
 
 const common = {
   transform: { '^.+\\.ts$': swc },
-  moduleNameMapper: { '^@lib/(.*)$': '<rootDir>/libs/$1/src' },
+  moduleNameMapper: {
+    // A library's spec helpers (its src/testing.ts), kept out of the index the apps load.
+    '^@lib/([^/]+)/testing$': '<rootDir>/libs/$1/src/testing',
+    '^@lib/(.*)$': '<rootDir>/libs/$1/src',
+  },
   testEnvironment: 'node',
 };
 

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import type { DataSource } from 'typeorm';
+import { expectNoRetryAfterStop, expectRetriesAfter } from '@lib/runtime/testing';
 import { OutboxRelay } from './outbox.relay';
 
 /** A LISTEN connection that the database refuses, each one counted. */
@@ -20,14 +21,25 @@ jest.mock('pg', () => ({
   },
 }));
 
-function relayOn(scheduler: SchedulerRegistry): OutboxRelay {
-  return new OutboxRelay({
+/**
+ * A relay on a scheduler of its own, started, once its first round and LISTEN connection were
+ * tried; its rounds fail as with the broker down, or find nothing to relay.
+ */
+async function startedRelay(rounds: 'failing' | 'idle') {
+  const scheduler = new SchedulerRegistry();
+  const relay = new OutboxRelay({
     schema: 'test',
     dataSource: { query: () => Promise.resolve([]) } as unknown as DataSource,
     databaseUrl: 'postgres://outbox.invalid/test',
     publisher: { publish: () => Promise.resolve() },
     scheduler,
   });
+  const round = jest.spyOn(relay, 'relayOnce');
+  if (rounds === 'failing') round.mockRejectedValue(new Error('broker down'));
+  else round.mockResolvedValue(0);
+  relay.start();
+  await jest.advanceTimersByTimeAsync(0);
+  return { scheduler, relay, round };
 }
 
 describe(OutboxRelay.name, () => {
@@ -42,19 +54,13 @@ describe(OutboxRelay.name, () => {
   afterEach(() => jest.useRealTimers());
 
   it('retries a failed round after 100 ms, then 200 ms, as a retry on the scheduler', async () => {
-    const scheduler = new SchedulerRegistry();
-    const relay = relayOn(scheduler);
-    const round = jest.spyOn(relay, 'relayOnce').mockRejectedValue(new Error('broker down'));
-    relay.start();
-    await jest.advanceTimersByTimeAsync(0);
+    const { scheduler, relay, round } = await startedRelay('failing');
     expect(round).toHaveBeenCalledTimes(1);
-    expect(scheduler.getTimeouts()).toContain('outbox-retry(test)');
-    await jest.advanceTimersByTimeAsync(100);
-    expect(round).toHaveBeenCalledTimes(2);
-    await jest.advanceTimersByTimeAsync(199);
-    expect(round).toHaveBeenCalledTimes(2);
-    await jest.advanceTimersByTimeAsync(1);
-    expect(round).toHaveBeenCalledTimes(3);
+    await expectRetriesAfter(
+      { scheduler, name: 'outbox-retry(test)' },
+      () => round.mock.calls.length,
+      [100, 200],
+    );
 
     round.mockResolvedValue(0);
     await jest.advanceTimersByTimeAsync(400);
@@ -64,35 +70,28 @@ describe(OutboxRelay.name, () => {
   });
 
   it('opens LISTEN again a second after it was refused, as a retry on the scheduler', async () => {
-    const scheduler = new SchedulerRegistry();
-    const relay = relayOn(scheduler);
-    jest.spyOn(relay, 'relayOnce').mockResolvedValue(0);
-    relay.start();
-    await jest.advanceTimersByTimeAsync(0);
+    const { scheduler, relay } = await startedRelay('idle');
     expect(listenConnections.opened).toBe(1);
     expect(scheduler.getTimeouts()).toEqual(['outbox-listen(test)']);
-    await jest.advanceTimersByTimeAsync(999);
-    expect(listenConnections.opened).toBe(1);
-    await jest.advanceTimersByTimeAsync(1);
-    expect(listenConnections.opened).toBe(2);
+    await expectRetriesAfter(
+      { scheduler, name: 'outbox-listen(test)' },
+      () => listenConnections.opened,
+      [1_000],
+    );
     await relay.stop();
   });
 
   it('leaves nothing on the scheduler once stopped, and tries nothing more', async () => {
-    const scheduler = new SchedulerRegistry();
-    const relay = relayOn(scheduler);
-    const round = jest.spyOn(relay, 'relayOnce').mockRejectedValue(new Error('broker down'));
-    relay.start();
-    await jest.advanceTimersByTimeAsync(0);
+    const { scheduler, relay, round } = await startedRelay('failing');
     expect(scheduler.getTimeouts().sort()).toEqual(['outbox-listen(test)', 'outbox-retry(test)']);
     expect(scheduler.getIntervals().sort()).toEqual(['outbox-relay(test)', 'outbox-retention(test)']);
 
-    await relay.stop();
-    expect(scheduler.getTimeouts()).toEqual([]);
+    await expectNoRetryAfterStop(
+      () => relay.stop(),
+      scheduler,
+      () => round.mock.calls.length,
+    );
     expect(scheduler.getIntervals()).toEqual([]);
-    const calls = round.mock.calls.length;
-    await jest.advanceTimersByTimeAsync(60_000);
-    expect(round).toHaveBeenCalledTimes(calls);
     expect(listenConnections.opened).toBe(1);
   });
 });

@@ -4,6 +4,7 @@ import type { PlanFeature } from '@lib/contracts';
 import type { EntitlementsClient } from '@lib/entitlements';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { register } from 'prom-client';
+import { expectNoRetryAfterStop, expectRetriesAfter } from '@lib/runtime/testing';
 import type { DestructiveAction } from '../antinuke/destructive-action';
 import type { GuildRegistry } from '../guilds/guild-registry.service';
 import type { GuildEvent } from './guild-events';
@@ -407,22 +408,15 @@ describe(LiveSyncService.name, () => {
         null,
         scheduler,
       );
+      const tries = () => start.mock.calls.length;
       sut.onApplicationBootstrap();
       await jest.advanceTimersByTimeAsync(0);
       expect(start).toHaveBeenCalledTimes(1);
       expect(scheduler.getTimeouts()).toEqual(['live-sync-connect']);
-      await jest.advanceTimersByTimeAsync(999);
-      expect(start).toHaveBeenCalledTimes(1);
-      await jest.advanceTimersByTimeAsync(1);
-      expect(start).toHaveBeenCalledTimes(2);
-      await jest.advanceTimersByTimeAsync(2_000);
-      expect(start).toHaveBeenCalledTimes(3);
+      await expectRetriesAfter({ scheduler, name: 'live-sync-connect' }, tries, [1_000, 2_000]);
       expect(scheduler.getTimeouts()).toEqual(['live-sync-connect']);
 
-      await sut.stop();
-      expect(scheduler.getTimeouts()).toEqual([]);
-      await jest.advanceTimersByTimeAsync(120_000);
-      expect(start).toHaveBeenCalledTimes(3);
+      await expectNoRetryAfterStop(() => sut.stop(), scheduler, tries);
     });
   });
 });

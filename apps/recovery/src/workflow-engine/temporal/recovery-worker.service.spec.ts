@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
+import { expectNoRetryAfterStop, expectRetriesAfter } from '@lib/runtime/testing';
 import { createRecoveryWorker, type RecoveryWorker } from './recovery-worker';
 import { RecoveryWorkerService } from './recovery-worker.service';
 
@@ -7,6 +8,8 @@ jest.mock('./recovery-worker', () => ({ createRecoveryWorker: jest.fn() }));
 
 const create = jest.mocked(createRecoveryWorker);
 const TEMPORAL = { address: 'temporal:7233', namespace: 'default', taskQueue: 'recovery' };
+/** How many times the worker was tried. */
+const tries = () => create.mock.calls.length;
 
 function worker(): jest.Mocked<Pick<RecoveryWorker, 'run' | 'shutdown'>> {
   return {
@@ -38,12 +41,7 @@ describe(RecoveryWorkerService.name, () => {
     await jest.advanceTimersByTimeAsync(0);
     expect(create).toHaveBeenCalledTimes(1);
     expect(scheduler.getTimeouts()).toEqual(['recovery-worker-start']);
-    await jest.advanceTimersByTimeAsync(4_999);
-    expect(create).toHaveBeenCalledTimes(1);
-    await jest.advanceTimersByTimeAsync(1);
-    expect(create).toHaveBeenCalledTimes(2);
-    await jest.advanceTimersByTimeAsync(5_000);
-    expect(create).toHaveBeenCalledTimes(3);
+    await expectRetriesAfter({ scheduler, name: 'recovery-worker-start' }, tries, [5_000, 5_000]);
     expect(running.run).toHaveBeenCalledTimes(1);
     expect(scheduler.getTimeouts()).toEqual([]);
 
@@ -59,9 +57,7 @@ describe(RecoveryWorkerService.name, () => {
     await jest.advanceTimersByTimeAsync(0);
     expect(scheduler.getTimeouts()).toEqual(['recovery-worker-start']);
 
-    await sut.beforeApplicationShutdown();
-    expect(scheduler.getTimeouts()).toEqual([]);
-    await jest.advanceTimersByTimeAsync(60_000);
+    await expectNoRetryAfterStop(() => sut.beforeApplicationShutdown(), scheduler, tries);
     expect(create).toHaveBeenCalledTimes(1);
   });
 
