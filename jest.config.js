@@ -13,11 +13,7 @@ const swc = [
 
 const common = {
   transform: { '^.+\\.ts$': swc },
-  moduleNameMapper: {
-    // A library's spec helpers (its src/testing.ts), kept out of the index the apps load.
-    '^@lib/([^/]+)/testing$': '<rootDir>/libs/$1/src/testing',
-    '^@lib/(.*)$': '<rootDir>/libs/$1/src',
-  },
+  moduleNameMapper: { '^@lib/(.*)$': '<rootDir>/libs/$1/src' },
   testEnvironment: 'node',
 };
 

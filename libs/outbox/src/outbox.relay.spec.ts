@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import type { DataSource } from 'typeorm';
-import { expectNoRetryAfterStop, expectRetriesAfter } from '@lib/runtime/testing';
+import { expectNoRetryAfterStop, expectRetriesAfter } from '../../../test/support/retry-timer';
 import { OutboxRelay } from './outbox.relay';
 
 /** A LISTEN connection that the database refuses, each one counted. */

@@ -4,7 +4,7 @@ import type { PlanFeature } from '@lib/contracts';
 import type { EntitlementsClient } from '@lib/entitlements';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { register } from 'prom-client';
-import { expectNoRetryAfterStop, expectRetriesAfter } from '@lib/runtime/testing';
+import { expectNoRetryAfterStop, expectRetriesAfter } from '../../../../test/support/retry-timer';
 import type { DestructiveAction } from '../antinuke/destructive-action';
 import type { GuildRegistry } from '../guilds/guild-registry.service';
 import type { GuildEvent } from './guild-events';

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
-import { expectNoRetryAfterStop, expectRetriesAfter } from '@lib/runtime/testing';
+import { expectNoRetryAfterStop, expectRetriesAfter } from '../../../../../test/support/retry-timer';
 import { createRecoveryWorker, type RecoveryWorker } from './recovery-worker';
 import { RecoveryWorkerService } from './recovery-worker.service';
 

@@ -3,7 +3,7 @@ import type { SchedulerRegistry } from '@nestjs/schedule';
 /**
  * Spec helpers for the owners of a RetryTimer (live sync's gateway connection, the Temporal
  * worker's start, the outbox relay's rounds and LISTEN), under Jest's fake timers. Specs import
- * them from `@lib/runtime/testing`.
+ * them from test/support.
  */
 
 /** A retry waits on `scheduler` as `name`: a spec's SchedulerRegistry and a RetryTimer's name. */
