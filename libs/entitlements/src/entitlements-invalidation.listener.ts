@@ -36,13 +36,7 @@ export class EntitlementsInvalidationListener {
     this.server.addHandler(
       TOPICS.licensing,
       (_messages: unknown, context: KafkaBatchContext) => {
-        const payload = context.getPayload();
-        const { batch } = payload;
-        for (const message of batch.messages) this.onMessage(message);
-        // The transport leaves resolving to the handler (it commits only after an apply): without
-        // this, kafkajs would hand the same batch over again at once, for ever. Nothing is
-        // committed; the group is this process's alone and starts from the newest offset.
-        payload.resolveOffset(batch.lastOffset());
+        for (const message of context.getPayload().batch.messages) this.onMessage(message);
         return Promise.resolve();
       },
       true,

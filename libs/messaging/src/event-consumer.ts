@@ -55,7 +55,6 @@ export class EventConsumer {
     await this.processor.process(events);
     // autoCommit is off (KafkaEventServer): the committed offset is the next one to read.
     const next = (BigInt(batch.lastOffset()) + 1n).toString();
-    payload.resolveOffset(batch.lastOffset());
     await payload.commitOffsetsIfNecessary({
       topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: next }] }],
     });

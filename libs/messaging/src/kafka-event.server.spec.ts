@@ -64,6 +64,7 @@ describe(KafkaEventServer.name, () => {
       },
       isRunning: () => true,
       isStale: () => false,
+      resolveOffset: jest.fn(),
       ...overrides,
     } as unknown as EachBatchPayload;
   }
@@ -103,7 +104,16 @@ describe(KafkaEventServer.name, () => {
 
   it('fails the batch when the handler fails, so kafkajs fetches it again', async () => {
     const calls = await bound(() => Promise.reject(new Error('database down')));
-    await expect(calls.run[0].eachBatch!(batchPayload())).rejects.toThrow('database down');
+    const payload = batchPayload();
+    await expect(calls.run[0].eachBatch!(payload)).rejects.toThrow('database down');
+    expect(payload.resolveOffset).not.toHaveBeenCalled();
+  });
+
+  it('resolves a batch the handler finished, so kafkajs fetches past it', async () => {
+    const calls = await bound(() => Promise.resolve());
+    const payload = batchPayload();
+    await calls.run[0].eachBatch!(payload);
+    expect(payload.resolveOffset).toHaveBeenCalledWith('7');
   });
 
   it('leaves alone a batch of a stopping consumer or one fetched before a seek', async () => {
@@ -112,9 +122,13 @@ describe(KafkaEventServer.name, () => {
       handled += 1;
       return Promise.resolve();
     });
-    await calls.run[0].eachBatch!(batchPayload({ isRunning: () => false }));
-    await calls.run[0].eachBatch!(batchPayload({ isStale: () => true }));
+    const stopping = batchPayload({ isRunning: () => false });
+    const stale = batchPayload({ isStale: () => true });
+    await calls.run[0].eachBatch!(stopping);
+    await calls.run[0].eachBatch!(stale);
     expect(handled).toBe(0);
+    expect(stopping.resolveOffset).not.toHaveBeenCalled();
+    expect(stale.resolveOffset).not.toHaveBeenCalled();
   });
 
   it("fails the batch with the error of a handler Nest wraps (the app's @EventPattern controller)", async () => {

@@ -92,9 +92,11 @@ export class KafkaEventServer extends ServerKafka {
   }
 
   /**
-   * Nest's bindEvents with `eachBatch` in place of its `eachMessage` (see the class comment). The
-   * handler resolves and commits the batch's offsets itself (eachBatchAutoResolve off); a batch
-   * of a partition this member lost meanwhile, or one fetched before a seek, is left alone.
+   * Nest's bindEvents with `eachBatch` in place of its `eachMessage` (see the class comment). A
+   * batch the handler finished is resolved here, so kafkajs fetches past it; the handler commits
+   * when it wants to (EventConsumer: after the apply). A batch of a partition this member lost
+   * meanwhile, or one fetched before a seek, is left alone and unresolved, which is why kafkajs's
+   * own resolving (eachBatchAutoResolve) is off: it would resolve those too.
    */
   override async bindEvents(consumer: Consumer): Promise<void> {
     const topics = [...this.getHandlers().keys()];
@@ -112,6 +114,7 @@ export class KafkaEventServer extends ServerKafka {
           { pattern: topic, data: payload.batch.messages },
           new KafkaBatchContext([payload]) as unknown as KafkaContext,
         );
+        payload.resolveOffset(payload.batch.lastOffset());
       },
     });
   }
