@@ -10,7 +10,7 @@ import {
   type Type,
 } from '@nestjs/common';
 import type { Topic } from '@lib/contracts';
-import { EVENT_PUBLISHER, type EventPublisher, OutboxModule, type OutboxModuleOptions } from '@lib/outbox';
+import { EVENT_PUBLISHER, OutboxModule, type OutboxModuleOptions } from '@lib/outbox';
 import { MESSAGE_TRANSPORT, type ReadinessCheck } from '@lib/runtime';
 import { type Admin, Kafka } from 'kafkajs';
 import { DataSource } from 'typeorm';
@@ -195,13 +195,8 @@ export class MessagingModule implements OnApplicationBootstrap, BeforeApplicatio
     return OutboxModule.forService({
       ...options,
       relay: true,
-      publisher: MessagingModule.publisherProvider(),
+      publisher: { provide: EVENT_PUBLISHER, useExisting: MESSAGING_PUBLISHER },
     });
-  }
-
-  /** The outbox publisher provider, for OutboxModule.forService({ publisher }). */
-  static publisherProvider(): Provider<EventPublisher> {
-    return { provide: EVENT_PUBLISHER, useExisting: MESSAGING_PUBLISHER };
   }
 
   async onApplicationBootstrap(): Promise<void> {
