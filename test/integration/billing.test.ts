@@ -1,6 +1,6 @@
 import { type DomainEvent, type RoutedProviderEvent, INTERNAL_TOKEN_HEADER } from '@lib/contracts';
 import { SDK_SCRIPT_PATH } from '@lib/sandbox';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
 import { BillingKeyCipher } from '../../apps/billing/src/billing-keys/billing-key-cipher';
 import { runScript } from '../support/app-process';
@@ -1006,14 +1006,35 @@ describe('billing', () => {
           });
         }
         for (const { id } of subscriptions) {
-          const orderId = `sub_${id}_002_r0`;
-          expect(stack.provider.charges().filter((charge) => charge.orderId === orderId)).toHaveLength(1);
+          // Any retry number: a second attempt of the cycle would be a second charge of the card.
+          const cycleTwo = (orderId: string) => orderId.startsWith(`sub_${id}_002_r`);
+          expect(stack.provider.charges().filter((charge) => cycleTwo(charge.orderId))).toHaveLength(1);
           expect((await attempts(id)).filter((attempt) => attempt.cycle === 2)).toHaveLength(1);
           expect((await types(id)).filter((type) => type === 'PaymentSucceeded')).toHaveLength(2);
         }
       } finally {
         await replica.stop();
       }
+    });
+
+    it('refuses a second charge in flight for a subscription, whatever its cycle and retry', async () => {
+      const { id } = await activeSubscription();
+      const insert = (manager: EntityManager, retry: number) =>
+        manager.query(
+          `INSERT INTO billing.payment_attempts
+             (id, subscription_id, cycle, retry_number, order_id, order_name, plan_code, amount_krw, status)
+           VALUES ($1, $2, 2, $3, $4, 'order', 'PRO', 9900, 'pending')`,
+          [uuidv7(), id, retry, `sub_${id}_002_r${retry}`],
+        );
+      // Rolled back either way: the running jobs never see these rows.
+      const refused = await dataSource
+        .transaction(async (manager) => {
+          await insert(manager, 0);
+          await insert(manager, 1);
+        })
+        .catch((error: { code?: string; constraint?: string }) => error);
+      expect(refused).toMatchObject({ code: '23505', constraint: 'payment_attempts_one_pending_idx' });
+      expect((await attempts(id)).map((attempt) => attempt.cycle)).toEqual([1]);
     });
 
     it('moves a declined renewal to past_due with retries at +1, +3 and +5 days, then ends it', async () => {

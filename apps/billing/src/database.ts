@@ -4,6 +4,7 @@ import { SubscriptionPayerPlatformUser1764400000001 } from './migrations/1764400
 import { ProviderEvents1765300000000 } from './migrations/1765300000000-provider-events';
 import { CancelClearsPendingDowngrade1765400000000 } from './migrations/1765400000000-cancel-clears-pending-downgrade';
 import { SubscriptionsWithoutLicense1765400000001 } from './migrations/1765400000001-subscriptions-without-license';
+import { OnePendingChargePerSubscription1765500000000 } from './migrations/1765500000000-one-pending-charge-per-subscription';
 
 export const billingDatabase = {
   schema: 'billing',
@@ -15,5 +16,6 @@ export const billingDatabase = {
     ProviderEvents1765300000000,
     CancelClearsPendingDowngrade1765400000000,
     SubscriptionsWithoutLicense1765400000001,
+    OnePendingChargePerSubscription1765500000000,
   ],
 };

@@ -35,8 +35,9 @@ export interface JobReport {
  *
  * Every replica runs the loop; each item is claimed with `FOR UPDATE SKIP LOCKED` and changed in
  * the claiming transaction, so every subscription is handled once however many replicas run. A
- * renewal's claim is its pending payment attempt (unique per cycle and retry): while it exists, no
- * other replica starts the same charge, and a re-send carries the same order id and Idempotency-Key.
+ * renewal's claim is its pending payment attempt (at most one per subscription, which the database
+ * enforces): while it exists, no other replica starts a charge for the subscription, and a re-send
+ * carries the same order id and Idempotency-Key.
  */
 @Injectable()
 export class SubscriptionJobsService implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -119,6 +120,7 @@ export class SubscriptionJobsService implements OnApplicationBootstrap, OnApplic
     for (let i = 0; i < BATCH; i++) {
       const claim = await this.dataSource.transaction((manager) => this.claimRenewal(manager, now, plans));
       if (!claim) break;
+      if (claim === 'taken') continue;
       renewed++;
       jobRuns.inc({ job: 'renewal' });
       await this.payments.charge(claim.attempt, claim.subscription);
@@ -130,15 +132,20 @@ export class SubscriptionJobsService implements OnApplicationBootstrap, OnApplic
     manager: EntityManager,
     now: Date,
     plans: PlanDefinition[],
-  ): Promise<{ attempt: PaymentAttemptRow; subscription: SubscriptionRow } | null> {
+  ): Promise<{ attempt: PaymentAttemptRow; subscription: SubscriptionRow } | 'taken' | null> {
     // Renewal skips canceled subscriptions and scheduled cancels (appendix rule 5).
     let subscription = await this.subscriptions.claimDueRenewal(manager, now);
     if (!subscription) return null;
+    // The claim's "no pending attempt" was read before its lock was granted: another replica may
+    // have committed its own claim in between. Read again now that the lock is held (a new
+    // statement sees every claim committed before it); the database refuses a second pending
+    // attempt anyway, but this way the race costs nothing.
+    const cycle = subscription.cycle_count + 1;
+    const previous = await this.attempts.latestOfCycle(manager, subscription.id, cycle);
+    if (previous?.status === 'pending') return 'taken';
     if (subscription.pending_downgrade_to && subscription.current_period_end! <= now) {
       subscription = await this.downgrade(manager, subscription);
     }
-    const cycle = subscription.cycle_count + 1;
-    const previous = await this.attempts.latestOfCycle(manager, subscription.id, cycle);
     if (previous?.status === 'succeeded') {
       throw new Error(
         `cycle ${cycle} of subscription ${subscription.id} is paid but not recorded as renewed`,
