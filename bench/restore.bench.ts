@@ -422,6 +422,11 @@ async function main(): Promise<void> {
     const row = (label: string, value: string) => console.log(`  ${label.padEnd(56)} ${value}`);
     row('outcome', `${outcome} (job ${job?.status ?? 'missing'})`);
     row('platform calls made by the restore (429s not counted)', String(requests.length));
+    const changes = Object.values(totals).reduce((sum, count) => sum + count, 0);
+    row(
+      "calls per change (the preview's changes, every step)",
+      `${(requests.length / Math.max(1, changes)).toFixed(2)} (${requests.length} calls for ${changes} changes)`,
+    );
     row(
       '429 answers (each retried by @discordjs/rest)',
       `${throttled.length}` +

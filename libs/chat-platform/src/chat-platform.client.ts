@@ -1,4 +1,4 @@
-import { DiscordAPIError, REST, type RouteLike } from '@discordjs/rest';
+import { DefaultRestOptions, DiscordAPIError, REST, type RouteLike } from '@discordjs/rest';
 import {
   type APIChannel,
   type APIGuild,
@@ -33,6 +33,7 @@ import {
   toWireOverwrite,
 } from './guild-state.mapper';
 import { toChatPlatformFailure } from './platform-failure.mapper';
+import { bucketRoute, FirstCallGate, RequestPacer } from './request-pacer';
 import type {
   ChannelInput,
   ChannelPosition,
@@ -60,12 +61,24 @@ const DEFAULT_TIMEOUT_MS = 15_000;
  */
 export class ChatPlatformClient {
   private readonly rest: REST;
+  private readonly firstCalls = new FirstCallGate();
 
   constructor(private readonly options: ChatPlatformClientOptions) {
+    // The bot's global limit, counted over any second rather than in the REST client's own fixed
+    // windows (see RequestPacer), with the client's usual margin for the time a request travels.
+    const pacer = new RequestPacer(
+      DefaultRestOptions.globalRequestsPerSecond,
+      1_000 + DefaultRestOptions.offset,
+    );
     this.rest = new REST({
       version: '10',
       api: options.apiBaseUrl,
       timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      // Every attempt, retries included, passes the pacer just before it goes out.
+      makeRequest: async (url, init) => {
+        await pacer.acquire();
+        return DefaultRestOptions.makeRequest(url, init);
+      },
     }).setToken(options.botToken);
   }
 
@@ -250,7 +263,9 @@ export class ChatPlatformClient {
     options: WriteOptions,
     body?: unknown,
   ): Promise<T> {
-    return this.call<T>(() => this.rest[method](route, { body, reason: options.reason }));
+    return this.firstCalls.run(bucketRoute(method, route), () =>
+      this.call<T>(() => this.rest[method](route, { body, reason: options.reason })),
+    );
   }
 
   /** Runs one REST call; the response body is the platform's JSON, typed by the caller. */
