@@ -61,10 +61,24 @@ import { SnapshotsRepository } from '../apps/recovery/src/snapshots/snapshots.re
  * that starts while the previous one has used up the global window still waits for it (up to one
  * window per step boundary), which neither floor counts.
  */
-const CUSTOM_ROLES = 100; // + @everyone + the bot's managed role
-const CATEGORIES = 20;
-const CHANNELS_PER_CATEGORY = 9; // 20 + 20 * 9 = 200 channels
-const MEMBERS = 20;
+interface BenchGuild {
+  label: string;
+  /** Besides @everyone and the bot's managed role. */
+  customRoles: number;
+  categories: number;
+  channelsPerCategory: number;
+  members: number;
+}
+
+/**
+ * The bench guild, and one at the platform's maxima: 250 roles (248 custom, @everyone and the
+ * bot's role) and 500 channels (50 categories of 9), overwrites on every channel; the raid
+ * destroys half of each either way.
+ */
+const CASES: BenchGuild[] = [
+  { label: 'bench guild', customRoles: 100, categories: 20, channelsPerCategory: 9, members: 20 },
+  { label: "platform's maxima", customRoles: 248, categories: 50, channelsPerCategory: 9, members: 50 },
+];
 const RAIDER_ROLES = 10;
 const SPAM_CHANNELS = 20;
 const PACING_MS = 250;
@@ -76,18 +90,18 @@ const SCOPE: RestoreScope[] = ['roles', 'channels', 'permission_overrides', 'gui
  * half the roles and half the channels (ten categories among them) deleted, some of the rest
  * renamed or recoloured, overrides changed, spam roles and channels added, settings changed.
  */
-async function raid(raider: ChatPlatformClient, seeded: SeededGuild): Promise<void> {
+async function raid(raider: ChatPlatformClient, seeded: SeededGuild, size: BenchGuild): Promise<void> {
   const guild = seeded.guildId;
   const steps: Promise<unknown>[] = [];
-  for (let i = 0; i < CUSTOM_ROLES; i++) {
+  for (let i = 0; i < size.customRoles; i++) {
     const role = seeded.roles[`role-${i}`];
     if (i % 2 === 0) steps.push(raider.deleteRole(guild, role));
     else if (i % 4 === 1) steps.push(raider.updateRole(guild, role, { name: `pwned-${i}`, color: 0 }));
   }
-  for (let c = 0; c < CATEGORIES; c++) {
+  for (let c = 0; c < size.categories; c++) {
     if (c % 2 === 0) steps.push(raider.deleteChannel(seeded.channels[`category-${c}`]));
-    for (let n = 0; n < CHANNELS_PER_CATEGORY; n++) {
-      const k = c * CHANNELS_PER_CATEGORY + n;
+    for (let n = 0; n < size.channelsPerCategory; n++) {
+      const k = c * size.channelsPerCategory + n;
       const channel = seeded.channels[`channel-${c}-${n}`];
       if (k % 2 === 1) {
         steps.push(raider.deleteChannel(channel));
@@ -105,7 +119,7 @@ async function raid(raider: ChatPlatformClient, seeded: SeededGuild): Promise<vo
           }),
         );
         if (k % 3 !== 0) {
-          steps.push(raider.deletePermissionOverride(channel, seeded.members[`member-${k % MEMBERS}`]));
+          steps.push(raider.deletePermissionOverride(channel, seeded.members[`member-${k % size.members}`]));
         }
       } else if (k % 8 === 4) {
         steps.push(
@@ -253,8 +267,40 @@ function limitedBy(floor: Floor, platformGuildId: string): string {
   return `global limit: ${floor.calls} calls`;
 }
 
+interface CaseResult {
+  label: string;
+  calls: number;
+  changes: number;
+  throttled: number;
+  wallMs: number;
+  floorMs: number;
+  sequentialMs: number;
+  passed: boolean;
+}
+
 async function main(): Promise<void> {
   migrateTestDatabase();
+  const results: CaseResult[] = [];
+  for (const size of CASES) results.push(await runCase(size));
+  console.log('\nsummary');
+  console.log(
+    `  ${'guild'.padEnd(20)} ${'calls'.padStart(6)} ${'per change'.padStart(10)} ${'429s'.padStart(5)} ` +
+      `${'wall'.padStart(8)} ${'floor'.padStart(8)} ${'ratio'.padStart(6)} ${'seq. ratio'.padStart(10)} ` +
+      `${'vs 250 ms pacing'.padStart(16)}`,
+  );
+  for (const r of results) {
+    console.log(
+      `  ${r.label.padEnd(20)} ${String(r.calls).padStart(6)} ${(r.calls / Math.max(1, r.changes)).toFixed(2).padStart(10)} ` +
+        `${String(r.throttled).padStart(5)} ${s(r.wallMs).padStart(8)} ${s(r.floorMs).padStart(8)} ` +
+        `${`${(r.wallMs / Math.max(1, r.floorMs)).toFixed(2)}x`.padStart(6)} ` +
+        `${`${(r.wallMs / Math.max(1, r.sequentialMs)).toFixed(2)}x`.padStart(10)} ` +
+        `${`${((r.calls * PACING_MS) / r.wallMs).toFixed(1)}x faster`.padStart(16)}`,
+    );
+  }
+  if (results.some((r) => !r.passed)) process.exitCode = 1;
+}
+
+async function runCase(size: BenchGuild): Promise<CaseResult> {
   // Seeding, the snapshot and the raid run without limits (they are set-up, not measured); the
   // limits are switched on, with fresh windows, just before the restore starts.
   const platform = new FakeChatPlatform({
@@ -272,15 +318,24 @@ async function main(): Promise<void> {
     extra: { max: 5 },
   }).initialize();
   const guildId = uuidv7();
-  let failed = false;
+  const result: CaseResult = {
+    label: size.label,
+    calls: 0,
+    changes: 0,
+    throttled: 0,
+    wallMs: 0,
+    floorMs: 0,
+    sequentialMs: 0,
+    passed: false,
+  };
   try {
     const seeded = platform.seedGuild(
       generatedGuild({
-        name: 'Large guild',
-        customRoles: CUSTOM_ROLES,
-        categories: CATEGORIES,
-        channelsPerCategory: CHANNELS_PER_CATEGORY,
-        members: MEMBERS,
+        name: size.label,
+        customRoles: size.customRoles,
+        categories: size.categories,
+        channelsPerCategory: size.channelsPerCategory,
+        members: size.members,
       }),
     );
     const seededState = platform.guild(seeded.guildId);
@@ -321,7 +376,7 @@ async function main(): Promise<void> {
     const snapshot = await snapshots.create({ guild, trigger: 'scheduled', createdByUser: null });
 
     const raider = new ChatPlatformClient({ apiBaseUrl: `${url}/api`, botToken: platform.botToken });
-    await raid(raider, seeded);
+    await raid(raider, seeded, size);
     const raided = platform.guild(seeded.guildId);
 
     const target = await comparisons.snapshotPayload(snapshot.id, guildId);
@@ -405,7 +460,7 @@ async function main(): Promise<void> {
     };
     console.log(
       `restore of a raided guild: ${seededState.roles.length} roles, ${seededState.channels.length} channels ` +
-        `(${CATEGORIES} categories), ${overrideCount} overrides in the snapshot; after the raid roles ` +
+        `(${size.categories} categories), ${overrideCount} overrides in the snapshot; after the raid roles ` +
         `${damage.roles}, channels ${damage.channels}`,
     );
     console.log(
@@ -480,8 +535,16 @@ async function main(): Promise<void> {
         .join(', ')}`,
     );
 
-    if (outcome !== 'completed' || left.length > 0) {
-      failed = true;
+    Object.assign(result, {
+      calls: requests.length,
+      changes,
+      throttled: throttled.length,
+      wallMs,
+      floorMs: whole.floorMs,
+      sequentialMs,
+      passed: outcome === 'completed' && left.length === 0,
+    });
+    if (!result.passed) {
       const problems = [
         ...(outcome === 'completed' ? [] : [`the restore ended ${outcome}`]),
         ...(left.length > 0 ? [`the guild still differs from the snapshot: ${left.join('; ')}`] : []),
@@ -510,7 +573,7 @@ async function main(): Promise<void> {
     await dataSource.destroy();
     await platform.stop();
   }
-  if (failed) process.exitCode = 1;
+  return result;
 }
 
 main().catch((error: unknown) => {
