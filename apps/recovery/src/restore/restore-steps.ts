@@ -23,11 +23,6 @@ import type { ChangeStep, StepOutcome } from './workflows/restore-contract';
 /** Changes one activity call makes before handing back, so progress moves and cancel is timely. */
 export const RESTORE_BATCH_SIZE = 50;
 /**
- * Roles one call creates while other steps wait for them: one window of the platform's role
- * bucket (10 a second), so the channels that name them can go on about every second.
- */
-export const AWAITED_ROLE_BATCH_SIZE = 10;
-/**
  * Calls in flight at once. The platform client queues each rate-limit bucket and the global
  * limit itself; parallel calls only let different buckets (channels) proceed side by side.
  */
@@ -52,8 +47,6 @@ export interface StepContext {
    * or channel they have not made yet waits for a later call instead of going without it.
    */
   awaiting: readonly ChangeStep[];
-  /** Steps running beside this one that wait for it (StepRef.awaitedBy). */
-  awaitedBy: readonly ChangeStep[];
   recordReplacement(kind: 'role' | 'channel', originalId: string, replacementId: string): Promise<void>;
 }
 
@@ -139,10 +132,7 @@ export class RestoreSteps {
     );
     if (creates.length + updates.length > 0) {
       // Creates and updates use different rate-limit buckets, so they proceed side by side.
-      const createBatch = creates.slice(
-        0,
-        context.awaitedBy.length > 0 ? AWAITED_ROLE_BATCH_SIZE : RESTORE_BATCH_SIZE,
-      );
+      const createBatch = creates.slice(0, RESTORE_BATCH_SIZE);
       const updateBatch = updates.slice(0, RESTORE_BATCH_SIZE);
       const adopted = new Set<string>();
       await Promise.all([

@@ -57,7 +57,6 @@ export function createRestoreActivities(deps: RestoreActivityDeps): RestoreActiv
       comparison,
       preview: row.preview_diff,
       awaiting: ref.awaiting ?? [],
-      awaitedBy: ref.awaitedBy ?? [],
       recordReplacement: (kind, originalId, replacementId) =>
         comparisons.recordReplacement(row.guild_id, row.id, {
           kind,

@@ -64,8 +64,6 @@ export interface JobRef {
  */
 export interface StepRef extends JobRef {
   awaiting?: ChangeStep[];
-  /** Steps running beside this one that wait for it: it hands back sooner, so they can go on. */
-  awaitedBy?: ChangeStep[];
 }
 
 /** One call of a change step: it re-reads the guild and applies at most a batch of what is left. */

@@ -173,10 +173,6 @@ describe(runRestore.name, () => {
         'CreateOrUpdateRoles',
         'CreateOrUpdateChannels',
       ]);
-      expect(refsOf('createOrUpdateRoles')[0].awaitedBy).toEqual([
-        'CreateOrUpdateChannels',
-        'ApplyPermissionOverrides',
-      ]);
     });
 
     it('stops the steps beside a failed one after their current call, and ends the run failed once', async () => {

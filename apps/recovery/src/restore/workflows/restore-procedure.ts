@@ -128,8 +128,6 @@ async function runPhase(
       try {
         await runStep(step, ref, engine, progress, summary, {
           awaiting: () => (STEP_DEPENDS_ON[step] ?? []).filter((other) => running.has(other)),
-          awaitedBy: () =>
-            steps.filter((other) => running.has(other) && STEP_DEPENDS_ON[other]?.includes(step)),
           halted: () => failed,
           calls,
         });
@@ -149,8 +147,6 @@ async function runPhase(
 interface SideBySide {
   /** The steps this one waits for that are still running. */
   awaiting(): ChangeStep[];
-  /** The steps still running that wait for this one. */
-  awaitedBy(): ChangeStep[];
   /** A step beside this one failed: stop after the current call. */
   halted(): boolean;
   calls: CallsEnded;
@@ -195,12 +191,10 @@ async function runStep(
   let outcome: StepOutcome;
   do {
     const awaiting = side?.awaiting() ?? [];
-    const awaitedBy = side?.awaitedBy() ?? [];
     const before = side?.calls.of(awaiting) ?? 0;
     outcome = await engine.activities[STEP_ACTIVITY[step]]({
       ...ref,
       ...(awaiting.length > 0 && { awaiting }),
-      ...(awaitedBy.length > 0 && { awaitedBy }),
     });
     side?.calls.ended(step);
     progress.advance(step, outcome);
