@@ -87,17 +87,22 @@ describe('restores under faults', () => {
     return { ...scenario, jobId: started.body.id as string };
   }
 
-  it('a worker killed with SIGKILL mid-restore, then a new one: the job completes and the guild equals the snapshot', async () => {
+  type Progress = { current_step?: string; steps?: { name: string; status: string; done: number }[] };
+
+  /** Kills the worker once `due` holds for the job's progress, starts a new one, and checks the end. */
+  async function killedAndResumed(
+    due: { what: string; holds: (progress: Progress, liveChannels: string[]) => boolean },
+    notes: string,
+  ) {
     // One request a route per 700 ms: the restore takes long enough to be killed in the middle.
     stack.platform.setRateLimits({ perRoute: { limit: 1, windowMs: 700 } });
     const { guildId, seeded, payload, jobId } = await raidedAndRestoring();
     await waitFor(
-      'the restore to be recreating roles',
+      due.what,
       async () => {
         const job = await harness.getJob(jobId);
-        return (
-          (job.body.progress as { current_step?: string } | undefined)?.current_step === 'CreateOrUpdateRoles'
-        );
+        const live = stack.platform.guild(seeded.guildId).channels.map((channel) => channel.name);
+        return due.holds((job.body.progress as Progress | undefined) ?? {}, live);
       },
       { timeoutMs: 60_000, intervalMs: 100 },
     );
@@ -110,6 +115,7 @@ describe('restores under faults', () => {
     const equal = differences(state) === null;
     expect(job).toMatchObject({ status: 'completed' });
     expect(state.live).toEqual(state.snapshot);
+    expect(duplicatesOf(state)).toBe(0);
     recordOutcome({
       fault: 'worker SIGKILL mid-restore',
       checked: 'a new worker completes the job; the guild equals the snapshot',
@@ -117,8 +123,35 @@ describe('restores under faults', () => {
       delivered: job.status === 'completed' && equal ? 1 : 0,
       duplicated: duplicatesOf(state),
       lost: job.status === 'completed' && equal ? 0 : 1,
-      notes: 'killed during CreateOrUpdateRoles',
+      notes,
     });
+  }
+
+  it('a worker killed with SIGKILL mid-restore, then a new one: the job completes and the guild equals the snapshot', async () => {
+    await killedAndResumed(
+      {
+        what: 'the restore to be recreating roles',
+        holds: (progress) => progress.current_step === 'CreateOrUpdateRoles',
+      },
+      'killed during CreateOrUpdateRoles',
+    );
+  });
+
+  it('a worker killed while roles and channels are being recreated side by side: the resumed job ends with no duplicate role or channel', async () => {
+    const running = (progress: Progress, name: string) =>
+      progress.steps?.some((step) => step.name === name && step.status === 'running') ?? false;
+    await killedAndResumed(
+      {
+        // The Staff category is back (its role, Moderator, is made first) while roles are still
+        // being made: both steps have done part of their work.
+        what: 'a channel recreated while the roles step still runs',
+        holds: (progress, live) =>
+          live.includes('Staff') &&
+          running(progress, 'CreateOrUpdateRoles') &&
+          running(progress, 'CreateOrUpdateChannels'),
+      },
+      'killed during overlapped CreateOrUpdateRoles and CreateOrUpdateChannels',
+    );
   });
 
   it('the platform answering 429 and 5xx at random: each restore completes, or fails cleanly with live sync resumed', async () => {

@@ -131,7 +131,10 @@ describe('restore in process', () => {
         expect.objectContaining({ name: 'ValidateSnapshot', status: 'done' }),
         expect.objectContaining({ name: 'DeleteRemovedRoles', status: 'done' }),
         expect.objectContaining({ name: 'CreateOrUpdateRoles', status: 'running' }),
-        expect.objectContaining({ name: 'CreateOrUpdateChannels', status: 'pending' }),
+        // Channels are recreated beside the roles (each waiting for the roles it names); the
+        // settings come after both.
+        expect.objectContaining({ name: 'CreateOrUpdateChannels', status: 'running' }),
+        expect.objectContaining({ name: 'UpdateGuildSettings', status: 'pending' }),
       ]),
     });
     expect(await pausedGuild(guildId)).toBe(true);

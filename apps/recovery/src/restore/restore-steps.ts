@@ -17,6 +17,7 @@ import {
   RESTORED_ROLE_FIELDS,
   type RestoreDiff,
 } from './restore-diff';
+import type { SnapshotPayload } from '../snapshots/snapshot-payload';
 import type { ChangeStep, StepOutcome } from './workflows/restore-contract';
 
 /** Changes one activity call makes before handing back, so progress moves and cancel is timely. */
@@ -41,6 +42,11 @@ export interface StepContext {
   comparison: RestoreComparison;
   /** The approved preview: how many roles and channels only move (counted once, when moved). */
   preview: RestoreDiff;
+  /**
+   * Steps running beside this one whose work it needs (StepRef.awaiting): what would name a role
+   * or channel they have not made yet waits for a later call instead of going without it.
+   */
+  awaiting: readonly ChangeStep[];
   recordReplacement(kind: 'role' | 'channel', originalId: string, replacementId: string): Promise<void>;
 }
 
@@ -115,7 +121,12 @@ export class RestoreSteps {
   private async createOrUpdateRoles(context: StepContext): Promise<StepOutcome> {
     const { diff, target } = context.comparison;
     const byId = new Map(target.roles.map((role) => [role.id, role]));
-    const creates = diff.roles_to_create.map((item) => byId.get(item.id)!);
+    // Roles the channels to create name come first, in the order those channels are made, so that
+    // channel creation (beside this step) waits as little as it can.
+    const creates = byChannelNeed(
+      target,
+      diff.roles_to_create.map((item) => byId.get(item.id)!),
+    );
     const updates = diff.roles_to_update.filter((update) =>
       update.changed_fields.some((f) => f !== 'position'),
     );
@@ -185,11 +196,34 @@ export class RestoreSteps {
     const creates = diff.channels_to_create.map((item) => byId.get(item.id)!);
     const updates = diff.channels_to_update.filter((u) => u.changed_fields.some((f) => f !== 'position'));
     if (creates.length + updates.length > 0) {
-      // Categories first, on their own: their children need the new ids as parents.
-      const categories = creates.filter((channel) => channel.type === CHANNEL_TYPE.category);
-      const createBatch = (categories.length > 0 ? categories : creates).slice(0, RESTORE_BATCH_SIZE);
+      const { ids } = context.comparison;
+      // A child waits for its category while categories are still to be made (it needs the new id
+      // as its parent); with the roles step still running beside this one, a channel whose
+      // overwrites name a role not made yet waits too, so it is created with all of them.
+      const categoriesLeft = creates.some((channel) => channel.type === CHANNEL_TYPE.category);
+      const parentReady = (parentId: string | null) =>
+        parentId === null || !categoriesLeft || ids.resolve('channel', parentId) !== undefined;
+      const rolesPending = context.awaiting.includes('CreateOrUpdateRoles');
+      const rolesReady = (channelId: string) =>
+        !rolesPending ||
+        target.permission_overrides.every(
+          (o) => o.channel_id !== channelId || o.type !== 'role' || ids.resolve('role', o.id) !== undefined,
+        );
+      const createBatch = creates
+        .filter(
+          (channel) =>
+            (channel.type === CHANNEL_TYPE.category || parentReady(channel.parent_id)) &&
+            rolesReady(channel.id),
+        )
+        .slice(0, RESTORE_BATCH_SIZE);
       // Each channel is its own rate-limit bucket: updates go alongside the creates.
-      const updateBatch = categories.length > 0 ? [] : updates.slice(0, RESTORE_BATCH_SIZE);
+      const updateBatch = updates
+        .filter(
+          (update) =>
+            !update.changed_fields.includes('parent_id') ||
+            parentReady(byId.get(update.target.id)!.parent_id),
+        )
+        .slice(0, RESTORE_BATCH_SIZE);
       const adopted = new Set<string>();
       await Promise.all([
         runConcurrently(createBatch, (channel) => this.createChannel(context, channel, adopted)),
@@ -284,7 +318,17 @@ export class RestoreSteps {
   private async applyOverrides(context: StepContext): Promise<StepOutcome> {
     const { diff, ids } = context.comparison;
     const items = diff.overrides_to_apply;
-    const batch = items.slice(0, RESTORE_BATCH_SIZE);
+    // Beside the roles and channels steps, only overwrites whose channel and role exist go now;
+    // one on a channel still to be created comes with the channel, the others on a later call.
+    const ready =
+      context.awaiting.length === 0
+        ? items
+        : items.filter(
+            (item) =>
+              ids.resolve('channel', item.channel_id) !== undefined &&
+              (item.type !== 'role' || ids.resolve('role', item.id) !== undefined),
+          );
+    const batch = ready.slice(0, RESTORE_BATCH_SIZE);
     let applied = 0;
     await runConcurrently(batch, async (item) => {
       const channelId = ids.resolve('channel', item.channel_id);
@@ -296,7 +340,12 @@ export class RestoreSteps {
       );
       applied++;
     });
-    return { ...NOTHING, created: applied, remaining: items.length - batch.length };
+    if (context.awaiting.length === 0) {
+      return { ...NOTHING, created: applied, remaining: items.length - batch.length };
+    }
+    // A comparison made with this step's scope alone passes over (as `skipped`) an overwrite whose
+    // role the roles step has yet to make: so while the steps beside it run, this one is never done.
+    return { ...NOTHING, created: applied, remaining: Math.max(1, items.length - applied) };
   }
 
   private async updateSettings(context: StepContext): Promise<StepOutcome> {
@@ -316,6 +365,29 @@ export class RestoreSteps {
     await this.platform.updateGuildSettings(context.platformGuildId, update, reason(context));
     return { ...NOTHING, updated: fields };
   }
+}
+
+/**
+ * `roles` ordered by the first channel to create that names them in an overwrite (categories
+ * first, as they are made first, then the snapshot's order); roles no such channel names last.
+ */
+export function byChannelNeed(target: SnapshotPayload, roles: PlatformRole[]): PlatformRole[] {
+  const channelOrder = [
+    ...target.channels.filter((channel) => channel.type === CHANNEL_TYPE.category),
+    ...target.channels.filter((channel) => channel.type !== CHANNEL_TYPE.category),
+  ].map((channel) => channel.id);
+  const channelRank = new Map(channelOrder.map((id, index) => [id, index]));
+  const need = new Map<string, number>();
+  for (const override of target.permission_overrides) {
+    if (override.type !== 'role') continue;
+    const rank = channelRank.get(override.channel_id) ?? Number.POSITIVE_INFINITY;
+    if (rank < (need.get(override.id) ?? Number.POSITIVE_INFINITY)) need.set(override.id, rank);
+  }
+  const rankOf = (role: PlatformRole) => need.get(role.id) ?? Number.POSITIVE_INFINITY;
+  return [...roles].sort((a, b) => {
+    const [x, y] = [rankOf(a), rankOf(b)];
+    return x === y ? 0 : x < y ? -1 : 1;
+  });
 }
 
 function reason(context: StepContext): { reason: string } {

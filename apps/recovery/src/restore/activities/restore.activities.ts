@@ -10,6 +10,7 @@ import { withFailureTypes } from '../../activity-failures';
 import {
   type ChangeStep,
   type JobRef,
+  type StepRef,
   NON_RETRYABLE_FAILURES,
   type RestoreActivities,
   STEP_SCOPE,
@@ -42,7 +43,7 @@ export function createRestoreActivities(deps: RestoreActivityDeps): RestoreActiv
     return row;
   }
 
-  async function changeStep(step: ChangeStep, ref: JobRef): Promise<StepOutcome> {
+  async function changeStep(step: ChangeStep, ref: StepRef): Promise<StepOutcome> {
     const row = await job(ref);
     const guild = await guilds.get(row.guild_id);
     const target = await comparisons.snapshotPayload(row.snapshot_id, row.guild_id);
@@ -55,6 +56,7 @@ export function createRestoreActivities(deps: RestoreActivityDeps): RestoreActiv
       platformGuildId: guild.platformGuildId,
       comparison,
       preview: row.preview_diff,
+      awaiting: ref.awaiting ?? [],
       recordReplacement: (kind, originalId, replacementId) =>
         comparisons.recordReplacement(row.guild_id, row.id, {
           kind,

@@ -9,7 +9,7 @@ type Name = keyof RestoreActivities;
 export const UNSUCCESSFUL_END: Name[] = ['resumeLiveSync', 'endRestoreUnsuccessfully'];
 
 /** What an activity does instead of succeeding; `call` counts its calls, from 1. */
-export type ActivityBehaviour = Partial<Record<Name, (call: number) => Promise<unknown>>>;
+export type ActivityBehaviour = Partial<Record<Name, (call: number, input: unknown) => Promise<unknown>>>;
 
 /**
  * Restore activities for the procedure's tests (both engines run the same one): each records its
@@ -17,6 +17,8 @@ export type ActivityBehaviour = Partial<Record<Name, (call: number) => Promise<u
  */
 export function fakeRestoreActivities(behave: ActivityBehaviour = {}) {
   const calls: Name[] = [];
+  /** Each call's input, in the order of `calls`. */
+  const inputs: unknown[] = [];
   const endings: RestoreFailure[] = [];
   const count = (name: Name) => calls.filter((made) => made === name).length;
   /** The calls from the first call of `name` on. */
@@ -25,8 +27,9 @@ export function fakeRestoreActivities(behave: ActivityBehaviour = {}) {
     (name: Name, result: unknown) =>
     (input: unknown): Promise<never> => {
       calls.push(name);
+      inputs.push(input);
       if (name === 'endRestoreUnsuccessfully') endings.push(input as RestoreFailure);
-      return (behave[name]?.(count(name)) ?? Promise.resolve(result)) as Promise<never>;
+      return (behave[name]?.(count(name), input) ?? Promise.resolve(result)) as Promise<never>;
     };
   const activities: RestoreActivities = {
     validateSnapshot: activity('validateSnapshot', undefined),
@@ -43,5 +46,5 @@ export function fakeRestoreActivities(behave: ActivityBehaviour = {}) {
     completeRestore: activity('completeRestore', undefined),
     endRestoreUnsuccessfully: activity('endRestoreUnsuccessfully', undefined),
   };
-  return { activities, calls, endings, count, callsFrom };
+  return { activities, calls, inputs, endings, count, callsFrom };
 }

@@ -57,6 +57,15 @@ export interface JobRef {
   jobId: string;
 }
 
+/**
+ * A change step's call. `awaiting`: steps still running beside it whose work it depends on (roles
+ * that channels' overwrites name, channels that overwrites go on). The step then changes only what
+ * does not wait on them, and leaves the rest for a later call; without it, the step does all it can.
+ */
+export interface StepRef extends JobRef {
+  awaiting?: ChangeStep[];
+}
+
 /** One call of a change step: it re-reads the guild and applies at most a batch of what is left. */
 export interface StepOutcome {
   created: number;
@@ -65,6 +74,25 @@ export interface StepOutcome {
   /** Changes still to make after this batch; the workflow calls the step again while > 0. */
   remaining: number;
 }
+
+/**
+ * Which change steps run side by side, phase after phase: the deletes (each its own rate-limit
+ * bucket), then roles, channels and overwrites (channels wait for the roles their overwrites name,
+ * overwrites for their channel and role, each item by itself rather than the whole step), then the
+ * settings, which name channels. Within a phase the platform's busiest bucket (channel creation)
+ * is kept busy from the start instead of after every role exists.
+ */
+export const OVERLAPPED_PHASES: readonly (readonly ChangeStep[])[] = [
+  ['DeleteRemovedOverrides', 'DeleteRemovedChannels', 'DeleteRemovedRoles'],
+  ['CreateOrUpdateRoles', 'CreateOrUpdateChannels', 'ApplyPermissionOverrides'],
+  ['UpdateGuildSettings'],
+];
+
+/** What a step waits for while it runs beside them (the others of its phase it depends on). */
+export const STEP_DEPENDS_ON: Partial<Record<ChangeStep, readonly ChangeStep[]>> = {
+  CreateOrUpdateChannels: ['CreateOrUpdateRoles'],
+  ApplyPermissionOverrides: ['CreateOrUpdateRoles', 'CreateOrUpdateChannels'],
+};
 
 export interface PreRestoreOutcome {
   snapshotId: string | null;
@@ -89,20 +117,20 @@ export interface RestoreActivities {
   createPreRestoreSnapshot(input: JobRef): Promise<PreRestoreOutcome>;
   pauseLiveSync(input: JobRef): Promise<void>;
   resumeLiveSync(input: JobRef): Promise<void>;
-  deleteRemovedOverrides(input: JobRef): Promise<StepOutcome>;
-  deleteRemovedChannels(input: JobRef): Promise<StepOutcome>;
-  deleteRemovedRoles(input: JobRef): Promise<StepOutcome>;
-  createOrUpdateRoles(input: JobRef): Promise<StepOutcome>;
-  createOrUpdateChannels(input: JobRef): Promise<StepOutcome>;
-  applyPermissionOverrides(input: JobRef): Promise<StepOutcome>;
-  updateGuildSettings(input: JobRef): Promise<StepOutcome>;
+  deleteRemovedOverrides(input: StepRef): Promise<StepOutcome>;
+  deleteRemovedChannels(input: StepRef): Promise<StepOutcome>;
+  deleteRemovedRoles(input: StepRef): Promise<StepOutcome>;
+  createOrUpdateRoles(input: StepRef): Promise<StepOutcome>;
+  createOrUpdateChannels(input: StepRef): Promise<StepOutcome>;
+  applyPermissionOverrides(input: StepRef): Promise<StepOutcome>;
+  updateGuildSettings(input: StepRef): Promise<StepOutcome>;
   completeRestore(input: RestoreEnding): Promise<void>;
   endRestoreUnsuccessfully(input: RestoreFailure): Promise<void>;
 }
 
 /** The activities that carry out a change step. */
 export type StepActivityName = {
-  [K in keyof RestoreActivities]: RestoreActivities[K] extends (input: JobRef) => Promise<StepOutcome>
+  [K in keyof RestoreActivities]: RestoreActivities[K] extends (input: StepRef) => Promise<StepOutcome>
     ? K
     : never;
 }[keyof RestoreActivities];

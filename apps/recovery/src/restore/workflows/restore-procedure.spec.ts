@@ -1,4 +1,4 @@
-import type { RestoreFailure } from './restore-contract';
+import type { RestoreFailure, StepOutcome, StepRef } from './restore-contract';
 import {
   type ActivityBehaviour,
   fakeRestoreActivities,
@@ -13,6 +13,7 @@ async function run(
   behave: ActivityBehaviour = {},
   scope = ['roles', 'channels', 'permission_overrides', 'guild_settings'],
   cancel = () => false,
+  overlapSteps = false,
 ) {
   const fake = fakeRestoreActivities(behave);
   const outcome = await runRestore(
@@ -27,11 +28,26 @@ async function run(
         message: String(error),
       }),
       shielded: (work) => work(),
+      overlapSteps,
     },
     new RestoreProgress({}),
   );
-  return { outcome, calls: fake.calls, callsFrom: fake.callsFrom };
+  return {
+    outcome,
+    calls: fake.calls,
+    inputs: fake.inputs,
+    endings: fake.endings,
+    callsFrom: fake.callsFrom,
+  };
 }
+
+const ALL_SCOPES = ['roles', 'channels', 'permission_overrides', 'guild_settings'];
+const step = (remaining: number, created = 1): StepOutcome => ({
+  created,
+  updated: 0,
+  deleted: 0,
+  remaining,
+});
 
 describe(runRestore.name, () => {
   it('runs the appendix’s steps in order: deletes in reverse dependency order, then creates forward', async () => {
@@ -102,5 +118,84 @@ describe(runRestore.name, () => {
       ['roles'],
     );
     expect(calls.filter((call) => call === 'createOrUpdateRoles')).toHaveLength(3);
+  });
+
+  describe('with the steps overlapped', () => {
+    it('runs the deletes side by side, then roles, channels and overwrites, then the settings', async () => {
+      const { outcome, calls } = await run(
+        { deleteRemovedOverrides: (call) => Promise.resolve(step(call === 1 ? 1 : 0)) },
+        ALL_SCOPES,
+        () => false,
+        true,
+      );
+      expect(outcome).toBe('completed');
+      const changes = calls.filter((call) => /^(delete|createOrUpdate|apply|update)/.test(call));
+      // The other deletes started before the overwrite deletes' second call; no create before them.
+      expect(changes.slice(0, 4)).toEqual([
+        'deleteRemovedOverrides',
+        'deleteRemovedChannels',
+        'deleteRemovedRoles',
+        'deleteRemovedOverrides',
+      ]);
+      expect(changes.slice(4)).toEqual([
+        'createOrUpdateRoles',
+        'createOrUpdateChannels',
+        'applyPermissionOverrides',
+        'updateGuildSettings',
+      ]);
+    });
+
+    it('tells a step which steps beside it it waits for, and holds it while all it has left waits', async () => {
+      const { calls, inputs } = await run(
+        {
+          // Each call takes a while, as the platform's role bucket makes it.
+          createOrUpdateRoles: (call) =>
+            new Promise((resolve) => setTimeout(() => resolve(step(call < 3 ? 1 : 0)), 5)),
+          // While it waits for the roles it can do nothing; then all of it.
+          createOrUpdateChannels: (_, input) =>
+            Promise.resolve((input as StepRef).awaiting?.length ? step(1, 0) : step(0)),
+        },
+        ['roles', 'channels', 'permission_overrides'],
+        () => false,
+        true,
+      );
+      const refsOf = (name: string) =>
+        calls.flatMap((call, i) => (call === name ? [inputs[i] as StepRef] : []));
+      const channels = refsOf('createOrUpdateChannels').map((ref) => ref.awaiting ?? []);
+      // Every call but the last came while the roles step ran; the last one after it ended.
+      expect(channels.length).toBeGreaterThan(1);
+      expect(channels.slice(0, -1)).toEqual(channels.slice(0, -1).map(() => ['CreateOrUpdateRoles']));
+      expect(channels.at(-1)).toEqual([]);
+      // A call that could do nothing is followed by the next only once a roles call or the roles
+      // step has ended: one call per such end and one to begin with, not a spin.
+      expect(channels.length).toBeLessThanOrEqual(refsOf('createOrUpdateRoles').length + 2);
+      expect(refsOf('applyPermissionOverrides')[0].awaiting).toEqual([
+        'CreateOrUpdateRoles',
+        'CreateOrUpdateChannels',
+      ]);
+    });
+
+    it('stops the steps beside a failed one after their current call, and ends the run failed once', async () => {
+      const { outcome, count, endings } = await (async () => {
+        const result = await run(
+          {
+            createOrUpdateRoles: (call) =>
+              call === 2 ? Promise.reject(new Error('boom')) : Promise.resolve(step(5)),
+            // Would call again for ever.
+            createOrUpdateChannels: () => Promise.resolve(step(1)),
+          },
+          ALL_SCOPES,
+          () => false,
+          true,
+        );
+        return { ...result, count: (name: string) => result.calls.filter((call) => call === name).length };
+      })();
+      expect(outcome).toBe('failed');
+      // It stopped (it would call again for ever): after the call in flight when the roles step failed.
+      expect(count('createOrUpdateChannels')).toBeLessThanOrEqual(3);
+      expect(count('updateGuildSettings')).toBe(0);
+      expect(count('resumeLiveSync')).toBe(1);
+      expect(endings).toHaveLength(1);
+    });
   });
 });

@@ -3,10 +3,12 @@ import {
   CHANGE_STEPS,
   type ChangeStep,
   type JobRef,
+  OVERLAPPED_PHASES,
   type RestoreActivities,
   type RestoreFailure,
   type RestoreWorkflowInput,
   STEP_ACTIVITY,
+  STEP_DEPENDS_ON,
   STEP_SCOPE,
   type StepOutcome,
 } from './restore-contract';
@@ -21,6 +23,12 @@ export interface RestoreEngine {
   classify(error: unknown, ref: JobRef): RestoreFailure;
   /** Runs cleanup that must happen even if the run itself is being torn down. */
   shielded<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * The change steps run side by side, phase by phase (OVERLAPPED_PHASES), rather than one after
+   * another. The Temporal workflow says so only for runs begun on a build that has it: a run begun
+   * one step at a time is replayed the way it ran.
+   */
+  overlapSteps?: boolean;
 }
 
 export type RestoreOutcome = 'completed' | 'failed' | 'canceled';
@@ -59,13 +67,23 @@ export async function runRestore(
     await activities.pauseLiveSync(ref);
     progress.finish('PauseLiveSync');
 
-    for (const step of CHANGE_STEPS) {
-      if (!input.scope.includes(STEP_SCOPE[step])) {
-        progress.skip(step);
-        continue;
+    if (engine.overlapSteps) {
+      for (const phase of OVERLAPPED_PHASES) {
+        const wanted = phase.filter((step) => input.scope.includes(STEP_SCOPE[step]));
+        for (const step of phase) if (!wanted.includes(step)) progress.skip(step);
+        if (wanted.length === 0) continue;
+        if (engine.cancelRequested()) break;
+        await runPhase(wanted, ref, engine, progress, summary);
       }
-      if (engine.cancelRequested()) break;
-      await runStep(step, ref, engine, progress, summary);
+    } else {
+      for (const step of CHANGE_STEPS) {
+        if (!input.scope.includes(STEP_SCOPE[step])) {
+          progress.skip(step);
+          continue;
+        }
+        if (engine.cancelRequested()) break;
+        await runStep(step, ref, engine, progress, summary);
+      }
     }
   } catch (error) {
     ending = engine.classify(error, ref);
@@ -90,6 +108,76 @@ export async function runRestore(
   return 'completed';
 }
 
+/**
+ * The steps of a phase side by side. A step tells the platform client what it waits for (the
+ * steps of `STEP_DEPENDS_ON` still running); once one step fails, the others stop after their
+ * current call, and the phase fails with the first failure.
+ */
+async function runPhase(
+  steps: ChangeStep[],
+  ref: JobRef,
+  engine: RestoreEngine,
+  progress: RestoreProgress,
+  summary: RestoreResultSummary,
+): Promise<void> {
+  const running = new Set(steps);
+  const calls = new CallsEnded();
+  let failed = false;
+  const settled = await Promise.allSettled(
+    steps.map(async (step) => {
+      try {
+        await runStep(step, ref, engine, progress, summary, {
+          awaiting: () => (STEP_DEPENDS_ON[step] ?? []).filter((other) => running.has(other)),
+          halted: () => failed,
+          calls,
+        });
+      } catch (error) {
+        failed = true;
+        throw error;
+      } finally {
+        running.delete(step);
+        calls.ended(step);
+      }
+    }),
+  );
+  const failure = settled.find((result) => result.status === 'rejected');
+  if (failure) throw failure.reason;
+}
+
+interface SideBySide {
+  /** The steps this one waits for that are still running. */
+  awaiting(): ChangeStep[];
+  /** A step beside this one failed: stop after the current call. */
+  halted(): boolean;
+  calls: CallsEnded;
+}
+
+/**
+ * Counts the calls of each step of a phase as they end, and wakes whoever waits for the next one.
+ * A step with nothing it can do until a step beside it has done more waits here, rather than
+ * asking the platform again and again. Plain promises: deterministic in a workflow.
+ */
+class CallsEnded {
+  private readonly counts = new Map<ChangeStep, number>();
+  private waiting: (() => void)[] = [];
+
+  ended(step: ChangeStep): void {
+    this.counts.set(step, this.of([step]) + 1);
+    const waiting = this.waiting;
+    this.waiting = [];
+    for (const wake of waiting) wake();
+  }
+
+  of(steps: readonly ChangeStep[]): number {
+    return steps.reduce((sum, step) => sum + (this.counts.get(step) ?? 0), 0);
+  }
+
+  /** Resolves when any call of the phase next ends. */
+  next(): Promise<void> {
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+}
+
 /** A step works in batches (each re-reads the guild), so progress moves and cancel is timely. */
 async function runStep(
   step: ChangeStep,
@@ -97,14 +185,29 @@ async function runStep(
   engine: RestoreEngine,
   progress: RestoreProgress,
   summary: RestoreResultSummary,
+  side?: SideBySide,
 ): Promise<void> {
   progress.start(step);
   let outcome: StepOutcome;
   do {
-    outcome = await engine.activities[STEP_ACTIVITY[step]](ref);
+    const awaiting = side?.awaiting() ?? [];
+    const before = side?.calls.of(awaiting) ?? 0;
+    outcome = await engine.activities[STEP_ACTIVITY[step]]({
+      ...ref,
+      ...(awaiting.length > 0 && { awaiting }),
+    });
+    side?.calls.ended(step);
     progress.advance(step, outcome);
     count(summary, step, outcome);
-  } while (outcome.remaining > 0 && !engine.cancelRequested());
+    const stalled = outcome.created + outcome.updated + outcome.deleted === 0;
+    if (side && outcome.remaining > 0 && awaiting.length > 0 && stalled) {
+      // Nothing could be done without the steps it waits for: until one of them has done more
+      // (a call ended, or the step did), asking again would find the same.
+      while (side.calls.of(awaiting) === before && !side.halted()) await side.calls.next();
+    }
+  } while (outcome.remaining > 0 && !engine.cancelRequested() && !side?.halted());
+  // A step stopped because another failed stays running: the run's ending marks it.
+  if (side?.halted()) return;
   progress.finish(step);
 }
 

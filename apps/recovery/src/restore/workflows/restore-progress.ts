@@ -20,7 +20,6 @@ const ALL_STEPS: StepName[] = [
  */
 export class RestoreProgress {
   private readonly steps = new Map<StepName, { status: StepStatus; done: number; total: number }>();
-  private current: StepName | null = null;
 
   constructor(totals: Partial<Record<ChangeStep, number>>) {
     for (const name of ALL_STEPS) {
@@ -30,7 +29,6 @@ export class RestoreProgress {
   }
 
   start(name: StepName): void {
-    this.current = name;
     this.step(name).status = 'running';
   }
 
@@ -46,7 +44,6 @@ export class RestoreProgress {
     // A finished change step did all there was; any other step is one unit of work.
     if (isChangeStep(name)) step.total = step.done;
     else step.done = step.total;
-    if (this.current === name) this.current = null;
   }
 
   skip(name: StepName): void {
@@ -61,7 +58,6 @@ export class RestoreProgress {
       if (step.status === 'running') step.status = status;
       else if (step.status === 'pending') step.status = 'canceled';
     }
-    this.current = null;
   }
 
   summary(): ProgressSummary {
@@ -69,7 +65,8 @@ export class RestoreProgress {
     return {
       done: steps.reduce((sum, step) => sum + step.done, 0),
       total: steps.reduce((sum, step) => sum + step.total, 0),
-      current_step: this.current,
+      // Steps may run side by side: the first of them in the appendix's order.
+      current_step: steps.find((step) => step.status === 'running')?.name ?? null,
       steps,
     };
   }

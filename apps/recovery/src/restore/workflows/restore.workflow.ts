@@ -2,6 +2,7 @@ import {
   CancellationScope,
   defineQuery,
   defineSignal,
+  patched,
   proxyActivities,
   setHandler,
 } from '@temporalio/workflow';
@@ -22,6 +23,9 @@ export const restoreProgressQuery = defineQuery<ProgressSummary>(RESTORE_PROGRES
 
 const activities = proxyActivities<RestoreActivities>(RESTORE_ACTIVITY_OPTIONS);
 
+/** The change from one step at a time to the overlapped phases (Temporal's patching). */
+export const OVERLAPPED_STEPS_PATCH = 'restore-overlapped-steps';
+
 /** The restore procedure on Temporal: signal `cancel`, query `getProgress`. */
 export async function restoreWorkflow(input: RestoreWorkflowInput): Promise<RestoreOutcome> {
   let cancelRequested = false;
@@ -38,6 +42,8 @@ export async function restoreWorkflow(input: RestoreWorkflowInput): Promise<Rest
       cancelRequested: () => cancelRequested,
       classify: classifyRestoreFailure,
       shielded: (work) => CancellationScope.nonCancellable(work),
+      // Runs begun before the steps overlapped replay one step at a time, as they ran.
+      overlapSteps: patched(OVERLAPPED_STEPS_PATCH),
     },
     progress,
   );

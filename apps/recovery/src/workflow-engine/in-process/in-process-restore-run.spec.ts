@@ -111,6 +111,9 @@ describe(InProcessRestoreRun.name, () => {
     });
   });
 
+  /** The steps that run side by side with the roles step. */
+  const ROLES_PHASE = ['createOrUpdateRoles', 'createOrUpdateChannels', 'applyPermissionOverrides'];
+
   it('shows progress while a step runs, and on cancel lets it finish and skips the later steps', async () => {
     const { fake, running, finish } = rolesHeldOpen();
     const sut = new InProcessRestoreRun(INPUT, fake.activities);
@@ -127,14 +130,16 @@ describe(InProcessRestoreRun.name, () => {
     sut.cancel();
     finish();
     expect(await outcome).toBe('canceled');
-    expect(fake.callsFrom('createOrUpdateRoles')).toEqual(['createOrUpdateRoles', ...UNSUCCESSFUL_END]);
+    // The channels and overwrites steps run beside the roles step (overlapped phases): they started
+    // with it; nothing started after the cancel.
+    expect(fake.callsFrom('createOrUpdateRoles')).toEqual([...ROLES_PHASE, ...UNSUCCESSFUL_END]);
     expect(fake.endings).toEqual([
       { jobId: 'job-1', status: 'canceled', code: 'canceled', message: 'Canceled by the user.' },
     ]);
     expect(sut.progressSummary().steps).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ name: 'CreateOrUpdateRoles', status: 'done', done: 1 }),
-        expect.objectContaining({ name: 'CreateOrUpdateChannels', status: 'canceled' }),
+        expect.objectContaining({ name: 'UpdateGuildSettings', status: 'canceled' }),
       ]),
     );
   });
@@ -148,7 +153,7 @@ describe(InProcessRestoreRun.name, () => {
     stop.abort(serviceStopped());
     finish();
     expect(await outcome).toBe('failed');
-    expect(fake.callsFrom('createOrUpdateRoles')).toEqual(['createOrUpdateRoles', ...UNSUCCESSFUL_END]);
+    expect(fake.callsFrom('createOrUpdateRoles')).toEqual([...ROLES_PHASE, ...UNSUCCESSFUL_END]);
     expect(fake.endings).toEqual([
       { jobId: 'job-1', status: 'failed', code: 'ServiceStopped', message: SERVICE_STOPPED_MESSAGE },
     ]);

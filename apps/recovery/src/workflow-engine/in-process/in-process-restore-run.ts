@@ -96,6 +96,7 @@ export class InProcessRestoreRun {
         classify: classifyRestoreFailure,
         // The endings run even while the process stops (ENDING_ACTIVITIES); nothing else to shield.
         shielded: (work) => work(),
+        overlapSteps: true,
       },
       this.progress,
     );
