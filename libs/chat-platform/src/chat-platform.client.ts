@@ -83,32 +83,30 @@ export class ChatPlatformClient {
   }
 
   async getCurrentUser(): Promise<PlatformUser> {
-    return toPlatformUser(await this.call<APIUser>(() => this.rest.get(Routes.user('@me'))));
+    return toPlatformUser(await this.read<APIUser>(Routes.user('@me')));
   }
 
   async getGuild(guildId: string): Promise<GuildSettings> {
-    return toGuildSettings(await this.call<APIGuild>(() => this.rest.get(Routes.guild(guildId))));
+    return toGuildSettings(await this.read<APIGuild>(Routes.guild(guildId)));
   }
 
   /** Settings, roles (from the guild object) and channels with their overrides flattened out. */
   async getGuildState(guildId: string): Promise<GuildState> {
     const [guild, channels] = await Promise.all([
-      this.call<APIGuild>(() => this.rest.get(Routes.guild(guildId))),
-      this.call<WireGuildChannel[]>(() => this.rest.get(Routes.guildChannels(guildId))),
+      this.read<APIGuild>(Routes.guild(guildId)),
+      this.read<WireGuildChannel[]>(Routes.guildChannels(guildId)),
     ]);
     return toGuildState(guild, channels);
   }
 
   /** Every role of the guild, @everyone included (its id is the guild's), sorted by position. */
   async getRoles(guildId: string): Promise<PlatformRole[]> {
-    const roles = await this.call<APIRole[]>(() => this.rest.get(Routes.guildRoles(guildId)));
+    const roles = await this.read<APIRole[]>(Routes.guildRoles(guildId));
     return sortByPosition(roles.map(toPlatformRole));
   }
 
   async getMember(guildId: string, userId: string): Promise<PlatformMember> {
-    return toPlatformMember(
-      await this.call<APIGuildMember>(() => this.rest.get(Routes.guildMember(guildId, userId))),
-    );
+    return toPlatformMember(await this.read<APIGuildMember>(Routes.guildMember(guildId, userId)));
   }
 
   async createRole(guildId: string, input: RoleInput, options: WriteOptions = {}): Promise<PlatformRole> {
@@ -254,6 +252,11 @@ export class ChatPlatformClient {
       }),
     );
     return toPlatformMessage(sent);
+  }
+
+  /** A read; its route's first call goes alone, as a write's does (FirstCallGate). */
+  private read<T = unknown>(route: RouteLike): Promise<T> {
+    return this.firstCalls.run(bucketRoute('get', route), () => this.call<T>(() => this.rest.get(route)));
   }
 
   /** A change on the platform; `options.reason` goes to the guild's audit log. */

@@ -121,7 +121,7 @@ async function runPhase(
   summary: RestoreResultSummary,
 ): Promise<void> {
   const running = new Set(steps);
-  const calls = new CallsEnded();
+  const finished = new StepsFinished();
   let failed = false;
   const settled = await Promise.allSettled(
     steps.map(async (step) => {
@@ -129,14 +129,14 @@ async function runPhase(
         await runStep(step, ref, engine, progress, summary, {
           awaiting: () => (STEP_DEPENDS_ON[step] ?? []).filter((other) => running.has(other)),
           halted: () => failed,
-          calls,
+          finished,
         });
       } catch (error) {
         failed = true;
         throw error;
       } finally {
         running.delete(step);
-        calls.ended(step);
+        finished.announce();
       }
     }),
   );
@@ -149,30 +149,25 @@ interface SideBySide {
   awaiting(): ChangeStep[];
   /** A step beside this one failed: stop after the current call. */
   halted(): boolean;
-  calls: CallsEnded;
+  finished: StepsFinished;
 }
 
 /**
- * Counts the calls of each step of a phase as they end, and wakes whoever waits for the next one.
- * A step with nothing it can do until a step beside it has done more waits here, rather than
- * asking the platform again and again. Plain promises: deterministic in a workflow.
+ * Wakes the steps of a phase that wait when another one finishes. A step with nothing it can do
+ * until a step beside it is done waits here rather than asking the platform again: every call
+ * re-reads the guild, and the bot's global limit is shared by every guild being restored. Plain
+ * promises: deterministic in a workflow.
  */
-class CallsEnded {
-  private readonly counts = new Map<ChangeStep, number>();
+class StepsFinished {
   private waiting: (() => void)[] = [];
 
-  ended(step: ChangeStep): void {
-    this.counts.set(step, this.of([step]) + 1);
+  announce(): void {
     const waiting = this.waiting;
     this.waiting = [];
     for (const wake of waiting) wake();
   }
 
-  of(steps: readonly ChangeStep[]): number {
-    return steps.reduce((sum, step) => sum + (this.counts.get(step) ?? 0), 0);
-  }
-
-  /** Resolves when any call of the phase next ends. */
+  /** Resolves when a step of the phase next finishes (or fails). */
   next(): Promise<void> {
     return new Promise((resolve) => this.waiting.push(resolve));
   }
@@ -191,19 +186,17 @@ async function runStep(
   let outcome: StepOutcome;
   do {
     const awaiting = side?.awaiting() ?? [];
-    const before = side?.calls.of(awaiting) ?? 0;
     outcome = await engine.activities[STEP_ACTIVITY[step]]({
       ...ref,
       ...(awaiting.length > 0 && { awaiting }),
     });
-    side?.calls.ended(step);
     progress.advance(step, outcome);
     count(summary, step, outcome);
     const stalled = outcome.created + outcome.updated + outcome.deleted === 0;
     if (side && outcome.remaining > 0 && awaiting.length > 0 && stalled) {
-      // Nothing could be done without the steps it waits for: until one of them has done more
-      // (a call ended, or the step did), asking again would find the same.
-      while (side.calls.of(awaiting) === before && !side.halted()) await side.calls.next();
+      // Nothing more could be done without the steps it waits for: until one of them is done,
+      // asking again would mostly find the same.
+      while (side.awaiting().length === awaiting.length && !side.halted()) await side.finished.next();
     }
   } while (outcome.remaining > 0 && !engine.cancelRequested() && !side?.halted());
   // A step stopped because another failed stays running: the run's ending marks it.
