@@ -1,7 +1,7 @@
 import { bucketRoute, FirstCallGate, type PacerClock, RequestPacer } from './request-pacer';
 
-/** A clock that only moves when the pacer sleeps. */
-function manualClock(): PacerClock & { sleeps: number[] } {
+/** A clock that moves when the pacer sleeps, or when the test moves it on (`advanceTo`). */
+function manualClock(): PacerClock & { sleeps: number[]; advanceTo(t: number): void } {
   let now = 0;
   const sleeps: number[] = [];
   return {
@@ -11,6 +11,9 @@ function manualClock(): PacerClock & { sleeps: number[] } {
       sleeps.push(ms);
       now += ms;
       return Promise.resolve();
+    },
+    advanceTo: (t) => {
+      now = Math.max(now, t);
     },
   };
 }
@@ -30,20 +33,14 @@ describe('RequestPacer', () => {
   });
 
   it('keeps every window of the given length within the limit, whatever its phase', async () => {
-    let now = 0;
+    const clock = manualClock();
     const starts: number[] = [];
     // Requests arrive every 7 ms, a burst that would overrun any fixed window out of phase.
-    const pacer = new RequestPacer(50, 1_050, {
-      now: () => now,
-      sleep: (ms: number) => {
-        now += ms;
-        return Promise.resolve();
-      },
-    });
+    const pacer = new RequestPacer(50, 1_050, clock);
     for (let i = 0; i < 400; i++) {
-      now = Math.max(now, i * 7);
+      clock.advanceTo(i * 7);
       await pacer.acquire();
-      starts.push(now);
+      starts.push(clock.now());
     }
     expect(busiestWindow(starts, 1_000)).toBeLessThanOrEqual(50);
     expect(busiestWindow(starts, 1_050)).toBe(50);

@@ -121,25 +121,30 @@ async function runPhase(
   summary: RestoreResultSummary,
 ): Promise<void> {
   const running = new Set(steps);
-  const finished = new StepsFinished();
+  /** Each step's run, settled either way: what a step waiting for it awaits. */
+  const ended = new Map<ChangeStep, Promise<unknown>>();
   let failed = false;
-  const settled = await Promise.allSettled(
-    steps.map(async (step) => {
-      try {
-        await runStep(step, ref, engine, progress, summary, {
-          awaiting: () => (STEP_DEPENDS_ON[step] ?? []).filter((other) => running.has(other)),
-          halted: () => failed,
-          finished,
-        });
-      } catch (error) {
-        failed = true;
-        throw error;
-      } finally {
-        running.delete(step);
-        finished.announce();
-      }
-    }),
+  const runs = steps.map(async (step) => {
+    try {
+      await runStep(step, ref, engine, progress, summary, {
+        awaiting: () => (STEP_DEPENDS_ON[step] ?? []).filter((other) => running.has(other)),
+        anyEnded: (others) => Promise.race(others.map((other) => ended.get(other) ?? Promise.resolve())),
+        halted: () => failed,
+      });
+    } catch (error) {
+      failed = true;
+      throw error;
+    } finally {
+      running.delete(step);
+    }
+  });
+  steps.forEach((step, i) =>
+    ended.set(
+      step,
+      runs[i].catch(() => undefined),
+    ),
   );
+  const settled = await Promise.allSettled(runs);
   const failure = settled.find((result) => result.status === 'rejected');
   if (failure) throw failure.reason;
 }
@@ -147,30 +152,10 @@ async function runPhase(
 interface SideBySide {
   /** The steps this one waits for that are still running. */
   awaiting(): ChangeStep[];
+  /** Resolves when the first of `steps` has ended (done, stopped or failed). */
+  anyEnded(steps: ChangeStep[]): Promise<unknown>;
   /** A step beside this one failed: stop after the current call. */
   halted(): boolean;
-  finished: StepsFinished;
-}
-
-/**
- * Wakes the steps of a phase that wait when another one finishes. A step with nothing it can do
- * until a step beside it is done waits here rather than asking the platform again: every call
- * re-reads the guild, and the bot's global limit is shared by every guild being restored. Plain
- * promises: deterministic in a workflow.
- */
-class StepsFinished {
-  private waiting: (() => void)[] = [];
-
-  announce(): void {
-    const waiting = this.waiting;
-    this.waiting = [];
-    for (const wake of waiting) wake();
-  }
-
-  /** Resolves when a step of the phase next finishes (or fails). */
-  next(): Promise<void> {
-    return new Promise((resolve) => this.waiting.push(resolve));
-  }
 }
 
 /** A step works in batches (each re-reads the guild), so progress moves and cancel is timely. */
@@ -194,9 +179,10 @@ async function runStep(
     count(summary, step, outcome);
     const stalled = outcome.created + outcome.updated + outcome.deleted === 0;
     if (side && outcome.remaining > 0 && awaiting.length > 0 && stalled) {
-      // Nothing more could be done without the steps it waits for: until one of them is done,
-      // asking again would mostly find the same.
-      while (side.awaiting().length === awaiting.length && !side.halted()) await side.finished.next();
+      // Nothing more could be done without the steps it waits for: until one of them has ended,
+      // asking again would mostly find the same (every call re-reads the guild, and the bot's
+      // global limit is shared by every guild being restored). A failure beside it ends them too.
+      await side.anyEnded(awaiting);
     }
   } while (outcome.remaining > 0 && !engine.cancelRequested() && !side?.halted());
   // A step stopped because another failed stays running: the run's ending marks it.
