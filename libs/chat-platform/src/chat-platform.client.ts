@@ -53,6 +53,9 @@ export interface ChatPlatformClientOptions {
 }
 
 const DEFAULT_TIMEOUT_MS = 15_000;
+const API_VERSION = '10';
+/** Requests that start at once before the pacer spaces them out (RequestPacer). */
+const PACER_BURST = 10;
 
 /**
  * The chat platform's REST API as the service uses it, over `@discordjs/rest`: the client queues
@@ -62,6 +65,8 @@ const DEFAULT_TIMEOUT_MS = 15_000;
 export class ChatPlatformClient {
   private readonly rest: REST;
   private readonly firstCalls = new FirstCallGate();
+  /** Calls asked of this client and not yet answered, by route (bucketRoute): the pacer's weights. */
+  private readonly outstanding = new Map<string, number>();
 
   constructor(private readonly options: ChatPlatformClientOptions) {
     // The bot's global limit, counted over any second rather than in the REST client's own fixed
@@ -69,14 +74,19 @@ export class ChatPlatformClient {
     const pacer = new RequestPacer(
       DefaultRestOptions.globalRequestsPerSecond,
       1_000 + DefaultRestOptions.offset,
+      { burst: PACER_BURST },
     );
+    const versionPath = `${new URL(options.apiBaseUrl).pathname.replace(/\/$/, '')}/v${API_VERSION}`;
     this.rest = new REST({
-      version: '10',
+      version: API_VERSION,
       api: options.apiBaseUrl,
       timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-      // Every attempt, retries included, passes the pacer just before it goes out.
+      // Every attempt, retries included, passes the pacer just before it goes out; when it has to
+      // wait, the route with the most calls outstanding goes first.
       makeRequest: async (url, init) => {
-        await pacer.acquire();
+        const path = new URL(url).pathname.slice(versionPath.length);
+        const route = bucketRoute(init.method ?? 'get', path);
+        await pacer.acquire(() => this.outstanding.get(route) ?? 0);
         return DefaultRestOptions.makeRequest(url, init);
       },
     }).setToken(options.botToken);
@@ -256,7 +266,7 @@ export class ChatPlatformClient {
 
   /** A read; its route's first call goes alone, as a write's does (FirstCallGate). */
   private read<T = unknown>(route: RouteLike): Promise<T> {
-    return this.firstCalls.run(bucketRoute('get', route), () => this.call<T>(() => this.rest.get(route)));
+    return this.gated('get', route, () => this.rest.get(route));
   }
 
   /** A change on the platform; `options.reason` goes to the guild's audit log. */
@@ -266,9 +276,20 @@ export class ChatPlatformClient {
     options: WriteOptions,
     body?: unknown,
   ): Promise<T> {
-    return this.firstCalls.run(bucketRoute(method, route), () =>
-      this.call<T>(() => this.rest[method](route, { body, reason: options.reason })),
-    );
+    return this.gated(method, route, () => this.rest[method](route, { body, reason: options.reason }));
+  }
+
+  /** A call through the first-call gate, counted as outstanding on its route until answered. */
+  private async gated<T>(method: string, route: RouteLike, request: () => Promise<unknown>): Promise<T> {
+    const key = bucketRoute(method, route);
+    this.outstanding.set(key, (this.outstanding.get(key) ?? 0) + 1);
+    try {
+      return await this.firstCalls.run(key, () => this.call<T>(request));
+    } finally {
+      const left = (this.outstanding.get(key) ?? 1) - 1;
+      if (left > 0) this.outstanding.set(key, left);
+      else this.outstanding.delete(key);
+    }
   }
 
   /** Runs one REST call; the response body is the platform's JSON, typed by the caller. */

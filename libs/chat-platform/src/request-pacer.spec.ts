@@ -7,10 +7,15 @@ function manualClock(): PacerClock & { sleeps: number[]; advanceTo(t: number): v
   return {
     sleeps,
     now: () => now,
+    // Time moves on only after the callers let through so far have seen it (their callbacks run).
     sleep: (ms: number) => {
       sleeps.push(ms);
-      now += ms;
-      return Promise.resolve();
+      return new Promise<void>((resolve) =>
+        setImmediate(() => {
+          now += ms;
+          resolve();
+        }),
+      );
     },
     advanceTo: (t) => {
       now = Math.max(now, t);
@@ -26,7 +31,7 @@ function busiestWindow(starts: number[], windowMs: number): number {
 describe('RequestPacer', () => {
   it('lets `limit` requests start at once, then one more each time the oldest leaves the window', async () => {
     const clock = manualClock();
-    const pacer = new RequestPacer(3, 1_000, clock);
+    const pacer = new RequestPacer(3, 1_000, { clock });
     const starts: number[] = [];
     await Promise.all(Array.from({ length: 7 }, () => pacer.acquire().then(() => starts.push(clock.now()))));
     expect(starts).toEqual([0, 0, 0, 1_000, 1_000, 1_000, 2_000]);
@@ -36,7 +41,7 @@ describe('RequestPacer', () => {
     const clock = manualClock();
     const starts: number[] = [];
     // Requests arrive every 7 ms, a burst that would overrun any fixed window out of phase.
-    const pacer = new RequestPacer(50, 1_050, clock);
+    const pacer = new RequestPacer(50, 1_050, { clock });
     for (let i = 0; i < 400; i++) {
       clock.advanceTo(i * 7);
       await pacer.acquire();
@@ -48,11 +53,77 @@ describe('RequestPacer', () => {
 
   it('serves callers in the order they asked', async () => {
     const clock = manualClock();
-    const pacer = new RequestPacer(1, 100, clock);
+    const pacer = new RequestPacer(1, 100, { clock });
     const order: number[] = [];
     await Promise.all([1, 2, 3].map((n) => pacer.acquire().then(() => order.push(n))));
     expect(order).toEqual([1, 2, 3]);
     expect(clock.sleeps).toEqual([100, 100]);
+  });
+
+  it('when the window is full, lets the route with the most work left go first', async () => {
+    const clock = manualClock();
+    const pacer = new RequestPacer(2, 1_000, { clock });
+    const outstanding = new Map([
+      ['few', 1],
+      ['many', 40],
+    ]);
+    const order: string[] = [];
+    const ask = (route: string) =>
+      pacer
+        .acquire(() => outstanding.get(route) ?? 0)
+        .then(() => {
+          order.push(route);
+          outstanding.set(route, (outstanding.get(route) ?? 1) - 1);
+        });
+    // Two start at once; the others wait for the window, the busier route's first.
+    await Promise.all(['few', 'few', 'few', 'many', 'few', 'many'].map(ask));
+    expect(order).toEqual(['few', 'few', 'many', 'many', 'few', 'few']);
+  });
+
+  it('reads the weights when a place frees up, not when the caller asked', async () => {
+    const clock = manualClock();
+    const pacer = new RequestPacer(1, 100, { clock });
+    let late = 0;
+    const order: string[] = [];
+    const waits = [
+      pacer.acquire(() => 5).then(() => order.push('first')),
+      pacer.acquire(() => 5).then(() => order.push('steady')),
+      pacer.acquire(() => late).then(() => order.push('late')),
+    ];
+    late = 9;
+    await Promise.all(waits);
+    expect(order).toEqual(['first', 'late', 'steady']);
+  });
+
+  it('past the burst, spaces starts evenly at the same rate, within the window', async () => {
+    const clock = manualClock();
+    const pacer = new RequestPacer(5, 1_000, { burst: 2, clock });
+    const starts: number[] = [];
+    await Promise.all(Array.from({ length: 8 }, () => pacer.acquire().then(() => starts.push(clock.now()))));
+    // Five in any second: the burst's second start makes the fifth spaced one wait for the window.
+    expect(starts).toEqual([0, 0, 200, 400, 600, 1_000, 1_200, 1_400]);
+    expect(busiestWindow(starts, 1_000)).toBeLessThanOrEqual(5);
+  });
+
+  it('when places come up one by one, gives each to the busiest route waiting at that moment', async () => {
+    const clock = manualClock();
+    const pacer = new RequestPacer(4, 1_000, { burst: 1, clock });
+    const order: string[] = [];
+    let busyLeft = 3;
+    // The busy route asks again as soon as it is let through (its calls go one after another);
+    // three light calls wait all along.
+    const busy = async () => {
+      while (busyLeft > 0) {
+        await pacer.acquire(() => busyLeft + 1);
+        order.push('busy');
+        busyLeft--;
+      }
+    };
+    await Promise.all([
+      ...['a', 'b', 'c'].map((light) => pacer.acquire(() => 1).then(() => order.push(light))),
+      busy(),
+    ]);
+    expect(order).toEqual(['a', 'busy', 'busy', 'busy', 'b', 'c']);
   });
 
   it('refuses a limit that is not a positive integer', () => {
