@@ -25,6 +25,7 @@ import { RestoreSteps } from '../apps/recovery/src/restore/restore-steps';
 import {
   CHANGE_STEPS,
   type ChangeStep,
+  OVERLAPPED_PHASES,
   type RestoreActivities,
   STEP_ACTIVITY,
 } from '../apps/recovery/src/restore/workflows/restore-contract';
@@ -405,7 +406,7 @@ async function runCase(size: BenchGuild): Promise<CaseResult> {
           };
         },
         shielded: (work) => work(),
-        overlapSteps: true,
+        phases: OVERLAPPED_PHASES,
       },
       progress,
     );
@@ -491,8 +492,8 @@ async function runCase(size: BenchGuild): Promise<CaseResult> {
         `restore is ${((requests.length * PACING_MS) / wallMs).toFixed(1)}x faster`,
     );
     console.log(
-      '  the steps run in phases, side by side within one (deletes; roles, channels and overwrites;\n' +
-        '  settings); each call of a step re-reads the guild (GET guild, channels, bot member)',
+      '  the steps run in phases, side by side within one (channel and role deletes; overwrite deletes,\n' +
+        '  roles, channels and overwrites; settings); each call of a step re-reads the guild',
     );
     console.log(`  ${'step'.padEnd(26)} ${'calls'.padStart(6)}  span`);
     for (const step of perStep) {

@@ -1,11 +1,12 @@
 import { ChatPlatformClient, type GuildState } from '@lib/chat-platform';
 import type { DomainEvent } from '@lib/contracts';
 import { DEFAULT_RATE_LIMITS } from '@lib/sandbox';
+import { PermissionFlagsBits as P } from 'discord-api-types/v10';
 import type { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
 import { RecoveryStack } from '../support/recovery-stack';
 import { ALL_SCOPES, RestoreHarness } from '../support/restore-harness';
-import { ADMIN, OWNER, raid } from '../support/restore-scenario';
+import { ADMIN, MEMBER, OWNER, raid } from '../support/restore-scenario';
 import { waitFor } from '../support/wait';
 
 type Body = Record<string, unknown>;
@@ -156,6 +157,62 @@ describe('restore in process', () => {
       pre_restore_snapshot_id: job.pre_restore_snapshot_id,
     });
     expect(await pausedGuild(guildId)).toBe(false);
+  });
+
+  describe("a live channel's overwrite changes", () => {
+    /** Staff opened to everyone and the Moderator's overwrite dropped: two changes on one live channel. */
+    async function raidStaff(seeded: {
+      guildId: string;
+      channels: Record<string, string>;
+      roles: Record<string, string>;
+    }) {
+      const staff = seeded.channels.Staff;
+      await raider.putPermissionOverride({
+        channel_id: staff,
+        id: seeded.guildId,
+        type: 'role',
+        allow: String(P.ViewChannel),
+        deny: '0',
+      });
+      await raider.deletePermissionOverride(staff, seeded.roles.Moderator);
+      return staff;
+    }
+
+    function callsOn(channelId: string, since: number) {
+      const log = stack.platform.requestLog().slice(since);
+      return {
+        lists: log
+          .filter((r) => r.method === 'PATCH' && r.path === `/channels/${channelId}`)
+          .map((r) => r.status),
+        puts: log.filter(
+          (r) => r.method === 'PUT' && r.path.startsWith(`/channels/${channelId}/permissions/`),
+        ).length,
+      };
+    }
+
+    it("go in one call that sets the channel's whole list", async () => {
+      const { seeded, guildId, payload, snapshotId } = await protectedGuild();
+      const staff = await raidStaff(seeded);
+      const since = stack.platform.requestLog().length;
+      const job = await finished((await start(snapshotId)).body.id as string);
+      expect(job.status).toBe('completed');
+      expect(callsOn(staff, since)).toEqual({ lists: [200], puts: 0 });
+      await expectRestored(guildId, seeded.guildId, payload);
+    });
+
+    it('go one at a time when the platform refuses the list (a member who left keeps an overwrite)', async () => {
+      const { seeded, guildId, payload, snapshotId } = await protectedGuild();
+      const staff = await raidStaff(seeded);
+      // The member leaves; the platform keeps their overwrite on Staff, but refuses it in a list.
+      stack.platform.mutate(seeded.guildId, (guild) => {
+        guild.members = guild.members.filter((member) => member.user_id !== MEMBER);
+      });
+      const since = stack.platform.requestLog().length;
+      const job = await finished((await start(snapshotId)).body.id as string);
+      expect(job.status).toBe('completed');
+      expect(callsOn(staff, since)).toEqual({ lists: [404], puts: 2 });
+      await expectRestored(guildId, seeded.guildId, payload);
+    });
   });
 
   it('cancels: the running step finishes, later steps are skipped, live sync resumes', async () => {

@@ -54,6 +54,8 @@ export interface ChatPlatformClientOptions {
 
 const DEFAULT_TIMEOUT_MS = 15_000;
 const API_VERSION = '10';
+/** The REST client's usual margin past a rate-limit window, for the time an answer travels. */
+const MARGIN_MS = DefaultRestOptions.offset;
 /** Requests that start at once before the pacer spaces them out (RequestPacer). */
 const PACER_BURST = 10;
 
@@ -71,16 +73,19 @@ export class ChatPlatformClient {
   constructor(private readonly options: ChatPlatformClientOptions) {
     // The bot's global limit, counted over any second rather than in the REST client's own fixed
     // windows (see RequestPacer), with the client's usual margin for the time a request travels.
-    const pacer = new RequestPacer(
-      DefaultRestOptions.globalRequestsPerSecond,
-      1_000 + DefaultRestOptions.offset,
-      { burst: PACER_BURST },
-    );
+    const pacer = new RequestPacer(DefaultRestOptions.globalRequestsPerSecond, 1_000 + MARGIN_MS, {
+      burst: PACER_BURST,
+    });
     const versionPath = `${new URL(options.apiBaseUrl).pathname.replace(/\/$/, '')}/v${API_VERSION}`;
     this.rest = new REST({
       version: API_VERSION,
       api: options.apiBaseUrl,
       timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      // The REST client adds its offset twice to a bucket's reset (once when it reads the answer,
+      // again when it waits): half the margin each time, so a bucket's next window starts
+      // MARGIN_MS after the platform's instead of twice the default (100 ms, a tenth of a
+      // window, lost for every ten channels a restore creates).
+      offset: MARGIN_MS / 2,
       // Every attempt, retries included, passes the pacer just before it goes out; when it has to
       // wait, the route with the most calls outstanding goes first.
       makeRequest: async (url, init) => {

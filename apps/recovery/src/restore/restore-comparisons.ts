@@ -49,11 +49,14 @@ export class RestoreComparisons {
     target: SnapshotPayload,
     scope: readonly RestoreScope[],
   ): Promise<RestoreComparison> {
-    const [live, bot, replacements] = await Promise.all([
+    const [live, bot] = await Promise.all([
       this.platform.getGuildState(platformGuildId),
       this.botMember(platformGuildId),
-      this.replacements(guildId),
     ]);
+    // After the guild: a role or channel the read shows that a restore beside this comparison made
+    // is recorded by now whenever anything was made from it (an overwrite naming the new role is
+    // applied only once the role's replacement is recorded), so it is never taken for a stranger.
+    const replacements = await this.replacements(guildId);
     const standing = botStanding(live, bot);
     const ids = new SnapshotIdResolution(live, replacements);
     return {

@@ -17,7 +17,7 @@ import { diffGuildSettings } from './diff/settings-diff';
 export * from './diff/diff-model';
 export { RESTORED_CHANNEL_FIELDS } from './diff/channel-diff';
 export { restoreDiffHash } from './diff/diff-hash';
-export { RESTORED_ROLE_FIELDS } from './diff/role-diff';
+export { mayGrant, RESTORED_ROLE_FIELDS } from './diff/role-diff';
 export * from './diff/estimate';
 export { SnapshotIdResolution } from './diff/id-resolution';
 export { RESTORE_SCOPES, type RestoreScope } from '@lib/contracts';

@@ -12,6 +12,8 @@ import {
 } from '@lib/chat-platform';
 import type { RestoreComparison } from './restore-comparisons';
 import {
+  mayGrant,
+  type OverrideItem,
   type RestorableSetting,
   RESTORED_CHANNEL_FIELDS,
   RESTORED_ROLE_FIELDS,
@@ -329,23 +331,87 @@ export class RestoreSteps {
               (item.type !== 'role' || ids.resolve('role', item.id) !== undefined),
           );
     const batch = ready.slice(0, RESTORE_BATCH_SIZE);
-    let applied = 0;
-    await runConcurrently(batch, async (item) => {
+    const byChannel = new Map<string, OverrideItem[]>();
+    for (const item of batch) {
       const channelId = ids.resolve('channel', item.channel_id);
-      const targetId = item.type === 'role' ? ids.resolve('role', item.id) : item.id;
-      if (channelId === undefined || targetId === undefined) return;
-      await this.platform.putPermissionOverride(
-        { channel_id: channelId, id: targetId, type: item.type, allow: item.allow, deny: item.deny },
-        reason(context),
-      );
-      applied++;
+      if (channelId !== undefined) byChannel.set(channelId, [...(byChannel.get(channelId) ?? []), item]);
+    }
+    let applied = 0;
+    await runConcurrently([...byChannel], async ([channelId, changes]) => {
+      const whole = this.wholeOverwriteList(context, channelId, changes);
+      if (whole && (await this.setOverwriteList(context, channelId, whole))) {
+        applied += changes.length;
+        return;
+      }
+      for (const item of changes) {
+        const targetId = item.type === 'role' ? ids.resolve('role', item.id) : item.id;
+        if (targetId === undefined) continue;
+        await this.platform.putPermissionOverride(
+          { channel_id: channelId, id: targetId, type: item.type, allow: item.allow, deny: item.deny },
+          reason(context),
+        );
+        applied++;
+      }
     });
     if (context.awaiting.length === 0) {
       return { ...NOTHING, created: applied, remaining: items.length - batch.length };
     }
     // A comparison made with this step's scope alone passes over (as `skipped`) an overwrite whose
     // role the roles step has yet to make: so while the steps beside it run, this one is never done.
-    return { ...NOTHING, created: applied, remaining: Math.max(1, items.length - applied) };
+    // Once all that was ready is applied, the rest waits for a step beside it to end.
+    return {
+      ...NOTHING,
+      created: applied,
+      remaining: Math.max(1, items.length - applied),
+      waiting: ready.length === batch.length,
+    };
+  }
+
+  /**
+   * Sets the channel's whole overwrite list in one call. The platform checks every entry, and a
+   * member's overwrite outlives the member: an entry naming someone who has left makes it refuse
+   * the whole list (nothing changes), and the caller then puts the changes one by one. False then.
+   */
+  private async setOverwriteList(
+    context: StepContext,
+    channelId: string,
+    list: ChannelOverrideInput[],
+  ): Promise<boolean> {
+    try {
+      await this.platform.updateChannel(channelId, { permission_overrides: list }, reason(context));
+      return true;
+    } catch (error) {
+      if (isChatPlatformError(error) && error.code === 'NotFound') return false;
+      throw error;
+    }
+  }
+
+  /**
+   * The channel's whole overwrite list after `changes`, to set in one call: the live list, less
+   * what the snapshot does not have (the overwrite deletes' work, so the two steps agree whichever
+   * goes first), with the changes put in. Only when the bot may grant every entry (the platform
+   * checks each one); a single change goes alone, touching nothing else.
+   */
+  private wholeOverwriteList(
+    context: StepContext,
+    channelId: string,
+    changes: OverrideItem[],
+  ): ChannelOverrideInput[] | undefined {
+    if (changes.length < 2) return undefined;
+    const { live, diff, ids, bot } = context.comparison;
+    const key = (o: { type: string; id: string }) => `${o.type} ${o.id}`;
+    const removed = new Set(diff.overrides_to_remove.filter((o) => o.channel_id === channelId).map(key));
+    const list = new Map<string, ChannelOverrideInput>();
+    for (const { channel_id, ...overwrite } of live.permission_overrides) {
+      if (channel_id === channelId && !removed.has(key(overwrite))) list.set(key(overwrite), overwrite);
+    }
+    for (const { type, id, allow, deny } of changes) {
+      const targetId = type === 'role' ? ids.resolve('role', id) : id;
+      if (targetId === undefined) return undefined;
+      list.set(key({ type, id: targetId }), { id: targetId, type, allow, deny });
+    }
+    const entries = [...list.values()];
+    return entries.every((o) => mayGrant(bot, BigInt(o.allow) | BigInt(o.deny))) ? entries : undefined;
   }
 
   private async updateSettings(context: StepContext): Promise<StepOutcome> {

@@ -73,16 +73,37 @@ export interface StepOutcome {
   deleted: number;
   /** Changes still to make after this batch; the workflow calls the step again while > 0. */
   remaining: number;
+  /**
+   * All that is left waits for the steps it was told it awaits (StepRef.awaiting): the workflow
+   * calls it again once one of them has ended, not at once.
+   */
+  waiting?: boolean;
 }
 
+/** Change steps that run side by side, phase after phase. */
+export type StepPhases = readonly (readonly ChangeStep[])[];
+
 /**
- * Which change steps run side by side, phase after phase: the deletes (each its own rate-limit
- * bucket), then roles, channels and overwrites (channels wait for the roles their overwrites name,
- * overwrites for their channel and role, each item by itself rather than the whole step), then the
- * settings, which name channels. Within a phase the platform's busiest bucket (channel creation)
- * is kept busy from the start instead of after every role exists.
+ * Which change steps run side by side, phase after phase: the channel and role deletes (each its
+ * own rate-limit bucket, and they make room under the platform's channel and role limits); then
+ * overwrite deletes, roles, channels and overwrites (channels wait for the roles their overwrites
+ * name, overwrites for their channel and role, each item by itself rather than the whole step);
+ * then the settings, which name channels. Within the second phase the platform's busiest bucket
+ * (channel creation) is kept busy from the start instead of after every role exists.
+ *
+ * Overwrite deletes run beside the creates safely because a comparison reads the recorded
+ * replacements after the guild (RestoreComparisons.compare): an overwrite the read shows for a
+ * recreated role or on a recreated channel was made from a replacement already recorded, so it is
+ * never taken for one to remove.
  */
-export const OVERLAPPED_PHASES: readonly (readonly ChangeStep[])[] = [
+export const OVERLAPPED_PHASES: StepPhases = [
+  ['DeleteRemovedChannels', 'DeleteRemovedRoles'],
+  ['DeleteRemovedOverrides', 'CreateOrUpdateRoles', 'CreateOrUpdateChannels', 'ApplyPermissionOverrides'],
+  ['UpdateGuildSettings'],
+];
+
+/** The phases of the first overlapped build: how a run begun on it replays. */
+export const FIRST_OVERLAPPED_PHASES: StepPhases = [
   ['DeleteRemovedOverrides', 'DeleteRemovedChannels', 'DeleteRemovedRoles'],
   ['CreateOrUpdateRoles', 'CreateOrUpdateChannels', 'ApplyPermissionOverrides'],
   ['UpdateGuildSettings'],

@@ -1,4 +1,10 @@
-import type { RestoreFailure, StepOutcome, StepRef } from './restore-contract';
+import {
+  OVERLAPPED_PHASES,
+  type RestoreFailure,
+  type StepOutcome,
+  type StepPhases,
+  type StepRef,
+} from './restore-contract';
 import {
   type ActivityBehaviour,
   fakeRestoreActivities,
@@ -13,7 +19,7 @@ async function run(
   behave: ActivityBehaviour = {},
   scope = ['roles', 'channels', 'permission_overrides', 'guild_settings'],
   cancel = () => false,
-  overlapSteps = false,
+  phases: StepPhases | undefined = undefined,
 ) {
   const fake = fakeRestoreActivities(behave);
   const outcome = await runRestore(
@@ -28,7 +34,7 @@ async function run(
         message: String(error),
       }),
       shielded: (work) => work(),
-      overlapSteps,
+      phases,
     },
     new RestoreProgress({}),
   );
@@ -121,28 +127,55 @@ describe(runRestore.name, () => {
   });
 
   describe('with the steps overlapped', () => {
-    it('runs the deletes side by side, then roles, channels and overwrites, then the settings', async () => {
+    it('runs the channel and role deletes side by side, then the rest beside the creates, then the settings', async () => {
       const { outcome, calls } = await run(
-        { deleteRemovedOverrides: (call) => Promise.resolve(step(call === 1 ? 1 : 0)) },
+        { deleteRemovedChannels: (call) => Promise.resolve(step(call === 1 ? 1 : 0)) },
         ALL_SCOPES,
         () => false,
-        true,
+        OVERLAPPED_PHASES,
       );
       expect(outcome).toBe('completed');
       const changes = calls.filter((call) => /^(delete|createOrUpdate|apply|update)/.test(call));
-      // The other deletes started before the overwrite deletes' second call; no create before them.
-      expect(changes.slice(0, 4)).toEqual([
-        'deleteRemovedOverrides',
+      // The role deletes started before the channel deletes' second call; no create before them.
+      expect(changes.slice(0, 3)).toEqual([
         'deleteRemovedChannels',
         'deleteRemovedRoles',
-        'deleteRemovedOverrides',
+        'deleteRemovedChannels',
       ]);
-      expect(changes.slice(4)).toEqual([
+      expect(changes.slice(3)).toEqual([
+        'deleteRemovedOverrides',
         'createOrUpdateRoles',
         'createOrUpdateChannels',
         'applyPermissionOverrides',
         'updateGuildSettings',
       ]);
+    });
+
+    it('holds a step that made progress but says all it has left waits, until a step it awaits ends', async () => {
+      const { calls } = await run(
+        {
+          createOrUpdateRoles: (call) =>
+            new Promise((resolve) => setTimeout(() => resolve(step(call < 3 ? 1 : 0)), 5)),
+          createOrUpdateChannels: () => Promise.resolve(step(0)),
+          // Applies some each call; while the others run, what is left waits for them.
+          applyPermissionOverrides: (_, input) =>
+            Promise.resolve(
+              (input as StepRef).awaiting?.length
+                ? { created: 1, updated: 0, deleted: 0, remaining: 1, waiting: true }
+                : step(0),
+            ),
+        },
+        ['roles', 'channels', 'permission_overrides'],
+        () => false,
+        OVERLAPPED_PHASES,
+      );
+      const applied = calls.filter((call) => call === 'applyPermissionOverrides').length;
+      // One call while roles and channels ran, one after the channels step ended (the first to),
+      // one after the roles step: not a call after each of their calls.
+      expect(applied).toBeLessThanOrEqual(3);
+      expect(calls.lastIndexOf('applyPermissionOverrides')).toBeGreaterThan(
+        calls.lastIndexOf('createOrUpdateRoles'),
+      );
     });
 
     it('tells a step which steps beside it it waits for, and holds it while all it has left waits', async () => {
@@ -157,7 +190,7 @@ describe(runRestore.name, () => {
         },
         ['roles', 'channels', 'permission_overrides'],
         () => false,
-        true,
+        OVERLAPPED_PHASES,
       );
       const refsOf = (name: string) =>
         calls.flatMap((call, i) => (call === name ? [inputs[i] as StepRef] : []));
@@ -185,7 +218,7 @@ describe(runRestore.name, () => {
           },
           ALL_SCOPES,
           () => false,
-          true,
+          OVERLAPPED_PHASES,
         );
         return { ...result, count: (name: string) => result.calls.filter((call) => call === name).length };
       })();

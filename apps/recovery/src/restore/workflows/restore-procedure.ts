@@ -3,7 +3,6 @@ import {
   CHANGE_STEPS,
   type ChangeStep,
   type JobRef,
-  OVERLAPPED_PHASES,
   type RestoreActivities,
   type RestoreFailure,
   type RestoreWorkflowInput,
@@ -11,6 +10,7 @@ import {
   STEP_DEPENDS_ON,
   STEP_SCOPE,
   type StepOutcome,
+  type StepPhases,
 } from './restore-contract';
 import type { RestoreProgress } from './restore-progress';
 
@@ -25,10 +25,10 @@ export interface RestoreEngine {
   shielded<T>(work: () => Promise<T>): Promise<T>;
   /**
    * The change steps run side by side, phase by phase (OVERLAPPED_PHASES), rather than one after
-   * another. The Temporal workflow says so only for runs begun on a build that has it: a run begun
-   * one step at a time is replayed the way it ran.
+   * another when absent. The Temporal workflow gives the phases of the build a run began on, so
+   * it replays the way it ran.
    */
-  overlapSteps?: boolean;
+  phases?: StepPhases;
 }
 
 export type RestoreOutcome = 'completed' | 'failed' | 'canceled';
@@ -67,8 +67,8 @@ export async function runRestore(
     await activities.pauseLiveSync(ref);
     progress.finish('PauseLiveSync');
 
-    if (engine.overlapSteps) {
-      for (const phase of OVERLAPPED_PHASES) {
+    if (engine.phases) {
+      for (const phase of engine.phases) {
         const wanted = phase.filter((step) => input.scope.includes(STEP_SCOPE[step]));
         for (const step of phase) if (!wanted.includes(step)) progress.skip(step);
         if (wanted.length === 0) continue;
@@ -178,7 +178,7 @@ async function runStep(
     progress.advance(step, outcome);
     count(summary, step, outcome);
     const stalled = outcome.created + outcome.updated + outcome.deleted === 0;
-    if (side && outcome.remaining > 0 && awaiting.length > 0 && stalled) {
+    if (side && outcome.remaining > 0 && awaiting.length > 0 && (stalled || outcome.waiting)) {
       // Nothing more could be done without the steps it waits for: until one of them has ended,
       // asking again would mostly find the same (every call re-reads the guild, and the bot's
       // global limit is shared by every guild being restored). A failure beside it ends them too.

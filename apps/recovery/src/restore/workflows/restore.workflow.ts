@@ -8,10 +8,13 @@ import {
 } from '@temporalio/workflow';
 import {
   CANCEL_RESTORE_SIGNAL,
+  FIRST_OVERLAPPED_PHASES,
+  OVERLAPPED_PHASES,
   type ProgressSummary,
   RESTORE_PROGRESS_QUERY,
   type RestoreActivities,
   type RestoreWorkflowInput,
+  type StepPhases,
 } from './restore-contract';
 import { classifyRestoreFailure } from './restore-failure';
 import { RESTORE_ACTIVITY_OPTIONS } from './restore-policy';
@@ -25,6 +28,15 @@ const activities = proxyActivities<RestoreActivities>(RESTORE_ACTIVITY_OPTIONS);
 
 /** The change from one step at a time to the overlapped phases (Temporal's patching). */
 export const OVERLAPPED_STEPS_PATCH = 'restore-overlapped-steps';
+/** The overwrite deletes moved beside the creates (OVERLAPPED_PHASES). */
+export const OVERWRITE_DELETES_BESIDE_CREATES_PATCH = 'restore-overwrite-deletes-beside-creates';
+
+/** The phases of the build the run began on: a run replays the way it ran. */
+function phasesOfThisRun(): StepPhases | undefined {
+  if (patched(OVERWRITE_DELETES_BESIDE_CREATES_PATCH)) return OVERLAPPED_PHASES;
+  if (patched(OVERLAPPED_STEPS_PATCH)) return FIRST_OVERLAPPED_PHASES;
+  return undefined;
+}
 
 /** The restore procedure on Temporal: signal `cancel`, query `getProgress`. */
 export async function restoreWorkflow(input: RestoreWorkflowInput): Promise<RestoreOutcome> {
@@ -42,8 +54,7 @@ export async function restoreWorkflow(input: RestoreWorkflowInput): Promise<Rest
       cancelRequested: () => cancelRequested,
       classify: classifyRestoreFailure,
       shielded: (work) => CancellationScope.nonCancellable(work),
-      // Runs begun before the steps overlapped replay one step at a time, as they ran.
-      overlapSteps: patched(OVERLAPPED_STEPS_PATCH),
+      phases: phasesOfThisRun(),
     },
     progress,
   );

@@ -119,13 +119,15 @@ describe(InProcessRestoreRun.name, () => {
     const sut = new InProcessRestoreRun(INPUT, fake.activities);
     const outcome = sut.begin();
     await running;
-    expect(sut.progressSummary()).toMatchObject({
-      current_step: 'CreateOrUpdateRoles',
+    const summary = sut.progressSummary();
+    expect(summary).toMatchObject({
       steps: expect.arrayContaining([
         expect.objectContaining({ name: 'DeleteRemovedRoles', status: 'done' }),
         expect.objectContaining({ name: 'CreateOrUpdateRoles', status: 'running', done: 0, total: 1 }),
       ]),
     });
+    // The current step is the phase's first still running (the overwrite deletes may not be done).
+    expect(summary.steps.find((step) => step.name === summary.current_step)?.status).toBe('running');
 
     sut.cancel();
     finish();

@@ -1,11 +1,12 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { ActivityOptions } from '@temporalio/workflow';
 import { type Sleep, withActivityOptions } from './in-process-activities';
-import type {
-  JobRef,
-  ProgressSummary,
-  RestoreActivities,
-  RestoreWorkflowInput,
+import {
+  type JobRef,
+  OVERLAPPED_PHASES,
+  type ProgressSummary,
+  type RestoreActivities,
+  type RestoreWorkflowInput,
 } from '../../restore/workflows/restore-contract';
 import { classifyRestoreFailure } from '../../restore/workflows/restore-failure';
 import { RESTORE_ACTIVITY_OPTIONS } from '../../restore/workflows/restore-policy';
@@ -96,7 +97,7 @@ export class InProcessRestoreRun {
         classify: classifyRestoreFailure,
         // The endings run even while the process stops (ENDING_ACTIVITIES); nothing else to shield.
         shielded: (work) => work(),
-        overlapSteps: true,
+        phases: OVERLAPPED_PHASES,
       },
       this.progress,
     );
