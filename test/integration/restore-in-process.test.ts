@@ -225,9 +225,11 @@ describe('restore in process', () => {
     const job = await finished(jobId);
     expect(job).toMatchObject({ status: 'canceled', error_message: null });
     const live = await reader.getGuildState(seeded.guildId);
-    // The roles were being created and got done; channels come after roles and were skipped.
+    // The roles were being created and got done. Channels are made beside the roles (each as soon
+    // as the roles it names exist), so some may be back; the settings come after both and were
+    // skipped: the raid's name stays.
     expect(live.roles.map((role) => role.name)).toEqual(expect.arrayContaining(['Moderator', 'extra-11']));
-    expect(live.channels.map((channel) => channel.name)).not.toContain('mod-chat');
+    expect(live.guild.name).toBe('RAIDED');
     const events = await restoreEvents(jobId);
     expect(events.map((event) => event.event_type)).toEqual(['RestoreStarted', 'RestoreCanceled']);
     expect(events[1].envelope.payload).toMatchObject({ reason: 'user', pre_restore_snapshot_id: null });

@@ -445,9 +445,10 @@ describe('restore', () => {
       expect(canceled.body.cancel_requested_at).toEqual(expect.any(String));
       const job = await finished(jobId);
       expect(job).toMatchObject({ status: 'canceled', error_message: null });
-      // Channels come after roles: not restored.
+      // Channels are made beside the roles (each as soon as the roles it names exist); the settings
+      // come after both and were skipped: the raid's name stays.
       const live = await reader.getGuildState(seeded.guildId);
-      expect(live.channels.map((c) => c.name)).not.toContain('mod-chat');
+      expect(live.guild.name).toBe('RAIDED');
       const paused = await dataSource.query(`SELECT 1 FROM recovery.live_sync_pauses WHERE guild_id = $1`, [
         guildId,
       ]);

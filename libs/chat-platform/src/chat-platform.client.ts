@@ -57,7 +57,7 @@ const API_VERSION = '10';
 /** The REST client's usual margin past a rate-limit window, for the time an answer travels. */
 const MARGIN_MS = DefaultRestOptions.offset;
 /** Requests that start at once before the pacer spaces them out (RequestPacer). */
-const PACER_BURST = 10;
+const PACER_BURST = 25;
 
 /**
  * The chat platform's REST API as the service uses it, over `@discordjs/rest`: the client queues

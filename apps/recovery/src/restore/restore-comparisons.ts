@@ -1,5 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { ChatPlatformClient, computeGuildPermissions, type GuildState } from '@lib/chat-platform';
+import {
+  ChatPlatformClient,
+  computeGuildPermissions,
+  type GuildState,
+  type PlatformMember,
+} from '@lib/chat-platform';
 import type { RestoreScope } from '@lib/contracts';
 import { NotFoundError } from '@lib/problem-details';
 import { readSnapshotPayload, type SnapshotPayload } from '../snapshots/snapshot-payload';
@@ -29,6 +34,9 @@ export interface RestoreComparison {
 @Injectable()
 export class RestoreComparisons {
   private botUserId: Promise<string> | undefined;
+  /** Numbers the guild reads this process starts: what a comparison may share (readsFrom). */
+  private readsStarted = 0;
+  private readonly inFlight = new Map<string, GuildRead>();
 
   constructor(
     private readonly snapshots: SnapshotsRepository,
@@ -42,21 +50,28 @@ export class RestoreComparisons {
     return readSnapshotPayload(row.payload);
   }
 
+  /**
+   * A mark for `compare`: reads of the guild started after it may be shared. A restore's steps that
+   * start together (a phase) then read the guild once between them instead of once each, and none
+   * is given a read begun before it started (which could miss what it made itself just before).
+   */
+  readsFrom(): number {
+    return this.readsStarted;
+  }
+
   /** Platform failures propagate as ChatPlatformError; callers decide what they mean. */
   async compare(
     guildId: string,
     platformGuildId: string,
     target: SnapshotPayload,
     scope: readonly RestoreScope[],
+    sharedFrom?: number,
   ): Promise<RestoreComparison> {
-    const [live, bot] = await Promise.all([
-      this.platform.getGuildState(platformGuildId),
-      this.botMember(platformGuildId),
-    ]);
+    const [live, bot] = await this.readGuild(platformGuildId, sharedFrom);
     // After the guild: a role or channel the read shows that a restore beside this comparison made
     // is recorded by now whenever anything was made from it (an overwrite naming the new role is
     // applied only once the role's replacement is recorded), so it is never taken for a stranger.
-    const replacements = await this.replacements(guildId);
+    const replacements = await this.recordedReplacements(guildId);
     const standing = botStanding(live, bot);
     const ids = new SnapshotIdResolution(live, replacements);
     return {
@@ -72,8 +87,25 @@ export class RestoreComparisons {
     await this.replacementIds.record(guildId, jobId, replacement);
   }
 
-  private replacements(guildId: string): Promise<IdReplacement[]> {
+  /** Where the guild's recreated roles and channels live now, as recorded. */
+  recordedReplacements(guildId: string): Promise<IdReplacement[]> {
     return this.replacementIds.ofGuild(guildId);
+  }
+
+  /** The guild and the bot's member; one in flight started after `sharedFrom` is joined. */
+  private readGuild(platformGuildId: string, sharedFrom?: number): GuildRead['answer'] {
+    const current = this.inFlight.get(platformGuildId);
+    if (current && sharedFrom !== undefined && current.number > sharedFrom) return current.answer;
+    const read: GuildRead = {
+      number: ++this.readsStarted,
+      answer: Promise.all([this.platform.getGuildState(platformGuildId), this.botMember(platformGuildId)]),
+    };
+    this.inFlight.set(platformGuildId, read);
+    const settled = () => {
+      if (this.inFlight.get(platformGuildId) === read) this.inFlight.delete(platformGuildId);
+    };
+    read.answer.then(settled, settled);
+    return read.answer;
   }
 
   private async botMember(platformGuildId: string) {
@@ -84,6 +116,11 @@ export class RestoreComparisons {
     });
     return this.platform.getMember(platformGuildId, botId);
   }
+}
+
+interface GuildRead {
+  number: number;
+  answer: Promise<[GuildState, PlatformMember]>;
 }
 
 function botStanding(live: GuildState, bot: { user: { id: string }; roles: string[] }): BotStanding {

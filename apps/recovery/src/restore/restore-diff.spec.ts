@@ -196,6 +196,22 @@ describe(SnapshotIdResolution.name, () => {
     expect(sut.resolve('channel', '3999')).toBeUndefined();
   });
 
+  it('learns replacements recorded after the read as live, and leaves those known at the read as they were', () => {
+    const sut = new SnapshotIdResolution(live, [
+      { kind: 'role', original_id: '2901', replacement_id: '2902' },
+    ]);
+    sut.learnRecorded([
+      // Known at the read, its target gone: still unresolved.
+      { kind: 'role', original_id: '2901', replacement_id: '2902' },
+      // Made since: resolved, though the read did not show it.
+      { kind: 'role', original_id: '2903', replacement_id: '2904' },
+    ]);
+    expect(sut.resolve('role', '2901')).toBeUndefined();
+    expect(sut.resolve('role', '2903')).toBe('2904');
+    sut.learn('channel', '3901', '3902');
+    expect(sut.resolve('channel', '3901')).toBe('3902');
+  });
+
   it('keeps role and channel replacements apart', () => {
     const sut = new SnapshotIdResolution(live, [
       { kind: 'role', original_id: '3901', replacement_id: GENERAL },

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Injectable } from '@nestjs/common';
 import {
   ChatPlatformClient,
@@ -30,6 +31,10 @@ export const RESTORE_BATCH_SIZE = 50;
  */
 const CONCURRENCY = 10;
 
+/** How long a call waits for a channel to become ready before handing back; how often it looks. */
+const READY_WAIT_MS = 2_000;
+const READY_POLL_MS = 100;
+
 const CHANNEL_ID_SETTINGS: RestorableSetting[] = [
   'afk_channel_id',
   'system_channel_id',
@@ -50,6 +55,8 @@ export interface StepContext {
    */
   awaiting: readonly ChangeStep[];
   recordReplacement(kind: 'role' | 'channel', originalId: string, replacementId: string): Promise<void>;
+  /** Adds to `comparison.ids` the replacements recorded since it was read (by the steps beside). */
+  learnRecordedIds(): Promise<void>;
 }
 
 const NOTHING: StepOutcome = { created: 0, updated: 0, deleted: 0, remaining: 0 };
@@ -199,46 +206,73 @@ export class RestoreSteps {
     const updates = diff.channels_to_update.filter((u) => u.changed_fields.some((f) => f !== 'position'));
     if (creates.length + updates.length > 0) {
       const { ids } = context.comparison;
+      const made = new Set<string>();
       // A child waits for its category while categories are still to be made (it needs the new id
       // as its parent); with the roles step still running beside this one, a channel whose
       // overwrites name a role not made yet waits too, so it is created with all of them.
-      const categoriesLeft = creates.some((channel) => channel.type === CHANNEL_TYPE.category);
+      const categoriesLeft = () =>
+        creates.some((channel) => channel.type === CHANNEL_TYPE.category && !made.has(channel.id));
       const parentReady = (parentId: string | null) =>
-        parentId === null || !categoriesLeft || ids.resolve('channel', parentId) !== undefined;
+        parentId === null || !categoriesLeft() || ids.resolve('channel', parentId) !== undefined;
       const rolesPending = context.awaiting.includes('CreateOrUpdateRoles');
       const rolesReady = (channelId: string) =>
         !rolesPending ||
         target.permission_overrides.every(
           (o) => o.channel_id !== channelId || o.type !== 'role' || ids.resolve('role', o.id) !== undefined,
         );
-      const createBatch = creates
-        .filter(
+      const ready = () =>
+        creates.filter(
           (channel) =>
+            !made.has(channel.id) &&
             (channel.type === CHANNEL_TYPE.category || parentReady(channel.parent_id)) &&
             rolesReady(channel.id),
-        )
-        .slice(0, RESTORE_BATCH_SIZE);
-      // Each channel is its own rate-limit bucket: updates go alongside the creates.
-      const updateBatch = updates
-        .filter(
-          (update) =>
-            !update.changed_fields.includes('parent_id') ||
-            parentReady(byId.get(update.target.id)!.parent_id),
-        )
-        .slice(0, RESTORE_BATCH_SIZE);
+        );
       const adopted = new Set<string>();
-      await Promise.all([
-        runConcurrently(createBatch, (channel) => this.createChannel(context, channel, adopted)),
-        runConcurrently(updateBatch, (update) =>
-          this.platform.updateChannel(
-            update.current.id,
-            this.channelFields(context, byId.get(update.target.id)!, update.changed_fields),
-            reason(context),
+      // Within the call a channel goes as soon as it is ready: a category made here readies its
+      // children and the updates moving channels into it at once, and while the roles step runs
+      // beside, the roles it has made since this call read the guild are learnt from the recorded
+      // replacements (no platform call). The call hands back after a batch, when nothing is left,
+      // or when nothing has become ready for READY_WAIT_MS.
+      let lastProgress = Date.now();
+      let creating = true;
+      let learning: Promise<void> | undefined;
+      const created = asTheyBecomeReady<PlatformChannel>({
+        next: (taken) => ready().find((channel) => !taken.has(channel)),
+        work: async (channel) => {
+          const id = await this.createChannel(context, channel, adopted);
+          made.add(channel.id);
+          ids.learn('channel', channel.id, id);
+          lastProgress = Date.now();
+        },
+        mayReady: () => rolesPending && Date.now() - lastProgress < READY_WAIT_MS,
+        wait: () =>
+          (learning ??= sleep(READY_POLL_MS)
+            .then(() => context.learnRecordedIds())
+            .finally(() => (learning = undefined))),
+      }).finally(() => (creating = false));
+      // Each channel is its own rate-limit bucket: updates go alongside the creates.
+      const updated = asTheyBecomeReady<(typeof updates)[number]>({
+        next: (taken) =>
+          updates.find(
+            (update) =>
+              !taken.has(update) &&
+              (!update.changed_fields.includes('parent_id') ||
+                parentReady(byId.get(update.target.id)!.parent_id)),
           ),
-        ),
-      ]);
-      const left = creates.length + updates.length - createBatch.length - updateBatch.length;
-      return { ...NOTHING, created: createBatch.length, updated: updateBatch.length, remaining: left + 1 };
+        work: (update) =>
+          this.platform
+            .updateChannel(
+              update.current.id,
+              this.channelFields(context, byId.get(update.target.id)!, update.changed_fields),
+              reason(context),
+            )
+            .then(() => undefined),
+        mayReady: () => creating,
+        wait: () => sleep(READY_POLL_MS),
+      });
+      const [createdCount, updatedCount] = await Promise.all([created, updated]);
+      const left = creates.length + updates.length - createdCount - updatedCount;
+      return { ...NOTHING, created: createdCount, updated: updatedCount, remaining: left + 1 };
     }
     if (!diff.channels_to_update.some((u) => u.changed_fields.includes('position'))) return NOTHING;
     await this.platform.setChannelPositions(
@@ -253,7 +287,7 @@ export class RestoreSteps {
     context: StepContext,
     channel: PlatformChannel,
     adopted: Set<string>,
-  ): Promise<void> {
+  ): Promise<string> {
     const orphan = context.comparison.diff.channels_to_delete.find(
       (candidate) =>
         candidate.name === channel.name && candidate.type === channel.type && !adopted.has(candidate.id),
@@ -270,6 +304,7 @@ export class RestoreSteps {
       ? await this.platform.updateChannel(orphan.id, input, reason(context))
       : await this.platform.createChannel(context.platformGuildId, input, reason(context));
     await context.recordReplacement('channel', channel.id, created.id);
+    return created.id;
   }
 
   private channelFields(context: StepContext, channel: PlatformChannel, fields: string[]): ChannelUpdate {
@@ -320,16 +355,10 @@ export class RestoreSteps {
   private async applyOverrides(context: StepContext): Promise<StepOutcome> {
     const { diff, ids } = context.comparison;
     const items = diff.overrides_to_apply;
-    // Beside the roles and channels steps, only overwrites whose channel and role exist go now;
-    // one on a channel still to be created comes with the channel, the others on a later call.
-    const ready =
-      context.awaiting.length === 0
-        ? items
-        : items.filter(
-            (item) =>
-              ids.resolve('channel', item.channel_id) !== undefined &&
-              (item.type !== 'role' || ids.resolve('role', item.id) !== undefined),
-          );
+    // Beside the roles and channels steps, only the channels whose changes can all go now (their
+    // roles exist) get them, in one call each; one still to be created gets its overwrites with
+    // the channel, the others on a later call.
+    const ready = context.awaiting.length === 0 ? items : this.channelsAllReady(context, items);
     const batch = ready.slice(0, RESTORE_BATCH_SIZE);
     const byChannel = new Map<string, OverrideItem[]>();
     for (const item of batch) {
@@ -365,6 +394,27 @@ export class RestoreSteps {
       remaining: Math.max(1, items.length - applied),
       waiting: ready.length === batch.length,
     };
+  }
+
+  /**
+   * The items of the live channels none of whose snapshot overwrites waits for a role still to be
+   * made. (A comparison of this step's scope alone does not list an overwrite whose role is
+   * missing, so the snapshot says which channels would otherwise get a second call later.)
+   */
+  private channelsAllReady(context: StepContext, items: OverrideItem[]): OverrideItem[] {
+    const { target, ids } = context.comparison;
+    const rolesPending = context.awaiting.includes('CreateOrUpdateRoles');
+    const waiting = new Set(
+      target.permission_overrides
+        .filter((o) => rolesPending && o.type === 'role' && ids.resolve('role', o.id) === undefined)
+        .map((o) => o.channel_id),
+    );
+    return items.filter(
+      (item) =>
+        !waiting.has(item.channel_id) &&
+        ids.resolve('channel', item.channel_id) !== undefined &&
+        (item.type !== 'role' || ids.resolve('role', item.id) !== undefined),
+    );
   }
 
   /**
@@ -485,6 +535,50 @@ async function goneIsDone(call: Promise<unknown>): Promise<void> {
     if (isChatPlatformError(error) && error.code === 'NotFound') return;
     throw error;
   }
+}
+
+interface ReadyWork<T> {
+  /** The next item that can go now, of those not taken yet. */
+  next(taken: ReadonlySet<T>): T | undefined;
+  work(item: T): Promise<void>;
+  /** Waiting could ready more (a step beside, or other work of the call, is making what it needs). */
+  mayReady(): boolean;
+  /** A moment's wait, learning what has changed meanwhile. */
+  wait(): Promise<unknown>;
+}
+
+/**
+ * Does up to RESTORE_BATCH_SIZE items as they become ready, CONCURRENCY at a time; returns how many
+ * were done once the batch is done, or nothing is ready, in flight, or to wait for. After a
+ * failure no new item starts, and the first failure is thrown.
+ */
+async function asTheyBecomeReady<T>(work: ReadyWork<T>): Promise<number> {
+  const taken = new Set<T>();
+  let done = 0;
+  let failed = false;
+  const lane = async () => {
+    while (taken.size < RESTORE_BATCH_SIZE && !failed) {
+      const item = work.next(taken);
+      if (item !== undefined) {
+        taken.add(item);
+        try {
+          await work.work(item);
+        } catch (error) {
+          failed = true;
+          throw error;
+        }
+        done++;
+        continue;
+      }
+      // An item in flight here (a category) can ready others, as can what is being waited for.
+      if (taken.size === done && !work.mayReady()) return;
+      await work.wait();
+    }
+  };
+  const settled = await Promise.allSettled(Array.from({ length: CONCURRENCY }, lane));
+  const failure = settled.find((result) => result.status === 'rejected');
+  if (failure) throw failure.reason;
+  return done;
 }
 
 /** Runs `work` over the items, CONCURRENCY at a time; after a failure no new item starts. */

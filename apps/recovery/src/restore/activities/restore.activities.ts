@@ -44,12 +44,17 @@ export function createRestoreActivities(deps: RestoreActivityDeps): RestoreActiv
   }
 
   async function changeStep(step: ChangeStep, ref: StepRef): Promise<StepOutcome> {
+    const sharedFrom = comparisons.readsFrom();
     const row = await job(ref);
     const guild = await guilds.get(row.guild_id);
     const target = await comparisons.snapshotPayload(row.snapshot_id, row.guild_id);
-    const comparison = await comparisons.compare(row.guild_id, guild.platformGuildId, target, [
-      STEP_SCOPE[step],
-    ]);
+    const comparison = await comparisons.compare(
+      row.guild_id,
+      guild.platformGuildId,
+      target,
+      [STEP_SCOPE[step]],
+      sharedFrom,
+    );
     return steps.run(step, {
       jobId: row.id,
       guildId: row.guild_id,
@@ -63,6 +68,8 @@ export function createRestoreActivities(deps: RestoreActivityDeps): RestoreActiv
           original_id: originalId,
           replacement_id: replacementId,
         }),
+      learnRecordedIds: async () =>
+        comparison.ids.learnRecorded(await comparisons.recordedReplacements(row.guild_id)),
     });
   }
 

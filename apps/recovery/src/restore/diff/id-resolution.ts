@@ -3,7 +3,7 @@ import type { IdKind, IdReplacement, IdResolution } from './diff-model';
 
 /** Resolves snapshot ids against one live guild and the guild's recorded replacements. */
 export class SnapshotIdResolution implements IdResolution {
-  private readonly liveIds: Record<IdKind, ReadonlySet<string>>;
+  private readonly liveIds: Record<IdKind, Set<string>>;
   private readonly replacements: Record<IdKind, Map<string, string>> = {
     role: new Map(),
     channel: new Map(),
@@ -16,6 +16,23 @@ export class SnapshotIdResolution implements IdResolution {
     };
     for (const { kind, original_id, replacement_id } of replacements) {
       this.replacements[kind].set(original_id, replacement_id);
+    }
+  }
+
+  /** A replacement made after the guild was read: the new item exists, and the chain leads to it. */
+  learn(kind: IdKind, originalId: string, replacementId: string): void {
+    this.replacements[kind].set(originalId, replacementId);
+    this.liveIds[kind].add(replacementId);
+  }
+
+  /**
+   * The replacements recorded since the guild was read (those not known yet, or changed): each made
+   * after the read, so it exists. Those known already keep being checked against the read.
+   */
+  learnRecorded(recorded: Iterable<IdReplacement>): void {
+    for (const { kind, original_id, replacement_id } of recorded) {
+      if (this.replacements[kind].get(original_id) !== replacement_id)
+        this.learn(kind, original_id, replacement_id);
     }
   }
 
