@@ -248,14 +248,17 @@ describe('restore in process', () => {
       code: 50013,
       message: 'Missing Permissions',
     });
-    const since = Date.now();
     const started = await start(snapshotId);
     const job = await finished(started.body.id as string);
     expect(job).toMatchObject({ status: 'failed', error_message: expect.stringMatching(/permission/i) });
+    // The restore's own requests, by the reason they carry.
     const deletes = stack.platform
       .requestLog()
       .filter(
-        (request) => request.at >= since && request.method === 'DELETE' && rolesRoute.test(request.path),
+        (request) =>
+          request.auditLogReason === `Restore ${String(job.id)}` &&
+          request.method === 'DELETE' &&
+          rolesRoute.test(request.path),
       );
     expect(deletes.map((request) => request.status)).toEqual([403]);
   });
