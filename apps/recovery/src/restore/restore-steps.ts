@@ -215,11 +215,13 @@ export class RestoreSteps {
       const parentReady = (parentId: string | null) =>
         parentId === null || !categoriesLeft() || ids.resolve('channel', parentId) !== undefined;
       const rolesPending = context.awaiting.includes('CreateOrUpdateRoles');
+      const rolesNamed = new Map<string, string[]>();
+      for (const o of target.permission_overrides) {
+        if (o.type === 'role') rolesNamed.set(o.channel_id, [...(rolesNamed.get(o.channel_id) ?? []), o.id]);
+      }
       const rolesReady = (channelId: string) =>
         !rolesPending ||
-        target.permission_overrides.every(
-          (o) => o.channel_id !== channelId || o.type !== 'role' || ids.resolve('role', o.id) !== undefined,
-        );
+        (rolesNamed.get(channelId) ?? []).every((roleId) => ids.resolve('role', roleId) !== undefined);
       const ready = () =>
         creates.filter(
           (channel) =>
@@ -540,27 +542,32 @@ async function goneIsDone(call: Promise<unknown>): Promise<void> {
 interface ReadyWork<T> {
   /** The next item that can go now, of those not taken yet. */
   next(taken: ReadonlySet<T>): T | undefined;
-  work(item: T): Promise<void>;
+  work(item: T): Promise<unknown>;
   /** Waiting could ready more (a step beside, or other work of the call, is making what it needs). */
   mayReady(): boolean;
   /** A moment's wait, learning what has changed meanwhile. */
   wait(): Promise<unknown>;
+  /** Items at most; default RESTORE_BATCH_SIZE. */
+  limit?: number;
 }
 
 /**
- * Does up to RESTORE_BATCH_SIZE items as they become ready, CONCURRENCY at a time; returns how many
- * were done once the batch is done, or nothing is ready, in flight, or to wait for. After a
- * failure no new item starts, and the first failure is thrown.
+ * Does up to `limit` items as they become ready, CONCURRENCY at a time; returns how many were done
+ * once the limit is reached, or nothing is ready, in flight, or to wait for. After a failure no
+ * new item starts, and the first failure is thrown.
  */
 async function asTheyBecomeReady<T>(work: ReadyWork<T>): Promise<number> {
+  const limit = work.limit ?? RESTORE_BATCH_SIZE;
   const taken = new Set<T>();
+  let started = 0;
   let done = 0;
   let failed = false;
   const lane = async () => {
-    while (taken.size < RESTORE_BATCH_SIZE && !failed) {
+    while (started < limit && !failed) {
       const item = work.next(taken);
       if (item !== undefined) {
         taken.add(item);
+        started++;
         try {
           await work.work(item);
         } catch (error) {
@@ -571,7 +578,7 @@ async function asTheyBecomeReady<T>(work: ReadyWork<T>): Promise<number> {
         continue;
       }
       // An item in flight here (a category) can ready others, as can what is being waited for.
-      if (taken.size === done && !work.mayReady()) return;
+      if (started === done && !work.mayReady()) return;
       await work.wait();
     }
   };
@@ -584,18 +591,11 @@ async function asTheyBecomeReady<T>(work: ReadyWork<T>): Promise<number> {
 /** Runs `work` over the items, CONCURRENCY at a time; after a failure no new item starts. */
 async function runConcurrently<T>(items: T[], work: (item: T) => Promise<unknown>): Promise<void> {
   let next = 0;
-  let failed = false;
-  const lanes = Array.from({ length: Math.min(CONCURRENCY, items.length) }, async () => {
-    while (next < items.length && !failed) {
-      try {
-        await work(items[next++]);
-      } catch (error) {
-        failed = true;
-        throw error;
-      }
-    }
+  await asTheyBecomeReady({
+    next: () => items[next++],
+    work,
+    mayReady: () => false,
+    wait: () => Promise.resolve(),
+    limit: items.length,
   });
-  const settled = await Promise.allSettled(lanes);
-  const failure = settled.find((result) => result.status === 'rejected');
-  if (failure) throw failure.reason;
 }
