@@ -54,8 +54,16 @@ export interface ChatPlatformClientOptions {
 
 const DEFAULT_TIMEOUT_MS = 15_000;
 const API_VERSION = '10';
-/** The REST client's usual margin past a rate-limit window, for the time an answer travels. */
-const MARGIN_MS = DefaultRestOptions.offset;
+/** The platform's global limit: requests a second for the bot. */
+const GLOBAL_PER_SECOND = DefaultRestOptions.globalRequestsPerSecond;
+/** The REST client's usual margin past the global window, for the time a request travels. */
+const GLOBAL_MARGIN_MS = DefaultRestOptions.offset;
+/**
+ * Past a bucket's reset before its next call. A bucket's calls go one after another and its reset
+ * is counted from the arrival of the answer that announced it, so the next call reaches the
+ * platform at least one trip after the reset: this margin covers only the rounding of the header.
+ */
+const BUCKET_MARGIN_MS = 10;
 /** Requests that start at once before the pacer spaces them out (RequestPacer). */
 const PACER_BURST = 25;
 
@@ -73,7 +81,7 @@ export class ChatPlatformClient {
   constructor(private readonly options: ChatPlatformClientOptions) {
     // The bot's global limit, counted over any second rather than in the REST client's own fixed
     // windows (see RequestPacer), with the client's usual margin for the time a request travels.
-    const pacer = new RequestPacer(DefaultRestOptions.globalRequestsPerSecond, 1_000 + MARGIN_MS, {
+    const pacer = new RequestPacer(GLOBAL_PER_SECOND, 1_000 + GLOBAL_MARGIN_MS, {
       burst: PACER_BURST,
     });
     const versionPath = `${new URL(options.apiBaseUrl).pathname.replace(/\/$/, '')}/v${API_VERSION}`;
@@ -82,10 +90,15 @@ export class ChatPlatformClient {
       api: options.apiBaseUrl,
       timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       // The REST client adds its offset twice to a bucket's reset (once when it reads the answer,
-      // again when it waits): half the margin each time, so a bucket's next window starts
-      // MARGIN_MS after the platform's instead of twice the default (100 ms, a tenth of a
-      // window, lost for every ten channels a restore creates).
-      offset: MARGIN_MS / 2,
+      // again when it waits): half the margin each time. Its default (50 ms, so 100 ms) would
+      // lose a tenth of every window, for every ten channels a restore creates.
+      offset: BUCKET_MARGIN_MS / 2,
+      // The pacer alone keeps the global limit. The REST client's own count (fixed windows, taken
+      // when a call leaves its bucket's queue, before the pacer) would spend a window's places on
+      // whatever queued first and then hold every route, the busiest included, until its window
+      // ends: the pacer's order would never be seen. A global 429 still stops the client (the
+      // answer sets its global reset), and the pacer's window keeps it from happening.
+      globalRequestsPerSecond: Number.MAX_SAFE_INTEGER,
       // Every attempt, retries included, passes the pacer just before it goes out; when it has to
       // wait, the route with the most calls outstanding goes first.
       makeRequest: async (url, init) => {
