@@ -17,7 +17,7 @@ step "format"
 npx prettier --check . --log-level warn
 
 step "unit tests"
-npx jest --selectProjects unit --ci
+npx jest --selectProjects unit --ci --forceExit
 
 step "infrastructure"
 bash scripts/infra.sh fetch

@@ -434,6 +434,16 @@ describe('ChatPlatformClient against the fake chat platform', () => {
       await expect(
         failureOf(client.updateGuildSettings(weak.guildId, { name: 'Nope' })),
       ).resolves.toMatchObject({ code: 'PermissionDenied' });
+      // A new channel with no overwrites needs MANAGE_CHANNELS only; an edit sending an empty list
+      // removes every overwrite, so it needs MANAGE_ROLES as well.
+      const plain = await client.createChannel(weak.guildId, {
+        name: 'plain',
+        type: 0,
+        permission_overrides: [],
+      });
+      await expect(
+        failureOf(client.updateChannel(plain.id, { permission_overrides: [] })),
+      ).resolves.toMatchObject({ code: 'PermissionDenied', details: { status: 403 } });
 
       const ranked = fake.seedGuild({
         name: 'Ranked bot',

@@ -25,16 +25,22 @@ function channelAuthority(guild: FakeGuild, actorId: string): BotAuthority {
   return bot;
 }
 
-/** Setting overwrites also needs MANAGE_ROLES, and only for existing targets and held bits. */
+/**
+ * Setting overwrites also needs MANAGE_ROLES, and only for existing targets and held bits. An edit
+ * that sends the list changes the overwrites even when it is empty (it removes them all); a new
+ * channel with an empty list has none to set.
+ */
 function checkOverwriteRights(
   bot: BotAuthority,
   guild: FakeGuild,
   store: PlatformStore,
   fields: ChannelFields,
+  edit: boolean,
 ) {
-  if (!fields.permission_overwrites?.length) return;
+  const overwrites = fields.permission_overwrites;
+  if (overwrites === undefined || (!edit && overwrites.length === 0)) return;
   bot.require(PermissionFlagsBits.ManageRoles);
-  checkOverwrites(fields.permission_overwrites, guild, store, bot);
+  checkOverwrites(overwrites, guild, store, bot);
 }
 
 /** A new channel goes after its siblings (same parent, or among the categories). */
@@ -80,7 +86,7 @@ export const channelRoutes: PlatformRoute[] = [
       const type = fields.type ?? CHANNEL_TYPES.text;
       const parentId = fields.parent_id ?? null;
       checkParent(form, guild, type, parentId);
-      checkOverwriteRights(bot, guild, store, fields);
+      checkOverwriteRights(bot, guild, store, fields, false);
       if (guild.channels.length >= MAX_GUILD_CHANNELS) throw platformError.maxChannels();
       const channel: FakeChannel = {
         id: store.ids.next(),
@@ -156,7 +162,7 @@ export const channelRoutes: PlatformRoute[] = [
           form.fail('parent_id', 'CHANNEL_PARENT_INVALID', 'Invalid parent.');
         checkParent(form, guild, channel.type, fields.parent_id);
       }
-      checkOverwriteRights(bot, guild, store, fields);
+      checkOverwriteRights(bot, guild, store, fields, true);
       const watch = new GuildWatch(guild, ['channels']);
       applyFields(channel, fields);
       return ok(channelWire(channel), watch.changes([channel.id]));
