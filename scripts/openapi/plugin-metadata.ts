@@ -44,10 +44,10 @@ export default async () => {
                             new_plan_code: { required: true, enum: ["FREE", "PRO", "ENTERPRISE"] }
                         },
                         "ListSubscriptionsQuery": {
-                            limit: { required: true, type: () => Object, default: 20, minimum: 1, maximum: 100 }
+                            limit: { required: true, type: () => Object, default: 20 }
                         },
                         "ListPaymentsQuery": {
-                            limit: { required: true, type: () => Object, default: 50, minimum: 1, maximum: 200 }
+                            limit: { required: true, type: () => Object, default: 50 }
                         }
                     }
                 ],
@@ -120,8 +120,8 @@ export default async () => {
                             auto_action_enabled: { required: true, type: () => Boolean, description: "Remove the actor's roles when an incident opens (needs ANTINUKE_AUTO_ACTION)." }
                         },
                         "ListIncidentsQuery": {
-                            limit: { required: true, type: () => Object, default: 50, minimum: 1, maximum: 100 },
-                            cursor: { required: false, type: () => String, description: "Opaque; the `next_cursor` of the previous page.", pattern: "^[A-Za-z0-9_-]{1,200}$" }
+                            limit: { required: true, type: () => Object, default: 50 },
+                            cursor: { required: false, type: () => String, description: "Opaque; the `next_cursor` of the previous page." }
                         }
                     }
                 ],

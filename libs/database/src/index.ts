@@ -6,3 +6,4 @@ export * from './statement-migration';
 export * from './keyset-query';
 export * from './entity-columns';
 export * from './first-row';
+export * from './iso-dates';

@@ -1,6 +1,6 @@
 import { PLAN_CODES, type PlanCode } from '@lib/contracts';
-import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsPageLimit } from '@lib/database';
+import { IsIn } from 'class-validator';
 
 export class ChangePlanDto {
   @IsIn(PLAN_CODES, { message: `new_plan_code must be one of ${PLAN_CODES.join(', ')}` })
@@ -8,19 +8,11 @@ export class ChangePlanDto {
 }
 
 export class ListSubscriptionsQuery {
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
+  @IsPageLimit(100)
   limit = 20;
 }
 
 export class ListPaymentsQuery {
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(200)
+  @IsPageLimit(200)
   limit = 50;
 }

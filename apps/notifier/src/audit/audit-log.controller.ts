@@ -1,6 +1,6 @@
 import { ApiOperation } from '@nestjs/swagger';
 import { Controller, Get, Param, ParseUUIDPipe, Query } from '@nestjs/common';
-import { keysetPage } from '@lib/database';
+import { keysetPage, withIsoDates } from '@lib/database';
 import { RequireManageGuild } from '@lib/guild-access';
 import { ValidationError } from '@lib/problem-details';
 import { type AuditLogEntryView, AuditLogQuery } from './audit-log.query';
@@ -41,16 +41,9 @@ export class AuditLogController {
   }
 }
 
-function toView(row: AuditRow): AuditLogEntryView {
+function toView({ cursor_at: _cursorAt, ...row }: AuditRow): AuditLogEntryView {
   return {
-    event_id: row.event_id,
-    event_type: row.event_type,
-    producer: row.producer,
-    aggregate_type: row.aggregate_type,
-    aggregate_id: row.aggregate_id,
-    occurred_at: row.occurred_at.toISOString(),
-    correlation_id: row.correlation_id,
+    ...withIsoDates(row),
     payload: Object.fromEntries(Object.entries(row.payload).filter(([key]) => !PRIVATE_FIELDS.has(key))),
-    recorded_at: row.recorded_at.toISOString(),
   };
 }

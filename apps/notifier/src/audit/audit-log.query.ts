@@ -1,6 +1,8 @@
 import { EVENT_PRODUCERS, type EventType } from '@lib/contracts';
+import type { WithIsoDates } from '@lib/database';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsISO8601, IsOptional, Matches, Max, MaxLength, Min } from 'class-validator';
+import type { AuditRow } from './audit-log.repository';
 
 const EVENT_TYPES = Object.keys(EVENT_PRODUCERS) as EventType[];
 
@@ -34,14 +36,5 @@ export class AuditLogQuery {
   cursor?: string;
 }
 
-export interface AuditLogEntryView {
-  event_id: string;
-  event_type: string;
-  producer: string;
-  aggregate_type: string;
-  aggregate_id: string;
-  occurred_at: string;
-  correlation_id: string | null;
-  payload: Record<string, unknown>;
-  recorded_at: string;
-}
+/** An audit log entry as the API answers it: its row with dates as ISO strings, less the keyset column. */
+export type AuditLogEntryView = Omit<WithIsoDates<AuditRow>, 'cursor_at'>;

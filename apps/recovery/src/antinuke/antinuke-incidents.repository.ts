@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { type KeysetPage, keysetPage, keysetStart, keysetTimeSql } from '@lib/database';
+import { type KeysetPage, keysetPage, keysetStart, keysetTimeSql, withIsoDates } from '@lib/database';
 import { NotFoundError } from '@lib/problem-details';
 import { DataSource } from 'typeorm';
 import { RecoveryEvents } from '../recovery-events';
@@ -94,20 +94,6 @@ export class AntiNukeIncidentsRepository {
   }
 }
 
-function toView(row: IncidentRow): IncidentView {
-  return {
-    id: row.id,
-    guild_id: row.guild_id,
-    actor_platform_user_id: row.actor_platform_user_id,
-    action: row.action,
-    count: row.count,
-    audit_log_entry_ids: row.audit_log_entry_ids,
-    first_action_at: new Date(row.first_action_at).toISOString(),
-    last_action_at: new Date(row.last_action_at).toISOString(),
-    snapshot_id: row.snapshot_id,
-    snapshot_error: row.snapshot_error,
-    auto_action_taken: row.auto_action_taken,
-    auto_action_error: row.auto_action_error,
-    opened_at: new Date(row.opened_at).toISOString(),
-  };
+function toView({ cursor_at: _cursorAt, ...row }: IncidentRow & { cursor_at: string }): IncidentView {
+  return withIsoDates(row);
 }

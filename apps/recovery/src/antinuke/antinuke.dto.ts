@@ -1,12 +1,11 @@
 import type { PlanCode } from '@lib/contracts';
-import { Type } from 'class-transformer';
+import { IsKeysetCursor, IsPageLimit } from '@lib/database';
 import {
   ArrayMaxSize,
   ArrayUnique,
   IsArray,
   IsBoolean,
   IsInt,
-  IsOptional,
   IsString,
   Matches,
   Max,
@@ -64,16 +63,11 @@ export class UpdateAntiNukeSettingsDto {
 }
 
 export class ListIncidentsQuery {
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
+  @IsPageLimit(100)
   limit = 50;
 
   /** Opaque; the `next_cursor` of the previous page. */
-  @IsOptional()
-  @Matches(/^[A-Za-z0-9_-]{1,200}$/, { message: 'cursor is not valid' })
+  @IsKeysetCursor()
   cursor?: string;
 }
 

@@ -1,4 +1,5 @@
-import { RESTORE_SCOPES, type RestoreResultSummary, type RestoreScope } from '@lib/contracts';
+import { RESTORE_SCOPES, type RestoreScope } from '@lib/contracts';
+import type { WithIsoDates } from '@lib/database';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -13,7 +14,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import type { RestoreDiff } from './restore-diff';
-import type { RestoreJobStatus } from './restore-jobs.repository';
+import type { RestoreJobRow } from './restore-jobs.repository';
 import type { ProgressSummary } from './workflows/restore-contract';
 
 export class PreviewRestoreDto {
@@ -51,26 +52,13 @@ export class StartRestoreDto extends PreviewRestoreDto {
 /** The preview body: the RestoreDiff (docs/behaviour.md §2.2) and the hash to approve it with. */
 export type RestorePreviewView = RestoreDiff & { diff_hash: string };
 
-export interface RestoreJobView {
-  id: string;
-  guild_id: string;
-  snapshot_id: string;
-  requested_by_user: string;
-  scope: RestoreScope[];
-  options: { create_pre_restore_snapshot: boolean };
-  status: RestoreJobStatus;
-  preview_diff: RestoreDiff;
-  engine_workflow_id: string | null;
-  error_message: string | null;
-  result_summary: RestoreResultSummary | null;
-  pre_restore_snapshot_id: string | null;
-  warnings: { code: string; message: string }[];
-  cancel_requested_at: string | null;
-  created_at: string;
-  started_at: string | null;
-  completed_at: string | null;
+/**
+ * A restore job as the API answers it: its row, dates as ISO strings, without the requester's
+ * platform user id; `progress` while it runs and the engine answers.
+ */
+export type RestoreJobView = Omit<WithIsoDates<RestoreJobRow>, 'requested_by_platform_user_id'> & {
   progress?: ProgressSummary;
-}
+};
 
 /** The start answer (docs/behaviour.md §4.2): `job_id`, and the job's own fields beside it. */
 export type RestoreStartView = RestoreJobView & { job_id: string };

@@ -1,6 +1,6 @@
-import { IsKeysetCursor, IsPageLimit } from '@lib/database';
+import { IsKeysetCursor, IsPageLimit, type WithIsoDates } from '@lib/database';
 import { IsIn, IsOptional, Matches } from 'class-validator';
-import type { ProcessingResult } from '../webhooks/webhook-events.repository';
+import type { ProcessingResult, WebhookEventRow } from '../webhooks/webhook-events.repository';
 
 export const PROCESSING_RESULTS = ['pending', 'success', 'failed', 'duplicate'] as const;
 
@@ -21,26 +21,14 @@ export class ListWebhookEventsQuery {
   cursor?: string;
 }
 
-export interface WebhookEventView {
-  id: string;
-  source: string;
-  external_event_id: string | null;
-  event_type: string | null;
-  signature_valid: boolean;
-  processing_result: ProcessingResult;
-  processing_error: string | null;
-  routing_outcome: string | null;
-  deliveries: number;
-  reprocessed: number;
-  duplicate_of: string | null;
-  /** On an operator's reprocess: the row it was asked for. */
-  reprocess_of: string | null;
-  body_bytes: number;
-  /** SHA-256 (hex) of the body of a request refused for its signature; null otherwise. */
-  body_sha256: string | null;
-  received_at: string;
-  processed_at: string | null;
-  created_at: string;
+/**
+ * A webhook event as the operator tools answer it: its row with dates as ISO strings, less
+ * `updated_at` and what was received, which only a read of one event adds (bodies as text or base64).
+ */
+export type WebhookEventView = Omit<
+  WithIsoDates<WebhookEventRow>,
+  'signature' | 'payload' | 'body_text' | 'raw_body' | 'body_excerpt' | 'updated_at'
+> & {
   /** The body parsed (jsonb: key order and integers above 2^53 are not kept). */
   payload?: unknown;
   /** The signed body exactly as received, when it is UTF-8 text. */
@@ -52,4 +40,4 @@ export interface WebhookEventView {
   signature?: string | null;
   /** Read alone: every row of the event, oldest first (deliveries, reprocesses, their duplicates). */
   attempts?: WebhookEventView[];
-}
+};

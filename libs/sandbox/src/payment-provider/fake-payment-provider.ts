@@ -453,16 +453,14 @@ export class FakePaymentProvider {
   }
 }
 
-function publicCharge(charge: StoredCharge): ChargeRecord {
+/** A copy of a decided charge the caller may change, without what only the store keeps. */
+function publicCharge({
+  payment: _payment,
+  cancellation: _cancellation,
+  ...charge
+}: StoredCharge): ChargeRecord {
   return {
-    paymentKey: charge.paymentKey,
-    orderId: charge.orderId,
-    orderName: charge.orderName,
-    amount: charge.amount,
-    billingKey: charge.billingKey,
-    customerKey: charge.customerKey,
-    idempotencyKey: charge.idempotencyKey,
-    status: charge.status,
+    ...charge,
     failure: charge.failure && { ...charge.failure },
     approvedAt: charge.approvedAt && new Date(charge.approvedAt),
   };

@@ -1,11 +1,11 @@
-import { type BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
+import { type BeforeApplicationShutdown, Inject, Injectable } from '@nestjs/common';
 import { EntitlementsClient } from '@lib/entitlements';
-import { settledWithin } from '@lib/runtime';
 import { ANTINUKE_ACTIVITIES } from '../../antinuke/activities/antinuke.activities';
 import { AntiNukeSettingsRepository } from '../../antinuke/antinuke-settings.repository';
-import { AntiNukeWorkflows } from '../../antinuke/antinuke-workflows.service';
+import type { AntiNukeWorkflows } from '../../antinuke/antinuke-workflows.service';
 import type { DestructiveAction, DestructiveActionSink } from '../../antinuke/destructive-action';
 import { InProcessAntiNukeRun, inProcessAntiNukeActivities } from './in-process-antinuke-run';
+import { InProcessEngineAdapter } from './in-process-engine-adapter';
 import {
   type AntiNukeActivities,
   type AntiNukeEntitlements,
@@ -14,9 +14,6 @@ import {
   startingSettings,
 } from '../../antinuke/workflows/antinuke-contract';
 import type { AntiNukeLog } from '../../antinuke/workflows/antinuke-guard';
-
-/** How long shutdown waits for incidents under way to be recorded. */
-const SHUTDOWN_GRACE_MS = 10_000;
 
 /**
  * Every guild's AntiNuke run by this process (WORKFLOW_ENGINE=in-process), and the sink live sync
@@ -28,11 +25,9 @@ const SHUTDOWN_GRACE_MS = 10_000;
  */
 @Injectable()
 export class InProcessAntiNukeWorkflows
-  extends AntiNukeWorkflows
-  implements DestructiveActionSink, BeforeApplicationShutdown
+  extends InProcessEngineAdapter<InProcessAntiNukeRun>
+  implements AntiNukeWorkflows, DestructiveActionSink, BeforeApplicationShutdown
 {
-  private readonly logger = new Logger(InProcessAntiNukeWorkflows.name);
-  private readonly runs = new Map<string, InProcessAntiNukeRun>();
   private readonly reviving = new Map<string, Promise<InProcessAntiNukeRun | null>>();
   /** Guilds whose detection was removed here: cached entitlements must not bring them back. */
   private readonly detectionRemoved = new Set<string>();
@@ -108,10 +103,7 @@ export class InProcessAntiNukeWorkflows
 
   async beforeApplicationShutdown(): Promise<void> {
     this.stopping = true;
-    const inTime = await settledWithin(
-      [...this.runs.values()].map((run) => run.stop()),
-      SHUTDOWN_GRACE_MS,
-    );
+    const inTime = await this.settledBeforeShutdown([...this.runs.values()].map((run) => run.stop()));
     if (!inTime) this.logger.warn('antinuke incidents still under way at shutdown were not all recorded');
   }
 

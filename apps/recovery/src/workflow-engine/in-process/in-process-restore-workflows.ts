@@ -2,10 +2,8 @@ import {
   type BeforeApplicationShutdown,
   Inject,
   Injectable,
-  Logger,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import { settledWithin } from '@lib/runtime';
 import { RESTORE_ACTIVITIES } from '../../restore/activities/restore.activities';
 import {
   failStoppedRestore,
@@ -16,16 +14,14 @@ import {
   jobIdOfInProcessRestore,
   serviceStopped,
 } from './in-process-restore-run';
+import { InProcessEngineAdapter } from './in-process-engine-adapter';
 import { RestoreJobsRepository } from '../../restore/restore-jobs.repository';
-import { RestoreWorkflows } from '../../restore/restore-workflows';
+import type { RestoreWorkflows } from '../../restore/restore-workflows';
 import type {
   ProgressSummary,
   RestoreActivities,
   RestoreWorkflowInput,
 } from '../../restore/workflows/restore-contract';
-
-/** How long shutdown waits for running activities to finish and their runs to end. */
-const SHUTDOWN_GRACE_MS = 10_000;
 
 /**
  * Restores run by this process (WORKFLOW_ENGINE=in-process, standalone mode): the restore
@@ -43,11 +39,9 @@ const SHUTDOWN_GRACE_MS = 10_000;
  */
 @Injectable()
 export class InProcessRestoreWorkflows
-  extends RestoreWorkflows
-  implements OnApplicationBootstrap, BeforeApplicationShutdown
+  extends InProcessEngineAdapter<InProcessRestoreRun>
+  implements RestoreWorkflows, OnApplicationBootstrap, BeforeApplicationShutdown
 {
-  private readonly logger = new Logger(InProcessRestoreWorkflows.name);
-  private readonly runs = new Map<string, InProcessRestoreRun>();
   private readonly stopping = new AbortController();
   private readonly endings: RestoreActivities;
   private sweep: Promise<void> | undefined;
@@ -73,7 +67,7 @@ export class InProcessRestoreWorkflows
     this.stopping.abort(serviceStopped());
     // begin() of a run not begun yet (its start still recording the id) runs it to its ending.
     const runs = [...this.runs.values()].map((run) => run.begin());
-    const inTime = await settledWithin([...runs, this.sweep ?? Promise.resolve()], SHUTDOWN_GRACE_MS);
+    const inTime = await this.settledBeforeShutdown([...runs, this.sweep ?? Promise.resolve()]);
     if (!inTime) {
       this.logger.warn(
         { restore_job_ids: [...this.runs.values()].map((run) => run.jobId) },

@@ -1,7 +1,7 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { Client, WorkflowIdReusePolicy, WorkflowNotFoundError } from '@temporalio/client';
-import { TEMPORAL_OPTIONS, type TemporalOptions } from './temporal.module';
-import { AntiNukeWorkflows } from '../../antinuke/antinuke-workflows.service';
+import { Injectable } from '@nestjs/common';
+import { WorkflowIdReusePolicy, WorkflowNotFoundError } from '@temporalio/client';
+import { TemporalEngineAdapter } from './temporal-engine-adapter';
+import type { AntiNukeWorkflows } from '../../antinuke/antinuke-workflows.service';
 import {
   ANTINUKE_WORKFLOW_TYPE,
   type AntiNukeEntitlements,
@@ -19,16 +19,7 @@ const DESCRIBE_TIMEOUT_MS = 2_000;
 
 /** The per-guild AntiNuke workflow on Temporal: signalWithStart, signals, describe. */
 @Injectable()
-export class TemporalAntiNukeWorkflows extends AntiNukeWorkflows {
-  private readonly logger = new Logger(TemporalAntiNukeWorkflows.name);
-
-  constructor(
-    private readonly temporal: Client,
-    @Inject(TEMPORAL_OPTIONS) private readonly options: TemporalOptions,
-  ) {
-    super();
-  }
-
+export class TemporalAntiNukeWorkflows extends TemporalEngineAdapter implements AntiNukeWorkflows {
   /** signalWithStart; ALLOW_DUPLICATE lets a new run follow one a downgrade ended. */
   async ensureRunning(
     guildId: string,

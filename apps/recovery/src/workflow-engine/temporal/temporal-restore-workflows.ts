@@ -1,7 +1,6 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { Client } from '@temporalio/client';
-import { TEMPORAL_OPTIONS, type TemporalOptions } from './temporal.module';
-import { RestoreWorkflows } from '../../restore/restore-workflows';
+import { Injectable } from '@nestjs/common';
+import { TemporalEngineAdapter } from './temporal-engine-adapter';
+import type { RestoreWorkflows } from '../../restore/restore-workflows';
 import {
   CANCEL_RESTORE_SIGNAL,
   type ProgressSummary,
@@ -16,16 +15,7 @@ const PROGRESS_QUERY_TIMEOUT_MS = 2_000;
 
 /** Restores on Temporal: `restoreWorkflow` on the task queue, signal `cancel`, query `getProgress`. */
 @Injectable()
-export class TemporalRestoreWorkflows extends RestoreWorkflows {
-  private readonly logger = new Logger(TemporalRestoreWorkflows.name);
-
-  constructor(
-    private readonly temporal: Client,
-    @Inject(TEMPORAL_OPTIONS) private readonly options: TemporalOptions,
-  ) {
-    super();
-  }
-
+export class TemporalRestoreWorkflows extends TemporalEngineAdapter implements RestoreWorkflows {
   async start(input: RestoreWorkflowInput): Promise<string> {
     const workflowId = restoreWorkflowId(input.jobId);
     await this.temporal.workflow.start(RESTORE_WORKFLOW_TYPE, {
