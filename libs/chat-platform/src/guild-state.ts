@@ -103,6 +103,12 @@ export interface PlatformMember {
   nick: string | null;
 }
 
+/** A ban of the guild: who, and the reason given (the audit-log reason of the ban). */
+export interface PlatformBan {
+  user: PlatformUser;
+  reason: string | null;
+}
+
 /** A channel as a write returns it: the channel and its overrides. */
 export interface PlatformChannelWithOverrides extends PlatformChannel {
   permission_overrides: PermissionOverride[];

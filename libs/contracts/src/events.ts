@@ -4,8 +4,27 @@ import type { PlanCode, PlanFeature } from './plans';
 export const SNAPSHOT_TRIGGERS = ['manual', 'scheduled', 'antinuke', 'pre_restore'] as const;
 export type SnapshotTrigger = (typeof SNAPSHOT_TRIGGERS)[number];
 
-export const RESTORE_SCOPES = ['roles', 'channels', 'permission_overrides', 'guild_settings'] as const;
+/**
+ * What a restore can put back. Members' roles and bans come after the spec's four, and only plans
+ * that list them in `restore_scopes` may ask for them.
+ */
+export const RESTORE_SCOPES = [
+  'roles',
+  'channels',
+  'permission_overrides',
+  'guild_settings',
+  'member_roles',
+  'bans',
+] as const;
 export type RestoreScope = (typeof RESTORE_SCOPES)[number];
+
+/** The spec's four: what a restore puts back unless the user adds members' roles and bans. */
+export const DEFAULT_RESTORE_SCOPES: readonly RestoreScope[] = [
+  'roles',
+  'channels',
+  'permission_overrides',
+  'guild_settings',
+];
 
 /** Why a restore ended `canceled`: the user canceled it, or the guild was deleted during the run. */
 export const RESTORE_CANCEL_REASONS = ['user', 'guild_deleted'] as const;
@@ -24,6 +43,17 @@ export interface RestoreResultSummary {
   guild_settings_updated: number;
   /** Roles the bot cannot manage (above its highest role); reported, not attempted. */
   skipped: number;
+  /** Members given back roles they held (one update each); with the `member_roles` scope. */
+  members_updated?: number;
+  /** Role assignments given back, over all members; with the `member_roles` scope. */
+  member_roles_restored?: number;
+  /**
+   * Members who held roles in the snapshot and are no longer in the guild: the platform does not
+   * let a bot add someone back without their consent, so they are reported, not re-added.
+   */
+  members_absent?: number;
+  /** Bans lifted (bans made since the snapshot); with the `bans` scope. */
+  bans_lifted?: number;
 }
 
 /**

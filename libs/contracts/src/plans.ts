@@ -1,3 +1,5 @@
+import type { RestoreScope } from './events';
+
 /** Plan codes in rank order (docs/behaviour.md appendix: FREE 0, PRO 1, ENTERPRISE 2). */
 export const PLAN_CODES = ['FREE', 'PRO', 'ENTERPRISE'] as const;
 export type PlanCode = (typeof PLAN_CODES)[number];
@@ -36,6 +38,8 @@ export interface PlanDefinition {
   name: string;
   price_krw: number;
   features: PlanFeature[];
+  /** What a restore may put back on this plan (empty where restores are not included). */
+  restore_scopes: RestoreScope[];
   limits: PlanLimits;
 }
 
@@ -58,6 +62,8 @@ export interface Entitlements {
   licensed_plan_code: PlanCode;
   status: 'active' | 'expired';
   features: PlanFeature[];
+  /** The plan in force's restore scopes. */
+  restore_scopes: RestoreScope[];
   limits: PlanLimits;
   expires_at: string | null;
 }

@@ -61,6 +61,27 @@ export interface UpdateItem<T> {
   changed_fields: string[];
 }
 
+/**
+ * A role members get back (scope `member_roles`): the members in the guild now who held it in the
+ * snapshot and lack it, counted, with a few of their names.
+ */
+export interface MemberRoleItem {
+  /** The snapshot's role id. */
+  role_id: string;
+  role_name: string;
+  members: number;
+  /** Up to MEMBER_SAMPLE_SIZE names (display name, else username), in member id order. */
+  sample: string[];
+}
+
+/** A ban made since the snapshot (scope `bans`): lifted by the restore. A ban in the snapshot stays. */
+export interface BanItem {
+  user_id: string;
+  /** The user's display name, else username. */
+  name: string;
+  reason: string | null;
+}
+
 /** Something the restore will not attempt, with why (e.g. a role above the bot's highest role). */
 export interface SkippedItem {
   scope: RestoreScope;
@@ -82,6 +103,16 @@ export interface RestoreDiff {
   overrides_to_apply: OverrideItem[];
   overrides_to_remove: OverrideItem[];
   guild_settings_diff: Partial<Record<RestorableSetting, { current: unknown; target: unknown }>>;
+  /** Per role, members who get it back; each member is updated once with all their roles. */
+  member_roles_to_restore: MemberRoleItem[];
+  /** Members to update: those in the guild who lack at least one role they held. */
+  members_to_update: number;
+  /**
+   * Members who held roles in the snapshot and are not in the guild now (left, kicked or banned):
+   * the platform does not let a bot add them back, so they are reported only.
+   */
+  members_absent: number;
+  bans_to_lift: BanItem[];
   skipped: SkippedItem[];
   estimated_duration: string;
 }
