@@ -29,6 +29,10 @@ const DIFF: RestoreDiff = {
   overrides_to_apply: [],
   overrides_to_remove: [],
   guild_settings_diff: {},
+  member_roles_to_restore: [],
+  members_to_update: 0,
+  members_absent: 0,
+  bans_to_lift: [],
   skipped: [],
   estimated_duration: 'under 10 seconds',
 };

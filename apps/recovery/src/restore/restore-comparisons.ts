@@ -7,13 +7,18 @@ import {
 } from '@lib/chat-platform';
 import type { RestoreScope } from '@lib/contracts';
 import { NotFoundError } from '@lib/problem-details';
+import { readGuildMembership } from '../snapshots/guild-membership';
 import { readSnapshotPayload, type SnapshotPayload } from '../snapshots/snapshot-payload';
+import { LiveLookup } from './diff/live-lookup';
 import { SnapshotsRepository } from '../snapshots/snapshots.repository';
 import { PlatformIdReplacementsRepository } from './platform-id-replacements.repository';
 import {
   type BotStanding,
   computeRestoreDiff,
+  type DiffInput,
   type IdReplacement,
+  type MemberRoleUpdate,
+  planMemberRoles,
   type RestoreDiff,
   SnapshotIdResolution,
 } from './restore-diff';
@@ -25,6 +30,8 @@ export interface RestoreComparison {
   ids: SnapshotIdResolution;
   bot: BotStanding;
   diff: RestoreDiff;
+  /** With the `member_roles` scope: each member's update, for roles that exist now. */
+  memberUpdates: MemberRoleUpdate[];
 }
 
 /**
@@ -67,19 +74,30 @@ export class RestoreComparisons {
     scope: readonly RestoreScope[],
     sharedFrom?: number,
   ): Promise<RestoreComparison> {
-    const [live, bot] = await this.readGuild(platformGuildId, sharedFrom);
+    // Members and bans are read only for their scopes: a large guild's lists take many pages.
+    const [[live, bot], membership] = await Promise.all([
+      this.readGuild(platformGuildId, sharedFrom),
+      readGuildMembership(this.platform, platformGuildId, {
+        members: scope.includes('member_roles'),
+        bans: scope.includes('bans'),
+      }),
+    ]);
     // After the guild: a role or channel the read shows that a restore beside this comparison made
     // is recorded by now whenever anything was made from it (an overwrite naming the new role is
     // applied only once the role's replacement is recorded), so it is never taken for a stranger.
     const replacements = await this.recordedReplacements(guildId);
     const standing = botStanding(live, bot);
     const ids = new SnapshotIdResolution(live, replacements);
+    const input: DiffInput = { target, live, scope, ids, bot: standing, ...membership };
     return {
       target,
       live,
       ids,
       bot: standing,
-      diff: computeRestoreDiff({ target, live, scope, ids, bot: standing }),
+      diff: computeRestoreDiff(input),
+      memberUpdates: scope.includes('member_roles')
+        ? planMemberRoles(input, new LiveLookup(input), new Set()).updates
+        : [],
     };
   }
 

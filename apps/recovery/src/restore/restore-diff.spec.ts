@@ -24,6 +24,7 @@ import {
   restoreDiffHash,
   roleItem,
 } from './restore-diff';
+import { DEFAULT_RESTORE_SCOPES } from '@lib/contracts';
 import { guildSettings, platformChannel as channel, platformRole as role } from '../sync/guild-state.fixture';
 
 const GUILD = '1000';
@@ -144,11 +145,17 @@ interface Case {
 function sut({
   target = guildState(),
   live = guildState(),
-  scope = RESTORE_SCOPES,
+  scope = DEFAULT_RESTORE_SCOPES,
   replacements = [],
   bot = ADMIN_BOT,
 }: Case = {}): RestoreDiff {
-  return computeRestoreDiff({ target, live, scope, ids: new SnapshotIdResolution(live, replacements), bot });
+  return computeRestoreDiff({
+    target: { version: 2, snapshot_at: '2026-11-01T00:00:00.000Z', ...target },
+    live,
+    scope,
+    ids: new SnapshotIdResolution(live, replacements),
+    bot,
+  });
 }
 
 function emptyDiff(): RestoreDiff {
@@ -162,6 +169,10 @@ function emptyDiff(): RestoreDiff {
     overrides_to_apply: [],
     overrides_to_remove: [],
     guild_settings_diff: {},
+    member_roles_to_restore: [],
+    members_to_update: 0,
+    members_absent: 0,
+    bans_to_lift: [],
     skipped: [],
     estimated_duration: 'under 10 seconds',
   };
@@ -790,7 +801,8 @@ describe(restoreDiffHash.name, () => {
 
     expect(restoreDiffHash(diff)).toBe(
       sha256(
-        '{"channels_to_create":[],"channels_to_delete":[],"channels_to_update":[],"guild_settings_diff":{},' +
+        '{"bans_to_lift":[],"channels_to_create":[],"channels_to_delete":[],"channels_to_update":[],' +
+          '"guild_settings_diff":{},"member_roles_to_restore":[],"members_absent":0,"members_to_update":0,' +
           '"overrides_to_apply":[],"overrides_to_remove":[],"roles_to_create":[{"color":"#0000ff","hoist":false,' +
           '"id":"2001","managed":false,"mentionable":false,"name":"members","permissions":"0","position":1,' +
           '"unicode_emoji":null}],"roles_to_delete":[],"roles_to_update":[],"skipped":[]}',

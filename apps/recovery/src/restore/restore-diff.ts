@@ -3,6 +3,7 @@ import { emptyChannelSection, diffChannels } from './diff/channel-diff';
 import type { DiffInput, RestoreDiff } from './diff/diff-model';
 import { estimateDuration } from './diff/estimate';
 import { LiveLookup } from './diff/live-lookup';
+import { emptyMemberSection, planBans, planMemberRoles } from './diff/member-diff';
 import { bySkippedOrder } from './diff/ordering';
 import { emptyOverrideSection, OverridePlan, type PendingCreates } from './diff/override-plan';
 import { diffRoles, emptyRoleSection } from './diff/role-diff';
@@ -20,6 +21,7 @@ export { restoreDiffHash } from './diff/diff-hash';
 export { mayGrant, RESTORED_ROLE_FIELDS } from './diff/role-diff';
 export * from './diff/estimate';
 export { SnapshotIdResolution } from './diff/id-resolution';
+export { MEMBER_SAMPLE_SIZE, type MemberRoleUpdate, planMemberRoles } from './diff/member-diff';
 export { RESTORE_SCOPES, type RestoreScope } from '@lib/contracts';
 
 export function computeRestoreDiff(input: DiffInput): RestoreDiff {
@@ -38,6 +40,11 @@ export function computeRestoreDiff(input: DiffInput): RestoreDiff {
     : inScope('channels')
       ? new OverridePlan(input, lookup, pending, pending.channels).result()
       : emptyOverrideSection();
+  // Members get back roles this restore makes too: the roles to create count as there.
+  const members = inScope('member_roles')
+    ? planMemberRoles(input, lookup, pending.roles).section
+    : emptyMemberSection();
+  const bans = inScope('bans') ? planBans(input) : { bans_to_lift: [], skipped: [] };
   const diff: RestoreDiff = {
     roles_to_create: roles.roles_to_create,
     roles_to_update: roles.roles_to_update,
@@ -48,7 +55,13 @@ export function computeRestoreDiff(input: DiffInput): RestoreDiff {
     overrides_to_apply: overrides.overrides_to_apply,
     overrides_to_remove: overrides.overrides_to_remove,
     guild_settings_diff: inScope('guild_settings') ? diffGuildSettings(input, lookup) : {},
-    skipped: [...roles.skipped, ...overrides.skipped].sort(bySkippedOrder),
+    member_roles_to_restore: members.member_roles_to_restore,
+    members_to_update: members.members_to_update,
+    members_absent: members.members_absent,
+    bans_to_lift: bans.bans_to_lift,
+    skipped: [...roles.skipped, ...overrides.skipped, ...members.skipped, ...bans.skipped].sort(
+      bySkippedOrder,
+    ),
     estimated_duration: '',
   };
   return { ...diff, estimated_duration: estimateDuration(diff) };

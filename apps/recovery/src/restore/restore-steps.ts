@@ -26,6 +26,13 @@ import type { ChangeStep, StepOutcome } from './workflows/restore-contract';
 /** Changes one activity call makes before handing back, so progress moves and cancel is timely. */
 export const RESTORE_BATCH_SIZE = 50;
 /**
+ * Members one call of the members' roles step updates. Each call re-reads the member list (a page
+ * per 1,000 members), so the batch is larger than the others' to keep those reads a small share of
+ * the calls; the member-update bucket lets about 10 a second through, so a call still hands back
+ * within a minute or so, well inside the activity's time-out (and it heartbeats meanwhile).
+ */
+export const MEMBER_BATCH_SIZE = 500;
+/**
  * Calls in flight at once. The platform client queues each rate-limit bucket and the global
  * limit itself; parallel calls only let different buckets (channels) proceed side by side.
  */
@@ -85,6 +92,10 @@ export class RestoreSteps {
         return this.applyOverrides(context);
       case 'UpdateGuildSettings':
         return this.updateSettings(context);
+      case 'RestoreMemberRoles':
+        return this.restoreMemberRoles(context);
+      case 'LiftBans':
+        return this.liftBans(context);
     }
   }
 
@@ -482,6 +493,41 @@ export class RestoreSteps {
     if (fields === 0) return NOTHING;
     await this.platform.updateGuildSettings(context.platformGuildId, update, reason(context));
     return { ...NOTHING, updated: fields };
+  }
+
+  /**
+   * One update per member, setting the roles they have now plus all those they get back. Setting
+   * the whole list (rather than a call per role) is what keeps the calls at one per member; the list
+   * was read in this same call, so a role given meanwhile is the only thing it could undo. A member
+   * who left since the read is passed over: the platform does not let the bot add them back.
+   */
+  private async restoreMemberRoles(context: StepContext): Promise<StepOutcome> {
+    const updates = context.comparison.memberUpdates;
+    const batch = updates.slice(0, MEMBER_BATCH_SIZE);
+    let updated = 0;
+    let assigned = 0;
+    await runConcurrently(batch, async (update) => {
+      try {
+        await this.platform.setMemberRoles(
+          context.platformGuildId,
+          update.member_id,
+          [...update.current, ...update.add],
+          reason(context),
+        );
+        updated++;
+        assigned += update.add.length;
+      } catch (error) {
+        if (!(isChatPlatformError(error) && error.code === 'NotFound')) throw error;
+      }
+    });
+    return { ...NOTHING, updated, assigned, remaining: updates.length - batch.length };
+  }
+
+  /** Lifts the bans made since the snapshot; one lifted meanwhile counts as lifted. */
+  private liftBans(context: StepContext): Promise<StepOutcome> {
+    return this.deleteBatch(context.comparison.diff.bans_to_lift, (ban) =>
+      this.platform.removeBan(context.platformGuildId, ban.user_id, reason(context)),
+    );
   }
 }
 

@@ -23,7 +23,7 @@ export class PreviewRestoreDto {
 
   @IsArray()
   @ArrayMinSize(1, {
-    message: 'scope must name at least one of roles, channels, permission_overrides, guild_settings',
+    message: `scope must name at least one of ${RESTORE_SCOPES.join(', ')}`,
   })
   @ArrayMaxSize(RESTORE_SCOPES.length)
   @ArrayUnique()

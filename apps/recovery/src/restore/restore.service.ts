@@ -39,7 +39,7 @@ export class RestoreService implements GuildResourceLookup {
 
   /** docs/behaviour.md §4.1, rules in order: snapshot (of `guildId`), plan, payload version, live state, diff. */
   async preview(guildId: string, request: PreviewRestoreDto): Promise<RestorePreviewView> {
-    await this.entitlements.requireFeature(guildId, 'RECOVERY_RESTORE');
+    await this.entitlements.requireRestoreScopes(guildId, request.scope);
     const { diff } = await this.compare(guildId, request);
     return { ...diff, diff_hash: restoreDiffHash(diff) };
   }
@@ -54,7 +54,7 @@ export class RestoreService implements GuildResourceLookup {
     request: StartRestoreDto,
   ): Promise<RestoreStartView> {
     const user = requireUser(identity);
-    await this.entitlements.requireFeature(guildId, 'RECOVERY_RESTORE');
+    await this.entitlements.requireRestoreScopes(guildId, request.scope);
     await this.refuseIfActive(guildId);
     const { diff } = await this.compare(guildId, request);
     if (restoreDiffHash(diff) !== request.approved_diff_hash) {

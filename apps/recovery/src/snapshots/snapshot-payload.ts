@@ -1,21 +1,48 @@
 import type { GuildState } from '@lib/chat-platform';
+import type { GuildMembership } from './guild-membership';
 import { DomainError } from '@lib/problem-details';
+import {
+  decodeMemberRoles,
+  encodeMemberRoles,
+  type EncodedMemberRoles,
+  MalformedMemberRolesError,
+} from './member-roles-codec';
 
 /** The payload version creation writes; reading checks it (docs/behaviour.md §9.2). */
-export const SNAPSHOT_PAYLOAD_VERSION = 1;
-export const SUPPORTED_SNAPSHOT_VERSIONS: readonly number[] = [1];
+export const SNAPSHOT_PAYLOAD_VERSION = 2;
+/** Version 1 has no members' roles or bans: a restore of those scopes from it finds nothing to do. */
+export const SUPPORTED_SNAPSHOT_VERSIONS: readonly number[] = [1, 2];
 
 /** docs/behaviour.md §8: at most 5 MiB of serialised JSON. */
 export const SNAPSHOT_MAX_BYTES = 5 * 1024 * 1024;
 
+/** A part of a version 2 payload that could not be kept, and why. */
+export interface OmittedPart {
+  part: 'member_roles' | 'bans';
+  reason: string;
+}
+
+/** A ban as a snapshot keeps it. */
+export interface SnapshotBan {
+  user_id: string;
+  reason: string | null;
+}
+
 /**
  * Version 1: the guild's state (settings, roles, channels and overrides; never message content),
- * stamped with its version and time.
+ * stamped with its version and time. Version 2 adds who held which role (compactly, see
+ * member-roles-codec.ts) and the ban list; either is left out, and named in `omitted`, when the bot
+ * could not read it or the payload would pass the size limit with it.
  */
 export interface SnapshotPayload extends GuildState {
   version: number;
   snapshot_at: string;
+  member_roles?: EncodedMemberRoles;
+  bans?: SnapshotBan[];
+  omitted?: OmittedPart[];
 }
+
+export const OMITTED_FOR_SIZE = `the snapshot would pass its ${SNAPSHOT_MAX_BYTES} byte limit with it`;
 
 export class SnapshotTooLargeError extends DomainError {
   constructor(size: number) {
@@ -32,11 +59,13 @@ export class SnapshotTooLargeError extends DomainError {
 /**
  * Builds and serialises the payload, measuring what is stored. The adapter maps the platform's
  * answers onto exactly the fields of its types, so nothing the platform adds later slips in
- * unversioned.
+ * unversioned. Over the size limit, the bans and then the members' roles are left out (named in
+ * `omitted`) before the guild's own state is: a restore of roles and channels matters most.
  */
 export function serialiseSnapshot(
   state: GuildState,
   at: Date,
+  membership: GuildMembership,
 ): { payload: SnapshotPayload; json: string; size: number } {
   const payload: SnapshotPayload = {
     version: SNAPSHOT_PAYLOAD_VERSION,
@@ -46,8 +75,35 @@ export function serialiseSnapshot(
     channels: state.channels.map((channel) => ({ ...channel })),
     permission_overrides: state.permission_overrides.map((override) => ({ ...override })),
   };
-  const json = JSON.stringify(payload);
-  return { payload, json, size: Buffer.byteLength(json, 'utf8') };
+  const omitted: OmittedPart[] = [];
+  const { members, bans } = membership;
+  if (Array.isArray(members)) {
+    payload.member_roles = encodeMemberRoles(
+      members.map((member) => ({ id: member.user.id, roles: member.roles })),
+    );
+  } else if (members) {
+    omitted.push({ part: 'member_roles', reason: members.unreadable });
+  }
+  if (Array.isArray(bans)) {
+    payload.bans = bans
+      .map((ban) => ({ user_id: ban.user.id, reason: ban.reason }))
+      .sort((a, b) => compareSnowflakes(a.user_id, b.user_id));
+  } else if (bans) {
+    omitted.push({ part: 'bans', reason: bans.unreadable });
+  }
+  const measure = () => {
+    const json = JSON.stringify(omitted.length > 0 ? { ...payload, omitted } : payload);
+    return { json, size: Buffer.byteLength(json, 'utf8') };
+  };
+  let measured = measure();
+  for (const part of ['bans', 'member_roles'] as const) {
+    if (measured.size <= SNAPSHOT_MAX_BYTES || payload[part] === undefined) continue;
+    delete payload[part];
+    omitted.push({ part, reason: OMITTED_FOR_SIZE });
+    measured = measure();
+  }
+  if (omitted.length > 0) payload.omitted = omitted;
+  return { payload, ...measured };
 }
 
 /** docs/behaviour.md §9.2: a payload of a version this build cannot read is refused, for preview and restore. */
@@ -75,7 +131,34 @@ export function readSnapshotPayload(raw: unknown): SnapshotPayload {
     payload.guild !== null &&
     Array.isArray(payload.roles) &&
     Array.isArray(payload.channels) &&
-    Array.isArray(payload.permission_overrides);
+    Array.isArray(payload.permission_overrides) &&
+    (payload.bans === undefined || (Array.isArray(payload.bans) && payload.bans.every(isSnapshotBan)));
   if (!complete) throw new SnapshotUnsupportedError(version);
   return payload as SnapshotPayload;
+}
+
+/**
+ * Who held which role in the snapshot (member id -> role ids); null where the snapshot does not
+ * say (version 1, or left out: `omitted` says why). A malformed list is refused as unsupported.
+ */
+export function snapshotMemberRoles(payload: SnapshotPayload): Map<string, string[]> | null {
+  if (payload.member_roles === undefined) return null;
+  try {
+    return decodeMemberRoles(payload.member_roles);
+  } catch (error) {
+    if (error instanceof MalformedMemberRolesError) throw new SnapshotUnsupportedError(payload.version);
+    throw error;
+  }
+}
+
+function isSnapshotBan(ban: unknown): ban is SnapshotBan {
+  const candidate = ban as Partial<SnapshotBan> | null;
+  return (
+    typeof candidate?.user_id === 'string' &&
+    (candidate.reason === null || typeof candidate.reason === 'string')
+  );
+}
+
+function compareSnowflakes(a: string, b: string): number {
+  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
 }

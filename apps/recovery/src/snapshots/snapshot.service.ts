@@ -9,6 +9,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { Guild } from '../guilds/guild.entity';
 import { toUserFacingError } from '../platform/platform-errors';
 import { RecoveryEvents } from '../recovery-events';
+import { readGuildMembership } from './guild-membership';
 import { SNAPSHOT_MAX_BYTES, serialiseSnapshot, SnapshotTooLargeError } from './snapshot-payload';
 import { SnapshotsRepository } from './snapshots.repository';
 
@@ -63,11 +64,17 @@ export class SnapshotService {
     const { guild, trigger } = input;
     if (trigger === 'manual') await this.checkManualAllowed(guild);
 
-    const state = await this.platform.getGuildState(guild.platformGuildId).catch((error: unknown) => {
+    const [state, membership] = await Promise.all([
+      this.platform.getGuildState(guild.platformGuildId),
+      readGuildMembership(this.platform, guild.platformGuildId, { members: true, bans: true }),
+    ]).catch((error: unknown) => {
       throw toUserFacingError(error);
     });
     const createdAt = new Date();
-    const { json, size } = serialiseSnapshot(state, createdAt);
+    const { json, size, payload } = serialiseSnapshot(state, createdAt, membership);
+    for (const { part, reason } of payload.omitted ?? []) {
+      this.logger.warn({ guild_id: guild.id, trigger, part, reason }, 'snapshot taken without a part');
+    }
     if (size > SNAPSHOT_MAX_BYTES) {
       snapshotsTooLarge.inc({ trigger });
       this.logger.error(

@@ -118,11 +118,16 @@ export function createRestoreActivities(deps: RestoreActivityDeps): RestoreActiv
     createOrUpdateChannels: (ref) => changeStep('CreateOrUpdateChannels', ref),
     applyPermissionOverrides: (ref) => changeStep('ApplyPermissionOverrides', ref),
     updateGuildSettings: (ref) => changeStep('UpdateGuildSettings', ref),
+    restoreMemberRoles: (ref) => changeStep('RestoreMemberRoles', ref),
+    liftBans: (ref) => changeStep('LiftBans', ref),
 
     /** Step 11. The approved preview's skipped items are what the user was told would be left. */
     async completeRestore({ jobId, summary }) {
       const row = await job({ jobId });
-      await jobs.complete(jobId, { ...summary, skipped: row.preview_diff.skipped.length });
+      const absent = row.scope.includes('member_roles') && {
+        members_absent: row.preview_diff.members_absent ?? 0,
+      };
+      await jobs.complete(jobId, { ...summary, ...absent, skipped: row.preview_diff.skipped.length });
     },
 
     async endRestoreUnsuccessfully(failure) {

@@ -1,4 +1,13 @@
-import type { GuildSettings, GuildState, PlatformChannel, PlatformRole } from '@lib/chat-platform';
+import type {
+  GuildSettings,
+  GuildState,
+  PlatformBan,
+  PlatformChannel,
+  PlatformMember,
+  PlatformRole,
+} from '@lib/chat-platform';
+import type { Unreadable } from '../../snapshots/guild-membership';
+import type { SnapshotPayload } from '../../snapshots/snapshot-payload';
 import type { RestoreScope } from '@lib/contracts';
 
 export type IdKind = 'role' | 'channel';
@@ -125,8 +134,12 @@ export interface BotStanding {
 }
 
 export interface DiffInput {
-  target: GuildState;
+  target: SnapshotPayload;
   live: GuildState;
+  /** The guild's members now; read only for the `member_roles` scope. */
+  members?: PlatformMember[] | Unreadable;
+  /** The guild's bans now; read only for the `bans` scope. */
+  bans?: PlatformBan[] | Unreadable;
   scope: readonly RestoreScope[];
   ids: IdResolution;
   bot: BotStanding;
@@ -139,6 +152,7 @@ export const SKIP_REASON = {
   permissionsNotHeld: 'grants permissions the bot does not hold',
   channelNotRestored: 'its channel is not restored',
   roleNotRestored: 'its role is not restored',
+  notInSnapshot: 'the snapshot was taken before members’ roles and bans were kept',
 } as const;
 
 /** A role or channel the restore recreated under a new platform id. */

@@ -26,6 +26,9 @@ export const ROUTE = {
   channelUpdate: (channelId: string) => `PATCH /channels/${channelId}`,
   channelDelete: (channelId: string) => `DELETE /channels/${channelId}`,
   overrides: (channelId: string) => `PUT|DELETE /channels/${channelId}/permissions/:id`,
+  /** One call per member, carrying all the roles they get back. */
+  memberUpdate: 'PATCH /guilds/:id/members/:id',
+  banDelete: 'DELETE /guilds/:id/bans/:id',
 } as const;
 
 export interface RestoreCallEstimate {
@@ -52,6 +55,8 @@ export function estimateRestoreCalls(diff: RestoreDiff): RestoreCallEstimate {
     add(ROUTE.overrides(override.channel_id));
   }
   if (Object.keys(diff.guild_settings_diff).length > 0) add(ROUTE.guildSettings);
+  add(ROUTE.memberUpdate, diff.members_to_update);
+  add(ROUTE.banDelete, diff.bans_to_lift.length);
   const steps = stepsWithWork(diff);
   for (const read of LIVE_STATE_READS) add(read, steps);
   const calls = Object.values(perRoute).reduce((sum, count) => sum + count, 0);
@@ -104,6 +109,8 @@ function stepsWithWork(diff: RestoreDiff): number {
     diff.channels_to_create.length + diff.channels_to_update.length,
     diff.overrides_to_apply.length,
     Object.keys(diff.guild_settings_diff).length,
+    diff.members_to_update,
+    diff.bans_to_lift.length,
   ];
   return steps.filter((work) => work > 0).length;
 }
@@ -118,5 +125,7 @@ export function changesPerStep(diff: RestoreDiff): Record<ChangeStep, number> {
     CreateOrUpdateChannels: diff.channels_to_create.length + diff.channels_to_update.length,
     ApplyPermissionOverrides: diff.overrides_to_apply.length,
     UpdateGuildSettings: Object.keys(diff.guild_settings_diff).length,
+    RestoreMemberRoles: diff.members_to_update,
+    LiftBans: diff.bans_to_lift.length,
   };
 }

@@ -43,6 +43,8 @@ export function fakeRestoreActivities(behave: ActivityBehaviour = {}) {
     createOrUpdateChannels: activity('createOrUpdateChannels', STEP_DONE),
     applyPermissionOverrides: activity('applyPermissionOverrides', STEP_DONE),
     updateGuildSettings: activity('updateGuildSettings', STEP_DONE),
+    restoreMemberRoles: activity('restoreMemberRoles', STEP_DONE),
+    liftBans: activity('liftBans', STEP_DONE),
     completeRestore: activity('completeRestore', undefined),
     endRestoreUnsuccessfully: activity('endRestoreUnsuccessfully', undefined),
   };

@@ -12,7 +12,10 @@ export function restoreWorkflowId(jobId: string): string {
   return `restore-${jobId}`;
 }
 
-/** Steps 4-10 of the spec's appendix: the ones that change the guild, in their order. */
+/**
+ * Steps 4-10 of the spec's appendix: the ones that change the guild, in their order; then members'
+ * roles (which need the roles made) and bans.
+ */
 export const CHANGE_STEPS = [
   'DeleteRemovedOverrides',
   'DeleteRemovedChannels',
@@ -21,6 +24,8 @@ export const CHANGE_STEPS = [
   'CreateOrUpdateChannels',
   'ApplyPermissionOverrides',
   'UpdateGuildSettings',
+  'RestoreMemberRoles',
+  'LiftBans',
 ] as const;
 export type ChangeStep = (typeof CHANGE_STEPS)[number];
 
@@ -32,6 +37,8 @@ export const STEP_SCOPE: Record<ChangeStep, RestoreScope> = {
   CreateOrUpdateChannels: 'channels',
   ApplyPermissionOverrides: 'permission_overrides',
   UpdateGuildSettings: 'guild_settings',
+  RestoreMemberRoles: 'member_roles',
+  LiftBans: 'bans',
 };
 
 export type StepName = 'ValidateSnapshot' | 'CreatePreRestoreSnapshot' | 'PauseLiveSync' | ChangeStep;
@@ -71,6 +78,8 @@ export interface StepOutcome {
   created: number;
   updated: number;
   deleted: number;
+  /** Roles given back over all members updated (RestoreMemberRoles; `updated` counts the members). */
+  assigned?: number;
   /** Changes still to make after this batch; the workflow calls the step again while > 0. */
   remaining: number;
   /**
@@ -88,8 +97,10 @@ export type StepPhases = readonly (readonly ChangeStep[])[];
  * own rate-limit bucket, and they make room under the platform's channel and role limits); then
  * overwrite deletes, roles, channels and overwrites (channels wait for the roles their overwrites
  * name, overwrites for their channel and role, each item by itself rather than the whole step);
- * then the settings, which name channels. Within the second phase the platform's busiest bucket
- * (channel creation) is kept busy from the start instead of after every role exists.
+ * then the settings, which name channels, beside members' roles (which need every role made) and
+ * the bans. Within the second phase the platform's busiest bucket (channel creation) is kept busy
+ * from the start instead of after every role exists. (A run begun before members' roles existed
+ * never has their scopes, so their steps in the last phase replay as skipped.)
  *
  * Overwrite deletes run beside the creates safely because a comparison reads the recorded
  * replacements after the guild (RestoreComparisons.compare): an overwrite the read shows for a
@@ -99,14 +110,14 @@ export type StepPhases = readonly (readonly ChangeStep[])[];
 export const OVERLAPPED_PHASES: StepPhases = [
   ['DeleteRemovedChannels', 'DeleteRemovedRoles'],
   ['DeleteRemovedOverrides', 'CreateOrUpdateRoles', 'CreateOrUpdateChannels', 'ApplyPermissionOverrides'],
-  ['UpdateGuildSettings'],
+  ['UpdateGuildSettings', 'RestoreMemberRoles', 'LiftBans'],
 ];
 
 /** The phases of the first overlapped build: how a run begun on it replays. */
 export const FIRST_OVERLAPPED_PHASES: StepPhases = [
   ['DeleteRemovedOverrides', 'DeleteRemovedChannels', 'DeleteRemovedRoles'],
   ['CreateOrUpdateRoles', 'CreateOrUpdateChannels', 'ApplyPermissionOverrides'],
-  ['UpdateGuildSettings'],
+  ['UpdateGuildSettings', 'RestoreMemberRoles', 'LiftBans'],
 ];
 
 /** What a step waits for while it runs beside them (the others of its phase it depends on). */
@@ -145,6 +156,8 @@ export interface RestoreActivities {
   createOrUpdateChannels(input: StepRef): Promise<StepOutcome>;
   applyPermissionOverrides(input: StepRef): Promise<StepOutcome>;
   updateGuildSettings(input: StepRef): Promise<StepOutcome>;
+  restoreMemberRoles(input: StepRef): Promise<StepOutcome>;
+  liftBans(input: StepRef): Promise<StepOutcome>;
   completeRestore(input: RestoreEnding): Promise<void>;
   endRestoreUnsuccessfully(input: RestoreFailure): Promise<void>;
 }
@@ -164,6 +177,8 @@ export const STEP_ACTIVITY: Record<ChangeStep, StepActivityName> = {
   CreateOrUpdateChannels: 'createOrUpdateChannels',
   ApplyPermissionOverrides: 'applyPermissionOverrides',
   UpdateGuildSettings: 'updateGuildSettings',
+  RestoreMemberRoles: 'restoreMemberRoles',
+  LiftBans: 'liftBans',
 };
 
 /**

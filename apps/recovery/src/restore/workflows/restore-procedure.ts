@@ -230,5 +230,12 @@ function count(summary: RestoreResultSummary, step: ChangeStep, outcome: StepOut
     case 'UpdateGuildSettings':
       summary.guild_settings_updated += outcome.updated;
       break;
+    case 'RestoreMemberRoles':
+      summary.members_updated = (summary.members_updated ?? 0) + outcome.updated;
+      summary.member_roles_restored = (summary.member_roles_restored ?? 0) + (outcome.assigned ?? 0);
+      break;
+    case 'LiftBans':
+      summary.bans_lifted = (summary.bans_lifted ?? 0) + outcome.deleted;
+      break;
   }
 }

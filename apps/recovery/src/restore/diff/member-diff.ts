@@ -1,0 +1,159 @@
+import type { PlatformBan, PlatformMember, PlatformUser } from '@lib/chat-platform';
+import { snapshotMemberRoles } from '../../snapshots/snapshot-payload';
+import {
+  type BanItem,
+  type DiffInput,
+  type MemberRoleItem,
+  type RestoreDiff,
+  SKIP_REASON,
+  type SkippedItem,
+} from './diff-model';
+import type { LiveLookup } from './live-lookup';
+import { compareIds } from './ordering';
+
+/** Names shown per role in the preview. */
+export const MEMBER_SAMPLE_SIZE = 5;
+
+/** One member's update: the roles to give back, as live ids (a role still to be made: its snapshot id). */
+export interface MemberRoleUpdate {
+  member_id: string;
+  /** The member's roles as read, to which `add` is added in the one call that sets them. */
+  current: string[];
+  add: string[];
+}
+
+type MemberSection = Pick<
+  RestoreDiff,
+  'member_roles_to_restore' | 'members_to_update' | 'members_absent' | 'skipped'
+>;
+
+export function emptyMemberSection(): MemberSection {
+  return { member_roles_to_restore: [], members_to_update: 0, members_absent: 0, skipped: [] };
+}
+
+/**
+ * Who gets which role back (scope `member_roles`): every member in the guild now who held a role in
+ * the snapshot and lacks it, the role as it lives now (recreated under a new id, or still to be
+ * made by this restore: `pendingRoles`). Only roles are added: a role a member gained since stays.
+ * A role the bot cannot assign (managed, above its highest role, or not restored) is skipped.
+ */
+export function planMemberRoles(
+  input: DiffInput,
+  lookup: LiveLookup,
+  pendingRoles: ReadonlySet<string>,
+): { updates: MemberRoleUpdate[]; section: MemberSection } {
+  const section = emptyMemberSection();
+  const updates: MemberRoleUpdate[] = [];
+  const held = snapshotMemberRoles(input.target);
+  const members = input.members;
+  if (held === null || members === undefined || !Array.isArray(members)) {
+    const reason =
+      held === null
+        ? (input.target.omitted?.find((part) => part.part === 'member_roles')?.reason ??
+          SKIP_REASON.notInSnapshot)
+        : (members as { unreadable: string }).unreadable;
+    if (input.target.roles.length > 0) section.skipped.push(wholeScope('member_roles', input, reason));
+    return { updates, section };
+  }
+
+  // Each snapshot role a member may get back, as its id for the update (live, or the snapshot's while pending).
+  const assignable = new Map<string, string>();
+  const skipped = new Set<string>();
+  const everyoneId = input.target.guild.id;
+  for (const role of input.target.roles) {
+    if (role.id === everyoneId || role.managed) continue;
+    const live = lookup.role(role.id);
+    const position = live?.position ?? role.position;
+    const reason =
+      live === undefined && !pendingRoles.has(role.id)
+        ? SKIP_REASON.roleNotRestored
+        : !input.bot.isOwner && position >= input.bot.highestRolePosition
+          ? SKIP_REASON.aboveBot
+          : undefined;
+    if (reason === undefined) assignable.set(role.id, live?.id ?? role.id);
+    else if (roleHeld(held, role.id)) {
+      skipped.add(role.id);
+      section.skipped.push({ scope: 'member_roles', id: role.id, name: role.name, reason });
+    }
+  }
+
+  const live = new Map(members.map((member) => [member.user.id, member]));
+  const perRole = new Map<string, { members: number; sample: string[] }>();
+  for (const memberId of [...held.keys()].sort(compareIds)) {
+    const member = live.get(memberId);
+    if (member === undefined) {
+      section.members_absent++;
+      continue;
+    }
+    const has = new Set(member.roles);
+    const add: string[] = [];
+    for (const roleId of held.get(memberId)!) {
+      const id = assignable.get(roleId);
+      if (id === undefined || has.has(id)) continue;
+      add.push(id);
+      const entry = perRole.get(roleId) ?? { members: 0, sample: [] };
+      entry.members++;
+      if (entry.sample.length < MEMBER_SAMPLE_SIZE) entry.sample.push(displayName(member));
+      perRole.set(roleId, entry);
+    }
+    if (add.length > 0) updates.push({ member_id: memberId, current: member.roles, add });
+  }
+  section.members_to_update = updates.length;
+  const roleOf = new Map(input.target.roles.map((role) => [role.id, role]));
+  section.member_roles_to_restore = [...perRole]
+    .map(([roleId, entry]): MemberRoleItem => ({
+      role_id: roleId,
+      role_name: roleOf.get(roleId)!.name,
+      ...entry,
+    }))
+    .sort(
+      (a, b) =>
+        roleOf.get(b.role_id)!.position - roleOf.get(a.role_id)!.position || compareIds(a.role_id, b.role_id),
+    );
+  return { updates, section };
+}
+
+/**
+ * The bans made since the snapshot (scope `bans`): each is lifted. A ban the snapshot has stays,
+ * and nobody the snapshot does not show banned is banned.
+ */
+export function planBans(input: DiffInput): { bans_to_lift: BanItem[]; skipped: SkippedItem[] } {
+  const kept = input.target.bans;
+  const bans = input.bans;
+  if (kept === undefined || bans === undefined || !Array.isArray(bans)) {
+    const reason =
+      kept === undefined
+        ? (input.target.omitted?.find((part) => part.part === 'bans')?.reason ?? SKIP_REASON.notInSnapshot)
+        : (bans as { unreadable: string }).unreadable;
+    return { bans_to_lift: [], skipped: [wholeScope('bans', input, reason)] };
+  }
+  const inSnapshot = new Set(kept.map((ban) => ban.user_id));
+  const bans_to_lift = (bans as PlatformBan[])
+    .filter((ban) => !inSnapshot.has(ban.user.id))
+    .map((ban) => ({ user_id: ban.user.id, name: userName(ban.user), reason: ban.reason }))
+    .sort((a, b) => compareIds(a.user_id, b.user_id));
+  return { bans_to_lift, skipped: [] };
+}
+
+function roleHeld(held: Map<string, string[]>, roleId: string): boolean {
+  for (const roles of held.values()) if (roles.includes(roleId)) return true;
+  return false;
+}
+
+/** The whole scope passed over: the snapshot does not have it, or the bot cannot read the guild's. */
+function wholeScope(scope: 'member_roles' | 'bans', input: DiffInput, reason: string): SkippedItem {
+  return {
+    scope,
+    id: input.target.guild.id,
+    name: scope === 'member_roles' ? 'Members’ roles' : 'Bans',
+    reason,
+  };
+}
+
+function displayName(member: PlatformMember): string {
+  return member.nick ?? userName(member.user);
+}
+
+function userName(user: PlatformUser): string {
+  return user.global_name ?? user.username;
+}

@@ -1,0 +1,75 @@
+import type { PlatformMember } from '@lib/chat-platform';
+import { guildState, MEMBERS } from '../sync/guild-state.fixture';
+import {
+  OMITTED_FOR_SIZE,
+  readSnapshotPayload,
+  serialiseSnapshot,
+  SNAPSHOT_MAX_BYTES,
+  snapshotMemberRoles,
+  SnapshotUnsupportedError,
+} from './snapshot-payload';
+
+const AT = new Date('2026-11-28T00:00:00.000Z');
+
+function member(id: string, roles: string[]): PlatformMember {
+  return { user: { id, username: 'u', global_name: null, bot: false }, roles, nick: null };
+}
+
+describe('snapshot payload version 2', () => {
+  it('keeps who held which role and the bans, and reads them back', () => {
+    const { payload, json } = serialiseSnapshot(guildState(), AT, {
+      members: [member('300000000000000001', [MEMBERS]), member('300000000000000002', [])],
+      bans: [
+        { user: { id: '300000000000000003', username: 'x', global_name: null, bot: false }, reason: 'spam' },
+      ],
+    });
+
+    const read = readSnapshotPayload(JSON.parse(json));
+
+    expect(payload.version).toBe(2);
+    expect(Object.fromEntries(snapshotMemberRoles(read)!)).toEqual({ '300000000000000001': [MEMBERS] });
+    expect(read.bans).toEqual([{ user_id: '300000000000000003', reason: 'spam' }]);
+    expect(read.omitted).toBeUndefined();
+  });
+
+  it('names a part the bot could not read', () => {
+    const { payload } = serialiseSnapshot(guildState(), AT, {
+      members: { unreadable: 'intent off' },
+      bans: [],
+    });
+    expect(payload.member_roles).toBeUndefined();
+    expect(payload.omitted).toEqual([{ part: 'member_roles', reason: 'intent off' }]);
+  });
+
+  it('leaves out the bans, then the members’ roles, rather than pass the size limit', () => {
+    // About 6 MB of bans: over the limit alone, so the bans go and the members' roles stay.
+    const bans = Array.from({ length: 60_000 }, (_, i) => ({
+      user: { id: String(300000000000000000n + BigInt(i)), username: 'x', global_name: null, bot: false },
+      reason: 'r'.repeat(60),
+    }));
+    const { payload, size } = serialiseSnapshot(guildState(), AT, {
+      members: [member('300000000000000001', [MEMBERS])],
+      bans,
+    });
+
+    expect(size).toBeLessThanOrEqual(SNAPSHOT_MAX_BYTES);
+    expect(payload.bans).toBeUndefined();
+    expect(payload.member_roles).toBeDefined();
+    expect(payload.omitted).toEqual([{ part: 'bans', reason: OMITTED_FOR_SIZE }]);
+  });
+
+  it('still reads version 1, which has neither', () => {
+    const read = readSnapshotPayload({ version: 1, snapshot_at: AT.toISOString(), ...guildState() });
+    expect(snapshotMemberRoles(read)).toBeNull();
+    expect(read.bans).toBeUndefined();
+  });
+
+  it('refuses malformed members’ roles or bans as unsupported', () => {
+    const base = { version: 2, snapshot_at: AT.toISOString(), ...guildState() };
+    expect(() =>
+      snapshotMemberRoles(readSnapshotPayload({ ...base, member_roles: { members: '1,0', roles: {} } })),
+    ).toThrow(SnapshotUnsupportedError);
+    expect(() => readSnapshotPayload({ ...base, bans: [{ user_id: 5 }] })).toThrow(SnapshotUnsupportedError);
+    expect(() => readSnapshotPayload({ ...base, version: 3 })).toThrow(SnapshotUnsupportedError);
+  });
+});
