@@ -108,6 +108,21 @@ describe(planDm.name, () => {
   }) => event('RestoreCompleted', { ...restore, result_summary: summary, duration_ms: 65_000, ...pre });
   const NOT_MADE = '스냅샷은 만들지 못했습니다';
 
+  it('counts members’ roles and bans only for a restore that put them back', () => {
+    expect(planDm(completed({ pre_restore_snapshot_id: null }))!.content).not.toMatch(/멤버 역할|차단 해제/);
+    const members = { members_updated: 120, member_roles_restored: 130, members_absent: 50, bans_lifted: 50 };
+    const dm = planDm(
+      event('RestoreCompleted', {
+        ...restore,
+        result_summary: { ...summary, ...members },
+        duration_ms: 65_000,
+        pre_restore_snapshot_id: null,
+      }),
+    );
+    expect(dm!.content).toContain('• 멤버 역할: 120명에게 역할 130개 복구 · 서버를 떠난 50명은 제외');
+    expect(dm!.content).toContain('• 차단 해제: 50');
+  });
+
   it('reports a failure with its reason, and that the pre-restore snapshot asked for could not be made', () => {
     const dm = planDm(failed({ pre_restore_snapshot_id: null, pre_restore_snapshot_requested: true }));
     expect(dm?.template).toBe('restore.failed');

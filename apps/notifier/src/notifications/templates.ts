@@ -112,6 +112,14 @@ function summaryLines(summary: RestoreResultSummary): string[] {
     `• 권한 설정: 적용 ${summary.overrides_applied} · 제거 ${summary.overrides_removed}`,
     `• 서버 설정: 변경 ${summary.guild_settings_updated}`,
   ];
+  // Members' roles and bans were restored only when asked for: their counts are there only then.
+  if (summary.members_updated !== undefined) {
+    lines.push(
+      `• 멤버 역할: ${summary.members_updated}명에게 역할 ${summary.member_roles_restored ?? 0}개 복구` +
+        (summary.members_absent ? ` · 서버를 떠난 ${summary.members_absent}명은 제외` : ''),
+    );
+  }
+  if (summary.bans_lifted !== undefined) lines.push(`• 차단 해제: ${summary.bans_lifted}`);
   if (summary.skipped > 0) lines.push(`• 건너뜀: ${summary.skipped} (봇 권한 밖의 항목)`);
   return lines;
 }
