@@ -8,6 +8,8 @@ export interface GeneratedGuildSize {
   categories: number;
   channelsPerCategory: number;
   members: number;
+  /** Roles each member holds (default 2), spread over the custom roles. */
+  rolesPerMember?: number;
   /** Text channel topics are padded to this length (payload weight). */
   topicLength?: number;
 }
@@ -27,9 +29,17 @@ export function generatedGuild(size: GeneratedGuildSize): GuildSpec {
     hoist: i % 25 === 0,
     mentionable: i % 3 === 0,
   }));
+  const held = size.rolesPerMember ?? 2;
   const members = Array.from({ length: memberCount }, (_, i) => ({
     username: `member-${i}`,
-    roles: [`role-${i % customRoles}`, `role-${(i + Math.floor(customRoles / 2)) % customRoles}`],
+    roles: [
+      ...new Set(
+        Array.from(
+          { length: held },
+          (_, r) => `role-${(i + Math.floor((r * customRoles) / held)) % customRoles}`,
+        ),
+      ),
+    ],
   }));
   const categories: CategorySpec[] = Array.from({ length: size.categories }, (_, c) => ({
     name: `category-${c}`,

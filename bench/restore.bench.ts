@@ -66,6 +66,11 @@ interface BenchGuild {
   categories: number;
   channelsPerCategory: number;
   members: number;
+  /**
+   * The member case: each member holds this many roles, the raid deletes every custom role (so
+   * nobody holds one any more), and the restore recreates them and gives every member theirs back.
+   */
+  rolesPerMember?: number;
 }
 
 /**
@@ -76,14 +81,41 @@ interface BenchGuild {
 const CASES: BenchGuild[] = [
   { label: 'bench guild', customRoles: 100, categories: 20, channelsPerCategory: 9, members: 20 },
   { label: "platform's maxima", customRoles: 248, categories: 50, channelsPerCategory: 9, members: 50 },
+  {
+    label: 'members',
+    customRoles: 30,
+    categories: 2,
+    channelsPerCategory: 5,
+    members: 5_000,
+    rolesPerMember: 3,
+  },
 ];
+/**
+ * The member case's limits: the member-update bucket raised to the global limit (the fake's default
+ * of 10 a second would make 5,000 updates take over 8 minutes); the ratio to the floor is the
+ * figure, and the floor is computed with these limits.
+ */
+const MEMBER_RATE_LIMITS: RateLimitSettings = {
+  perRoute: { limit: 50, windowMs: 1_000 },
+  global: DEFAULT_RATE_LIMITS.global,
+};
 const RAIDER_ROLES = 10;
 const SPAM_CHANNELS = 20;
 const PACING_MS = 250;
 /** BENCH_VERBOSE=1: each step call as it ends (what it was told it awaits, what it did). */
 const VERBOSE = process.env.BENCH_VERBOSE === '1';
-const RATE_LIMITS: RateLimitSettings = DEFAULT_RATE_LIMITS;
+let RATE_LIMITS: RateLimitSettings = DEFAULT_RATE_LIMITS;
 const SCOPE: RestoreScope[] = ['roles', 'channels', 'permission_overrides', 'guild_settings'];
+const MEMBER_SCOPE: RestoreScope[] = [...SCOPE, 'member_roles'];
+
+/** The member case's raid: every custom role deleted, so every member loses all theirs. */
+async function raidMembers(raider: ChatPlatformClient, seeded: SeededGuild, size: BenchGuild): Promise<void> {
+  const deletes: Promise<unknown>[] = [];
+  for (let i = 0; i < size.customRoles; i++) {
+    deletes.push(raider.deleteRole(seeded.guildId, seeded.roles[`role-${i}`]));
+  }
+  await Promise.all(deletes);
+}
 
 /**
  * What a raid does, through the REST API as a compromised admin would (with the bot's token):
@@ -248,6 +280,8 @@ function leftovers(diff: RestoreDiff): string[] {
     'channels_to_delete',
     'overrides_to_apply',
     'overrides_to_remove',
+    'member_roles_to_restore',
+    'bans_to_lift',
     'skipped',
   ] as const;
   const left: string[] = lists.filter((list) => diff[list].length > 0).map((l) => `${l}: ${diff[l].length}`);
@@ -319,6 +353,9 @@ async function main(): Promise<void> {
 }
 
 async function runCase(size: BenchGuild): Promise<CaseResult> {
+  const memberCase = size.rolesPerMember !== undefined;
+  const scope = memberCase ? MEMBER_SCOPE : SCOPE;
+  RATE_LIMITS = memberCase ? MEMBER_RATE_LIMITS : DEFAULT_RATE_LIMITS;
   // Seeding, the snapshot and the raid run without limits (they are set-up, not measured); the
   // limits are switched on, with fresh windows, just before the restore starts.
   const platform = new FakeChatPlatform({
@@ -354,6 +391,7 @@ async function runCase(size: BenchGuild): Promise<CaseResult> {
         categories: size.categories,
         channelsPerCategory: size.channelsPerCategory,
         members: size.members,
+        rolesPerMember: size.rolesPerMember,
       }),
     );
     const seededState = platform.guild(seeded.guildId);
@@ -394,11 +432,11 @@ async function runCase(size: BenchGuild): Promise<CaseResult> {
     const snapshot = await snapshots.create({ guild, trigger: 'scheduled', createdByUser: null });
 
     const raider = new ChatPlatformClient({ apiBaseUrl: `${url}/api`, botToken: platform.botToken });
-    await raid(raider, seeded, size);
+    await (memberCase ? raidMembers : raid)(raider, seeded, size);
     const raided = platform.guild(seeded.guildId);
 
     const target = await comparisons.snapshotPayload(snapshot.id, guildId);
-    const { diff } = await comparisons.compare(guildId, seeded.guildId, target, SCOPE);
+    const { diff } = await comparisons.compare(guildId, seeded.guildId, target, scope);
     const jobId = uuidv7();
     const inserted = await jobs.insertPending({
       id: jobId,
@@ -406,7 +444,7 @@ async function runCase(size: BenchGuild): Promise<CaseResult> {
       snapshotId: snapshot.id,
       requestedByUser: uuidv7(),
       requestedByPlatformUserId: seeded.ownerId,
-      scope: SCOPE,
+      scope,
       options: { create_pre_restore_snapshot: false },
       previewDiff: diff,
     });
@@ -424,7 +462,7 @@ async function runCase(size: BenchGuild): Promise<CaseResult> {
     platform.setRateLimits(RATE_LIMITS);
     const started = Date.now();
     const outcome = await runRestore(
-      { jobId, scope: SCOPE, createPreRestoreSnapshot: false, totals },
+      { jobId, scope, createPreRestoreSnapshot: false, totals },
       {
         activities,
         cancelRequested: () => false,
@@ -464,7 +502,7 @@ async function runCase(size: BenchGuild): Promise<CaseResult> {
     });
 
     // The guild now equals the snapshot: a fresh comparison finds nothing left to do.
-    const after = await comparisons.compare(guildId, seeded.guildId, target, SCOPE);
+    const after = await comparisons.compare(guildId, seeded.guildId, target, scope);
     const left = leftovers(after.diff);
     const job = await jobs.get(jobId);
 
@@ -538,6 +576,27 @@ async function runCase(size: BenchGuild): Promise<CaseResult> {
       if (step.activityCalls === 0) continue;
       console.log(
         `  ${step.step.padEnd(26)} ${String(step.activityCalls).padStart(6)}  +${s(step.from)} to +${s(step.to)}`,
+      );
+    }
+    if (memberCase) {
+      // The members' roles step's own figures: its calls (member updates, the member list's pages
+      // and its re-reads of the guild) against the members it changed, and its span against the
+      // floor of the member-update bucket for the updates it made.
+      const step = perStep.find((entry) => entry.step === 'RestoreMemberRoles')!;
+      const own = requests.filter((r) => r.at - started >= step.from && r.at - started <= step.to);
+      const updates = own.filter(
+        (r) => r.method === 'PATCH' && r.route === '/guilds/:guild_id/members/:user_id',
+      );
+      const floorMs = waitMs(updates.length, RATE_LIMITS.perRoute);
+      const spanMs = step.to - step.from;
+      row(
+        'members: changed, calls of the step, per changed member',
+        `${diff.members_to_update} members; ${own.length} calls (${updates.length} member updates); ` +
+          `${(own.length / Math.max(1, diff.members_to_update)).toFixed(3)} per member`,
+      );
+      row(
+        'members: step time vs the member-update bucket floor',
+        `${s(spanMs)} vs ${s(floorMs)}  ratio ${(spanMs / Math.max(1, floorMs)).toFixed(2)}x`,
       );
     }
     const routes = new Map<string, number>();
