@@ -1,4 +1,5 @@
 import { ChatPlatformClient, type GuildState } from '@lib/chat-platform';
+import type { SeededGuild } from '@lib/sandbox';
 import type { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
 import { BillingEventStream, SubscriptionScenario } from './billing-events';
@@ -51,10 +52,18 @@ export class RestoreHarness {
 
   /** A registered PRO guild with a manual snapshot taken before anything went wrong. */
   readonly protectedGuild = async (
-    options: { plan?: 'PRO' | 'ENTERPRISE' | null; extraRoles?: number } = {},
+    options: {
+      plan?: 'PRO' | 'ENTERPRISE' | null;
+      extraRoles?: number;
+      /** Members `crowd-<i>` besides the admin and the member (see seedProtectedGuild). */
+      crowd?: number;
+      /** What happens to the guild before the known-good snapshot is taken. */
+      beforeSnapshot?: (seeded: SeededGuild) => Promise<void>;
+    } = {},
   ) => {
     const name = `Guild ${uuidv7().slice(-6)}`;
-    const seeded = seedProtectedGuild(this.stack.platform, name, options.extraRoles);
+    const seeded = seedProtectedGuild(this.stack.platform, name, options.extraRoles, options.crowd);
+    await options.beforeSnapshot?.(seeded);
     const registered = await this.post('/api/v1/guilds', { platform_guild_id: seeded.guildId });
     if (registered.status !== 200) throw new Error(`registration: ${JSON.stringify(registered)}`);
     const guildId = registered.body.id as string;

@@ -8,7 +8,12 @@ export const ADMIN = '200000000000000002';
 export const MEMBER = '200000000000000003';
 
 /** A guild with the shapes a restore must get right: categories, private channels, member overwrites. */
-export function seedProtectedGuild(platform: FakeChatPlatform, name: string, extraRoles = 0): SeededGuild {
+export function seedProtectedGuild(
+  platform: FakeChatPlatform,
+  name: string,
+  extraRoles = 0,
+  crowd = 0,
+): SeededGuild {
   return platform.seedGuild({
     name,
     owner: { id: OWNER, username: 'owner' },
@@ -43,8 +48,17 @@ export function seedProtectedGuild(platform: FakeChatPlatform, name: string, ext
     members: [
       { username: 'admin', id: ADMIN, roles: ['Admin'] },
       { username: 'member', id: MEMBER, roles: ['Member'] },
+      ...crowdOf(crowd),
     ],
   });
+}
+
+/** `crowd-<i>`: each a Member, every fourth a Moderator too. */
+function crowdOf(count: number) {
+  return Array.from({ length: count }, (_, i) => ({
+    username: `crowd-${i}`,
+    roles: i % 4 === 0 ? ['Member', 'Moderator'] : ['Member'],
+  }));
 }
 
 /** What a raid does, through the platform's API as a compromised admin would. */
