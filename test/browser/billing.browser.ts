@@ -104,6 +104,12 @@ test('the plans page compares the plans from licensing and marks the current one
   await expect(enterprise.getByText('₩29,900')).toBeVisible();
   await expect(enterprise.getByText('Scheduled snapshots kept 30 days')).toBeVisible();
   await expect(enterprise.getByText('AntiNuke raid detection: included')).toBeAttached();
+  await expect(
+    enterprise.getByText(
+      "Restores roles, channels, permission overwrites, server settings, members' roles and bans",
+    ),
+  ).toBeVisible();
+  await expect(free.getByText('No restores')).toBeVisible();
   await capture(page, 'plans');
 });
 

@@ -1,4 +1,10 @@
-import { type DomainEvent, type Entitlements, INTERNAL_TOKEN_HEADER } from '@lib/contracts';
+import {
+  type DomainEvent,
+  type Entitlements,
+  INTERNAL_TOKEN_HEADER,
+  type PlanDefinition,
+  RESTORE_SCOPES,
+} from '@lib/contracts';
 import { EntitlementsClient, EntitlementsInvalidationListener } from '@lib/entitlements';
 import { createKafka } from '@lib/messaging';
 import type { DataSource } from 'typeorm';
@@ -286,6 +292,7 @@ describe('licensing', () => {
         licensed_plan_code: 'FREE',
         status: 'active',
         features: [],
+        restore_scopes: [],
         limits: { snapshot_manual_max: 0, scheduled_snapshot_retention_days: null },
         expires_at: null,
       });
@@ -300,6 +307,7 @@ describe('licensing', () => {
         expires_at: subscription.periodEnd.toISOString(),
       });
       expect(paid.features).toContain('ANTINUKE_AUTO_ACTION');
+      expect(paid.restore_scopes).toEqual([...RESTORE_SCOPES]);
     });
 
     it('counts a paid licence past expires_at as FREE at once, before any job has run', async () => {
@@ -315,6 +323,7 @@ describe('licensing', () => {
         licensed_plan_code: 'PRO',
         status: 'expired',
         features: [],
+        restore_scopes: [],
         limits: { snapshot_manual_max: 0 },
       });
     });
@@ -330,6 +339,22 @@ describe('licensing', () => {
         { code: 'PRO', rank: 1, price_krw: 9900 },
         { code: 'ENTERPRISE', rank: 2, price_krw: 29900 },
       ]);
+    });
+
+    it("lists members' roles and bans among PRO's and ENTERPRISE's restore scopes, and none on FREE", async () => {
+      const token = await signInternalToken({ kind: 'service', service: 'recovery' }, 'licensing');
+      const response = await fetch(`${licensing.url}/internal/v1/plans`, {
+        headers: { [INTERNAL_TOKEN_HEADER]: token },
+      });
+      const plans = (await response.json()) as PlanDefinition[];
+      expect(plans.map(({ code, restore_scopes }) => [code, restore_scopes])).toEqual([
+        ['FREE', []],
+        ['PRO', [...RESTORE_SCOPES]],
+        ['ENTERPRISE', [...RESTORE_SCOPES]],
+      ]);
+      for (const plan of plans.filter(({ code }) => code !== 'FREE')) {
+        expect(plan.restore_scopes).toEqual(expect.arrayContaining(['member_roles', 'bans']));
+      }
     });
 
     it('shows any signed-in user the plans side by side on the public route, and no one else', async () => {
@@ -440,11 +465,29 @@ describe('licensing', () => {
       expect(dropped.filter((guildId) => guildId === second.guildId)).toEqual([second.guildId]);
     });
 
-    it('refuses a feature the plan lacks with ErrPermissionDenied naming the feature', async () => {
+    it('refuses a feature the plan lacks with ErrPermissionDenied naming the feature and the plan that has it', async () => {
       await expect(client().requireFeature(uuidv7(), 'RECOVERY_RESTORE')).rejects.toMatchObject({
         code: 'ErrPermissionDenied',
         status: 403,
-        extensions: { required_feature: 'RECOVERY_RESTORE', plan_code: 'FREE' },
+        message:
+          "This needs RECOVERY_RESTORE, which the guild's FREE plan does not include. Upgrade to Pro to use it.",
+        extensions: { required_feature: 'RECOVERY_RESTORE', plan_code: 'FREE', required_plan: 'PRO' },
+      });
+    });
+
+    it("lets PRO restore members' roles and bans, and tells FREE that restores begin with Pro", async () => {
+      const subscription = new SubscriptionScenario();
+      await deliver(subscription.started('PRO'));
+      const entitlements = await client().requireRestoreScopes(subscription.guildId, [
+        'member_roles',
+        'bans',
+      ]);
+      expect(entitlements).toMatchObject({ plan_code: 'PRO', restore_scopes: [...RESTORE_SCOPES] });
+
+      await expect(client().requireRestoreScopes(uuidv7(), ['member_roles', 'bans'])).rejects.toMatchObject({
+        code: 'ErrPermissionDenied',
+        status: 403,
+        extensions: { required_feature: 'RECOVERY_RESTORE', plan_code: 'FREE', required_plan: 'PRO' },
       });
     });
 

@@ -2,10 +2,16 @@ import { License } from './licenses/license.entity';
 import { Init1763800000000 } from './migrations/1763800000000-init';
 import { PlansAndLicenses1763900000000 } from './migrations/1763900000000-plans-and-licenses';
 import { LicenseGraceAndReservedIds1765400000000 } from './migrations/1765400000000-license-grace-and-reserved-ids';
+import { PlanRestoreScopes1766100000000 } from './migrations/1766100000000-plan-restore-scopes';
 import { Plan } from './plans/plan.entity';
 
 export const licensingDatabase = {
   schema: 'licensing',
   entities: [Plan, License],
-  migrations: [Init1763800000000, PlansAndLicenses1763900000000, LicenseGraceAndReservedIds1765400000000],
+  migrations: [
+    Init1763800000000,
+    PlansAndLicenses1763900000000,
+    LicenseGraceAndReservedIds1765400000000,
+    PlanRestoreScopes1766100000000,
+  ],
 };

@@ -1,8 +1,19 @@
 import { Logger } from '@nestjs/common';
-import type { Entitlements, PlanDefinition, PlanFeature, ReservedLicense } from '@lib/contracts';
+import type {
+  Entitlements,
+  PlanDefinition,
+  PlanFeature,
+  ReservedLicense,
+  RestoreScope,
+} from '@lib/contracts';
 import { InternalHttp, InternalHttpError, type InternalTokenCodec } from '@lib/identity';
 import { TtlCache } from '@lib/runtime';
-import { LicensingUnavailableError, PlanFeatureRequiredError } from './entitlements.errors';
+import {
+  LicensingUnavailableError,
+  PlanFeatureRequiredError,
+  PlanRestoreScopesRequiredError,
+} from './entitlements.errors';
+import { lowestPlanWhere, missingRestoreScopes, type RequiredPlan } from './plan-requirements';
 
 /** docs/behaviour.md §8: permission cache lifetime. */
 export const ENTITLEMENTS_CACHE_TTL_MS = 60_000;
@@ -48,11 +59,34 @@ export class EntitlementsClient {
     );
   }
 
-  /** The entitlements, or ErrPermissionDenied (403, `required_feature`) when the plan lacks `feature`. */
+  /**
+   * The entitlements, or ErrPermissionDenied (403, `required_feature`, and `required_plan`: the lowest
+   * plan that has it) when the plan lacks `feature`.
+   */
   async requireFeature(guildId: string, feature: PlanFeature): Promise<Entitlements> {
     const entitlements = await this.get(guildId);
     if (!entitlements.features.includes(feature)) {
-      throw new PlanFeatureRequiredError(feature, entitlements.plan_code);
+      const requiredPlan = await this.lowestPlanWhere((plan) => plan.features.includes(feature));
+      throw new PlanFeatureRequiredError(feature, entitlements.plan_code, requiredPlan);
+    }
+    return entitlements;
+  }
+
+  /**
+   * The entitlements when the plan includes restores and every one of `scopes`; else
+   * ErrPermissionDenied: as `requireFeature` without RECOVERY_RESTORE, or with `missing_scopes` and
+   * `required_plan` (the lowest plan that restores all of `scopes`) when only scopes are missing.
+   */
+  async requireRestoreScopes(guildId: string, scopes: readonly RestoreScope[]): Promise<Entitlements> {
+    const entitlements = await this.requireFeature(guildId, 'RECOVERY_RESTORE');
+    const missing = missingRestoreScopes(entitlements, scopes);
+    if (missing.length > 0) {
+      const requiredPlan = await this.lowestPlanWhere(
+        (plan) =>
+          plan.features.includes('RECOVERY_RESTORE') &&
+          scopes.every((scope) => plan.restore_scopes.includes(scope)),
+      );
+      throw new PlanRestoreScopesRequiredError(missing, entitlements.plan_code, requiredPlan);
     }
     return entitlements;
   }
@@ -75,6 +109,26 @@ export class EntitlementsClient {
 
   invalidate(guildId: string): void {
     this.cache.invalidate(guildId);
+  }
+
+  /**
+   * The plan a refusal names, from the cached catalogue. Only advice: when the catalogue cannot be
+   * read the caller still refuses with its 403, without a plan, rather than turning a plain "your
+   * plan lacks this" into a 503.
+   */
+  private async lowestPlanWhere(
+    covers: (plan: PlanDefinition) => boolean,
+  ): Promise<RequiredPlan | undefined> {
+    try {
+      const plan = lowestPlanWhere(await this.plans(), covers);
+      return plan && { code: plan.code, name: plan.name };
+    } catch (error) {
+      this.logger.warn(
+        { err: String(error) },
+        'the plan catalogue could not be read; refusing without a plan',
+      );
+      return undefined;
+    }
   }
 
   /** A cached active paid licence stops being served the moment its period ends. */

@@ -570,6 +570,12 @@ export interface components {
       producer: string;
       recorded_at: string;
     };
+    BanItem: {
+      /** @description The user's display name, else username. */
+      name: string;
+      reason: string | null;
+      user_id: string;
+    };
     CancelView: {
       /** @description End of the paid period: the plan stays in force until then. */
       active_until: string | null;
@@ -717,6 +723,14 @@ export interface components {
       /** @description The user id asked about; null for an item asked by its platform user id. */
       user_id: string | null;
     };
+    MemberRoleItem: {
+      members: number;
+      /** @description The snapshot's role id. */
+      role_id: string;
+      role_name: string;
+      /** @description Up to MEMBER_SAMPLE_SIZE names (display name, else username), in member id order. */
+      sample: string[];
+    };
     MeSessionView: {
       created_at: string;
       /** @description The session ends then, whatever happens (no sliding expiry). */
@@ -845,6 +859,10 @@ export interface components {
       name: string;
       price_krw: number;
       rank: number;
+      /** @description What a restore may put back on this plan (empty where restores are not included). */
+      restore_scopes: (
+        'roles' | 'channels' | 'permission_overrides' | 'guild_settings' | 'member_roles' | 'bans'
+      )[];
     };
     PlanLimits: {
       /** @description Days a `scheduled` snapshot is kept; null where the plan has no scheduled snapshots. */
@@ -900,7 +918,7 @@ export interface components {
       saved_card: components['schemas']['CardView'] | null;
     };
     PreviewRestoreDto: {
-      scope: ('roles' | 'channels' | 'permission_overrides' | 'guild_settings')[];
+      scope: ('roles' | 'channels' | 'permission_overrides' | 'guild_settings' | 'member_roles' | 'bans')[];
       /** Format: uuid */
       snapshot_id: string;
     };
@@ -968,6 +986,7 @@ export interface components {
       platform_guild_id: string;
     };
     RestoreDiff: {
+      bans_to_lift: components['schemas']['BanItem'][];
       channels_to_create: components['schemas']['ChannelItem'][];
       channels_to_delete: {
         id: string;
@@ -1030,6 +1049,15 @@ export interface components {
           target: unknown;
         };
       };
+      /** @description Per role, members who get it back; each member is updated once with all their roles. */
+      member_roles_to_restore: components['schemas']['MemberRoleItem'][];
+      /**
+       * @description Members who held roles in the snapshot and are not in the guild now (left, kicked or banned):
+       *     the platform does not let a bot add them back, so they are reported only.
+       */
+      members_absent: number;
+      /** @description Members to update: those in the guild who lack at least one role they held. */
+      members_to_update: number;
       overrides_to_apply: components['schemas']['OverrideItem'][];
       overrides_to_remove: components['schemas']['OverrideItem'][];
       roles_to_create: components['schemas']['RoleItem'][];
@@ -1062,7 +1090,7 @@ export interface components {
       progress?: components['schemas']['ProgressSummary'];
       requested_by_user: string;
       result_summary: components['schemas']['RestoreResultSummary'] | null;
-      scope: ('roles' | 'channels' | 'permission_overrides' | 'guild_settings')[];
+      scope: ('roles' | 'channels' | 'permission_overrides' | 'guild_settings' | 'member_roles' | 'bans')[];
       snapshot_id: string;
       started_at: string | null;
       status: components['schemas']['RestoreJobStatus'];
@@ -1076,6 +1104,7 @@ export interface components {
       create_pre_restore_snapshot: boolean;
     };
     RestorePreviewView: {
+      bans_to_lift: components['schemas']['BanItem'][];
       channels_to_create: components['schemas']['ChannelItem'][];
       channels_to_delete: {
         id: string;
@@ -1139,6 +1168,15 @@ export interface components {
           target: unknown;
         };
       };
+      /** @description Per role, members who get it back; each member is updated once with all their roles. */
+      member_roles_to_restore: components['schemas']['MemberRoleItem'][];
+      /**
+       * @description Members who held roles in the snapshot and are not in the guild now (left, kicked or banned):
+       *     the platform does not let a bot add them back, so they are reported only.
+       */
+      members_absent: number;
+      /** @description Members to update: those in the guild who lack at least one role they held. */
+      members_to_update: number;
       overrides_to_apply: components['schemas']['OverrideItem'][];
       overrides_to_remove: components['schemas']['OverrideItem'][];
       roles_to_create: components['schemas']['RoleItem'][];
@@ -1154,10 +1192,21 @@ export interface components {
       skipped: components['schemas']['SkippedItem'][];
     };
     RestoreResultSummary: {
+      /** @description Bans lifted (bans made since the snapshot); with the `bans` scope. */
+      bans_lifted?: number;
       channels_created: number;
       channels_deleted: number;
       channels_updated: number;
       guild_settings_updated: number;
+      /** @description Role assignments given back, over all members; with the `member_roles` scope. */
+      member_roles_restored?: number;
+      /**
+       * @description Members who held roles in the snapshot and are no longer in the guild: the platform does not
+       *     let a bot add someone back without their consent, so they are reported, not re-added.
+       */
+      members_absent?: number;
+      /** @description Members given back roles they held (one update each); with the `member_roles` scope. */
+      members_updated?: number;
       overrides_applied: number;
       overrides_removed: number;
       roles_created: number;
@@ -1182,7 +1231,7 @@ export interface components {
       name: string;
       reason: string;
       /** @enum {string} */
-      scope: 'roles' | 'channels' | 'permission_overrides' | 'guild_settings';
+      scope: 'roles' | 'channels' | 'permission_overrides' | 'guild_settings' | 'member_roles' | 'bans';
     };
     SnapshotDetailView: {
       counts: {
@@ -1222,7 +1271,7 @@ export interface components {
     StartRestoreDto: {
       approved_diff_hash: string;
       options?: components['schemas']['RestoreOptionsDto'];
-      scope: ('roles' | 'channels' | 'permission_overrides' | 'guild_settings')[];
+      scope: ('roles' | 'channels' | 'permission_overrides' | 'guild_settings' | 'member_roles' | 'bans')[];
       /** Format: uuid */
       snapshot_id: string;
     };

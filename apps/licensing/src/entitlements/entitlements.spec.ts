@@ -7,6 +7,7 @@ const FREE: PlanDefinition = {
   name: 'Free',
   price_krw: 0,
   features: [],
+  restore_scopes: [],
   limits: { snapshot_manual_max: 0, scheduled_snapshot_retention_days: null },
 };
 const PRO: PlanDefinition = {
@@ -15,6 +16,7 @@ const PRO: PlanDefinition = {
   name: 'Pro',
   price_krw: 9900,
   features: ['RECOVERY_RESTORE', 'RECOVERY_SNAPSHOT_MANUAL'],
+  restore_scopes: ['roles', 'channels', 'permission_overrides', 'guild_settings', 'member_roles', 'bans'],
   limits: { snapshot_manual_max: 1, scheduled_snapshot_retention_days: 7 },
 };
 
@@ -30,6 +32,7 @@ describe(entitlementsAt.name, () => {
       licensed_plan_code: 'FREE',
       status: 'active',
       features: [],
+      restore_scopes: [],
       limits: { snapshot_manual_max: 0, scheduled_snapshot_retention_days: null },
       expires_at: null,
     });
@@ -38,7 +41,12 @@ describe(entitlementsAt.name, () => {
   it('serves the paid plan until the last millisecond of the period', () => {
     const license = { id: 'l1', plan: PRO, expiresAt: new Date(now.getTime() + 1), graceUntil: null };
     const result = entitlementsAt(guildId, license, FREE, now);
-    expect(result).toMatchObject({ plan_code: 'PRO', status: 'active', features: PRO.features });
+    expect(result).toMatchObject({
+      plan_code: 'PRO',
+      status: 'active',
+      features: PRO.features,
+      restore_scopes: PRO.restore_scopes,
+    });
     expect(result.limits.snapshot_manual_max).toBe(1);
   });
 
@@ -50,6 +58,7 @@ describe(entitlementsAt.name, () => {
       licensed_plan_code: 'PRO',
       status: 'expired',
       features: [],
+      restore_scopes: [],
       limits: { snapshot_manual_max: 0 },
       expires_at: now.toISOString(),
     });
@@ -101,8 +110,10 @@ describe(entitlementsAt.name, () => {
       now,
     );
     result.features.push('ANTINUKE_DETECT');
+    result.restore_scopes.pop();
     result.limits.snapshot_manual_max = 99;
     expect(PRO.features).toHaveLength(2);
+    expect(PRO.restore_scopes).toHaveLength(6);
     expect(PRO.limits.snapshot_manual_max).toBe(1);
   });
 });

@@ -51,6 +51,7 @@ export function entitlementsAt(
     licensed_plan_code: licensed.code,
     status: expired ? 'expired' : 'active',
     features: [...inForce.features],
+    restore_scopes: [...inForce.restore_scopes],
     limits: { ...inForce.limits },
     expires_at: license ? (inForceUntil(license)?.toISOString() ?? null) : null,
   };

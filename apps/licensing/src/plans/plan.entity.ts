@@ -1,5 +1,5 @@
 import { SnakeCaseColumn } from '@lib/database';
-import type { PlanCode, PlanDefinition, PlanFeature } from '@lib/contracts';
+import type { PlanCode, PlanDefinition, PlanFeature, RestoreScope } from '@lib/contracts';
 import { Entity, PrimaryColumn } from 'typeorm';
 
 /** A row of the plan catalogue; seeded by migration, never written by the service. */
@@ -23,6 +23,10 @@ export class Plan {
   @SnakeCaseColumn('text', { array: true })
   features: PlanFeature[];
 
+  /** What a restore may put back on this plan; empty on FREE, which has no restores. */
+  @SnakeCaseColumn('text', { array: true })
+  restoreScopes: RestoreScope[];
+
   @SnakeCaseColumn('integer')
   snapshotManualMax: number;
 
@@ -36,6 +40,7 @@ export class Plan {
       name: this.name,
       price_krw: this.priceKrw,
       features: [...this.features],
+      restore_scopes: [...this.restoreScopes],
       limits: {
         snapshot_manual_max: this.snapshotManualMax,
         scheduled_snapshot_retention_days: this.scheduledSnapshotRetentionDays,

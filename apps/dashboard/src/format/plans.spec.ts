@@ -1,0 +1,35 @@
+import type { Schemas } from '../api/client';
+import { RESTORE_SCOPE_NAMES, RESTORE_SCOPE_ORDER, restores } from './plans';
+
+type Plan = Schemas['PlanDefinition'];
+
+const plan = (restoreScopes: Plan['restore_scopes']): Plan => ({
+  code: 'PRO',
+  rank: 1,
+  name: 'Pro',
+  price_krw: 9900,
+  features: restoreScopes.length > 0 ? ['RECOVERY_RESTORE'] : [],
+  restore_scopes: restoreScopes,
+  limits: { snapshot_manual_max: 1, scheduled_snapshot_retention_days: 7 },
+});
+
+describe(restores.name, () => {
+  it("names everything a restore puts back, members' roles and bans included", () => {
+    expect(
+      restores(plan(['bans', 'member_roles', 'guild_settings', 'permission_overrides', 'channels', 'roles'])),
+    ).toBe("Restores roles, channels, permission overwrites, server settings, members' roles and bans");
+  });
+
+  it('lists only the scopes the plan has, in page order', () => {
+    expect(restores(plan(['channels', 'roles']))).toBe('Restores roles and channels');
+    expect(restores(plan(['bans']))).toBe('Restores bans');
+  });
+
+  it('says so when the plan has no restores', () => {
+    expect(restores(plan([]))).toBe('No restores');
+  });
+
+  it('orders and names every scope', () => {
+    expect([...RESTORE_SCOPE_ORDER].sort()).toEqual(Object.keys(RESTORE_SCOPE_NAMES).sort());
+  });
+});
