@@ -848,6 +848,7 @@ describe('antinuke', () => {
           opened.push(input);
           return Promise.resolve();
         },
+        recordIncidentTargets: () => Promise.resolve(),
       };
       const worker = await createRecoveryWorker({
         address: process.env.TEMPORAL_ADDRESS!,
