@@ -570,6 +570,12 @@ export interface components {
       producer: string;
       recorded_at: string;
     };
+    BanItem: {
+      /** @description The user's display name, else username. */
+      name: string;
+      reason: string | null;
+      user_id: string;
+    };
     CancelView: {
       /** @description End of the paid period: the plan stays in force until then. */
       active_until: string | null;
@@ -673,7 +679,19 @@ export interface components {
       guild_id: string;
       id: string;
       last_action_at: string;
+      /** @description Platform user ids of the members the actor banned, oldest first, at most 1,000. */
+      members_banned: string[];
+      /** @description How many in all (`members_banned` lists the first 1,000). */
+      members_banned_total: number;
+      /** @description Platform user ids of the members the actor kicked, oldest first, at most 1,000. */
+      members_kicked: string[];
+      /** @description How many in all (`members_kicked` lists the first 1,000). */
+      members_kicked_total: number;
       opened_at: string;
+      /** @description Roles the actor took from members, oldest first, at most 1,000. */
+      roles_stripped: components['schemas']['StrippedRoleView'][];
+      /** @description How many in all (`roles_stripped` lists the first 1,000). */
+      roles_stripped_total: number;
       snapshot_error: string | null;
       snapshot_id: string | null;
     };
@@ -716,6 +734,14 @@ export interface components {
       platform_user_id: string;
       /** @description The user id asked about; null for an item asked by its platform user id. */
       user_id: string | null;
+    };
+    MemberRoleItem: {
+      members: number;
+      /** @description The snapshot's role id. */
+      role_id: string;
+      role_name: string;
+      /** @description Up to MEMBER_SAMPLE_SIZE names (display name, else username), in member id order. */
+      sample: string[];
     };
     MeSessionView: {
       created_at: string;
@@ -845,6 +871,10 @@ export interface components {
       name: string;
       price_krw: number;
       rank: number;
+      /** @description What a restore may put back on this plan (empty where restores are not included). */
+      restore_scopes: (
+        'roles' | 'channels' | 'permission_overrides' | 'guild_settings' | 'member_roles' | 'bans'
+      )[];
     };
     PlanLimits: {
       /** @description Days a `scheduled` snapshot is kept; null where the plan has no scheduled snapshots. */
@@ -900,7 +930,7 @@ export interface components {
       saved_card: components['schemas']['CardView'] | null;
     };
     PreviewRestoreDto: {
-      scope: ('roles' | 'channels' | 'permission_overrides' | 'guild_settings')[];
+      scope: ('roles' | 'channels' | 'permission_overrides' | 'guild_settings' | 'member_roles' | 'bans')[];
       /** Format: uuid */
       snapshot_id: string;
     };
@@ -968,6 +998,7 @@ export interface components {
       platform_guild_id: string;
     };
     RestoreDiff: {
+      bans_to_lift: components['schemas']['BanItem'][];
       channels_to_create: components['schemas']['ChannelItem'][];
       channels_to_delete: {
         id: string;
@@ -1030,6 +1061,15 @@ export interface components {
           target: unknown;
         };
       };
+      /** @description Per role, members who get it back; each member is updated once with all their roles. */
+      member_roles_to_restore: components['schemas']['MemberRoleItem'][];
+      /**
+       * @description Members who held roles in the snapshot and are not in the guild now (left, kicked or banned):
+       *     the platform does not let a bot add them back, so they are reported only.
+       */
+      members_absent: number;
+      /** @description Members to update: those in the guild who lack at least one role they held. */
+      members_to_update: number;
       overrides_to_apply: components['schemas']['OverrideItem'][];
       overrides_to_remove: components['schemas']['OverrideItem'][];
       roles_to_create: components['schemas']['RoleItem'][];
@@ -1062,7 +1102,7 @@ export interface components {
       progress?: components['schemas']['ProgressSummary'];
       requested_by_user: string;
       result_summary: components['schemas']['RestoreResultSummary'] | null;
-      scope: ('roles' | 'channels' | 'permission_overrides' | 'guild_settings')[];
+      scope: ('roles' | 'channels' | 'permission_overrides' | 'guild_settings' | 'member_roles' | 'bans')[];
       snapshot_id: string;
       started_at: string | null;
       status: components['schemas']['RestoreJobStatus'];
@@ -1076,6 +1116,7 @@ export interface components {
       create_pre_restore_snapshot: boolean;
     };
     RestorePreviewView: {
+      bans_to_lift: components['schemas']['BanItem'][];
       channels_to_create: components['schemas']['ChannelItem'][];
       channels_to_delete: {
         id: string;
@@ -1139,6 +1180,15 @@ export interface components {
           target: unknown;
         };
       };
+      /** @description Per role, members who get it back; each member is updated once with all their roles. */
+      member_roles_to_restore: components['schemas']['MemberRoleItem'][];
+      /**
+       * @description Members who held roles in the snapshot and are not in the guild now (left, kicked or banned):
+       *     the platform does not let a bot add them back, so they are reported only.
+       */
+      members_absent: number;
+      /** @description Members to update: those in the guild who lack at least one role they held. */
+      members_to_update: number;
       overrides_to_apply: components['schemas']['OverrideItem'][];
       overrides_to_remove: components['schemas']['OverrideItem'][];
       roles_to_create: components['schemas']['RoleItem'][];
@@ -1154,10 +1204,21 @@ export interface components {
       skipped: components['schemas']['SkippedItem'][];
     };
     RestoreResultSummary: {
+      /** @description Bans lifted (bans made since the snapshot); with the `bans` scope. */
+      bans_lifted?: number;
       channels_created: number;
       channels_deleted: number;
       channels_updated: number;
       guild_settings_updated: number;
+      /** @description Role assignments given back, over all members; with the `member_roles` scope. */
+      member_roles_restored?: number;
+      /**
+       * @description Members who held roles in the snapshot and are no longer in the guild: the platform does not
+       *     let a bot add someone back without their consent, so they are reported, not re-added.
+       */
+      members_absent?: number;
+      /** @description Members given back roles they held (one update each); with the `member_roles` scope. */
+      members_updated?: number;
       overrides_applied: number;
       overrides_removed: number;
       roles_created: number;
@@ -1182,7 +1243,7 @@ export interface components {
       name: string;
       reason: string;
       /** @enum {string} */
-      scope: 'roles' | 'channels' | 'permission_overrides' | 'guild_settings';
+      scope: 'roles' | 'channels' | 'permission_overrides' | 'guild_settings' | 'member_roles' | 'bans';
     };
     SnapshotDetailView: {
       counts: {
@@ -1222,7 +1283,7 @@ export interface components {
     StartRestoreDto: {
       approved_diff_hash: string;
       options?: components['schemas']['RestoreOptionsDto'];
-      scope: ('roles' | 'channels' | 'permission_overrides' | 'guild_settings')[];
+      scope: ('roles' | 'channels' | 'permission_overrides' | 'guild_settings' | 'member_roles' | 'bans')[];
       /** Format: uuid */
       snapshot_id: string;
     };
@@ -1240,6 +1301,12 @@ export interface components {
       | 'UpdateGuildSettings';
     /** @enum {string} */
     StepStatus: 'pending' | 'canceled' | 'running' | 'failed' | 'done' | 'skipped';
+    StrippedRoleView: {
+      role_id: string;
+      /** @description The role's name when it was taken. */
+      role_name: string | null;
+      user_id: string;
+    };
     SubscriptionDetailView: {
       /** @enum {string} */
       billing_cycle: 'monthly';
@@ -2117,7 +2184,11 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The guild's AntiNuke incidents, newest first. */
+      /**
+       * @description The guild's AntiNuke incidents, newest first, each with the members its actor banned and kicked
+       *     and the roles they stripped (at most 1,000 of each, with their totals): what "undo this raid"
+       *     restores from the incident's snapshot.
+       */
       200: {
         headers: {
           [name: string]: unknown;
