@@ -307,7 +307,7 @@ export default async () => {
                         "AntiNukeController": {
                             "get": { description: "The guild's AntiNuke setting, what its plan allows, and whether AntiNuke runs now.", type: Object },
                             "update": { description: "Replaces the setting; a running AntiNuke applies it at once.", type: Object },
-                            "listIncidents": { description: "The guild's AntiNuke incidents, newest first." }
+                            "listIncidents": { description: "The guild's AntiNuke incidents, newest first, each with the members its actor banned and kicked\nand the roles they stripped (at most 1,000 of each, with their totals): what \"undo this raid\"\nrestores from the incident's snapshot." }
                         }
                     }
                 ],

@@ -214,6 +214,29 @@ test('incidents show the raid and offer its snapshot to restore from', async () 
   await expect(page).toHaveURL(/\/restore\?snapshot=/);
 });
 
+test('"Undo this raid" opens the restore with the incident’s snapshot and all six parts chosen', async () => {
+  // The incident of the test before: AntiNuke's snapshot of the guild before alice's raid.
+  await page.goto(`${GUILD_PATH()}/incidents`);
+  await page.getByRole('link', { name: 'Undo this raid' }).first().click();
+  await expect(page).toHaveURL(/\/restore\?snapshot=[^&]+&scope=/);
+  for (const scope of [
+    'Roles',
+    'Channels',
+    'Permission overwrites',
+    'Server settings',
+    "Members' roles",
+    'Bans',
+  ]) {
+    await expect(page.getByRole('checkbox', { name: scope })).toBeChecked();
+  }
+
+  // Opened on its own, the restore page chooses the four default parts only.
+  await page.goto(`${GUILD_PATH()}/restore`);
+  await expect(page.getByRole('checkbox', { name: 'Roles' })).toBeChecked();
+  await expect(page.getByRole('checkbox', { name: "Members' roles" })).not.toBeChecked();
+  await expect(page.getByRole('checkbox', { name: 'Bans' })).not.toBeChecked();
+});
+
 test('a guild changed between preview and restore is refused, and previewed afresh', async () => {
   await control('/raid');
   await page.goto(`${GUILD_PATH()}/restore?snapshot=${snapshotId}`);

@@ -162,6 +162,11 @@ ${[
   ['recovery.restore_jobs', 't', `guild_id IN (SELECT id FROM g) OR requested_by_user IN (SELECT id FROM u)`],
   ['recovery.antinuke_settings', 't', `guild_id IN (SELECT id FROM g)`],
   ['recovery.antinuke_incidents', 't', `guild_id IN (SELECT id FROM g)`],
+  [
+    'recovery.antinuke_incident_targets',
+    't',
+    `incident_id IN (SELECT id FROM recovery.antinuke_incidents WHERE guild_id IN (SELECT id FROM g))`,
+  ],
   ['recovery.live_sync_pauses', 't', `guild_id IN (SELECT id FROM g)`],
   ['recovery.platform_id_replacements', 't', `guild_id IN (SELECT id FROM g)`],
   [

@@ -10,6 +10,7 @@ import type {
   DestructiveAction,
   DestructiveActionKind,
 } from '../../apps/recovery/src/antinuke/destructive-action';
+import { toMemberRolesRemoved } from '../../apps/recovery/src/sync/destructive-actions';
 import { AntiNukeSignalSink } from '../../apps/recovery/src/workflow-engine/temporal/antinuke-signal.sink';
 import {
   ANTINUKE_STATE_QUERY,
@@ -99,7 +100,7 @@ describe('antinuke', () => {
    * A guild with plenty to destroy: channels ch-1..ch-9 and roles low-1..low-6 below Admin, so the
    * owner and ADMIN (Administrator) can delete any of them and the bot can take ADMIN's role.
    */
-  function seedRaidableGuild(): SeededGuild {
+  function seedRaidableGuild(extraMembers: { id: string; roles: string[] }[] = []): SeededGuild {
     const low = Array.from({ length: 6 }, (_, i) => ({ name: `low-${i + 1}`, permissions: P.SendMessages }));
     return stack.platform.seedGuild({
       name: `Guild ${uuidv7().slice(-6)}`,
@@ -113,13 +114,14 @@ describe('antinuke', () => {
       members: [
         { username: expect.any(String), id: ADMIN, roles: ['Admin'] },
         { username: 'member', id: MEMBER, roles: ['Member'] },
+        ...extraMembers.map((member) => ({ username: `member-${member.id.slice(-3)}`, ...member })),
       ],
     });
   }
 
   /** A registered guild on a plan (through billing and licensing, as in production) or none. */
-  async function guildOnPlan(plan: Plan | null) {
-    const seeded = seedRaidableGuild();
+  async function guildOnPlan(plan: Plan | null, extraMembers: { id: string; roles: string[] }[] = []) {
+    const seeded = seedRaidableGuild(extraMembers);
     const registered = await api('POST', '/api/v1/guilds', OWNER, { platform_guild_id: seeded.guildId });
     expect(registered.status).toBe(200);
     const guild = new GuildUnderAttack(registered.body.id as string, seeded);
@@ -158,10 +160,23 @@ describe('antinuke', () => {
         await raiders.get(actor)!.deleteRole(this.platformId, this.seeded.roles[name]);
     }
 
+    /** `actor` bans, kicks or takes a role from members through the platform's API. */
+    async moderate(actor: string, method: 'PUT' | 'DELETE', path: string): Promise<void> {
+      const response = await fetch(`${stack.platform.url}/api/v10/guilds/${this.platformId}${path}`, {
+        method,
+        headers: { Authorization: `Bot raider-token-${actor}`, 'Content-Type': 'application/json' },
+        body: method === 'PUT' ? '{}' : undefined,
+      });
+      expect([path, response.status]).toEqual([path, 204]);
+    }
+
+    private fresh = [] as ReturnType<typeof stack.platform.auditLog>;
+
     /** What live sync reports of the audit-log entries since the last call, as it reports them. */
     newActions(): DestructiveAction[] {
       const entries = stack.platform.auditLog(this.platformId);
       const fresh = entries.slice(this.auditSeen);
+      this.fresh = fresh;
       this.auditSeen = entries.length;
       return fresh.flatMap((entry) => {
         const kind = KIND_OF[entry.action_type];
@@ -180,10 +195,26 @@ describe('antinuke', () => {
       });
     }
 
-    /** Signals the new actions through the sink, as live sync does; returns them. */
+    /**
+     * Signals the new actions through the sink, as live sync does, and the roles taken from members
+     * (not the bot's: live sync leaves its own out); returns the destructive actions.
+     */
     async report(): Promise<DestructiveAction[]> {
       const actions = this.newActions();
       for (const action of actions) await sink.record(action);
+      const guild = { id: this.id, platformGuildId: this.platformId };
+      for (const entry of this.fresh) {
+        if (entry.user_id === stack.platform.botUserId) continue;
+        const removal = toMemberRolesRemoved(guild, {
+          id: entry.id,
+          actorId: entry.user_id,
+          actionType: entry.action_type,
+          targetId: entry.target_id,
+          reason: entry.reason ?? null,
+          changes: entry.changes ?? [],
+        });
+        if (removal) await sink.recordRoleRemoval(removal);
+      }
       return actions;
     }
   }
@@ -356,6 +387,85 @@ describe('antinuke', () => {
         occurred_at: new Date(incident.opened_at as Date).toISOString(),
       });
       expect(await incidentEvents(guild.id)).toHaveLength(1);
+    });
+
+    it('records the members the raider banned and kicked and the roles they stripped, once each (issue 28)', async () => {
+      const victims = [
+        '200000000000000101',
+        '200000000000000102',
+        '200000000000000103',
+        '200000000000000104',
+      ];
+      const stripped = '200000000000000105';
+      const guild = await guildOnPlan('ENTERPRISE', [
+        ...victims.map((id) => ({ id, roles: ['Member'] })),
+        { id: stripped, roles: ['low-1', 'Member'] },
+      ]);
+      expect(
+        (await putSettings(guild.id, { threshold: 3, window_seconds: 60, auto_action_enabled: false }))
+          .status,
+      ).toBe(200);
+      const { roles } = guild.seeded;
+
+      // A role taken just before the burst: within its window, so part of the raid.
+      await guild.moderate(ADMIN, 'DELETE', `/members/${MEMBER}/roles/${roles.Member}`);
+      for (const victim of victims.slice(0, 3)) await guild.moderate(ADMIN, 'PUT', `/bans/${victim}`);
+      expect(await guild.report()).toHaveLength(3);
+      const [incident] = await incidentCount(guild.id, 1);
+      expect(incident).toMatchObject({ actor_platform_user_id: ADMIN, action: 'member_ban', count: 3 });
+
+      // The raid goes on after the incident opened; one removal is reported twice (a gateway resume).
+      await guild.moderate(ADMIN, 'DELETE', `/members/${victims[3]}`);
+      await raiders.get(ADMIN)!.removeMemberRole(guild.platformId, stripped, roles['low-1']);
+      await guild.report();
+      const removal = stack.platform
+        .auditLog(guild.platformId)
+        .filter((entry) => entry.action_type === AuditLogEvent.MemberRoleUpdate)
+        .at(-1)!;
+      await sink.recordRoleRemoval(
+        toMemberRolesRemoved(
+          { id: guild.id, platformGuildId: guild.platformId },
+          {
+            id: removal.id,
+            actorId: removal.user_id,
+            actionType: removal.action_type,
+            targetId: removal.target_id,
+            reason: null,
+            changes: removal.changes ?? [],
+          },
+        )!,
+      );
+
+      const expected = {
+        id: incident.id,
+        snapshot_id: incident.snapshot_id,
+        members_banned: victims.slice(0, 3),
+        members_banned_total: 3,
+        members_kicked: [victims[3]],
+        members_kicked_total: 1,
+        roles_stripped: [
+          { user_id: MEMBER, role_id: roles.Member, role_name: 'Member' },
+          { user_id: stripped, role_id: roles['low-1'], role_name: 'low-1' },
+        ],
+        roles_stripped_total: 2,
+      };
+      const answered = await waitFor('the incident to list what the raider did to members', async () => {
+        const { body } = await api('GET', `/api/v1/guilds/${guild.id}/incidents`);
+        const [item] = body.items as Body[];
+        return item?.roles_stripped_total === 2 && item.members_kicked_total === 1 ? item : undefined;
+      });
+      expect(answered).toMatchObject(expected);
+      expect(await settled(guild.id, 4)).toMatchObject({ incidents_opened: 1, targets_pending: 0 });
+      const rows = await dataSource.query(
+        `SELECT kind, count(*)::int AS n FROM recovery.antinuke_incident_targets WHERE incident_id = $1
+          GROUP BY kind ORDER BY kind`,
+        [incident.id],
+      );
+      expect(rows).toEqual([
+        { kind: 'member_ban', n: 3 },
+        { kind: 'member_kick', n: 1 },
+        { kind: 'member_role_remove', n: 2 },
+      ]);
     });
 
     it('opens none for several actors and kinds each below the threshold, or for a repeated entry', async () => {
@@ -806,6 +916,12 @@ describe('antinuke', () => {
         auto_action_taken: false,
         auto_action_error: null,
         opened_at: new Date(base + 120_000).toISOString(),
+        members_banned: [],
+        members_banned_total: 0,
+        members_kicked: [],
+        members_kicked_total: 0,
+        roles_stripped: [],
+        roles_stripped_total: 0,
       });
       const second = await api('GET', `${path}?limit=2&cursor=${String(first.body.next_cursor)}`);
       expect(second.body).toMatchObject({
@@ -848,6 +964,7 @@ describe('antinuke', () => {
           opened.push(input);
           return Promise.resolve();
         },
+        recordIncidentTargets: () => Promise.resolve(),
       };
       const worker = await createRecoveryWorker({
         address: process.env.TEMPORAL_ADDRESS!,

@@ -7,6 +7,7 @@ import { AntiNuke1764600000000 } from './migrations/1764600000000-antinuke';
 import { UserDirectory1765400000000 } from './migrations/1765400000000-user-directory';
 import { AntiNukeSwitchAndExempt1765500000000 } from './migrations/1765500000000-antinuke-switch-and-exempt';
 import { UserDirectoryByUser1766000000000 } from './migrations/1766000000000-user-directory-by-user';
+import { AntiNukeIncidentTargets1766200000000 } from './migrations/1766200000000-antinuke-incident-targets';
 import { Snapshot } from './snapshots/snapshot.entity';
 
 export const recoveryDatabase = {
@@ -21,5 +22,6 @@ export const recoveryDatabase = {
     UserDirectory1765400000000,
     AntiNukeSwitchAndExempt1765500000000,
     UserDirectoryByUser1766000000000,
+    AntiNukeIncidentTargets1766200000000,
   ],
 };

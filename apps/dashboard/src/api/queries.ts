@@ -141,12 +141,6 @@ export const useRestoreJob = (jobId: string) =>
   });
 
 export type RestoreScope = Schemas['PreviewRestoreDto']['scope'][number];
-export const ALL_SCOPES: readonly RestoreScope[] = [
-  'roles',
-  'channels',
-  'permission_overrides',
-  'guild_settings',
-];
 
 export const previewRestore = (snapshotId: string, scope: RestoreScope[]) =>
   unwrap(api.POST('/api/v1/restore/preview', { body: { snapshot_id: snapshotId, scope } }));

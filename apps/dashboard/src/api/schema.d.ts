@@ -679,7 +679,19 @@ export interface components {
       guild_id: string;
       id: string;
       last_action_at: string;
+      /** @description Platform user ids of the members the actor banned, oldest first, at most 1,000. */
+      members_banned: string[];
+      /** @description How many in all (`members_banned` lists the first 1,000). */
+      members_banned_total: number;
+      /** @description Platform user ids of the members the actor kicked, oldest first, at most 1,000. */
+      members_kicked: string[];
+      /** @description How many in all (`members_kicked` lists the first 1,000). */
+      members_kicked_total: number;
       opened_at: string;
+      /** @description Roles the actor took from members, oldest first, at most 1,000. */
+      roles_stripped: components['schemas']['StrippedRoleView'][];
+      /** @description How many in all (`roles_stripped` lists the first 1,000). */
+      roles_stripped_total: number;
       snapshot_error: string | null;
       snapshot_id: string | null;
     };
@@ -1289,6 +1301,12 @@ export interface components {
       | 'UpdateGuildSettings';
     /** @enum {string} */
     StepStatus: 'pending' | 'canceled' | 'running' | 'failed' | 'done' | 'skipped';
+    StrippedRoleView: {
+      role_id: string;
+      /** @description The role's name when it was taken. */
+      role_name: string | null;
+      user_id: string;
+    };
     SubscriptionDetailView: {
       /** @enum {string} */
       billing_cycle: 'monthly';
@@ -2166,7 +2184,11 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The guild's AntiNuke incidents, newest first. */
+      /**
+       * @description The guild's AntiNuke incidents, newest first, each with the members its actor banned and kicked
+       *     and the roles they stripped (at most 1,000 of each, with their totals): what "undo this raid"
+       *     restores from the incident's snapshot.
+       */
       200: {
         headers: {
           [name: string]: unknown;

@@ -8,6 +8,7 @@ import { AppFrame, Loading, Page } from './layout';
 import { Link, navigate, useLocation } from './router';
 import { matchRoute, pathTo } from './routes';
 import { rememberReturnPath, takeReturnPath } from './session';
+import { scopesFromQuery } from '../format/restore-scopes';
 
 // Loaded when first opened: the first page (login, picker) carries only what it needs.
 const SnapshotsPage = lazy(() => import('../pages/snapshots').then((m) => ({ default: m.SnapshotsPage })));
@@ -71,6 +72,7 @@ export function App() {
             key={location.href}
             guildId={guildId}
             presetSnapshotId={location.search.get('snapshot')}
+            presetScopes={scopesFromQuery(location.search.get('scope'))}
           />
         );
       case 'restoreJob':

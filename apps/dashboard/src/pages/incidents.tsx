@@ -1,10 +1,12 @@
 import { QueryStatus } from '../app/layout';
 import { Fact } from '../components/facts';
+import { IncidentTargets, incidentTargetUserIds } from '../components/incident-targets';
 import { Link } from '../app/router';
 import { pathTo } from '../app/routes';
 import type { Schemas } from '../api/client';
 import { useIncidents, useMemberNames } from '../api/queries';
 import { platformUserLabel } from '../format/audit-entry';
+import { ALL_SCOPES, scopeQuery } from '../format/restore-scopes';
 import { dateTime, relativeTime } from '../format/time';
 import { GuildPage } from './guild';
 
@@ -15,12 +17,18 @@ const ACTIONS: Record<Schemas['IncidentView']['action'], [one: string, many: str
   member_kick: ['kicked a member', 'members kicked'],
 };
 
-/** What AntiNuke saw (read only): when, who, what was destroyed, the snapshot it took. */
+/**
+ * What AntiNuke saw: when, who, what was destroyed, what the raider did to members, the snapshot
+ * it took. "Undo this raid" opens the restore from that snapshot with every part chosen, members'
+ * roles and bans included (issue 28); the user still reads the preview and approves it there.
+ */
 export function IncidentsPage({ guildId }: { guildId: string }) {
   const incidents = useIncidents(guildId);
   const items = incidents.data?.items ?? [];
   const actors = [...new Set(items.map((incident) => incident.actor_platform_user_id))].sort();
-  const names = useMemberNames(guildId, { userIds: [], platformUserIds: actors });
+  // Actors first: useMemberNames names the first 50 users it is given.
+  const targets = [...new Set(items.flatMap(incidentTargetUserIds))].filter((id) => !actors.includes(id));
+  const names = useMemberNames(guildId, { userIds: [], platformUserIds: [...actors, ...targets] });
   return (
     <GuildPage guildId={guildId} title="Incidents">
       <QueryStatus query={incidents} what="incidents" />
@@ -52,6 +60,7 @@ export function IncidentsPage({ guildId }: { guildId: string }) {
                       ? `failed: ${incident.auto_action_error}`
                       : 'none'}
                 </Fact>
+                <IncidentTargets incident={incident} names={names.platformUsers} />
                 <Fact label="Snapshot taken">
                   {incident.snapshot_id ? (
                     <Link href={pathTo('snapshot', { guildId, snapshotId: incident.snapshot_id })}>
@@ -63,12 +72,24 @@ export function IncidentsPage({ guildId }: { guildId: string }) {
                 </Fact>
               </dl>
               {incident.snapshot_id && (
-                <Link
-                  className="button button-primary"
-                  href={pathTo('restore', { guildId }, { snapshot: incident.snapshot_id })}
-                >
-                  Restore from this snapshot
-                </Link>
+                <p className="actions">
+                  <Link
+                    className="button button-primary"
+                    href={pathTo(
+                      'restore',
+                      { guildId },
+                      { snapshot: incident.snapshot_id, scope: scopeQuery(ALL_SCOPES) },
+                    )}
+                  >
+                    Undo this raid
+                  </Link>
+                  <Link
+                    className="button"
+                    href={pathTo('restore', { guildId }, { snapshot: incident.snapshot_id })}
+                  >
+                    Restore from this snapshot
+                  </Link>
+                </p>
               )}
             </li>
           );

@@ -6,7 +6,6 @@ import { pathTo } from '../app/routes';
 import type { Schemas } from '../api/client';
 import { ApiProblem } from '../api/problem';
 import {
-  ALL_SCOPES,
   isRunning,
   previewRestore,
   type RestoreScope,
@@ -18,15 +17,9 @@ import {
 } from '../api/queries';
 import { describeOverride } from '../format/permissions';
 import { type ChangeKind, channelTypeName, type GroupedPreview, groupPreview } from '../format/restore-diff';
+import { ALL_SCOPES, DEFAULT_SCOPES, SCOPE_LABELS } from '../format/restore-scopes';
 import { dateTime, duration } from '../format/time';
 import { GuildPage } from './guild';
-
-const SCOPE_LABELS: Record<RestoreScope, string> = {
-  roles: 'Roles',
-  channels: 'Channels',
-  permission_overrides: 'Channel permission overrides',
-  guild_settings: 'Guild settings',
-};
 
 const KIND_LABELS: Record<ChangeKind, string> = { create: 'Create', update: 'Update', delete: 'Delete' };
 
@@ -40,13 +33,16 @@ type Preview = Schemas['RestorePreviewView'];
 export function RestorePage({
   guildId,
   presetSnapshotId,
+  presetScopes = null,
 }: {
   guildId: string;
   presetSnapshotId: string | null;
+  /** Preselected scopes (undoing a raid: all six); null preselects DEFAULT_SCOPES. */
+  presetScopes?: readonly RestoreScope[] | null;
 }) {
   const snapshots = useSnapshots(guildId, 100);
   const [snapshotId, setSnapshotId] = useState<string>(presetSnapshotId ?? '');
-  const [scopes, setScopes] = useState<RestoreScope[]>([...ALL_SCOPES]);
+  const [scopes, setScopes] = useState<RestoreScope[]>([...(presetScopes ?? DEFAULT_SCOPES)]);
   const [preRestoreSnapshot, setPreRestoreSnapshot] = useState(true);
   const [previewed, setPreviewed] = useState<{
     preview: Preview;

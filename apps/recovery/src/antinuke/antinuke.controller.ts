@@ -31,7 +31,11 @@ export class AntiNukeController {
     return this.antinuke.update(guildId, body);
   }
 
-  /** The guild's AntiNuke incidents, newest first. */
+  /**
+   * The guild's AntiNuke incidents, newest first, each with the members its actor banned and kicked
+   * and the roles they stripped (at most 1,000 of each, with their totals): what "undo this raid"
+   * restores from the incident's snapshot.
+   */
   @ApiOperation({ summary: 'List AntiNuke incidents' })
   @Get('incidents')
   @RequireManageGuild({ params: 'guildId' })

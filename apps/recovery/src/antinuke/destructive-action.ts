@@ -26,9 +26,28 @@ export interface DestructiveAction {
   at: string;
 }
 
-/** Where live sync sends destructive actions; AntiNuke provides it. */
+/**
+ * Roles taken from a member (the platform's MEMBER_ROLE_UPDATE entry, its `$remove` change). Not a
+ * destructive action: it never opens an incident. An incident open for the actor records it, so
+ * that "undo this raid" can show and give back what a raider stripped.
+ */
+export interface MemberRolesRemoved {
+  guild_id: string;
+  platform_guild_id: string;
+  actor_platform_user_id: string;
+  /** The member who lost the roles. */
+  target_user_id: string;
+  /** The roles taken, with the names they had then (a role deleted later keeps its name here). */
+  roles: { id: string; name: string }[];
+  audit_log_entry_id: string;
+  /** When the platform recorded it (ISO 8601). */
+  at: string;
+}
+
+/** Where live sync sends destructive actions and role removals; AntiNuke provides it. */
 export interface DestructiveActionSink {
   record(action: DestructiveAction): Promise<void>;
+  recordRoleRemoval(removal: MemberRolesRemoved): Promise<void>;
 }
 
 export const DESTRUCTIVE_ACTION_SINK = Symbol('DESTRUCTIVE_ACTION_SINK');

@@ -114,11 +114,12 @@ describe(toSourceEvent.name, () => {
         actionType: 12,
         targetId: GENERAL,
         reason: 'cleaning up',
+        changes: [{ key: 'name', old_value: 'general' }],
       },
     });
-    const { reason: _reason, ...withoutReason } = entry;
-    expect(toSourceEvent(dispatch('GUILD_AUDIT_LOG_ENTRY_CREATE', withoutReason))).toMatchObject({
-      entry: { reason: null },
+    const { reason: _reason, changes: _changes, ...bare } = entry;
+    expect(toSourceEvent(dispatch('GUILD_AUDIT_LOG_ENTRY_CREATE', bare))).toMatchObject({
+      entry: { reason: null, changes: [] },
     });
   });
 

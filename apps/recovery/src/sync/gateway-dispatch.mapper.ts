@@ -77,6 +77,7 @@ const MAPPERS: DispatchMappers = {
       actionType: d.action_type,
       targetId: d.target_id ?? null,
       reason: d.reason ?? null,
+      changes: (d.changes ?? []).map((change) => ({ ...change })),
     },
   }),
 };

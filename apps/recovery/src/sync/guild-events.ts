@@ -41,6 +41,15 @@ export interface AuditLogEntry {
   targetId: string | null;
   /** The `X-Audit-Log-Reason` the actor sent, if any. */
   reason: string | null;
+  /** What changed, as the platform lists it (`$remove` of MEMBER_ROLE_UPDATE: the roles taken). */
+  changes: AuditLogChange[];
+}
+
+/** One change of an audit-log entry; the values are the platform's, unchecked. */
+export interface AuditLogChange {
+  key: string;
+  old_value?: unknown;
+  new_value?: unknown;
 }
 
 /** The connection is up; `botUserId` is the bot's own user, whose actions are never a raid. */

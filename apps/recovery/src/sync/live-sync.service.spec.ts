@@ -5,9 +5,9 @@ import type { EntitlementsClient } from '@lib/entitlements';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { register } from 'prom-client';
 import { expectNoRetryAfterStop, expectRetriesAfter } from '../../../../test/support/retry-timer';
-import type { DestructiveAction } from '../antinuke/destructive-action';
+import type { DestructiveAction, MemberRolesRemoved } from '../antinuke/destructive-action';
 import type { GuildRegistry } from '../guilds/guild-registry.service';
-import type { GuildEvent } from './guild-events';
+import type { AuditLogEntry, GuildEvent } from './guild-events';
 import { GuildMirror } from './guild-mirror';
 import { CATEGORY, channel, GENERAL, GUILD, guildState, MODS, RULES } from './guild-state.fixture';
 import { InMemoryGuildEventSource } from './in-memory-guild-event.source';
@@ -43,9 +43,14 @@ function setup() {
   };
   const platform = { getGuildState: jest.fn(() => Promise.resolve(platformState)) };
   const recorded: DestructiveAction[] = [];
+  const roleRemovals: MemberRolesRemoved[] = [];
   const sink = {
     record: jest.fn((action: DestructiveAction) => {
       recorded.push(action);
+      return Promise.resolve();
+    }),
+    recordRoleRemoval: jest.fn((removal: MemberRolesRemoved) => {
+      roleRemovals.push(removal);
       return Promise.resolve();
     }),
   };
@@ -69,6 +74,7 @@ function setup() {
     platform,
     sink,
     recorded,
+    roleRemovals,
     setPlatformState: (state: GuildState) => {
       platformState = state;
     },
@@ -92,7 +98,7 @@ let auditIds = 1191168914227200000n;
 function audit(
   actionType: number,
   actorId: string,
-  fields: { target?: string; reason?: string } = {},
+  fields: { target?: string; reason?: string; changes?: AuditLogEntry['changes'] } = {},
 ): GuildEvent {
   auditIds += 1n;
   return {
@@ -104,6 +110,7 @@ function audit(
       actionType,
       targetId: fields.target ?? GENERAL,
       reason: fields.reason ?? null,
+      changes: fields.changes ?? [],
     },
   };
 }
@@ -357,6 +364,29 @@ describe(LiveSyncService.name, () => {
         ['channel_delete', RAIDER, GENERAL],
         ['role_delete', '300000000000000005', MODS],
         ['channel_delete', RAIDER, RULES],
+      ]);
+    });
+
+    it('hand roles a member lost to AntiNuke, not as a destructive action, and never the bot’s', async () => {
+      const removed = { changes: [{ key: '$remove', new_value: [{ id: MODS, name: 'Mods' }] }] };
+      await h.emit(
+        available(),
+        audit(25, RAIDER, { target: '300000000000000001', ...removed }),
+        audit(25, BOT, { target: '300000000000000002', ...removed }),
+        audit(25, RAIDER, {
+          target: '300000000000000003',
+          changes: [{ key: '$add', new_value: [{ id: MODS, name: 'Mods' }] }],
+        }),
+      );
+
+      expect(h.recorded).toEqual([]);
+      expect(h.roleRemovals).toEqual([
+        expect.objectContaining({
+          guild_id: GUILD_ID,
+          actor_platform_user_id: RAIDER,
+          target_user_id: '300000000000000001',
+          roles: [{ id: MODS, name: 'Mods' }],
+        }),
       ]);
     });
 

@@ -12,7 +12,7 @@ import { RetryTimer, ScheduledPass, TtlCache } from '@lib/runtime';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { DESTRUCTIVE_ACTION_SINK, type DestructiveActionSink } from '../antinuke/destructive-action';
 import { GuildRegistry } from '../guilds/guild-registry.service';
-import { toDestructiveAction } from './destructive-actions';
+import { toDestructiveAction, toMemberRolesRemoved } from './destructive-actions';
 import {
   GUILD_EVENT_SOURCE,
   type AuditLogEntry,
@@ -259,7 +259,7 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
    */
   private async inspect(guild: RegisteredGuild, entry: AuditLogEntry): Promise<void> {
     const action = toDestructiveAction(guild, entry);
-    if (!action) return;
+    if (!action) return this.inspectRoleRemoval(guild, entry);
     if (action.actor_platform_user_id === this.botUserId) {
       metrics.ownActionsIgnored.inc();
       return;
@@ -283,6 +283,24 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
       this.logger.error(
         { guild_id: action.guild_id, err: String(error) },
         'AntiNuke did not take the action',
+      );
+    }
+  }
+
+  /**
+   * Hands roles taken from a member to AntiNuke, which records them on the actor's open incident
+   * (they open none). The bot's own removals (AntiNuke's auto-action, a restore) are not reported.
+   */
+  private async inspectRoleRemoval(guild: RegisteredGuild, entry: AuditLogEntry): Promise<void> {
+    const removal = toMemberRolesRemoved(guild, entry);
+    if (!removal || removal.actor_platform_user_id === this.botUserId || !this.sink) return;
+    try {
+      await this.sink.recordRoleRemoval(removal);
+    } catch (error) {
+      metrics.sinkFailures.inc();
+      this.logger.error(
+        { guild_id: removal.guild_id, err: String(error) },
+        'AntiNuke did not take the role removal',
       );
     }
   }

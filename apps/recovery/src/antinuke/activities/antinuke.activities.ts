@@ -115,6 +115,16 @@ export function createAntiNukeActivities(deps: AntiNukeActivityDeps): AntiNukeAc
         'antinuke incident opened',
       );
     },
+
+    async recordIncidentTargets(input) {
+      const recorded = await incidents.recordTargets(input);
+      if (recorded > 0) {
+        logger.warn(
+          { guild_id: input.guildId, incident_id: input.incidentId, targets: recorded },
+          'antinuke incident: what the actor did to members recorded',
+        );
+      }
+    },
   };
   // Temporal sees each failure with its stable type; what no retry can change (guild gone, missing
   // permission, payload too large) is non-retryable.

@@ -2,10 +2,11 @@
  * What the AntiNuke workflow, its activities, the sink, the licence handler and the API agree on.
  * Only types and plain constants: workflow code imports this, and it runs in Temporal's sandbox.
  */
-import type { DestructiveAction, DestructiveActionKind } from '../destructive-action';
+import type { DestructiveAction, DestructiveActionKind, MemberRolesRemoved } from '../destructive-action';
 
 export const ANTINUKE_WORKFLOW_TYPE = 'antinukeWorkflow';
 export const DESTRUCTIVE_ACTION_SIGNAL = 'destructiveAction';
+export const MEMBER_ROLES_REMOVED_SIGNAL = 'memberRolesRemoved';
 export const SETTINGS_CHANGED_SIGNAL = 'settingsChanged';
 export const ENTITLEMENTS_CHANGED_SIGNAL = 'entitlementsChanged';
 export const ANTINUKE_STATE_QUERY = 'getState';
@@ -89,12 +90,38 @@ export interface BurstDetectorState {
   }[];
 }
 
+/** What a raider did to members, as an incident records it (recovery.antinuke_incident_targets). */
+export const INCIDENT_TARGET_KINDS = ['member_ban', 'member_kick', 'member_role_remove'] as const;
+export type IncidentTargetKind = (typeof INCIDENT_TARGET_KINDS)[number];
+
+/** One member banned, kicked, or stripped of one role (one row per role an entry removed). */
+export interface IncidentTarget {
+  kind: IncidentTargetKind;
+  target_user_id: string;
+  /** The role taken (`member_role_remove` only). */
+  role_id: string | null;
+  role_name: string | null;
+  audit_log_entry_id: string;
+  /** Epoch milliseconds. */
+  at: number;
+}
+
+/**
+ * The raids the guard follows, carried over continue-as-new (plain JSON): each actor's incidents
+ * still open (their burst not yet quiet), and the member actions of the last window, which a
+ * burst detected next attaches to its incident.
+ */
+export interface RaidTrackerState {
+  raids: { actor: string; last_at: number; incident_ids: string[] }[];
+  recent: (IncidentTarget & { actor: string })[];
+}
+
 export interface AntiNukeWorkflowInput {
   guildId: string;
   settings: AntiNukeSettings;
   entitlements: AntiNukeEntitlements;
-  /** Set by continue-as-new: the windows and counters of the previous run. */
-  carried?: { detector: BurstDetectorState; incidents_opened: number };
+  /** Set by continue-as-new: the windows and counters of the previous run (`raids` since incident targets). */
+  carried?: { detector: BurstDetectorState; incidents_opened: number; raids?: RaidTrackerState };
   /** Signals one run handles before it continues as new; tests lower it. */
   signalsPerRun?: number;
 }
@@ -115,6 +142,8 @@ export interface AntiNukeWorkflowState {
   actions_ignored_this_run: number;
   incidents_opened: number;
   incidents_pending: number;
+  /** Members banned, kicked or stripped of a role, waiting to be recorded on their incident. */
+  targets_pending: number;
 }
 
 export interface IncidentSnapshotInput {
@@ -144,6 +173,14 @@ export interface OpenIncidentInput {
   autoActionError: string | null;
   /** ISO 8601: when the workflow saw the threshold reached. */
   openedAt: string;
+  /** What the actor did to members so far in this raid; absent from a workflow started before targets. */
+  targets?: IncidentTarget[];
+}
+
+export interface RecordIncidentTargetsInput {
+  guildId: string;
+  incidentId: string;
+  targets: IncidentTarget[];
 }
 
 /** The activities, in the order an incident runs them. */
@@ -154,6 +191,11 @@ export interface AntiNukeActivities {
   removeActorRoles(input: RemoveActorRolesInput): Promise<AutoActionOutcome>;
   /** Inserts the incident and AntiNukeIncidentOpened in one transaction; idempotent by incident id. */
   openIncident(input: OpenIncidentInput): Promise<void>;
+  /**
+   * Adds what the actor went on to do to members to an incident already recorded; idempotent
+   * (an entry recorded twice is one row), and nothing for an incident that was never recorded.
+   */
+  recordIncidentTargets(input: RecordIncidentTargetsInput): Promise<void>;
 }
 
 /** Failure types the activities raise that no retry can fix. */
@@ -164,4 +206,4 @@ export const ANTINUKE_NON_RETRYABLE_FAILURES = [
   'ErrSnapshotTooLarge',
 ] as const;
 
-export type { DestructiveAction };
+export type { DestructiveAction, MemberRolesRemoved };

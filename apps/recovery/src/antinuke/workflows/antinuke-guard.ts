@@ -1,5 +1,9 @@
 import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
-import { DESTRUCTIVE_ACTION_KINDS, type DestructiveAction } from '../destructive-action';
+import {
+  DESTRUCTIVE_ACTION_KINDS,
+  type DestructiveAction,
+  type MemberRolesRemoved,
+} from '../destructive-action';
 import {
   ANTINUKE_SETTING_LIMITS,
   DEFAULT_ANTINUKE_SETTINGS,
@@ -12,8 +16,10 @@ import {
   type AntiNukeWorkflowState,
   type AutoActionOutcome,
   type Burst,
+  type IncidentTarget,
 } from './antinuke-contract';
 import { BurstDetector, type CountedAction } from './burst-detector';
+import { RaidTracker } from './raid-tracker';
 
 export interface AntiNukeLog {
   warn(message: string, fields: Record<string, unknown>): void;
@@ -34,6 +40,14 @@ export interface AntiNukeEngine {
   log: AntiNukeLog;
 }
 
+export interface AntiNukeGuardOptions {
+  /**
+   * Record what raiders do to members on their incidents (issue 28). False only for a Temporal run
+   * started by code from before: its history has no such activity to replay.
+   */
+  recordsTargets: boolean;
+}
+
 /**
  * One guild's AntiNuke state (docs/architecture.md "antinuke"), as plain deterministic code: the
  * settings and plan it runs with, the burst detector, and the bursts waiting for their incident.
@@ -43,6 +57,7 @@ export class AntiNukeGuard {
   private settings: AntiNukeSettings;
   private entitlements: AntiNukeEntitlements;
   private readonly detector: BurstDetector;
+  private readonly raids: RaidTracker;
   private readonly pending: Burst[] = [];
   private incidentsOpened: number;
   private signals = 0;
@@ -52,11 +67,13 @@ export class AntiNukeGuard {
   constructor(
     private readonly input: AntiNukeWorkflowInput,
     private readonly log: AntiNukeLog,
+    private readonly options: AntiNukeGuardOptions = { recordsTargets: true },
   ) {
     // A run started before the switch and the exempt list existed carries neither: the defaults.
     this.settings = validSettings(input.settings, DEFAULT_ANTINUKE_SETTINGS);
     this.entitlements = { ...input.entitlements };
     this.detector = new BurstDetector(this.settings, input.carried?.detector);
+    this.raids = new RaidTracker(this.settings.window_seconds * 1000, input.carried?.raids);
     this.incidentsOpened = input.carried?.incidents_opened ?? 0;
   }
 
@@ -73,9 +90,12 @@ export class AntiNukeGuard {
     return this.entitlements.detect;
   }
 
-  /** Bursts wait for their incident, or detection was removed: guardGuild has something to do. */
+  /**
+   * Bursts wait for their incident, targets for theirs, or detection was removed: guardGuild has
+   * something to do.
+   */
   hasWork(): boolean {
-    return this.pending.length > 0 || !this.entitlements.detect;
+    return this.pending.length > 0 || this.raids.pending > 0 || !this.entitlements.detect;
   }
 
   /**
@@ -100,7 +120,35 @@ export class AntiNukeGuard {
       return;
     }
     const outcome = this.detector.record(counted);
-    if (outcome.result === 'burst') this.pending.push(outcome.burst);
+    if (!this.options.recordsTargets) {
+      if (outcome.result === 'burst') this.pending.push(outcome.burst);
+      return;
+    }
+    if (outcome.result === 'duplicate' || outcome.result === 'stale') return;
+    const actor = counted.actor_platform_user_id;
+    this.raids.actionBy(actor, counted.at);
+    const target = memberTarget(action, counted);
+    if (target) this.raids.memberAction(actor, target);
+    if (outcome.result === 'burst') {
+      this.raids.burstDetected(actor, outcome.burst.last_at);
+      this.pending.push(outcome.burst);
+    }
+  }
+
+  /**
+   * Signal `memberRolesRemoved`: never counted towards a burst; recorded on the actor's incident
+   * while their raid is open. Ignored as destructive actions are (switched off, exempt actor).
+   */
+  memberRolesRemoved(removal: MemberRolesRemoved, now: number): void {
+    this.signals++;
+    if (!this.options.recordsTargets || !this.entitlements.detect || !this.settings.enabled) return;
+    const targets = roleTargets(this.input.guildId, removal, now);
+    if (!targets) {
+      this.log.warn('role removal ignored: not one of this guild', { guild_id: this.input.guildId });
+      return;
+    }
+    if (this.settings.exempt_user_ids.includes(removal.actor_platform_user_id)) return;
+    for (const target of targets) this.raids.memberAction(removal.actor_platform_user_id, target);
   }
 
   /** Signal `settingsChanged`. */
@@ -109,10 +157,18 @@ export class AntiNukeGuard {
     this.settings = validSettings(next, this.settings);
     if (!this.entitlements.auto_action_allowed) this.settings.auto_action_enabled = false;
     this.detector.configure(this.settings);
+    this.raids.configure(this.settings.window_seconds);
     // Switched off, nothing counted so far survives: switched on again, counting starts afresh.
     // A newly exempt user's counted actions go too, so they cannot complete a burst later.
-    if (!this.settings.enabled) this.detector.forgetAll();
-    else for (const actor of this.settings.exempt_user_ids) this.detector.forgetActor(actor);
+    if (!this.settings.enabled) {
+      this.detector.forgetAll();
+      this.raids.forgetAll();
+    } else {
+      for (const actor of this.settings.exempt_user_ids) {
+        this.detector.forgetActor(actor);
+        this.raids.forgetActor(actor);
+      }
+    }
   }
 
   /** Signal `entitlementsChanged`. */
@@ -137,6 +193,7 @@ export class AntiNukeGuard {
       actions_ignored_this_run: this.actionsIgnored,
       incidents_opened: this.incidentsOpened,
       incidents_pending: this.pending.length,
+      targets_pending: this.raids.pending,
     };
   }
 
@@ -146,7 +203,11 @@ export class AntiNukeGuard {
       guildId: this.input.guildId,
       settings: this.settings,
       entitlements: this.entitlements,
-      carried: { detector: this.detector.state(), incidents_opened: this.incidentsOpened },
+      carried: {
+        detector: this.detector.state(),
+        incidents_opened: this.incidentsOpened,
+        raids: this.raids.state(),
+      },
       signalsPerRun: this.input.signalsPerRun,
     };
   }
@@ -166,6 +227,25 @@ export class AntiNukeGuard {
   incidentOpened(): void {
     this.incidentsOpened++;
   }
+
+  /** The burst's incident has its id: the actor's member actions are queued for it from now on. */
+  incidentStarting(burst: Burst, incidentId: string): void {
+    if (this.options.recordsTargets) this.raids.incidentStarting(burst.actor_platform_user_id, incidentId);
+  }
+
+  /** What openIncident records with the incident; undefined for a run that records none. */
+  targetsToOpenWith(incidentId: string): IncidentTarget[] | undefined {
+    return this.options.recordsTargets ? this.raids.take(incidentId) : undefined;
+  }
+
+  incidentNotRecorded(incidentId: string): void {
+    this.raids.forgetIncident(incidentId);
+  }
+
+  /** The next batch of targets for an incident already recorded. */
+  nextTargets(): { incidentId: string; targets: IncidentTarget[] } | undefined {
+    return this.raids.nextBatch();
+  }
 }
 
 /**
@@ -181,6 +261,9 @@ export async function guardGuild(
     for (let burst = guard.nextBurst(); burst; burst = guard.nextBurst()) {
       await handleIncident(guard, burst, engine);
       guard.incidentOpened();
+    }
+    for (let batch = guard.nextTargets(); batch; batch = guard.nextTargets()) {
+      await recordTargets(guard, batch, engine);
     }
     if (!guard.detecting) return 'detection_removed';
     if (engine.shouldRollOver()) return 'roll_over';
@@ -198,6 +281,7 @@ async function handleIncident(guard: AntiNukeGuard, burst: Burst, engine: AntiNu
   const { activities } = engine;
   const incidentId = engine.newIncidentId();
   const openedAt = new Date(engine.now()).toISOString();
+  guard.incidentStarting(burst, incidentId);
 
   const snapshot = await activities.takeIncidentSnapshot({ guildId, incidentId }).then(
     ({ snapshotId }) => ({ snapshotId, error: null }),
@@ -215,6 +299,9 @@ async function handleIncident(guard: AntiNukeGuard, burst: Burst, engine: AntiNu
       .catch((error: unknown) => ({ taken: false, error: failureMessage(error) }));
   }
 
+  // What the actor did to members up to now (the burst's own bans, roles stripped meanwhile); what
+  // they do while this activity runs is queued, and added once the incident exists.
+  const targets = guard.targetsToOpenWith(incidentId);
   try {
     await activities.openIncident({
       incidentId,
@@ -225,8 +312,10 @@ async function handleIncident(guard: AntiNukeGuard, burst: Burst, engine: AntiNu
       autoActionTaken: autoAction.taken,
       autoActionError: autoAction.error,
       openedAt,
+      ...(targets ? { targets } : {}),
     });
   } catch (error) {
+    guard.incidentNotRecorded(incidentId);
     engine.log.error('antinuke incident could not be recorded', {
       alert: 'antinuke_incident_not_recorded',
       guild_id: guildId,
@@ -234,6 +323,75 @@ async function handleIncident(guard: AntiNukeGuard, burst: Burst, engine: AntiNu
       error: failureMessage(error),
     });
   }
+}
+
+/** Adds targets to a recorded incident; a failure is logged and the batch given up, detection goes on. */
+async function recordTargets(
+  guard: AntiNukeGuard,
+  batch: { incidentId: string; targets: IncidentTarget[] },
+  engine: AntiNukeEngine,
+): Promise<void> {
+  try {
+    await engine.activities.recordIncidentTargets({ guildId: guard.guildId, ...batch });
+  } catch (error) {
+    engine.log.error('antinuke incident targets could not be recorded', {
+      alert: 'antinuke_incident_targets_not_recorded',
+      guild_id: guard.guildId,
+      incident_id: batch.incidentId,
+      targets: batch.targets.length,
+      error: failureMessage(error),
+    });
+  }
+}
+
+/** The member a ban or kick removed, as its incident records it; null for other kinds. */
+function memberTarget(action: DestructiveAction, counted: CountedAction): IncidentTarget | null {
+  if (counted.kind !== 'member_ban' && counted.kind !== 'member_kick') return null;
+  if (typeof action.target_id !== 'string' || action.target_id === '') return null;
+  return {
+    kind: counted.kind,
+    target_user_id: action.target_id,
+    role_id: null,
+    role_name: null,
+    audit_log_entry_id: counted.audit_log_entry_id,
+    at: counted.at,
+  };
+}
+
+/** One target per role taken, or null when the signal is not a valid removal of this guild. */
+function roleTargets(guildId: string, removal: MemberRolesRemoved, now: number): IncidentTarget[] | null {
+  const nonEmpty = (value: unknown): value is string => typeof value === 'string' && value !== '';
+  if (
+    typeof removal !== 'object' ||
+    removal === null ||
+    removal.guild_id !== guildId ||
+    !nonEmpty(removal.actor_platform_user_id) ||
+    !nonEmpty(removal.target_user_id) ||
+    !nonEmpty(removal.audit_log_entry_id) ||
+    !Array.isArray(removal.roles)
+  ) {
+    return null;
+  }
+  const at = platformTime(removal.at, now);
+  return removal.roles
+    .filter((role) => typeof role === 'object' && role !== null && nonEmpty(role.id))
+    .map((role) => ({
+      kind: 'member_role_remove',
+      target_user_id: removal.target_user_id,
+      role_id: role.id,
+      role_name: typeof role.name === 'string' ? role.name : null,
+      audit_log_entry_id: removal.audit_log_entry_id,
+      at,
+    }));
+}
+
+/**
+ * The platform's time of an action; never later than now, so a skewed clock cannot make
+ * everything else look stale.
+ */
+function platformTime(at: string, now: number): number {
+  const parsed = Date.parse(at);
+  return Number.isFinite(parsed) ? Math.min(parsed, now) : now;
 }
 
 /** The action as the detector counts it, or null when it is not a valid action of this guild. */
@@ -250,14 +408,11 @@ function countedAction(guildId: string, action: DestructiveAction, now: number):
   ) {
     return null;
   }
-  // The platform's time of the action; never later than now, so a skewed clock cannot make
-  // everything else look stale.
-  const at = Date.parse(action.at);
   return {
     kind: action.kind,
     actor_platform_user_id: action.actor_platform_user_id,
     audit_log_entry_id: action.audit_log_entry_id,
-    at: Number.isFinite(at) ? Math.min(at, now) : now,
+    at: platformTime(action.at, now),
   };
 }
 

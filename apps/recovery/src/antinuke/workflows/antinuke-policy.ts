@@ -47,6 +47,9 @@ export const OPEN_INCIDENT_OPTIONS: ActivityOptions = {
   },
 };
 
+/** Adding what a raider went on to do to members to their recorded incident: like recording it. */
+export const RECORD_TARGETS_OPTIONS: ActivityOptions = OPEN_INCIDENT_OPTIONS;
+
 /**
  * Continue-as-new after this many signals (or sooner when Temporal suggests it, or the history
  * passes MAX_HISTORY_EVENTS). The worker caches no workflows (recovery-worker.ts), so every

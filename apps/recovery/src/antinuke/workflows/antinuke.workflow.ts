@@ -5,12 +5,13 @@ import {
   defineQuery,
   defineSignal,
   log,
+  patched,
   proxyActivities,
   setHandler,
   uuid4,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { DestructiveAction } from '../destructive-action';
+import type { DestructiveAction, MemberRolesRemoved } from '../destructive-action';
 import {
   ANTINUKE_STATE_QUERY,
   type AntiNukeActivities,
@@ -21,6 +22,7 @@ import {
   type AntiNukeWorkflowState,
   DESTRUCTIVE_ACTION_SIGNAL,
   ENTITLEMENTS_CHANGED_SIGNAL,
+  MEMBER_ROLES_REMOVED_SIGNAL,
   SETTINGS_CHANGED_SIGNAL,
 } from './antinuke-contract';
 import { AntiNukeGuard, guardGuild } from './antinuke-guard';
@@ -29,11 +31,13 @@ import {
   INCIDENT_SNAPSHOT_OPTIONS,
   MAX_HISTORY_EVENTS,
   OPEN_INCIDENT_OPTIONS,
+  RECORD_TARGETS_OPTIONS,
   SIGNALS_PER_RUN,
 } from './antinuke-policy';
 import { incidentIdFrom } from './incident-id';
 
 export const destructiveActionSignal = defineSignal<[DestructiveAction]>(DESTRUCTIVE_ACTION_SIGNAL);
+export const memberRolesRemovedSignal = defineSignal<[MemberRolesRemoved]>(MEMBER_ROLES_REMOVED_SIGNAL);
 export const settingsChangedSignal = defineSignal<[AntiNukeSettings]>(SETTINGS_CHANGED_SIGNAL);
 export const entitlementsChangedSignal = defineSignal<[AntiNukeEntitlements]>(ENTITLEMENTS_CHANGED_SIGNAL);
 export const antinukeStateQuery = defineQuery<AntiNukeWorkflowState>(ANTINUKE_STATE_QUERY);
@@ -41,6 +45,13 @@ export const antinukeStateQuery = defineQuery<AntiNukeWorkflowState>(ANTINUKE_ST
 const { takeIncidentSnapshot } = proxyActivities<AntiNukeActivities>(INCIDENT_SNAPSHOT_OPTIONS);
 const { removeActorRoles } = proxyActivities<AntiNukeActivities>(AUTO_ACTION_OPTIONS);
 const { openIncident } = proxyActivities<AntiNukeActivities>(OPEN_INCIDENT_OPTIONS);
+const { recordIncidentTargets } = proxyActivities<AntiNukeActivities>(RECORD_TARGETS_OPTIONS);
+
+/**
+ * Marks runs that record what raiders do to members (issue 28). A run begun before replays
+ * without it, and so schedules no recordIncidentTargets its history lacks; its next run has it.
+ */
+export const INCIDENT_TARGETS_PATCH = 'antinuke-incident-targets';
 
 /**
  * One guild's AntiNuke on Temporal (the guard in antinuke-guard.ts): counts the destructive
@@ -49,10 +60,11 @@ const { openIncident } = proxyActivities<AntiNukeActivities>(OPEN_INCIDENT_OPTIO
  * as new every SIGNALS_PER_RUN signals with its windows carried over.
  */
 export async function antinukeWorkflow(input: AntiNukeWorkflowInput): Promise<AntiNukeWorkflowResult> {
-  const guard = new AntiNukeGuard(input, log);
+  const guard = new AntiNukeGuard(input, log, { recordsTargets: patched(INCIDENT_TARGETS_PATCH) });
   const signalsPerRun = input.signalsPerRun ?? SIGNALS_PER_RUN;
 
   setHandler(destructiveActionSignal, (action) => guard.destructiveAction(action, Date.now()));
+  setHandler(memberRolesRemovedSignal, (removal) => guard.memberRolesRemoved(removal, Date.now()));
   setHandler(settingsChangedSignal, (next) => guard.changeSettings(next));
   setHandler(entitlementsChangedSignal, (next) => guard.changeEntitlements(next));
   setHandler(antinukeStateQuery, () => guard.state());
@@ -68,7 +80,7 @@ export async function antinukeWorkflow(input: AntiNukeWorkflowInput): Promise<An
 
   for (;;) {
     const ended = await guardGuild(guard, {
-      activities: { takeIncidentSnapshot, removeActorRoles, openIncident },
+      activities: { takeIncidentSnapshot, removeActorRoles, openIncident, recordIncidentTargets },
       waitUntil: (ready) => condition(ready),
       shouldRollOver,
       now: () => Date.now(),

@@ -55,6 +55,7 @@ function fakeActivities(
       notify?.();
       return Promise.resolve();
     },
+    recordIncidentTargets: () => Promise.resolve(),
   };
   const nextIncident = () => new Promise<void>((resolve) => (notify = resolve));
   return { activities, opened, removed, nextIncident };

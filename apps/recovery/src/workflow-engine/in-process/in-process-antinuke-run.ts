@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ActivityOptions } from '@temporalio/workflow';
 import { type InProcessActivityContext, withActivityOptions } from './in-process-activities';
-import type { DestructiveAction } from '../../antinuke/destructive-action';
+import type { DestructiveAction, MemberRolesRemoved } from '../../antinuke/destructive-action';
 import type {
   AntiNukeActivities,
   AntiNukeEntitlements,
@@ -15,6 +15,7 @@ import {
   AUTO_ACTION_OPTIONS,
   INCIDENT_SNAPSHOT_OPTIONS,
   OPEN_INCIDENT_OPTIONS,
+  RECORD_TARGETS_OPTIONS,
 } from '../../antinuke/workflows/antinuke-policy';
 import { incidentIdFrom } from '../../antinuke/workflows/incident-id';
 
@@ -22,6 +23,7 @@ const POLICY: Record<keyof AntiNukeActivities, ActivityOptions> = {
   takeIncidentSnapshot: INCIDENT_SNAPSHOT_OPTIONS,
   removeActorRoles: AUTO_ACTION_OPTIONS,
   openIncident: OPEN_INCIDENT_OPTIONS,
+  recordIncidentTargets: RECORD_TARGETS_OPTIONS,
 };
 
 /** The activities as a guard calls them in process: each with its policy from antinuke-policy.ts. */
@@ -54,6 +56,11 @@ export class InProcessAntiNukeRun {
 
   destructiveAction(action: DestructiveAction): void {
     this.guard.destructiveAction(action, Date.now());
+    this.notify();
+  }
+
+  memberRolesRemoved(removal: MemberRolesRemoved): void {
+    this.guard.memberRolesRemoved(removal, Date.now());
     this.notify();
   }
 

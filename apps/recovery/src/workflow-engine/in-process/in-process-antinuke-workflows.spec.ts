@@ -44,6 +44,7 @@ function setUp(features: string[] | Error = ENTERPRISE) {
       opened.push(incident);
       return Promise.resolve();
     },
+    recordIncidentTargets: () => Promise.resolve(),
   };
   const entitlements = {
     get: jest.fn(() =>

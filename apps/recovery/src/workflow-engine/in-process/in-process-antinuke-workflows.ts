@@ -3,7 +3,11 @@ import { EntitlementsClient } from '@lib/entitlements';
 import { ANTINUKE_ACTIVITIES } from '../../antinuke/activities/antinuke.activities';
 import { AntiNukeSettingsRepository } from '../../antinuke/antinuke-settings.repository';
 import type { AntiNukeWorkflows } from '../../antinuke/antinuke-workflows.service';
-import type { DestructiveAction, DestructiveActionSink } from '../../antinuke/destructive-action';
+import type {
+  DestructiveAction,
+  DestructiveActionSink,
+  MemberRolesRemoved,
+} from '../../antinuke/destructive-action';
 import { InProcessAntiNukeRun, inProcessAntiNukeActivities } from './in-process-antinuke-run';
 import { InProcessEngineAdapter } from './in-process-engine-adapter';
 import {
@@ -98,6 +102,17 @@ export class InProcessAntiNukeWorkflows
       run.destructiveAction(action);
     } catch (error) {
       this.logger.error({ ...fields, err: error }, 'destructive action could not be given to antinuke');
+    }
+  }
+
+  /** DESTRUCTIVE_ACTION_SINK: a guard that runs records it on an open incident; never throws. */
+  async recordRoleRemoval(removal: MemberRolesRemoved): Promise<void> {
+    const fields = { guild_id: removal.guild_id, audit_log_entry_id: removal.audit_log_entry_id };
+    try {
+      const run = await this.runFor(removal.guild_id);
+      run?.memberRolesRemoved(removal);
+    } catch (error) {
+      this.logger.error({ ...fields, err: error }, 'role removal could not be given to antinuke');
     }
   }
 
