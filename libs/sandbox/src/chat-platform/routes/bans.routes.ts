@@ -37,7 +37,7 @@ export const banRoutes: PlatformRoute[] = [
       const bans = store.bans.get(guild.id) ?? new Map<string, string | null>();
       // Banning a banned user changes nothing.
       if (bans.has(user.id)) return noContent();
-      const watch = new GuildWatch(guild, ['members']);
+      const watch = new GuildWatch(guild, [{ member: user.id }]);
       guild.members = guild.members.filter((other) => other !== member);
       bans.set(user.id, auditLogReason);
       store.bans.set(guild.id, bans);

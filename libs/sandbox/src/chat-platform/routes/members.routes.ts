@@ -30,7 +30,7 @@ function changeMemberRole(
   const guild = store.guild(params.guild_id, actorId);
   const member = store.member(guild, params.user_id);
   const role = assignableRole(guild, store, actorId, params.role_id);
-  const watch = new GuildWatch(guild, ['members']);
+  const watch = new GuildWatch(guild, [{ member: member.user_id }]);
   member.roles = change(member.roles, role.id);
   return noContent(watch.changes([member.user_id]));
 }
@@ -77,7 +77,7 @@ export const memberRoutes: PlatformRoute[] = [
         roles = wanted;
       }
       if (nick !== undefined && (nick || null) !== member.nick) checkNicknameRights(guild, actorId, member);
-      const watch = new GuildWatch(guild, ['members']);
+      const watch = new GuildWatch(guild, [{ member: member.user_id }]);
       if (roles) member.roles = roles;
       // An empty nickname removes it, as null does.
       if (nick !== undefined) member.nick = nick || null;
@@ -93,7 +93,7 @@ export const memberRoutes: PlatformRoute[] = [
       const bot = new BotAuthority(guild, actorId);
       bot.require(PermissionFlagsBits.KickMembers);
       bot.requireOutranks(member);
-      const watch = new GuildWatch(guild, ['members']);
+      const watch = new GuildWatch(guild, [{ member: member.user_id }]);
       guild.members = guild.members.filter((other) => other !== member);
       return noContent(watch.changes([member.user_id]));
     },
