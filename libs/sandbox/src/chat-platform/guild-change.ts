@@ -25,7 +25,8 @@ export type GuildChange =
     }
   /** A member left (`after` null) when kicked or banned. */
   | { kind: 'member'; guildId: string; before: FakeMember; after: FakeMember | null; audited: boolean }
-  | { kind: 'ban'; guildId: string; userId: string };
+  | { kind: 'ban'; guildId: string; userId: string }
+  | { kind: 'unban'; guildId: string; userId: string };
 
 /**
  * What a request may change: a whole list (roles, channels), the settings, or one member. Members
@@ -115,5 +116,5 @@ function memberOf(guild: FakeGuild, userId: string): FakeMember | undefined {
 }
 
 function isAudited(change: GuildChange): boolean {
-  return change.kind === 'ban' || change.audited;
+  return change.kind === 'ban' || change.kind === 'unban' || change.audited;
 }

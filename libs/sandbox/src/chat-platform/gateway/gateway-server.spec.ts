@@ -201,6 +201,26 @@ describe(GatewayServer.name, () => {
     });
   });
 
+  it('reports a lifted ban with guildBanRemove and a MemberBanRemove entry', async () => {
+    const client = await connect();
+    await raider.put(Routes.guildBan(seeded.guildId, ALICE), { reason: 'spam' });
+    const unbans = record(client, Events.GuildBanRemove);
+    const entries = record(client, Events.GuildAuditLogEntryCreate);
+
+    await raider.delete(Routes.guildBan(seeded.guildId, ALICE), { reason: 'appeal accepted' });
+    await until(() => entries.length === 1, 'the unban’s audit-log entry');
+
+    expect(unbans.map(([ban]) => ban.user.id)).toEqual([ALICE]);
+    expect(entries[0][0]).toMatchObject({
+      action: AuditLogEvent.MemberBanRemove,
+      executorId: RAIDER,
+      targetId: ALICE,
+      reason: 'appeal accepted',
+    });
+    // Lifting a ban does not bring the user back.
+    expect(platform.guild(seeded.guildId).members.map((m) => m.user_id)).not.toContain(ALICE);
+  });
+
   it('sends only what the intents ask for, and audit-log entries only with VIEW_AUDIT_LOG', async () => {
     const guildsOnly = await connect([GatewayIntentBits.Guilds]);
     const channelEvents = record(guildsOnly, Events.ChannelDelete);
