@@ -252,7 +252,8 @@ export class FakeChatPlatform {
   /**
    * Turns the privileged GUILD_MEMBERS intent of a bot's application (the fake's own bot's by
    * default) on or off, as its developer portal would: while off, listing a guild's members
-   * answers 403 Missing Access (50001). On for every bot until turned off; `reset()` turns it on.
+   * answers 403 Missing Access (50001) and a gateway IDENTIFY asking for the intent is closed with
+   * 4014 (Disallowed intents). On for every bot until turned off; `reset()` turns it on.
    */
   setMembersIntent(enabled: boolean, botUserId = this.botUserId): void {
     if (enabled) this.store.withoutMembersIntent.delete(botUserId);

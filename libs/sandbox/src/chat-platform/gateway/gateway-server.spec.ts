@@ -309,6 +309,23 @@ describe(GatewayServer.name, () => {
     expect(code).toBe(4004);
   });
 
+  it('refuses IDENTIFY with GUILD_MEMBERS (4014) while that privileged intent is off, and takes it without', async () => {
+    platform.setMembersIntent(false);
+    const identify = async (intents: number) => {
+      const socket = new WebSocket(`${platform.url.replace('http', 'ws')}/gateway?v=10&encoding=json`);
+      await once(socket, 'message');
+      socket.send(JSON.stringify({ op: 2, d: { token: platform.botToken, intents, properties: {} } }));
+      const [message] = (await Promise.race([once(socket, 'message'), once(socket, 'close')])) as [
+        Buffer | number,
+      ];
+      socket.close();
+      return typeof message === 'number' ? message : (JSON.parse(message.toString()) as { t: string }).t;
+    };
+
+    expect(await identify(GatewayIntentBits.Guilds | GatewayIntentBits.GuildMembers)).toBe(4014);
+    expect(await identify(GatewayIntentBits.Guilds)).toBe('READY');
+  });
+
   it('closes its connections when it stops, and starts again', async () => {
     const other = new FakeChatPlatform({ gatewayHeartbeatIntervalMs: 250 });
     const { url: otherUrl } = await other.start();
