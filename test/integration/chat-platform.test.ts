@@ -4,8 +4,16 @@ import {
   type GuildState,
   isChatPlatformError,
 } from '@lib/chat-platform';
-import { FakeChatPlatform, type FakeGuild, type SeededGuild, demoGuildSpec } from '@lib/sandbox';
-import { PermissionFlagsBits as P } from 'discord-api-types/v10';
+import {
+  DEMO_CROWD_SIZE,
+  FakeChatPlatform,
+  type FakeGuild,
+  type SeededGuild,
+  banSpecs,
+  demoGuildSpec,
+  memberSpecs,
+} from '@lib/sandbox';
+import { AuditLogEvent, PermissionFlagsBits as P } from 'discord-api-types/v10';
 import { freePort } from '../support/app-process';
 import { waitFor } from '../support/wait';
 
@@ -401,6 +409,125 @@ describe('ChatPlatformClient against the fake chat platform', () => {
       expect(log[1]).toMatchObject({ content: 'Second', embeds: [], channelId: log[0].channelId });
       expect(second.channel_id).toBe(first.channel_id);
       expect(log[0].sentAt).toBeInstanceOf(Date);
+    });
+  });
+
+  describe('members and bans', () => {
+    const byId = (a: string, b: string) => (BigInt(a) < BigInt(b) ? -1 : 1);
+
+    it('lists all 2,502 members of a crowded guild in id order, with their roles, in 3 pages', async () => {
+      const seeded = fake.seedGuild({
+        name: 'Crowded',
+        roles: [{ name: 'Even' }, { name: 'Odd' }],
+        members: memberSpecs(2_500, { roles: (index) => [index % 2 === 0 ? 'Even' : 'Odd'] }),
+      });
+
+      const members = await client.listMembers(seeded.guildId);
+
+      const live = fake.guild(seeded.guildId).members;
+      expect(members).toHaveLength(2_502); // with the owner and the bot
+      expect(members.map((member) => member.user.id)).toEqual(live.map((m) => m.user_id).sort(byId));
+      const rolesById = new Map(live.map((member) => [member.user_id, member.roles]));
+      for (const member of members) expect(member.roles).toEqual(rolesById.get(member.user.id));
+      expect(members.find((member) => member.user.username === 'member-2500')).toEqual({
+        user: { id: seeded.members['member-2500'], username: 'member-2500', global_name: null, bot: false },
+        roles: [seeded.roles.Odd],
+        nick: null,
+      });
+      // 1,000, 1,000, then 502: the short page ends the list.
+      expect(requestsTo('GET', `/guilds/${seeded.guildId}/members`).map((r) => r.status)).toEqual([
+        200, 200, 200,
+      ]);
+    });
+
+    it("lists the demo guild's crowd with the roles it holds", async () => {
+      const seeded = fake.seedGuild(demoGuildSpec());
+      const members = await client.listMembers(seeded.guildId);
+      expect(members).toHaveLength(7 + DEMO_CROWD_SIZE);
+      expect(members.find((member) => member.user.id === seeded.members.bob)?.roles).toEqual([
+        seeded.roles.Member,
+        seeded.roles.Verified,
+        seeded.roles.Moderator,
+      ]);
+      expect(new Set(members.flatMap((member) => member.roles)).size).toBeGreaterThanOrEqual(8);
+    });
+
+    it('lists 1,200 bans with their reasons, in id order, in 2 pages', async () => {
+      const seeded = fake.seedGuild({
+        name: 'Raided',
+        bans: banSpecs(1_200, { reason: (index) => (index % 3 === 0 ? null : `raid wave ${index % 3}`) }),
+      });
+
+      const bans = await client.listBans(seeded.guildId);
+
+      expect(bans).toHaveLength(1_200);
+      expect(bans.map((ban) => ban.user.id)).toEqual(Object.values(seeded.bans).sort(byId));
+      expect(bans.slice(0, 3)).toEqual([
+        { user: expect.objectContaining({ username: 'banned-0001' }), reason: null },
+        { user: expect.objectContaining({ username: 'banned-0002' }), reason: 'raid wave 1' },
+        { user: expect.objectContaining({ username: 'banned-0003' }), reason: 'raid wave 2' },
+      ]);
+      expect(requestsTo('GET', `/guilds/${seeded.guildId}/bans`)).toHaveLength(2);
+    });
+
+    it('lifts a ban with the reason in the audit log, after which the ban list no longer has it', async () => {
+      const seeded = fake.seedGuild({ name: 'Raided', bans: banSpecs(3, { reason: () => 'raid' }) });
+      const lifted = seeded.bans['banned-0002'];
+
+      await client.removeBan(seeded.guildId, lifted, { reason: REASON });
+
+      const left = await client.listBans(seeded.guildId);
+      expect(left.map((ban) => ban.user.id)).toEqual(
+        [seeded.bans['banned-0001'], seeded.bans['banned-0003']].sort(byId),
+      );
+      expect(fake.auditLog(seeded.guildId)).toEqual([
+        expect.objectContaining({
+          action_type: AuditLogEvent.MemberBanRemove,
+          target_id: lifted,
+          user_id: fake.botUserId,
+          reason: REASON,
+        }),
+      ]);
+    });
+
+    it('reports lifting the ban of a user who is not banned as NotFound (Unknown Ban)', async () => {
+      const seeded = fake.seedGuild(demoGuildSpec());
+      const unbanned = await failureOf(client.removeBan(seeded.guildId, seeded.members.alice));
+      expect(unbanned).toMatchObject({
+        code: 'NotFound',
+        retryable: false,
+        details: { status: 404, platform_code: 10026, method: 'DELETE' },
+      });
+    });
+
+    it('reports a member list refused for the GUILD_MEMBERS intent as PermissionDenied, saying why', async () => {
+      const seeded = fake.seedGuild(demoGuildSpec());
+      fake.setMembersIntent(false);
+
+      const refused = await failureOf(client.listMembers(seeded.guildId));
+
+      expect(refused).toMatchObject({
+        code: 'PermissionDenied',
+        retryable: false,
+        details: { status: 403, platform_code: 50001 },
+      });
+      expect(refused.message).toContain('GUILD_MEMBERS intent');
+      // The bans need no intent.
+      await expect(client.listBans(seeded.guildId)).resolves.toEqual([]);
+    });
+
+    it('answers a hostile member-list query with 400 Invalid Form Body', async () => {
+      const seeded = fake.seedGuild(demoGuildSpec());
+      const response = await fetch(
+        `${apiBaseUrl}/v10/guilds/${seeded.guildId}/members?limit=100000&after=abc`,
+        {
+          headers: { Authorization: `Bot ${fake.botToken}` },
+        },
+      );
+      const body = (await response.json()) as { code: number; errors: Record<string, unknown> };
+      expect(response.status).toBe(400);
+      expect(body.code).toBe(50035);
+      expect(Object.keys(body.errors).sort()).toEqual(['after', 'limit']);
     });
   });
 

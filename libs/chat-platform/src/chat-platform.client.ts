@@ -1,18 +1,29 @@
-import { DefaultRestOptions, DiscordAPIError, REST, type RouteLike } from '@discordjs/rest';
 import {
+  DefaultRestOptions,
+  DiscordAPIError,
+  REST,
+  type RouteLike,
+  makeURLSearchParams,
+} from '@discordjs/rest';
+import {
+  type APIBan,
   type APIChannel,
   type APIGuild,
   type APIGuildMember,
   type APIMessage,
   type APIRole,
   type APIUser,
+  type RESTGetAPIGuildBansQuery,
+  type RESTGetAPIGuildMembersQuery,
   Routes,
 } from 'discord-api-types/v10';
+import { ChatPlatformError } from './chat-platform-error';
 import type {
   DirectMessage,
   GuildSettings,
   GuildState,
   PermissionOverride,
+  PlatformBan,
   PlatformChannelWithOverrides,
   PlatformMember,
   PlatformMessage,
@@ -26,6 +37,7 @@ import {
   toChannelWithOverrides,
   toGuildSettings,
   toGuildState,
+  toPlatformBan,
   toPlatformMember,
   toPlatformMessage,
   toPlatformRole,
@@ -66,6 +78,23 @@ const GLOBAL_MARGIN_MS = DefaultRestOptions.offset;
 const BUCKET_MARGIN_MS = 10;
 /** Requests that start at once before the pacer spaces them out (RequestPacer). */
 const PACER_BURST = 25;
+/** The platform's largest page of the member list and of the ban list. */
+const LIST_PAGE_SIZE = 1000;
+const MISSING_ACCESS = 50001;
+
+/**
+ * The platform refuses the member list of a guild the bot is in as Missing Access only when the
+ * bot's application lacks the privileged GUILD_MEMBERS intent; the error says so, as its bare
+ * message would not tell an operator what to change.
+ */
+function explainMembersIntent(error: unknown): unknown {
+  if (!(error instanceof ChatPlatformError) || error.details.platform_code !== MISSING_ACCESS) return error;
+  return new ChatPlatformError(
+    error.code,
+    `${error.message}: listing members needs the privileged GUILD_MEMBERS intent, enabled for the bot's application in the developer portal`,
+    error.details,
+  );
+}
 
 /**
  * The chat platform's REST API as the service uses it, over `@discordjs/rest`: the client queues
@@ -135,6 +164,30 @@ export class ChatPlatformClient {
 
   async getMember(guildId: string, userId: string): Promise<PlatformMember> {
     return toPlatformMember(await this.read<APIGuildMember>(Routes.guildMember(guildId, userId)));
+  }
+
+  /**
+   * Every member of the guild, by user id. Needs the bot application's privileged GUILD_MEMBERS
+   * intent; without it this fails with PermissionDenied, saying so.
+   */
+  async listMembers(guildId: string): Promise<PlatformMember[]> {
+    try {
+      const members = await this.readAllByUserId<APIGuildMember>(Routes.guildMembers(guildId));
+      return members.map(toPlatformMember);
+    } catch (error) {
+      throw explainMembersIntent(error);
+    }
+  }
+
+  /** Every ban of the guild with its reason, by user id; needs BAN_MEMBERS. */
+  async listBans(guildId: string): Promise<PlatformBan[]> {
+    const bans = await this.readAllByUserId<APIBan>(Routes.guildBans(guildId));
+    return bans.map(toPlatformBan);
+  }
+
+  /** Lifts the user's ban; NotFound when they are not banned. */
+  async removeBan(guildId: string, userId: string, options: WriteOptions = {}): Promise<void> {
+    await this.write('delete', Routes.guildBan(guildId, userId), options);
   }
 
   async createRole(guildId: string, input: RoleInput, options: WriteOptions = {}): Promise<PlatformRole> {
@@ -283,8 +336,25 @@ export class ChatPlatformClient {
   }
 
   /** A read; its route's first call goes alone, as a write's does (FirstCallGate). */
-  private read<T = unknown>(route: RouteLike): Promise<T> {
-    return this.gated('get', route, () => this.rest.get(route));
+  private read<T = unknown>(route: RouteLike, query?: URLSearchParams): Promise<T> {
+    return this.gated('get', route, () => this.rest.get(route, { query }));
+  }
+
+  /**
+   * Every item of a list the platform pages by user id (members, bans): pages of the largest size,
+   * each after the last user id of the one before, until a page comes back short. The pages follow
+   * one another, so a list of 2,500 is three calls on one bucket.
+   */
+  private async readAllByUserId<T extends { user: APIUser }>(route: RouteLike): Promise<T[]> {
+    const items: T[] = [];
+    let after: string | undefined;
+    for (;;) {
+      const query: RESTGetAPIGuildMembersQuery & RESTGetAPIGuildBansQuery = { limit: LIST_PAGE_SIZE, after };
+      const page = await this.read<T[]>(route, makeURLSearchParams(query));
+      items.push(...page);
+      if (page.length < LIST_PAGE_SIZE) return items;
+      after = page[page.length - 1].user.id;
+    }
   }
 
   /** A change on the platform; `options.reason` goes to the guild's audit log. */

@@ -1,4 +1,5 @@
 import {
+  type APIBan,
   type APIGuild,
   type APIGuildMember,
   type APIMessage,
@@ -11,6 +12,7 @@ import type {
   GuildSettings,
   GuildState,
   PermissionOverride,
+  PlatformBan,
   PlatformChannel,
   PlatformChannelWithOverrides,
   PlatformMember,
@@ -164,6 +166,10 @@ export function toPlatformUser(user: APIUser): PlatformUser {
 
 export function toPlatformMember(member: APIGuildMember): PlatformMember {
   return { user: toPlatformUser(member.user), roles: member.roles, nick: member.nick ?? null };
+}
+
+export function toPlatformBan(ban: APIBan): PlatformBan {
+  return { user: toPlatformUser(ban.user), reason: ban.reason ?? null };
 }
 
 export function toPlatformMessage(message: APIMessage): PlatformMessage {

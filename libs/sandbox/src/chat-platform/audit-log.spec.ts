@@ -187,4 +187,30 @@ describe(`${FakeChatPlatform.name} audit log`, () => {
       [AuditLogEvent.MemberBanAdd, ALICE, 'spam'],
     ]);
   });
+
+  it('lifts a ban once, with BAN_MEMBERS only, and records who lifted it and why', async () => {
+    const { guildId } = seeded;
+    await call('PUT', `/guilds/${guildId}/bans/${ALICE}`, { token: RAIDER_TOKEN, reason: 'spam' });
+    // The moderator may kick but not ban, so not lift a ban either.
+    expect(
+      (await call('DELETE', `/guilds/${guildId}/bans/${ALICE}`, { token: MOD_TOKEN })).body,
+    ).toMatchObject({ code: 50013 });
+
+    const lifted = await call('DELETE', `/guilds/${guildId}/bans/${ALICE}`, { reason: 'appeal accepted' });
+    const again = await call('DELETE', `/guilds/${guildId}/bans/${ALICE}`);
+
+    expect(lifted.status).toBe(204);
+    expect(again).toMatchObject({ status: 404, body: { code: 10026, message: 'Unknown Ban' } });
+    expect((await call('GET', `/guilds/${guildId}/bans/${ALICE}`)).status).toBe(404);
+    expect(sut.auditLog(guildId).map((e) => [e.action_type, e.user_id, e.target_id, e.reason])).toEqual([
+      [AuditLogEvent.MemberBanAdd, RAIDER, ALICE, 'spam'],
+      [AuditLogEvent.MemberBanRemove, sut.botUserId, ALICE, 'appeal accepted'],
+    ]);
+    // The audit log's answer names the user the entry is about.
+    const log = await call(
+      'GET',
+      `/guilds/${guildId}/audit-logs?action_type=${AuditLogEvent.MemberBanRemove}`,
+    );
+    expect((log.body.users as Json[]).map((user) => user.id)).toContain(ALICE);
+  });
 });

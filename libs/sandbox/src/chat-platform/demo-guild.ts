@@ -1,5 +1,5 @@
 import { PermissionFlagsBits as P } from 'discord-api-types/v10';
-import type { GuildSpec, OverwriteSpec } from './guild-seed';
+import { type GuildSpec, type OverwriteSpec, memberSpecs } from './guild-seed';
 
 const MEMBER = P.ViewChannel | P.SendMessages | P.ReadMessageHistory | P.AddReactions | P.Connect | P.Speak;
 const MODERATOR =
@@ -12,9 +12,30 @@ const staffOnly = (): OverwriteSpec[] => [
   { role: 'Moderator', allow: P.ViewChannel },
 ];
 
+/** The demo guild's crowd, beyond its five named members (and the owner and the bot). */
+export const DEMO_CROWD_SIZE = 300;
+
+/**
+ * The roles of the crowd's member at `index`, spread over the demo's roles as a community's are:
+ * most are Members, half Verified, fewer hold the higher roles, a few are Muted instead. Every one
+ * is below the bot's role and none is managed, so the bot can give each back.
+ */
+function crowdRoles(index: number): string[] {
+  if (index % 25 === 24) return ['Muted'];
+  const roles = ['Member'];
+  if (index % 2 === 0) roles.push('Verified');
+  if (index % 10 === 3) roles.push('VIP');
+  if (index % 15 === 5) roles.push('Event Host');
+  if (index % 30 === 7) roles.push('Helper');
+  if (index % 60 === 11) roles.push('Moderator');
+  if (index % 150 === 42) roles.push('Admin');
+  return roles;
+}
+
 /**
  * A realistic community guild: 8 roles under the bot's, 4 categories holding 20 channels of every
- * type, private staff channels, overwrites for roles and a member, and channel settings. Each call
+ * type, private staff channels, overwrites for roles and a member, channel settings, and a crowd
+ * of 300 members (`member-0001`...) holding those roles beside its five named members. Each call
  * gives a fresh spec, so a test may change it.
  */
 export function demoGuildSpec(name = 'Demo Guild'): GuildSpec {
@@ -121,6 +142,7 @@ export function demoGuildSpec(name = 'Demo Guild'): GuildSpec {
       { username: 'carol', roles: ['Member', 'Verified', 'VIP', 'Event Host'] },
       { username: 'dave', roles: ['Member', 'Helper'] },
       { username: 'erin', roles: ['Muted'], dmsClosed: true },
+      ...memberSpecs(DEMO_CROWD_SIZE, { roles: crowdRoles }),
     ],
   };
 }

@@ -249,6 +249,17 @@ export class FakeChatPlatform {
     this.store.oauth.denyNextConsent();
   }
 
+  /**
+   * Turns the privileged GUILD_MEMBERS intent of a bot's application (the fake's own bot's by
+   * default) on or off, as its developer portal would: while off, listing a guild's members
+   * answers 403 Missing Access (50001) and a gateway IDENTIFY asking for the intent is closed with
+   * 4014 (Disallowed intents). On for every bot until turned off; `reset()` turns it on.
+   */
+  setMembersIntent(enabled: boolean, botUserId = this.botUserId): void {
+    if (enabled) this.store.withoutMembersIntent.delete(botUserId);
+    else this.store.withoutMembersIntent.add(botUserId);
+  }
+
   /** A user with DMs closed makes a DM to them fail with 50007. */
   setDmsClosed(userId: string, closed: boolean): void {
     if (closed) this.store.dmsClosed.add(userId);
@@ -285,7 +296,7 @@ export class FakeChatPlatform {
   /**
    * Back to a fresh platform: no guilds, users, DMs, logs, bans or failures, no OAuth2
    * applications, codes or tokens, no registered bot tokens and nobody signed in; the configured
-   * limits. Gateway sessions end and their connections are closed normally (a client re-identifies).
+   * limits, and every bot's GUILD_MEMBERS intent on. Gateway sessions end and their connections are closed normally (a client re-identifies).
    */
   reset(): void {
     void this.gateway.closeAll();

@@ -215,6 +215,17 @@ function describe(change: GuildChange, guild: FakeGuild, store: PlatformStore) {
           ),
         ],
       };
+    case 'unban':
+      return {
+        entries: [{ target_id: change.userId, action_type: AuditLogEvent.MemberBanRemove }],
+        dispatches: [
+          dispatch(
+            GatewayDispatchEvents.GuildBanRemove,
+            { guild_id, user: user(change.userId) },
+            GuildModeration,
+          ),
+        ],
+      };
   }
 }
 

@@ -25,9 +25,14 @@ export type GuildChange =
     }
   /** A member left (`after` null) when kicked or banned. */
   | { kind: 'member'; guildId: string; before: FakeMember; after: FakeMember | null; audited: boolean }
-  | { kind: 'ban'; guildId: string; userId: string };
+  | { kind: 'ban'; guildId: string; userId: string }
+  | { kind: 'unban'; guildId: string; userId: string };
 
-type WatchedPart = 'channels' | 'roles' | 'settings' | 'members';
+/**
+ * What a request may change: a whole list (roles, channels), the settings, or one member. Members
+ * are watched one by one, as a request acts on one member and a guild may have thousands.
+ */
+type WatchedPart = 'channels' | 'roles' | 'settings' | { member: string };
 
 export function settingsOf(guild: FakeGuild): FakeGuildSettings {
   const { roles: _roles, channels: _channels, members: _members, ...settings } = guild;
@@ -37,9 +42,10 @@ export function settingsOf(guild: FakeGuild): FakeGuildSettings {
 /** Pairs of [before, after] by id, for every item that was added, removed or changed. */
 function differences<T>(before: T[], after: T[], idOf: (item: T) => string): [T | null, T | null][] {
   const old = new Map(before.map((item) => [idOf(item), item]));
+  const current = new Set(after.map(idOf));
   const pairs: [T | null, T | null][] = [];
   for (const item of before) {
-    if (!after.some((other) => idOf(other) === idOf(item))) pairs.push([item, null]);
+    if (!current.has(idOf(item))) pairs.push([item, null]);
   }
   for (const item of after) {
     const previous = old.get(idOf(item)) ?? null;
@@ -56,7 +62,8 @@ export class GuildWatch {
   private readonly channels?: FakeChannel[];
   private readonly roles?: FakeRole[];
   private readonly settings?: FakeGuildSettings;
-  private readonly members?: FakeMember[];
+  /** Copies of the watched members, by user id. */
+  private readonly members = new Map<string, FakeMember>();
 
   constructor(
     private readonly guild: FakeGuild,
@@ -65,7 +72,11 @@ export class GuildWatch {
     if (parts.includes('channels')) this.channels = structuredClone(guild.channels);
     if (parts.includes('roles')) this.roles = structuredClone(guild.roles);
     if (parts.includes('settings')) this.settings = settingsOf(guild);
-    if (parts.includes('members')) this.members = structuredClone(guild.members);
+    for (const part of parts) {
+      if (typeof part !== 'object') continue;
+      const member = memberOf(guild, part.member);
+      if (member) this.members.set(part.member, structuredClone(member));
+    }
   }
 
   /** What differs now; changes to `targets` (ids of what the request acted on) are audited. Those come first. */
@@ -88,15 +99,22 @@ export class GuildWatch {
       const after = settingsOf(this.guild);
       changes.push({ kind: 'settings', guildId, before: this.settings, after, audited: audited(guildId) });
     }
-    const members = this.members ? this.guild.members : [];
-    for (const [before, after] of differences(this.members ?? [], members, (m) => m.user_id)) {
-      // A member joining is not something a request here can do.
-      if (before) changes.push({ kind: 'member', guildId, before, after, audited: audited(before.user_id) });
+    // A member joining is not something a request here can do: only watched members change.
+    for (const [userId, before] of this.members) {
+      const now = memberOf(this.guild, userId);
+      // Copied before comparing, as `before` was: a copy made elsewhere compares by its realm too.
+      const after = now ? structuredClone(now) : null;
+      if (isDeepStrictEqual(before, after)) continue;
+      changes.push({ kind: 'member', guildId, before, after, audited: audited(userId) });
     }
     return [...changes.filter(isAudited), ...changes.filter((change) => !isAudited(change))];
   }
 }
 
+function memberOf(guild: FakeGuild, userId: string): FakeMember | undefined {
+  return guild.members.find((member) => member.user_id === userId);
+}
+
 function isAudited(change: GuildChange): boolean {
-  return change.kind === 'ban' || change.audited;
+  return change.kind === 'ban' || change.kind === 'unban' || change.audited;
 }

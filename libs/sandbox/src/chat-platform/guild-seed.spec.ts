@@ -1,6 +1,6 @@
 import { PermissionFlagsBits as P } from 'discord-api-types/v10';
-import { demoGuildSpec } from './demo-guild';
-import { seedGuild } from './guild-seed';
+import { DEMO_CROWD_SIZE, demoGuildSpec } from './demo-guild';
+import { banSpecs, memberSpecs, seedGuild } from './guild-seed';
 import { PlatformStore } from './platform-store';
 
 function freshStore(): PlatformStore {
@@ -70,5 +70,61 @@ describe(seedGuild.name, () => {
     expect(() => seedGuild(store, { name: 'c', members: [{ username: 'x', roles: ['Nope'] }] })).toThrow(
       'unknown role "Nope"',
     );
+  });
+
+  it('seeds thousands of members with their roles, and bans with their reasons, in one go', () => {
+    const store = freshStore();
+    const started = Date.now();
+    const seeded = seedGuild(store, {
+      name: 'Crowd',
+      roles: [{ name: 'Even' }, { name: 'Odd' }],
+      members: memberSpecs(5_000, { roles: (index) => [index % 2 === 0 ? 'Even' : 'Odd'] }),
+      bans: banSpecs(3, { reason: (index) => (index === 0 ? null : `raid ${index}`) }),
+    });
+    const guild = store.guilds.get(seeded.guildId)!;
+
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(guild.members).toHaveLength(5_002); // with the owner and the bot, who is not named
+    expect(Object.keys(seeded.members).slice(1, 3)).toEqual(['member-0001', 'member-0002']);
+    const roleOf = (username: string) =>
+      guild.members.find((member) => member.user_id === seeded.members[username])?.roles;
+    expect([roleOf('member-0001'), roleOf('member-5000')]).toEqual([[seeded.roles.Even], [seeded.roles.Odd]]);
+    expect([...store.bans.get(seeded.guildId)!]).toEqual([
+      [seeded.bans['banned-0001'], null],
+      [seeded.bans['banned-0002'], 'raid 1'],
+      [seeded.bans['banned-0003'], 'raid 2'],
+    ]);
+    expect(store.users.get(seeded.bans['banned-0002'])).toMatchObject({ username: 'banned-0002' });
+  });
+
+  it('refuses to ban one of its own members (the same user id)', () => {
+    const id = '300000000000000001';
+    expect(() =>
+      seedGuild(freshStore(), { name: 'g', members: [{ username: 'x', id }], bans: [{ username: 'x', id }] }),
+    ).toThrow('bans its member "x"');
+  });
+
+  it('gives the demo guild a crowd holding roles the bot can give back, every role held by someone', () => {
+    const store = freshStore();
+    const seeded = seedGuild(store, demoGuildSpec());
+    const guild = store.guilds.get(seeded.guildId)!;
+    const crowd = guild.members.filter((member) =>
+      store.users.get(member.user_id)!.username.startsWith('member-'),
+    );
+    const bot = guild.roles.find((role) => role.id === seeded.botRoleId)!;
+
+    expect(crowd).toHaveLength(DEMO_CROWD_SIZE);
+    expect(guild.members).toHaveLength(7 + DEMO_CROWD_SIZE);
+    const held = new Set(crowd.flatMap((member) => member.roles));
+    for (const role of guild.roles.filter((r) => held.has(r.id))) {
+      expect([role.name, role.managed, role.position < bot.position]).toEqual([role.name, false, true]);
+    }
+    const names = guild.roles.filter((role) => held.has(role.id)).map((role) => role.name);
+    expect(names.sort()).toEqual(
+      ['Admin', 'Event Host', 'Helper', 'Member', 'Moderator', 'Muted', 'VIP', 'Verified'].sort(),
+    );
+    // Deterministic: the same crowd every time.
+    const again = seedGuild(freshStore(), demoGuildSpec());
+    expect(Object.keys(again.members)).toEqual(Object.keys(seeded.members));
   });
 });

@@ -57,6 +57,15 @@ export interface MemberSpec {
   dmsClosed?: boolean;
 }
 
+/** A user banned from the guild (never a member of it too), created as a member would be. */
+export interface BanSpec {
+  username: string;
+  /** Reuses the user with this id, or creates it with this id. */
+  id?: string;
+  /** The ban's reason, as its audit-log reason would have given it; default none. */
+  reason?: string | null;
+}
+
 export interface GuildSpec {
   name: string;
   id?: string;
@@ -82,7 +91,9 @@ export interface GuildSpec {
   /** Channels outside any category. Channel and category names must be unique. */
   channels?: ChannelSpec[];
   categories?: CategorySpec[];
+  /** Thousands are fine: see `memberSpecs` for a guild of any size. */
   members?: MemberSpec[];
+  bans?: BanSpec[];
   bot?: {
     /** The permissions of the bot's managed role; default ADMINISTRATOR. */
     permissions?: bigint;
@@ -98,10 +109,38 @@ export interface SeededGuild {
   ownerId: string;
   everyoneRoleId: string;
   botRoleId: string;
-  /** Ids by name (roles, channels and categories) and by username (members). */
+  /** Ids by name (roles, channels and categories) and by username (members, banned users). */
   roles: Record<string, string>;
   channels: Record<string, string>;
   members: Record<string, string>;
+  bans: Record<string, string>;
+}
+
+/**
+ * `count` members for a spec, named `${prefix}-0001` and so on (zero-padded, so their names sort as
+ * they were created, and so do their ids), each with the role names `roles(index)` gives (index
+ * from 0): a guild of thousands for tests and benchmarks, seeded in one go rather than request by
+ * request.
+ */
+export function memberSpecs(
+  count: number,
+  options: { prefix?: string; roles?: (index: number) => string[] } = {},
+): MemberSpec[] {
+  const { prefix = 'member', roles = () => [] } = options;
+  const width = Math.max(4, String(count).length);
+  return Array.from({ length: count }, (_, index) => ({
+    username: `${prefix}-${String(index + 1).padStart(width, '0')}`,
+    roles: roles(index),
+  }));
+}
+
+/** `count` bans named as `memberSpecs` names members (prefix `banned`), with `reason(index)` each. */
+export function banSpecs(
+  count: number,
+  options: { prefix?: string; reason?: (index: number) => string | null } = {},
+): BanSpec[] {
+  const { prefix = 'banned', reason = () => null } = options;
+  return memberSpecs(count, { prefix }).map(({ username }, index) => ({ username, reason: reason(index) }));
 }
 
 /** What a fresh guild gives @everyone on the platform. */
@@ -194,6 +233,20 @@ function seedMembers(
   return { members, ids };
 }
 
+/** The banned users (none of them a member) and their reasons; ids by username. */
+function seedBans(store: PlatformStore, spec: GuildSpec, members: FakeMember[]) {
+  const memberIds = new Set(members.map((member) => member.user_id));
+  const ids: Record<string, string> = {};
+  const bans = new Map<string, string | null>();
+  for (const banSpec of spec.bans ?? []) {
+    const user = store.ensureUser(banSpec.id, banSpec.username);
+    if (memberIds.has(user.id)) throw new Error(`guild spec bans its member "${banSpec.username}"`);
+    ids[banSpec.username] = user.id;
+    bans.set(user.id, banSpec.reason ?? null);
+  }
+  return { bans, ids };
+}
+
 /** Channels outside categories get positions 0..n, categories 0..n, and each category's channels 0..n. */
 function seedChannels(
   store: PlatformStore,
@@ -253,6 +306,7 @@ export function seedGuild(store: PlatformStore, spec: GuildSpec): SeededGuild {
   const roles = seedRoles(store, spec, guildId);
   const members = seedMembers(store, spec, owner, roles.ids, roles.botRoleId);
   const channels = seedChannels(store, spec, guildId, roles.ids, members.ids);
+  const bans = seedBans(store, spec, members.members);
   const settings = spec.settings ?? {};
   const channelId = (name: string | undefined) => (name ? lookup(channels.ids, name, 'channel') : null);
   store.guilds.set(guildId, {
@@ -275,6 +329,7 @@ export function seedGuild(store: PlatformStore, spec: GuildSpec): SeededGuild {
     channels: channels.channels,
     members: members.members,
   });
+  if (bans.bans.size > 0) store.bans.set(guildId, bans.bans);
   return {
     guildId,
     ownerId: owner.id,
@@ -283,5 +338,6 @@ export function seedGuild(store: PlatformStore, spec: GuildSpec): SeededGuild {
     roles: roles.ids,
     channels: channels.ids,
     members: members.ids,
+    bans: bans.ids,
   };
 }

@@ -1,10 +1,13 @@
 export type { AuditLogChange, FakeAuditLogEntry } from './audit-log';
-export { demoGuildSpec } from './demo-guild';
+export { DEMO_CROWD_SIZE, demoGuildSpec } from './demo-guild';
 export type { FailureRule } from './failure-injector';
 export { FakeChatPlatform, type FakeChatPlatformOptions, type FakePlatformState } from './fake-chat-platform';
 export type { GatewayConnectionInfo } from './gateway/gateway-server';
 export {
   DEFAULT_EVERYONE_PERMISSIONS,
+  banSpecs,
+  memberSpecs,
+  type BanSpec,
   type CategorySpec,
   type ChannelSpec,
   type GuildSpec,

@@ -1,5 +1,5 @@
 import { PermissionFlagsBits } from 'discord-api-types/v10';
-import { demoGuildSpec } from './demo-guild';
+import { DEMO_CROWD_SIZE, demoGuildSpec } from './demo-guild';
 import { FakeChatPlatform } from './fake-chat-platform';
 import { readJson } from '../../../../test/support/http-json';
 import { fakeForSuite } from '../../../../test/support/loopback-fake';
@@ -324,7 +324,8 @@ describe(FakeChatPlatform.name, () => {
         id: demo.guildId,
         owner: true,
         permissions: ALL_BITS.toString(),
-        approximate_member_count: 7,
+        // The owner, the bot, five named members and the crowd.
+        approximate_member_count: 7 + DEMO_CROWD_SIZE,
       }),
     ]);
     const paged = await listFor(demo.members.alice, 'identify guilds', `?after=${demo.guildId}&limit=1`);

@@ -22,6 +22,11 @@ export class PlatformStore {
   readonly auditLogs: AuditLogs;
   /** Banned user ids and the ban's reason, by guild. */
   readonly bans = new Map<string, Map<string, string | null>>();
+  /**
+   * Bot accounts whose application has the privileged GUILD_MEMBERS intent turned off (it is on
+   * for every other): the platform then refuses them the member list.
+   */
+  readonly withoutMembersIntent = new Set<string>();
   /** Where the gateway listens (`ws://host:port/gateway`) while the server runs. */
   gatewayUrl?: string;
   private readonly dmRecipientByChannel = new Map<string, string>();
@@ -130,10 +135,11 @@ export class PlatformStore {
     this.auditLogs.dropGuild(id);
   }
 
-  /** Drops everything but the bot user, OAuth2 applications included. */
+  /** Drops everything but the bot user, OAuth2 applications included; every intent is on again. */
   clear(): void {
     this.guilds.clear();
     this.bans.clear();
+    this.withoutMembersIntent.clear();
     this.auditLogs.clear();
     this.users.clear();
     this.users.set(this.bot.id, this.bot);

@@ -1,4 +1,17 @@
-import { SnowflakeGenerator } from './snowflake';
+import { SnowflakeGenerator, compareSnowflakes } from './snowflake';
+
+describe(compareSnowflakes.name, () => {
+  it('orders ids as numbers, a shorter id first', () => {
+    const ids = ['200000000000000010', '99999999999999999', '200000000000000002', '1'];
+    expect([...ids].sort(compareSnowflakes)).toEqual([
+      '1',
+      '99999999999999999',
+      '200000000000000002',
+      '200000000000000010',
+    ]);
+    expect(compareSnowflakes('5', '5')).toBe(0);
+  });
+});
 
 describe(SnowflakeGenerator.name, () => {
   it('gives increasing ids within one millisecond and across a clock that stands still', () => {

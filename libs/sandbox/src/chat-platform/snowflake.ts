@@ -1,3 +1,8 @@
+/** Numeric order of two snowflakes without BigInt (ids without leading zeros): a longer id is a later one. */
+export function compareSnowflakes(a: string, b: string): number {
+  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+}
+
 /** The platform's epoch (2015-01-01T00:00:00Z); its ids carry their creation time from there. */
 const PLATFORM_EPOCH_MS = 1_420_070_400_000n;
 const TIMESTAMP_SHIFT = 22n;

@@ -201,6 +201,26 @@ describe(GatewayServer.name, () => {
     });
   });
 
+  it('reports a lifted ban with guildBanRemove and a MemberBanRemove entry', async () => {
+    const client = await connect();
+    await raider.put(Routes.guildBan(seeded.guildId, ALICE), { reason: 'spam' });
+    const unbans = record(client, Events.GuildBanRemove);
+    const entries = record(client, Events.GuildAuditLogEntryCreate);
+
+    await raider.delete(Routes.guildBan(seeded.guildId, ALICE), { reason: 'appeal accepted' });
+    await until(() => entries.length === 1, 'the unban’s audit-log entry');
+
+    expect(unbans.map(([ban]) => ban.user.id)).toEqual([ALICE]);
+    expect(entries[0][0]).toMatchObject({
+      action: AuditLogEvent.MemberBanRemove,
+      executorId: RAIDER,
+      targetId: ALICE,
+      reason: 'appeal accepted',
+    });
+    // Lifting a ban does not bring the user back.
+    expect(platform.guild(seeded.guildId).members.map((m) => m.user_id)).not.toContain(ALICE);
+  });
+
   it('sends only what the intents ask for, and audit-log entries only with VIEW_AUDIT_LOG', async () => {
     const guildsOnly = await connect([GatewayIntentBits.Guilds]);
     const channelEvents = record(guildsOnly, Events.ChannelDelete);
@@ -287,6 +307,23 @@ describe(GatewayServer.name, () => {
     socket.send(JSON.stringify({ op: 2, d: { token: 'not-the-token', intents: 1, properties: {} } }));
     const [code] = await closed;
     expect(code).toBe(4004);
+  });
+
+  it('refuses IDENTIFY with GUILD_MEMBERS (4014) while that privileged intent is off, and takes it without', async () => {
+    platform.setMembersIntent(false);
+    const identify = async (intents: number) => {
+      const socket = new WebSocket(`${platform.url.replace('http', 'ws')}/gateway?v=10&encoding=json`);
+      await once(socket, 'message');
+      socket.send(JSON.stringify({ op: 2, d: { token: platform.botToken, intents, properties: {} } }));
+      const [message] = (await Promise.race([once(socket, 'message'), once(socket, 'close')])) as [
+        Buffer | number,
+      ];
+      socket.close();
+      return typeof message === 'number' ? message : (JSON.parse(message.toString()) as { t: string }).t;
+    };
+
+    expect(await identify(GatewayIntentBits.Guilds | GatewayIntentBits.GuildMembers)).toBe(4014);
+    expect(await identify(GatewayIntentBits.Guilds)).toBe('READY');
   });
 
   it('closes its connections when it stops, and starts again', async () => {

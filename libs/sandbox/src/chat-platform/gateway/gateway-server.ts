@@ -137,6 +137,10 @@ export class GatewayServer implements GatewayProtocol {
     ) {
       return connection.close(GatewayCloseCodes.InvalidIntents, 'Invalid intent(s).');
     }
+    // A privileged intent the bot's application has not enabled is refused, not left out.
+    if ((intents & GatewayIntentBits.GuildMembers) !== 0 && this.store.withoutMembersIntent.has(user.id)) {
+      return connection.close(GatewayCloseCodes.DisallowedIntents, 'Disallowed intent(s).');
+    }
     const shard = shardOf(identify.shard);
     if (!shard) return connection.close(GatewayCloseCodes.InvalidShard, 'Invalid shard.');
     const threshold = typeof identify.large_threshold === 'number' ? identify.large_threshold : 50;

@@ -12,6 +12,7 @@ const INTEGER_PARAMETERS = ['limit', 'action_type'];
 const USER_TARGETED: readonly AuditLogEvent[] = [
   AuditLogEvent.MemberKick,
   AuditLogEvent.MemberBanAdd,
+  AuditLogEvent.MemberBanRemove,
   AuditLogEvent.MemberUpdate,
   AuditLogEvent.MemberRoleUpdate,
 ];

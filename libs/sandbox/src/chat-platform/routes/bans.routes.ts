@@ -3,13 +3,41 @@ import { BotAuthority } from '../bot-authority';
 import { FormBody } from '../form-body';
 import { GuildWatch } from '../guild-change';
 import { platformError } from '../platform-error';
+import { compareSnowflakes } from '../snowflake';
 import { userWire } from '../wire-format';
 import { type PlatformRoute, noContent, ok } from './platform-route';
 
 /** The platform deletes up to 7 days of the banned user's messages, if asked. */
 const MAX_DELETE_MESSAGE_SECONDS = 7 * 24 * 3600;
+const MAX_BANS_PER_PAGE = 1000;
+
+/** The guild's bans as `[user id, reason]`, by user id. */
+function bansByUserId(bans: Map<string, string | null> | undefined): [string, string | null][] {
+  return [...(bans ?? [])].sort(([a], [b]) => compareSnowflakes(a, b));
+}
 
 export const banRoutes: PlatformRoute[] = [
+  {
+    method: 'GET',
+    path: '/guilds/:guild_id/bans',
+    handle: ({ params, query, actorId }, store) => {
+      const guild = store.guild(params.guild_id, actorId);
+      new BotAuthority(guild, actorId).require(PermissionFlagsBits.BanMembers);
+      const form = FormBody.query(query, ['limit']);
+      const limit = form.integer('limit', { min: 1, max: MAX_BANS_PER_PAGE }) ?? MAX_BANS_PER_PAGE;
+      const before = form.snowflake('before');
+      const after = form.snowflake('after');
+      form.check();
+      const matching = bansByUserId(store.bans.get(guild.id)).filter(
+        ([userId]) =>
+          (before == null || BigInt(userId) < BigInt(before)) &&
+          (after == null || BigInt(userId) > BigInt(after)),
+      );
+      // By user id; `before` alone pages backwards and gives the page just before it.
+      const page = before != null && after == null ? matching.slice(-limit) : matching.slice(0, limit);
+      return ok(page.map(([userId, reason]) => ({ reason, user: userWire(store.user(userId)) })));
+    },
+  },
   {
     method: 'GET',
     path: '/guilds/:guild_id/bans/:user_id',
@@ -37,12 +65,25 @@ export const banRoutes: PlatformRoute[] = [
       const bans = store.bans.get(guild.id) ?? new Map<string, string | null>();
       // Banning a banned user changes nothing.
       if (bans.has(user.id)) return noContent();
-      const watch = new GuildWatch(guild, ['members']);
+      const watch = new GuildWatch(guild, [{ member: user.id }]);
       guild.members = guild.members.filter((other) => other !== member);
       bans.set(user.id, auditLogReason);
       store.bans.set(guild.id, bans);
       // The member leaves as part of the ban, which is the one audit-log entry.
       return noContent([{ kind: 'ban', guildId: guild.id, userId: user.id }, ...watch.changes([])]);
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/guilds/:guild_id/bans/:user_id',
+    handle: ({ params, actorId }, store) => {
+      const guild = store.guild(params.guild_id, actorId);
+      new BotAuthority(guild, actorId).require(PermissionFlagsBits.BanMembers);
+      const bans = store.bans.get(guild.id);
+      if (!bans?.has(params.user_id)) throw platformError.unknownBan();
+      bans.delete(params.user_id);
+      // The user may join again; they are not made a member.
+      return noContent([{ kind: 'unban', guildId: guild.id, userId: params.user_id }]);
     },
   },
 ];

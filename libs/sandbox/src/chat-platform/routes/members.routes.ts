@@ -5,6 +5,7 @@ import { GuildWatch } from '../guild-change';
 import { platformError } from '../platform-error';
 import type { FakeGuild, FakeMember, FakeRole } from '../platform-state';
 import type { PlatformStore } from '../platform-store';
+import { compareSnowflakes } from '../snowflake';
 import { memberWire } from '../wire-format';
 import { type PlatformRoute, type RouteRequest, type RouteResponse, noContent, ok } from './platform-route';
 
@@ -30,7 +31,7 @@ function changeMemberRole(
   const guild = store.guild(params.guild_id, actorId);
   const member = store.member(guild, params.user_id);
   const role = assignableRole(guild, store, actorId, params.role_id);
-  const watch = new GuildWatch(guild, ['members']);
+  const watch = new GuildWatch(guild, [{ member: member.user_id }]);
   member.roles = change(member.roles, role.id);
   return noContent(watch.changes([member.user_id]));
 }
@@ -46,7 +47,38 @@ function checkNicknameRights(guild: FakeGuild, actorId: string, member: FakeMemb
   bot.requireOutranks(member);
 }
 
+/** The platform's bounds for a page of the member list. */
+const MAX_MEMBERS_PER_PAGE = 1000;
+
+/**
+ * The members whose user id is above `after` (a snowflake as sent, leading zeros and all), by user
+ * id: the order the platform pages the member list in.
+ */
+function membersAfter(guild: FakeGuild, after: string, limit: number): FakeMember[] {
+  const floor = BigInt(after).toString();
+  return guild.members
+    .filter((member) => compareSnowflakes(member.user_id, floor) > 0)
+    .sort((a, b) => compareSnowflakes(a.user_id, b.user_id))
+    .slice(0, limit);
+}
+
 export const memberRoutes: PlatformRoute[] = [
+  {
+    method: 'GET',
+    path: '/guilds/:guild_id/members',
+    handle: ({ params, query, actorId }, store) => {
+      const guild = store.guild(params.guild_id, actorId);
+      // GUILD_MEMBERS is a privileged intent: an application without it may not list members,
+      // whatever its permissions, and the platform says so as Missing Access.
+      if (store.withoutMembersIntent.has(actorId)) throw platformError.missingAccess();
+      const form = FormBody.query(query, ['limit']);
+      const limit = form.integer('limit', { min: 1, max: MAX_MEMBERS_PER_PAGE }) ?? 1;
+      const after = form.snowflake('after') ?? '0';
+      form.check();
+      const page = membersAfter(guild, after, limit);
+      return ok(page.map((member) => memberWire(member, store.user(member.user_id))));
+    },
+  },
   {
     method: 'GET',
     path: '/guilds/:guild_id/members/:user_id',
@@ -77,7 +109,7 @@ export const memberRoutes: PlatformRoute[] = [
         roles = wanted;
       }
       if (nick !== undefined && (nick || null) !== member.nick) checkNicknameRights(guild, actorId, member);
-      const watch = new GuildWatch(guild, ['members']);
+      const watch = new GuildWatch(guild, [{ member: member.user_id }]);
       if (roles) member.roles = roles;
       // An empty nickname removes it, as null does.
       if (nick !== undefined) member.nick = nick || null;
@@ -93,7 +125,7 @@ export const memberRoutes: PlatformRoute[] = [
       const bot = new BotAuthority(guild, actorId);
       bot.require(PermissionFlagsBits.KickMembers);
       bot.requireOutranks(member);
-      const watch = new GuildWatch(guild, ['members']);
+      const watch = new GuildWatch(guild, [{ member: member.user_id }]);
       guild.members = guild.members.filter((other) => other !== member);
       return noContent(watch.changes([member.user_id]));
     },
