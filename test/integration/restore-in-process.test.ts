@@ -6,6 +6,7 @@ import type { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
 import { RecoveryStack } from '../support/recovery-stack';
 import { ALL_SCOPES, RestoreHarness } from '../support/restore-harness';
+import { expectMembersUndone, memberRaid, SIX_SCOPES } from '../support/member-raid';
 import { ADMIN, MEMBER, OWNER, raid } from '../support/restore-scenario';
 import { waitFor } from '../support/wait';
 
@@ -363,4 +364,18 @@ describe('restore in process', () => {
     expect(roles_created).toBe(13);
     await stack.restartRecovery();
   }, 120_000);
+
+  it('undoes a raid on members too: roles given back, the raid’s 50 bans lifted, nobody else touched', async () => {
+    const scenario = await memberRaid(harness, platformUrl);
+    const started = await harness.start(scenario.snapshotId, SIX_SCOPES);
+    expect(started.status).toBe(202);
+    const job = await finished(started.body.id as string);
+
+    expect(job).toMatchObject({
+      status: 'completed',
+      result_summary: { members_updated: 32, member_roles_restored: 37, members_absent: 50, bans_lifted: 50 },
+    });
+    await expectRestored(scenario.guildId, scenario.seeded.guildId, scenario.payload);
+    await expectMembersUndone(harness, stack.platform, scenario, job as never);
+  }, 90_000);
 });

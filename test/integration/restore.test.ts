@@ -7,6 +7,7 @@ import { RecoveryStack } from '../support/recovery-stack';
 import { ALL_SCOPES, RestoreHarness } from '../support/restore-harness';
 
 type Body = Record<string, unknown>;
+import { expectMembersUndone, memberRaid, memberUpdates, SIX_SCOPES } from '../support/member-raid';
 import { ADMIN, MEMBER, OWNER, raid, restorable } from '../support/restore-scenario';
 import { waitFor } from '../support/wait';
 
@@ -568,5 +569,57 @@ describe('restore', () => {
       expect(await finished(jobId, 90_000)).toMatchObject({ status: 'completed' });
       await expectRestored(guildId, seeded.guildId, payload);
     }, 120_000);
+  });
+
+  describe('members’ roles and bans', () => {
+    afterEach(() => stack.platform.setRateLimits(DEFAULT_RATE_LIMITS));
+
+    it('undoes a raid on members in one restore: roles given back, the raid’s 50 bans lifted, nobody else touched', async () => {
+      const scenario = await memberRaid(harness, platformUrl);
+      const previewed = await preview(scenario.snapshotId, SIX_SCOPES);
+      expect(previewed.status).toBe(200);
+      expect(previewed.body).toMatchObject({ members_to_update: 32, members_absent: 50 });
+      expect(previewed.body.member_roles_to_restore).toEqual([
+        expect.objectContaining({ role_name: 'Moderator', members: 17 }),
+        expect.objectContaining({ role_name: 'Member', members: 20 }),
+      ]);
+      expect(previewed.body.bans_to_lift).toHaveLength(50);
+
+      const started = await start(scenario.snapshotId, SIX_SCOPES);
+      expect(started.status).toBe(202);
+      const job = await finished(started.body.id as string);
+
+      expect(job).toMatchObject({
+        status: 'completed',
+        result_summary: {
+          members_updated: 32,
+          member_roles_restored: 37,
+          members_absent: 50,
+          bans_lifted: 50,
+        },
+      });
+      await expectRestored(scenario.guildId, scenario.seeded.guildId, scenario.payload);
+      await expectMembersUndone(harness, stack.platform, scenario, job as never);
+    }, 90_000);
+
+    it('survives the worker being killed during the member step: no member is updated twice', async () => {
+      const scenario = await memberRaid(harness, platformUrl);
+      const started = await start(scenario.snapshotId, SIX_SCOPES);
+      expect(started.status).toBe(202);
+      stack.platform.setRateLimits({ perRoute: { limit: 1, windowMs: 300 } });
+      const since = Date.parse(started.body.created_at as string);
+      await waitFor(
+        'a few member updates',
+        () => memberUpdates(stack.platform, scenario.seeded.guildId, since).length >= 3,
+        { timeoutMs: 60_000, intervalMs: 50 },
+      );
+      await stack.restartRecovery('SIGKILL');
+      stack.platform.setRateLimits(DEFAULT_RATE_LIMITS);
+
+      const job = await finished(started.body.id as string, 90_000);
+      expect(job).toMatchObject({ status: 'completed' });
+      await expectRestored(scenario.guildId, scenario.seeded.guildId, scenario.payload);
+      await expectMembersUndone(harness, stack.platform, scenario, job as never);
+    }, 150_000);
   });
 });

@@ -1,5 +1,5 @@
 import { ChatPlatformClient } from '@lib/chat-platform';
-import type { FakeChatPlatform, RequestRecord, SeededGuild } from '@lib/sandbox';
+import type { FakeChatPlatform, SeededGuild } from '@lib/sandbox';
 import { REST } from '@discordjs/rest';
 import { Routes } from 'discord-api-types/v10';
 import { readSnapshotPayload, snapshotMemberRoles } from '../../apps/recovery/src/snapshots/snapshot-payload';
@@ -70,12 +70,21 @@ export async function memberRaid(harness: RestoreHarness, platformUrl: string) {
   };
 }
 
-/** A member update (`PATCH /guilds/:guild/members/:user`) of this guild: the user's id. */
-function memberUpdated(platformGuildId: string, request: RequestRecord): string | undefined {
-  const match = /^\/guilds\/(\d+)\/members\/(\d+)$/.exec(request.path);
-  return request.method === 'PATCH' && match?.[1] === platformGuildId && request.status < 300
-    ? match[2]
-    : undefined;
+/** The members of this guild updated (`PATCH /guilds/:guild/members/:user`, answered) since `since`. */
+export function memberUpdates(platform: FakeChatPlatform, platformGuildId: string, since: number): string[] {
+  const updated: string[] = [];
+  for (const request of platform.requestLog()) {
+    const match = /^\/guilds\/(\d+)\/members\/(\d+)$/.exec(request.path);
+    if (
+      request.at >= since &&
+      request.method === 'PATCH' &&
+      match?.[1] === platformGuildId &&
+      request.status < 300
+    ) {
+      updated.push(match[2]);
+    }
+  }
+  return updated;
 }
 
 /**
@@ -108,16 +117,11 @@ export async function expectMembersUndone(
   expect(missing).toEqual([]);
   expect(present).toBe(held.size - BANNED.length);
 
-  const bans = new Set(platform.bans(seeded.guildId));
+  const bans = new Set((await harness.reader.listBans(seeded.guildId)).map((ban) => ban.user.id));
   expect(scenario.banned.filter((id) => bans.has(id))).toEqual([]);
   expect(bans.has(scenario.bannedBefore)).toBe(true);
 
-  const since = Date.parse(job.created_at);
-  const updated = platform
-    .requestLog()
-    .filter((request) => request.at >= since)
-    .map((request) => memberUpdated(seeded.guildId, request))
-    .filter((id): id is string => id !== undefined);
+  const updated = memberUpdates(platform, seeded.guildId, Date.parse(job.created_at));
   expect(updated.length).toBe(new Set(updated).size);
   expect(updated.length).toBe(job.preview_diff.members_to_update);
 }

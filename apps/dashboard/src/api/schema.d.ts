@@ -636,6 +636,12 @@ export interface components {
        */
       trigger?: 'manual';
     };
+    EncodedMemberRoles: {
+      members: string;
+      roles: {
+        [key: string]: string;
+      };
+    };
     ExemptUserView: {
       /** @description Nickname, display name or user name in the guild; null when the platform did not say (not a member, an outage). */
       name: string | null;
@@ -796,6 +802,11 @@ export interface components {
       restore_notifications: boolean;
       /** @description Null while the user has never changed anything (the defaults apply). */
       updated_at: string | null;
+    };
+    OmittedPart: {
+      /** @enum {string} */
+      part: 'member_roles' | 'bans';
+      reason: string;
     };
     OverrideItem: {
       allow: string;
@@ -976,6 +987,8 @@ export interface components {
         | 'CreateOrUpdateChannels'
         | 'ApplyPermissionOverrides'
         | 'UpdateGuildSettings'
+        | 'RestoreMemberRoles'
+        | 'LiftBans'
         | null;
       done: number;
       steps: {
@@ -1245,6 +1258,10 @@ export interface components {
       /** @enum {string} */
       scope: 'roles' | 'channels' | 'permission_overrides' | 'guild_settings' | 'member_roles' | 'bans';
     };
+    SnapshotBan: {
+      reason: string | null;
+      user_id: string;
+    };
     SnapshotDetailView: {
       counts: {
         channels: number;
@@ -1263,8 +1280,11 @@ export interface components {
       version: number;
     };
     SnapshotPayload: {
+      bans?: components['schemas']['SnapshotBan'][];
       channels: components['schemas']['PlatformChannel'][];
       guild: components['schemas']['GuildSettings'];
+      member_roles?: components['schemas']['EncodedMemberRoles'];
+      omitted?: components['schemas']['OmittedPart'][];
       permission_overrides: components['schemas']['PermissionOverride'][];
       roles: components['schemas']['PlatformRole'][];
       snapshot_at: string;
@@ -1298,7 +1318,9 @@ export interface components {
       | 'CreateOrUpdateRoles'
       | 'CreateOrUpdateChannels'
       | 'ApplyPermissionOverrides'
-      | 'UpdateGuildSettings';
+      | 'UpdateGuildSettings'
+      | 'RestoreMemberRoles'
+      | 'LiftBans';
     /** @enum {string} */
     StepStatus: 'pending' | 'canceled' | 'running' | 'failed' | 'done' | 'skipped';
     StrippedRoleView: {

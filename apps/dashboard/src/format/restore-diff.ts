@@ -52,6 +52,9 @@ export interface PreviewCounts {
   channels: Record<ChangeKind, number>;
   overrides: { apply: number; remove: number };
   settings: number;
+  /** Members given roles back (one update each), and bans lifted. */
+  members: number;
+  bans: number;
   skipped: number;
   total: number;
 }
@@ -246,11 +249,19 @@ export function groupPreview(preview: Preview, payload?: Payload | null): Groupe
     channels: count(changes),
     overrides: { apply: preview.overrides_to_apply.length, remove: preview.overrides_to_remove.length },
     settings: settings.length,
+    members: preview.members_to_update,
+    bans: preview.bans_to_lift.length,
     skipped: preview.skipped.length,
     total: 0,
   };
   counts.total =
-    roleChanges.length + changes.length + counts.overrides.apply + counts.overrides.remove + counts.settings;
+    roleChanges.length +
+    changes.length +
+    counts.overrides.apply +
+    counts.overrides.remove +
+    counts.settings +
+    counts.members +
+    counts.bans;
 
   return {
     counts,

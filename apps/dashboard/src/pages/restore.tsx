@@ -234,6 +234,21 @@ export function PreviewView({
             <th scope="row">Guild settings</th>
             <td>{counts.settings} to change</td>
           </tr>
+          {(counts.members > 0 || preview.members_absent > 0) && (
+            <tr>
+              <th scope="row">Members’ roles</th>
+              <td>
+                {counts.members} {counts.members === 1 ? 'member' : 'members'} to give roles back
+                {preview.members_absent > 0 && `; ${preview.members_absent} no longer in the server`}
+              </td>
+            </tr>
+          )}
+          {counts.bans > 0 && (
+            <tr>
+              <th scope="row">Bans</th>
+              <td>{counts.bans} to lift</td>
+            </tr>
+          )}
           <tr>
             <th scope="row">Skipped</th>
             <td>{counts.skipped}</td>
@@ -310,8 +325,52 @@ export function PreviewView({
       <PreviewSection id="preview-settings" title="Guild settings" count={grouped.settings.length}>
         <Fields fields={grouped.settings} />
       </PreviewSection>
+      <MemberRoles preview={preview} />
+      <PreviewSection id="preview-bans" title="Bans to lift" count={preview.bans_to_lift.length}>
+        <p className="muted small">Bans made since the snapshot; a ban the snapshot has stays.</p>
+        <ul className="changes">
+          {preview.bans_to_lift.map((ban) => (
+            <Change key={ban.user_id} kind="delete" label="Lift">
+              {ban.name}
+              {ban.reason && <span className="muted small"> (banned for: {ban.reason})</span>}
+            </Change>
+          ))}
+        </ul>
+      </PreviewSection>
       <Skipped skipped={grouped.skipped} />
     </div>
+  );
+}
+
+/**
+ * Who gets which role back: per role, how many members and a few of their names. Each member is
+ * updated once, with all their roles; members who left are not added back (the platform needs
+ * their consent), only counted.
+ */
+function MemberRoles({ preview }: { preview: Preview }) {
+  const roles = preview.member_roles_to_restore;
+  return (
+    <PreviewSection id="preview-member-roles" title="Members’ roles" count={roles.length}>
+      <ul className="changes">
+        {roles.map((role) => (
+          <Change key={role.role_id} kind="create" label="Give back">
+            <span className="role-name">{role.role_name}</span> to {role.members}{' '}
+            {role.members === 1 ? 'member' : 'members'}
+            <span className="muted small">
+              {' '}
+              ({role.sample.join(', ')}
+              {role.members > role.sample.length && ', …'})
+            </span>
+          </Change>
+        ))}
+      </ul>
+      {preview.members_absent > 0 && (
+        <p className="muted small">
+          {preview.members_absent} {preview.members_absent === 1 ? 'member who' : 'members who'} held roles
+          {preview.members_absent === 1 ? ' is' : ' are'} no longer in the server; a bot cannot add them back.
+        </p>
+      )}
+    </PreviewSection>
   );
 }
 
@@ -400,6 +459,8 @@ const STEP_LABELS: Record<string, string> = {
   CreateOrUpdateChannels: 'Create and update channels',
   ApplyPermissionOverrides: 'Set overrides',
   UpdateGuildSettings: 'Update guild settings',
+  RestoreMemberRoles: 'Give members their roles back',
+  LiftBans: 'Lift the raid’s bans',
 };
 
 const STATUS_TEXT: Record<Schemas['RestoreJobStatus'], string> = {
@@ -497,7 +558,11 @@ function RestoreResult({ guildId, job }: { guildId: string; job: Schemas['Restor
               roles {summary.roles_created} created, {summary.roles_updated} updated, {summary.roles_deleted}{' '}
               deleted; channels {summary.channels_created} created, {summary.channels_updated} updated,{' '}
               {summary.channels_deleted} deleted; overrides {summary.overrides_applied} set,{' '}
-              {summary.overrides_removed} removed; settings {summary.guild_settings_updated}; skipped{' '}
+              {summary.overrides_removed} removed; settings {summary.guild_settings_updated}
+              {summary.members_updated !== undefined &&
+                `; ${summary.member_roles_restored ?? 0} roles given back to ${summary.members_updated} members` +
+                  (summary.members_absent ? ` (${summary.members_absent} no longer in the server)` : '')}
+              {summary.bans_lifted !== undefined && `; ${summary.bans_lifted} bans lifted`}; skipped{' '}
               {summary.skipped}
             </dd>
           </div>
