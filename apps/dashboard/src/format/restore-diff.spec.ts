@@ -50,6 +50,18 @@ function preview(parts: Partial<Preview>): Preview {
 }
 
 describe('the preview, grouped like the snapshot tree', () => {
+  it('counts the members given roles back and the bans lifted as changes', () => {
+    const grouped = groupPreview(
+      preview({
+        members_to_update: 4,
+        member_roles_to_restore: [{ role_id: '1', role_name: 'Moderator', members: 4, sample: ['ann'] }],
+        bans_to_lift: [{ user_id: '9', name: 'bob', reason: 'raid' }],
+      }),
+      null,
+    );
+    expect(grouped.counts).toMatchObject({ members: 4, bans: 1, total: 5 });
+  });
+
   it('puts channels under their categories and counts every kind', () => {
     const grouped = groupPreview(
       preview({
@@ -105,6 +117,8 @@ describe('the preview, grouped like the snapshot tree', () => {
       channels: { create: 3, update: 1, delete: 1 },
       overrides: { apply: 1, remove: 0 },
       settings: 2,
+      members: 0,
+      bans: 0,
       skipped: 1,
       total: 11,
     });

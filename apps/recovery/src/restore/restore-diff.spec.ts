@@ -10,7 +10,6 @@ import {
 import {
   type BotStanding,
   type IdReplacement,
-  RESTORE_SCOPES,
   ROUTE,
   type RestoreDiff,
   type RestoreScope,

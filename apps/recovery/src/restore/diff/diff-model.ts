@@ -153,6 +153,7 @@ export const SKIP_REASON = {
   channelNotRestored: 'its channel is not restored',
   roleNotRestored: 'its role is not restored',
   notInSnapshot: 'the snapshot was taken before members’ roles and bans were kept',
+  notRead: 'the guild’s list was not read for this comparison',
 } as const;
 
 /** A role or channel the restore recreated under a new platform id. */

@@ -1,5 +1,6 @@
-import type { PlatformBan, PlatformMember, PlatformUser } from '@lib/chat-platform';
-import { snapshotMemberRoles } from '../../snapshots/snapshot-payload';
+import type { PlatformMember, PlatformUser } from '@lib/chat-platform';
+import type { Unreadable } from '../../snapshots/guild-membership';
+import { type SnapshotPayload, snapshotMemberRoles } from '../../snapshots/snapshot-payload';
 import {
   type BanItem,
   type DiffInput,
@@ -46,13 +47,10 @@ export function planMemberRoles(
   const updates: MemberRoleUpdate[] = [];
   const held = snapshotMemberRoles(input.target);
   const members = input.members;
-  if (held === null || members === undefined || !Array.isArray(members)) {
-    const reason =
-      held === null
-        ? (input.target.omitted?.find((part) => part.part === 'member_roles')?.reason ??
-          SKIP_REASON.notInSnapshot)
-        : (members as { unreadable: string }).unreadable;
-    if (input.target.roles.length > 0) section.skipped.push(wholeScope('member_roles', input, reason));
+  if (held === null || !Array.isArray(members)) {
+    section.skipped.push(
+      wholeScope('member_roles', input, unavailable('member_roles', input.target, members)),
+    );
     return { updates, section };
   }
 
@@ -120,19 +118,30 @@ export function planMemberRoles(
 export function planBans(input: DiffInput): { bans_to_lift: BanItem[]; skipped: SkippedItem[] } {
   const kept = input.target.bans;
   const bans = input.bans;
-  if (kept === undefined || bans === undefined || !Array.isArray(bans)) {
-    const reason =
-      kept === undefined
-        ? (input.target.omitted?.find((part) => part.part === 'bans')?.reason ?? SKIP_REASON.notInSnapshot)
-        : (bans as { unreadable: string }).unreadable;
-    return { bans_to_lift: [], skipped: [wholeScope('bans', input, reason)] };
+  if (kept === undefined || !Array.isArray(bans)) {
+    return {
+      bans_to_lift: [],
+      skipped: [wholeScope('bans', input, unavailable('bans', input.target, bans))],
+    };
   }
   const inSnapshot = new Set(kept.map((ban) => ban.user_id));
-  const bans_to_lift = (bans as PlatformBan[])
+  const bans_to_lift = bans
     .filter((ban) => !inSnapshot.has(ban.user.id))
     .map((ban) => ({ user_id: ban.user.id, name: userName(ban.user), reason: ban.reason }))
     .sort((a, b) => compareIds(a.user_id, b.user_id));
   return { bans_to_lift, skipped: [] };
+}
+
+/** Why a scope cannot be compared: the snapshot lacks the part (and why), or the live list is unreadable. */
+function unavailable(
+  part: 'member_roles' | 'bans',
+  target: SnapshotPayload,
+  live: readonly unknown[] | Unreadable | undefined,
+): string {
+  if (target[part] === undefined) {
+    return target.omitted?.find((omitted) => omitted.part === part)?.reason ?? SKIP_REASON.notInSnapshot;
+  }
+  return live !== undefined && !Array.isArray(live) ? (live as Unreadable).unreadable : SKIP_REASON.notRead;
 }
 
 function roleHeld(held: Map<string, string[]>, roleId: string): boolean {
