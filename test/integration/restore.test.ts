@@ -301,9 +301,16 @@ describe('restore', () => {
         status: 403,
         body: { code: 'ErrPermissionDenied', required_feature: 'RECOVERY_RESTORE' },
       });
+      // Members' roles and bans are restores too: FREE is told which plan has them.
+      const freeMembers = await preview(free.snapshotId, ['member_roles', 'bans']);
+      expect(freeMembers).toMatchObject({
+        status: 403,
+        body: { code: 'ErrPermissionDenied', plan_code: 'FREE', required_plan: 'PRO' },
+      });
+      expect(freeMembers.body.detail).toContain('Pro');
       const startFree = await post('/api/v1/restore/start', {
         snapshot_id: free.snapshotId,
-        scope: ['roles'],
+        scope: ['member_roles'],
         approved_diff_hash: hash,
       });
       expect(startFree).toMatchObject({ status: 403, body: { code: 'ErrPermissionDenied' } });
