@@ -5,6 +5,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { BillingEventStream, SubscriptionScenario } from '../support/billing-events';
 import { openDataSource } from '../support/database';
 import { postInteraction, snapshotCommand } from '../support/interactions';
+import { readSnapshotPayload, snapshotMemberRoles } from '../../apps/recovery/src/snapshots/snapshot-payload';
 import { RecoveryStack } from '../support/recovery-stack';
 import { waitFor } from '../support/wait';
 
@@ -223,7 +224,14 @@ describe('guilds and snapshots', () => {
       });
       const live = stack.platform.guild(seeded.guildId);
       const payload = row.payload;
-      expect(payload.version).toBe(1);
+      expect(payload.version).toBe(2);
+      // Who held which role: every member with a role, as the platform has them.
+      const held = snapshotMemberRoles(readSnapshotPayload(payload))!;
+      const members = stack.platform.guild(seeded.guildId).members.filter((m) => m.roles.length > 0);
+      expect(members.length).toBeGreaterThan(0);
+      expect(Object.fromEntries([...held].map(([id, roles]) => [id, [...roles].sort()]))).toEqual(
+        Object.fromEntries(members.map((m) => [m.user_id, [...m.roles].sort()])),
+      );
       expect(payload.guild).toMatchObject({ id: seeded.guildId, name: live.name, owner_id: OWNER });
       expect(payload.roles.map((r) => r.id).sort()).toEqual(live.roles.map((r) => r.id).sort());
       const admin = payload.roles.find((r) => r.id === seeded.roles.Admin);
@@ -536,8 +544,9 @@ describe('guilds and snapshots', () => {
         stack.user(ADMIN),
       );
       expect(own.status).toBe(200);
-      expect(own.body).toMatchObject({ id: created.body.id, trigger: 'manual', version: 1 });
+      expect(own.body).toMatchObject({ id: created.body.id, trigger: 'manual', version: 2, omitted: [] });
       expect((own.body.counts as { roles: number }).roles).toBeGreaterThan(3);
+      expect(own.body.counts).toMatchObject({ members_with_roles: expect.any(Number), bans: 0 });
 
       for (const method of ['GET', 'DELETE']) {
         const foreign = await stack.call(
@@ -554,6 +563,33 @@ describe('guilds and snapshots', () => {
         created.body.id,
       ]);
       expect(rows).toHaveLength(1);
+
+      // Without the members intent the snapshot is still taken, and says what it left out and why.
+      const snapshotPath = `/api/v1/snapshots/${String(created.body.id)}`;
+      expect((await stack.call(stack.recovery, 'DELETE', snapshotPath, stack.user(OWNER))).status).toBe(204);
+      stack.platform.setMembersIntent(false);
+      try {
+        const without = await stack.call(
+          stack.recovery,
+          'POST',
+          `/api/v1/guilds/${guildId}/snapshots`,
+          stack.user(OWNER),
+          {},
+        );
+        expect(without.status).toBe(200);
+        const read = await stack.call(
+          stack.recovery,
+          'GET',
+          `/api/v1/snapshots/${String(without.body.id)}`,
+          stack.user(OWNER),
+        );
+        expect(read.body).toMatchObject({
+          counts: { members_with_roles: null, bans: 0 },
+          omitted: [{ part: 'member_roles', reason: expect.stringContaining('server members intent') }],
+        });
+      } finally {
+        stack.platform.setMembersIntent(true);
+      }
     });
   });
 });

@@ -4,6 +4,7 @@ import { type KeysetPage, keysetPage, keysetStart } from '@lib/database';
 import { ConflictError } from '@lib/problem-details';
 import { DataSource } from 'typeorm';
 import { snapshotNotFound } from './snapshot-guild.lookup';
+import type { OmittedPart } from './snapshot-payload';
 import type { SnapshotDetailView, SnapshotSummaryView } from './snapshots.dto';
 import { type SnapshotRow, SnapshotsRepository } from './snapshots.repository';
 
@@ -42,7 +43,10 @@ export class SnapshotCatalog {
         roles: Number(row.roles),
         channels: Number(row.channels),
         permission_overrides: Number(row.permission_overrides),
+        members_with_roles: row.members_with_roles === null ? null : Number(row.members_with_roles),
+        bans: row.bans === null ? null : Number(row.bans),
       },
+      omitted: (row.omitted ?? []) as OmittedPart[],
       ...(includePayload ? { payload: row.payload as SnapshotDetailView['payload'] } : {}),
     };
   }

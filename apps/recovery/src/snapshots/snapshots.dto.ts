@@ -2,7 +2,7 @@ import { SNAPSHOT_TRIGGERS, type SnapshotTrigger } from '@lib/contracts';
 import { IsKeysetCursor, IsPageLimit } from '@lib/database';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
-import type { SnapshotPayload } from './snapshot-payload';
+import type { OmittedPart, SnapshotPayload } from './snapshot-payload';
 
 export class CreateSnapshotDto {
   @IsOptional()
@@ -48,6 +48,15 @@ export interface SnapshotSummaryView {
 
 export interface SnapshotDetailView extends SnapshotSummaryView {
   version: number;
-  counts: { roles: number; channels: number; permission_overrides: number };
+  counts: {
+    roles: number;
+    channels: number;
+    permission_overrides: number;
+    /** Members who held roles, and bans; null where the snapshot does not keep them. */
+    members_with_roles: number | null;
+    bans: number | null;
+  };
+  /** Parts the snapshot left out, and why (the bot could not read them, or the size limit). */
+  omitted: OmittedPart[];
   payload?: SnapshotPayload;
 }

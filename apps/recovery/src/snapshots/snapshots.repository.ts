@@ -20,6 +20,10 @@ export type SnapshotDetailRow = SnapshotRow & {
   roles: unknown;
   channels: unknown;
   permission_overrides: unknown;
+  /** Null where the payload does not keep them (version 1, or left out). */
+  members_with_roles: unknown;
+  bans: unknown;
+  omitted: unknown;
   payload?: unknown;
 };
 
@@ -105,7 +109,12 @@ export class SnapshotsRepository {
       `SELECT ${COLUMNS}, payload->'version' AS version,
               jsonb_array_length(payload->'roles') AS roles,
               jsonb_array_length(payload->'channels') AS channels,
-              jsonb_array_length(payload->'permission_overrides') AS permission_overrides
+              jsonb_array_length(payload->'permission_overrides') AS permission_overrides,
+              CASE WHEN payload ? 'member_roles' THEN COALESCE(
+                cardinality(string_to_array(NULLIF(payload->'member_roles'->>'members', ''), ',')), 0)
+              END AS members_with_roles,
+              jsonb_array_length(payload->'bans') AS bans,
+              payload->'omitted' AS omitted
               ${includePayload ? ', payload' : ''}
          FROM recovery.snapshots WHERE id = $1 AND guild_id = $2`,
       [snapshotId, guildId],
