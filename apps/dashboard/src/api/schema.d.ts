@@ -1264,7 +1264,10 @@ export interface components {
     };
     SnapshotDetailView: {
       counts: {
+        bans: number | null;
         channels: number;
+        /** @description Members who held roles, and bans; null where the snapshot does not keep them. */
+        members_with_roles: number | null;
         permission_overrides: number;
         roles: number;
       };
@@ -1273,6 +1276,8 @@ export interface components {
       description: string | null;
       guild_id: string;
       id: string;
+      /** @description Parts the snapshot left out, and why (the bot could not read them, or the size limit). */
+      omitted: components['schemas']['OmittedPart'][];
       payload?: components['schemas']['SnapshotPayload'];
       size: number;
       /** @enum {string} */

@@ -154,8 +154,17 @@ export function SnapshotPage({ guildId, snapshotId }: { guildId: string; snapsho
             <Fact label="Trigger">{TRIGGERS[snapshot.data.trigger]}</Fact>
             <Fact label="Holds">
               {snapshot.data.counts.roles} roles, {snapshot.data.counts.channels} channels,{' '}
-              {snapshot.data.counts.permission_overrides} overrides ({byteSize(snapshot.data.size)})
+              {snapshot.data.counts.permission_overrides} overrides
+              {snapshot.data.counts.members_with_roles !== null &&
+                `, ${snapshot.data.counts.members_with_roles} members’ roles`}
+              {snapshot.data.counts.bans !== null && `, ${snapshot.data.counts.bans} bans`} (
+              {byteSize(snapshot.data.size)})
             </Fact>
+            {snapshot.data.omitted.map((part) => (
+              <Fact key={part.part} label={part.part === 'member_roles' ? 'Members’ roles' : 'Bans'}>
+                not kept: {part.reason}
+              </Fact>
+            ))}
           </dl>
           {snapshot.data.payload && <SnapshotTree payload={snapshot.data.payload} />}
         </>
