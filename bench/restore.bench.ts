@@ -322,6 +322,8 @@ function wipeAndRecreateCalls(
 
 interface CaseResult {
   label: string;
+  /** The member case: calls per changed member and the member step against its bucket's floor. */
+  members?: { perMember: number; ratio: number };
   oldWayCalls: number;
   calls: number;
   changes: number;
@@ -346,7 +348,15 @@ async function main(): Promise<void> {
       `  ${r.label.padEnd(20)} ${String(r.calls).padStart(6)} ${(r.calls / Math.max(1, r.changes)).toFixed(2).padStart(10)} ` +
         `${String(r.throttled).padStart(5)} ${s(r.wallMs).padStart(8)} ${s(r.floorMs).padStart(8)} ` +
         `${`${(r.wallMs / Math.max(1, r.floorMs)).toFixed(2)}x`.padStart(6)} ` +
-        `${`${((r.oldWayCalls * PACING_MS) / r.wallMs).toFixed(1)}x faster`.padStart(16)}`,
+        // The old way gives no member their roles back, so there is nothing to compare with.
+        `${(r.members ? 'no such thing' : `${((r.oldWayCalls * PACING_MS) / r.wallMs).toFixed(1)}x faster`).padStart(16)}`,
+    );
+  }
+  for (const r of results) {
+    if (!r.members) continue;
+    console.log(
+      `  ${r.label}: ${r.members.perMember.toFixed(3)} calls per changed member, member step ` +
+        `${r.members.ratio.toFixed(2)}x the member-update bucket's floor`,
     );
   }
   if (results.some((r) => !r.passed)) process.exitCode = 1;
@@ -589,6 +599,10 @@ async function runCase(size: BenchGuild): Promise<CaseResult> {
       );
       const floorMs = waitMs(updates.length, RATE_LIMITS.perRoute);
       const spanMs = step.to - step.from;
+      result.members = {
+        perMember: own.length / Math.max(1, diff.members_to_update),
+        ratio: spanMs / Math.max(1, floorMs),
+      };
       row(
         'members: changed, calls of the step, per changed member',
         `${diff.members_to_update} members; ${own.length} calls (${updates.length} member updates); ` +

@@ -102,6 +102,19 @@ describe('members’ roles in the restore diff', () => {
     ]);
   });
 
+  it('gives a role this restore makes even when the raid left the bot’s role at the bottom', () => {
+    const live = guildState();
+    live.roles = live.roles.filter((r) => r.id !== MODS && r.id !== MEMBERS);
+    const given = input({
+      live,
+      bot: { highestRolePosition: 1, permissions: 8n, isOwner: false },
+      members: [member(BOB, [])],
+    });
+    const { updates, section } = planMemberRoles(given, new LiveLookup(given), new Set([MEMBERS]));
+    expect(updates).toEqual([{ member_id: BOB, current: [], add: [MEMBERS] }]);
+    expect(section.skipped.map((item) => item.id)).not.toContain(MEMBERS);
+  });
+
   it('reports members no longer in the guild rather than adding them back', () => {
     const given = input({ members: [member(ANN, [MEMBERS, MODS])] });
     const { section } = planMemberRoles(given, new LiveLookup(given), new Set());

@@ -61,11 +61,13 @@ export function planMemberRoles(
   for (const role of input.target.roles) {
     if (role.id === everyoneId || role.managed) continue;
     const live = lookup.role(role.id);
-    const position = live?.position ?? role.position;
+    // A role this restore makes is made below the bot's highest role, so the bot may give it.
     const reason =
-      live === undefined && !pendingRoles.has(role.id)
-        ? SKIP_REASON.roleNotRestored
-        : !input.bot.isOwner && position >= input.bot.highestRolePosition
+      live === undefined
+        ? pendingRoles.has(role.id)
+          ? undefined
+          : SKIP_REASON.roleNotRestored
+        : !input.bot.isOwner && live.position >= input.bot.highestRolePosition
           ? SKIP_REASON.aboveBot
           : undefined;
     if (reason === undefined) assignable.set(role.id, live?.id ?? role.id);
