@@ -136,8 +136,14 @@ test('after the raid, the preview shows what it removed, and the restore puts it
 
   await page.getByRole('link', { name: 'Restore from this snapshot' }).click();
   await expect(page.getByLabel('Snapshot')).toHaveValue(snapshotId);
+  // The members who held the deleted roles get them back too.
+  await page.getByRole('checkbox', { name: "Members’ roles", exact: true }).check();
   await preview();
   const diff = page.getByTestId('restore-preview');
+  await expect(diff.getByRole('heading', { name: 'Members’ roles' })).toBeVisible();
+  await expect(
+    diff.getByRole('listitem').filter({ hasText: 'Give back' }).filter({ hasText: 'Moderator' }),
+  ).toBeVisible();
   for (const created of ['Moderator', 'Helper']) {
     await expect(
       diff.getByRole('listitem').filter({ hasText: created }).filter({ hasText: 'Create' }),
@@ -178,6 +184,10 @@ test('after the raid, the preview shows what it removed, and the restore puts it
       deny: o.deny,
     })),
   );
+  // Every member who held Moderator in the snapshot holds the recreated one.
+  const moderator = (live.roles as { id: string; name: string }[]).find((role) => role.name === 'Moderator')!;
+  const holders = (live.members as { roles: string[] }[]).filter((m) => m.roles.includes(moderator.id));
+  expect(holders.length).toBeGreaterThan(0);
   expect(shape({ roles: live.roles, channels: live.channels, overwrites: liveOverwrites })).toEqual(
     shape({
       roles: snapshot.payload.roles,
@@ -224,16 +234,16 @@ test('"Undo this raid" opens the restore with the incident’s snapshot and all 
     'Channels',
     'Permission overwrites',
     'Server settings',
-    "Members' roles",
+    "Members’ roles",
     'Bans',
   ]) {
-    await expect(page.getByRole('checkbox', { name: scope })).toBeChecked();
+    await expect(page.getByRole('checkbox', { name: scope, exact: true })).toBeChecked();
   }
 
   // Opened on its own, the restore page chooses the four default parts only.
   await page.goto(`${GUILD_PATH()}/restore`);
-  await expect(page.getByRole('checkbox', { name: 'Roles' })).toBeChecked();
-  await expect(page.getByRole('checkbox', { name: "Members' roles" })).not.toBeChecked();
+  await expect(page.getByRole('checkbox', { name: 'Roles', exact: true })).toBeChecked();
+  await expect(page.getByRole('checkbox', { name: "Members’ roles" })).not.toBeChecked();
   await expect(page.getByRole('checkbox', { name: 'Bans' })).not.toBeChecked();
 });
 

@@ -12,7 +12,7 @@ export const ALL_SCOPES: readonly RestoreScope[] = [
 
 /**
  * What the restore page preselects (DEFAULT_RESTORE_SCOPES of libs/contracts): the guild's
- * structure. Members' roles and bans only when the user asks, or when undoing a raid.
+ * structure. Members’ roles and bans only when the user asks, or when undoing a raid.
  */
 export const DEFAULT_SCOPES: readonly RestoreScope[] = [
   'roles',
@@ -26,7 +26,7 @@ export const SCOPE_LABELS: Record<RestoreScope, string> = {
   channels: 'Channels',
   permission_overrides: 'Permission overwrites',
   guild_settings: 'Server settings',
-  member_roles: "Members' roles",
+  member_roles: "Members’ roles",
   bans: 'Bans',
 };
 
