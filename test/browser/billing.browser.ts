@@ -106,7 +106,7 @@ test('the plans page compares the plans from licensing and marks the current one
   await expect(enterprise.getByText('AntiNuke raid detection: included')).toBeAttached();
   await expect(
     enterprise.getByText(
-      "Restores roles, channels, permission overwrites, server settings, members' roles and bans",
+      'Restores roles, channels, permission overwrites, server settings, members’ roles and bans',
     ),
   ).toBeVisible();
   await expect(free.getByText('No restores')).toBeVisible();

@@ -1,4 +1,5 @@
 import { ChatPlatformClient } from '@lib/chat-platform';
+import { RESTORE_SCOPES } from '@lib/contracts';
 import type { FakeChatPlatform, SeededGuild } from '@lib/sandbox';
 import { REST } from '@discordjs/rest';
 import { Routes } from 'discord-api-types/v10';
@@ -7,14 +8,7 @@ import type { RestoreHarness } from './restore-harness';
 import { idMap, raid } from './restore-scenario';
 
 /** Every scope: the spec's four, members' roles and bans. */
-export const SIX_SCOPES = [
-  'roles',
-  'channels',
-  'permission_overrides',
-  'guild_settings',
-  'member_roles',
-  'bans',
-];
+export const SIX_SCOPES = [...RESTORE_SCOPES];
 export const CROWD = 120;
 /** Members the raid strips of Member, and those it bans (50), by crowd index. */
 const STRIPPED = range(0, 20);

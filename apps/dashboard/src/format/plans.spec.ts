@@ -1,5 +1,5 @@
 import type { Schemas } from '../api/client';
-import { RESTORE_SCOPE_NAMES, RESTORE_SCOPE_ORDER, restores } from './plans';
+import { restores } from './plans';
 
 type Plan = Schemas['PlanDefinition'];
 
@@ -14,10 +14,10 @@ const plan = (restoreScopes: Plan['restore_scopes']): Plan => ({
 });
 
 describe(restores.name, () => {
-  it("names everything a restore puts back, members' roles and bans included", () => {
+  it('names everything a restore puts back, members’ roles and bans included', () => {
     expect(
       restores(plan(['bans', 'member_roles', 'guild_settings', 'permission_overrides', 'channels', 'roles'])),
-    ).toBe("Restores roles, channels, permission overwrites, server settings, members' roles and bans");
+    ).toBe('Restores roles, channels, permission overwrites, server settings, members’ roles and bans');
   });
 
   it('lists only the scopes the plan has, in page order', () => {
@@ -27,9 +27,5 @@ describe(restores.name, () => {
 
   it('says so when the plan has no restores', () => {
     expect(restores(plan([]))).toBe('No restores');
-  });
-
-  it('orders and names every scope', () => {
-    expect([...RESTORE_SCOPE_ORDER].sort()).toEqual(Object.keys(RESTORE_SCOPE_NAMES).sort());
   });
 });

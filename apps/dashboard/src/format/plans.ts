@@ -1,8 +1,8 @@
 import type { Schemas } from '../api/client';
+import { ALL_SCOPES, SCOPE_LABELS } from './restore-scopes';
 
 type Plan = Schemas['PlanDefinition'];
 type Feature = Plan['features'][number];
-type RestoreScope = Plan['restore_scopes'][number];
 
 /** What each feature gives a guild, in the words of the plans page. */
 export const FEATURE_NAMES: Record<Feature, string> = {
@@ -24,33 +24,14 @@ export const FEATURE_ORDER: readonly Feature[] = [
   'ANTINUKE_AUTO_ACTION',
 ];
 
-/** What a restore puts back, scope by scope, in the words of the plans page. */
-export const RESTORE_SCOPE_NAMES: Record<RestoreScope, string> = {
-  roles: 'roles',
-  channels: 'channels',
-  permission_overrides: 'permission overwrites',
-  guild_settings: 'server settings',
-  member_roles: "members' roles",
-  bans: 'bans',
-};
-
-/** The scopes in the order the plans page lists them: the guild's structure first, then its people. */
-export const RESTORE_SCOPE_ORDER: readonly RestoreScope[] = [
-  'roles',
-  'channels',
-  'permission_overrides',
-  'guild_settings',
-  'member_roles',
-  'bans',
-];
-
 /**
- * "Restores roles, channels, … members' roles and bans", from the plan's `restore_scopes` as licensing
+ * "Restores roles, channels, … members’ roles and bans", from the plan's `restore_scopes` as licensing
  * serves them, so a plan that gains or loses a scope reads right without a dashboard change.
  */
 export function restores(plan: Plan): string {
-  const names = RESTORE_SCOPE_ORDER.filter((scope) => plan.restore_scopes.includes(scope)).map(
-    (scope) => RESTORE_SCOPE_NAMES[scope],
+  // The restore page's names and order, in the middle of a sentence.
+  const names = ALL_SCOPES.filter((scope) => plan.restore_scopes.includes(scope)).map((scope) =>
+    SCOPE_LABELS[scope].toLowerCase(),
   );
   if (names.length === 0) return 'No restores';
   const list = names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;

@@ -26,7 +26,7 @@ export const SCOPE_LABELS: Record<RestoreScope, string> = {
   channels: 'Channels',
   permission_overrides: 'Permission overwrites',
   guild_settings: 'Server settings',
-  member_roles: "Members’ roles",
+  member_roles: 'Members’ roles',
   bans: 'Bans',
 };
 
