@@ -137,7 +137,7 @@ test('after the raid, the preview shows what it removed, and the restore puts it
   await page.getByRole('link', { name: 'Restore from this snapshot' }).click();
   await expect(page.getByLabel('Snapshot')).toHaveValue(snapshotId);
   // The members who held the deleted roles get them back too.
-  await page.getByRole('checkbox', { name: "Members’ roles", exact: true }).check();
+  await page.getByRole('checkbox', { name: 'Members’ roles', exact: true }).check();
   await preview();
   const diff = page.getByTestId('restore-preview');
   await expect(diff.getByRole('heading', { name: 'Members’ roles' })).toBeVisible();
@@ -234,7 +234,7 @@ test('"Undo this raid" opens the restore with the incident’s snapshot and all 
     'Channels',
     'Permission overwrites',
     'Server settings',
-    "Members’ roles",
+    'Members’ roles',
     'Bans',
   ]) {
     await expect(page.getByRole('checkbox', { name: scope, exact: true })).toBeChecked();
@@ -243,7 +243,7 @@ test('"Undo this raid" opens the restore with the incident’s snapshot and all 
   // Opened on its own, the restore page chooses the four default parts only.
   await page.goto(`${GUILD_PATH()}/restore`);
   await expect(page.getByRole('checkbox', { name: 'Roles', exact: true })).toBeChecked();
-  await expect(page.getByRole('checkbox', { name: "Members’ roles" })).not.toBeChecked();
+  await expect(page.getByRole('checkbox', { name: 'Members’ roles' })).not.toBeChecked();
   await expect(page.getByRole('checkbox', { name: 'Bans' })).not.toBeChecked();
 });
 
