@@ -224,6 +224,38 @@ const EXPECTED: [pattern: RegExp, what: string, expect: (step: ReadmeStep, vars:
     (step) => check(last(step).status === 'completed', 'the restore completed', step),
   ],
   [
+    /^MEMBER_SCOPE=/,
+    'names the members’ scopes',
+    (step) => check(step.output === '', 'prints nothing', step),
+  ],
+  [
+    /^MEMBER_HASH=/,
+    'previews the roles members get back',
+    (step, vars) => {
+      const diff = only(step);
+      check(diff.diff_hash === vars.MEMBER_HASH, 'the diff hash', step);
+      check(((diff.members_to_update as number | undefined) ?? 0) > 0, 'members to give roles back', step);
+    },
+  ],
+  [
+    /^MEMBER_JOB=/,
+    'starts the restore of members’ roles',
+    (step, vars) =>
+      check(vars.MEMBER_JOB !== '' && only(step).id === vars.MEMBER_JOB, 'the restore job', step),
+  ],
+  [
+    /^api \S+\/restore\/\$MEMBER_JOB \| field result_summary\.members_updated$/,
+    'shows the members given their roles back',
+    (step) => {
+      const summary = (only(step).result_summary ?? {}) as {
+        members_updated?: number;
+        member_roles_restored?: number;
+      };
+      check((summary.members_updated ?? 0) > 0, 'members given roles back', step);
+      check((summary.member_roles_restored ?? 0) >= (summary.members_updated ?? 0), 'their roles', step);
+    },
+  ],
+  [
     /^api -X POST \S+\/restore\/preview\b/,
     'previews again: nothing left to restore',
     (step) => check(pendingChanges(only(step)) === 0, 'nothing left to restore', step),

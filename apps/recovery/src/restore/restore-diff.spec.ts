@@ -801,12 +801,33 @@ describe(restoreDiffHash.name, () => {
     expect(restoreDiffHash(diff)).toBe(
       sha256(
         '{"bans_to_lift":[],"channels_to_create":[],"channels_to_delete":[],"channels_to_update":[],' +
-          '"guild_settings_diff":{},"member_roles_to_restore":[],"members_absent":0,"members_to_update":0,' +
+          '"guild_settings_diff":{},"member_roles_to_restore":[],' +
           '"overrides_to_apply":[],"overrides_to_remove":[],"roles_to_create":[{"color":"#0000ff","hoist":false,' +
           '"id":"2001","managed":false,"mentionable":false,"name":"members","permissions":"0","position":1,' +
           '"unicode_emoji":null}],"roles_to_delete":[],"roles_to_update":[],"skipped":[]}',
       ),
     );
+  });
+
+  it('holds while members come, go and rename, and changes with the roles given back or the bans lifted', () => {
+    const diff = emptyDiff();
+    diff.member_roles_to_restore = [{ role_id: MODS, role_name: 'mods', members: 3, sample: ['ann'] }];
+    diff.bans_to_lift = [{ user_id: USER, name: 'raided', reason: 'raid' }];
+    const hash = restoreDiffHash(diff);
+
+    const busier = structuredClone(diff);
+    busier.member_roles_to_restore[0] = { ...busier.member_roles_to_restore[0], members: 4, sample: ['bob'] };
+    busier.members_to_update = 4;
+    busier.members_absent = 7;
+    busier.bans_to_lift[0] = { ...busier.bans_to_lift[0], name: 'renamed' };
+    expect(restoreDiffHash(busier)).toBe(hash);
+
+    const moreRoles = structuredClone(diff);
+    moreRoles.member_roles_to_restore.push({ role_id: ADMINS, role_name: 'admins', members: 1, sample: [] });
+    expect(restoreDiffHash(moreRoles)).not.toBe(hash);
+    const moreBans = structuredClone(diff);
+    moreBans.bans_to_lift.push({ user_id: '4002', name: 'other', reason: null });
+    expect(restoreDiffHash(moreBans)).not.toBe(hash);
   });
 
   it('is equal for diffs of equal inputs, whatever their key order', () => {
