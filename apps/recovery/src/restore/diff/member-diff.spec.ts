@@ -68,6 +68,8 @@ describe('members’ roles in the restore diff', () => {
       { member_id: BOB, current: [], add: [MEMBERS] },
     ]);
     expect(section.members_to_update).toBe(2);
+    // Cat still holds admins, above the bot: nothing to give her, nothing to report.
+    expect(section.skipped).toEqual([]);
     expect(section.member_roles_to_restore).toEqual([
       { role_id: MODS, role_name: 'mods', members: 1, sample: ['user1'] },
       { role_id: MEMBERS, role_name: 'members', members: 1, sample: ['Bobby'] },

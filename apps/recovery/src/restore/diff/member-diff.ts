@@ -54,31 +54,31 @@ export function planMemberRoles(
     return { updates, section };
   }
 
-  // Each snapshot role a member may get back, as its id for the update (live, or the snapshot's while pending).
+  // Each snapshot role a member may get back, as its id for the update (live, or the snapshot's
+  // while pending); and why the others cannot be given.
   const assignable = new Map<string, string>();
-  const skipped = new Set<string>();
+  const refused = new Map<string, string>();
   const everyoneId = input.target.guild.id;
   for (const role of input.target.roles) {
     if (role.id === everyoneId || role.managed) continue;
     const live = lookup.role(role.id);
     // A role this restore makes is made below the bot's highest role, so the bot may give it.
-    const reason =
-      live === undefined
-        ? pendingRoles.has(role.id)
-          ? undefined
-          : SKIP_REASON.roleNotRestored
-        : !input.bot.isOwner && live.position >= input.bot.highestRolePosition
-          ? SKIP_REASON.aboveBot
-          : undefined;
-    if (reason === undefined) assignable.set(role.id, live?.id ?? role.id);
-    else if (roleHeld(held, role.id)) {
-      skipped.add(role.id);
-      section.skipped.push({ scope: 'member_roles', id: role.id, name: role.name, reason });
+    if (live === undefined) {
+      if (pendingRoles.has(role.id)) assignable.set(role.id, role.id);
+      else refused.set(role.id, SKIP_REASON.roleNotRestored);
+    } else if (!input.bot.isOwner && live.position >= input.bot.highestRolePosition) {
+      // Known by its live id all the same, so a member who still holds it is not counted as missing it.
+      refused.set(role.id, SKIP_REASON.aboveBot);
+      assignable.set(role.id, live.id);
+    } else {
+      assignable.set(role.id, live.id);
     }
   }
 
   const live = new Map(members.map((member) => [member.user.id, member]));
   const perRole = new Map<string, { members: number; sample: string[] }>();
+  /** Roles a member lacks and will not get back: each is listed once in `skipped`. */
+  const missed = new Set<string>();
   for (const memberId of [...held.keys()].sort(compareIds)) {
     const member = live.get(memberId);
     if (member === undefined) {
@@ -89,7 +89,12 @@ export function planMemberRoles(
     const add: string[] = [];
     for (const roleId of held.get(memberId)!) {
       const id = assignable.get(roleId);
-      if (id === undefined || has.has(id)) continue;
+      if (id !== undefined && has.has(id)) continue;
+      if (refused.has(roleId)) {
+        missed.add(roleId);
+        continue;
+      }
+      if (id === undefined) continue;
       add.push(id);
       const entry = perRole.get(roleId) ?? { members: 0, sample: [] };
       entry.members++;
@@ -97,6 +102,16 @@ export function planMemberRoles(
       perRole.set(roleId, entry);
     }
     if (add.length > 0) updates.push({ member_id: memberId, current: member.roles, add });
+  }
+  for (const role of input.target.roles) {
+    if (missed.has(role.id)) {
+      section.skipped.push({
+        scope: 'member_roles',
+        id: role.id,
+        name: role.name,
+        reason: refused.get(role.id)!,
+      });
+    }
   }
   section.members_to_update = updates.length;
   const roleOf = new Map(input.target.roles.map((role) => [role.id, role]));
@@ -144,11 +159,6 @@ function unavailable(
     return target.omitted?.find((omitted) => omitted.part === part)?.reason ?? SKIP_REASON.notInSnapshot;
   }
   return live !== undefined && !Array.isArray(live) ? (live as Unreadable).unreadable : SKIP_REASON.notRead;
-}
-
-function roleHeld(held: Map<string, string[]>, roleId: string): boolean {
-  for (const roles of held.values()) if (roles.includes(roleId)) return true;
-  return false;
 }
 
 /** The whole scope passed over: the snapshot does not have it, or the bot cannot read the guild's. */
