@@ -76,7 +76,7 @@ describe('restore start against a concurrent start', () => {
     const guilds = {
       get: (id: string) => Promise.resolve({ id, platformGuildId: '1' }),
     } as unknown as GuildRegistry;
-    const entitlements = { requireFeature: () => Promise.resolve() } as unknown as EntitlementsClient;
+    const entitlements = { requireRestoreScopes: () => Promise.resolve() } as unknown as EntitlementsClient;
     sut = new RestoreService(jobs, comparisons, guilds, entitlements, workflows);
   });
 
