@@ -9,16 +9,14 @@ import type { RestoreScope } from '@lib/contracts';
 import { NotFoundError } from '@lib/problem-details';
 import { readGuildMembership } from '../snapshots/guild-membership';
 import { readSnapshotPayload, type SnapshotPayload } from '../snapshots/snapshot-payload';
-import { LiveLookup } from './diff/live-lookup';
 import { SnapshotsRepository } from '../snapshots/snapshots.repository';
 import { PlatformIdReplacementsRepository } from './platform-id-replacements.repository';
 import {
   type BotStanding,
-  computeRestoreDiff,
   type DiffInput,
   type IdReplacement,
   type MemberRoleUpdate,
-  planMemberRoles,
+  planRestore,
   type RestoreDiff,
   SnapshotIdResolution,
 } from './restore-diff';
@@ -30,7 +28,7 @@ export interface RestoreComparison {
   ids: SnapshotIdResolution;
   bot: BotStanding;
   diff: RestoreDiff;
-  /** With the `member_roles` scope: each member's update, for roles that exist now. */
+  /** With the `member_roles` scope: each member's update (the steps compare that scope alone). */
   memberUpdates: MemberRoleUpdate[];
 }
 
@@ -89,16 +87,7 @@ export class RestoreComparisons {
     const standing = botStanding(live, bot);
     const ids = new SnapshotIdResolution(live, replacements);
     const input: DiffInput = { target, live, scope, ids, bot: standing, ...membership };
-    return {
-      target,
-      live,
-      ids,
-      bot: standing,
-      diff: computeRestoreDiff(input),
-      memberUpdates: scope.includes('member_roles')
-        ? planMemberRoles(input, new LiveLookup(input), new Set()).updates
-        : [],
-    };
+    return { target, live, ids, bot: standing, ...planRestore(input) };
   }
 
   async recordReplacement(guildId: string, jobId: string, replacement: IdReplacement): Promise<void> {

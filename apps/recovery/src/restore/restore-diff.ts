@@ -3,7 +3,7 @@ import { emptyChannelSection, diffChannels } from './diff/channel-diff';
 import type { DiffInput, RestoreDiff } from './diff/diff-model';
 import { estimateDuration } from './diff/estimate';
 import { LiveLookup } from './diff/live-lookup';
-import { emptyMemberSection, planBans, planMemberRoles } from './diff/member-diff';
+import { emptyMemberSection, type MemberRoleUpdate, planBans, planMemberRoles } from './diff/member-diff';
 import { bySkippedOrder } from './diff/ordering';
 import { emptyOverrideSection, OverridePlan, type PendingCreates } from './diff/override-plan';
 import { diffRoles, emptyRoleSection } from './diff/role-diff';
@@ -21,10 +21,18 @@ export { restoreDiffHash } from './diff/diff-hash';
 export { mayGrant, RESTORED_ROLE_FIELDS } from './diff/role-diff';
 export * from './diff/estimate';
 export { SnapshotIdResolution } from './diff/id-resolution';
-export { MEMBER_SAMPLE_SIZE, type MemberRoleUpdate, planMemberRoles } from './diff/member-diff';
+export { MEMBER_SAMPLE_SIZE, type MemberRoleUpdate } from './diff/member-diff';
 export { RESTORE_SCOPES, type RestoreScope } from '@lib/contracts';
 
 export function computeRestoreDiff(input: DiffInput): RestoreDiff {
+  return planRestore(input).diff;
+}
+
+/**
+ * The diff, and each member's update behind its members' roles section (the roles step's own
+ * roles still to be made named by their snapshot ids), from one pass over the members.
+ */
+export function planRestore(input: DiffInput): { diff: RestoreDiff; memberUpdates: MemberRoleUpdate[] } {
   const lookup = new LiveLookup(input);
   const inScope = (scope: RestoreScope) => input.scope.includes(scope);
   const roles = inScope('roles') ? diffRoles(input, lookup) : emptyRoleSection();
@@ -42,8 +50,8 @@ export function computeRestoreDiff(input: DiffInput): RestoreDiff {
       : emptyOverrideSection();
   // Members get back roles this restore makes too: the roles to create count as there.
   const members = inScope('member_roles')
-    ? planMemberRoles(input, lookup, pending.roles).section
-    : emptyMemberSection();
+    ? planMemberRoles(input, lookup, pending.roles)
+    : { updates: [], section: emptyMemberSection() };
   const bans = inScope('bans') ? planBans(input) : { bans_to_lift: [], skipped: [] };
   const diff: RestoreDiff = {
     roles_to_create: roles.roles_to_create,
@@ -55,14 +63,14 @@ export function computeRestoreDiff(input: DiffInput): RestoreDiff {
     overrides_to_apply: overrides.overrides_to_apply,
     overrides_to_remove: overrides.overrides_to_remove,
     guild_settings_diff: inScope('guild_settings') ? diffGuildSettings(input, lookup) : {},
-    member_roles_to_restore: members.member_roles_to_restore,
-    members_to_update: members.members_to_update,
-    members_absent: members.members_absent,
+    member_roles_to_restore: members.section.member_roles_to_restore,
+    members_to_update: members.section.members_to_update,
+    members_absent: members.section.members_absent,
     bans_to_lift: bans.bans_to_lift,
-    skipped: [...roles.skipped, ...overrides.skipped, ...members.skipped, ...bans.skipped].sort(
+    skipped: [...roles.skipped, ...overrides.skipped, ...members.section.skipped, ...bans.skipped].sort(
       bySkippedOrder,
     ),
     estimated_duration: '',
   };
-  return { ...diff, estimated_duration: estimateDuration(diff) };
+  return { diff: { ...diff, estimated_duration: estimateDuration(diff) }, memberUpdates: members.updates };
 }

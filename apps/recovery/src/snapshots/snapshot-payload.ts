@@ -85,9 +85,8 @@ export function serialiseSnapshot(
     omitted.push({ part: 'member_roles', reason: members.unreadable });
   }
   if (Array.isArray(bans)) {
-    payload.bans = bans
-      .map((ban) => ({ user_id: ban.user.id, reason: ban.reason }))
-      .sort((a, b) => compareSnowflakes(a.user_id, b.user_id));
+    // In the platform's order (by user id); a restore reads them as a set.
+    payload.bans = bans.map((ban) => ({ user_id: ban.user.id, reason: ban.reason }));
   } else if (bans) {
     omitted.push({ part: 'bans', reason: bans.unreadable });
   }
@@ -157,8 +156,4 @@ function isSnapshotBan(ban: unknown): ban is SnapshotBan {
     typeof candidate?.user_id === 'string' &&
     (candidate.reason === null || typeof candidate.reason === 'string')
   );
-}
-
-function compareSnowflakes(a: string, b: string): number {
-  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
 }

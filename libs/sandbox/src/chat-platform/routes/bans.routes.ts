@@ -5,7 +5,8 @@ import { GuildWatch } from '../guild-change';
 import { platformError } from '../platform-error';
 import { compareSnowflakes } from '../snowflake';
 import { userWire } from '../wire-format';
-import { type PlatformRoute, noContent, ok } from './platform-route';
+import type { PlatformStore } from '../platform-store';
+import { type PlatformRoute, type RouteRequest, noContent, ok } from './platform-route';
 
 /** The platform deletes up to 7 days of the banned user's messages, if asked. */
 const MAX_DELETE_MESSAGE_SECONDS = 7 * 24 * 3600;
@@ -14,6 +15,15 @@ const MAX_BANS_PER_PAGE = 1000;
 /** The guild's bans as `[user id, reason]`, by user id. */
 function bansByUserId(bans: Map<string, string | null> | undefined): [string, string | null][] {
   return [...(bans ?? [])].sort(([a], [b]) => compareSnowflakes(a, b));
+}
+
+/** The guild's ban of `:user_id`, for a caller with Ban Members; Unknown Ban when there is none. */
+function existingBan({ params, actorId }: RouteRequest, store: PlatformStore) {
+  const guild = store.guild(params.guild_id, actorId);
+  new BotAuthority(guild, actorId).require(PermissionFlagsBits.BanMembers);
+  const bans = store.bans.get(guild.id);
+  if (!bans?.has(params.user_id)) throw platformError.unknownBan();
+  return { guild, bans, userId: params.user_id };
 }
 
 export const banRoutes: PlatformRoute[] = [
@@ -41,12 +51,9 @@ export const banRoutes: PlatformRoute[] = [
   {
     method: 'GET',
     path: '/guilds/:guild_id/bans/:user_id',
-    handle: ({ params, actorId }, store) => {
-      const guild = store.guild(params.guild_id, actorId);
-      new BotAuthority(guild, actorId).require(PermissionFlagsBits.BanMembers);
-      const bans = store.bans.get(guild.id);
-      if (!bans?.has(params.user_id)) throw platformError.unknownBan();
-      return ok({ reason: bans.get(params.user_id) ?? null, user: userWire(store.user(params.user_id)) });
+    handle: (request, store) => {
+      const { bans, userId } = existingBan(request, store);
+      return ok({ reason: bans.get(userId) ?? null, user: userWire(store.user(userId)) });
     },
   },
   {
@@ -76,14 +83,11 @@ export const banRoutes: PlatformRoute[] = [
   {
     method: 'DELETE',
     path: '/guilds/:guild_id/bans/:user_id',
-    handle: ({ params, actorId }, store) => {
-      const guild = store.guild(params.guild_id, actorId);
-      new BotAuthority(guild, actorId).require(PermissionFlagsBits.BanMembers);
-      const bans = store.bans.get(guild.id);
-      if (!bans?.has(params.user_id)) throw platformError.unknownBan();
-      bans.delete(params.user_id);
+    handle: (request, store) => {
+      const { guild, bans, userId } = existingBan(request, store);
+      bans.delete(userId);
       // The user may join again; they are not made a member.
-      return noContent([{ kind: 'unban', guildId: guild.id, userId: params.user_id }]);
+      return noContent([{ kind: 'unban', guildId: guild.id, userId }]);
     },
   },
 ];
