@@ -8,6 +8,7 @@ import { UserDirectory1765400000000 } from './migrations/1765400000000-user-dire
 import { AntiNukeSwitchAndExempt1765500000000 } from './migrations/1765500000000-antinuke-switch-and-exempt';
 import { UserDirectoryByUser1766000000000 } from './migrations/1766000000000-user-directory-by-user';
 import { AntiNukeIncidentTargets1766200000000 } from './migrations/1766200000000-antinuke-incident-targets';
+import { LiveSyncShards1766300000000 } from './migrations/1766300000000-live-sync-shards';
 import { Snapshot } from './snapshots/snapshot.entity';
 
 export const recoveryDatabase = {
@@ -23,5 +24,6 @@ export const recoveryDatabase = {
     AntiNukeSwitchAndExempt1765500000000,
     UserDirectoryByUser1766000000000,
     AntiNukeIncidentTargets1766200000000,
+    LiveSyncShards1766300000000,
   ],
 };

@@ -79,12 +79,24 @@ export class RecoveryEnv extends KafkaEnv {
   LICENSING_URL!: string;
 
   /**
-   * Hold the bot's gateway connection here and run live sync (mirror, destructive actions for
-   * AntiNuke). Exactly one replica may: every connection gets every event, so two would report
-   * each action twice. Off by default; the deployment sets it on one replica.
+   * Take part in live sync here (mirror, destructive actions for AntiNuke). Any number of replicas
+   * may: the gateway's shards are spread over them through Postgres leases, each followed by one
+   * replica at a time (docs/architecture.md, "Live sync across replicas"). Off by default.
    */
   @IsEnvBoolean()
   LIVE_SYNC_ENABLED: boolean = false;
+
+  /**
+   * The gateway shard count. Unset: the count the live replicas already use, else the platform's
+   * recommendation (`GET /gateway/bot`). Set it to reshard (docs/runbook.md, "Live sync shards").
+   */
+  @IsOptional()
+  @IsIntegerInRange(1, 32_767)
+  LIVE_SYNC_SHARD_COUNT?: number;
+
+  /** How often a live-sync replica looks at the shard leases: a dead replica's shards move within about this. */
+  @IsIntegerInRange(100, 60_000)
+  LIVE_SYNC_BALANCE_MS: number = 1_000;
 
   /** How often live sync looks at the pause rows of paused guilds, to resume soon after their restore ends. */
   @IsIntegerInRange(100)

@@ -13,4 +13,5 @@ export {
 } from './guild-state.mapper';
 export * from './permissions';
 export * from './platform-failure.mapper';
+export * from './shards';
 export * from './write-inputs';

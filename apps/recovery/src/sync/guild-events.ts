@@ -58,11 +58,19 @@ export interface SourceReady {
   botUserId: string;
 }
 
-export type SourceEvent = SourceReady | GuildEvent;
+/** This process stopped following a gateway shard: the guilds on it are someone else's now. */
+export interface ShardReleased {
+  type: 'shard_released';
+  shardId: number;
+  shardCount: number;
+}
+
+export type SourceEvent = SourceReady | ShardReleased | GuildEvent;
 export type GuildEventType = GuildEvent['type'];
 
 /**
- * Where guild events come from: the platform's gateway in production, a list in unit tests.
+ * Where guild events come from: the gateway shards this replica holds in production
+ * (ShardCoordinator), a list in unit tests.
  * `start` resolves once connected; events arrive in the platform's order and the listener is
  * called synchronously, so it must not throw (nor wait: it hands work off).
  */

@@ -6,6 +6,19 @@ export const liveSyncMetrics = {
     name: 'live_sync_guilds',
     help: 'Guilds whose state live sync mirrors in this process',
   }),
+  followedGuilds: new Gauge({
+    name: 'live_sync_followed_guilds',
+    help: "Guilds on this process's shards that the gateway announced, mirrored or not",
+  }),
+  shardOwned: new Gauge({
+    name: 'live_sync_shard_owned',
+    help: 'Gateway shards this process follows (1 per shard held)',
+    labelNames: ['shard'],
+  }),
+  shardCount: new Gauge({
+    name: 'live_sync_shard_count',
+    help: 'The shard count live sync uses',
+  }),
   pausedGuilds: new Gauge({
     name: 'live_sync_paused_guilds',
     help: 'Mirrored guilds whose live sync a running restore has paused',

@@ -1,23 +1,31 @@
 import { type DynamicModule, Module } from '@nestjs/common';
+import { ChatPlatformClient } from '@lib/chat-platform';
+import { SchedulerRegistry } from '@nestjs/schedule';
+import { DataSource } from 'typeorm';
 import { GuildsModule } from '../guilds/guilds.module';
 import type { RecoveryEnv } from '../recovery.env';
-import { DiscordGatewaySource } from './discord-gateway.source';
 import { GUILD_EVENT_SOURCE } from './guild-events';
 import { LiveSyncControl } from './live-sync-control.repository';
 import { LIVE_SYNC_OPTIONS, type LiveSyncOptions, LiveSyncService } from './live-sync.service';
+import { GatewayShards } from './shards/gateway-shards';
+import { ShardCoordinator } from './shards/shard-coordinator';
+import { ShardLeases } from './shards/shard-leases.repository';
+import { ShardSessions } from './shards/shard-sessions.repository';
 
 type LiveSyncConfig = Pick<
   RecoveryEnv,
   | 'LIVE_SYNC_ENABLED'
   | 'LIVE_SYNC_PAUSE_POLL_MS'
   | 'LIVE_SYNC_ENTITLEMENT_RECHECK_MS'
+  | 'LIVE_SYNC_SHARD_COUNT'
+  | 'LIVE_SYNC_BALANCE_MS'
   | 'DISCORD_API_URL'
   | 'DISCORD_BOT_TOKEN'
 >;
 
 /**
- * Live sync, the Sync part of recovery. It connects to the platform's gateway only where
- * `LIVE_SYNC_ENABLED` is true: exactly one replica must hold the bot's connection. Elsewhere the
+ * Live sync, the Sync part of recovery. Where `LIVE_SYNC_ENABLED` is true the replica takes part:
+ * it claims its share of the gateway shards (ShardCoordinator) and follows them. Elsewhere the
  * module is inert. AntiNuke takes the destructive actions through DESTRUCTIVE_ACTION_SINK.
  */
 @Module({})
@@ -33,13 +41,26 @@ export class LiveSyncModule {
       imports: [GuildsModule],
       providers: [
         { provide: LIVE_SYNC_OPTIONS, useValue: options },
+        ShardSessions,
         {
           provide: GUILD_EVENT_SOURCE,
-          useFactory: () =>
-            new DiscordGatewaySource({
-              apiBaseUrl: config.DISCORD_API_URL,
-              botToken: config.DISCORD_BOT_TOKEN,
-            }),
+          inject: [DataSource, ShardSessions, ChatPlatformClient, SchedulerRegistry],
+          useFactory: (
+            dataSource: DataSource,
+            sessions: ShardSessions,
+            platform: ChatPlatformClient,
+            scheduler: SchedulerRegistry,
+          ) =>
+            new ShardCoordinator(
+              { shardCount: config.LIVE_SYNC_SHARD_COUNT, balanceMs: config.LIVE_SYNC_BALANCE_MS },
+              new ShardLeases(dataSource),
+              new GatewayShards(
+                { apiBaseUrl: config.DISCORD_API_URL, botToken: config.DISCORD_BOT_TOKEN },
+                sessions,
+              ),
+              platform,
+              scheduler,
+            ),
         },
         LiveSyncControl,
         LiveSyncService,

@@ -186,6 +186,20 @@ describe(LiveSyncService.name, () => {
       expect(await counterValue('live_sync_events_total', { type: 'channel_delete' })).toBe(before + 1);
     });
 
+    it('forgets the guilds of a shard another replica follows now, and only those', async () => {
+      const other = guildState('100000000004194305'); // (id >> 22) = 1: shard 1 of 2; GUILD is on shard 0
+      h.registered.set(other.guild.id, GUILD_ID);
+      await h.emit(available(), available(other));
+      expect(await counterValue('live_sync_followed_guilds')).toBe(2);
+
+      await h.emit({ type: 'shard_released', shardId: 1, shardCount: 2 });
+
+      expect(h.sut.status().map((guild) => guild.platform_guild_id)).toEqual([GUILD]);
+      expect(h.sut.mirrorOf(GUILD)).toEqual(guildState());
+      expect(await counterValue('live_sync_followed_guilds')).toBe(1);
+      expect(await counterValue('live_sync_guilds')).toBe(1);
+    });
+
     it('forgets a guild the bot was removed from', async () => {
       await h.emit(available(), { type: 'guild_unavailable', platformGuildId: GUILD, removed: true });
       expect(h.sut.mirrorOf(GUILD)).toBeNull();

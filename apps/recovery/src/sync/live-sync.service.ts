@@ -6,7 +6,7 @@ import {
   type OnApplicationBootstrap,
   Optional,
 } from '@nestjs/common';
-import { ChatPlatformClient, type GuildState } from '@lib/chat-platform';
+import { ChatPlatformClient, type GuildState, shardOf } from '@lib/chat-platform';
 import { EntitlementsClient } from '@lib/entitlements';
 import { RetryTimer, ScheduledPass, TtlCache } from '@lib/runtime';
 import { SchedulerRegistry } from '@nestjs/schedule';
@@ -26,7 +26,7 @@ import { liveSyncMetrics as metrics } from './live-sync.metrics';
 import { SerialLanes } from './serial-lanes';
 
 export interface LiveSyncOptions {
-  /** Hold the gateway connection in this process (`LIVE_SYNC_ENABLED`); one replica only. */
+  /** Take part in live sync in this process (`LIVE_SYNC_ENABLED`); the shards are spread over every replica that does. */
   enabled: boolean;
   /** How often a paused guild's pause row is looked at, to resume soon after the restore ends (`LIVE_SYNC_PAUSE_POLL_MS`). */
   pausePollMs: number;
@@ -82,9 +82,9 @@ export interface LiveSyncGuildStatus {
  * id the gateway's READY names; an audit-log reason proves nothing, since anyone can send
  * `X-Audit-Log-Reason: Restore <job id>` after reading it in the audit log.
  *
- * The bot's gateway connection is one per bot token: only one replica may hold it (the platform
- * would deliver each event to every connection, and AntiNuke would count each action once per
- * replica). `LIVE_SYNC_ENABLED` is set on that replica alone.
+ * Its events come from the gateway shards this replica holds (ShardCoordinator): any number of
+ * replicas take part, each guild's events reach exactly one of them, and when this replica lets a
+ * shard go (a rebalance, a lost lease) the guilds on it are forgotten here.
  */
 @Injectable()
 export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -102,6 +102,9 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
   /** The next try to connect to the gateway after one failed, on the same scheduler. */
   private readonly reconnect: RetryTimer;
   private running = false;
+  /** Kept as guilds change rather than counted on every event: a shard brings thousands at once. */
+  private mirrored = 0;
+  private pausedCount = 0;
 
   constructor(
     @Inject(GUILD_EVENT_SOURCE) private readonly source: GuildEventSource,
@@ -225,6 +228,7 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
       this.botUserId = event.botUserId;
       return;
     }
+    if (event.type === 'shard_released') return this.forgetShard(event.shardId, event.shardCount);
     const sequence = ++this.received;
     this.lanes.run(event.platformGuildId, () => this.handle(event, sequence));
   }
@@ -308,6 +312,7 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
   private hold(sync: GuildSync, event: GuildEvent): void {
     if (!sync.paused) {
       sync.paused = true;
+      this.pausedCount += 1;
       this.logger.log({ platform_guild_id: sync.platformGuildId }, 'live sync paused by a restore');
       this.updateGauges();
     }
@@ -319,6 +324,7 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
   /** The restore is over: its events are dropped and the guild is read as it now is. */
   private async resume(sync: GuildSync, guild: RegisteredGuild): Promise<void> {
     const dropped = sync.buffered.length + sync.droppedFromBuffer;
+    if (sync.paused) this.pausedCount -= 1;
     sync.paused = false;
     sync.buffered = [];
     sync.droppedFromBuffer = 0;
@@ -394,11 +400,13 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
         nextSeedAttemptAt: 0,
       };
       this.guilds.set(platformGuildId, sync);
+      this.updateGauges();
     }
     return sync;
   }
 
   private setMirror(sync: GuildSync, mirror: GuildMirror, seededThrough: number): void {
+    if (!sync.mirror) this.mirrored += 1;
     sync.mirror = mirror;
     sync.seededThrough = seededThrough;
     this.updateGauges();
@@ -407,19 +415,34 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
   private dropMirror(sync: GuildSync): void {
     if (!sync.mirror) return;
     sync.mirror = null;
+    this.mirrored -= 1;
     this.updateGauges();
   }
 
   private forget(platformGuildId: string): void {
+    const sync = this.guilds.get(platformGuildId);
+    if (sync?.mirror) this.mirrored -= 1;
+    if (sync?.paused) this.pausedCount -= 1;
     this.guilds.delete(platformGuildId);
     this.registry.invalidate(platformGuildId);
     this.updateGauges();
   }
 
+  /**
+   * Another replica follows the shard now: each of its guilds is forgotten on its lane, behind the
+   * events already queued there, so none of those brings the guild back.
+   */
+  private forgetShard(shardId: number, shardCount: number): void {
+    for (const platformGuildId of [...this.guilds.keys()]) {
+      if (shardOf(platformGuildId, shardCount) !== shardId) continue;
+      this.lanes.run(platformGuildId, () => Promise.resolve(this.forget(platformGuildId)));
+    }
+  }
+
   private updateGauges(): void {
-    const all = [...this.guilds.values()];
-    metrics.guilds.set(all.filter((sync) => sync.mirror !== null).length);
-    metrics.pausedGuilds.set(all.filter((sync) => sync.paused).length);
+    metrics.guilds.set(this.mirrored);
+    metrics.followedGuilds.set(this.guilds.size);
+    metrics.pausedGuilds.set(this.pausedCount);
   }
 
   private connect(attempt: number): void {

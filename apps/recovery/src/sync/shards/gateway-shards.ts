@@ -1,0 +1,185 @@
+import { Logger } from '@nestjs/common';
+import { REST } from '@discordjs/rest';
+import {
+  type IIdentifyThrottler,
+  type SessionInfo,
+  WebSocketManager,
+  WebSocketShardEvents,
+} from '@discordjs/ws';
+import { GatewayIntentBits, type RESTGetAPIGatewayBotResult, Routes } from 'discord-api-types/v10';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { toSourceEvent } from '../gateway-dispatch.mapper';
+import type { SourceEvent } from '../guild-events';
+import type { ShardSessions } from './shard-sessions.repository';
+
+/** The platform allows one IDENTIFY per bucket per 5 s; the margin covers its clock against ours. */
+const IDENTIFY_INTERVAL_MS = 5_000 + 250;
+/**
+ * Guilds: GUILD_CREATE, channels and roles; GuildModeration: bans and audit-log entries;
+ * GuildMembers (privileged, enable it for the bot): kicks show as members leaving.
+ */
+const INTENTS = GatewayIntentBits.Guilds | GatewayIntentBits.GuildModeration | GatewayIntentBits.GuildMembers;
+
+export interface GatewayShardsOptions {
+  /** The platform's REST base without the version (`DISCORD_API_URL`); the gateway's address is asked there. */
+  apiBaseUrl: string;
+  botToken: string;
+}
+
+/** What `GET /gateway/bot` says about sharding. */
+export interface GatewayPlan {
+  /** The platform's recommended shard count. */
+  shards: number;
+  /** Identify buckets: shard `i` identifies in bucket `i % maxConcurrency`. */
+  maxConcurrency: number;
+}
+
+interface OpenShard {
+  manager: WebSocketManager;
+  shardCount: number;
+  /** The session as the connection last reported it, not yet saved when `dirty`. */
+  session: SessionInfo | null;
+  dirty: boolean;
+  /** Closing to hand the session over: the library's "forget the session" is ignored then. */
+  handingOver: boolean;
+}
+
+/**
+ * The bot's gateway connections, one per shard this replica follows, through @discordjs/ws (the
+ * connection layer of discord.js: identify, heartbeats, resume, reconnect, and no caches: live
+ * sync reads the raw dispatches, whose `d` is the platform's wire format). Two things are shared
+ * with the other replicas through Postgres: each shard's session, so whoever follows the shard
+ * next resumes it and the platform replays what it missed; and the identify turns, which the
+ * platform counts for the whole bot.
+ */
+export class GatewayShards {
+  private readonly logger = new Logger(GatewayShards.name);
+  private readonly rest: REST;
+  private readonly shards = new Map<number, OpenShard>();
+  private maxConcurrency = 1;
+
+  constructor(
+    private readonly options: GatewayShardsOptions,
+    private readonly sessions: ShardSessions,
+  ) {
+    this.rest = new REST({ version: '10', api: options.apiBaseUrl }).setToken(options.botToken);
+  }
+
+  async plan(): Promise<GatewayPlan> {
+    const info = (await this.rest.get(Routes.gatewayBot())) as RESTGetAPIGatewayBotResult;
+    this.maxConcurrency = Math.max(1, info.session_start_limit.max_concurrency);
+    return { shards: info.shards, maxConcurrency: this.maxConcurrency };
+  }
+
+  /** The shards with a connection, up or (re)connecting. */
+  open(): number[] {
+    return [...this.shards.keys()];
+  }
+
+  /**
+   * Connects shard `shardId` of `shardCount`, resuming its saved session when there is one, and
+   * returns at once: the connection is made, and remade, behind it.
+   */
+  connect(shardId: number, shardCount: number, listener: (event: SourceEvent) => void): void {
+    if (this.shards.has(shardId)) return;
+    const shard: OpenShard = {
+      manager: undefined!,
+      shardCount,
+      session: null,
+      dirty: false,
+      handingOver: false,
+    };
+    shard.manager = new WebSocketManager({
+      token: this.options.botToken,
+      intents: INTENTS,
+      rest: this.rest,
+      shardCount,
+      shardIds: [shardId],
+      buildIdentifyThrottler: () => this.identifyThrottler(),
+      retrieveSessionInfo: async (id) => shard.session ?? (await this.sessions.load(shardCount, id)),
+      updateSessionInfo: (_id, info) => this.sessionChanged(shardId, shard, info),
+    });
+    shard.manager.on(WebSocketShardEvents.Dispatch, ({ data }) => this.dispatch(data, listener));
+    // An emitter's unhandled `error` would end the process; the connection recovers by itself.
+    shard.manager.on(WebSocketShardEvents.Error, ({ error }) =>
+      this.logger.warn({ err: String(error), shard_id: shardId }, 'gateway connection error'),
+    );
+    shard.manager.on(WebSocketShardEvents.Closed, ({ code }) =>
+      this.logger.warn({ code, shard_id: shardId }, 'gateway connection closed'),
+    );
+    this.shards.set(shardId, shard);
+    shard.manager.connect().catch((error: unknown) => {
+      if (this.shards.get(shardId) !== shard) return;
+      this.logger.error({ err: String(error), shard_id: shardId }, 'gateway shard did not connect');
+    });
+  }
+
+  /**
+   * Closes a shard's connection. `handOver` keeps its session for the next owner (closed with
+   * 4200, which the platform keeps resumable, and saved); otherwise the session ends with it.
+   */
+  async close(shardId: number, handOver: boolean): Promise<void> {
+    const shard = this.shards.get(shardId);
+    if (!shard) return;
+    this.shards.delete(shardId);
+    shard.handingOver = handOver;
+    shard.manager.removeAllListeners(WebSocketShardEvents.Closed);
+    await shard.manager.destroy(
+      handOver ? { code: 4200, reason: 'Handed to another replica' } : { reason: 'Live sync stopped' },
+    );
+    if (handOver && shard.session) await this.sessions.save(shard.session);
+  }
+
+  /** Saves every session that moved since the last call: a successor resumes from about here. */
+  async saveSessions(): Promise<void> {
+    for (const shard of this.shards.values()) {
+      if (!shard.dirty || !shard.session) continue;
+      shard.dirty = false;
+      await this.sessions.save(shard.session);
+    }
+  }
+
+  private sessionChanged(shardId: number, shard: OpenShard, info: SessionInfo | null): Promise<void> | void {
+    if (info) {
+      shard.session = info;
+      shard.dirty = true;
+      return;
+    }
+    if (shard.handingOver) return;
+    shard.session = null;
+    shard.dirty = false;
+    return this.sessions
+      .forget(shard.shardCount, shardId)
+      .catch((error: unknown) =>
+        this.logger.warn({ err: String(error), shard_id: shardId }, 'ended session not forgotten'),
+      );
+  }
+
+  /** One identify per bucket per 5 s across every replica: the turns are taken in Postgres. */
+  private identifyThrottler(): IIdentifyThrottler {
+    return {
+      waitForIdentify: async (shardId, signal) => {
+        const bucket = shardId % this.maxConcurrency;
+        for (;;) {
+          const waitMs = await this.sessions.takeIdentifyTurn(bucket, IDENTIFY_INTERVAL_MS);
+          if (waitMs === 0) return;
+          await sleep(waitMs, undefined, { signal });
+        }
+      },
+    };
+  }
+
+  /** Called inside the library's packet handling: nothing may escape from here. */
+  private dispatch(packet: unknown, listener: (event: SourceEvent) => void): void {
+    try {
+      const event = toSourceEvent(packet);
+      if (event) listener(event);
+    } catch (error) {
+      const type = (packet as { t?: unknown } | null)?.t;
+      this.logger.error(
+        { err: String(error), dispatch: type },
+        'gateway event dropped: it could not be read',
+      );
+    }
+  }
+}
