@@ -50,6 +50,7 @@ import {
   kustomizeResources,
   type NetworkPolicy,
   ofKind,
+  overlayReplicas,
   type PodDisruptionBudget,
   type PolicyPeer,
   readKustomization,
@@ -262,7 +263,7 @@ describe('deployment manifests', () => {
     });
   });
 
-  it('runs live sync on exactly one replica, never rolled over or autoscaled', () => {
+  it('runs live sync as one sharded Deployment of a set count, rolled over one pod at a time', () => {
     const liveSync = UNITS.filter((unit) => isTrue(unit.role?.LIVE_SYNC_ENABLED));
     expect(liveSync).toHaveLength(1);
     const [unit] = liveSync;
@@ -275,36 +276,55 @@ describe('deployment manifests', () => {
     );
     expect(inK8s.map((deployment) => deployment.metadata.name)).toEqual([unit.name]);
     const deployment = deploymentOf(unit);
-    expect(deployment.spec.replicas).toBe(1);
-    expect(deployment.spec.strategy?.type).toBe('Recreate');
+    // Several replicas share the shards; a pod's death moves its shards instead of stopping live sync.
+    expect(deployment.spec.replicas).toBeGreaterThanOrEqual(2);
+    expect(overlayReplicas('k8s/overlays/prod', deployment)).toBeGreaterThanOrEqual(2);
+    for (const overlay of OVERLAYS) {
+      expect({ overlay, replicas: overlayReplicas(overlay, deployment) }).toEqual({
+        overlay,
+        replicas: expect.any(Number),
+      });
+    }
+    // A new pod starts before an old one stops, and the old one has time to hand its shards over.
+    expect(deployment.spec.strategy?.type).toBe('RollingUpdate');
+    expect(deployment.spec.strategy?.rollingUpdate).toEqual({ maxSurge: 1, maxUnavailable: 0 });
+    expect(deployment.spec.template.spec.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(30);
+    // The count is the operator's, set against the shard count: no autoscaler.
     const autoscalers = ofKind<HorizontalPodAutoscaler>(base, 'HorizontalPodAutoscaler');
     expect(autoscalers.map((hpa) => hpa.spec.scaleTargetRef.name)).not.toContain(unit.name);
-    for (const overlay of OVERLAYS) {
-      const kustomization = readKustomization(overlay);
-      expect((kustomization.replicas ?? []).map((entry) => entry.name)).not.toContain(unit.name);
-      for (const patch of kustomization.patches ?? []) {
-        const reaches = !patch.target?.name || patch.target.name === unit.name;
-        if (patch.patch && reaches && patch.target?.kind === 'Deployment') {
-          expect(patch.patch).not.toContain('/spec/replicas');
-        }
-      }
-    }
+    // Voluntary disruptions take one live-sync pod at a time.
+    const budgets = ofKind<PodDisruptionBudget>(base, 'PodDisruptionBudget').filter((pdb) =>
+      selects(pdb.spec.selector.matchLabels, podLabels(unit)),
+    );
+    expect(budgets).toHaveLength(1);
+    expect(budgets[0].spec.maxUnavailable).toBe(1);
+    expect(budgets[0].spec.minAvailable).toBeUndefined();
   });
 
-  it('autoscales every other Deployment and gives it a disruption budget', () => {
+  it('autoscales every Deployment without a set count, and gives each a budget of one pod', () => {
     const autoscalers = ofKind<HorizontalPodAutoscaler>(base, 'HorizontalPodAutoscaler');
     const budgets = ofKind<PodDisruptionBudget>(base, 'PodDisruptionBudget');
     for (const deployment of deployments) {
-      const scaled = autoscalers.filter((hpa) => hpa.spec.scaleTargetRef.name === deployment.metadata.name);
+      const name = deployment.metadata.name;
+      const scaled = autoscalers.filter((hpa) => hpa.spec.scaleTargetRef.name === name);
       if (deployment.spec.replicas !== undefined) {
-        expect(scaled).toEqual([]);
-        continue;
+        expect({ name, scaled }).toEqual({ name, scaled: [] });
+      } else {
+        expect({ name, scaled: scaled.length }).toEqual({ name, scaled: 1 });
+        expect(scaled[0].spec.scaleTargetRef.kind).toBe('Deployment');
+        expect(scaled[0].spec.minReplicas).toBeGreaterThanOrEqual(2);
       }
-      expect(scaled).toHaveLength(1);
-      expect(scaled[0].spec.scaleTargetRef.kind).toBe('Deployment');
-      expect(scaled[0].spec.minReplicas).toBeGreaterThanOrEqual(2);
       const labels = deployment.spec.template.metadata.labels;
-      expect(budgets.filter((pdb) => selects(pdb.spec.selector.matchLabels, labels))).toHaveLength(1);
+      const budget = budgets.filter((pdb) => selects(pdb.spec.selector.matchLabels, labels));
+      expect({ name, budgets: budget.map((pdb) => pdb.spec.maxUnavailable) }).toEqual({ name, budgets: [1] });
+    }
+    // Each budget covers the pods of one unit: the recovery roles share app.kubernetes.io/name.
+    for (const pdb of budgets) {
+      const covered = UNITS.filter((unit) => selects(pdb.spec.selector.matchLabels, podLabels(unit)));
+      expect({ pdb: pdb.metadata.name, covered: covered.map((unit) => unit.name) }).toEqual({
+        pdb: pdb.metadata.name,
+        covered: [pdb.metadata.name],
+      });
     }
   });
 

@@ -101,6 +101,7 @@ export interface PodTemplate {
     hostIPC?: boolean;
     hostUsers?: boolean;
     automountServiceAccountToken?: boolean;
+    terminationGracePeriodSeconds?: number;
   };
 }
 
@@ -108,7 +109,10 @@ export interface Deployment extends K8sObject {
   spec: {
     replicas?: number;
     selector: { matchLabels: Record<string, string> };
-    strategy?: { type: string };
+    strategy?: {
+      type: string;
+      rollingUpdate?: { maxSurge?: number | string; maxUnavailable?: number | string };
+    };
     template: PodTemplate;
   };
 }
@@ -129,7 +133,11 @@ export interface HorizontalPodAutoscaler extends K8sObject {
 }
 
 export interface PodDisruptionBudget extends K8sObject {
-  spec: { selector: { matchLabels: Record<string, string> } };
+  spec: {
+    selector: { matchLabels: Record<string, string> };
+    maxUnavailable?: number | string;
+    minAvailable?: number | string;
+  };
 }
 
 export interface IngressBackend {
@@ -211,6 +219,43 @@ export function kustomizeResources(dir: string): { file: string; object: K8sObje
       const file = path.join(dir, resource);
       return readYaml(file).map((object) => ({ file, object: object as K8sObject }));
     });
+}
+
+/**
+ * The replica count an overlay gives a base Deployment: the base's, then the kustomization's
+ * `replicas` entries, then its patches that reach the Deployment (JSON 6902 ops on `/spec/replicas`,
+ * or strategic-merge patches, inline or in a file). Undefined when no one sets a count.
+ */
+export function overlayReplicas(dir: string, deployment: K8sObject & { spec: { replicas?: number } }) {
+  const { name } = deployment.metadata;
+  const kustomization = readKustomization(dir);
+  let replicas = deployment.spec.replicas;
+  for (const entry of kustomization.replicas ?? []) if (entry.name === name) replicas = entry.count;
+  for (const patch of kustomization.patches ?? []) {
+    const target = patch.target;
+    if (target && ((target.kind && target.kind !== 'Deployment') || (target.name && target.name !== name))) {
+      continue;
+    }
+    const documents = patch.patch ? parseYaml(patch.patch) : readYaml(path.join(dir, patch.path!));
+    for (const document of documents) {
+      if (Array.isArray(document)) {
+        for (const op of document as { op: string; path: string; value?: unknown }[]) {
+          if (op.path !== '/spec/replicas') continue;
+          replicas = op.op === 'remove' ? undefined : (op.value as number);
+        }
+        continue;
+      }
+      const object = document as (K8sObject & { spec?: { replicas?: number } }) | null;
+      if (
+        object?.kind === 'Deployment' &&
+        object.metadata?.name === name &&
+        object.spec?.replicas !== undefined
+      ) {
+        replicas = object.spec.replicas;
+      }
+    }
+  }
+  return replicas;
 }
 
 export function ofKind<T extends K8sObject>(objects: K8sObject[], kind: string): T[] {
