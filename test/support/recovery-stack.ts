@@ -55,9 +55,15 @@ export class RecoveryStack {
     ]);
   }
 
-  /** Another recovery process on this stack's database, queue and platform (a replica, a worker). */
-  startRecoveryProcess(env: Record<string, string | undefined> = {}): Promise<AppProcess> {
-    return startApp('recovery', { ...this.recoveryEnv, ...env });
+  /**
+   * Another recovery process on this stack's database, queue and platform (a replica, a worker), on
+   * a free port of its own; `readyTimeoutMs` for processes started several at once on a busy machine.
+   */
+  startRecoveryProcess(
+    env: Record<string, string | undefined> = {},
+    { readyTimeoutMs }: { readyTimeoutMs?: number } = {},
+  ): Promise<AppProcess> {
+    return startApp('recovery', { ...this.recoveryEnv, ...env }, { readyTimeoutMs });
   }
 
   /** Stops recovery with `signal` (SIGKILL: a crash) and starts a new process in its place. */
