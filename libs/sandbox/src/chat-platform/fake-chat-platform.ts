@@ -5,6 +5,7 @@ import type { FakeAuditLogEntry } from './audit-log';
 import { BotAccounts } from './bot-accounts';
 import { BoundedLog } from './bounded-log';
 import { FailureInjector, type FailureRule } from './failure-injector';
+import type { IdentifyRefusal, ShardingSettings } from './gateway/gateway-limits';
 import { GATEWAY_PATH, type GatewayConnectionInfo, GatewayServer } from './gateway/gateway-server';
 import { type ChangeCause, recordChanges } from './guild-activity';
 import type { GuildChange } from './guild-change';
@@ -206,6 +207,25 @@ export class FakeChatPlatform {
     await this.gateway.disconnect(options.resumable ?? true);
   }
 
+  /**
+   * The platform's sharding figures, merged over the defaults (1 recommended shard, max
+   * concurrency 1, an IDENTIFY per bucket every 5,000 ms, 1,000 session starts a day, 2,500 guilds
+   * per shard): what `GET /gateway/bot` recommends and what IDENTIFY enforces. `reset()` restores
+   * the defaults.
+   */
+  setSharding(options: Partial<ShardingSettings>): void {
+    this.store.gatewayLimits.configure(options);
+  }
+
+  /**
+   * The IDENTIFYs and RESUMEs the gateway answered with INVALID_SESSION rather than take, oldest
+   * first: out of session starts, too soon for the shard's bucket, a shard another session
+   * follows, or a shard count other than a live session's.
+   */
+  identifyRefusals(): IdentifyRefusal[] {
+    return this.store.gatewayLimits.refusals().map((refusal) => ({ ...refusal, shard: [...refusal.shard] }));
+  }
+
   /** Answers matching requests with this failure before any other processing. */
   injectFailure(rule: FailureRule): void {
     this.failures.add(rule);
@@ -296,7 +316,9 @@ export class FakeChatPlatform {
   /**
    * Back to a fresh platform: no guilds, users, DMs, logs, bans or failures, no OAuth2
    * applications, codes or tokens, no registered bot tokens and nobody signed in; the configured
-   * limits, and every bot's GUILD_MEMBERS intent on. Gateway sessions end and their connections are closed normally (a client re-identifies).
+   * limits, the default sharding figures with no session starts or refusals, and every bot's
+   * GUILD_MEMBERS intent on. Gateway sessions end and their connections are closed normally (a
+   * client re-identifies).
    */
   reset(): void {
     void this.gateway.closeAll();

@@ -1,5 +1,6 @@
 import { PermissionFlagsBits as P } from 'discord-api-types/v10';
 import { DEMO_CROWD_SIZE, demoGuildSpec } from './demo-guild';
+import { shardOf } from './gateway/gateway-session';
 import { banSpecs, memberSpecs, seedGuild } from './guild-seed';
 import { PlatformStore } from './platform-store';
 
@@ -126,5 +127,21 @@ describe(seedGuild.name, () => {
     // Deterministic: the same crowd every time.
     const again = seedGuild(freshStore(), demoGuildSpec());
     expect(Object.keys(again.members)).toEqual(Object.keys(seeded.members));
+  });
+
+  it('spreads guilds seeded in a row over the shards, even within one millisecond', () => {
+    jest.useFakeTimers({ now: 1_750_000_000_000 });
+    try {
+      const store = freshStore();
+      const guildIds = Array.from({ length: 16 }, (_, i) => seedGuild(store, { name: `Guild ${i}` }).guildId);
+
+      expect(guildIds.map((id) => shardOf(id, 8))).toEqual(
+        [...Array(8).keys(), ...Array(8).keys()].map((shard) => (shard + shardOf(guildIds[0], 8)) % 8),
+      );
+      for (let i = 1; i < guildIds.length; i++)
+        expect(BigInt(guildIds[i])).toBeGreaterThan(BigInt(guildIds[i - 1]));
+    } finally {
+      jest.useRealTimers();
+    }
   });
 });

@@ -300,7 +300,7 @@ function seedChannels(
 
 /** Builds a guild from a spec straight into the store (no permission checks: this is the test's world). */
 export function seedGuild(store: PlatformStore, spec: GuildSpec): SeededGuild {
-  const guildId = spec.id ?? store.ids.next();
+  const guildId = spec.id ?? store.ids.nextSpread();
   if (store.guilds.has(guildId)) throw new Error(`guild ${guildId} already exists`);
   const owner = store.ensureUser(spec.owner?.id, spec.owner?.username ?? 'owner');
   const roles = seedRoles(store, spec, guildId);

@@ -1,5 +1,6 @@
 import { AuditLogs } from './audit-log';
 import { BoundedLog } from './bounded-log';
+import { GatewayLimits } from './gateway/gateway-limits';
 import { OAuthStore } from './oauth-store';
 import { platformError } from './platform-error';
 import type { DmRecord, FakeChannel, FakeGuild, FakeMember, FakeRole, FakeUser } from './platform-state';
@@ -20,6 +21,8 @@ export class PlatformStore {
   readonly dmLog: BoundedLog<DmRecord>;
   readonly oauth = new OAuthStore();
   readonly auditLogs: AuditLogs;
+  /** Sharding figures, session starts and refused IDENTIFYs. */
+  readonly gatewayLimits: GatewayLimits;
   /** Banned user ids and the ban's reason, by guild. */
   readonly bans = new Map<string, Map<string, string | null>>();
   /**
@@ -40,6 +43,7 @@ export class PlatformStore {
     this.bot = { id: bot.id ?? this.ids.next(), username: bot.username, global_name: null, bot: true };
     this.dmLog = new BoundedLog(logCapacity);
     this.auditLogs = new AuditLogs(logCapacity);
+    this.gatewayLimits = new GatewayLimits(logCapacity);
     this.users.set(this.bot.id, this.bot);
   }
 
@@ -135,9 +139,13 @@ export class PlatformStore {
     this.auditLogs.dropGuild(id);
   }
 
-  /** Drops everything but the bot user, OAuth2 applications included; every intent is on again. */
+  /**
+   * Drops everything but the bot user, OAuth2 applications included; every intent is on again,
+   * and the sharding figures are the defaults.
+   */
   clear(): void {
     this.guilds.clear();
+    this.gatewayLimits.clear();
     this.bans.clear();
     this.withoutMembersIntent.clear();
     this.auditLogs.clear();

@@ -34,4 +34,23 @@ describe(SnowflakeGenerator.name, () => {
     expect(id).toMatch(/^\d{17,19}$/);
     expect(Number((BigInt(id) >> 22n) + 1_420_070_400_000n)).toBe(1_750_000_000_000);
   });
+
+  it('gives spread ids a millisecond of their own each, still increasing with the others', () => {
+    const sut = new SnowflakeGenerator(() => 1_750_000_000_000);
+    const ids = [sut.next(), sut.nextSpread(), sut.next(), sut.nextSpread(), sut.nextSpread()];
+    const values = ids.map(BigInt);
+    for (let i = 1; i < values.length; i++) expect(values[i]).toBeGreaterThan(values[i - 1]);
+    const milliseconds = [1, 3, 4].map((i) => values[i] >> 22n);
+    expect(milliseconds[1] - milliseconds[0]).toBe(1n);
+    expect(milliseconds[2] - milliseconds[1]).toBe(1n);
+    for (const id of ids) expect(id).toMatch(/^\d{17,19}$/);
+  });
+
+  it('takes the clock for a spread id once the clock is ahead', () => {
+    let now = 1_750_000_000_000;
+    const sut = new SnowflakeGenerator(() => now);
+    sut.nextSpread();
+    now += 60_000;
+    expect(Number((BigInt(sut.nextSpread()) >> 22n) + 1_420_070_400_000n)).toBe(now);
+  });
 });

@@ -21,4 +21,16 @@ export class SnowflakeGenerator {
     this.last = fromClock > this.last ? fromClock : this.last + 1n;
     return this.last.toString();
   }
+
+  /**
+   * An id in a later millisecond than the last, for guilds: the platform shards a guild by its
+   * id's timestamp, so guilds created in a loop would otherwise all fall on one shard, where real
+   * guilds, created at different times, spread over them all.
+   */
+  nextSpread(): string {
+    const fromClock = (BigInt(this.now()) - PLATFORM_EPOCH_MS) << TIMESTAMP_SHIFT;
+    const nextMillisecond = ((this.last >> TIMESTAMP_SHIFT) + 1n) << TIMESTAMP_SHIFT;
+    this.last = fromClock > nextMillisecond ? fromClock : nextMillisecond;
+    return this.last.toString();
+  }
 }

@@ -63,8 +63,12 @@ export class GatewayConnection implements SessionTransport {
     this.sendOp(GatewayOpcodes.Hello, { heartbeat_interval: heartbeatIntervalMs });
   }
 
+  get open(): boolean {
+    return this.socket.readyState === WebSocket.OPEN;
+  }
+
   send(text: string): void {
-    if (this.socket.readyState === WebSocket.OPEN) this.socket.send(text);
+    if (this.open) this.socket.send(text);
   }
 
   sendOp(op: GatewayOpcodes, d: unknown): void {

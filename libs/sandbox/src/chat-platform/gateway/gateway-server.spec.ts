@@ -14,6 +14,7 @@ import { WebSocket } from 'ws';
 import { FakeChatPlatform } from '../fake-chat-platform';
 import type { GuildSpec, SeededGuild } from '../guild-seed';
 import { GatewayServer } from './gateway-server';
+import { shardOf } from './gateway-session';
 import { fakeForSuite } from '../../../../../test/support/loopback-fake';
 
 const OWNER = '200000000000000001';
@@ -69,30 +70,110 @@ async function until(condition: () => boolean, what: string, deadlineMs = 5000):
   }
 }
 
+interface GatewayMessage {
+  op: number;
+  t: string | null;
+  s: number | null;
+  d: unknown;
+}
+
+/** A raw gateway socket past HELLO, keeping every message it receives. */
+interface RawShard {
+  socket: WebSocket;
+  received: GatewayMessage[];
+  /** Resolves with the close code. */
+  closed: Promise<number>;
+}
+
+/** What an IDENTIFY or RESUME got: its READY's or RESUMED's session id, INVALID_SESSION, or a close code. */
+type Outcome = { session: string } | 'INVALID_SESSION' | number;
+
 /** The gateway behind a real discord.js Client, with a raider acting through a REST client of their own. */
 describe(GatewayServer.name, () => {
   const platform = fakeForSuite(new FakeChatPlatform({ gatewayHeartbeatIntervalMs: 250 }));
   let seeded: SeededGuild;
   let raider: REST;
+  let bot: REST;
   let clients: Client[] = [];
+  let sockets: WebSocket[] = [];
 
   beforeAll(() => {
     raider = new REST({ api: `${platform.url}/api` }).setToken(RAIDER_TOKEN);
+    bot = new REST({ api: `${platform.url}/api` }).setToken(platform.botToken);
   });
   beforeEach(() => {
     seeded = platform.seedGuild(guildSpec());
     platform.registerBotToken(RAIDER_TOKEN, RAIDER);
+    // These clients identify at once (see `connect`); the sharding tests set their own pace.
+    platform.setSharding({ identifyIntervalMs: 0 });
   });
   afterEach(async () => {
     await Promise.all(clients.map((client) => client.destroy()));
     clients = [];
+    for (const socket of sockets) socket.terminate();
+    sockets = [];
   });
+
+  async function openShard(): Promise<RawShard> {
+    const socket = new WebSocket(`${platform.url.replace('http', 'ws')}/gateway?v=10&encoding=json`);
+    sockets.push(socket);
+    const received: GatewayMessage[] = [];
+    socket.on('message', (data: Buffer) => received.push(JSON.parse(data.toString()) as GatewayMessage));
+    const closed = once(socket, 'close').then(([code]) => code as number);
+    await until(() => received.length > 0, 'HELLO');
+    return { socket, received, closed };
+  }
+
+  /** Sends IDENTIFY or RESUME and waits for what it got. */
+  async function send(shard: RawShard, op: 2 | 6, d: Record<string, unknown>): Promise<Outcome> {
+    const from = shard.received.length;
+    let code: number | undefined;
+    void shard.closed.then((closedWith) => (code = closedWith));
+    shard.socket.send(JSON.stringify({ op, d: { token: platform.botToken, ...d } }));
+    const answer = () =>
+      shard.received
+        .slice(from)
+        .find((m) => m.op === 9 || (m.op === 0 && (m.t === 'READY' || m.t === 'RESUMED')));
+    await until(() => answer() !== undefined || code !== undefined, 'an answer');
+    const message = answer();
+    if (!message) return code!;
+    if (message.op === 9) return 'INVALID_SESSION';
+    if (message.t === 'READY') return { session: (message.d as { session_id: string }).session_id };
+    return { session: String(d.session_id) };
+  }
+
+  const identify = (shard: RawShard, ids: [number, number]) =>
+    send(shard, 2, { intents: GatewayIntentBits.Guilds, properties: {}, shard: ids });
+
+  /** Opens a socket and identifies it for the shard. */
+  async function follow(ids: [number, number]): Promise<RawShard & { outcome: Outcome }> {
+    const shard = await openShard();
+    return { ...shard, outcome: await identify(shard, ids) };
+  }
+
+  async function resume(session: string, seq: number): Promise<RawShard & { outcome: Outcome }> {
+    const shard = await openShard();
+    return { ...shard, outcome: await send(shard, 6, { session_id: session, seq }) };
+  }
+
+  /** Closes with the code, or drops the socket (the server sees 1006) without one. */
+  async function close(shard: RawShard, code?: number): Promise<void> {
+    const before = platform.gatewayConnections().length;
+    if (code === undefined) shard.socket.terminate();
+    else shard.socket.close(code);
+    await shard.closed;
+    await until(() => platform.gatewayConnections().length < before, 'the server to see the close');
+  }
+
+  /** The guilds a raw shard received GUILD_CREATE for. */
+  const createdGuildIds = (shard: RawShard) =>
+    shard.received.filter((m) => m.t === 'GUILD_CREATE').map((m) => (m.d as { id: string }).id);
 
   async function connect(intents: GatewayIntentBits[] = INTENTS): Promise<Client> {
     const client = new Client({
       intents,
       rest: { api: `${platform.url}/api` },
-      // discord.js spaces a shard's identifies 5 s apart, as the platform asks; the fake does not.
+      // discord.js spaces a shard's identifies 5 s apart, as the platform asks; these tests do not wait.
       ws: { buildIdentifyThrottler: () => ({ waitForIdentify: () => Promise.resolve() }) },
     });
     clients.push(client);
@@ -125,6 +206,7 @@ describe(GatewayServer.name, () => {
         intents:
           GatewayIntentBits.Guilds | GatewayIntentBits.GuildModeration | GatewayIntentBits.GuildMembers,
         sequence: 2,
+        shard: [0, 1],
       },
     ]);
   });
@@ -340,5 +422,190 @@ describe(GatewayServer.name, () => {
     expect(other.gatewayConnections()).toEqual([]);
     await other.start();
     await other.stop();
+  });
+
+  describe('sharding', () => {
+    /** Guilds seeded in a row, after the suite's own. */
+    const seedMore = (count: number) =>
+      Array.from({ length: count }, (_, i) => platform.seedGuild(guildSpec(`Guild ${i}`)).guildId);
+
+    it('answers /gateway/bot with the recommended shards, and counts session starts down', async () => {
+      platform.setSharding({ shards: 4, maxConcurrency: 2, sessionStartTotal: 10, identifyIntervalMs: 0 });
+      expect(await bot.get(Routes.gatewayBot())).toMatchObject({
+        shards: 4,
+        session_start_limit: { total: 10, remaining: 10, reset_after: 0, max_concurrency: 2 },
+      });
+
+      expect((await follow([0, 4])).outcome).toEqual({ session: expect.any(String) });
+      expect((await follow([1, 4])).outcome).toEqual({ session: expect.any(String) });
+      // A refused identify starts no session.
+      expect((await follow([1, 4])).outcome).toBe('INVALID_SESSION');
+
+      const { session_start_limit: limit } = (await bot.get(Routes.gatewayBot())) as {
+        session_start_limit: { remaining: number; reset_after: number };
+      };
+      expect(limit.remaining).toBe(8);
+      expect(limit.reset_after).toBeGreaterThan(23 * 3600_000);
+      expect(limit.reset_after).toBeLessThanOrEqual(24 * 3600_000);
+      // Each bot has its own.
+      expect(await raider.get(Routes.gatewayBot())).toMatchObject({ session_start_limit: { remaining: 10 } });
+    });
+
+    it('refuses an identify once the session starts are used up', async () => {
+      platform.setSharding({ sessionStartTotal: 1, identifyIntervalMs: 0 });
+      await close(await follow([0, 1]), 1000);
+
+      expect((await follow([0, 1])).outcome).toBe('INVALID_SESSION');
+      expect(platform.identifyRefusals()).toEqual([
+        { at: expect.any(Number), userId: platform.botUserId, shard: [0, 1], reason: 'session_start_limit' },
+      ]);
+    });
+
+    it('closes an identify with 4011 when a shard would carry more guilds than allowed', async () => {
+      seedMore(2);
+      platform.seedGuild({ ...guildSpec('Without the bot'), bot: { member: false } });
+      platform.setSharding({ maxGuildsPerShard: 2, identifyIntervalMs: 0 });
+
+      const unsharded = await follow([0, 1]);
+      expect(unsharded.outcome).toBe(4011);
+      expect(await unsharded.closed).toBe(4011);
+      // Guilds seeded in a row fall on alternate shards of two: two and one, and the bot is not in the fourth.
+      expect((await follow([0, 2])).outcome).toEqual({ session: expect.any(String) });
+      expect(platform.identifyRefusals()).toEqual([]);
+    });
+
+    it('takes one identify per bucket per interval, and the refused connection may identify later', async () => {
+      platform.setSharding({ shards: 2, identifyIntervalMs: 300 });
+      expect((await follow([0, 2])).outcome).toEqual({ session: expect.any(String) });
+
+      const second = await follow([1, 2]);
+      expect(second.outcome).toBe('INVALID_SESSION');
+      expect(platform.identifyRefusals()).toEqual([
+        { at: expect.any(Number), userId: platform.botUserId, shard: [1, 2], reason: 'identify_rate' },
+      ]);
+      await sleep(300);
+      expect(await identify(second, [1, 2])).toEqual({ session: expect.any(String) });
+    });
+
+    it('takes identifies of different buckets at once', async () => {
+      platform.setSharding({ shards: 2, maxConcurrency: 2 });
+
+      expect((await follow([0, 2])).outcome).toEqual({ session: expect.any(String) });
+      expect((await follow([1, 2])).outcome).toEqual({ session: expect.any(String) });
+      expect(platform.identifyRefusals()).toEqual([]);
+    });
+
+    it('refuses a second follower of a live shard, and takes it once the first has closed', async () => {
+      const first = await follow([0, 1]);
+      const second = await follow([0, 1]);
+      expect(second.outcome).toBe('INVALID_SESSION');
+      expect(platform.identifyRefusals()).toEqual([
+        { at: expect.any(Number), userId: platform.botUserId, shard: [0, 1], reason: 'shard_live' },
+      ]);
+      // Another bot's session of the same shard is no follower of this one's.
+      const raiderShard = await openShard();
+      expect(await send(raiderShard, 2, { token: RAIDER_TOKEN, intents: 1, properties: {} })).toEqual({
+        session: expect.any(String),
+      });
+
+      await close(first, 1000);
+      expect(await identify(second, [0, 1])).toEqual({ session: expect.any(String) });
+      expect(platform.gatewayConnections().map((c) => c.shard)).toEqual([
+        [0, 1],
+        [0, 1],
+      ]);
+    });
+
+    it('refuses a shard count other than a live session’s', async () => {
+      await follow([0, 2]);
+
+      expect((await follow([1, 3])).outcome).toBe('INVALID_SESSION');
+      expect(platform.identifyRefusals().map((refusal) => [refusal.shard, refusal.reason])).toEqual([
+        [[1, 3], 'shard_count_mismatch'],
+      ]);
+    });
+
+    it('keeps a session resumable after a 4200 close or a dropped socket, and ends it after 1000', async () => {
+      const resumedAfter = async (code?: number) => {
+        const shard = await follow([0, 1]);
+        await close(shard, code);
+        const resumed = await resume((shard.outcome as { session: string }).session, 1);
+        if (typeof resumed.outcome === 'object') await close(resumed, 1000);
+        return resumed.outcome;
+      };
+
+      expect(await resumedAfter(4200)).toEqual({ session: expect.any(String) });
+      expect(await resumedAfter(undefined)).toEqual({ session: expect.any(String) });
+      expect(await resumedAfter(1000)).toBe('INVALID_SESSION');
+      expect(platform.identifyRefusals()).toEqual([]);
+    });
+
+    it('refuses a resume while another session follows the shard', async () => {
+      const dropped = await follow([0, 1]);
+      await close(dropped);
+      const successor = await follow([0, 1]);
+      expect(successor.outcome).toEqual({ session: expect.any(String) });
+
+      const { session } = dropped.outcome as { session: string };
+      expect((await resume(session, 1)).outcome).toBe('INVALID_SESSION');
+      expect(platform.identifyRefusals()).toEqual([
+        { at: expect.any(Number), userId: platform.botUserId, shard: [0, 1], reason: 'shard_live' },
+      ]);
+      // The refused session is gone: no resuming it once the successor has left either.
+      await close(successor, 1000);
+      expect((await resume(session, 1)).outcome).toBe('INVALID_SESSION');
+    });
+
+    it('sends each guild’s events only to its shard’s session, through a sharded discord.js client', async () => {
+      const guildIds = [seeded.guildId, ...seedMore(3)];
+      platform.setSharding({ shards: 2, maxConcurrency: 2 });
+      const client = new Client({
+        intents: [GatewayIntentBits.Guilds],
+        rest: { api: `${platform.url}/api` },
+        shards: 'auto',
+      });
+      clients.push(client);
+      const deletes: [string, number][] = [];
+      client.on(Events.Raw, (packet: GatewayMessage, shardId: number) => {
+        if (packet.t === 'CHANNEL_DELETE')
+          deletes.push([(packet.d as { guild_id: string }).guild_id, shardId]);
+      });
+      // discord.js takes the recommended shard count and the max concurrency from /gateway/bot.
+      await Promise.all([once(client, Events.ClientReady), client.login(platform.botToken)]);
+      expect(platform.gatewayConnections().map((c) => c.shard)).toEqual(
+        expect.arrayContaining([
+          [0, 2],
+          [1, 2],
+        ]),
+      );
+
+      for (const guildId of guildIds) {
+        const channels = (await raider.get(Routes.guildChannels(guildId))) as { id: string; type: number }[];
+        await raider.delete(Routes.channel(channels.find((channel) => channel.type === 0)!.id));
+      }
+      await until(() => deletes.length >= guildIds.length, 'a delete per guild');
+
+      expect(deletes.sort()).toEqual(guildIds.map((id) => [id, shardOf(id, 2)]).sort());
+      expect(new Set(deletes.map(([, shardId]) => shardId))).toEqual(new Set([0, 1]));
+      expect(platform.identifyRefusals()).toEqual([]);
+    });
+
+    it('sends a raw shard READY and GUILD_CREATE for its own guilds only', async () => {
+      const guildIds = [seeded.guildId, ...seedMore(15)];
+      platform.setSharding({ shards: 8, maxConcurrency: 8 });
+
+      const shards = await Promise.all(Array.from({ length: 8 }, (_, id) => follow([id, 8])));
+
+      await until(
+        () => shards.reduce((sum, shard) => sum + createdGuildIds(shard).length, 0) >= guildIds.length,
+        'a GUILD_CREATE per guild',
+      );
+      const created = shards.map((shard) => createdGuildIds(shard).sort());
+      expect(created).toEqual(
+        Array.from({ length: 8 }, (_, id) => guildIds.filter((guildId) => shardOf(guildId, 8) === id).sort()),
+      );
+      // Guilds seeded in a row spread over every shard.
+      expect(created.every((ids) => ids.length > 0)).toBe(true);
+    });
   });
 });

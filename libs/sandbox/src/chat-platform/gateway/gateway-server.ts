@@ -10,12 +10,13 @@ import { type WebSocket, WebSocketServer } from 'ws';
 import { settledWithin } from '@lib/runtime';
 import type { BotAccounts } from '../bot-accounts';
 import type { FakeGuild } from '../platform-state';
-import type { PlatformStore } from '../platform-store';
+import { type PlatformStore, isMember } from '../platform-store';
 import { memberWire } from '../wire-format';
 import { GatewayConnection, type GatewayProtocol } from './gateway-connection';
 import type { GatewayDispatch } from './gateway-dispatch';
+import type { IdentifyRefusal } from './gateway-limits';
 import { guildCreateData, readyData } from './gateway-payloads';
-import { GatewaySession } from './gateway-session';
+import { GatewaySession, shardOf } from './gateway-session';
 
 export const GATEWAY_PATH = '/gateway';
 /** How long a disconnected session can still be resumed. */
@@ -38,10 +39,17 @@ export interface GatewayConnectionInfo {
   intents: number | null;
   /** The `s` of the last dispatch the session was sent. */
   sequence: number;
+  /** The session's [shard id, shard count]. */
+  shard: [number, number] | null;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function sameShard(session: GatewaySession, shard: [number, number]): boolean {
+  const [id, count] = session.identity.shard;
+  return id === shard[0] && count === shard[1];
 }
 
 function tokenOf(data: Record<string, unknown>): string | undefined {
@@ -49,7 +57,7 @@ function tokenOf(data: Record<string, unknown>): string | undefined {
 }
 
 /** `[shard_id, num_shards]`, default `[0, 1]`; undefined when invalid. */
-function shardOf(value: unknown): [number, number] | undefined {
+function parseShard(value: unknown): [number, number] | undefined {
   if (value === undefined) return [0, 1];
   if (!Array.isArray(value) || value.length !== 2 || !value.every(Number.isInteger)) return undefined;
   const [id, count] = value as [number, number];
@@ -60,7 +68,8 @@ function shardOf(value: unknown): [number, number] | undefined {
  * The platform's gateway (API v10, JSON, no compression) on the fake's HTTP server: sessions for
  * the bot tokens the REST API takes, READY and GUILD_CREATE on IDENTIFY, RESUME with replay,
  * and the dispatches the fake's state changes produce, filtered by intents, shards, membership and
- * permissions as the platform does.
+ * permissions as the platform does. It enforces the platform's sharding rules too: enough shards
+ * for the account's guilds, session starts and their pace, and one follower per shard.
  */
 export class GatewayServer implements GatewayProtocol {
   private readonly sockets = new WebSocketServer({ noServer: true });
@@ -103,6 +112,7 @@ export class GatewayServer implements GatewayProtocol {
       userId: session?.identity.userId ?? null,
       intents: session?.identity.intents ?? null,
       sequence: session?.lastSequence ?? 0,
+      shard: session?.identity.shard ?? null,
     }));
   }
 
@@ -141,10 +151,18 @@ export class GatewayServer implements GatewayProtocol {
     if ((intents & GatewayIntentBits.GuildMembers) !== 0 && this.store.withoutMembersIntent.has(user.id)) {
       return connection.close(GatewayCloseCodes.DisallowedIntents, 'Disallowed intent(s).');
     }
-    const shard = shardOf(identify.shard);
+    const shard = parseShard(identify.shard);
     if (!shard) return connection.close(GatewayCloseCodes.InvalidShard, 'Invalid shard.');
+    if (this.shardingRequired(user.id, shard[1])) {
+      return connection.close(GatewayCloseCodes.ShardingRequired, 'Sharding required.');
+    }
+    const now = Date.now();
+    const limits = this.store.gatewayLimits;
+    const reason = limits.startRefusal(user.id, shard[0], now) ?? this.followerConflict(user.id, shard);
+    if (reason) return this.refuse(connection, { at: now, userId: user.id, shard, reason });
+    limits.recordStart(user.id, shard[0], now);
     const threshold = typeof identify.large_threshold === 'number' ? identify.large_threshold : 50;
-    this.forgetExpiredSessions(Date.now());
+    this.forgetExpiredSessions(now);
     const session = new GatewaySession({
       userId: user.id,
       intents,
@@ -180,6 +198,12 @@ export class GatewayServer implements GatewayProtocol {
       // The client identifies afresh after this.
       if (session) this.sessions.delete(session.id);
       return connection.sendOp(GatewayOpcodes.InvalidSession, false);
+    }
+    const { shard } = session.identity;
+    if (this.liveSessionsOf(userId).some((other) => other !== session && sameShard(other, shard))) {
+      // A resume must not make a second follower of the shard either.
+      this.sessions.delete(session.id);
+      return this.refuse(connection, { at: Date.now(), userId, shard, reason: 'shard_live' });
     }
     this.attach(connection, session);
     for (const text of missed) connection.send(text);
@@ -222,6 +246,43 @@ export class GatewayServer implements GatewayProtocol {
     if (!session || session.attached !== connection) return;
     if (keepSession) session.detach(Date.now());
     else this.sessions.delete(session.id);
+  }
+
+  /** Too few shards: one of them would carry more of the account's guilds than the platform allows. */
+  private shardingRequired(userId: string, shardCount: number): boolean {
+    const { maxGuildsPerShard } = this.store.gatewayLimits.settings;
+    const load = new Map<number, number>();
+    for (const guild of this.store.guilds.values()) {
+      if (!isMember(guild, userId)) continue;
+      const shardId = shardOf(guild.id, shardCount);
+      const guilds = (load.get(shardId) ?? 0) + 1;
+      if (guilds > maxGuildsPerShard) return true;
+      load.set(shardId, guilds);
+    }
+    return false;
+  }
+
+  /**
+   * Why the account may not follow the shard now, if it may not: a session of its already follows
+   * it (two followers would each act on every event), or follows another shard count.
+   */
+  private followerConflict(userId: string, shard: [number, number]): IdentifyRefusal['reason'] | undefined {
+    const live = this.liveSessionsOf(userId);
+    if (live.some((session) => sameShard(session, shard))) return 'shard_live';
+    if (live.some((session) => session.identity.shard[1] !== shard[1])) return 'shard_count_mismatch';
+    return undefined;
+  }
+
+  private liveSessionsOf(userId: string): GatewaySession[] {
+    return [...this.sessions.values()].filter(
+      (session) => session.identity.userId === userId && session.live,
+    );
+  }
+
+  /** INVALID_SESSION (not resumable) on a connection that stays open: the client identifies later. */
+  private refuse(connection: GatewayConnection, refusal: IdentifyRefusal): void {
+    this.store.gatewayLimits.refuse(refusal);
+    connection.sendOp(GatewayOpcodes.InvalidSession, false);
   }
 
   private accept(ws: WebSocket, params: URLSearchParams): void {

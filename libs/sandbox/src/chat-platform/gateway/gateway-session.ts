@@ -17,6 +17,8 @@ export interface SessionIdentity {
 /** Where a session's dispatches go while a connection carries it. */
 export interface SessionTransport {
   send(text: string): void;
+  /** False from the moment either side starts closing it. */
+  readonly open: boolean;
 }
 
 /** The shard a guild's events go to: (guild_id >> 22) % shard count, as on the platform. */
@@ -44,6 +46,11 @@ export class GatewaySession {
 
   get attached(): SessionTransport | undefined {
     return this.transport;
+  }
+
+  /** Whether an open connection carries the session: it follows its shard now. */
+  get live(): boolean {
+    return this.transport?.open === true;
   }
 
   attach(transport: SessionTransport): void {
