@@ -1,14 +1,10 @@
 import 'reflect-metadata';
+import { shardOf } from '@lib/chat-platform';
+import type { ShardingSettings } from '@lib/sandbox';
 import '../test/support/test-env';
 import path from 'node:path';
 import migrateTestDatabase from '../test/support/global-setup';
-import {
-  describeOwnership,
-  LiveSyncCluster,
-  type RaidGuild,
-  type ShardingSettings,
-  shardOf,
-} from '../test/support/live-sync-cluster';
+import { describeOwnership, LiveSyncCluster, type RaidGuild } from '../test/support/live-sync-cluster';
 import { waitFor } from '../test/support/wait';
 
 /**
@@ -46,7 +42,7 @@ const REPLICAS = 3;
 const RAIDS_PER_SHARD = 4;
 const MIN_RAIDS = 30;
 const AIM_P99_MS = 1_000;
-const SHARDING: ShardingSettings = { shards: SHARDS, maxConcurrency: 16, identifyIntervalMs: 1_000 };
+const SHARDING: Partial<ShardingSettings> = { shards: SHARDS, maxConcurrency: 16, identifyIntervalMs: 1_000 };
 const GC_PRELOAD = path.resolve(__dirname, 'gc-on-signal.js');
 
 function percentile(sorted: number[], p: number): number {

@@ -1,9 +1,9 @@
+import { shardOf } from '@lib/chat-platform';
 import { ADMIN } from '../support/restore-scenario';
 import {
   describeOwnership,
   LiveSyncCluster,
   type RaidGuild,
-  shardOf,
   type ShardSampler,
 } from '../support/live-sync-cluster';
 import { waitFor } from '../support/wait';
@@ -88,16 +88,13 @@ describe('live sync on shards, across replicas', () => {
     const survivors = [...before.keys()].filter((index) => index !== victim);
 
     const killedAt = await cluster.kill(victim!, 'SIGKILL');
-    let owners = new Map<number, number[]>();
-    await waitFor(
-      'the survivors to hold every shard',
-      async () => {
-        owners = await cluster.ownership();
-        const held = [...owners.values()].flat().sort((a, b) => a - b);
-        return held.join() === Array.from({ length: SHARDS }, (_, i) => i).join();
-      },
-      { timeoutMs: FAILOVER_MS + 15_000, intervalMs: 100 },
-    );
+    // Followed again: each shard claimed by one survivor AND its connection up at the platform
+    // (resumed, or identified afresh), not merely claimed.
+    const owners = await cluster.waitForCoverage(SHARDS, {
+      balanced: false,
+      timeoutMs: FAILOVER_MS + 15_000,
+      intervalMs: 100,
+    });
     const elapsed = Date.now() - killedAt;
     expect([...owners.keys()].sort()).toEqual(survivors.sort());
     console.log(

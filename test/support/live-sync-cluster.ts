@@ -1,5 +1,10 @@
-import { ChatPlatformClient } from '@lib/chat-platform';
-import type { FakeChatPlatform, GatewayConnectionInfo } from '@lib/sandbox';
+import { ChatPlatformClient, shardOf } from '@lib/chat-platform';
+import type {
+  FakeChatPlatform,
+  GatewayConnectionInfo,
+  IdentifyRefusal,
+  ShardingSettings,
+} from '@lib/sandbox';
 import { PermissionFlagsBits as P } from 'discord-api-types/v10';
 import type { DataSource } from 'typeorm';
 import type { AppProcess } from './app-process';
@@ -9,45 +14,6 @@ import { RecoveryStack } from './recovery-stack';
 import { metricSum, scrapeMetrics } from './replica-set';
 import { ADMIN, OWNER } from './restore-scenario';
 import { waitFor } from './wait';
-
-/** `platform.setSharding(...)` of the fake (defaults 1, 1, 5000, 1000, 2500). */
-export interface ShardingSettings {
-  shards?: number;
-  maxConcurrency?: number;
-  identifyIntervalMs?: number;
-  sessionStartTotal?: number;
-  maxGuildsPerShard?: number;
-}
-
-/** An IDENTIFY the fake answered with INVALID_SESSION, and why. */
-export interface IdentifyRefusal {
-  at: number;
-  userId: string;
-  shard: [number, number];
-  reason: 'session_start_limit' | 'identify_rate' | 'shard_live' | 'shard_count_mismatch';
-}
-
-export type ShardedConnectionInfo = GatewayConnectionInfo & { shard: [number, number] | null };
-
-/**
- * The fake platform's sharding controls. They are being added to `FakeChatPlatform` in parallel
- * with this harness; this view names them as specified so the harness compiles either way. Once
- * they are on the class, `sharded()` is a plain identity and can go.
- */
-export type ShardedFakePlatform = Omit<FakeChatPlatform, 'gatewayConnections'> & {
-  setSharding(settings: ShardingSettings): void | Promise<void>;
-  identifyRefusals(): IdentifyRefusal[];
-  gatewayConnections(): ShardedConnectionInfo[];
-};
-
-export function sharded(platform: FakeChatPlatform): ShardedFakePlatform {
-  return platform as unknown as ShardedFakePlatform;
-}
-
-/** The shard a guild's events go to: `(id >> 22) % count`, as the platform routes them. */
-export function shardOf(platformGuildId: string, count: number): number {
-  return Number((BigInt(platformGuildId) >> 22n) % BigInt(count));
-}
 
 /** The refusals that mean two connections tried to follow one shard (or disagreed on the count). */
 export const DOUBLE_FOLLOW_REASONS: readonly IdentifyRefusal['reason'][] = [
@@ -103,7 +69,7 @@ const RAID_CHANNELS = 6;
  */
 export class LiveSyncCluster {
   readonly stack = new RecoveryStack({ worker: true });
-  readonly platform: ShardedFakePlatform = sharded(this.stack.platform);
+  readonly platform: FakeChatPlatform = this.stack.platform;
   /** Every guild the harness seeded on the fake (the bot is in each), raid guilds included. */
   readonly guildIds: string[] = [];
   private readonly replicas: (AppProcess | null)[] = [];
@@ -117,7 +83,7 @@ export class LiveSyncCluster {
 
   constructor(
     private readonly options: {
-      sharding: ShardingSettings;
+      sharding: Partial<ShardingSettings>;
       /** Added to every replica's environment (e.g. LIVE_SYNC_SHARD_COUNT). */
       replicaEnv?: Record<string, string | undefined>;
       replicaReadyTimeoutMs?: number;
@@ -130,7 +96,7 @@ export class LiveSyncCluster {
 
   async start(): Promise<void> {
     await this.stack.start();
-    await this.platform.setSharding(this.options.sharding);
+    this.platform.setSharding(this.options.sharding);
     this.dataSource = await openDataSource();
     this.billing = new BillingEventStream();
     this.platform.registerBotToken(RAIDER_TOKEN, ADMIN, 'admin');
@@ -346,7 +312,7 @@ export class LiveSyncCluster {
   }
 
   /** The bot's identified gateway connections that carry a shard. */
-  shardConnections(): ShardedConnectionInfo[] {
+  shardConnections(): GatewayConnectionInfo[] {
     return this.platform
       .gatewayConnections()
       .filter(
@@ -372,7 +338,11 @@ export class LiveSyncCluster {
    */
   async waitForCoverage(
     shards: number = this.shards,
-    { balanced = true, timeoutMs = 90_000 }: { balanced?: boolean; timeoutMs?: number } = {},
+    {
+      balanced = true,
+      timeoutMs = 90_000,
+      intervalMs = 200,
+    }: { balanced?: boolean; timeoutMs?: number; intervalMs?: number } = {},
   ): Promise<Map<number, number[]>> {
     let last = '';
     try {
@@ -399,7 +369,7 @@ export class LiveSyncCluster {
           if (connections.length !== shards || connected.join() !== held.join()) return false;
           return owners;
         },
-        { timeoutMs, intervalMs: 200 },
+        { timeoutMs, intervalMs },
       );
     } catch (error) {
       throw new Error(`${(error as Error).message}; last seen: ${last}`);

@@ -1,6 +1,6 @@
+import { shardOf } from '@lib/chat-platform';
 import { PermissionFlagsBits as P } from 'discord-api-types/v10';
 import { DEMO_CROWD_SIZE, demoGuildSpec } from './demo-guild';
-import { shardOf } from './gateway/gateway-session';
 import { banSpecs, memberSpecs, seedGuild } from './guild-seed';
 import { PlatformStore } from './platform-store';
 

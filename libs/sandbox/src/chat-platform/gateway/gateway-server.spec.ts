@@ -1,3 +1,4 @@
+import { shardOf } from '@lib/chat-platform';
 import { REST } from '@discordjs/rest';
 import { PermissionFlagsBits as P, Routes } from 'discord-api-types/v10';
 import {
@@ -14,7 +15,6 @@ import { WebSocket } from 'ws';
 import { FakeChatPlatform } from '../fake-chat-platform';
 import type { GuildSpec, SeededGuild } from '../guild-seed';
 import { GatewayServer } from './gateway-server';
-import { shardOf } from './gateway-session';
 import { fakeForSuite } from '../../../../../test/support/loopback-fake';
 
 const OWNER = '200000000000000001';

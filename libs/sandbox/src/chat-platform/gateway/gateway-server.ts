@@ -1,3 +1,4 @@
+import { shardOf } from '@lib/chat-platform';
 import {
   GatewayCloseCodes,
   GatewayDispatchEvents,
@@ -16,7 +17,7 @@ import { GatewayConnection, type GatewayProtocol } from './gateway-connection';
 import type { GatewayDispatch } from './gateway-dispatch';
 import type { IdentifyRefusal } from './gateway-limits';
 import { guildCreateData, readyData } from './gateway-payloads';
-import { GatewaySession, shardOf } from './gateway-session';
+import { GatewaySession } from './gateway-session';
 
 export const GATEWAY_PATH = '/gateway';
 /** How long a disconnected session can still be resumed. */

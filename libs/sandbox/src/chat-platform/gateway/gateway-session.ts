@@ -1,3 +1,4 @@
+import { shardOf } from '@lib/chat-platform';
 import { randomBytes } from 'node:crypto';
 import { BotAuthority } from '../bot-authority';
 import { type PlatformStore, isMember } from '../platform-store';
@@ -19,11 +20,6 @@ export interface SessionTransport {
   send(text: string): void;
   /** False from the moment either side starts closing it. */
   readonly open: boolean;
-}
-
-/** The shard a guild's events go to: (guild_id >> 22) % shard count, as on the platform. */
-export function shardOf(guildId: string, shardCount: number): number {
-  return Number((BigInt(guildId) >> 22n) % BigInt(shardCount));
 }
 
 /**
