@@ -111,6 +111,9 @@ async function main(): Promise<void> {
     const idleFollowed = await Promise.all(idle.map((index) => cluster.followedGuilds(index)));
     const idleHeap = idleHeaps.reduce((a, b) => a + b, 0) / idleHeaps.length;
     for (const index of idle) await cluster.kill(index, 'SIGTERM');
+    // The idle replicas handed their sessions over; ended here, so the new replicas identify afresh
+    // and receive the guilds seeded below in their GUILD_CREATEs (a resume replays only events).
+    await cluster.platform.disconnectGateway({ resumable: false });
 
     // Loaded: the 10,000 guilds, received by new replicas through IDENTIFY.
     cluster.seedGuilds(GUILDS);

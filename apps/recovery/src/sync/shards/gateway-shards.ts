@@ -42,7 +42,18 @@ interface OpenShard {
   dirty: boolean;
   /** Closing to hand the session over: the library's "forget the session" is ignored then. */
   handingOver: boolean;
+  closed: boolean;
 }
+
+/**
+ * What a closed shard's connection attempts get. The library reconnects 500 ms after it drops a
+ * connection itself (an INVALID_SESSION, a lost socket), and a shard destroyed during that pause,
+ * or before its first attempt began, still makes that attempt afterwards. Such an attempt asks for
+ * the session first, before it opens a socket: answered with a promise that never settles, it
+ * stops there, socketless, and is collected with the shard. Without this, a shard handed to
+ * another replica would come back here as a second follower.
+ */
+const NEVER = new Promise<never>(() => undefined);
 
 /**
  * The bot's gateway connections, one per shard this replica follows, through @discordjs/ws (the
@@ -88,6 +99,7 @@ export class GatewayShards {
       session: null,
       dirty: false,
       handingOver: false,
+      closed: false,
     };
     shard.manager = new WebSocketManager({
       token: this.options.botToken,
@@ -95,11 +107,14 @@ export class GatewayShards {
       rest: this.rest,
       shardCount,
       shardIds: [shardId],
-      buildIdentifyThrottler: () => this.identifyThrottler(),
-      retrieveSessionInfo: async (id) => shard.session ?? (await this.sessions.load(shardCount, id)),
+      buildIdentifyThrottler: () => this.identifyThrottler(shard),
+      retrieveSessionInfo: async (id) =>
+        shard.closed ? NEVER : (shard.session ?? (await this.sessions.load(shardCount, id))),
       updateSessionInfo: (_id, info) => this.sessionChanged(shardId, shard, info),
     });
-    shard.manager.on(WebSocketShardEvents.Dispatch, ({ data }) => this.dispatch(data, listener));
+    shard.manager.on(WebSocketShardEvents.Dispatch, ({ data }) => {
+      if (!shard.closed) this.dispatch(data, listener);
+    });
     // An emitter's unhandled `error` would end the process; the connection recovers by itself.
     shard.manager.on(WebSocketShardEvents.Error, ({ error }) =>
       this.logger.warn({ err: String(error), shard_id: shardId }, 'gateway connection error'),
@@ -122,6 +137,7 @@ export class GatewayShards {
     const shard = this.shards.get(shardId);
     if (!shard) return;
     this.shards.delete(shardId);
+    shard.closed = true;
     shard.handingOver = handOver;
     shard.manager.removeAllListeners(WebSocketShardEvents.Closed);
     await shard.manager.destroy(
@@ -156,11 +172,12 @@ export class GatewayShards {
   }
 
   /** One identify per bucket per 5 s across every replica: the turns are taken in Postgres. */
-  private identifyThrottler(): IIdentifyThrottler {
+  private identifyThrottler(shard: OpenShard): IIdentifyThrottler {
     return {
       waitForIdentify: async (shardId, signal) => {
         const bucket = shardId % this.maxConcurrency;
         for (;;) {
+          if (shard.closed) return NEVER;
           const waitMs = await this.sessions.takeIdentifyTurn(bucket, IDENTIFY_INTERVAL_MS);
           if (waitMs === 0) return;
           await sleep(waitMs, undefined, { signal });
