@@ -4,7 +4,9 @@ import { StatementMigration } from '@lib/database';
  * Live sync across replicas (issue 29). Which replica follows which gateway shard is held in
  * Postgres advisory locks, not in a table; these two tables are what replicas hand each other:
  * - `live_sync_shard_sessions`: a shard's gateway session (id, last sequence, resume address),
- *   saved by its owner, so the next owner RESUMEs it and the platform replays what was missed;
+ *   saved by its owner with the guilds the shard carried as of that sequence, so the next owner
+ *   RESUMEs it, the platform replays what was missed, and the new owner knows the shard's guilds
+ *   (a resumed session gets no GUILD_CREATEs);
  * - `live_sync_identify_buckets`: when each identify bucket (`shard_id % max_concurrency`) last
  *   identified, since the platform allows one identify per bucket per 5 s for the whole bot,
  *   whichever replica sends it.
@@ -20,6 +22,7 @@ export class LiveSyncShards1766300000000 extends StatementMigration {
         session_id text NOT NULL,
         sequence bigint NOT NULL CHECK (sequence >= 0),
         resume_url text NOT NULL,
+        guild_ids bigint[] NOT NULL DEFAULT '{}',
         updated_at timestamptz NOT NULL DEFAULT now(),
         PRIMARY KEY (shard_count, shard_id)
       )`,

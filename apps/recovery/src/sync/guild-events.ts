@@ -65,7 +65,16 @@ export interface ShardReleased {
   shardCount: number;
 }
 
-export type SourceEvent = SourceReady | ShardReleased | GuildEvent;
+/**
+ * A resumed session's guilds (a resume replays events, not GUILD_CREATEs): the guilds this process
+ * now follows on that shard, as the previous follower of the session knew them.
+ */
+export interface GuildsKnown {
+  type: 'guilds_known';
+  platformGuildIds: string[];
+}
+
+export type SourceEvent = SourceReady | ShardReleased | GuildsKnown | GuildEvent;
 export type GuildEventType = GuildEvent['type'];
 
 /**

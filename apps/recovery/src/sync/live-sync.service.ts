@@ -229,6 +229,7 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
       return;
     }
     if (event.type === 'shard_released') return this.forgetShard(event.shardId, event.shardCount);
+    if (event.type === 'guilds_known') return this.know(event.platformGuildIds);
     const sequence = ++this.received;
     this.lanes.run(event.platformGuildId, () => this.handle(event, sequence));
   }
@@ -436,6 +437,16 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
     for (const platformGuildId of [...this.guilds.keys()]) {
       if (shardOf(platformGuildId, shardCount) !== shardId) continue;
       this.lanes.run(platformGuildId, () => Promise.resolve(this.forget(platformGuildId)));
+    }
+  }
+
+  /**
+   * Guilds this process follows from now on without their state (a resumed session): each is
+   * mirrored on its next event or by the plan check, as a guild that was not read yet.
+   */
+  private know(platformGuildIds: string[]): void {
+    for (const platformGuildId of platformGuildIds) {
+      this.lanes.run(platformGuildId, () => Promise.resolve(void this.syncOf(platformGuildId)));
     }
   }
 

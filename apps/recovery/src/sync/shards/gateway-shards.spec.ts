@@ -1,19 +1,21 @@
 import type { SessionInfo } from '@discordjs/ws';
+import { shardOf } from '@lib/chat-platform';
 import { FakeChatPlatform } from '@lib/sandbox';
 import type { SourceEvent } from '../guild-events';
 import { GatewayShards } from './gateway-shards';
-import type { ShardSessions } from './shard-sessions.repository';
+import type { SavedShard, ShardSessions } from './shard-sessions.repository';
 
 /** The sessions table as a map; identify turns always free (the fake's pace is off here). */
 class MemorySessions {
-  readonly rows = new Map<string, SessionInfo>();
+  readonly rows = new Map<string, SavedShard>();
 
-  load(count: number, id: number): Promise<SessionInfo | null> {
+  load(count: number, id: number): Promise<SavedShard | null> {
     return Promise.resolve(this.rows.get(`${count}/${id}`) ?? null);
   }
 
-  save(session: SessionInfo): Promise<void> {
-    this.rows.set(`${session.shardCount}/${session.shardId}`, session);
+  save(session: SessionInfo, guildIds?: string[]): Promise<void> {
+    const key = `${session.shardCount}/${session.shardId}`;
+    this.rows.set(key, { session, guildIds: guildIds ?? this.rows.get(key)?.guildIds ?? [] });
     return Promise.resolve();
   }
 
@@ -75,20 +77,43 @@ describe('GatewayShards', () => {
     await platform.stop();
   });
 
-  it('hands a shard over: closed resumably, its session saved, and resumed by the next owner', async () => {
+  it('hands a shard over: closed resumably, saved with its guilds, resumed by the next owner, who learns them', async () => {
+    // Guilds seeded in a row fall on consecutive shards: of four, two are on shard 1 of 2.
+    const guildIds = [1, 2, 3, 4].map((n) => platform.seedGuild({ name: `g${n}` }).guildId);
+    const onShard1 = guildIds.filter((id) => shardOf(id, 2) === 1).sort();
+    expect(onShard1).toHaveLength(2);
     const first = gatewayShards();
     await first.plan();
     first.connect(1, 2, () => undefined);
     await until('shard 1 identified', () => botConnections().some((c) => c.sessionId !== null));
     const [{ sessionId }] = botConnections();
+    await first.saveSessions();
 
     await first.close(1, true);
-    expect(sessions.rows.get('2/1')).toMatchObject({ sessionId, shardId: 1, shardCount: 2 });
+    const saved = sessions.rows.get('2/1')!;
+    expect(saved.session).toMatchObject({ sessionId, shardId: 1, shardCount: 2 });
+    expect([...saved.guildIds].sort()).toEqual(onShard1);
 
+    // Meanwhile a guild is deleted: the replay tells the next owner, after the saved list.
+    platform.deleteGuild(onShard1[0]);
     const next = gatewayShards();
     await next.plan();
-    next.connect(1, 2, () => undefined);
-    await until('shard 1 resumed', () => botConnections().some((c) => c.sessionId === sessionId));
+    const events: SourceEvent[] = [];
+    next.connect(1, 2, (event) => events.push(event));
+    await until(
+      'shard 1 resumed and the deletion replayed',
+      () =>
+        events.some((e) => e.type === 'guilds_known') && events.some((e) => e.type === 'guild_unavailable'),
+    );
+    expect(botConnections().map((c) => c.sessionId)).toEqual([sessionId]);
+    // The library hands on RESUMED before the replayed events it precedes have passed its own
+    // awaits, so the order varies; what the events add up to does not.
+    const known = new Set<string>();
+    for (const event of events) {
+      if (event.type === 'guilds_known') event.platformGuildIds.forEach((id) => known.add(id));
+      if (event.type === 'guild_unavailable') known.delete(event.platformGuildId);
+    }
+    expect([...known]).toEqual([onShard1[1]]);
     expect(platform.identifyRefusals()).toEqual([]);
   });
 

@@ -6,7 +6,13 @@ import {
   WebSocketManager,
   WebSocketShardEvents,
 } from '@discordjs/ws';
-import { GatewayIntentBits, type RESTGetAPIGatewayBotResult, Routes } from 'discord-api-types/v10';
+import {
+  GatewayDispatchEvents,
+  type GatewayDispatchPayload,
+  GatewayIntentBits,
+  type RESTGetAPIGatewayBotResult,
+  Routes,
+} from 'discord-api-types/v10';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { toSourceEvent } from '../gateway-dispatch.mapper';
 import type { SourceEvent } from '../guild-events';
@@ -43,6 +49,14 @@ interface OpenShard {
   /** Closing to hand the session over: the library's "forget the session" is ignored then. */
   handingOver: boolean;
   closed: boolean;
+  /**
+   * The guilds on the shard, from READY and GUILD_CREATE/DELETE, saved with the session: whoever
+   * resumes the session gets no GUILD_CREATEs, so it learns them from here.
+   */
+  guilds: Set<string>;
+  guildsDirty: boolean;
+  /** The sequence of the last dispatch handed to live sync: what a successor resumes after. */
+  handled: number;
 }
 
 /**
@@ -54,6 +68,28 @@ interface OpenShard {
  * another replica would come back here as a second follower.
  */
 const NEVER = new Promise<never>(() => undefined);
+
+/**
+ * The session as far as live sync has been handed its events, and no further: the library records
+ * a dispatch's sequence before passing the dispatch on, and a successor must replay that one too.
+ */
+function handedThrough(shard: OpenShard): SessionInfo {
+  return { ...shard.session!, sequence: Math.min(shard.session!.sequence, shard.handled) };
+}
+
+/** Keeps a shard's guild list as the gateway announces it (a READY lists them all). */
+function trackGuilds(shard: OpenShard, payload: GatewayDispatchPayload): void {
+  if (payload.t === GatewayDispatchEvents.Ready) {
+    shard.guilds = new Set(payload.d.guilds.map((guild) => guild.id));
+  } else if (payload.t === GatewayDispatchEvents.GuildCreate) {
+    shard.guilds.add(payload.d.id);
+  } else if (payload.t === GatewayDispatchEvents.GuildDelete && !payload.d.unavailable) {
+    shard.guilds.delete(payload.d.id);
+  } else {
+    return;
+  }
+  shard.guildsDirty = true;
+}
 
 /**
  * The bot's gateway connections, one per shard this replica follows, through @discordjs/ws (the
@@ -100,6 +136,9 @@ export class GatewayShards {
       dirty: false,
       handingOver: false,
       closed: false,
+      guilds: new Set(),
+      guildsDirty: false,
+      handled: 0,
     };
     shard.manager = new WebSocketManager({
       token: this.options.botToken,
@@ -108,12 +147,19 @@ export class GatewayShards {
       shardCount,
       shardIds: [shardId],
       buildIdentifyThrottler: () => this.identifyThrottler(shard),
-      retrieveSessionInfo: async (id) =>
-        shard.closed ? NEVER : (shard.session ?? (await this.sessions.load(shardCount, id))),
+      retrieveSessionInfo: (id) => (shard.closed ? NEVER : this.sessionToResume(shard, id)),
       updateSessionInfo: (_id, info) => this.sessionChanged(shardId, shard, info),
     });
     shard.manager.on(WebSocketShardEvents.Dispatch, ({ data }) => {
-      if (!shard.closed) this.dispatch(data, listener);
+      if (shard.closed) return;
+      trackGuilds(shard, data);
+      this.dispatch(data, listener);
+      shard.handled = data.s;
+      shard.dirty = true;
+    });
+    // After a replay, the guilds the session carries as far as it was followed, here or elsewhere.
+    shard.manager.on(WebSocketShardEvents.Resumed, () => {
+      if (!shard.closed) listener({ type: 'guilds_known', platformGuildIds: [...shard.guilds] });
     });
     // An emitter's unhandled `error` would end the process; the connection recovers by itself.
     shard.manager.on(WebSocketShardEvents.Error, ({ error }) =>
@@ -143,16 +189,29 @@ export class GatewayShards {
     await shard.manager.destroy(
       handOver ? { code: 4200, reason: 'Handed to another replica' } : { reason: 'Live sync stopped' },
     );
-    if (handOver && shard.session) await this.sessions.save(shard.session);
+    if (handOver && shard.session) await this.sessions.save(handedThrough(shard), [...shard.guilds]);
   }
 
   /** Saves every session that moved since the last call: a successor resumes from about here. */
   async saveSessions(): Promise<void> {
     for (const shard of this.shards.values()) {
-      if (!shard.dirty || !shard.session) continue;
+      if (!(shard.dirty || shard.guildsDirty) || !shard.session) continue;
+      const guilds = shard.guildsDirty ? [...shard.guilds] : undefined;
       shard.dirty = false;
-      await this.sessions.save(shard.session);
+      shard.guildsDirty = false;
+      await this.sessions.save(handedThrough(shard), guilds);
     }
+  }
+
+  /** The session this process holds, else the one saved by the shard's last owner, with its guilds. */
+  private async sessionToResume(shard: OpenShard, shardId: number): Promise<SessionInfo | null> {
+    if (shard.session) return shard.session;
+    const saved = await this.sessions.load(shard.shardCount, shardId);
+    if (!saved) return null;
+    shard.session = saved.session;
+    shard.handled = saved.session.sequence;
+    shard.guilds = new Set(saved.guildIds);
+    return saved.session;
   }
 
   private sessionChanged(shardId: number, shard: OpenShard, info: SessionInfo | null): Promise<void> | void {
@@ -187,7 +246,7 @@ export class GatewayShards {
   }
 
   /** Called inside the library's packet handling: nothing may escape from here. */
-  private dispatch(packet: unknown, listener: (event: SourceEvent) => void): void {
+  private dispatch(packet: GatewayDispatchPayload, listener: (event: SourceEvent) => void): void {
     try {
       const event = toSourceEvent(packet);
       if (event) listener(event);

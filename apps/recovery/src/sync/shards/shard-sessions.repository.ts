@@ -2,6 +2,12 @@ import type { SessionInfo } from '@discordjs/ws';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
+/** A saved session with the guilds its shard carried then. */
+export interface SavedShard {
+  session: SessionInfo;
+  guildIds: string[];
+}
+
 /**
  * What live-sync replicas hand each other through Postgres (migration LiveSyncShards): each
  * shard's session for the next owner to resume, and the time each identify bucket last
@@ -11,32 +17,45 @@ import { DataSource } from 'typeorm';
 export class ShardSessions {
   constructor(private readonly dataSource: DataSource) {}
 
-  async load(shardCount: number, shardId: number): Promise<SessionInfo | null> {
-    const rows = await this.dataSource.query<{ session_id: string; sequence: string; resume_url: string }[]>(
-      `SELECT session_id, sequence::text AS sequence, resume_url
+  /** The shard's saved session, and the guilds it carried as of the session's sequence. */
+  async load(shardCount: number, shardId: number): Promise<SavedShard | null> {
+    const rows = await this.dataSource.query<
+      { session_id: string; sequence: string; resume_url: string; guild_ids: string[] }[]
+    >(
+      `SELECT session_id, sequence::text AS sequence, resume_url, guild_ids::text[] AS guild_ids
          FROM recovery.live_sync_shard_sessions WHERE shard_count = $1 AND shard_id = $2`,
       [shardCount, shardId],
     );
     const [row] = rows;
-    return row
-      ? {
-          sessionId: row.session_id,
-          sequence: Number(row.sequence),
-          resumeURL: row.resume_url,
-          shardId,
-          shardCount,
-        }
-      : null;
+    if (!row) return null;
+    const session = {
+      sessionId: row.session_id,
+      sequence: Number(row.sequence),
+      resumeURL: row.resume_url,
+      shardId,
+      shardCount,
+    };
+    return { session, guildIds: row.guild_ids };
   }
 
-  async save(session: SessionInfo): Promise<void> {
+  /** Saves the session; with `guildIds`, the shard's guilds too (otherwise the saved ones stand). */
+  async save(session: SessionInfo, guildIds?: string[]): Promise<void> {
     await this.dataSource.query(
-      `INSERT INTO recovery.live_sync_shard_sessions (shard_count, shard_id, session_id, sequence, resume_url)
-       VALUES ($1, $2, $3, $4, $5)
+      `INSERT INTO recovery.live_sync_shard_sessions
+         (shard_count, shard_id, session_id, sequence, resume_url, guild_ids)
+       VALUES ($1, $2, $3, $4, $5, coalesce($6::bigint[], '{}'))
        ON CONFLICT (shard_count, shard_id) DO UPDATE
          SET session_id = EXCLUDED.session_id, sequence = EXCLUDED.sequence,
-             resume_url = EXCLUDED.resume_url, updated_at = now()`,
-      [session.shardCount, session.shardId, session.sessionId, session.sequence, session.resumeURL],
+             resume_url = EXCLUDED.resume_url,
+             guild_ids = coalesce($6::bigint[], live_sync_shard_sessions.guild_ids), updated_at = now()`,
+      [
+        session.shardCount,
+        session.shardId,
+        session.sessionId,
+        session.sequence,
+        session.resumeURL,
+        guildIds ?? null,
+      ],
     );
   }
 
