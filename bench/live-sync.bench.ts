@@ -31,7 +31,7 @@ import { waitFor } from '../test/support/wait';
  *   when the workflow task that saw the burst started, before the incident snapshot; the Temporal
  *   test server, Postgres and this process all run on this machine, on its one clock. Also printed:
  *   when this process first read the row (polled every 10 ms), which includes the snapshot and the
- *   insert. PASS/FAIL is on p99(t1 - t0) <= 1 s.
+ *   insert. PASS/FAIL: both p99s <= 1 s.
  *
  * To start fast the fake's IDENTIFY limits are relaxed here (SHARDING, printed): every shard in a
  * bucket of its own, one IDENTIFY per bucket per second.
@@ -185,10 +185,12 @@ async function main(): Promise<void> {
     console.log(line('t1 = row first read (10 ms polls)', toSeen));
     if (clockWarnings > 0)
       console.log(`  WARNING: ${clockWarnings} incident(s) stamped before their t0: the clocks disagree`);
+    // Both must hold: stamped within 1 s, and readable (snapshot and insert done) within 1 s.
     const p99 = percentile(toOpened, 99);
-    const pass = p99 <= AIM_P99_MS;
+    const p99Seen = percentile(toSeen, 99);
+    const pass = p99 <= AIM_P99_MS && p99Seen <= AIM_P99_MS;
     console.log(
-      `${pass ? 'PASS' : 'FAIL'}: p99 action to incident ${p99.toFixed(0)} ms (aim <= ${AIM_P99_MS} ms)`,
+      `${pass ? 'PASS' : 'FAIL'}: p99 action to incident ${p99.toFixed(0)} ms opened, ${p99Seen.toFixed(0)} ms readable (aim <= ${AIM_P99_MS} ms)`,
     );
     if (!pass) process.exitCode = 1;
   } finally {

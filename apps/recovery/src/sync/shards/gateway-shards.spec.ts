@@ -29,7 +29,7 @@ class MemorySessions {
   }
 }
 
-async function until(what: string, check: () => boolean, timeoutMs = 10_000): Promise<void> {
+async function until(what: string, check: () => boolean, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -78,14 +78,18 @@ describe('GatewayShards', () => {
   });
 
   it('hands a shard over: closed resumably, saved with its guilds, resumed by the next owner, who learns them', async () => {
-    // Guilds seeded in a row fall on consecutive shards: of four, two are on shard 1 of 2.
-    const guildIds = [1, 2, 3, 4].map((n) => platform.seedGuild({ name: `g${n}` }).guildId);
-    const onShard1 = guildIds.filter((id) => shardOf(id, 2) === 1).sort();
-    expect(onShard1).toHaveLength(2);
+    // Two guilds on shard 1 of 2 (ids are spread over the shards, though not strictly alternating).
+    const onShard1: string[] = [];
+    for (let n = 0; onShard1.length < 2; n++) {
+      const { guildId } = platform.seedGuild({ name: `g${n}` });
+      if (shardOf(guildId, 2) === 1) onShard1.push(guildId);
+    }
+    onShard1.sort();
     const first = gatewayShards();
     await first.plan();
-    first.connect(1, 2, () => undefined);
-    await until('shard 1 identified', () => botConnections().some((c) => c.sessionId !== null));
+    const followed: SourceEvent[] = [];
+    first.connect(1, 2, (event) => followed.push(event));
+    await until('shard 1 followed', () => followed.filter((e) => e.type === 'guild_available').length === 2);
     const [{ sessionId }] = botConnections();
     await first.saveSessions();
 
@@ -115,7 +119,23 @@ describe('GatewayShards', () => {
     }
     expect([...known]).toEqual([onShard1[1]]);
     expect(platform.identifyRefusals()).toEqual([]);
-  });
+  }, 30_000);
+
+  it('closes a shard still waiting for its READY, and it stays closed', async () => {
+    const shards = gatewayShards();
+    await shards.plan();
+    shards.connect(0, 2, () => undefined);
+    await until('shard 0 identified at the platform', () =>
+      botConnections().some((c) => c.sessionId !== null),
+    );
+
+    const closing = shards.close(0, true);
+    await expect(Promise.race([closing.then(() => 'closed'), sleep(5_000).then(() => 'hung')])).resolves.toBe(
+      'closed',
+    );
+    await sleep(1_500);
+    expect(botConnections()).toEqual([]);
+  }, 30_000);
 
   it('does not come back after being closed during the library’s pause before a reconnect', async () => {
     const shards = gatewayShards();
@@ -134,5 +154,5 @@ describe('GatewayShards', () => {
     expect(botConnections()).toEqual([]);
     expect(events).toHaveLength(seen);
     expect(shards.open()).toEqual([]);
-  });
+  }, 30_000);
 });

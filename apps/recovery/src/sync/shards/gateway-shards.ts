@@ -18,6 +18,8 @@ import { toSourceEvent } from '../gateway-dispatch.mapper';
 import type { SourceEvent } from '../guild-events';
 import type { ShardSessions } from './shard-sessions.repository';
 
+/** A close handshake takes milliseconds; past this the connection is taken for closed (see `close`). */
+const CLOSE_WAIT_MS = 2_000;
 /** The platform allows one IDENTIFY per bucket per 5 s; the margin covers its clock against ours. */
 const IDENTIFY_INTERVAL_MS = 5_000 + 250;
 /**
@@ -186,9 +188,13 @@ export class GatewayShards {
     shard.closed = true;
     shard.handingOver = handOver;
     shard.manager.removeAllListeners(WebSocketShardEvents.Closed);
-    await shard.manager.destroy(
+    const destroyed = shard.manager.destroy(
       handOver ? { code: 4200, reason: 'Handed to another replica' } : { reason: 'Live sync stopped' },
     );
+    // Destroyed while it waits for READY, the library aborts that wait, whose handler destroys the
+    // shard a second time and takes over the socket's close handler: the first destroy then never
+    // resolves, though its close frame has gone out. So the wait is bounded.
+    await Promise.race([destroyed, sleep(CLOSE_WAIT_MS)]);
     if (handOver && shard.session) await this.sessions.save(handedThrough(shard), [...shard.guilds]);
   }
 
