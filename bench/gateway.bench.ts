@@ -7,6 +7,7 @@ import { type AppProcess, startApp } from '../test/support/app-process';
 import { cookiePair, startGatewayOn } from '../test/support/gateway-stack';
 import migrateTestDatabase from '../test/support/global-setup';
 import { signInternalToken } from '../test/support/internal-tokens';
+import { percentile } from './percentile';
 
 /**
  * `npm run bench:gateway` (infrastructure up): what the gateway adds to a request. The same call,
@@ -22,10 +23,6 @@ const WARM_UP = 300;
 const AIM_ADDED_P50_MS = 2;
 const PATH = '/api/v1/me/notification-preferences';
 const USER = '200000000000000077';
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
 
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });
 

@@ -6,6 +6,7 @@ import path from 'node:path';
 import migrateTestDatabase from '../test/support/global-setup';
 import { describeOwnership, LiveSyncCluster, type RaidGuild } from '../test/support/live-sync-cluster';
 import { waitFor } from '../test/support/wait';
+import { percentile } from './percentile';
 
 /**
  * `npm run bench:live-sync` (infrastructure up): sharded live sync as test/integration/
@@ -44,10 +45,6 @@ const MIN_RAIDS = 30;
 const AIM_P99_MS = 1_000;
 const SHARDING: Partial<ShardingSettings> = { shards: SHARDS, maxConcurrency: 16, identifyIntervalMs: 1_000 };
 const GC_PRELOAD = path.resolve(__dirname, 'gc-on-signal.js');
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;

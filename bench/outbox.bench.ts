@@ -12,6 +12,7 @@ import { OutboxRelay, OutboxWriter } from '@lib/outbox';
 import { createScratchSchema, dropSchema, openDataSource } from '../test/support/database';
 import { snapshotCreated } from '../test/support/events';
 import { waitFor } from '../test/support/wait';
+import { percentile } from './percentile';
 
 /**
  * `npm run bench:outbox`: commit -> relay -> Kafka -> idempotent consumer, on this machine.
@@ -22,10 +23,6 @@ const BURST = 20_000;
 const BURST_TX_SIZE = 500;
 const STEADY_EVENTS = 3_000;
 const STEADY_RATE_PER_S = 1_000;
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
 
 function summary(latencies: number[]): string {
   const sorted = [...latencies].sort((a, b) => a - b);

@@ -21,6 +21,7 @@ import { openDataSource } from '../test/support/database';
 import migrateTestDatabase from '../test/support/global-setup';
 import { generatedGuild } from './generated-guild';
 import { testTokenCodec } from '../test/support/internal-tokens';
+import { percentile } from './percentile';
 
 /**
  * `npm run bench:snapshot`: one guild at the platform's maxima (250 roles, 500 channels, overrides
@@ -74,11 +75,6 @@ class TimedPlatformClient extends ChatPlatformClient {
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)];
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
 async function main(): Promise<void> {
