@@ -47,7 +47,7 @@ describe('GatewayShards', () => {
 
   function gatewayShards(): GatewayShards {
     const shards = new GatewayShards(
-      { apiBaseUrl: `${platform.url}/api`, botToken: platform.botToken },
+      { apiBaseUrl: `${platform.url}/api`, botToken: platform.botToken, connectRetryMs: 200 },
       sessions as unknown as ShardSessions,
     );
     opened.push(shards);
@@ -119,6 +119,19 @@ describe('GatewayShards', () => {
     }
     expect([...known]).toEqual([onShard1[1]]);
     expect(platform.identifyRefusals()).toEqual([]);
+  }, 30_000);
+
+  it('connects a shard once the platform has session starts again', async () => {
+    platform.setSharding({ shards: 2, identifyIntervalMs: 0, sessionStartTotal: 0 });
+    const shards = gatewayShards();
+    await shards.plan();
+    shards.connect(0, 2, () => undefined);
+    await sleep(500);
+    expect(botConnections().filter((c) => c.sessionId !== null)).toEqual([]);
+
+    // The library keeps the platform's answer for 5 s when no reset time is given, then asks again.
+    platform.setSharding({ shards: 2, identifyIntervalMs: 0 });
+    await until('shard 0 identified', () => botConnections().some((c) => c.sessionId !== null), 15_000);
   }, 30_000);
 
   it('closes a shard still waiting for its READY, and it stays closed', async () => {

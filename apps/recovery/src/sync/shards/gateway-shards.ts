@@ -32,6 +32,8 @@ export interface GatewayShardsOptions {
   /** The platform's REST base without the version (`DISCORD_API_URL`); the gateway's address is asked there. */
   apiBaseUrl: string;
   botToken: string;
+  /** After a failed first connect of a shard, the next try; 30 s unless a test wants it sooner. */
+  connectRetryMs?: number;
 }
 
 /** What `GET /gateway/bot` says about sharding. */
@@ -171,9 +173,25 @@ export class GatewayShards {
       this.logger.warn({ code, shard_id: shardId }, 'gateway connection closed'),
     );
     this.shards.set(shardId, shard);
+    this.start(shardId, shard);
+  }
+
+  /**
+   * The library's first connect fails outright (the platform's gateway address unreadable, or no
+   * session starts left for the day): tried again later while the shard stays this replica's, since
+   * no other replica could connect it either.
+   */
+  private start(shardId: number, shard: OpenShard): void {
     shard.manager.connect().catch((error: unknown) => {
-      if (this.shards.get(shardId) !== shard) return;
-      this.logger.error({ err: String(error), shard_id: shardId }, 'gateway shard did not connect');
+      if (shard.closed) return;
+      const retryMs = this.options.connectRetryMs ?? 30_000;
+      this.logger.error(
+        { err: String(error), shard_id: shardId, retry_in_ms: retryMs },
+        'gateway shard did not connect',
+      );
+      setTimeout(() => {
+        if (!shard.closed) this.start(shardId, shard);
+      }, retryMs).unref();
     });
   }
 
