@@ -116,11 +116,18 @@ export class ShardCoordinator implements GuildEventSource {
     this.gateway.connect(shardId, this.shardCount, listener);
   }
 
-  /** Closes the shard's connection first, then gives up its lease: nobody can follow it meanwhile. */
+  /**
+   * Closes the shard's connection first, then gives up its lease: nobody can follow it meanwhile.
+   * A connection that fails to close cleanly (its session not saved) is closed all the same.
+   */
   private async letGo(shardId: number, handOver: boolean): Promise<void> {
     this.owned.delete(shardId);
     metrics.shardOwned.remove({ shard: String(shardId) });
-    await this.gateway.close(shardId, handOver);
+    await this.gateway
+      .close(shardId, handOver)
+      .catch((error: unknown) =>
+        this.logger.warn({ err: String(error), shard_id: shardId }, 'shard closed without its session saved'),
+      );
     this.listener?.({ type: 'shard_released', shardId, shardCount: this.shardCount });
     this.logger.log({ shard_id: shardId, hand_over: handOver }, 'shard let go');
     if (this.leases.connected) await this.leases.release(this.shardCount, shardId);
@@ -132,18 +139,8 @@ export class ShardCoordinator implements GuildEventSource {
       { err: String(error), shards: this.shards() },
       'live-sync lease connection failed: every shard closed',
     );
-    const shards = this.shards();
-    for (const shardId of shards) {
-      this.owned.delete(shardId);
-      metrics.shardOwned.remove({ shard: String(shardId) });
-    }
-    await Promise.all(shards.map((shardId) => this.closeAfterLoss(shardId)));
+    await Promise.all(this.shards().map((shardId) => this.letGo(shardId, true).catch(() => undefined)));
     await this.leases.close();
-  }
-
-  private async closeAfterLoss(shardId: number): Promise<void> {
-    await this.gateway.close(shardId, true).catch(() => undefined);
-    this.listener?.({ type: 'shard_released', shardId, shardCount: this.shardCount });
   }
 
   private async rejoin(): Promise<void> {
