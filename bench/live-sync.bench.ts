@@ -3,6 +3,7 @@ import { shardOf } from '@lib/chat-platform';
 import type { ShardingSettings } from '@lib/sandbox';
 import '../test/support/test-env';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import migrateTestDatabase from '../test/support/global-setup';
 import { describeOwnership, LiveSyncCluster, type RaidGuild } from '../test/support/live-sync-cluster';
 import { waitFor } from '../test/support/wait';
@@ -46,7 +47,6 @@ const AIM_P99_MS = 1_000;
 const SHARDING: Partial<ShardingSettings> = { shards: SHARDS, maxConcurrency: 16, identifyIntervalMs: 1_000 };
 const GC_PRELOAD = path.resolve(__dirname, 'gc-on-signal.js');
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 
 /** The replica's heap used right after a full GC: the lowest of three reads. */

@@ -1,6 +1,9 @@
 import type { SessionInfo } from '@discordjs/ws';
 import { shardOf } from '@lib/chat-platform';
 import { FakeChatPlatform } from '@lib/sandbox';
+import { type AddressInfo, createServer } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { waitFor } from '../../../../../test/support/wait';
 import type { SourceEvent } from '../guild-events';
 import { GatewayShards } from './gateway-shards';
 import type { SavedShard, ShardSessions } from './shard-sessions.repository';
@@ -28,16 +31,6 @@ class MemorySessions {
     return Promise.resolve(0);
   }
 }
-
-async function until(what: string, check: () => boolean, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** GatewayShards against the fake platform's gateway, through the real @discordjs/ws. */
 describe('GatewayShards', () => {
@@ -89,7 +82,10 @@ describe('GatewayShards', () => {
     await first.plan();
     const followed: SourceEvent[] = [];
     first.connect(1, 2, (event) => followed.push(event));
-    await until('shard 1 followed', () => followed.filter((e) => e.type === 'guild_available').length === 2);
+    await waitFor(
+      'shard 1 followed',
+      () => followed.filter((e) => e.type === 'guild_available').length === 2,
+    );
     const [{ sessionId }] = botConnections();
     await first.saveSessions();
 
@@ -104,7 +100,7 @@ describe('GatewayShards', () => {
     await next.plan();
     const events: SourceEvent[] = [];
     next.connect(1, 2, (event) => events.push(event));
-    await until(
+    await waitFor(
       'shard 1 resumed and the deletion replayed',
       () =>
         events.some((e) => e.type === 'guilds_known') && events.some((e) => e.type === 'guild_unavailable'),
@@ -131,14 +127,47 @@ describe('GatewayShards', () => {
 
     // The library keeps the platform's answer for 5 s when no reset time is given, then asks again.
     platform.setSharding({ shards: 2, identifyIntervalMs: 0 });
-    await until('shard 0 identified', () => botConnections().some((c) => c.sessionId !== null), 15_000);
+    await waitFor('shard 0 identified', () => botConnections().some((c) => c.sessionId !== null), {
+      timeoutMs: 15_000,
+    });
+  }, 30_000);
+
+  it('closes a shard whose saved resume address is gone while its socket is still opening', async () => {
+    const deadPort = await new Promise<number>((resolve) => {
+      const server = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as AddressInfo;
+        server.close(() => resolve(port));
+      });
+    });
+    await sessions.save({
+      sessionId: 'a-session-of-another-gateway',
+      sequence: 1,
+      resumeURL: `ws://127.0.0.1:${deadPort}`,
+      shardId: 0,
+      shardCount: 2,
+    });
+    const shards = gatewayShards();
+    await shards.plan();
+    shards.connect(0, 2, () => undefined);
+    await sleep(5); // the library is opening its socket to the dead address
+    const uncaught: unknown[] = [];
+    const record = (error: unknown) => uncaught.push(error);
+    process.on('uncaughtException', record);
+    try {
+      await shards.close(0, true);
+      await sleep(1_000);
+    } finally {
+      process.off('uncaughtException', record);
+    }
+    expect(uncaught).toEqual([]);
+    expect(botConnections()).toEqual([]);
   }, 30_000);
 
   it('closes a shard still waiting for its READY, and it stays closed', async () => {
     const shards = gatewayShards();
     await shards.plan();
     shards.connect(0, 2, () => undefined);
-    await until('shard 0 identified at the platform', () =>
+    await waitFor('shard 0 identified at the platform', () =>
       botConnections().some((c) => c.sessionId !== null),
     );
 
@@ -155,7 +184,7 @@ describe('GatewayShards', () => {
     await shards.plan();
     const events: SourceEvent[] = [];
     shards.connect(0, 2, (event) => events.push(event));
-    await until('shard 0 identified', () => botConnections().some((c) => c.sessionId !== null));
+    await waitFor('shard 0 identified', () => botConnections().some((c) => c.sessionId !== null));
 
     // The platform drops the connection: the library waits 500 ms, then resumes (refused, as the
     // session ended) and identifies again. Closed in that pause, the shard must stay closed.

@@ -5,6 +5,7 @@ import {
   type SessionInfo,
   WebSocketManager,
   WebSocketShardEvents,
+  WebSocketShardStatus,
 } from '@discordjs/ws';
 import {
   GatewayDispatchEvents,
@@ -61,6 +62,8 @@ interface OpenShard {
   guildsDirty: boolean;
   /** The sequence of the last dispatch handed to live sync: what a successor resumes after. */
   handled: number;
+  /** Whether the current connection's HELLO came: until then its socket may still be opening. */
+  helloSeen: boolean;
 }
 
 /**
@@ -143,6 +146,7 @@ export class GatewayShards {
       guilds: new Set(),
       guildsDirty: false,
       handled: 0,
+      helloSeen: false,
     };
     shard.manager = new WebSocketManager({
       token: this.options.botToken,
@@ -169,9 +173,11 @@ export class GatewayShards {
     shard.manager.on(WebSocketShardEvents.Error, ({ error }) =>
       this.logger.warn({ err: String(error), shard_id: shardId }, 'gateway connection error'),
     );
-    shard.manager.on(WebSocketShardEvents.Closed, ({ code }) =>
-      this.logger.warn({ code, shard_id: shardId }, 'gateway connection closed'),
-    );
+    shard.manager.on(WebSocketShardEvents.Hello, () => (shard.helloSeen = true));
+    shard.manager.on(WebSocketShardEvents.Closed, ({ code }) => {
+      shard.helloSeen = false;
+      if (!shard.closed) this.logger.warn({ code, shard_id: shardId }, 'gateway connection closed');
+    });
     this.shards.set(shardId, shard);
     this.start(shardId, shard);
   }
@@ -205,7 +211,7 @@ export class GatewayShards {
     this.shards.delete(shardId);
     shard.closed = true;
     shard.handingOver = handOver;
-    shard.manager.removeAllListeners(WebSocketShardEvents.Closed);
+    await this.socketSettled(shard);
     const destroyed = shard.manager.destroy(
       handOver ? { code: 4200, reason: 'Handed to another replica' } : { reason: 'Live sync stopped' },
     );
@@ -214,6 +220,21 @@ export class GatewayShards {
     // resolves, though its close frame has gone out. So the wait is bounded.
     await Promise.race([destroyed, sleep(CLOSE_WAIT_MS)]);
     if (handOver && shard.session) await this.sessions.save(handedThrough(shard), [...shard.guilds]);
+  }
+
+  /**
+   * Destroyed while its socket is still opening, the library drops the socket's error handler, and
+   * a refused connection (a resume address that is gone) then ends the process with an unhandled
+   * 'error'. So a shard that is connecting is closed once its socket has opened (HELLO) or failed.
+   */
+  private async socketSettled(shard: OpenShard): Promise<void> {
+    const status = (await shard.manager.fetchStatus()).first();
+    if (status !== WebSocketShardStatus.Connecting || shard.helloSeen) return;
+    const settled = new Promise<void>((resolve) => {
+      shard.manager.once(WebSocketShardEvents.Hello, () => resolve());
+      shard.manager.once(WebSocketShardEvents.Closed, () => resolve());
+    });
+    await Promise.race([settled, sleep(CLOSE_WAIT_MS)]);
   }
 
   /** Saves every session that moved since the last call: a successor resumes from about here. */
