@@ -1,12 +1,13 @@
 import { PROVIDER_SIGNATURE_HEADER } from '@lib/contracts';
-import type { SchedulerRegistry } from '@nestjs/schedule';
+import { SchedulerRegistry } from '@nestjs/schedule';
+import { RetentionSweep } from '@lib/runtime';
 import { createHash, randomBytes } from 'node:crypto';
 import { type IncomingHttpHeaders, request } from 'node:http';
 import type { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
 import { WEBHOOK_PATH } from '../../apps/webhook-intake/src/webhooks/webhook-endpoint';
 import { WebhookEventsRepository } from '../../apps/webhook-intake/src/webhooks/webhook-events.repository';
-import { WebhookEventsRetentionJob } from '../../apps/webhook-intake/src/webhooks/webhook-events-retention.job';
+import { webhookEventsRetention } from '../../apps/webhook-intake/src/webhooks/webhook-events-retention';
 import { type AppProcess, startApp } from '../support/app-process';
 import { openDataSource } from '../support/database';
 import { waitFor } from '../support/wait';
@@ -373,14 +374,16 @@ describe('webhook intake against unauthenticated callers', () => {
 
       const replicas = await Promise.all([openDataSource(), openDataSource()]);
       try {
-        const jobs = replicas.map(
+        const sweeps = replicas.map(
           (replica) =>
-            new WebhookEventsRetentionJob(new WebhookEventsRepository(replica), {} as SchedulerRegistry, {
-              days,
-              cron: '15 4 * * *',
-            }),
+            new RetentionSweep(
+              replica,
+              new SchedulerRegistry(),
+              webhookEventsRetention(new WebhookEventsRepository(replica), days),
+              { name: 'webhook-intake-retention', cron: '15 4 * * *' },
+            ),
         );
-        await Promise.all(jobs.map((job) => job.runOnce()));
+        await Promise.all(sweeps.map((sweep) => sweep.runOnce()));
       } finally {
         await Promise.all(replicas.map((replica) => replica.destroy()));
       }

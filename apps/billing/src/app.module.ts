@@ -19,6 +19,7 @@ export class AppModule {
           schema: billingDatabase.schema,
           producer: 'billing',
           databaseUrl: config.DATABASE_URL,
+          retentionHours: config.OUTBOX_RETENTION_HOURS,
         }),
         GuildAccessModule.forService({ recoveryUrl: config.RECOVERY_URL }),
         EntitlementsModule.forService({ licensingUrl: config.LICENSING_URL, service: 'billing' }),

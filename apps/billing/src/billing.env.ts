@@ -38,6 +38,15 @@ export class BillingEnv extends KafkaEnv {
   PROVIDER_TIMEOUT_MS: number = 30_000;
 
   /**
+   * Days the record of an applied provider event (`billing.provider_events`) is kept. It makes a
+   * resent event a no-op; the provider resends for days, not months, and webhook intake keeps its
+   * own copy of each delivery for WEBHOOK_EVENTS_RETENTION_DAYS (90). The default keeps a year and a
+   * month, past a card dispute's window. Charges themselves (`payment_attempts`) are never deleted.
+   */
+  @IsIntegerInRange(30, 3650)
+  PROVIDER_EVENTS_RETENTION_DAYS: number = 400;
+
+  /**
    * AES-256 key for stored billing keys (docs/behaviour.md §2.5): 32 bytes as 64 hex characters or base64.
    * Checked here so a missing or short key stops the app at start (docs/behaviour.md §5.7).
    */

@@ -1,6 +1,8 @@
 import { type DynamicModule, Module } from '@nestjs/common';
+import { retentionSweepProvider } from '@lib/runtime';
 import type { BillingEnv } from './billing.env';
 import { BillingSettings } from './billing-settings';
+import { billingRetention } from './billing-retention';
 import { BillingKeyCipher } from './billing-keys/billing-key-cipher';
 import { BillingKeysRepository } from './billing-keys/billing-keys.repository';
 import { CheckoutController } from './checkout/checkout.controller';
@@ -17,7 +19,7 @@ import { SubscriptionsController } from './subscriptions/subscriptions.controlle
 import { SubscriptionsRepository } from './subscriptions/subscriptions.repository';
 import { SubscriptionsService } from './subscriptions/subscriptions.service';
 
-/** Checkout, subscriptions, payments, provider webhooks and the subscription jobs. */
+/** Checkout, subscriptions, payments, provider webhooks, the subscription jobs and billing's retention. */
 @Module({})
 export class BillingModule {
   static forRoot(config: BillingEnv): DynamicModule {
@@ -60,6 +62,9 @@ export class BillingModule {
         SubscriptionsService,
         ProviderEventsService,
         SubscriptionJobsService,
+        retentionSweepProvider({ name: 'billing-retention', cron: config.RETENTION_CRON }, (dataSource) =>
+          billingRetention(dataSource, config),
+        ),
       ],
     };
   }

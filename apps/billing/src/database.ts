@@ -5,6 +5,7 @@ import { ProviderEvents1765300000000 } from './migrations/1765300000000-provider
 import { CancelClearsPendingDowngrade1765400000000 } from './migrations/1765400000000-cancel-clears-pending-downgrade';
 import { SubscriptionsWithoutLicense1765400000001 } from './migrations/1765400000001-subscriptions-without-license';
 import { OnePendingChargePerSubscription1765500000000 } from './migrations/1765500000000-one-pending-charge-per-subscription';
+import { RetentionIndexes1766400000000 } from './migrations/1766400000000-retention-indexes';
 
 export const billingDatabase = {
   schema: 'billing',
@@ -17,5 +18,6 @@ export const billingDatabase = {
     CancelClearsPendingDowngrade1765400000000,
     SubscriptionsWithoutLicense1765400000001,
     OnePendingChargePerSubscription1765500000000,
+    RetentionIndexes1766400000000,
   ],
 };

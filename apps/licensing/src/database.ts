@@ -4,6 +4,7 @@ import { PlansAndLicenses1763900000000 } from './migrations/1763900000000-plans-
 import { LicenseGraceAndReservedIds1765400000000 } from './migrations/1765400000000-license-grace-and-reserved-ids';
 import { PlanRestoreScopes1766100000000 } from './migrations/1766100000000-plan-restore-scopes';
 import { Plan } from './plans/plan.entity';
+import { RetentionIndexes1766400000000 } from './migrations/1766400000000-retention-indexes';
 
 export const licensingDatabase = {
   schema: 'licensing',
@@ -13,5 +14,6 @@ export const licensingDatabase = {
     PlansAndLicenses1763900000000,
     LicenseGraceAndReservedIds1765400000000,
     PlanRestoreScopes1766100000000,
+    RetentionIndexes1766400000000,
   ],
 };

@@ -1,6 +1,6 @@
-import { IsHttpUrl, KafkaEnv } from '@lib/config';
+import { IsHttpUrl, ConsumerEnv } from '@lib/config';
 
-export class LicensingEnv extends KafkaEnv {
+export class LicensingEnv extends ConsumerEnv {
   override PORT = 3003;
 
   /** Recovery answers MANAGE_GUILD checks for the dashboard route. */

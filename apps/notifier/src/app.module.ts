@@ -3,7 +3,7 @@ import { ChatPlatformClient } from '@lib/chat-platform';
 import { ALL_TOPICS, CONSUMER_GROUPS } from '@lib/contracts';
 import { GuildAccessModule } from '@lib/guild-access';
 import { eventHandlers, MessagingModule, MESSAGING_READINESS, transportOf } from '@lib/messaging';
-import { readinessChecks, serviceAppModule } from '@lib/runtime';
+import { readinessChecks, retentionSweepProvider, serviceAppModule } from '@lib/runtime';
 import { AuditLogController } from './audit/audit-log.controller';
 import { AuditLogHandler } from './audit/audit-log.handler';
 import { AuditLogRepository } from './audit/audit-log.repository';
@@ -12,6 +12,7 @@ import { DmPlanningHandler } from './notifications/dm-planning.handler';
 import { DM_SENDER_OPTIONS, DmSender, type DmSenderOptions } from './notifications/dm-sender.service';
 import { NotificationsRepository } from './notifications/notifications.repository';
 import type { NotifierEnv } from './notifier.env';
+import { notifierRetention } from './notifier-retention';
 import { PreferencesController } from './preferences/preferences.controller';
 import { PreferencesRepository } from './preferences/preferences.repository';
 import { TEST_DM_INTERVAL_SECONDS, TestDmService } from './preferences/test-dm.service';
@@ -64,6 +65,9 @@ export class AppModule {
         DmSender,
         { provide: TEST_DM_INTERVAL_SECONDS, useValue: config.TEST_DM_INTERVAL_SECONDS },
         TestDmService,
+        retentionSweepProvider({ name: 'notifier-retention', cron: config.RETENTION_CRON }, (dataSource) =>
+          notifierRetention(dataSource, config),
+        ),
       ],
     });
   }

@@ -1,6 +1,6 @@
-import { IsHttpUrl, IsIntegerInRange, IsRequiredString, KafkaEnv } from '@lib/config';
+import { IsHttpUrl, IsIntegerInRange, IsRequiredString, ConsumerEnv } from '@lib/config';
 
-export class NotifierEnv extends KafkaEnv {
+export class NotifierEnv extends ConsumerEnv {
   override PORT = 3004;
 
   /** The chat platform's REST API without the version; the fake platform's in tests and the sandbox. */
@@ -30,4 +30,12 @@ export class NotifierEnv extends KafkaEnv {
   /** A user gets at most one test DM in this many seconds (it is a real DM on the platform). */
   @IsIntegerInRange(1, 86_400)
   TEST_DM_INTERVAL_SECONDS: number = 30;
+
+  /**
+   * Days a DM's record (`notification.notifications`) is kept once it is final: sent, suppressed,
+   * undeliverable or failed. It answers "was I sent that DM?" for a month; nothing reads it after
+   * (a redelivered event is stopped by processed_events first). A pending DM is never deleted.
+   */
+  @IsIntegerInRange(1, 3650)
+  NOTIFICATIONS_RETENTION_DAYS: number = 30;
 }

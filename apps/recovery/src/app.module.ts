@@ -2,7 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { CONSUMER_GROUPS, TOPICS } from '@lib/contracts';
 import { EntitlementsModule } from '@lib/entitlements';
 import { eventHandlers, MessagingModule, MESSAGING_READINESS, transportOf } from '@lib/messaging';
-import { readinessChecks, serviceAppModule } from '@lib/runtime';
+import { readinessChecks, retentionSweepProvider, serviceAppModule } from '@lib/runtime';
 import { AntiNukeModule } from './antinuke/antinuke.module';
 import { AntiNukeLicenseHandler } from './antinuke/license-events.handler';
 import { recoveryDatabase } from './database';
@@ -15,6 +15,7 @@ import { SnapshotsModule } from './snapshots/snapshots.module';
 import { UsersModule } from './users/users.module';
 import { LiveSyncModule } from './sync/live-sync.module';
 import type { RecoveryEnv } from './recovery.env';
+import { recoveryRetention } from './recovery-retention';
 import { WORKFLOW_ENGINE_READINESS, WorkflowEngineModule } from './workflow-engine/workflow-engine.module';
 
 @Module({})
@@ -38,6 +39,7 @@ export class AppModule {
           schema: recoveryDatabase.schema,
           producer: 'recovery',
           databaseUrl: config.DATABASE_URL,
+          retentionHours: config.OUTBOX_RETENTION_HOURS,
         }),
         WorkflowEngineModule.forRoot(config),
         PlatformModule.forRoot({ apiBaseUrl: config.DISCORD_API_URL, botToken: config.DISCORD_BOT_TOKEN }),
@@ -53,6 +55,11 @@ export class AppModule {
         RestoreModule,
         LiveSyncModule.forRoot(config),
         AntiNukeModule,
+      ],
+      providers: [
+        retentionSweepProvider({ name: 'recovery-retention', cron: config.RETENTION_CRON }, (dataSource) =>
+          recoveryRetention(dataSource, config),
+        ),
       ],
     });
   }

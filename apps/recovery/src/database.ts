@@ -10,6 +10,7 @@ import { UserDirectoryByUser1766000000000 } from './migrations/1766000000000-use
 import { AntiNukeIncidentTargets1766200000000 } from './migrations/1766200000000-antinuke-incident-targets';
 import { LiveSyncShards1766300000000 } from './migrations/1766300000000-live-sync-shards';
 import { Snapshot } from './snapshots/snapshot.entity';
+import { RetentionIndexes1766400000000 } from './migrations/1766400000000-retention-indexes';
 
 export const recoveryDatabase = {
   schema: 'recovery',
@@ -25,5 +26,6 @@ export const recoveryDatabase = {
     UserDirectoryByUser1766000000000,
     AntiNukeIncidentTargets1766200000000,
     LiveSyncShards1766300000000,
+    RetentionIndexes1766400000000,
   ],
 };

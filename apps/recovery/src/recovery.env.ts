@@ -4,7 +4,7 @@ import {
   IsHttpUrl,
   IsIntegerInRange,
   IsRequiredString,
-  KafkaEnv,
+  ConsumerEnv,
 } from '@lib/config';
 import { IsIn, IsNotEmpty, IsOptional, IsString, Matches, ValidateIf } from 'class-validator';
 
@@ -12,7 +12,7 @@ export const RECOVERY_ROLES = ['api', 'worker', 'all'] as const;
 export const WORKFLOW_ENGINES = ['temporal', 'in-process'] as const;
 export type WorkflowEngine = (typeof WORKFLOW_ENGINES)[number];
 
-export class RecoveryEnv extends KafkaEnv {
+export class RecoveryEnv extends ConsumerEnv {
   override PORT = 3001;
 
   /** How often the daily snapshot queue is planned and its due runs taken, on every replica. */
@@ -22,6 +22,14 @@ export class RecoveryEnv extends KafkaEnv {
   /** When snapshot retention runs, in UTC (docs/behaviour.md §4.10: 04:00); one replica runs it. */
   @IsCronExpression()
   SNAPSHOT_RETENTION_CRON = '0 4 * * *';
+
+  /**
+   * Days a finished scheduled snapshot run (`recovery.scheduled_snapshot_runs`: done, skipped or
+   * failed) is kept: the record of which days a guild's snapshot was taken or why not. The floor of
+   * 2 keeps today's and yesterday's rows, which stop a day from being planned twice.
+   */
+  @IsIntegerInRange(2, 3650)
+  SCHEDULED_SNAPSHOT_RUNS_RETENTION_DAYS: number = 30;
 
   /**
    * `api` serves HTTP only, `worker` also runs the Temporal worker, `all` both (docs/architecture.md).

@@ -1,11 +1,11 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { SchedulerRegistry } from '@nestjs/schedule';
 import { InternalTokenCodec } from '@lib/identity';
+import { retentionSweepProvider } from '@lib/runtime';
 import { AdminTokenDigests, AdminTokenGuard } from './admin/admin-token.guard';
 import { WebhookEventsController } from './admin/webhook-events.controller';
 import { BillingRouter } from './webhooks/billing-router';
 import { WebhookEventsRepository } from './webhooks/webhook-events.repository';
-import { WebhookEventsRetentionJob } from './webhooks/webhook-events-retention.job';
+import { webhookEventsRetention } from './webhooks/webhook-events-retention';
 import { WebhookEndpoint } from './webhooks/webhook-endpoint';
 import { WebhookIdempotency } from './webhooks/webhook-idempotency';
 import { WebhookIntakeService } from './webhooks/webhook-intake.service';
@@ -34,15 +34,14 @@ export class WebhookIntakeModule {
           useValue: new WebhookRateLimiter(config.WEBHOOK_RATE_LIMIT_PER_MINUTE, config.TRUST_PROXY_HOPS),
         },
         WebhookEndpoint,
-        {
-          provide: WebhookEventsRetentionJob,
-          inject: [WebhookEventsRepository, SchedulerRegistry],
-          useFactory: (events: WebhookEventsRepository, scheduler: SchedulerRegistry) =>
-            new WebhookEventsRetentionJob(events, scheduler, {
-              days: config.WEBHOOK_EVENTS_RETENTION_DAYS,
-              cron: config.WEBHOOK_EVENTS_RETENTION_CRON,
-            }),
-        },
+        retentionSweepProvider(
+          { name: 'webhook-intake-retention', cron: config.WEBHOOK_EVENTS_RETENTION_CRON },
+          (dataSource) =>
+            webhookEventsRetention(
+              new WebhookEventsRepository(dataSource),
+              config.WEBHOOK_EVENTS_RETENTION_DAYS,
+            ),
+        ),
         {
           provide: WebhookIntakeService,
           inject: [WebhookEventsRepository, WebhookIdempotency, BillingRouter],

@@ -115,4 +115,32 @@ export class KafkaEnv extends BaseEnv {
    */
   @IsEnvBoolean()
   KAFKA_CREATE_TOPICS: boolean = true;
+
+  /**
+   * When this service's retention sweep runs, in UTC (one replica runs it, in small batches):
+   * nightly, after the 04:00 snapshot retention and the 04:15 webhook events one.
+   */
+  @IsCronExpression()
+  RETENTION_CRON = '30 4 * * *';
+
+  /**
+   * Hours a published event's outbox row is kept after it was sent (every replica's relay deletes
+   * older ones every 10 minutes, in batches). In standalone mode the in-process bus can hand an
+   * event to its consumers again until then; at most 7 days, below PROCESSED_EVENTS_RETENTION_DAYS'
+   * floor, so a consumer always still knows an event it could be handed again.
+   */
+  @IsIntegerInRange(1, 168)
+  OUTBOX_RETENTION_HOURS: number = 72;
+}
+
+/** A service that consumes domain events, and so keeps a `processed_events` record. */
+export class ConsumerEnv extends KafkaEnv {
+  /**
+   * Days a consumed event's `processed_events` row is kept. Its only use is to absorb a redelivery,
+   * and nothing is redelivered after the topics drop it (7 days, k8s/base/kafka-topics.yaml) or, in
+   * standalone mode, after the outbox drops a sent row (72 hours): the floor of 8 days keeps it past
+   * both, the default of 14 a week past the topics. Raise it with the topics' retention.
+   */
+  @IsIntegerInRange(8, 3650)
+  PROCESSED_EVENTS_RETENTION_DAYS: number = 14;
 }

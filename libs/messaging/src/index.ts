@@ -10,3 +10,4 @@ export * from './messaging.module';
 export * from './processed-events.schema';
 export * from './in-process-event-bus';
 export * from './processed-events.repository';
+export * from './processed-events-retention';

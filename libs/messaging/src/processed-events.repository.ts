@@ -31,4 +31,22 @@ export class ProcessedEventsRepository {
       [failure.consumer, failure.eventId, failure.eventType, failure.error.slice(0, 2000)],
     );
   }
+
+  /**
+   * Deletes up to `limit` rows of applied events (`done`) recorded before `cutoff`, oldest first, in
+   * one statement; rows another transaction holds are skipped. `failed` rows are kept: each is an
+   * event set aside for an operator, and only a malformed event makes one.
+   */
+  async deleteDoneBefore(dataSource: DataSource, cutoff: Date, limit: number): Promise<number> {
+    const [, deleted] = await dataSource.query<[unknown, number]>(
+      `DELETE FROM "${this.schema}".processed_events WHERE (consumer, event_id) IN (
+         SELECT consumer, event_id FROM "${this.schema}".processed_events
+          WHERE status = 'done' AND processed_at < $1
+          ORDER BY processed_at
+          LIMIT $2
+            FOR UPDATE SKIP LOCKED)`,
+      [cutoff, limit],
+    );
+    return deleted;
+  }
 }

@@ -1,3 +1,5 @@
+import type { ConcurrentIndex } from '@lib/database';
+
 /**
  * DDL of a consuming service's idempotency record. A row per (consumer, event id) commits in the
  * same transaction as the consumer's effect; `failed` rows are events that can never succeed
@@ -16,4 +18,13 @@ export function processedEventsTableSql(schema: string): string[] {
     )`,
     `CREATE INDEX processed_events_failed_idx ON "${schema}".processed_events (processed_at) WHERE status = 'failed'`,
   ];
+}
+
+/** The index processed_events retention deletes along: applied events, oldest first. */
+export function processedEventsRetentionIndex(schema: string): ConcurrentIndex {
+  return {
+    schema,
+    name: 'processed_events_done_at_idx',
+    on: `processed_events (processed_at) WHERE status = 'done'`,
+  };
 }

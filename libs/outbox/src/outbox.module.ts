@@ -19,6 +19,8 @@ export interface OutboxModuleOptions {
   schema: string;
   producer: Producer;
   databaseUrl: string;
+  /** Hours a sent row is kept (OUTBOX_RETENTION_HOURS): the in-process bus may redeliver it until then. */
+  retentionHours: number;
   /** Run the relay in this process (false for processes that only write, e.g. a worker-only role). */
   relay: boolean;
   /** Provider of EVENT_PUBLISHER (Kafka or in-process). */
@@ -52,6 +54,7 @@ export class OutboxModule implements OnApplicationBootstrap, BeforeApplicationSh
               schema: options.schema,
               dataSource,
               databaseUrl: options.databaseUrl,
+              retentionHours: options.retentionHours,
               publisher,
               scheduler,
             }),

@@ -17,13 +17,15 @@ export interface OutboxRelayOptions {
   /** Fallback poll when no NOTIFY arrives (lost connection, rows inserted by hand). At most 2 s. */
   pollIntervalMs?: number;
   maxBackoffMs?: number;
-  /** Sent rows older than this are deleted by the relay. */
+  /** Sent rows older than this are deleted by the relay, a batch at a time (72 when unset). */
   retentionHours?: number;
   /** The app's scheduler registry, where the relay's passes are listed; one of its own without. */
   scheduler?: SchedulerRegistry;
 }
 
 const RETENTION_SWEEP_EVERY_MS = 10 * 60_000;
+/** Sent rows per DELETE of the retention sweep. */
+const RETENTION_BATCH = 1_000;
 /** The wait before a lost or refused LISTEN connection is opened again. */
 const RELISTEN_MS = 1_000;
 /** The first retry wait after a failed round; it doubles up to `maxBackoffMs`. */
@@ -217,8 +219,16 @@ export class OutboxRelay {
     if (this.running) this.relisten.schedule(RELISTEN_MS, () => void this.listen());
   }
 
+  /**
+   * Deletes sent rows past retention in batches (each its own short statement), until a batch
+   * comes back short or the relay stops. Every replica's relay sweeps; the batches skip rows
+   * another one holds.
+   */
   private async sweepSentRows(): Promise<void> {
     const hours = this.options.retentionHours ?? 72;
-    await this.outbox.deleteSentBefore(this.options.dataSource, hours);
+    while (this.running) {
+      const deleted = await this.outbox.deleteSentBefore(this.options.dataSource, hours, RETENTION_BATCH);
+      if (deleted < RETENTION_BATCH) break;
+    }
   }
 }

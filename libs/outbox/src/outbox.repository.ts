@@ -68,11 +68,18 @@ export class OutboxRepository {
     return { unsent: Number(row.unsent), oldestSeconds: Number(row.oldest_seconds ?? 0) };
   }
 
-  async deleteSentBefore(dataSource: DataSource, hours: number): Promise<void> {
-    await dataSource.query(
-      `DELETE FROM "${this.schema}".outbox WHERE sent_at < now() - make_interval(hours => $1)`,
-      [hours],
+  /** Deletes up to `limit` rows sent more than `hours` ago, oldest first, skipping rows held elsewhere. */
+  async deleteSentBefore(dataSource: DataSource, hours: number, limit: number): Promise<number> {
+    const [, deleted] = await dataSource.query<[unknown, number]>(
+      `DELETE FROM "${this.schema}".outbox WHERE id IN (
+         SELECT id FROM "${this.schema}".outbox
+          WHERE sent_at < now() - make_interval(hours => $1)
+          ORDER BY sent_at
+          LIMIT $2
+            FOR UPDATE SKIP LOCKED)`,
+      [hours, limit],
     );
+    return deleted;
   }
 
   /** LISTENs on the dedicated connection for the trigger's NOTIFY of committed inserts. */

@@ -1,6 +1,6 @@
 import { firstRow } from '@lib/database';
 import type { ProviderEventOutcome } from '@lib/contracts';
-import type { EntityManager } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 
 /** A `billing.provider_events` row: a provider event billing applied, and what applying it did. */
 export interface AppliedProviderEventRow {
@@ -39,6 +39,20 @@ export class ProviderEventsRepository {
       `INSERT INTO billing.provider_events (event_id, event_type, outcome, detail) VALUES ($1, $2, $3, $4)`,
       [event.event_id, event.event_type, outcome.outcome, outcome.detail.slice(0, 1_000)],
     );
+  }
+
+  /** Deletes up to `limit` records applied before `cutoff`, oldest first, skipping rows held elsewhere. */
+  async deleteAppliedBefore(dataSource: DataSource, cutoff: Date, limit: number): Promise<number> {
+    const [, deleted] = await dataSource.query<[unknown, number]>(
+      `DELETE FROM billing.provider_events WHERE event_id IN (
+         SELECT event_id FROM billing.provider_events
+          WHERE applied_at < $1
+          ORDER BY applied_at
+          LIMIT $2
+            FOR UPDATE SKIP LOCKED)`,
+      [cutoff, limit],
+    );
+    return deleted;
   }
 }
 

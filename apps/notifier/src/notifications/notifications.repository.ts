@@ -113,4 +113,18 @@ export class NotificationsRepository {
       [id, delayMs / 1_000, error.slice(0, 2_000)],
     );
   }
+
+  /** Deletes up to `limit` DMs final (not pending) since before `cutoff`, oldest first, skipping rows held elsewhere. */
+  async deleteFinalBefore(cutoff: Date, limit: number): Promise<number> {
+    const [, deleted] = await this.dataSource.query<[unknown, number]>(
+      `DELETE FROM notification.notifications WHERE id IN (
+         SELECT id FROM notification.notifications
+          WHERE status <> 'pending' AND updated_at < $1
+          ORDER BY updated_at
+          LIMIT $2
+            FOR UPDATE SKIP LOCKED)`,
+      [cutoff, limit],
+    );
+    return deleted;
+  }
 }

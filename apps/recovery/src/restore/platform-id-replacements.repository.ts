@@ -27,4 +27,23 @@ export class PlatformIdReplacementsRepository {
       [guildId],
     );
   }
+
+  /**
+   * Deletes up to `limit` replacements no snapshot can refer to any more: those of a guild with no
+   * snapshot taken before the replacement was made. A snapshot taken after it holds the new id
+   * already; one taken before may hold the original (or the start of a chain, whose later links
+   * are younger still, so they are kept with it).
+   */
+  async deleteUnreferenced(limit: number): Promise<number> {
+    const [, deleted] = await this.dataSource.query<[unknown, number]>(
+      `DELETE FROM recovery.platform_id_replacements WHERE (guild_id, kind, original_id) IN (
+         SELECT r.guild_id, r.kind, r.original_id FROM recovery.platform_id_replacements r
+          WHERE NOT EXISTS (SELECT 1 FROM recovery.snapshots s
+                             WHERE s.guild_id = r.guild_id AND s.created_at < r.created_at)
+          LIMIT $1
+            FOR UPDATE OF r SKIP LOCKED)`,
+      [limit],
+    );
+    return deleted;
+  }
 }

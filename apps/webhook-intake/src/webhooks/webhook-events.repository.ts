@@ -261,33 +261,6 @@ export class WebhookEventsRepository {
     return rowCount ?? 0;
   }
 
-  /**
-   * Runs `work` while holding the session advisory lock `name` on a connection of its own, so that
-   * of several replicas only one runs it at a time; null, without running it, when another holds it.
-   */
-  async exclusively<T>(name: string, work: () => Promise<T>): Promise<T | null> {
-    const client = await this.pool.connect();
-    let broken: Error | undefined;
-    try {
-      const {
-        rows: [{ locked }],
-      } = await client.query<{ locked: boolean }>(`SELECT pg_try_advisory_lock(hashtext($1)) AS locked`, [
-        name,
-      ]);
-      if (!locked) return null;
-      try {
-        return await work();
-      } finally {
-        // A connection that cannot unlock is discarded instead, which ends its session and the lock.
-        await client
-          .query(`SELECT pg_advisory_unlock(hashtext($1))`, [name])
-          .catch((error: Error) => (broken = error));
-      }
-    } finally {
-      client.release(broken);
-    }
-  }
-
   private values(webhook: ReceivedWebhook): unknown[] {
     return [
       webhook.source,
