@@ -7,3 +7,4 @@ export * from './keyset-query';
 export * from './entity-columns';
 export * from './first-row';
 export * from './iso-dates';
+export * from './advisory-lock';

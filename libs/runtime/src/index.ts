@@ -14,3 +14,4 @@ export * from './retry-timer';
 export * from './json-guard';
 export * from './deferred-body';
 export * from './settled-within';
+export * from './retention-sweep';
