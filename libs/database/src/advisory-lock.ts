@@ -9,6 +9,8 @@ import { driverPool } from './data-source';
  * The lock lives as long as its connection: a replica killed mid-work loses it with its socket. A
  * connection that cannot unlock is handed back to the pool as broken, which ends its session and
  * so the lock.
+ *
+ * sql-placement-exempt: a lock on a name, no data access.
  */
 export async function exclusively<T>(
   dataSource: DataSource,
@@ -20,7 +22,9 @@ export async function exclusively<T>(
   try {
     const {
       rows: [{ locked }],
-    } = await client.query<{ locked: boolean }>(`SELECT pg_try_advisory_lock(hashtext($1)) AS locked`, [name]);
+    } = await client.query<{ locked: boolean }>(`SELECT pg_try_advisory_lock(hashtext($1)) AS locked`, [
+      name,
+    ]);
     if (!locked) return null;
     try {
       return await work();
