@@ -3,6 +3,7 @@ import { Init1763800000000 } from './migrations/1763800000000-init';
 import { PlansAndLicenses1763900000000 } from './migrations/1763900000000-plans-and-licenses';
 import { LicenseGraceAndReservedIds1765400000000 } from './migrations/1765400000000-license-grace-and-reserved-ids';
 import { PlanRestoreScopes1766100000000 } from './migrations/1766100000000-plan-restore-scopes';
+import { PlanAuditRetention1766400000001 } from './migrations/1766400000001-plan-audit-retention';
 import { Plan } from './plans/plan.entity';
 
 export const licensingDatabase = {
@@ -13,5 +14,6 @@ export const licensingDatabase = {
     PlansAndLicenses1763900000000,
     LicenseGraceAndReservedIds1765400000000,
     PlanRestoreScopes1766100000000,
+    PlanAuditRetention1766400000001,
   ],
 };

@@ -10,7 +10,7 @@ const plan = (restoreScopes: Plan['restore_scopes']): Plan => ({
   price_krw: 9900,
   features: restoreScopes.length > 0 ? ['RECOVERY_RESTORE'] : [],
   restore_scopes: restoreScopes,
-  limits: { snapshot_manual_max: 1, scheduled_snapshot_retention_days: 7 },
+  limits: { snapshot_manual_max: 1, scheduled_snapshot_retention_days: 7, audit_log_retention_days: 90 },
 });
 
 describe(restores.name, () => {
