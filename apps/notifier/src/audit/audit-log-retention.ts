@@ -64,6 +64,10 @@ export function guildsPastFloor(page: readonly GuildOldestEntry[], floor: Date):
  *
  * A guild whose plan cannot be read is skipped this run with a warning: its entries stay until a
  * sweep that can read it, never deleted on a guess. When the catalogue cannot be read, nothing is.
+ *
+ * Measured on 2,000,000 entries over 100,000 guilds (local Postgres, licensing answered in process):
+ * the walk over every guild takes about 2 s; a first sweep deleting 1.2 million entries about
+ * 6.5 minutes (a DELETE per due guild, about 4 ms each); the next one, with little due, 18 s.
  * When a guild's batch deletes nothing although its oldest entry was due, the sweep is stopping
  * (shutdown) or another deleter is at the table: the rest is left for the next sweep.
  */
