@@ -135,6 +135,7 @@ export function serviceEnvironments(inputs: EnvironmentInputs): Record<ServiceNa
       ...platform,
       PORT: String(inputs.ports.notifier),
       RECOVERY_URL: urls.recovery,
+      LICENSING_URL: urls.licensing,
     },
     'webhook-intake': {
       ...common,

@@ -103,6 +103,7 @@ test('the plans page compares the plans from licensing and marks the current one
     .filter({ has: page.getByRole('heading', { name: /^Enterprise/ }) });
   await expect(enterprise.getByText('₩29,900')).toBeVisible();
   await expect(enterprise.getByText('Scheduled snapshots kept 30 days')).toBeVisible();
+  await expect(enterprise.getByText('Audit log kept 365 days')).toBeVisible();
   await expect(enterprise.getByText('AntiNuke raid detection: included')).toBeAttached();
   await expect(
     enterprise.getByText(
@@ -110,6 +111,7 @@ test('the plans page compares the plans from licensing and marks the current one
     ),
   ).toBeVisible();
   await expect(free.getByText('No restores')).toBeVisible();
+  await expect(free.getByText('Audit log kept 30 days')).toBeVisible();
   await capture(page, 'plans');
 });
 

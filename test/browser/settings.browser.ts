@@ -247,6 +247,10 @@ test('the audit log reads as sentences, a page at a time, by kind and date', asy
   // The newest first: the snapshot that is still there, by name.
   await expect(entries.first()).toContainText("You took the snapshot 'audit 8'");
   await expect(page.getByText(/You subscribed to the Enterprise plan \(29,900 KRW\)/)).toBeVisible();
+  // How long the guild's plan keeps its entries.
+  await expect(page.getByTestId('audit-retention')).toHaveText(
+    'Entries are kept 365 days on the Enterprise plan; older ones are deleted.',
+  );
   await capture(page, 'audit-log');
 
   await page.getByLabel('Per page').selectOption('10');

@@ -177,7 +177,11 @@ describe('guilds and snapshots', () => {
         guild_id: guildId,
         plan: { code: 'PRO', name: 'Pro', rank: 1, price_krw: 9900 },
         status: 'active',
-        limits: { snapshot_manual_max: 1, scheduled_snapshot_retention_days: 7 },
+        limits: {
+          snapshot_manual_max: 1,
+          scheduled_snapshot_retention_days: 7,
+          audit_log_retention_days: 90,
+        },
       });
       const refused = await stack.call(
         stack.licensing,

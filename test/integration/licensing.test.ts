@@ -293,7 +293,11 @@ describe('licensing', () => {
         status: 'active',
         features: [],
         restore_scopes: [],
-        limits: { snapshot_manual_max: 0, scheduled_snapshot_retention_days: null },
+        limits: {
+          snapshot_manual_max: 0,
+          scheduled_snapshot_retention_days: null,
+          audit_log_retention_days: 30,
+        },
         expires_at: null,
       });
 
@@ -303,7 +307,11 @@ describe('licensing', () => {
       expect(paid).toMatchObject({
         plan_code: 'ENTERPRISE',
         status: 'active',
-        limits: { snapshot_manual_max: 3, scheduled_snapshot_retention_days: 30 },
+        limits: {
+          snapshot_manual_max: 3,
+          scheduled_snapshot_retention_days: 30,
+          audit_log_retention_days: 365,
+        },
         expires_at: subscription.periodEnd.toISOString(),
       });
       expect(paid.features).toContain('ANTINUKE_AUTO_ACTION');
@@ -324,7 +332,7 @@ describe('licensing', () => {
         status: 'expired',
         features: [],
         restore_scopes: [],
-        limits: { snapshot_manual_max: 0 },
+        limits: { snapshot_manual_max: 0, audit_log_retention_days: 30 },
       });
     });
 
@@ -377,6 +385,11 @@ describe('licensing', () => {
       const enterprise = items.find((plan) => plan.code === 'ENTERPRISE')!;
       expect(enterprise.features).toEqual(expect.arrayContaining(['ANTINUKE_DETECT', 'RECOVERY_LIVE_SYNC']));
       expect(enterprise.limits).toHaveProperty('scheduled_snapshot_retention_days');
+      expect(items.map(({ code, limits }) => [code, limits.audit_log_retention_days])).toEqual([
+        ['FREE', 30],
+        ['PRO', 90],
+        ['ENTERPRISE', 365],
+      ]);
       expect((await fetch(`${licensing.url}/api/v1/plans`)).status).toBe(401);
     });
 

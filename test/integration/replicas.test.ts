@@ -211,6 +211,7 @@ describe('two replicas of every app', () => {
         DISCORD_API_URL: `${via.notifier[lane]}/api`,
         DISCORD_BOT_TOKEN: platform.botToken,
         RECOVERY_URL: urlOf('recovery', lane),
+        LICENSING_URL: urlOf('licensing', lane),
         DM_POLL_INTERVAL_MS: '200',
       }),
       gateway: (lane) => ({

@@ -46,6 +46,7 @@ export class GatewayStack extends BillingStack {
     this.notifier = await startApp('notifier', {
       DISCORD_API_URL: `${this.platform.url}/api`,
       RECOVERY_URL: this.recovery.url,
+      LICENSING_URL: this.licensing.url,
     });
     this.gatewayEnv = {
       DASHBOARD_URL,

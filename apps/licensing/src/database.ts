@@ -3,8 +3,9 @@ import { Init1763800000000 } from './migrations/1763800000000-init';
 import { PlansAndLicenses1763900000000 } from './migrations/1763900000000-plans-and-licenses';
 import { LicenseGraceAndReservedIds1765400000000 } from './migrations/1765400000000-license-grace-and-reserved-ids';
 import { PlanRestoreScopes1766100000000 } from './migrations/1766100000000-plan-restore-scopes';
-import { Plan } from './plans/plan.entity';
+import { PlanAuditRetention1766400000001 } from './migrations/1766400000001-plan-audit-retention';
 import { RetentionIndexes1766400000000 } from './migrations/1766400000000-retention-indexes';
+import { Plan } from './plans/plan.entity';
 
 export const licensingDatabase = {
   schema: 'licensing',
@@ -15,5 +16,6 @@ export const licensingDatabase = {
     LicenseGraceAndReservedIds1765400000000,
     PlanRestoreScopes1766100000000,
     RetentionIndexes1766400000000,
+    PlanAuditRetention1766400000001,
   ],
 };

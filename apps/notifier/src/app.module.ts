@@ -1,7 +1,9 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { ChatPlatformClient } from '@lib/chat-platform';
 import { ALL_TOPICS, CONSUMER_GROUPS } from '@lib/contracts';
+import { EntitlementsClient } from '@lib/entitlements';
 import { GuildAccessModule } from '@lib/guild-access';
+import { InternalTokenCodec } from '@lib/identity';
 import { eventHandlers, MessagingModule, MESSAGING_READINESS, transportOf } from '@lib/messaging';
 import { readinessChecks, retentionSweepProvider, serviceAppModule } from '@lib/runtime';
 import { AuditLogController } from './audit/audit-log.controller';
@@ -47,6 +49,15 @@ export class AppModule {
         NotificationsRepository,
         PreferencesRepository,
         AuditLogRepository,
+        // The audit log's retention asks each guild's plan (audit/audit-log-retention.ts). Not
+        // EntitlementsModule: its cache listener would need a Kafka group the notifier's user lacks,
+        // and a sweep asks each guild once, so the cache's 60 s cannot go stale on it.
+        {
+          provide: EntitlementsClient,
+          inject: [InternalTokenCodec],
+          useFactory: (codec: InternalTokenCodec) =>
+            new EntitlementsClient({ licensingUrl: config.LICENSING_URL, codec }),
+        },
         {
           provide: ChatPlatformClient,
           useValue: new ChatPlatformClient({
@@ -65,8 +76,10 @@ export class AppModule {
         DmSender,
         { provide: TEST_DM_INTERVAL_SECONDS, useValue: config.TEST_DM_INTERVAL_SECONDS },
         TestDmService,
-        retentionSweepProvider({ name: 'notifier-retention', cron: config.RETENTION_CRON }, (dataSource) =>
-          notifierRetention(dataSource, config),
+        retentionSweepProvider(
+          { name: 'notifier-retention', cron: config.RETENTION_CRON },
+          (dataSource, plans: EntitlementsClient) => notifierRetention(dataSource, config, plans),
+          [EntitlementsClient],
         ),
       ],
     });

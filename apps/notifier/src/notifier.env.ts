@@ -15,6 +15,10 @@ export class NotifierEnv extends ConsumerEnv {
   @IsHttpUrl()
   RECOVERY_URL!: string;
 
+  /** Licensing answers each guild's plan for the audit log's retention. */
+  @IsHttpUrl()
+  LICENSING_URL!: string;
+
   /** How often the DM sender looks for due messages (on every replica; each DM is claimed by one). */
   @IsIntegerInRange(50, 60_000)
   DM_POLL_INTERVAL_MS: number = 1_000;

@@ -29,6 +29,8 @@ export interface PlanLimits {
   snapshot_manual_max: number;
   /** Days a `scheduled` snapshot is kept; null where the plan has no scheduled snapshots. */
   scheduled_snapshot_retention_days: number | null;
+  /** Days the guild's audit log entries are kept; older ones are deleted by the notifier's retention. */
+  audit_log_retention_days: number;
 }
 
 /** A plan as licensing serves it (`GET /internal/v1/plans`). */

@@ -29,7 +29,11 @@ function plan(
     price_krw: rank * 9900,
     features,
     restore_scopes: [...restoreScopes],
-    limits: { snapshot_manual_max: rank, scheduled_snapshot_retention_days: null },
+    limits: {
+      snapshot_manual_max: rank,
+      scheduled_snapshot_retention_days: null,
+      audit_log_retention_days: 30,
+    },
   };
 }
 

@@ -9,7 +9,11 @@ const plan = (code: PlanDefinition['code'], rank: number, restoreScopes: PlanDef
     price_krw: rank * 10_000,
     features: restoreScopes.length > 0 ? ['RECOVERY_RESTORE'] : [],
     restore_scopes: restoreScopes,
-    limits: { snapshot_manual_max: rank, scheduled_snapshot_retention_days: null },
+    limits: {
+      snapshot_manual_max: rank,
+      scheduled_snapshot_retention_days: null,
+      audit_log_retention_days: 30,
+    },
   }) satisfies PlanDefinition;
 
 describe(lowestPlanWhere.name, () => {

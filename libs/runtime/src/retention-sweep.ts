@@ -136,17 +136,19 @@ export class RetentionSweep implements OnApplicationBootstrap, BeforeApplication
 }
 
 /**
- * The app's RetentionSweep as a Nest provider: its rules are built from the app's DataSource, and
- * it is scheduled on the app's SchedulerRegistry at bootstrap and stopped at shutdown.
+ * The app's RetentionSweep as a Nest provider: its rules are built from the app's DataSource (and
+ * the providers named in `inject`, handed after it), and it is scheduled on the app's
+ * SchedulerRegistry at bootstrap and stopped at shutdown.
  */
-export function retentionSweepProvider(
+export function retentionSweepProvider<Deps extends unknown[] = []>(
   options: RetentionSweepOptions,
-  rules: (dataSource: DataSource) => RetentionRule[],
+  rules: (dataSource: DataSource, ...deps: Deps) => RetentionRule[],
+  inject: FactoryProvider['inject'] = [],
 ): FactoryProvider<RetentionSweep> {
   return {
     provide: RetentionSweep,
-    inject: [DataSource, SchedulerRegistry],
-    useFactory: (dataSource: DataSource, scheduler: SchedulerRegistry) =>
-      new RetentionSweep(dataSource, scheduler, rules(dataSource), options),
+    inject: [DataSource, SchedulerRegistry, ...inject],
+    useFactory: (dataSource: DataSource, scheduler: SchedulerRegistry, ...deps: unknown[]) =>
+      new RetentionSweep(dataSource, scheduler, rules(dataSource, ...(deps as Deps)), options),
   };
 }

@@ -40,6 +40,7 @@ class BrowserStack extends BillingStack {
     this.notifier = await startApp('notifier', {
       DISCORD_API_URL: `${this.platform.url}/api`,
       RECOVERY_URL: this.recovery.url,
+      LICENSING_URL: this.licensing.url,
     });
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;

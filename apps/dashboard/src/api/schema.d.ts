@@ -888,6 +888,8 @@ export interface components {
       )[];
     };
     PlanLimits: {
+      /** @description Days the guild's audit log entries are kept; older ones are deleted by the notifier's retention. */
+      audit_log_retention_days: number;
       /** @description Days a `scheduled` snapshot is kept; null where the plan has no scheduled snapshots. */
       scheduled_snapshot_retention_days: number | null;
       /** @description Manual snapshot slots (docs/behaviour.md §8); the other triggers skip this check. */

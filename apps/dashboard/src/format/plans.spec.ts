@@ -1,5 +1,5 @@
 import type { Schemas } from '../api/client';
-import { restores } from './plans';
+import { auditRetention, auditRetentionNote, restores } from './plans';
 
 type Plan = Schemas['PlanDefinition'];
 
@@ -10,7 +10,7 @@ const plan = (restoreScopes: Plan['restore_scopes']): Plan => ({
   price_krw: 9900,
   features: restoreScopes.length > 0 ? ['RECOVERY_RESTORE'] : [],
   restore_scopes: restoreScopes,
-  limits: { snapshot_manual_max: 1, scheduled_snapshot_retention_days: 7 },
+  limits: { snapshot_manual_max: 1, scheduled_snapshot_retention_days: 7, audit_log_retention_days: 90 },
 });
 
 describe(restores.name, () => {
@@ -27,5 +27,17 @@ describe(restores.name, () => {
 
   it('says so when the plan has no restores', () => {
     expect(restores(plan([]))).toBe('No restores');
+  });
+});
+
+describe(auditRetention.name, () => {
+  it('says how long the plan keeps the audit log', () => {
+    expect(auditRetention(plan([]))).toBe('Audit log kept 90 days');
+    expect(auditRetentionNote(30, 'Free')).toBe(
+      'Entries are kept 30 days on the Free plan; older ones are deleted.',
+    );
+    expect(auditRetentionNote(1, 'Pro')).toBe(
+      'Entries are kept 1 day on the Pro plan; older ones are deleted.',
+    );
   });
 });

@@ -44,6 +44,20 @@ export function retention(plan: Plan): string {
   return days === null ? 'No scheduled snapshots' : `Scheduled snapshots kept ${days} days`;
 }
 
+/** "Audit log kept 90 days": how long the plan keeps a guild's audit log entries. */
+export function auditRetention(plan: Pick<Plan, 'limits'>): string {
+  return `Audit log kept ${days(plan.limits.audit_log_retention_days)}`;
+}
+
+/** The audit log page's note: "Entries are kept 90 days on the Pro plan; older ones are deleted." */
+export function auditRetentionNote(retentionDays: number, planName: string): string {
+  return `Entries are kept ${days(retentionDays)} on the ${planName} plan; older ones are deleted.`;
+}
+
+function days(count: number): string {
+  return count === 1 ? '1 day' : `${count} days`;
+}
+
 export function slots(plan: Plan): string {
   const max = plan.limits.snapshot_manual_max;
   return max === 0 ? 'No manual snapshot slots' : `${max} manual snapshot ${max === 1 ? 'slot' : 'slots'}`;

@@ -1,7 +1,15 @@
 import { useMemo, useState } from 'react';
 import { QueryStatus } from '../app/layout';
-import { type AuditLogFilter, useAuditLog, useMe, useMemberNames, useSnapshots } from '../api/queries';
+import {
+  type AuditLogFilter,
+  useAuditLog,
+  useLicense,
+  useMe,
+  useMemberNames,
+  useSnapshots,
+} from '../api/queries';
 import { AUDIT_KINDS, type AuditKind, describeAuditEntry, namedUsers } from '../format/audit-entry';
+import { auditRetentionNote } from '../format/plans';
 import { dateTime, relativeTime } from '../format/time';
 import { GuildPage } from './guild';
 
@@ -23,7 +31,10 @@ function endOfDay(date: string): string | undefined {
   return next.toISOString();
 }
 
-/** The guild's history, newest first, a page at a time, by kind and date, each entry a sentence. */
+/**
+ * The guild's history, newest first, a page at a time, by kind and date, each entry a sentence; how
+ * long its plan keeps entries, once the guild's licence is at hand.
+ */
 export function AuditLogPage({ guildId }: { guildId: string }) {
   const [kind, setKind] = useState<AuditKind | ''>('');
   const [from, setFrom] = useState('');
@@ -41,6 +52,7 @@ export function AuditLogPage({ guildId }: { guildId: string }) {
   };
   const log = useAuditLog(guildId, query);
   const me = useMe();
+  const license = useLicense(guildId);
   const snapshots = useSnapshots(guildId, 100);
   const myUserId = me.data?.id ?? null;
   // Who this page's entries name; their sentences read "alice …" once the names arrive.
@@ -63,6 +75,11 @@ export function AuditLogPage({ guildId }: { guildId: string }) {
 
   return (
     <GuildPage guildId={guildId} title="Audit log">
+      {license.data && (
+        <p className="muted" data-testid="audit-retention">
+          {auditRetentionNote(license.data.limits.audit_log_retention_days, license.data.plan.name)}
+        </p>
+      )}
       <form className="card filters" aria-label="Filter the audit log" onSubmit={(e) => e.preventDefault()}>
         <div className="field">
           <label htmlFor="audit-kind">Kind</label>

@@ -4,12 +4,12 @@ import { pathTo } from '../app/routes';
 import { useLiveSubscription, usePlans } from '../api/billing-queries';
 import { useLicense } from '../api/queries';
 import { won } from '../format/money';
-import { FEATURE_NAMES, FEATURE_ORDER, restores, retention, slots } from '../format/plans';
+import { auditRetention, FEATURE_NAMES, FEATURE_ORDER, restores, retention, slots } from '../format/plans';
 import { GuildPage } from './guild';
 
 /**
  * FREE, PRO and ENTERPRISE side by side, as licensing serves them: price, snapshot slots and
- * retention, what a restore puts back, features; the plan in force marked. Without a subscription a paid plan leads to the
+ * retention, audit log retention, what a restore puts back, features; the plan in force marked. Without a subscription a paid plan leads to the
  * checkout; with one, to the subscription page where the payer changes plan.
  */
 export function PlansPage({ guildId }: { guildId: string }) {
@@ -53,6 +53,7 @@ export function PlansPage({ guildId }: { guildId: string }) {
                 <ul className="plan-limits">
                   <li>{slots(plan)}</li>
                   <li>{retention(plan)}</li>
+                  <li>{auditRetention(plan)}</li>
                   <li>{restores(plan)}</li>
                 </ul>
                 <ul className="plan-features" aria-label={`${plan.name} features`}>

@@ -8,7 +8,7 @@ const FREE: PlanDefinition = {
   price_krw: 0,
   features: [],
   restore_scopes: [],
-  limits: { snapshot_manual_max: 0, scheduled_snapshot_retention_days: null },
+  limits: { snapshot_manual_max: 0, scheduled_snapshot_retention_days: null, audit_log_retention_days: 30 },
 };
 const PRO: PlanDefinition = {
   code: 'PRO',
@@ -17,7 +17,7 @@ const PRO: PlanDefinition = {
   price_krw: 9900,
   features: ['RECOVERY_RESTORE', 'RECOVERY_SNAPSHOT_MANUAL'],
   restore_scopes: ['roles', 'channels', 'permission_overrides', 'guild_settings', 'member_roles', 'bans'],
-  limits: { snapshot_manual_max: 1, scheduled_snapshot_retention_days: 7 },
+  limits: { snapshot_manual_max: 1, scheduled_snapshot_retention_days: 7, audit_log_retention_days: 90 },
 };
 
 describe(entitlementsAt.name, () => {
@@ -33,7 +33,11 @@ describe(entitlementsAt.name, () => {
       status: 'active',
       features: [],
       restore_scopes: [],
-      limits: { snapshot_manual_max: 0, scheduled_snapshot_retention_days: null },
+      limits: {
+        snapshot_manual_max: 0,
+        scheduled_snapshot_retention_days: null,
+        audit_log_retention_days: 30,
+      },
       expires_at: null,
     });
   });

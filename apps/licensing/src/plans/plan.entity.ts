@@ -33,6 +33,10 @@ export class Plan {
   @SnakeCaseColumn('integer', { nullable: true })
   scheduledSnapshotRetentionDays: number | null;
 
+  /** Days an audit log entry is kept (notifier's retention). */
+  @SnakeCaseColumn('integer')
+  auditLogRetentionDays: number;
+
   toDefinition(): PlanDefinition {
     return {
       code: this.code,
@@ -44,6 +48,7 @@ export class Plan {
       limits: {
         snapshot_manual_max: this.snapshotManualMax,
         scheduled_snapshot_retention_days: this.scheduledSnapshotRetentionDays,
+        audit_log_retention_days: this.auditLogRetentionDays,
       },
     };
   }
