@@ -228,7 +228,8 @@ export class OutboxRelay {
     const hours = this.options.retentionHours ?? 72;
     while (this.running) {
       const deleted = await this.outbox.deleteSentBefore(this.options.dataSource, hours, RETENTION_BATCH);
-      if (deleted < RETENTION_BATCH) break;
+      // Anything but a full batch ends it (a count that is no number too: never loop on it).
+      if (!(deleted >= RETENTION_BATCH)) break;
     }
   }
 }

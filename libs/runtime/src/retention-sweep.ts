@@ -129,7 +129,8 @@ export class RetentionSweep implements OnApplicationBootstrap, BeforeApplication
       const batch = await deleteBatch(this.batch);
       deleted += batch;
       rowsExpired.inc({ table, rule }, batch);
-      if (batch < this.batch) break;
+      // Anything but a full batch ends it (a count that is no number too: never loop on it).
+      if (!(batch >= this.batch)) break;
     }
     return deleted;
   }

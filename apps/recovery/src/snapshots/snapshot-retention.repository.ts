@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
+import { exclusively } from '@lib/database';
 import { DataSource } from 'typeorm';
 
-/** Any constant unique to the retention job: the advisory lock that makes one replica run it. */
-const LOCK_KEY = 0x5e7e_0400;
+/** The advisory lock that makes one replica run the job. */
+const LOCK_NAME = 'retention:recovery.snapshots';
 
 const NOT_IN_USE = `NOT EXISTS (SELECT 1 FROM recovery.restore_jobs j
                                  WHERE j.snapshot_id = s.id AND j.status IN ('pending', 'running'))`;
@@ -16,22 +17,8 @@ export class SnapshotRetentionRepository {
    * Runs `work` while this process holds the job's session advisory lock, or answers null at once
    * when another replica holds it.
    */
-  async exclusively<T>(work: () => Promise<T>): Promise<T | null> {
-    const runner = this.dataSource.createQueryRunner();
-    await runner.connect();
-    try {
-      const [{ locked }] = (await runner.query(`SELECT pg_try_advisory_lock($1) AS locked`, [LOCK_KEY])) as {
-        locked: boolean;
-      }[];
-      if (!locked) return null;
-      try {
-        return await work();
-      } finally {
-        await runner.query(`SELECT pg_advisory_unlock($1)`, [LOCK_KEY]);
-      }
-    } finally {
-      await runner.release();
-    }
+  exclusively<T>(work: () => Promise<T>): Promise<T | null> {
+    return exclusively(this.dataSource, LOCK_NAME, work);
   }
 
   /** Deletes up to `limit` snapshots of `trigger` created before `cutoff`; returns how many went. */
