@@ -59,7 +59,7 @@ import { SnapshotsRepository } from '../apps/recovery/src/snapshots/snapshots.re
  * wait and the global wait. It counts the re-reads each step call makes (GET guild, channels, bot
  * member), which a restore that kept the guild current from its answers would not need.
  */
-interface BenchGuild {
+export interface BenchGuild {
   label: string;
   /** Besides @everyone and the bot's managed role. */
   customRoles: number;
@@ -78,7 +78,7 @@ interface BenchGuild {
  * bot's role) and 500 channels (50 categories of 9), overwrites on every channel; the raid
  * destroys half of each either way.
  */
-const CASES: BenchGuild[] = [
+export const CASES: BenchGuild[] = [
   { label: 'bench guild', customRoles: 100, categories: 20, channelsPerCategory: 9, members: 20 },
   { label: "platform's maxima", customRoles: 248, categories: 50, channelsPerCategory: 9, members: 50 },
   {
@@ -320,7 +320,7 @@ function wipeAndRecreateCalls(
   );
 }
 
-interface CaseResult {
+export interface CaseResult {
   label: string;
   /** The member case: calls per changed member and the member step against its bucket's floor. */
   members?: { perMember: number; ratio: number };
@@ -362,7 +362,7 @@ async function main(): Promise<void> {
   if (results.some((r) => !r.passed)) process.exitCode = 1;
 }
 
-async function runCase(size: BenchGuild): Promise<CaseResult> {
+export async function runCase(size: BenchGuild): Promise<CaseResult> {
   const memberCase = size.rolesPerMember !== undefined;
   const scope = memberCase ? MEMBER_SCOPE : SCOPE;
   RATE_LIMITS = memberCase ? MEMBER_RATE_LIMITS : DEFAULT_RATE_LIMITS;
@@ -666,7 +666,9 @@ async function runCase(size: BenchGuild): Promise<CaseResult> {
   return result;
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+if (require.main === module) {
+  main().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
+}

@@ -77,8 +77,40 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)];
 }
 
-async function main(): Promise<void> {
-  migrateTestDatabase();
+/** The guild's shape: custom roles, categories and channels per category, members. */
+export interface SnapshotGuildShape {
+  customRoles: number;
+  categories: number;
+  channelsPerCategory: number;
+  members: number;
+}
+
+export interface SnapshotMeasure {
+  roles: number;
+  channels: number;
+  overrides: number;
+  payloadBytes: number;
+  /** SnapshotService.create, all rounds. */
+  snapshotMs: number[];
+  platformReads: number;
+  mapping: number;
+  serialising: number;
+  storing: number;
+}
+
+/** At the platform's maxima: 250 roles, 500 channels. */
+export const SNAPSHOT_MAXIMA: SnapshotGuildShape = {
+  customRoles: CUSTOM_ROLES,
+  categories: CATEGORIES,
+  channelsPerCategory: CHANNELS_PER_CATEGORY,
+  members: MEMBERS,
+};
+
+/**
+ * Snapshots one guild of `shape` `rounds` times (after the warm-up) on the database of
+ * DATABASE_URL, which must be migrated; the guild and its rows are deleted afterwards.
+ */
+export async function measureSnapshot(shape: SnapshotGuildShape, rounds = ROUNDS): Promise<SnapshotMeasure> {
   // The bench reads each route three times a round (bare, adapter, service); the platform's
   // per-route buckets would turn that into 429 waits a real snapshot never sees, so they are off.
   const platform = new FakeChatPlatform({ rateLimits: { perRoute: 'off', global: 'off' } });
@@ -89,10 +121,10 @@ async function main(): Promise<void> {
     const seeded = platform.seedGuild(
       generatedGuild({
         name: 'Maximal guild',
-        customRoles: CUSTOM_ROLES,
-        categories: CATEGORIES,
-        channelsPerCategory: CHANNELS_PER_CATEGORY,
-        members: MEMBERS,
+        customRoles: shape.customRoles,
+        categories: shape.categories,
+        channelsPerCategory: shape.channelsPerCategory,
+        members: shape.members,
         topicLength: 120,
       }),
     );
@@ -129,7 +161,7 @@ async function main(): Promise<void> {
     const serialise: number[] = [];
     const snapshot: number[] = [];
     let size = 0;
-    for (let round = 0; round < WARM_UP + ROUNDS; round++) {
+    for (let round = 0; round < WARM_UP + rounds; round++) {
       let t = performance.now();
       const page = makeURLSearchParams({ limit: 1000 });
       await Promise.all([
@@ -164,29 +196,17 @@ async function main(): Promise<void> {
       snapshot.push(snapshotMs);
     }
 
-    const total = median(snapshot);
-    const platformReads = median(reads);
-    const mapping = Math.max(0, median(stateReads) - platformReads);
-    const serialising = median(serialise);
-    const storing = Math.max(0, median(afterRead) - serialising);
-    const ours = mapping + serialising + storing;
-    const row = (label: string, ms: number) =>
-      console.log(
-        `  ${label.padEnd(46)} ${ms.toFixed(1).padStart(6)} ms ${((ms / total) * 100).toFixed(0).padStart(4)} %`,
-      );
-
-    console.log(
-      `snapshot of a guild at the platform's maxima: ${live.roles.length} roles, ${live.channels.length} channels, ` +
-        `${overrides} overrides; payload ${(size / 1024).toFixed(0)} KiB; ${ROUNDS} rounds after ${WARM_UP} warm-up`,
-    );
-    console.log(
-      `  whole snapshot (SnapshotService.create)      p50 ${total.toFixed(1)} ms, p99 ${percentile(snapshot, 99).toFixed(1)} ms`,
-    );
-    row('platform reads (4 REST calls, loopback)', platformReads);
-    row('our work: mapping the wire format', mapping);
-    row('our work: serialising + size check', serialising);
-    row('our work: insert + outbox row (one transaction)', storing);
-    row('our own work in all', ours);
+    return {
+      roles: live.roles.length,
+      channels: live.channels.length,
+      overrides,
+      payloadBytes: size,
+      snapshotMs: snapshot,
+      platformReads: median(reads),
+      mapping: Math.max(0, median(stateReads) - median(reads)),
+      serialising: median(serialise),
+      storing: Math.max(0, median(afterRead) - median(serialise)),
+    };
   } finally {
     await dataSource.query(`DELETE FROM recovery.outbox WHERE message_key = $1`, [guildId]);
     await dataSource.query(`DELETE FROM recovery.snapshots WHERE guild_id = $1`, [guildId]);
@@ -196,7 +216,38 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+async function main(): Promise<void> {
+  migrateTestDatabase();
+  const measure = await measureSnapshot(SNAPSHOT_MAXIMA);
+  const snapshot = measure.snapshotMs;
+  const total = median(snapshot);
+  const platformReads = measure.platformReads;
+  const mapping = measure.mapping;
+  const serialising = measure.serialising;
+  const storing = measure.storing;
+  const ours = mapping + serialising + storing;
+  const row = (label: string, ms: number) =>
+    console.log(
+      `  ${label.padEnd(46)} ${ms.toFixed(1).padStart(6)} ms ${((ms / total) * 100).toFixed(0).padStart(4)} %`,
+    );
+
+  console.log(
+    `snapshot of a guild at the platform's maxima: ${measure.roles} roles, ${measure.channels} channels, ` +
+      `${measure.overrides} overrides; payload ${(measure.payloadBytes / 1024).toFixed(0)} KiB; ${ROUNDS} rounds after ${WARM_UP} warm-up`,
+  );
+  console.log(
+    `  whole snapshot (SnapshotService.create)      p50 ${total.toFixed(1)} ms, p99 ${percentile(snapshot, 99).toFixed(1)} ms`,
+  );
+  row('platform reads (4 REST calls, loopback)', platformReads);
+  row('our work: mapping the wire format', mapping);
+  row('our work: serialising + size check', serialising);
+  row('our work: insert + outbox row (one transaction)', storing);
+  row('our own work in all', ours);
+}
+
+if (require.main === module) {
+  main().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
+}

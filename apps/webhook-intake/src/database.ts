@@ -5,6 +5,7 @@ import { WebhookBodyDigest1765100000000 } from './migrations/1765100000000-webho
 import { WebhookRetentionIndex1765100000001 } from './migrations/1765100000001-webhook-retention-index';
 import { WebhookDeliveryRows1765300000000 } from './migrations/1765300000000-webhook-delivery-rows';
 import { WebhookLiveRowIndex1765300000001 } from './migrations/1765300000001-webhook-live-row-index';
+import { WebhookGrowthIndexes1766600000000 } from './migrations/1766600000000-growth-indexes';
 
 export const webhookIntakeDatabase = {
   schema: 'webhook',
@@ -17,5 +18,6 @@ export const webhookIntakeDatabase = {
     WebhookRetentionIndex1765100000001,
     WebhookDeliveryRows1765300000000,
     WebhookLiveRowIndex1765300000001,
+    WebhookGrowthIndexes1766600000000,
   ],
 };
