@@ -45,6 +45,7 @@ export const GROWTH_SIZES = {
   notifications: 1_000_000,
   subscriptions: 20_000,
   paymentAttemptsPerSubscription: 24,
+  providerEvents: 1_000_000,
 } as const;
 
 /** Consuming services and their consumers (the handlers' `consumer` names). */
@@ -313,6 +314,16 @@ export async function fillGrowth(
      WHERE s <= ${guilds} OR s % 4 = 0
      ORDER BY c, s`,
   ]);
+
+  // Provider events billing applied: a few per subscription and month, over the history.
+  await step(
+    'billing.provider_events',
+    `
+    INSERT INTO billing.provider_events (event_id, event_type, outcome, detail, applied_at)
+    SELECT 'evt_' || i, 'PAYMENT_STATUS_CHANGED', CASE WHEN i % 20 = 0 THEN 'already_applied' ELSE 'applied' END,
+           'payment ' || i || ' DONE', to_timestamp(ms / 1000.0)
+      FROM ${series(n(GROWTH_SIZES.providerEvents), start, end)}`,
+  );
 
   const t = performance.now();
   await client.query(`VACUUM ANALYZE`);

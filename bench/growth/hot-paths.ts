@@ -1,11 +1,13 @@
 import type { DomainEvent } from '@lib/contracts';
 import { encodeKeysetCursor } from '@lib/database';
-import { EventProcessor } from '@lib/messaging';
+import { EventProcessor, ProcessedEventsRepository } from '@lib/messaging';
 import { OutboxRepository } from '@lib/outbox';
 import type { Client } from 'pg';
 import type { DataSource, QueryRunner } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
+import { ProviderEventsRepository } from '../../apps/billing/src/provider-events/provider-events.repository';
 import { SubscriptionsRepository } from '../../apps/billing/src/subscriptions/subscriptions.repository';
+import { AuditLogRetentionRepository } from '../../apps/notifier/src/audit/audit-log-retention.repository';
 import { AuditLogRepository } from '../../apps/notifier/src/audit/audit-log.repository';
 import { NotificationsRepository } from '../../apps/notifier/src/notifications/notifications.repository';
 import { ScheduledSnapshotRunsRepository } from '../../apps/recovery/src/snapshots/scheduled-snapshot-runs.repository';
@@ -43,6 +45,10 @@ const DAY_MS = 86_400_000;
  * holds of each kind, so both databases delete the same number.
  */
 const RETENTION_SAMPLE = 100;
+/** Rows past retention the working set holds of each table the retention sweeps delete from. */
+const RETENTION_WORKING_ROWS = 200;
+/** A page of the audit log retention's guild walk (audit-log-retention.ts). */
+const AUDIT_GUILD_PAGE = 500;
 /** The DM sender's batch (dm-sender.service.ts). */
 const DM_BATCH = 20;
 
@@ -132,6 +138,39 @@ export async function seedWorkingSet(client: Client, rounds: number): Promise<vo
             LATERAL (SELECT ${start}::bigint + k * ${Math.floor((730 * DAY_MS) / 1000)}::bigint AS ms,
                             CASE WHEN k % 10 IN (1, 2) THEN 1 ELSE -1 END AS d) t
       WHERE k % 10 IN (1, 2, 4, 5)`,
+    // Past their retention, for the retention sweeps' batches: applied events a month old in each
+    // consuming service, final DMs two months old, the working guilds' finished runs of two months
+    // ago, provider events 500 days old, sent outbox rows of last week, and one audit entry of each
+    // working guild a year ago (so a page of the audit log's guild walk has 500 guilds here too).
+    ...Object.keys(CONSUMERS).map(
+      (schema) => `
+    INSERT INTO "${schema}".processed_events (consumer, event_id, event_type, status, processed_at)
+    SELECT 'bench-expired', 'ws_expired_' || k, 'SnapshotCreated', 'done', now() - interval '30 days' - k * interval '1 minute'
+      FROM generate_series(1, ${RETENTION_WORKING_ROWS}) AS k`,
+    ),
+    `INSERT INTO notification.notifications (id, event_id, event_type, template, guild_id,
+         recipient_platform_user_id, content, status, created_at, updated_at)
+     SELECT pg_temp.ws_uuid(${now - 60 * DAY_MS}, k + 31000000000), pg_temp.ws_uuid(${now - 60 * DAY_MS}, k + 32000000000),
+            'SubscriptionRenewed', 'renewed', '${WORKING_GUILD_ID}', '100000000000000002', 'Renewed.', 'sent',
+            now() - interval '60 days' - k * interval '1 minute', now() - interval '60 days' - k * interval '1 minute'
+       FROM generate_series(1, ${RETENTION_WORKING_ROWS}) AS k`,
+    `INSERT INTO recovery.scheduled_snapshot_runs (guild_id, run_date, due_at, next_attempt_at, status, attempts, updated_at)
+     SELECT ${guild('k')}, current_date - 60, now() - interval '60 days', now() - interval '60 days', 'done', 1,
+            now() - interval '60 days'
+       FROM generate_series(1, ${WORKING_GUILDS}) AS k`,
+    `INSERT INTO billing.provider_events (event_id, event_type, outcome, detail, applied_at)
+     SELECT 'ws_provider_' || k, 'PAYMENT_STATUS_CHANGED', 'applied', 'working set',
+            now() - interval '500 days' - k * interval '1 minute'
+       FROM generate_series(1, ${RETENTION_WORKING_ROWS}) AS k`,
+    `INSERT INTO recovery.outbox (id, topic, message_key, event_type, envelope, created_at, sent_at)
+     SELECT pg_temp.ws_uuid(${now - 7 * DAY_MS}, k + 33000000000), 'recovery.events', '${WORKING_GUILD_ID}',
+            'SnapshotCreated', jsonb_build_object('k', k), now() - interval '7 days', now() - interval '7 days'
+       FROM generate_series(1, ${RETENTION_WORKING_ROWS}) AS k`,
+    `INSERT INTO notification.audit_log (event_id, event_type, producer, guild_id, aggregate_type, aggregate_id,
+                                         occurred_at, payload)
+     SELECT pg_temp.ws_uuid(${now - 365 * DAY_MS}, k + 34000000000), 'SnapshotCreated', 'recovery', ${guild('k')}::text,
+            'snapshot', k::text, now() - interval '365 days', jsonb_build_object('k', k)
+       FROM generate_series(1, ${WORKING_GUILDS}) AS k`,
   ];
   for (const sql of statements) {
     await client.query(sql).catch((error: Error) => {
@@ -348,6 +387,75 @@ export async function hotPaths(
         if (deleted === 0) throw new Error('nothing expired: the working set is missing');
       }),
   });
+  // The retention sweeps' statements (libs/runtime/src/retention-sweep.ts and each app's
+  // <app>-retention.ts), at their settings' defaults, one batch each, rolled back.
+  const daysAgo = (days: number) => new Date(Date.now() - days * DAY_MS);
+  const expectSample = (deleted: number) => {
+    if (deleted !== RETENTION_SAMPLE) throw new Error(`deleted ${deleted}: the working set is missing`);
+  };
+  const processed = new ProcessedEventsRepository('recovery');
+  const dmRecords = new NotificationsRepository(onRunner(runner));
+  const providerEvents = new ProviderEventsRepository();
+  const auditRetention = new AuditLogRetentionRepository(onRunner(runner));
+  paths.push(
+    {
+      name: 'processed events retention: a batch (100)',
+      table: 'recovery.processed_events',
+      run: () =>
+        rolledBack(async () =>
+          expectSample(await processed.deleteDoneBefore(onRunner(runner), daysAgo(14), RETENTION_SAMPLE)),
+        ),
+    },
+    {
+      name: 'outbox retention: a batch of sent rows (100)',
+      table: 'recovery.outbox',
+      run: () =>
+        rolledBack(async () =>
+          expectSample(await outbox.deleteSentBefore(onRunner(runner), 72, RETENTION_SAMPLE)),
+        ),
+    },
+    {
+      name: 'DM retention: a batch of final DMs (100)',
+      table: 'notification.notifications',
+      run: () =>
+        rolledBack(async () =>
+          expectSample(await dmRecords.deleteFinalBefore(daysAgo(30), RETENTION_SAMPLE)),
+        ),
+    },
+    {
+      name: 'scheduled runs retention: a batch (100)',
+      table: 'recovery.scheduled_snapshot_runs',
+      run: () =>
+        rolledBack(async () => expectSample(await runs.deleteFinishedBefore(daysAgo(30), RETENTION_SAMPLE))),
+    },
+    {
+      name: 'provider events retention: a batch (100)',
+      table: 'billing.provider_events',
+      run: () =>
+        rolledBack(async () =>
+          expectSample(
+            await providerEvents.deleteAppliedBefore(onRunner(runner), daysAgo(400), RETENTION_SAMPLE),
+          ),
+        ),
+    },
+    {
+      name: `audit log retention: a page of guilds (${AUDIT_GUILD_PAGE})`,
+      table: 'notification.audit_log',
+      run: async () => {
+        const page = await auditRetention.guildsAfter('', AUDIT_GUILD_PAGE);
+        if (page.length !== AUDIT_GUILD_PAGE)
+          throw new Error(`a page of ${page.length}: the working set is missing`);
+      },
+    },
+    {
+      name: "audit log retention: a guild's expired (100)",
+      table: 'notification.audit_log',
+      run: () =>
+        rolledBack(async () =>
+          expectSample(await auditRetention.deleteOlderThan(WORKING_GUILD_ID, daysAgo(30), RETENTION_SAMPLE)),
+        ),
+    },
+  );
   return { paths, close: () => runner.release() };
 }
 

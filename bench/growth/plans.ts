@@ -180,4 +180,5 @@ export const LARGE_TABLES: ReadonlySet<string> = new Set([
   'billing.subscriptions',
   'billing.payment_attempts',
   'billing.billing_keys',
+  'billing.provider_events',
 ]);

@@ -47,6 +47,11 @@ const GUARDED: { index: string; path: string }[] = [
     index: 'webhook.webhook_events_failed_updated_idx',
     path: 'webhook retention: a batch of superseded (100)',
   },
+  { index: 'recovery.processed_events_done_at_idx', path: 'processed events retention: a batch (100)' },
+  { index: 'recovery.outbox_sent_at_idx', path: 'outbox retention: a batch of sent rows (100)' },
+  { index: 'notification.notifications_final_idx', path: 'DM retention: a batch of final DMs (100)' },
+  { index: 'recovery.scheduled_snapshot_runs_finished_idx', path: 'scheduled runs retention: a batch (100)' },
+  { index: 'billing.provider_events_applied_at_idx', path: 'provider events retention: a batch (100)' },
 ];
 
 const url = databaseUrl(
@@ -100,6 +105,13 @@ describe('hot paths at scale', () => {
     'webhook retention: a batch of superseded (100)',
     'webhook retention: a batch of others (100)',
     "snapshot retention: a guild's expired (100)",
+    'processed events retention: a batch (100)',
+    'outbox retention: a batch of sent rows (100)',
+    'DM retention: a batch of final DMs (100)',
+    'scheduled runs retention: a batch (100)',
+    'provider events retention: a batch (100)',
+    'audit log retention: a page of guilds (500)',
+    "audit log retention: a guild's expired (100)",
   ];
 
   it('covers every hot path the bench measures', () => {
