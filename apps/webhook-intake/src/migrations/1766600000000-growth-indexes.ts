@@ -1,39 +1,4 @@
-import type { MigrationInterface, QueryRunner } from 'typeorm';
-
-/** An index built CONCURRENTLY: its name (to find what a failed build left) and its statement. */
-interface ConcurrentIndex {
-  name: string;
-  create: string;
-}
-
-/** The operator tools' newest-first list without a source. */
-const newest: ConcurrentIndex = {
-  name: 'webhook_events_created_idx',
-  create: `CREATE INDEX CONCURRENTLY IF NOT EXISTS webhook_events_created_idx
-           ON webhook.webhook_events (created_at DESC, id DESC)`,
-};
-
-/** The same list filtered by result, without a source. */
-const byResult: ConcurrentIndex = {
-  name: 'webhook_events_result_created_idx',
-  create: `CREATE INDEX CONCURRENTLY IF NOT EXISTS webhook_events_result_created_idx
-           ON webhook.webhook_events (processing_result, created_at DESC, id DESC)`,
-};
-
-/** The retention job's duplicates, oldest change first. */
-const duplicatesByChange: ConcurrentIndex = {
-  name: 'webhook_events_duplicate_updated_idx',
-  create: `CREATE INDEX CONCURRENTLY IF NOT EXISTS webhook_events_duplicate_updated_idx
-           ON webhook.webhook_events (updated_at) WHERE processing_result = 'duplicate'`,
-};
-
-/** The retention job's failed deliveries (of events routed since), oldest change first. */
-const failedByChange: ConcurrentIndex = {
-  name: 'webhook_events_failed_updated_idx',
-  create: `CREATE INDEX CONCURRENTLY IF NOT EXISTS webhook_events_failed_updated_idx
-           ON webhook.webhook_events (updated_at)
-        WHERE signature_valid AND processing_result = 'failed' AND external_event_id IS NOT NULL`,
-};
+import { ConcurrentIndexMigration } from '@lib/database';
 
 /**
  * The operator tools list webhook events newest first, by source and result, but both filters are
@@ -53,36 +18,37 @@ const failedByChange: ConcurrentIndex = {
  * `updated_at` order, makes a batch read about the rows it deletes; only the rows of that kind
  * (a few per cent of the inserts) pay for them.
  *
- * Built CONCURRENTLY, outside a transaction, as the table's other late indexes were
- * (1765100000001, 1765300000001): the endpoint's inserts go on meanwhile. An index a failed build
- * left invalid is dropped and built again.
+ * Built CONCURRENTLY (ConcurrentIndexMigration), as the table's other late indexes were
+ * (1765100000001, 1765300000001): the endpoint's inserts go on meanwhile.
  */
-export class WebhookGrowthIndexes1766600000000 implements MigrationInterface {
+export class WebhookGrowthIndexes1766600000000 extends ConcurrentIndexMigration {
   name = 'WebhookGrowthIndexes1766600000000';
-  transaction = false;
 
-  async up(queryRunner: QueryRunner): Promise<void> {
-    await buildConcurrently(queryRunner, newest);
-    await buildConcurrently(queryRunner, byResult);
-    await buildConcurrently(queryRunner, duplicatesByChange);
-    await buildConcurrently(queryRunner, failedByChange);
-  }
-
-  async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS webhook.${failedByChange.name}`);
-    await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS webhook.${duplicatesByChange.name}`);
-    await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS webhook.${byResult.name}`);
-    await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS webhook.${newest.name}`);
-  }
-}
-
-async function buildConcurrently(queryRunner: QueryRunner, { name, create }: ConcurrentIndex): Promise<void> {
-  const invalid = (await queryRunner.query(
-    `SELECT 1 FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
-                             JOIN pg_namespace n ON n.oid = c.relnamespace
-      WHERE n.nspname = 'webhook' AND c.relname = $1 AND NOT i.indisvalid`,
-    [name],
-  )) as unknown[];
-  if (invalid.length > 0) await queryRunner.query(`DROP INDEX CONCURRENTLY webhook.${name}`);
-  await queryRunner.query(create);
+  protected readonly indexes = [
+    // The operator tools' newest-first list without a source.
+    {
+      schema: 'webhook',
+      name: 'webhook_events_created_idx',
+      on: 'webhook_events (created_at DESC, id DESC)',
+    },
+    // The same list filtered by result, without a source.
+    {
+      schema: 'webhook',
+      name: 'webhook_events_result_created_idx',
+      on: 'webhook_events (processing_result, created_at DESC, id DESC)',
+    },
+    // The retention job's duplicates, oldest change first.
+    {
+      schema: 'webhook',
+      name: 'webhook_events_duplicate_updated_idx',
+      on: `webhook_events (updated_at) WHERE processing_result = 'duplicate'`,
+    },
+    // The retention job's failed deliveries (of events routed since), oldest change first.
+    {
+      schema: 'webhook',
+      name: 'webhook_events_failed_updated_idx',
+      on: `webhook_events (updated_at)
+        WHERE signature_valid AND processing_result = 'failed' AND external_event_id IS NOT NULL`,
+    },
+  ];
 }
