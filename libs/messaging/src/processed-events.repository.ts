@@ -39,12 +39,12 @@ export class ProcessedEventsRepository {
    */
   async deleteDoneBefore(dataSource: DataSource, cutoff: Date, limit: number): Promise<number> {
     const [, deleted] = await dataSource.query<[unknown, number]>(
-      `DELETE FROM "${this.schema}".processed_events WHERE (consumer, event_id) IN (
-         SELECT consumer, event_id FROM "${this.schema}".processed_events
+      `DELETE FROM "${this.schema}".processed_events WHERE ctid = ANY (ARRAY(
+         SELECT ctid FROM "${this.schema}".processed_events
           WHERE status = 'done' AND processed_at < $1
           ORDER BY processed_at
           LIMIT $2
-            FOR UPDATE SKIP LOCKED)`,
+            FOR UPDATE SKIP LOCKED))`,
       [cutoff, limit],
     );
     return deleted;

@@ -71,12 +71,12 @@ export class OutboxRepository {
   /** Deletes up to `limit` rows sent more than `hours` ago, oldest first, skipping rows held elsewhere. */
   async deleteSentBefore(dataSource: DataSource, hours: number, limit: number): Promise<number> {
     const [, deleted] = await dataSource.query<[unknown, number]>(
-      `DELETE FROM "${this.schema}".outbox WHERE id IN (
-         SELECT id FROM "${this.schema}".outbox
+      `DELETE FROM "${this.schema}".outbox WHERE ctid = ANY (ARRAY(
+         SELECT ctid FROM "${this.schema}".outbox
           WHERE sent_at < now() - make_interval(hours => $1)
           ORDER BY sent_at
           LIMIT $2
-            FOR UPDATE SKIP LOCKED)`,
+            FOR UPDATE SKIP LOCKED))`,
       [hours, limit],
     );
     return deleted;

@@ -43,13 +43,12 @@ export class ProviderEventsRepository {
 
   /**
    * Deletes up to `limit` records applied before `cutoff`, oldest first, skipping rows held
-   * elsewhere. The ids are gathered first (`ARRAY(...)`, run once) and deleted by key: as `IN
-   * (SELECT ...)` the planner may hash-join the whole table against the batch instead.
+   * elsewhere (the batch form of docs/architecture.md, "Retention").
    */
   async deleteAppliedBefore(dataSource: DataSource, cutoff: Date, limit: number): Promise<number> {
     const [, deleted] = await dataSource.query<[unknown, number]>(
-      `DELETE FROM billing.provider_events WHERE event_id = ANY (ARRAY(
-         SELECT event_id FROM billing.provider_events
+      `DELETE FROM billing.provider_events WHERE ctid = ANY (ARRAY(
+         SELECT ctid FROM billing.provider_events
           WHERE applied_at < $1
           ORDER BY applied_at
           LIMIT $2

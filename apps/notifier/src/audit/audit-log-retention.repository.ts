@@ -55,12 +55,12 @@ export class AuditLogRetentionRepository {
    */
   async deleteOlderThan(guildId: string, cutoff: Date, limit: number): Promise<number> {
     const [, deleted] = await this.dataSource.query<[unknown, number]>(
-      `DELETE FROM notification.audit_log WHERE event_id IN (
-         SELECT event_id FROM notification.audit_log
+      `DELETE FROM notification.audit_log WHERE ctid = ANY (ARRAY(
+         SELECT ctid FROM notification.audit_log
           WHERE guild_id = $1 AND occurred_at < $2
           ORDER BY occurred_at, event_id
           LIMIT $3
-          FOR UPDATE SKIP LOCKED)`,
+          FOR UPDATE SKIP LOCKED))`,
       [guildId, cutoff, limit],
     );
     return deleted;

@@ -117,12 +117,12 @@ export class NotificationsRepository {
   /** Deletes up to `limit` DMs final (not pending) since before `cutoff`, oldest first, skipping rows held elsewhere. */
   async deleteFinalBefore(cutoff: Date, limit: number): Promise<number> {
     const [, deleted] = await this.dataSource.query<[unknown, number]>(
-      `DELETE FROM notification.notifications WHERE id IN (
-         SELECT id FROM notification.notifications
+      `DELETE FROM notification.notifications WHERE ctid = ANY (ARRAY(
+         SELECT ctid FROM notification.notifications
           WHERE status <> 'pending' AND updated_at < $1
           ORDER BY updated_at
           LIMIT $2
-            FOR UPDATE SKIP LOCKED)`,
+            FOR UPDATE SKIP LOCKED))`,
       [cutoff, limit],
     );
     return deleted;

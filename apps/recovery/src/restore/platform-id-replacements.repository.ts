@@ -36,12 +36,12 @@ export class PlatformIdReplacementsRepository {
    */
   async deleteUnreferenced(limit: number): Promise<number> {
     const [, deleted] = await this.dataSource.query<[unknown, number]>(
-      `DELETE FROM recovery.platform_id_replacements WHERE (guild_id, kind, original_id) IN (
-         SELECT r.guild_id, r.kind, r.original_id FROM recovery.platform_id_replacements r
+      `DELETE FROM recovery.platform_id_replacements WHERE ctid = ANY (ARRAY(
+         SELECT r.ctid FROM recovery.platform_id_replacements r
           WHERE NOT EXISTS (SELECT 1 FROM recovery.snapshots s
                              WHERE s.guild_id = r.guild_id AND s.created_at < r.created_at)
           LIMIT $1
-            FOR UPDATE OF r SKIP LOCKED)`,
+            FOR UPDATE OF r SKIP LOCKED))`,
       [limit],
     );
     return deleted;

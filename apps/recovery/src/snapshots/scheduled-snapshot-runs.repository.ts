@@ -73,12 +73,12 @@ export class ScheduledSnapshotRunsRepository {
   /** Deletes up to `limit` finished runs (done, skipped, failed) of days before `cutoff`'s, oldest first. */
   async deleteFinishedBefore(cutoff: Date, limit: number): Promise<number> {
     const [, deleted] = await this.dataSource.query<[unknown, number]>(
-      `DELETE FROM recovery.scheduled_snapshot_runs WHERE (guild_id, run_date) IN (
-         SELECT guild_id, run_date FROM recovery.scheduled_snapshot_runs
+      `DELETE FROM recovery.scheduled_snapshot_runs WHERE ctid = ANY (ARRAY(
+         SELECT ctid FROM recovery.scheduled_snapshot_runs
           WHERE status <> 'pending' AND run_date < $1::date
           ORDER BY run_date
           LIMIT $2
-            FOR UPDATE SKIP LOCKED)`,
+            FOR UPDATE SKIP LOCKED))`,
       [cutoff.toISOString().slice(0, 10), limit],
     );
     return deleted;

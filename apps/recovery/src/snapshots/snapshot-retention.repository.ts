@@ -46,11 +46,12 @@ export class SnapshotRetentionRepository {
   /** Deletes the guild's oldest `limit` scheduled snapshots created before `cutoff`; returns how many went. */
   async deleteScheduledOlderThan(guildId: string, cutoff: Date, limit: number): Promise<number> {
     const [, deleted] = await this.dataSource.query<[unknown, number]>(
-      `DELETE FROM recovery.snapshots WHERE id IN (
-         SELECT s.id FROM recovery.snapshots s
+      `DELETE FROM recovery.snapshots WHERE ctid = ANY (ARRAY(
+         SELECT s.ctid FROM recovery.snapshots s
           WHERE s.guild_id = $1 AND s.trigger = 'scheduled' AND s.created_at < $2 AND ${NOT_IN_USE}
           ORDER BY s.created_at
-          LIMIT $3)`,
+          LIMIT $3
+            FOR UPDATE OF s SKIP LOCKED))`,
       [guildId, cutoff, limit],
     );
     return deleted;

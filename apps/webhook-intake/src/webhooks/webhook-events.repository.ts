@@ -250,12 +250,12 @@ export class WebhookEventsRepository {
    */
   async deleteExpired(kind: ExpiredRows, cutoff: Date, limit: number): Promise<number> {
     const { rowCount } = await this.pool.query(
-      `DELETE FROM webhook.webhook_events WHERE id IN (
-         SELECT e.id FROM webhook.webhook_events e
+      `DELETE FROM webhook.webhook_events WHERE ctid = ANY (ARRAY(
+         SELECT e.ctid FROM webhook.webhook_events e
           WHERE e.updated_at < $1 AND ${EXPIRED_ROWS[kind]}
           ORDER BY e.updated_at
           LIMIT $2
-            FOR UPDATE SKIP LOCKED)`,
+            FOR UPDATE SKIP LOCKED))`,
       [cutoff, limit],
     );
     return rowCount ?? 0;
