@@ -83,12 +83,15 @@ describe(RetentionSweep.name, () => {
     const sut = sweepOf([
       {
         table: 'a.many',
-        apply: (at, drain) =>
-          many.rule.apply(at, (batch) =>
-            drain(async (limit) => {
-              if (many.cutoffs.length === 2) void sut.beforeApplicationShutdown();
-              return batch(limit);
-            }),
+        apply: (at, drain, stopping) =>
+          many.rule.apply(
+            at,
+            (batch) =>
+              drain(async (limit) => {
+                if (many.cutoffs.length === 2) void sut.beforeApplicationShutdown();
+                return batch(limit);
+              }),
+            stopping,
           ),
       },
       later.rule,
@@ -96,5 +99,22 @@ describe(RetentionSweep.name, () => {
 
     expect(await sut.runOnce(now)).toEqual({ 'a.many': 3 * RETENTION_BATCH });
     expect(later.cutoffs).toEqual([]);
+  });
+
+  it('tells a rule whether the sweep is stopping', async () => {
+    const seen: boolean[] = [];
+    const watcher: RetentionRule = {
+      table: 'a.watcher',
+      apply: (_at, _drain, stopping) => {
+        seen.push(stopping());
+        void sut.beforeApplicationShutdown();
+        seen.push(stopping());
+        return Promise.resolve(0);
+      },
+    };
+    const sut = sweepOf([watcher]);
+
+    await sut.runOnce(now);
+    expect(seen).toEqual([false, true]);
   });
 });

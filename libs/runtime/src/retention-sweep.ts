@@ -25,14 +25,20 @@ export type DeleteBatch = (limit: number) => Promise<number>;
 /**
  * What one retention deletes. `apply` runs every statement through `drain`, which repeats it until a
  * batch comes back short (nothing of that kind is left) or shutdown began, and answers the rows it
- * deleted. A rule that must look something up first (a guild's plan) does so between drains.
+ * deleted. A rule that must look something up first (a guild's plan) does so between drains, and
+ * asks `stopping` before it does: once shutdown began, drains delete nothing.
  */
 export interface RetentionRule {
   /** The table, `schema.table`: the metric's label and the log's key. */
   readonly table: string;
   /** Tells two rules of one table apart (webhook events' kinds); the table's name by default. */
   readonly rule?: string;
-  apply(now: Date, drain: (batch: DeleteBatch) => Promise<number>): Promise<number>;
+  apply(now: Date, drain: (batch: DeleteBatch) => Promise<number>, stopping: () => boolean): Promise<number>;
+}
+
+/** `days` whole days before `now`: a retention's cutoff. */
+export function daysBefore(now: Date, days: number): Date {
+  return new Date(now.getTime() - days * 86_400_000);
 }
 
 /** A rule of one statement: rows older than `days` before the sweep's `now` go, a batch at a time. */
@@ -46,7 +52,7 @@ export function olderThanDays(
     table,
     rule,
     apply: (now, drain) => {
-      const cutoff = new Date(now.getTime() - days * 86_400_000);
+      const cutoff = daysBefore(now, days);
       return drain((limit) => deleteBatch(cutoff, limit));
     },
   };
@@ -114,7 +120,11 @@ export class RetentionSweep implements OnApplicationBootstrap, BeforeApplication
         if (this.pass.isStopped) break;
         const label = rule.rule ?? rule.table;
         try {
-          report[label] = await rule.apply(now, (batch) => this.drain(rule.table, label, batch));
+          report[label] = await rule.apply(
+            now,
+            (batch) => this.drain(rule.table, label, batch),
+            () => this.pass.isStopped,
+          );
         } catch (error) {
           this.logger.error({ rule: label, err: String(error) }, 'retention rule failed');
         }

@@ -1,8 +1,7 @@
 import type { Entitlements, PlanCode, PlanDefinition } from '@lib/contracts';
-import type { DeleteBatch } from '@lib/runtime';
+import { daysBefore, type DeleteBatch } from '@lib/runtime';
 import {
   AuditLogRetention,
-  cutoffOf,
   guildsPastFloor,
   type PlanSource,
   shortestRetentionDays,
@@ -88,7 +87,7 @@ function drainOf(batch: number) {
 
 describe('audit log retention', () => {
   it('counts the cutoff back from the sweep, in whole days', () => {
-    expect(cutoffOf(NOW, 30).toISOString()).toBe('2026-10-29T04:00:00.000Z');
+    expect(daysBefore(NOW, 30).toISOString()).toBe('2026-10-29T04:00:00.000Z');
   });
 
   it("takes the catalogue's shortest retention as the floor and refuses a catalogue without one", () => {
@@ -123,7 +122,7 @@ describe('audit log retention', () => {
     const { source, asked } = licensing({ free: 'FREE', pro: 'PRO', ent: 'ENTERPRISE', lost: 'unreadable' });
     const rule = new AuditLogRetention(log.repository, source, { guildPage: 2, lookupsAtOnce: 2 });
 
-    expect(await rule.apply(NOW, drainOf(2))).toBe(5);
+    expect(await rule.apply(NOW, drainOf(2), () => false)).toBe(5);
 
     expect(log.entries).toEqual({
       free: [daysAgo(29)],
@@ -142,16 +141,23 @@ describe('audit log retention', () => {
     const { source, asked } = licensing({});
     source.plans = () => Promise.reject(new Error('licensing did not answer'));
     const rule = new AuditLogRetention(log.repository, source);
-    await expect(rule.apply(NOW, drainOf(10))).rejects.toThrow('licensing did not answer');
+    await expect(rule.apply(NOW, drainOf(10), () => false)).rejects.toThrow('licensing did not answer');
     expect(asked).toEqual([]);
     expect(log.deletes).toEqual([]);
   });
 
-  it('stops when a due guild deletes nothing (the sweep is stopping)', async () => {
+  it('looks up no guild and deletes nothing once the sweep is stopping', async () => {
     const log = fakeLog({ a: [daysAgo(100)], b: [daysAgo(100)] });
-    const { source } = licensing({});
+    const { source, asked } = licensing({});
     const rule = new AuditLogRetention(log.repository, source, { lookupsAtOnce: 1 });
-    expect(await rule.apply(NOW, () => Promise.resolve(0))).toBe(0);
+    expect(
+      await rule.apply(
+        NOW,
+        () => Promise.resolve(0),
+        () => true,
+      ),
+    ).toBe(0);
     expect(log.entries).toEqual({ a: [daysAgo(100)], b: [daysAgo(100)] });
+    expect(asked).toEqual([]);
   });
 });

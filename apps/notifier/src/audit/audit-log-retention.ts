@@ -1,9 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { Entitlements, PlanDefinition } from '@lib/contracts';
-import type { DeleteBatch, RetentionRule } from '@lib/runtime';
+import { daysBefore, type DeleteBatch, type RetentionRule } from '@lib/runtime';
 import type { AuditLogRetentionRepository, GuildOldestEntry } from './audit-log-retention.repository';
-
-const DAY_MS = 86_400_000;
 
 /** Guilds read per statement of the loose index scan. */
 export const AUDIT_GUILD_PAGE = 500;
@@ -19,11 +17,6 @@ export interface PlanSource {
 export interface AuditLogRetentionOptions {
   guildPage?: number;
   lookupsAtOnce?: number;
-}
-
-/** `now` less `days` days. */
-export function cutoffOf(now: Date, days: number): Date {
-  return new Date(now.getTime() - days * DAY_MS);
 }
 
 /**
@@ -60,8 +53,8 @@ export function guildsPastFloor(page: readonly GuildOldestEntry[], floor: Date):
  * Measured on 2,000,000 entries over 100,000 guilds (local Postgres, licensing answered in process):
  * the walk over every guild takes about 2 s; a first sweep deleting 1.2 million entries about
  * 6.5 minutes (a DELETE per due guild, about 4 ms each); the next one, with little due, 18 s.
- * When a guild's batch deletes nothing although its oldest entry was due, the sweep is stopping
- * (shutdown) or another deleter is at the table: the rest is left for the next sweep.
+ * Once the sweep is stopping (shutdown), no further guild is looked up: the rest is left for the
+ * next sweep.
  */
 export class AuditLogRetention implements RetentionRule {
   readonly table = 'notification.audit_log';
@@ -78,8 +71,12 @@ export class AuditLogRetention implements RetentionRule {
     this.lookupsAtOnce = options.lookupsAtOnce ?? AUDIT_LOOKUPS_AT_ONCE;
   }
 
-  async apply(now: Date, drain: (batch: DeleteBatch) => Promise<number>): Promise<number> {
-    const floor = cutoffOf(now, shortestRetentionDays(await this.licensing.plans()));
+  async apply(
+    now: Date,
+    drain: (batch: DeleteBatch) => Promise<number>,
+    stopping: () => boolean,
+  ): Promise<number> {
+    const floor = daysBefore(now, shortestRetentionDays(await this.licensing.plans()));
     let deleted = 0;
     let after = '';
     for (;;) {
@@ -87,16 +84,15 @@ export class AuditLogRetention implements RetentionRule {
       const oldest = new Map(page.map((guild) => [guild.guild_id, guild.oldest]));
       const due = guildsPastFloor(page, floor);
       for (let start = 0; start < due.length; start += this.lookupsAtOnce) {
+        if (stopping()) return deleted;
         const chunk = due.slice(start, start + this.lookupsAtOnce);
         const retentions = await Promise.all(chunk.map((guildId) => this.retentionDays(guildId)));
         for (const [index, guildId] of chunk.entries()) {
           const days = retentions[index];
           if (days === undefined) continue;
-          const cutoff = cutoffOf(now, days);
+          const cutoff = daysBefore(now, days);
           if (oldest.get(guildId)!.getTime() >= cutoff.getTime()) continue;
-          const gone = await drain((limit) => this.repository.deleteOlderThan(guildId, cutoff, limit));
-          deleted += gone;
-          if (gone === 0) return deleted;
+          deleted += await drain((limit) => this.repository.deleteOlderThan(guildId, cutoff, limit));
         }
       }
       if (page.length < this.guildPage) return deleted;
