@@ -192,6 +192,13 @@ describe('the fake platform and the product against the published Discord schema
     const code = new URL(consent.headers.get('location')!).searchParams.get('code')!;
     const login = await oauth.loginWithCode(code);
     await oauth.guildsOf(login.access.token);
+    // What only tests and the sandbox call: a raider's ban and kick, a channel read, the audit log.
+    const raiderId = seeded.members.dave;
+    await rest.put(Routes.guildBan(guildId, raiderId), { body: { delete_message_seconds: 3600 } });
+    await rest.get(Routes.guildBan(guildId, raiderId));
+    await rest.delete(Routes.guildMember(guildId, seeded.members.erin));
+    await rest.get(Routes.channel(text.id));
+    await rest.get(Routes.guildAuditLog(guildId));
   }
 
   function exchangesOf(contract: RouteContract): Exchange[] {

@@ -23,6 +23,11 @@ export interface RouteContract {
   response?: Schema;
   /** Where the schemas come from, when not from the OpenAPI document's components. */
   source?: string;
+  /**
+   * Set for the routes the fake serves that only tests and the sandbox call (a raid's bans and
+   * kicks, reading the audit log): their answers are held to Discord's schemas all the same.
+   */
+  notByProduct?: true;
 }
 
 /**
@@ -155,6 +160,31 @@ export const ROUTE_CONTRACTS: RouteContract[] = [
     }),
   },
   { method: 'DELETE', path: '/channels/{channel_id}/permissions/{overwrite_id}' },
+  {
+    method: 'GET',
+    path: '/channels/{channel_id}',
+    notByProduct: true,
+    response: discordSchema('GuildChannelResponse'),
+  },
+  {
+    method: 'GET',
+    path: '/guilds/{guild_id}/bans/{user_id}',
+    notByProduct: true,
+    response: discordSchema('GuildBanResponse'),
+  },
+  {
+    method: 'PUT',
+    path: '/guilds/{guild_id}/bans/{user_id}',
+    notByProduct: true,
+    request: discordSchema('BanUserFromGuildRequest'),
+  },
+  { method: 'DELETE', path: '/guilds/{guild_id}/members/{user_id}', notByProduct: true },
+  {
+    method: 'GET',
+    path: '/guilds/{guild_id}/audit-logs',
+    notByProduct: true,
+    response: discordSchema('GuildAuditLogResponse'),
+  },
   {
     method: 'POST',
     path: '/oauth2/token',
