@@ -62,6 +62,21 @@ describe('checkAgainst: loose and strict schema checks', () => {
     ]);
   });
 
+  it('checks an intersection of objects as the one object it describes', () => {
+    const Failure = z.intersection(
+      z.object({ code: z.number(), message: z.string() }),
+      z.lazy(() => z.object({ errors: z.optional(z.record(z.string(), z.string())) })),
+    );
+    expect(checkAgainst(Failure, { code: 1, message: 'No', errors: { name: 'required' } })).toEqual({
+      loose: [],
+      strict: [],
+    });
+    expect(checkAgainst(Failure, { code: 1, message: 'No', retry_after: 1 })).toEqual({
+      loose: [],
+      strict: ['(root): fields Discord does not send: retry_after'],
+    });
+  });
+
   it('leaves the original schema as it was', () => {
     strictSchema(Item);
     expect(z.safeParse(Item, { ...valid, extra: true }).success).toBe(true);

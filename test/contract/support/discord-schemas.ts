@@ -206,6 +206,29 @@ export const ROUTE_CONTRACTS: RouteContract[] = [
   },
 ];
 
+/**
+ * The `errors` of an Invalid Form Body answer: per field, nested as the body is, `_errors` with a
+ * code and a message each. The OpenAPI document reuses its numeric `Error` there; Discord's docs
+ * (topics/opcodes-and-status-codes, "Error Messages") show string codes (`BASE_TYPE_REQUIRED`),
+ * which is what the API sends: the docs' form.
+ */
+const FieldErrors: Schema = z.union([
+  z.object({ _errors: z.array(z.object({ code: z.string(), message: z.string() })) }),
+  z.record(
+    z.string(),
+    z.lazy(() => FieldErrors),
+  ),
+]);
+
+/**
+ * Any 4xx answer but a 429: the OpenAPI document's `ErrorResponse`, its JSON error `code` and
+ * `message`, and `errors` for an Invalid Form Body.
+ */
+export const ERROR_RESPONSE: Schema = z.intersection(
+  discordSchema('Error'),
+  z.object({ errors: z.optional(FieldErrors) }),
+);
+
 /** The contract of the route a request went to: `/api/v10/guilds/1/roles` is `/guilds/{guild_id}/roles`. */
 export function contractFor(method: string, apiPath: string): RouteContract | undefined {
   return ROUTE_CONTRACTS.find(

@@ -1,7 +1,15 @@
 import * as z from 'zod/mini';
 
 type Schema = z.core.$ZodType;
-type Def = z.core.$ZodTypeDef & Record<string, unknown>;
+type Def = z.core.$ZodTypeDef & Record<string, unknown> & { shape?: Record<string, Schema> };
+
+/** The schema a lazy reference stands for (the schema itself when it is none). */
+function resolved(schema: Schema): Schema {
+  let current = schema;
+  while (current._zod.def.type === 'lazy')
+    current = (current._zod.def as Def & { getter: () => Schema }).getter();
+  return current;
+}
 
 /**
  * The schema with every object in it made strict, however deep (through arrays, unions,
@@ -50,11 +58,17 @@ function makeStrict(schema: Schema): Schema {
     case 'union':
       strict = z.core.clone(schema, { ...def, options: walkAll(def.options) } as Def);
       break;
-    case 'intersection':
-      // Each side made strict would refuse the other side's fields: an intersection of objects is
-      // checked as the one object it describes.
-      strict = z.core.clone(schema, { ...def, left: walk(def.left), right: walk(def.right) } as Def);
+    case 'intersection': {
+      // Each side made strict would refuse the other side's fields: an intersection of two objects
+      // is checked as the one object it describes.
+      const left = resolved(def.left as Schema);
+      const right = resolved(def.right as Schema);
+      strict =
+        left._zod.def.type === 'object' && right._zod.def.type === 'object'
+          ? walk(z.object({ ...(left._zod.def as Def).shape!, ...(right._zod.def as Def).shape! }))
+          : z.core.clone(schema, { ...def, left: walk(def.left), right: walk(def.right) } as Def);
       break;
+    }
     case 'record':
       strict = z.core.clone(schema, { ...def, valueType: walk(def.valueType) } as Def);
       break;
