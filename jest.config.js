@@ -26,6 +26,20 @@ module.exports = {
     },
     {
       ...common,
+      // `npm run test:contract`: the fake platform's answers and the product's request bodies against
+      // Discord's published schemas (discord-api-spec's Zod build); the fake runs in process, so no
+      // infrastructure. The spec's build is ES modules only: it is mapped to its file and compiled too.
+      displayName: 'contract',
+      testMatch: ['<rootDir>/test/contract/**/*.test.ts'],
+      transform: { ...common.transform, 'discord-api-spec\\.zod\\.js$': swc },
+      transformIgnorePatterns: ['/node_modules/(?!discord-api-spec/)'],
+      moduleNameMapper: {
+        ...common.moduleNameMapper,
+        '^discord-api-spec/zod$': '<rootDir>/node_modules/discord-api-spec/build/discord-api-spec.zod.js',
+      },
+    },
+    {
+      ...common,
       displayName: 'integration',
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
       setupFiles: ['<rootDir>/test/support/test-env.ts'],

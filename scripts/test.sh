@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# `npm test`: static checks, unit tests (with the deployment manifest checks), integration tests,
-# then the fault and load suite (`npm run test:faults`), against real Postgres, Redis, Kafka and
-# Temporal. Brings up whatever infrastructure is not already running and stops only
-# what it started.
+# `npm test`: static checks, unit tests (with the deployment manifest checks), the Discord contract
+# suite (no infrastructure), integration tests, then the fault and load suite
+# (`npm run test:faults`), against real Postgres, Redis, Kafka and Temporal. Brings up whatever
+# infrastructure is not already running and stops only what it started.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -44,6 +44,9 @@ npx prettier --check . --log-level warn
 
 step "unit tests"
 npx jest --selectProjects unit $(jest_json unit) --ci --forceExit
+
+step "contract (the fake platform and the product's requests against Discord's published schemas)"
+npx jest --selectProjects contract --ci --forceExit
 
 step "infrastructure"
 bash scripts/infra.sh fetch

@@ -105,6 +105,11 @@ describe(FakeChatPlatform.name, () => {
       discriminator: '0',
       avatar: null,
       public_flags: 0,
+      flags: 0,
+      primary_guild: null,
+      // The `identify` scope's own fields; `email` and `verified` would need the `email` scope.
+      mfa_enabled: false,
+      locale: 'en-US',
     });
     // The bot's token still answers the bot.
     expect((await get('/users/@me', `Bot ${sut.botToken}`)).body).toMatchObject({

@@ -10,8 +10,13 @@ import {
   type FakeUser,
 } from './platform-state';
 
-/** The JSON objects the platform answers with, built from the fake's state. */
+/**
+ * The JSON objects the platform answers with, built from the fake's state. Each holds exactly the
+ * fields of its schema in Discord's OpenAPI document (the contract suite, test/contract, checks
+ * every route's answer against it, and fails on a field Discord does not send).
+ */
 
+/** A user as other objects embed it (a member's, a ban's, a message's author): `UserResponse`. */
 export function userWire(user: FakeUser) {
   return {
     id: user.id,
@@ -21,7 +26,19 @@ export function userWire(user: FakeUser) {
     avatar: null,
     ...(user.bot ? { bot: true } : {}),
     public_flags: 0,
+    flags: 0,
+    // The server tag a user chose to show; the fake's users show none.
+    primary_guild: null,
   };
+}
+
+/**
+ * The account behind the token, as `GET /users/@me` answers (`UserPIIResponse`): with the
+ * `identify` scope, also whether it has two-factor authentication on and its chosen language.
+ * `email` and `verified` need the `email` scope, which nothing asks of the fake.
+ */
+export function currentUserWire(user: FakeUser) {
+  return { ...userWire(user), mfa_enabled: false, locale: 'en-US' };
 }
 
 export function roleWire(role: FakeRole) {
@@ -92,8 +109,19 @@ export function guildWire(guild: FakeGuild) {
     premium_subscription_count: 0,
     preferred_locale: guild.preferred_locale,
     max_video_channel_users: 25,
+    max_stage_video_channel_users: 50,
+    // Null except for the very largest guilds.
+    max_presences: null,
+    max_members: 500_000,
+    // Voice regions are per channel now; the guild's field stays, with this value. Its value is
+    // undocumented (the schema says only "a string"): this is what Discord sends.
+    region: 'deprecated',
+    home_header: null,
+    nsfw: false,
     nsfw_level: 0,
     premium_progress_bar_enabled: false,
+    // The guild's raid and DM spam measures; null while none is in force.
+    incidents_data: null,
   };
 }
 
@@ -124,6 +152,7 @@ export function memberWire(member: FakeMember, user: FakeUser) {
     user: userWire(user),
     nick: member.nick,
     avatar: null,
+    banner: null,
     roles: [...member.roles],
     joined_at: member.joined_at,
     premium_since: null,
@@ -152,7 +181,7 @@ export function messageWire(record: DmRecord, author: FakeUser) {
     channel_id: record.channelId,
     author: userWire(author),
     content: record.content,
-    embeds: record.embeds,
+    embeds: record.embeds.map(embedWire),
     ...(record.nonce === undefined ? {} : { nonce: record.nonce }),
     attachments: [],
     mentions: [],
@@ -164,6 +193,19 @@ export function messageWire(record: DmRecord, author: FakeUser) {
     edited_timestamp: null,
     flags: 0,
     components: [],
+  };
+}
+
+/**
+ * An embed as the platform stores a bot's: of type `rich`, each field with `inline` (false unless
+ * sent true).
+ */
+function embedWire(embed: unknown) {
+  const { fields, ...rest } = embed as { fields?: Record<string, unknown>[] };
+  return {
+    type: 'rich',
+    ...rest,
+    ...(fields ? { fields: fields.map((field) => ({ inline: false, ...field })) } : {}),
   };
 }
 

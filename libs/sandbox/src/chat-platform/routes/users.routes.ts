@@ -1,7 +1,7 @@
 import { guildPermissions } from '../bot-authority';
 import { FormBody } from '../form-body';
 import { isMember } from '../platform-store';
-import { dmChannelWire, partialGuildWire, userWire } from '../wire-format';
+import { currentUserWire, dmChannelWire, partialGuildWire } from '../wire-format';
 import { type PlatformRoute, ok } from './platform-route';
 
 export const userRoutes: PlatformRoute[] = [
@@ -10,7 +10,7 @@ export const userRoutes: PlatformRoute[] = [
     path: '/users/@me',
     // The one endpoint here a user's access token may call: "Login with ..." reads who signed in.
     access: { kind: 'bot-or-user', scope: 'identify' },
-    handle: ({ actorId }, store) => ok(userWire(store.user(actorId))),
+    handle: ({ actorId }, store) => ok(currentUserWire(store.user(actorId))),
   },
   {
     method: 'GET',

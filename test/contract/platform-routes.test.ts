@@ -1,0 +1,299 @@
+import { CHANNEL_TYPE, ChatPlatformClient, ChatPlatformError, type PlatformRole } from '@lib/chat-platform';
+import { FakeChatPlatform, type SeededGuild, demoGuildSpec } from '@lib/sandbox';
+import { REST } from '@discordjs/rest';
+import { Routes } from 'discord-api-types/v10';
+import { PlatformOAuthClient } from '../../apps/gateway/src/auth/platform-oauth.client';
+import { RESTORED_CHANNEL_FIELDS, RESTORED_ROLE_FIELDS } from '../../apps/recovery/src/restore/restore-diff';
+import {
+  ERROR_RESPONSE,
+  ROUTE_CONTRACTS,
+  type RouteContract,
+  contractFor,
+  numericBitfields,
+} from './support/discord-schemas';
+import { type Exchange, RecordingProxy } from './support/recording-proxy';
+import { checkAgainst } from './support/schema-check';
+
+const CLIENT_ID = 'contract-app';
+const CLIENT_SECRET = 'contract-secret';
+const REDIRECT_URI = 'http://127.0.0.1/auth/callback';
+const REASON = { reason: 'contract suite' };
+
+/** A guild with a bit of everything the product reads: every channel type, overwrites, members, bans. */
+function richGuildSpec() {
+  const spec = demoGuildSpec('Contract Guild');
+  spec.members = spec.members!.slice(0, 12);
+  spec.bans = [{ username: 'raider-1', reason: 'nuked the guild' }, { username: 'raider-2' }];
+  return spec;
+}
+
+/** Mismatches that differ only in an array index (every member lacking a field) as one line, counted. */
+function collapse(lines: string[]): string[] {
+  const counts = new Map<string, number>();
+  for (const line of lines) {
+    const key = line.replace(/(?<=[ .])\d+(?=[.:])/g, '*');
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return [...counts].map(([line, count]) => (count > 1 ? `${line} (${count} times)` : line));
+}
+
+/** The fields of a read role or channel that a restore writes back, as the restore picks them. */
+function pick<T extends object>(value: T, fields: readonly string[]): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([field]) => fields.includes(field))) as Partial<T>;
+}
+
+/**
+ * Every route the product calls, driven by the product's own clients through a recording proxy, so
+ * the request bodies are the ones the product sends and the answers are the fake's raw JSON: each
+ * answer must match Discord's published schema for the route (discord-api-spec) loosely, every
+ * required field present and typed, and strictly, no field Discord does not send; each request body
+ * must match the route's request schema.
+ */
+describe('the fake platform and the product against the published Discord schemas', () => {
+  const platform = new FakeChatPlatform({ rateLimits: { perRoute: 'off', global: 'off' } });
+  let proxy: RecordingProxy;
+  let client: ChatPlatformClient;
+  let seeded: SeededGuild;
+
+  beforeAll(async () => {
+    await platform.start();
+    proxy = new RecordingProxy(platform.url);
+    await proxy.start();
+    client = new ChatPlatformClient({ apiBaseUrl: `${proxy.url}/api`, botToken: platform.botToken });
+    seeded = platform.seedGuild(richGuildSpec());
+    await exerciseEveryRoute();
+    // Two seconds alone; the machine running the whole of npm test may be far busier.
+  }, 60_000);
+
+  afterAll(async () => {
+    await proxy.stop();
+    await platform.stop();
+  });
+
+  /** What the product does on the platform: snapshots, a restore of every kind of thing, a login, a DM. */
+  async function exerciseEveryRoute() {
+    const guildId = seeded.guildId;
+    await client.getCurrentUser();
+    await client.getGuild(guildId);
+    const state = await client.getGuildState(guildId);
+    const roles = await client.getRoles(guildId);
+    await client.getMember(guildId, seeded.members.alice);
+    await client.listMembers(guildId);
+    await client.listBans(guildId);
+
+    // Roles as a restore writes them: created from a snapshot's fields, updated, moved, deleted.
+    const source = roles.find((role) => role.name === 'VIP')!;
+    const created: PlatformRole = await client.createRole(
+      guildId,
+      pick(source, RESTORED_ROLE_FIELDS),
+      REASON,
+    );
+    await client.updateRole(guildId, created.id, pick(source, RESTORED_ROLE_FIELDS), REASON);
+    await client.setRolePositions(guildId, [{ id: created.id, position: 2 }], REASON);
+
+    // Every channel type, each recreated with all its restored fields and overrides, as a restore does.
+    const categoryIds = new Map<string, string>();
+    const ordered = [...state.channels].sort(
+      (a, b) => Number(b.type === CHANNEL_TYPE.category) - Number(a.type === CHANNEL_TYPE.category),
+    );
+    const createdChannels: string[] = [];
+    for (const channel of ordered) {
+      const overrides = state.permission_overrides
+        .filter((override) => override.channel_id === channel.id)
+        .map(({ id, type, allow, deny }) => ({ id, type, allow, deny }));
+      const copy = await client.createChannel(
+        guildId,
+        {
+          ...pick(channel, RESTORED_CHANNEL_FIELDS),
+          name: `${channel.name}-copy`,
+          type: channel.type,
+          position: channel.position,
+          parent_id: channel.parent_id === null ? null : (categoryIds.get(channel.parent_id) ?? null),
+          permission_overrides: overrides,
+        },
+        REASON,
+      );
+      if (channel.type === CHANNEL_TYPE.category) categoryIds.set(channel.id, copy.id);
+      createdChannels.push(copy.id);
+    }
+    const text = state.channels.find((channel) => channel.name === 'general')!;
+    await client.updateChannel(text.id, pick({ ...text, topic: 'Changed' }, RESTORED_CHANNEL_FIELDS), REASON);
+    await client.setChannelPositions(
+      guildId,
+      [{ id: createdChannels[0], position: 1, parent_id: null }],
+      REASON,
+    );
+    await client.putPermissionOverride(
+      { channel_id: text.id, id: created.id, type: 'role', allow: '1024', deny: '2048' },
+      REASON,
+    );
+    await client.putPermissionOverride(
+      { channel_id: text.id, id: seeded.members.bob, type: 'member', allow: '0', deny: '1024' },
+      REASON,
+    );
+    await client.deletePermissionOverride(text.id, created.id, REASON);
+    await client.deleteChannel(createdChannels.at(-1)!, REASON);
+
+    await client.updateGuildSettings(
+      guildId,
+      {
+        name: 'Contract Guild Restored',
+        description: 'Back as it was',
+        verification_level: 1,
+        default_message_notifications: 0,
+        explicit_content_filter: 1,
+        afk_channel_id: null,
+        afk_timeout: 300,
+        system_channel_flags: 0,
+        preferred_locale: 'en-US',
+      },
+      REASON,
+    );
+
+    const memberId = seeded.members.carol;
+    await client.addMemberRole(guildId, memberId, created.id, REASON);
+    await client.removeMemberRole(guildId, memberId, created.id, REASON);
+    await client.setMemberRoles(guildId, memberId, [seeded.roles.Member, created.id], REASON);
+    await client.removeBan(guildId, seeded.bans['raider-2'], REASON);
+    await client.deleteRole(guildId, created.id, REASON);
+
+    // The notifier's DMs, with and without the nonce that makes a resend idempotent.
+    await client.sendDirectMessage(seeded.ownerId, { content: 'Your restore finished' });
+    await client.sendDirectMessage(seeded.ownerId, {
+      content: 'Payment received',
+      embeds: [
+        {
+          title: 'Receipt',
+          description: 'ENTERPRISE',
+          color: 0x2ecc71,
+          fields: [{ name: 'Plan', value: 'ENTERPRISE' }],
+        },
+      ],
+      nonce: 'payment-42',
+    });
+
+    // Live sync's shard plan, read as GatewayShards reads it.
+    const rest = new REST({ version: '10', api: `${proxy.url}/api` }).setToken(platform.botToken);
+    await rest.get(Routes.gatewayBot());
+
+    // "Login with ...": the gateway app's OAuth client, its token exchange, profile and guild list.
+    platform.registerOAuthApp({
+      clientId: CLIENT_ID,
+      clientSecret: CLIENT_SECRET,
+      redirectUris: [REDIRECT_URI],
+    });
+    platform.loginAs(seeded.ownerId);
+    const oauth = new PlatformOAuthClient({
+      apiBaseUrl: `${proxy.url}/api`,
+      oauthBaseUrl: platform.url,
+      clientId: CLIENT_ID,
+      clientSecret: CLIENT_SECRET,
+      redirectUri: REDIRECT_URI,
+    });
+    const consent = await fetch(oauth.authorizeUrl('state-1'), { redirect: 'manual' });
+    const code = new URL(consent.headers.get('location')!).searchParams.get('code')!;
+    const login = await oauth.loginWithCode(code);
+    await oauth.guildsOf(login.access.token);
+    // What only tests and the sandbox call: a raider's ban and kick, a channel read, the audit log.
+    const raiderId = seeded.members.dave;
+    await rest.put(Routes.guildBan(guildId, raiderId), { body: { delete_message_seconds: 3600 } });
+    await rest.get(Routes.guildBan(guildId, raiderId));
+    await rest.delete(Routes.guildMember(guildId, seeded.members.erin));
+    await rest.get(Routes.channel(text.id));
+    await rest.get(Routes.guildAuditLog(guildId));
+
+    // What the platform refuses, each in its error format: the product maps them by their codes.
+    await refused(client.getGuild('1'));
+    await refused(client.createRole(guildId, { name: 'x'.repeat(101) }, REASON));
+    await refused(client.deleteRole(guildId, created.id, REASON));
+    await refused(client.sendDirectMessage(seeded.members.erin, { content: 'DMs closed' }));
+    platform.setMembersIntent(false);
+    await refused(client.listMembers(guildId));
+    platform.setMembersIntent(true);
+  }
+
+  async function refused(call: Promise<unknown>): Promise<void> {
+    await expect(call).rejects.toBeInstanceOf(ChatPlatformError);
+  }
+
+  const succeeded = (exchange: Exchange) => exchange.status >= 200 && exchange.status <= 299;
+
+  /** The route's answered calls; the refusals are checked on their own (the error format). */
+  function exchangesOf(contract: RouteContract): Exchange[] {
+    return proxy.exchanges.filter(
+      (exchange) => succeeded(exchange) && contractFor(exchange.method, exchange.path) === contract,
+    );
+  }
+
+  it('calls only routes the suite holds a contract for, and every one of them', () => {
+    const unknown = proxy.exchanges.filter((exchange) => !contractFor(exchange.method, exchange.path));
+    expect(unknown.map(({ method, path }) => `${method} ${path}`)).toEqual([]);
+    const unused = ROUTE_CONTRACTS.filter((contract) => exchangesOf(contract).length === 0);
+    expect(unused.map(({ method, path }) => `${method} ${path}`)).toEqual([]);
+  });
+
+  it.each(ROUTE_CONTRACTS.map((contract) => [`${contract.method} ${contract.path}`, contract] as const))(
+    '%s: request and answer match the schema',
+    (_name, contract) => {
+      const mismatches: string[] = [];
+      for (const exchange of exchangesOf(contract)) {
+        const at = `${exchange.method} ${exchange.path} (${exchange.status})`;
+        if (contract.request) {
+          const { loose, strict } = checkAgainst(contract.request, numericBitfields(exchange.requestBody));
+          mismatches.push(...[...new Set([...loose, ...strict])].map((line) => `${at} request ${line}`));
+        } else if (exchange.requestBody !== undefined) {
+          mismatches.push(
+            `${at}: a request body Discord takes none for: ${JSON.stringify(exchange.requestBody)}`,
+          );
+        }
+        if (contract.response) {
+          const { loose, strict } = checkAgainst(contract.response, exchange.responseBody);
+          mismatches.push(...loose.map((line) => `${at} answer (required fields) ${line}`));
+          mismatches.push(
+            ...strict.filter((line) => !loose.includes(line)).map((line) => `${at} answer ${line}`),
+          );
+        } else if (exchange.status !== 204 || exchange.responseBody !== undefined) {
+          mismatches.push(
+            `${at}: Discord answers 204 without a body, got ${JSON.stringify(exchange.responseBody)}`,
+          );
+        }
+      }
+      expect(collapse(mismatches)).toEqual([]);
+    },
+  );
+
+  it('fails a field Discord does not send, however deep in the answer', async () => {
+    // The proxy adds a field to the first member's user, as a fake that grew one would send it.
+    proxy.rewrite = ({ path, responseBody }) => {
+      if (!path.endsWith('/members')) return responseBody;
+      const [first] = responseBody as { user: Record<string, unknown> }[];
+      first.user.pronouns = 'they/them';
+      return responseBody;
+    };
+    try {
+      await client.listMembers(seeded.guildId);
+    } finally {
+      proxy.rewrite = undefined;
+    }
+    const answer = proxy.exchanges.at(-1)!;
+    const contract = contractFor(answer.method, answer.path)!;
+    expect(contract.path).toBe('/guilds/{guild_id}/members');
+    expect(checkAgainst(contract.response!, answer.responseBody)).toEqual({
+      loose: [],
+      strict: ['0.user: fields Discord does not send: pronouns'],
+    });
+  }, 30_000);
+
+  it('answers every refusal in the error format, with the JSON error code the product maps', () => {
+    const refusals = proxy.exchanges.filter((exchange) => exchange.status >= 400 && exchange.status !== 429);
+    const mismatches = refusals.flatMap((exchange) => {
+      const { loose, strict } = checkAgainst(ERROR_RESPONSE, exchange.responseBody);
+      const at = `${exchange.method} ${exchange.path} (${exchange.status})`;
+      return [...new Set([...loose, ...strict])].map((line) => `${at} ${line}`);
+    });
+    expect(collapse(mismatches)).toEqual([]);
+    const codes = refusals.map((exchange) => (exchange.responseBody as { code: number }).code);
+    // Unknown Guild, Invalid Form Body, Unknown Role, Cannot send messages to this user, Missing Access.
+    expect([...new Set(codes)].sort()).toEqual([10004, 10011, 50001, 50007, 50035]);
+  });
+});

@@ -1,0 +1,262 @@
+import * as spec from 'discord-api-spec/zod';
+import * as z from 'zod/mini';
+
+type Schema = z.core.$ZodType;
+
+/** A component schema of Discord's OpenAPI document, by its name there (`UserPIIResponse`). */
+export function discordSchema(name: string): Schema {
+  const schema = spec[`${name}Schema`];
+  if (!schema) throw new Error(`discord-api-spec has no schema ${name}`);
+  return schema;
+}
+
+const snowflake = () => discordSchema('SnowflakeType');
+
+/** What one route of Discord's API takes and answers, as its OpenAPI document declares them. */
+export interface RouteContract {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** The OpenAPI path, e.g. `/guilds/{guild_id}/roles`. */
+  path: string;
+  /** The request body's schema; undefined for a route that takes none. */
+  request?: Schema;
+  /** The success answer's body; undefined for a 204 without a body. */
+  response?: Schema;
+  /** Where the schemas come from, when not from the OpenAPI document's components. */
+  source?: string;
+  /**
+   * Set for the routes the fake serves that only tests and the sandbox call (a raid's bans and
+   * kicks, reading the audit log): their answers are held to Discord's schemas all the same.
+   */
+  notByProduct?: true;
+}
+
+/**
+ * Every route of Discord's API the product calls: ChatPlatformClient (libs/chat-platform), the
+ * gateway app's OAuth client (token, `users/@me` and `users/@me/guilds` with the user's token), and
+ * live sync's `GET /gateway/bot`. Request and response schemas are the OpenAPI document's (the
+ * `requestBody` and 2xx `responses` of each path); the few bodies it declares inline, not as a
+ * component, are copied here field for field.
+ */
+export const ROUTE_CONTRACTS: RouteContract[] = [
+  { method: 'GET', path: '/users/@me', response: discordSchema('UserPIIResponse') },
+  // Declared as `MyGuildResponse[] | null`; the list is never null for a signed-in user.
+  { method: 'GET', path: '/users/@me/guilds', response: z.array(discordSchema('MyGuildResponse')) },
+  {
+    method: 'POST',
+    path: '/users/@me/channels',
+    request: discordSchema('CreatePrivateChannelRequest'),
+    // The OpenAPI answer is `PrivateChannelResponse | PrivateGroupChannelResponse`; with a
+    // `recipient_id` it is the DM channel.
+    response: discordSchema('PrivateChannelResponse'),
+  },
+  {
+    method: 'POST',
+    path: '/channels/{channel_id}/messages',
+    request: discordSchema('MessageCreateRequest'),
+    response: discordSchema('MessageResponse'),
+  },
+  { method: 'GET', path: '/gateway/bot', response: discordSchema('GatewayBotResponse') },
+  { method: 'GET', path: '/guilds/{guild_id}', response: discordSchema('GuildWithCountsResponse') },
+  {
+    method: 'PATCH',
+    path: '/guilds/{guild_id}',
+    request: discordSchema('GuildPatchRequestPartial'),
+    response: discordSchema('GuildResponse'),
+  },
+  // Declared as a list of guild, DM, group DM and thread channels; a guild's list holds its guild
+  // channels only (Discord's docs: "Does not include threads").
+  {
+    method: 'GET',
+    path: '/guilds/{guild_id}/channels',
+    response: z.array(discordSchema('GuildChannelResponse')),
+  },
+  {
+    method: 'POST',
+    path: '/guilds/{guild_id}/channels',
+    request: discordSchema('CreateGuildChannelRequest'),
+    response: discordSchema('GuildChannelResponse'),
+  },
+  {
+    method: 'PATCH',
+    path: '/guilds/{guild_id}/channels',
+    source: 'inline requestBody of bulk_update_guild_channels',
+    request: z.array(
+      z.object({
+        id: z.nullish(snowflake()),
+        position: z.nullish(z.number()),
+        parent_id: z.nullish(snowflake()),
+        lock_permissions: z.nullish(z.boolean()),
+      }),
+    ),
+  },
+  { method: 'GET', path: '/guilds/{guild_id}/roles', response: z.array(discordSchema('GuildRoleResponse')) },
+  {
+    method: 'POST',
+    path: '/guilds/{guild_id}/roles',
+    request: discordSchema('CreateRoleRequest'),
+    response: discordSchema('GuildRoleResponse'),
+  },
+  {
+    method: 'PATCH',
+    path: '/guilds/{guild_id}/roles',
+    request: z.array(discordSchema('UpdateRolePositionsRequest')),
+    response: z.array(discordSchema('GuildRoleResponse')),
+  },
+  {
+    method: 'PATCH',
+    path: '/guilds/{guild_id}/roles/{role_id}',
+    request: discordSchema('UpdateRoleRequestPartial'),
+    response: discordSchema('GuildRoleResponse'),
+  },
+  { method: 'DELETE', path: '/guilds/{guild_id}/roles/{role_id}' },
+  {
+    method: 'GET',
+    path: '/guilds/{guild_id}/members',
+    response: z.array(discordSchema('GuildMemberResponse')),
+  },
+  {
+    method: 'GET',
+    path: '/guilds/{guild_id}/members/{user_id}',
+    response: discordSchema('GuildMemberResponse'),
+  },
+  {
+    method: 'PATCH',
+    path: '/guilds/{guild_id}/members/{user_id}',
+    source: 'inline requestBody of update_guild_member',
+    request: z.object({
+      nick: z.nullish(z.string()),
+      roles: z.nullish(z.array(z.nullable(snowflake()))),
+      mute: z.nullish(z.boolean()),
+      deaf: z.nullish(z.boolean()),
+      channel_id: z.nullish(snowflake()),
+      communication_disabled_until: z.nullish(z.string()),
+      flags: z.nullish(z.number()),
+    }),
+    response: discordSchema('GuildMemberResponse'),
+  },
+  { method: 'PUT', path: '/guilds/{guild_id}/members/{user_id}/roles/{role_id}' },
+  { method: 'DELETE', path: '/guilds/{guild_id}/members/{user_id}/roles/{role_id}' },
+  // Declared as `GuildBanResponse[] | null`; a guild's list is never null.
+  { method: 'GET', path: '/guilds/{guild_id}/bans', response: z.array(discordSchema('GuildBanResponse')) },
+  { method: 'DELETE', path: '/guilds/{guild_id}/bans/{user_id}' },
+  {
+    method: 'PATCH',
+    path: '/channels/{channel_id}',
+    // Declared as a union of the DM, group DM, guild channel and thread updates; the product
+    // updates guild channels.
+    request: discordSchema('UpdateGuildChannelRequestPartial'),
+    response: discordSchema('GuildChannelResponse'),
+  },
+  // Deleting a channel answers with the channel deleted.
+  { method: 'DELETE', path: '/channels/{channel_id}', response: discordSchema('GuildChannelResponse') },
+  {
+    method: 'PUT',
+    path: '/channels/{channel_id}/permissions/{overwrite_id}',
+    source: 'inline requestBody of set_channel_permission_overwrite',
+    request: z.object({
+      type: z.nullish(discordSchema('ChannelPermissionOverwrites')),
+      allow: z.nullish(z.number()),
+      deny: z.nullish(z.number()),
+    }),
+  },
+  { method: 'DELETE', path: '/channels/{channel_id}/permissions/{overwrite_id}' },
+  {
+    method: 'GET',
+    path: '/channels/{channel_id}',
+    notByProduct: true,
+    response: discordSchema('GuildChannelResponse'),
+  },
+  {
+    method: 'GET',
+    path: '/guilds/{guild_id}/bans/{user_id}',
+    notByProduct: true,
+    response: discordSchema('GuildBanResponse'),
+  },
+  {
+    method: 'PUT',
+    path: '/guilds/{guild_id}/bans/{user_id}',
+    notByProduct: true,
+    request: discordSchema('BanUserFromGuildRequest'),
+  },
+  { method: 'DELETE', path: '/guilds/{guild_id}/members/{user_id}', notByProduct: true },
+  {
+    method: 'GET',
+    path: '/guilds/{guild_id}/audit-logs',
+    notByProduct: true,
+    response: discordSchema('GuildAuditLogResponse'),
+  },
+  {
+    method: 'POST',
+    path: '/oauth2/token',
+    // The OpenAPI document leaves the token endpoint out: these are Discord's OAuth2 docs
+    // (topics/oauth2, "Authorization Code Grant": the form fields, and the access token response).
+    source: 'docs: topics/oauth2, Authorization Code Grant',
+    request: z.object({
+      grant_type: z.literal('authorization_code'),
+      code: z.string(),
+      redirect_uri: z.string(),
+    }),
+    response: z.object({
+      access_token: z.string(),
+      token_type: z.literal('Bearer'),
+      expires_in: z.int(),
+      refresh_token: z.string(),
+      scope: z.string(),
+    }),
+  },
+];
+
+/**
+ * The `errors` of an Invalid Form Body answer: per field, nested as the body is, `_errors` with a
+ * code and a message each. The OpenAPI document reuses its numeric `Error` there; Discord's docs
+ * (topics/opcodes-and-status-codes, "Error Messages") show string codes (`BASE_TYPE_REQUIRED`),
+ * which is what the API sends: the docs' form.
+ */
+const FieldErrors: Schema = z.union([
+  z.object({ _errors: z.array(z.object({ code: z.string(), message: z.string() })) }),
+  z.record(
+    z.string(),
+    z.lazy(() => FieldErrors),
+  ),
+]);
+
+/**
+ * Any 4xx answer but a 429: the OpenAPI document's `ErrorResponse`, its JSON error `code` and
+ * `message`, and `errors` for an Invalid Form Body.
+ */
+export const ERROR_RESPONSE: Schema = z.intersection(
+  discordSchema('Error'),
+  z.object({ errors: z.optional(FieldErrors) }),
+);
+
+/** The contract of the route a request went to: `/api/v10/guilds/1/roles` is `/guilds/{guild_id}/roles`. */
+export function contractFor(method: string, apiPath: string): RouteContract | undefined {
+  return ROUTE_CONTRACTS.find(
+    (contract) => contract.method === method && pathPattern(contract.path).test(apiPath),
+  );
+}
+
+function pathPattern(path: string): RegExp {
+  const segments = path
+    .split('/')
+    .map((segment) => (segment.startsWith('{') ? '[^/]+' : segment.replace(/[.*+?^$()|[\]\\]/g, '\\$&')));
+  return new RegExp(`^${segments.join('/')}$`);
+}
+
+/**
+ * The body with its permission bitfields (`permissions`, `allow`, `deny`) as numbers. Discord's
+ * docs serialize them as strings and take either form; the OpenAPI document's request schemas
+ * type them as integers, so the numeric form is what they can check.
+ */
+export function numericBitfields(body: unknown): unknown {
+  if (Array.isArray(body)) return body.map(numericBitfields);
+  if (body === null || typeof body !== 'object') return body;
+  return Object.fromEntries(
+    Object.entries(body).map(([key, value]) => [
+      key,
+      ['permissions', 'allow', 'deny'].includes(key) && typeof value === 'string' && /^\d+$/.test(value)
+        ? Number(value)
+        : numericBitfields(value),
+    ]),
+  );
+}
