@@ -46,7 +46,7 @@ step "unit tests"
 npx jest --selectProjects unit $(jest_json unit) --ci --forceExit
 
 step "contract (the fake platform and the product's requests against Discord's published schemas)"
-npx jest --selectProjects contract --ci --forceExit
+npx jest --selectProjects contract $(jest_json contract) --ci --forceExit
 
 step "infrastructure"
 bash scripts/infra.sh fetch
