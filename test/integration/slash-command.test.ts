@@ -1,4 +1,4 @@
-import { memberSpecs } from '@lib/sandbox';
+import { DEFAULT_RATE_LIMITS, memberSpecs } from '@lib/sandbox';
 import { PermissionFlagsBits as P } from 'discord-api-types/v10';
 import type { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
@@ -130,7 +130,7 @@ describe('slash command /snapshot create', () => {
       expect(row).toMatchObject({ description: 'from chat' });
       expect(content).toMatch(new RegExp(`^Snapshot saved: \`${row.id}\` \\(`));
     } finally {
-      stack.platform.setRateLimits({ perRoute: { limit: 10, windowMs: 1_000 } });
+      stack.platform.setRateLimits({ perRoute: DEFAULT_RATE_LIMITS.perRoute });
     }
   });
 
