@@ -4,7 +4,6 @@ import type { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
 import { BillingEventStream, SubscriptionScenario } from '../support/billing-events';
 import { openDataSource } from '../support/database';
-import { postInteraction, snapshotCommand } from '../support/interactions';
 import { readSnapshotPayload, snapshotMemberRoles } from '../../apps/recovery/src/snapshots/snapshot-payload';
 import { RecoveryStack } from '../support/recovery-stack';
 import { waitFor } from '../support/wait';
@@ -378,117 +377,6 @@ describe('guilds and snapshots', () => {
         [guildId],
       );
       expect(count).toBe(0);
-    });
-  });
-
-  describe('slash command /snapshot create', () => {
-    const ephemeral = (content: RegExp) => ({
-      status: 200,
-      body: { type: 4, data: { content: expect.stringMatching(content), flags: 64 } },
-    });
-
-    it('answers the platform’s PING and refuses anything not signed with the application key', async () => {
-      expect(await postInteraction(stack.recovery.url, { type: 1 })).toEqual({
-        status: 200,
-        body: { type: 1 },
-      });
-      const { seeded, guildId } = await registeredGuild('PRO');
-      const command = snapshotCommand(seeded.guildId, OWNER);
-      const forged = '0'.repeat(128);
-      const stale = String(Math.floor(Date.now() / 1000) - 3600);
-      for (const options of [{ signature: forged }, { signature: 'not-hex' }, { timestamp: stale }]) {
-        const refused = await postInteraction(stack.recovery.url, command, options);
-        expect(refused).toMatchObject({ status: 401, body: { code: 'ErrUnauthenticated' } });
-      }
-      const unsigned = await fetch(`${stack.recovery.url}/interactions`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(command),
-      });
-      expect(unsigned.status).toBe(401);
-      const rows = await dataSource.query(`SELECT 1 FROM recovery.snapshots WHERE guild_id = $1`, [guildId]);
-      expect(rows).toEqual([]);
-    });
-
-    it('takes a manual snapshot for a member with MANAGE_GUILD, through the same rules', async () => {
-      const { seeded, guildId } = await registeredGuild('PRO');
-      // The moderator has used the dashboard: recovery knows which service user they are.
-      const moderator = stack.user(MODERATOR);
-      const listed = await stack.call(
-        stack.recovery,
-        'GET',
-        `/api/v1/guilds/${guildId}/snapshots`,
-        moderator,
-      );
-      expect(listed.status).toBe(200);
-      const taken = await postInteraction(
-        stack.recovery.url,
-        snapshotCommand(seeded.guildId, MODERATOR, 'from chat'),
-      );
-      expect(taken).toMatchObject(ephemeral(/^Snapshot saved: `[0-9a-f-]{36}`/));
-      const [row] = await dataSource.query(
-        `SELECT id, trigger, description, created_by_user, created_by_platform_user_id, payload_size
-           FROM recovery.snapshots WHERE guild_id = $1`,
-        [guildId],
-      );
-      expect(row).toMatchObject({
-        trigger: 'manual',
-        description: 'from chat',
-        created_by_user: moderator.user_id,
-        created_by_platform_user_id: MODERATOR,
-      });
-      expect(row.payload_size).toBeGreaterThan(0);
-      const [event] = await dataSource.query(
-        `SELECT envelope FROM recovery.outbox WHERE event_type = 'SnapshotCreated' AND envelope->>'aggregate_id' = $1`,
-        [row.id],
-      );
-      expect(event.envelope.payload).toMatchObject({
-        created_by_user: moderator.user_id,
-        created_by_platform_user_id: MODERATOR,
-      });
-
-      // PRO has one slot: the second command is refused with the plan-limit message, nothing stored.
-      const full = await postInteraction(stack.recovery.url, snapshotCommand(seeded.guildId, OWNER));
-      expect(full).toMatchObject(ephemeral(/^No snapshot taken\. Conflict: All 1 manual snapshot slot/));
-      const [{ count }] = await dataSource.query(
-        `SELECT count(*)::int AS count FROM recovery.snapshots WHERE guild_id = $1`,
-        [guildId],
-      );
-      expect(count).toBe(1);
-    });
-
-    it('records the platform user alone for a member who has never used the dashboard', async () => {
-      const { seeded, guildId } = await registeredGuild('PRO');
-      await dataSource.query(`DELETE FROM recovery.user_directory WHERE platform_user_id = $1`, [ADMIN]);
-      const taken = await postInteraction(stack.recovery.url, snapshotCommand(seeded.guildId, ADMIN));
-      expect(taken).toMatchObject(ephemeral(/^Snapshot saved/));
-      const rows = await dataSource.query(
-        `SELECT created_by_user, created_by_platform_user_id FROM recovery.snapshots WHERE guild_id = $1`,
-        [guildId],
-      );
-      expect(rows).toEqual([{ created_by_user: null, created_by_platform_user_id: ADMIN }]);
-    });
-
-    it('refuses a plain member, a FREE guild and an unregistered guild with a message', async () => {
-      const { seeded, guildId } = await registeredGuild('PRO');
-      const member = await postInteraction(stack.recovery.url, snapshotCommand(seeded.guildId, MEMBER));
-      expect(member).toMatchObject(ephemeral(/^No snapshot taken\. Forbidden/));
-      const free = await registeredGuild();
-      const refused = await postInteraction(stack.recovery.url, snapshotCommand(free.seeded.guildId, OWNER));
-      expect(refused).toMatchObject(ephemeral(/^No snapshot taken\./));
-      const unregistered = seedGuild();
-      const unknown = await postInteraction(stack.recovery.url, snapshotCommand(unregistered.guildId, OWNER));
-      expect(unknown).toMatchObject(ephemeral(/not registered/));
-      const rows = await dataSource.query(
-        `SELECT 1 FROM recovery.snapshots WHERE guild_id = ANY($1::uuid[])`,
-        [[guildId, free.guildId]],
-      );
-      expect(rows).toEqual([]);
-    });
-
-    it('answers an interaction type it does not handle with a problem body', async () => {
-      const refused = await postInteraction(stack.recovery.url, { type: 3, data: {} });
-      expect(refused).toMatchObject({ status: 400, body: { code: 'ErrValidation' } });
     });
   });
 

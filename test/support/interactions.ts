@@ -1,3 +1,4 @@
+import type { FakeChatPlatform, SlashCommand } from '@lib/sandbox';
 import { createPrivateKey, sign } from 'node:crypto';
 
 /**
@@ -62,5 +63,36 @@ export function snapshotCommand(platformGuildId: string, platformUserId: string,
         },
       ],
     },
+  };
+}
+
+/**
+ * Saves the app's `/interactions` route as the fake platform application's Interactions Endpoint
+ * URL, signed with the test application's key; the platform checks the endpoint as it saves it.
+ */
+export function connectInteractions(platform: FakeChatPlatform, appBaseUrl: string): Promise<void> {
+  return platform.setInteractionsEndpoint({
+    url: `${appBaseUrl}/interactions`,
+    signingKey: TEST_APPLICATION_KEY,
+  });
+}
+
+/** `/snapshot create [description]` as a member invokes it, for `FakeChatPlatform.sendCommand`. */
+export function snapshotCreate(
+  platformGuildId: string,
+  platformUserId: string,
+  description?: string,
+): SlashCommand {
+  return {
+    guildId: platformGuildId,
+    userId: platformUserId,
+    name: 'snapshot',
+    options: [
+      {
+        type: 1,
+        name: 'create',
+        options: description === undefined ? [] : [{ type: 3, name: 'description', value: description }],
+      },
+    ],
   };
 }

@@ -81,6 +81,8 @@ const PACER_BURST = 25;
 /** The platform's largest page of the member list and of the ban list. */
 const LIST_PAGE_SIZE = 1000;
 const MISSING_ACCESS = 50001;
+/** The interaction webhooks' paths (after the version), authenticated by the token they carry. */
+const INTERACTION_WEBHOOKS = '/webhooks/';
 
 /**
  * The platform refuses the member list of a guild the bot is in as Missing Access only when the
@@ -94,6 +96,17 @@ function explainMembersIntent(error: unknown): unknown {
     `${error.message}: listing members needs the privileged GUILD_MEMBERS intent, enabled for the bot's application in the developer portal`,
     error.details,
   );
+}
+
+/** The error with every occurrence of `secret` in its message and path replaced. */
+function withoutSecret(error: unknown, secret: string): unknown {
+  if (!(error instanceof ChatPlatformError)) return error;
+  const hide = (text: string) => text.split(secret).join(':token');
+  const { details } = error;
+  return new ChatPlatformError(error.code, hide(error.message), {
+    ...details,
+    path: details.path === null ? null : hide(details.path),
+  });
 }
 
 /**
@@ -130,8 +143,10 @@ export class ChatPlatformClient {
       globalRequestsPerSecond: Number.MAX_SAFE_INTEGER,
       // Every attempt, retries included, passes the pacer just before it goes out; when it has to
       // wait, the route with the most calls outstanding goes first.
+      // Interaction webhooks are not bound to the bot's global limit, so they skip the pacer.
       makeRequest: async (url, init) => {
         const path = new URL(url).pathname.slice(versionPath.length);
+        if (path.startsWith(INTERACTION_WEBHOOKS)) return DefaultRestOptions.makeRequest(url, init);
         const route = bucketRoute(init.method ?? 'get', path);
         await pacer.acquire(() => this.outstanding.get(route) ?? 0);
         return DefaultRestOptions.makeRequest(url, init);
@@ -333,6 +348,32 @@ export class ChatPlatformClient {
       }),
     );
     return toPlatformMessage(sent);
+  }
+
+  /**
+   * Replaces the content of the original response to an interaction (`PATCH
+   * /webhooks/{application_id}/{token}/messages/@original`), e.g. the loading message a deferred
+   * response left. The interaction's token is the authentication, valid 15 minutes from the
+   * interaction: no bot token is sent, and the call is not paced by the bot's global limit, which
+   * the platform does not apply to interaction webhooks. Mentions in the content do not ping.
+   * Failures never carry the token (it is a credential) in their message or path.
+   */
+  async editInteractionReply(
+    applicationId: string,
+    token: string,
+    content: string,
+  ): Promise<PlatformMessage> {
+    try {
+      const message = await this.call<APIMessage>(() =>
+        this.rest.patch(Routes.webhookMessage(applicationId, token, '@original'), {
+          body: { content, allowed_mentions: { parse: [] } },
+          auth: false,
+        }),
+      );
+      return toPlatformMessage(message);
+    } catch (error) {
+      throw withoutSecret(error, token);
+    }
   }
 
   /** A read; its route's first call goes alone, as a write's does (FirstCallGate). */

@@ -1,9 +1,9 @@
-import { Body, Controller, Headers, HttpCode, Post, Req } from '@nestjs/common';
+import { Body, Controller, Headers, HttpCode, Post, Req, Res } from '@nestjs/common';
 import type { RawBodyRequest } from '@nestjs/common';
 import { PublicRoute } from '@lib/identity';
 import { UnauthenticatedError } from '@lib/problem-details';
 import type { APIInteractionResponse } from 'discord-api-types/v10';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import { InteractionVerifier } from './interaction-signature';
 import { type IncomingInteraction, InteractionsService } from './interactions.service';
 
@@ -23,13 +23,19 @@ export class InteractionsController {
   @HttpCode(200)
   handle(
     @Req() request: RawBodyRequest<Request>,
+    @Res({ passthrough: true }) response: Response,
     @Headers('x-signature-ed25519') signature: string | undefined,
     @Headers('x-signature-timestamp') timestamp: string | undefined,
     @Body() body: IncomingInteraction,
-  ): Promise<APIInteractionResponse> {
+  ): APIInteractionResponse {
     if (!this.verifier.verify(signature, timestamp, request.rawBody)) {
       throw new UnauthenticatedError('The interaction signature is missing or invalid.');
     }
-    return this.interactions.handle(body);
+    const answer = this.interactions.handle(body);
+    // The command's work starts only once its first answer has gone out: the platform holds that
+    // answer to 3 seconds, and a connection that failed first leaves nothing to report to.
+    const { afterResponse } = answer;
+    if (afterResponse) response.once('finish', afterResponse);
+    return answer.response;
   }
 }

@@ -14,9 +14,14 @@ export type Caller =
  * Who may call an endpoint. Most of the API is the bot's alone: the platform answers a user's
  * access token there with 401, whatever its scopes. A few endpoints also take a user's token
  * granted a scope (`GET /users/@me` with `identify`), and the token endpoint takes anyone, as it
- * authenticates the OAuth2 client itself.
+ * authenticates the OAuth2 client itself, as do the interaction webhooks, whose token is in the path.
  */
-export type RouteAccess = { kind: 'bot' } | { kind: 'bot-or-user'; scope: string } | { kind: 'oauth-client' };
+export type RouteAccess =
+  | { kind: 'bot' }
+  | { kind: 'bot-or-user'; scope: string }
+  | { kind: 'oauth-client' }
+  /** The path carries the credential (an interaction's token): no Authorization is needed. */
+  | { kind: 'token-in-path' };
 
 export const BOT_ONLY: RouteAccess = { kind: 'bot' };
 
@@ -50,6 +55,7 @@ export function admits(access: RouteAccess, caller: Caller): boolean {
     case 'bot-or-user':
       return caller.kind === 'bot' || (caller.kind === 'user' && caller.scopes.includes(access.scope));
     case 'oauth-client':
+    case 'token-in-path':
       return true;
   }
 }

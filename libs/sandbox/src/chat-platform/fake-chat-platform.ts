@@ -10,6 +10,14 @@ import { GATEWAY_PATH, type GatewayConnectionInfo, GatewayServer } from './gatew
 import { type ChangeCause, recordChanges } from './guild-activity';
 import type { GuildChange } from './guild-change';
 import { type GuildSpec, type SeededGuild, seedGuild } from './guild-seed';
+import {
+  type InteractionsEndpoint,
+  type SlashCommand,
+  commandInteraction,
+  postSigned,
+  verifyEndpoint,
+} from './interaction-delivery';
+import { INTERACTION_RESPONSE_DEADLINE_MS, type InteractionRecord } from './interactions';
 import type { OAuthApp } from './oauth-store';
 import type { DmRecord, FakeGuild, FakeUser, RequestRecord } from './platform-state';
 import { PlatformStore } from './platform-store';
@@ -41,7 +49,15 @@ export interface FakeChatPlatformOptions {
   logCapacity?: number;
   /** The gateway's HELLO `heartbeat_interval`; default 41,250 ms as on the platform. Tests want it short. */
   gatewayHeartbeatIntervalMs?: number;
+  /**
+   * How soon an interaction's initial response must arrive; default and at most the platform's
+   * 3,000 ms (a test may be stricter, never laxer).
+   */
+  interactionDeadlineMs?: number;
 }
+
+/** How long the fake waits for an interactions endpoint's answer before it stops listening. */
+const INTERACTION_ANSWER_CAP_MS = 30_000;
 
 /**
  * A loopback server speaking the chat platform's REST API v10 subset under `/api/v10`, with
@@ -64,6 +80,8 @@ export class FakeChatPlatform {
   private readonly requests: BoundedLog<RequestRecord>;
   private readonly initialRateLimits: RateLimitSettings;
   private readonly rateLimits: PlatformRateLimits;
+  private readonly interactionDeadlineMs: number;
+  private interactionsEndpoint?: InteractionsEndpoint;
 
   constructor(options: FakeChatPlatformOptions = {}) {
     this.botToken = options.botToken ?? 'fake-bot-token';
@@ -78,6 +96,8 @@ export class FakeChatPlatform {
     this.requests = new BoundedLog(logCapacity);
     this.initialRateLimits = { ...DEFAULT_RATE_LIMITS, ...options.rateLimits };
     this.rateLimits = new PlatformRateLimits(this.initialRateLimits);
+    this.interactionDeadlineMs = options.interactionDeadlineMs ?? INTERACTION_RESPONSE_DEADLINE_MS;
+    this.store.interactions.setDeadline(this.interactionDeadlineMs);
   }
 
   get botUserId(): string {
@@ -308,6 +328,79 @@ export class FakeChatPlatform {
     return this.requests.entries().map((record) => ({ ...record }));
   }
 
+  /**
+   * Saves the application's Interactions Endpoint URL as its developer portal does: the endpoint
+   * must answer a signed PING with a PONG and refuse an invalid signature with 401, or this
+   * throws. The application id defaults to the fake bot's user id, as a bot's application has.
+   */
+  async setInteractionsEndpoint(
+    endpoint: Omit<InteractionsEndpoint, 'applicationId'> & { applicationId?: string },
+  ): Promise<void> {
+    const saved = { ...endpoint, applicationId: endpoint.applicationId ?? this.botUserId };
+    await verifyEndpoint(saved);
+    this.interactionsEndpoint = saved;
+  }
+
+  /**
+   * A member invokes a slash command: the platform POSTs the signed interaction to the endpoint
+   * and waits for the initial response. Resolves with what happened once the answer came (or
+   * after 30 s without one): the response, how long it took, whether it met the deadline. Edits
+   * of the original response come later: see `interactionEdited`.
+   */
+  async sendCommand(command: SlashCommand): Promise<InteractionRecord> {
+    const endpoint = this.interactionsEndpoint;
+    if (!endpoint) throw new Error('no interactions endpoint is set (setInteractionsEndpoint)');
+    const guild = this.liveGuild(command.guildId);
+    const member = guild.members.find((candidate) => candidate.user_id === command.userId);
+    if (!member) throw new Error(`${command.userId} is not a member of guild ${guild.id}`);
+    const channel =
+      command.channelId === undefined
+        ? guild.channels.find((candidate) => candidate.type === 0)
+        : guild.channels.find((candidate) => candidate.id === command.channelId);
+    if (!channel) throw new Error(`guild ${guild.id} has no such text channel`);
+    const subcommand = (command.options?.[0] as { type?: number; name?: string } | undefined) ?? {};
+    const id = this.store.ids.next();
+    const record = this.store.interactions.open(
+      {
+        id,
+        applicationId: endpoint.applicationId,
+        guildId: guild.id,
+        channelId: channel.id,
+        userId: member.user_id,
+        commandName: subcommand.type === 1 ? `${command.name} ${subcommand.name}` : command.name,
+      },
+      Date.now(),
+    );
+    const payload = commandInteraction(
+      { id, token: record.token, applicationId: endpoint.applicationId, commandId: this.store.ids.next() },
+      guild,
+      channel,
+      member,
+      this.store.user(member.user_id),
+      command,
+    );
+    try {
+      const answer = await postSigned(endpoint, payload, {
+        signal: AbortSignal.timeout(INTERACTION_ANSWER_CAP_MS),
+      });
+      this.store.interactions.respond(id, answer, Date.now());
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      this.store.interactions.unanswered(id, `the endpoint did not answer: ${reason}`, Date.now());
+    }
+    return this.store.interactions.get(id)!;
+  }
+
+  /** The interaction as it stands (its initial response and the edits so far). */
+  interaction(id: string): InteractionRecord | undefined {
+    return this.store.interactions.get(id);
+  }
+
+  /** Resolves once the interaction's original response has been edited `count` times (default 1). */
+  interactionEdited(id: string, { count = 1, timeoutMs = 30_000 } = {}): Promise<InteractionRecord> {
+    return this.store.interactions.edited(id, count, timeoutMs);
+  }
+
   /** Replaces the given limits (the others stay); every bucket starts afresh. */
   setRateLimits(settings: Partial<RateLimitSettings>): void {
     this.rateLimits.configure({ ...this.rateLimits.settings, ...settings });
@@ -315,7 +408,8 @@ export class FakeChatPlatform {
 
   /**
    * Back to a fresh platform: no guilds, users, DMs, logs, bans or failures, no OAuth2
-   * applications, codes or tokens, no registered bot tokens and nobody signed in; the configured
+   * applications, codes or tokens, no registered bot tokens and nobody signed in, no interactions
+   * (the interactions endpoint stays); the configured
    * limits, the default sharding figures with no session starts or refusals, and every bot's
    * GUILD_MEMBERS intent on. Gateway sessions end and their connections are closed normally (a
    * client re-identifies).
@@ -327,6 +421,7 @@ export class FakeChatPlatform {
     this.failures.clear();
     this.requests.clear();
     this.rateLimits.configure(this.initialRateLimits);
+    this.store.interactions.setDeadline(this.interactionDeadlineMs);
   }
 
   private liveGuild(id: string): FakeGuild {

@@ -17,6 +17,15 @@ export {
   type RoleSpec,
   type SeededGuild,
 } from './guild-seed';
+export type { InteractionsEndpoint, SlashCommand } from './interaction-delivery';
+export {
+  INTERACTION_RESPONSE_DEADLINE_MS,
+  INTERACTION_TOKEN_LIFETIME_MS,
+  type InitialResponse,
+  type InteractionEdit,
+  type InteractionRecord,
+  type OriginalMessage,
+} from './interactions';
 export type { OAuthApp } from './oauth-store';
 export type {
   DmRecord,

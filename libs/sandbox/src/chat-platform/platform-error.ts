@@ -39,6 +39,7 @@ export const platformError = {
   unknownOverwrite: error(404, 10009, 'Unknown Overwrite'),
   unknownRole: error(404, 10011, 'Unknown Role'),
   unknownUser: error(404, 10013, 'Unknown User'),
+  unknownWebhook: error(404, 10015, 'Unknown Webhook'),
   unknownBan: error(404, 10026, 'Unknown Ban'),
   maxRoles: error(400, 30005, 'Maximum number of guild roles reached (250)'),
   maxChannels: error(400, 30013, 'Maximum number of guild channels reached (500)'),

@@ -1,6 +1,7 @@
 import { AuditLogs } from './audit-log';
 import { BoundedLog } from './bounded-log';
 import { GatewayLimits } from './gateway/gateway-limits';
+import { InteractionStore } from './interactions';
 import { OAuthStore } from './oauth-store';
 import { platformError } from './platform-error';
 import type { DmRecord, FakeChannel, FakeGuild, FakeMember, FakeRole, FakeUser } from './platform-state';
@@ -20,6 +21,8 @@ export class PlatformStore {
   readonly dmsClosed = new Set<string>();
   readonly dmLog: BoundedLog<DmRecord>;
   readonly oauth = new OAuthStore();
+  /** Interactions delivered to the application's endpoint, and their tokens. */
+  readonly interactions = new InteractionStore();
   readonly auditLogs: AuditLogs;
   /** Sharding figures, session starts and refused IDENTIFYs. */
   readonly gatewayLimits: GatewayLimits;
@@ -157,6 +160,7 @@ export class PlatformStore {
     this.dmRecipientByChannel.clear();
     this.dmChannelByRecipient.clear();
     this.oauth.clear();
+    this.interactions.clear();
   }
 
   private forgetNoncesBefore(cutoff: number): void {

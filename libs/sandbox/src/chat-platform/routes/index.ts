@@ -4,6 +4,7 @@ import { channelRoutes } from './channels.routes';
 import { directMessageRoutes } from './direct-messages.routes';
 import { gatewayRoutes } from './gateway.routes';
 import { guildRoutes } from './guilds.routes';
+import { interactionWebhookRoutes } from './interaction-webhooks.routes';
 import { memberRoutes } from './members.routes';
 import { oauth2Routes } from './oauth2.routes';
 import { overwriteRoutes } from './overwrites.routes';
@@ -26,4 +27,5 @@ export const platformRoutes: PlatformRoute[] = [
   ...gatewayRoutes,
   ...directMessageRoutes,
   ...oauth2Routes,
+  ...interactionWebhookRoutes,
 ];
