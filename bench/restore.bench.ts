@@ -96,8 +96,8 @@ export const CASES: BenchGuild[] = [
  * figure, and the floor is computed with these limits.
  */
 const MEMBER_RATE_LIMITS: RateLimitSettings = {
+  ...DEFAULT_RATE_LIMITS,
   perRoute: { limit: 50, windowMs: 1_000 },
-  global: DEFAULT_RATE_LIMITS.global,
 };
 const RAIDER_ROLES = 10;
 const SPAM_CHANNELS = 20;
