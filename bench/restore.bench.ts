@@ -468,6 +468,7 @@ export async function runCase(size: BenchGuild): Promise<CaseResult> {
     );
     const totals = changesPerStep(diff);
     const progress = new RestoreProgress(totals);
+    const waits: { reason: string; ms: number }[] = [];
 
     platform.setRateLimits(RATE_LIMITS);
     const started = Date.now();
@@ -486,6 +487,12 @@ export async function runCase(size: BenchGuild): Promise<CaseResult> {
           };
         },
         shielded: (work) => work(),
+        // A wait the platform asked for (a creation quota): recorded, then waited out.
+        sleepUntil: async (until) => {
+          const waiting = progress.summary().waiting;
+          if (waiting) waits.push({ reason: waiting.reason, ms: Date.parse(until) - Date.now() });
+          await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(until) - Date.now())));
+        },
         phases: OVERLAPPED_PHASES,
       },
       progress,
