@@ -72,9 +72,9 @@ export interface ProgressSummary {
   steps: { name: StepName; status: StepStatus; done: number; total: number }[];
   /**
    * While a step waits for the platform (PlatformWait): which step, why, until when, and a
-   * sentence saying so; null otherwise. The earliest-ending wait when several steps wait.
+   * sentence saying so; absent otherwise. The earliest-ending wait when several steps wait.
    */
-  waiting?: (PlatformWait & { step: ChangeStep; message: string }) | null;
+  waiting?: PlatformWait & { step: ChangeStep; message: string };
 }
 
 export interface RestoreWorkflowInput {

@@ -148,7 +148,7 @@ describe(runRestore.name, () => {
         message: `Waiting for the platform's role creation quota until ${until}`,
       },
     ]);
-    expect(progress.summary().waiting).toBeNull();
+    expect(progress.summary().waiting).toBeUndefined();
   });
 
   it('ends canceled when the cancel comes during a pause, without calling the step again', async () => {

@@ -88,20 +88,21 @@ export class RestoreProgress {
 
   summary(): ProgressSummary {
     const steps = ALL_STEPS.map((name) => ({ name, ...this.step(name) }));
+    const waiting = this.earliestWait();
     return {
       done: steps.reduce((sum, step) => sum + step.done, 0),
       total: steps.reduce((sum, step) => sum + step.total, 0),
       // Steps may run side by side: the first of them in the appendix's order.
       current_step: steps.find((step) => step.status === 'running')?.name ?? null,
       steps,
-      waiting: this.earliestWait(),
+      ...(waiting && { waiting }),
     };
   }
 
   private earliestWait(): ProgressSummary['waiting'] {
     let earliest: [ChangeStep, PlatformWait] | undefined;
     for (const entry of this.waits) if (!earliest || entry[1].until < earliest[1].until) earliest = entry;
-    if (!earliest) return null;
+    if (!earliest) return undefined;
     const [step, wait] = earliest;
     return { step, ...wait, message: describeWait(wait) };
   }
