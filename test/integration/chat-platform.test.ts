@@ -842,6 +842,46 @@ describe('ChatPlatformClient against the fake chat platform', () => {
       expect(attempts[1].at - attempts[0].at).toBeGreaterThanOrEqual(500);
     });
 
+    it("waits out a channel's name/topic limit in the sublimit's own queue, then edits", async () => {
+      const seeded = fake.seedGuild(demoGuildSpec());
+      const channelId = fake.guild(seeded.guildId).channels.find((c) => c.type === 0)!.id;
+      fake.setRateLimits({ channelNameTopic: { limit: 1, windowMs: 1_500 } });
+
+      await client.updateChannel(channelId, { name: 'first' });
+      await client.updateChannel(channelId, { topic: 'second' });
+
+      const edits = requestsTo('PATCH', `/channels/${channelId}`);
+      expect(edits.map((r) => r.status)).toEqual([200, 429, 200]);
+      expect(edits[2].at - edits[0].at).toBeGreaterThanOrEqual(1_400);
+      expect(fake.guild(seeded.guildId).channels.find((c) => c.id === channelId)).toMatchObject({
+        name: 'first',
+        topic: 'second',
+      });
+    });
+
+    it('fails RateLimited with the wait when a creation quota asks for more than it waits out', async () => {
+      const seeded = fake.seedGuild(demoGuildSpec());
+      const impatient = new ChatPlatformClient({
+        apiBaseUrl,
+        botToken: fake.botToken,
+        longestRateLimitWaitMs: 1_000,
+      });
+      fake.setRateLimits({ roleCreations: { limit: 1, windowMs: 30_000 } });
+
+      await impatient.createRole(seeded.guildId, { name: 'within the quota' });
+      const limited = await failureOf(impatient.createRole(seeded.guildId, { name: 'past the quota' }));
+
+      expect(limited).toMatchObject({
+        code: 'RateLimited',
+        retryable: true,
+        details: { status: 429, method: 'POST', path: `/api/v10/guilds/${seeded.guildId}/roles` },
+      });
+      expect(limited.details.retry_after_ms).toBeGreaterThan(28_000);
+      expect(limited.details.retry_after_ms).toBeLessThanOrEqual(31_000);
+      const attempts = requestsTo('POST', `/guilds/${seeded.guildId}/roles`);
+      expect(attempts.map((r) => r.status)).toEqual([200, 429]);
+    });
+
     it('refuses a request without the bot token', async () => {
       const response = await raw('/users/@me', 'wrong');
       expect(response.status).toBe(401);
