@@ -93,7 +93,7 @@ export const CASES: BenchGuild[] = [
     label: 'role quota',
     customRoles: 100,
     categories: 4,
-    channelsPerCategory: 4,
+    channelsPerCategory: 5,
     members: 20,
     roleQuota: { limit: 20, windowMs: 5_000 },
   },
