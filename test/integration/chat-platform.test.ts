@@ -781,16 +781,17 @@ describe('ChatPlatformClient against the fake chat platform', () => {
       expect(first.headers.get('x-ratelimit-bucket')).toMatch(/^[0-9a-f]{32}$/);
       expect(limited.status).toBe(429);
       expect(limited.headers.get('x-ratelimit-remaining')).toBe('0');
-      const retryAfter = Number(limited.headers.get('retry-after'));
-      expect(retryAfter).toBeGreaterThan(0);
-      expect(retryAfter).toBeLessThanOrEqual(1);
+      // Whole seconds, rounded up, as the platform sends it; the body keeps the fraction.
+      expect(limited.headers.get('retry-after')).toBe('1');
+      expect(limited.headers.get('x-ratelimit-scope')).toBe('user');
       const body = (await limited.json()) as { message: string; retry_after: number; global: boolean };
       expect(body).toEqual({
         message: 'You are being rate limited.',
         retry_after: expect.any(Number),
         global: false,
       });
-      expect(body.retry_after).toBeCloseTo(retryAfter, 2);
+      expect(body.retry_after).toBeGreaterThan(0);
+      expect(body.retry_after).toBeLessThanOrEqual(1);
     });
 
     it('queues 20 concurrent writes on a 5-per-second bucket so all succeed without a 429', async () => {
@@ -817,6 +818,7 @@ describe('ChatPlatformClient against the fake chat platform', () => {
       const answers = await Promise.all([1, 2, 3, 4].map(() => raw('/users/@me')));
       const limited = answers.find((response) => response.status === 429);
       expect(limited?.headers.get('x-ratelimit-global')).toBe('true');
+      expect(limited?.headers.get('x-ratelimit-scope')).toBe('global');
       expect(await limited?.json()).toMatchObject({ global: true });
 
       fake.setRateLimits({ global: { limit: 3, windowMs: 1_000 } });
@@ -838,6 +840,46 @@ describe('ChatPlatformClient against the fake chat platform', () => {
       const attempts = requestsTo('POST', `/guilds/${seeded.guildId}/roles`);
       expect(attempts.map((r) => r.status)).toEqual([429, 200]);
       expect(attempts[1].at - attempts[0].at).toBeGreaterThanOrEqual(500);
+    });
+
+    it("waits out a channel's name/topic limit in the sublimit's own queue, then edits", async () => {
+      const seeded = fake.seedGuild(demoGuildSpec());
+      const channelId = fake.guild(seeded.guildId).channels.find((c) => c.type === 0)!.id;
+      fake.setRateLimits({ channelNameTopic: { limit: 1, windowMs: 1_500 } });
+
+      await client.updateChannel(channelId, { name: 'first' });
+      await client.updateChannel(channelId, { topic: 'second' });
+
+      const edits = requestsTo('PATCH', `/channels/${channelId}`);
+      expect(edits.map((r) => r.status)).toEqual([200, 429, 200]);
+      expect(edits[2].at - edits[0].at).toBeGreaterThanOrEqual(1_400);
+      expect(fake.guild(seeded.guildId).channels.find((c) => c.id === channelId)).toMatchObject({
+        name: 'first',
+        topic: 'second',
+      });
+    });
+
+    it('fails RateLimited with the wait when a creation quota asks for more than it waits out', async () => {
+      const seeded = fake.seedGuild(demoGuildSpec());
+      const impatient = new ChatPlatformClient({
+        apiBaseUrl,
+        botToken: fake.botToken,
+        longestRateLimitWaitMs: 1_000,
+      });
+      fake.setRateLimits({ roleCreations: { limit: 1, windowMs: 30_000 } });
+
+      await impatient.createRole(seeded.guildId, { name: 'within the quota' });
+      const limited = await failureOf(impatient.createRole(seeded.guildId, { name: 'past the quota' }));
+
+      expect(limited).toMatchObject({
+        code: 'RateLimited',
+        retryable: true,
+        details: { status: 429, method: 'POST', path: `/api/v10/guilds/${seeded.guildId}/roles` },
+      });
+      expect(limited.details.retry_after_ms).toBeGreaterThan(28_000);
+      expect(limited.details.retry_after_ms).toBeLessThanOrEqual(31_000);
+      const attempts = requestsTo('POST', `/guilds/${seeded.guildId}/roles`);
+      expect(attempts.map((r) => r.status)).toEqual([200, 429]);
     });
 
     it('refuses a request without the bot token', async () => {

@@ -42,7 +42,11 @@ export class AppModule {
           retentionHours: config.OUTBOX_RETENTION_HOURS,
         }),
         WorkflowEngineModule.forRoot(config),
-        PlatformModule.forRoot({ apiBaseUrl: config.DISCORD_API_URL, botToken: config.DISCORD_BOT_TOKEN }),
+        PlatformModule.forRoot({
+          apiBaseUrl: config.DISCORD_API_URL,
+          botToken: config.DISCORD_BOT_TOKEN,
+          longestRateLimitWaitMs: config.PLATFORM_LONGEST_RATE_LIMIT_WAIT_MS,
+        }),
         EntitlementsModule.forService({ licensingUrl: config.LICENSING_URL, service: 'recovery' }),
         GuildsModule,
         SnapshotsModule,

@@ -77,6 +77,15 @@ export class RecoveryEnv extends ConsumerEnv {
   @IsRequiredString()
   DISCORD_BOT_TOKEN!: string;
 
+  /**
+   * The longest rate-limit wait (ms) the platform client sits out inside a call. A longer one (a
+   * guild's role or channel creation quota, a channel's name/topic edits) pauses the restore
+   * instead: its progress says what it waits for and until when, and the workflow waits on a
+   * timer, not in an activity. Tests shorten it together with the fake platform's windows.
+   */
+  @IsIntegerInRange(1_000, 3_600_000)
+  PLATFORM_LONGEST_RATE_LIMIT_WAIT_MS: number = 60_000;
+
   /** The application's Ed25519 public key (developer portal, 64 hex), verifying `POST /interactions`. */
   @Matches(/^[0-9a-f]{64}$/i, {
     message: 'DISCORD_PUBLIC_KEY must be the application public key (64 hex characters)',

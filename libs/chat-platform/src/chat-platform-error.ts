@@ -5,6 +5,7 @@ export const CHAT_PLATFORM_ERROR_CODES = [
   'DmBlocked',
   'InvalidRequest',
   'PlatformUnavailable',
+  'RateLimited',
 ] as const;
 
 export type ChatPlatformErrorCode = (typeof CHAT_PLATFORM_ERROR_CODES)[number];
@@ -17,6 +18,7 @@ const RETRYABLE: Record<ChatPlatformErrorCode, boolean> = {
   DmBlocked: false,
   InvalidRequest: false,
   PlatformUnavailable: true,
+  RateLimited: true,
 };
 
 export interface ChatPlatformErrorDetails {
@@ -26,6 +28,12 @@ export interface ChatPlatformErrorDetails {
   platform_code: number | null;
   method: string | null;
   path: string | null;
+  /**
+   * RateLimited: milliseconds to wait before the platform takes the request, and what kind of
+   * limit (topics/rate-limits: `user`, `global` or `shared`).
+   */
+  retry_after_ms?: number;
+  scope?: string;
 }
 
 /**

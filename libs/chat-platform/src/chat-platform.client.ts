@@ -62,7 +62,16 @@ export interface ChatPlatformClientOptions {
   botToken: string;
   /** Per attempt; the client retries a timed-out attempt like a 5xx answer. */
   timeoutMs?: number;
+  /**
+   * A 429 asking to wait longer than this (a channel's name/topic edits, a guild's creation quota:
+   * minutes to days) is not waited out: the call fails RateLimited with the wait, so the caller
+   * can wait without holding the call open. Default LONGEST_RATE_LIMIT_WAIT_MS.
+   */
+  longestRateLimitWaitMs?: number;
 }
+
+/** A minute: rate limits shorter than this are waited out inside the client. */
+export const LONGEST_RATE_LIMIT_WAIT_MS = 60_000;
 
 const DEFAULT_TIMEOUT_MS = 15_000;
 const API_VERSION = '10';
@@ -111,8 +120,9 @@ function withoutSecret(error: unknown, secret: string): unknown {
 
 /**
  * The chat platform's REST API as the service uses it, over `@discordjs/rest`: the client queues
- * requests per rate-limit bucket from the platform's headers, waits out 429s and retries 5xx
- * answers and timeouts; whatever still fails is thrown as a ChatPlatformError.
+ * requests per rate-limit bucket from the platform's headers, waits out 429s (up to
+ * `longestRateLimitWaitMs`; a longer one fails RateLimited) and retries 5xx answers and timeouts;
+ * whatever still fails is thrown as a ChatPlatformError.
  */
 export class ChatPlatformClient {
   private readonly rest: REST;
@@ -141,6 +151,9 @@ export class ChatPlatformClient {
       // ends: the pacer's order would never be seen. A global 429 still stops the client (the
       // answer sets its global reset), and the pacer's window keeps it from happening.
       globalRequestsPerSecond: Number.MAX_SAFE_INTEGER,
+      // A long wait is the caller's to make (it fails RateLimited, see toChatPlatformFailure).
+      rejectOnRateLimit: (limit) =>
+        limit.retryAfter > (options.longestRateLimitWaitMs ?? LONGEST_RATE_LIMIT_WAIT_MS),
       // Every attempt, retries included, passes the pacer just before it goes out; when it has to
       // wait, the route with the most calls outstanding goes first.
       // Interaction webhooks are not bound to the bot's global limit, so they skip the pacer.

@@ -1,4 +1,4 @@
-import { DiscordAPIError, HTTPError } from '@discordjs/rest';
+import { DiscordAPIError, HTTPError, RateLimitError } from '@discordjs/rest';
 import { ChatPlatformError, isChatPlatformError } from './chat-platform-error';
 import { toChatPlatformFailure } from './platform-failure.mapper';
 
@@ -15,6 +15,35 @@ function mapped(error: unknown): ChatPlatformError {
 }
 
 describe(toChatPlatformFailure.name, () => {
+  it('maps a rate limit too long for the client to wait out to RateLimited, with the wait', () => {
+    const error = mapped(
+      new RateLimitError({
+        timeToReset: 0,
+        limit: 10,
+        method: 'post',
+        hash: 'h',
+        url: URL,
+        route: '/guilds/:id/roles',
+        majorParameter: '100000000000000001',
+        global: false,
+        retryAfter: 7_200_005,
+        sublimitTimeout: 7_200_005,
+        scope: 'user',
+      }),
+    );
+    expect(error.code).toBe('RateLimited');
+    expect(error.retryable).toBe(true);
+    expect(error.details).toEqual({
+      status: 429,
+      platform_code: null,
+      method: 'POST',
+      path: '/api/v10/guilds/100000000000000001/roles',
+      retry_after_ms: 7_200_005,
+      scope: 'user',
+    });
+    expect(error.message).toContain('7201 s');
+  });
+
   it.each([
     [404, 10004, 'Unknown Guild', 'GuildNotFound'],
     [403, 50013, 'Missing Permissions', 'PermissionDenied'],

@@ -1,4 +1,4 @@
-import { DiscordAPIError, HTTPError } from '@discordjs/rest';
+import { DiscordAPIError, HTTPError, RateLimitError } from '@discordjs/rest';
 import { ChatPlatformError, type ChatPlatformErrorCode } from './chat-platform-error';
 
 const UNKNOWN_GUILD = 10004;
@@ -61,6 +61,24 @@ function pathOf(url: string): string {
  * failure) is returned unchanged.
  */
 export function toChatPlatformFailure(error: unknown): unknown {
+  if (error instanceof RateLimitError) {
+    // A wait longer than the client waits out (ChatPlatformClientOptions.longestRateLimitWaitMs):
+    // the caller decides what to do meanwhile.
+    const path = pathOf(error.url);
+    const seconds = Math.ceil(error.retryAfter / 1000);
+    return new ChatPlatformError(
+      'RateLimited',
+      `${error.method.toUpperCase()} ${path} is rate limited for ${seconds} s (${error.scope})`,
+      {
+        status: 429,
+        platform_code: null,
+        method: error.method.toUpperCase(),
+        path,
+        retry_after_ms: error.retryAfter,
+        scope: error.scope,
+      },
+    );
+  }
   if (error instanceof DiscordAPIError) {
     const platformCode = typeof error.code === 'number' ? error.code : null;
     const path = pathOf(error.url);

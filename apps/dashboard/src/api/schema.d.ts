@@ -1000,6 +1000,28 @@ export interface components {
         total: number;
       }[];
       total: number;
+      /**
+       * @description While a step waits for the platform (PlatformWait): which step, why, until when, and a
+       *     sentence saying so; absent otherwise. The earliest-ending wait when several steps wait.
+       */
+      waiting?: {
+        message: string;
+        /** @enum {string} */
+        reason: 'role_creation_quota' | 'channel_creation_quota' | 'channel_edit_limit' | 'rate_limit';
+        /** @enum {string} */
+        step:
+          | 'DeleteRemovedOverrides'
+          | 'DeleteRemovedChannels'
+          | 'DeleteRemovedRoles'
+          | 'CreateOrUpdateRoles'
+          | 'CreateOrUpdateChannels'
+          | 'ApplyPermissionOverrides'
+          | 'UpdateGuildSettings'
+          | 'RestoreMemberRoles'
+          | 'LiftBans';
+        /** @description ISO 8601: when the platform takes the step's requests again. */
+        until: string;
+      };
     };
     PutNotificationPreferencesDto: {
       /** @description DMs to a guild's owner when AntiNuke opens an incident. */

@@ -463,6 +463,27 @@ const STEP_LABELS: Record<string, string> = {
   LiftBans: 'Lift the raid’s bans',
 };
 
+type PlatformWait = NonNullable<Schemas['ProgressSummary']['waiting']>;
+
+/** What the platform makes a restore wait for (ProgressSummary.waiting.reason). */
+const WAIT_TEXT: Record<PlatformWait['reason'], string> = {
+  role_creation_quota: 'the platform’s role creation quota (about 250 roles per 48 hours)',
+  channel_creation_quota: 'the platform’s channel creation quota (about 500 channels per 48 hours)',
+  channel_edit_limit: 'the platform’s limit on channel name and topic edits (2 per 10 minutes)',
+  rate_limit: 'the platform’s rate limit',
+};
+
+/** A restore waiting for the platform: what for, until when, and that it goes on by itself. */
+function PlatformWaitNotice({ wait }: { wait: PlatformWait }) {
+  const until = new Date(wait.until);
+  return (
+    <p className="notice" role="status" data-testid="restore-waiting">
+      Waiting for {WAIT_TEXT[wait.reason]} until <time dateTime={wait.until}>{until.toLocaleString()}</time>.
+      The restore goes on by itself then; you can still cancel it.
+    </p>
+  );
+}
+
 const STATUS_TEXT: Record<Schemas['RestoreJobStatus'], string> = {
   pending: 'Waiting to start',
   running: 'Running',
@@ -495,6 +516,7 @@ export function RestoreJobPage({ guildId, jobId }: { guildId: string; jobId: str
                   ` · now: ${STEP_LABELS[progress.current_step] ?? progress.current_step}`}
               </label>
               <progress id="restore-progress" max={Math.max(progress.total, 1)} value={progress.done} />
+              {progress.waiting && <PlatformWaitNotice wait={progress.waiting} />}
               <p className="visually-hidden" aria-live="polite">
                 {progress.current_step
                   ? `Now: ${STEP_LABELS[progress.current_step] ?? progress.current_step}`

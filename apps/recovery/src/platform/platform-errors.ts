@@ -32,6 +32,7 @@ export function toUserFacingError(error: unknown): unknown {
         'The chat platform refused a request the service made. Try again later.',
       );
     case 'PlatformUnavailable':
+    case 'RateLimited':
       return new DomainError(
         'ErrPlatformUnavailable',
         503,
@@ -53,7 +54,7 @@ export const GUILD_STATE_RETRY_AFTER_SECONDS = 30;
  * refusal (the bot removed, a permission missing) says so, since waiting does not fix it.
  */
 export function guildStateUnavailable(code: ChatPlatformErrorCode): DomainError {
-  if (code === 'PlatformUnavailable') {
+  if (code === 'PlatformUnavailable' || code === 'RateLimited') {
     return new DomainError(
       GUILD_STATE_UNAVAILABLE,
       500,

@@ -976,6 +976,24 @@ describe(estimateDuration.name, () => {
     // 1000 writes + 4 reads over 1000 per-channel buckets: 1004 / 50 = 20.08 s.
     expect(estimateDuration(diff)).toBe('about 21 seconds');
   });
+
+  it("adds the wait for the platform's role creation quota when earlier restores spent it", () => {
+    const diff = { ...emptyDiff(), roles_to_create: roles(100) };
+    // 200 of 250 spent: 50 now, the other 50 after the 48-hour window.
+    expect(estimateDuration(diff, { roles: 200, channels: 0 })).toBe(
+      "about 2 days, most of it waiting for the platform's role creation quota",
+    );
+    expect(estimateDuration(diff, { roles: 150, channels: 0 })).toBe('about 21 seconds');
+  });
+
+  it("adds a window per quota's worth of channels past the channel creation quota", () => {
+    const channels = Array.from({ length: 400 }, (_, i) => channelItem(channel(String(6000 + i))));
+    const diff = { ...emptyDiff(), channels_to_create: channels };
+    // 300 spent + 400: 200 past the quota of 500, one more window of 48 hours.
+    expect(estimateDuration(diff, { roles: 0, channels: 300 })).toBe(
+      "about 2 days, most of it waiting for the platform's channel creation quota",
+    );
+  });
 });
 
 describe(describeDuration.name, () => {
@@ -988,6 +1006,11 @@ describe(describeDuration.name, () => {
     [60, 'about 1 minute'],
     [61, 'about 2 minutes'],
     [600, 'about 10 minutes'],
+    [5_340, 'about 89 minutes'],
+    [5_400, 'about 2 hours'],
+    [47 * 3_600, 'about 47 hours'],
+    [48 * 3_600 + 20, 'about 2 days'],
+    [4 * 24 * 3_600, 'about 4 days'],
   ])('renders %p seconds as %p', (seconds, text) => {
     expect(describeDuration(seconds)).toBe(text);
   });

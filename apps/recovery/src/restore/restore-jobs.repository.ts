@@ -100,6 +100,26 @@ export class RestoreJobsRepository {
   }
 
   /**
+   * Roles and channels the guild's restores created in the last `windowSeconds` (the platform's
+   * creation quota window), as their summaries count them: what a new restore's estimate finds
+   * already spent of the quota. Runs that ended without a summary (failed, canceled) are not known.
+   */
+  async recentCreations(
+    guildId: string,
+    windowSeconds: number,
+  ): Promise<{ roles: number; channels: number }> {
+    const [row] = await this.dataSource.query<{ roles: string; channels: string }[]>(
+      `SELECT coalesce(sum((result_summary->>'roles_created')::int), 0) AS roles,
+              coalesce(sum((result_summary->>'channels_created')::int), 0) AS channels
+         FROM recovery.restore_jobs
+        WHERE guild_id = $1 AND result_summary IS NOT NULL
+          AND completed_at > now() - make_interval(secs => $2)`,
+      [guildId, windowSeconds],
+    );
+    return { roles: Number(row.roles), channels: Number(row.channels) };
+  }
+
+  /**
    * Jobs `pending` that no engine ever took, created before `before`: their process stopped between
    * the job's insert and its start (with the in-process engine, only a predecessor's can be).
    */

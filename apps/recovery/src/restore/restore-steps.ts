@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Injectable } from '@nestjs/common';
 import {
   ChatPlatformClient,
+  type ChatPlatformError,
   type ChannelInput,
   type ChannelOverrideInput,
   type ChannelUpdate,
@@ -21,7 +22,7 @@ import {
   type RestoreDiff,
 } from './restore-diff';
 import type { SnapshotPayload } from '../snapshots/snapshot-payload';
-import type { ChangeStep, StepOutcome } from './workflows/restore-contract';
+import type { ChangeStep, PlatformWait, StepOutcome } from './workflows/restore-contract';
 
 /** Changes one activity call makes before handing back, so progress moves and cancel is timely. */
 export const RESTORE_BATCH_SIZE = 50;
@@ -76,7 +77,22 @@ const NOTHING: StepOutcome = { created: 0, updated: 0, deleted: 0, remaining: 0 
 export class RestoreSteps {
   constructor(private readonly platform: ChatPlatformClient) {}
 
-  run(step: ChangeStep, context: StepContext): Promise<StepOutcome> {
+  /**
+   * One call of the step. A long wait the platform asks for (a creation quota, a channel's
+   * name/topic edits: the client fails those RateLimited rather than wait) ends the call with what
+   * it did and the wait (StepOutcome.pause), for the workflow to wait out without an activity.
+   */
+  async run(step: ChangeStep, context: StepContext): Promise<StepOutcome> {
+    try {
+      return await this.runStep(step, context);
+    } catch (error) {
+      const pause = platformWaitOf(error);
+      if (!pause) throw error;
+      return { ...NOTHING, remaining: 1, pause };
+    }
+  }
+
+  private runStep(step: ChangeStep, context: StepContext): Promise<StepOutcome> {
     switch (step) {
       case 'DeleteRemovedOverrides':
         return this.deleteOverrides(context);
@@ -155,20 +171,28 @@ export class RestoreSteps {
       const createBatch = creates.slice(0, RESTORE_BATCH_SIZE);
       const updateBatch = updates.slice(0, RESTORE_BATCH_SIZE);
       const adopted = new Set<string>();
-      await Promise.all([
-        runConcurrently(createBatch, (role) => this.createRole(context, role, adopted)),
-        runConcurrently(updateBatch, (update) =>
-          this.platform.updateRole(
-            context.platformGuildId,
-            update.current.id,
-            pick(roleInput(byId.get(update.target.id)!), update.changed_fields),
-            reason(context),
-          ),
-        ),
-      ]);
-      const left = creates.length + updates.length - createBatch.length - updateBatch.length;
+      let created = 0;
+      let updated = 0;
+      const pause = waitedFor(
+        await Promise.allSettled([
+          runConcurrently(createBatch, async (role) => {
+            await this.createRole(context, role, adopted);
+            created++;
+          }),
+          runConcurrently(updateBatch, async (update) => {
+            await this.platform.updateRole(
+              context.platformGuildId,
+              update.current.id,
+              pick(roleInput(byId.get(update.target.id)!), update.changed_fields),
+              reason(context),
+            );
+            updated++;
+          }),
+        ]),
+      );
+      const left = creates.length + updates.length - created - updated;
       // One more call at least: it re-reads the guild and puts the roles in order.
-      return { ...NOTHING, created: createBatch.length, updated: updateBatch.length, remaining: left + 1 };
+      return { ...NOTHING, created, updated, remaining: left + 1, ...(pause && { pause }) };
     }
     const positions = this.rolePositions(context);
     if (!diff.roles_to_update.some((u) => u.changed_fields.includes('position')) || positions.length === 0) {
@@ -248,11 +272,15 @@ export class RestoreSteps {
       // or when nothing has become ready for READY_WAIT_MS.
       let lastProgress = Date.now();
       let creating = true;
+      // Counted as each one succeeds: a pause the platform asks for keeps what was done.
+      let createdCount = 0;
+      let updatedCount = 0;
       let learning: Promise<void> | undefined;
       const created = asTheyBecomeReady<PlatformChannel>({
         next: (taken) => ready().find((channel) => !taken.has(channel)),
         work: async (channel) => {
           const id = await this.createChannel(context, channel, adopted);
+          createdCount++;
           made.add(channel.id);
           ids.learn('channel', channel.id, id);
           lastProgress = Date.now();
@@ -272,20 +300,28 @@ export class RestoreSteps {
               (!update.changed_fields.includes('parent_id') ||
                 parentReady(byId.get(update.target.id)!.parent_id)),
           ),
-        work: (update) =>
-          this.platform
-            .updateChannel(
-              update.current.id,
-              this.channelFields(context, byId.get(update.target.id)!, update.changed_fields),
-              reason(context),
-            )
-            .then(() => undefined),
+        // Every changed field of a channel in one edit: the platform allows 2 edits of a channel's
+        // name or topic per 10 minutes, so a restore never edits one channel's name or topic twice.
+        work: async (update) => {
+          await this.platform.updateChannel(
+            update.current.id,
+            this.channelFields(context, byId.get(update.target.id)!, update.changed_fields),
+            reason(context),
+          );
+          updatedCount++;
+        },
         mayReady: () => creating,
         wait: () => sleep(READY_POLL_MS),
       });
-      const [createdCount, updatedCount] = await Promise.all([created, updated]);
+      const pause = waitedFor(await Promise.allSettled([created, updated]));
       const left = creates.length + updates.length - createdCount - updatedCount;
-      return { ...NOTHING, created: createdCount, updated: updatedCount, remaining: left + 1 };
+      return {
+        ...NOTHING,
+        created: createdCount,
+        updated: updatedCount,
+        remaining: left + 1,
+        ...(pause && { pause }),
+      };
     }
     if (!diff.channels_to_update.some((u) => u.changed_fields.includes('position'))) return NOTHING;
     await this.platform.setChannelPositions(
@@ -644,4 +680,31 @@ async function runConcurrently<T>(items: T[], work: (item: T) => Promise<unknown
     wait: () => Promise.resolve(),
     limit: items.length,
   });
+}
+
+/** A platform call that failed RateLimited: which limit, from the route it was refused on. */
+function platformWaitOf(error: unknown): PlatformWait | undefined {
+  if (!isChatPlatformError(error) || error.code !== 'RateLimited') return undefined;
+  const { method, path, retry_after_ms: retryAfterMs } = (error as ChatPlatformError).details;
+  const route = `${method} ${(path ?? '').replace(/^.*\/v\d+/, '')}`;
+  let reason: PlatformWait['reason'] = 'rate_limit';
+  if (/^POST \/guilds\/\d+\/roles$/.test(route)) reason = 'role_creation_quota';
+  else if (/^POST \/guilds\/\d+\/channels$/.test(route)) reason = 'channel_creation_quota';
+  else if (/^PATCH \/channels\/\d+$/.test(route)) reason = 'channel_edit_limit';
+  return { reason, until: new Date(Date.now() + (retryAfterMs ?? 0)).toISOString() };
+}
+
+/**
+ * The wait the platform asked for, if work side by side ended on one (the longest, if several);
+ * any other failure is thrown.
+ */
+function waitedFor(settled: PromiseSettledResult<unknown>[]): PlatformWait | undefined {
+  let wait: PlatformWait | undefined;
+  for (const result of settled) {
+    if (result.status === 'fulfilled') continue;
+    const pause = platformWaitOf(result.reason);
+    if (!pause) throw result.reason;
+    if (!wait || pause.until > wait.until) wait = pause;
+  }
+  return wait;
 }

@@ -8,7 +8,12 @@ import { v7 as uuidv7 } from 'uuid';
 import { GuildRegistry } from '../guilds/guild-registry.service';
 import { guildStateUnavailable } from '../platform/platform-errors';
 import { type RestoreComparison, RestoreComparisons } from './restore-comparisons';
-import { changesPerStep, estimateDuration, restoreDiffHash } from './restore-diff';
+import {
+  CREATION_QUOTA_WINDOW_SECONDS,
+  changesPerStep,
+  estimateDuration,
+  restoreDiffHash,
+} from './restore-diff';
 import { type RestoreJobRow, RestoreJobsRepository } from './restore-jobs.repository';
 import { RestoreWorkflows } from './restore-workflows';
 import type {
@@ -162,7 +167,9 @@ export class RestoreService implements GuildResourceLookup {
         // docs/behaviour.md §4.1 rule 4 / §7: the live state could not be read.
         throw guildStateUnavailable(error.code);
       });
-    comparison.diff.estimated_duration = estimateDuration(comparison.diff);
+    // The creation quotas count the guild's earlier restores within their window too.
+    const recent = await this.jobs.recentCreations(guildId, CREATION_QUOTA_WINDOW_SECONDS);
+    comparison.diff.estimated_duration = estimateDuration(comparison.diff, recent);
     return comparison;
   }
 

@@ -69,7 +69,8 @@ function render(rule: FailureRule): InjectedFailure {
     const retryAfter = rule.retryAfterSeconds ?? 1;
     return {
       status: 429,
-      headers: { 'Retry-After': retryAfter.toFixed(3), 'X-RateLimit-Scope': 'user' },
+      // The platform's Retry-After is whole seconds, rounded up; the body keeps the fraction.
+      headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfter))), 'X-RateLimit-Scope': 'user' },
       body: {
         message: rule.message ?? 'You are being rate limited.',
         retry_after: retryAfter,

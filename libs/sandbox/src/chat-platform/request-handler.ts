@@ -11,7 +11,7 @@ import { OAuthError } from './oauth-error';
 import { PlatformHttpError, platformError } from './platform-error';
 import type { RequestRecord } from './platform-state';
 import type { PlatformStore } from './platform-store';
-import type { PlatformRateLimits } from './rate-limiter';
+import { type PlatformRateLimits, resourceLimitOf } from './rate-limiter';
 import { decodePath, readBodyUpTo } from '../request-reading';
 import { type RouteMatch, type Router } from './router';
 import type { PlatformRoute } from './routes';
@@ -90,7 +90,9 @@ function actorOf(caller: Caller, store: PlatformStore): string {
 /**
  * One API request through the platform's layers, in its order: authentication, injected failures
  * (they stand for trouble in front of the API), the global and per-route rate limits, then the
- * endpoint, and what it changed goes to the audit logs and the gateway. The rate-limit headers go
+ * endpoint (a request past a resource limit, such as a channel's name edits or a guild's role
+ * creations, is answered 429 instead; only a success counts against it), and what it changed goes
+ * to the audit logs and the gateway. The rate-limit headers go
  * on every answer of a limited route, errors included. The limits are the fake's own bot's
  * buckets: another bot's token, a user's token and the token endpoint have buckets of their own on
  * the platform, which the fake does not model.
@@ -119,11 +121,15 @@ async function answer(
   if (verdict.rejection) return { status: 429, headers: verdict.headers, body: verdict.rejection };
   try {
     const body = match.route.bodyFormat === 'form' ? parseForm(req, raw) : parseJson(raw);
+    const resource = limited ? resourceLimitOf(method, match.route.path, match.params, body) : undefined;
+    const over = resource && context.rateLimits.checkResource(resource, verdict.headers, now);
+    if (over?.rejection) return { status: 429, headers: over.headers, body: over.rejection };
     const actorId = actorOf(caller, store);
     const reason = auditLogReason(req);
     const request = { params: match.params, query, body, caller, actorId, auditLogReason: reason };
     const response = match.route.handle(request, store);
     if (response.changes?.length) context.publish(response.changes, { actorId, reason });
+    if (resource && response.status < 300) context.rateLimits.count(resource, now);
     return { status: response.status, headers: verdict.headers, body: response.body };
   } catch (error) {
     if (error instanceof PlatformHttpError || error instanceof OAuthError) {

@@ -6,6 +6,22 @@ export const PLATFORM_ROUTE_REQUESTS_PER_SECOND = 5;
 /** The platform's common default: requests per second of one bot across all buckets. */
 export const PLATFORM_GLOBAL_REQUESTS_PER_SECOND = 50;
 
+/**
+ * The platform's creation quotas per guild: about 250 roles and 500 channels per 48 hours.
+ * Undocumented (reported in discord-api-docs issue 1480); separate from the count limits (250
+ * roles, 500 channels at once). A restore needing more waits for the quota (StepOutcome.pause).
+ */
+export const CREATION_QUOTAS = { roles: 250, channels: 500 } as const;
+export const CREATION_QUOTA_WINDOW_SECONDS = 48 * 60 * 60;
+
+/** Roles and channels the bot created in the guild within the quota's window (earlier restores). */
+export interface RecentCreations {
+  roles: number;
+  channels: number;
+}
+
+const NONE_RECENT: RecentCreations = { roles: 0, channels: 0 };
+
 /** Every restore step re-reads the live guild before acting (docs/behaviour.md appendix: restore workflow order). */
 export const LIVE_STATE_READS = [
   'GET /guilds/:id',
@@ -72,8 +88,32 @@ export function estimateSeconds({ calls, perRoute }: RestoreCallEstimate): numbe
   );
 }
 
-export function estimateDuration(diff: RestoreDiff): string {
-  return describeDuration(estimateSeconds(estimateRestoreCalls(diff)));
+/**
+ * Seconds the restore waits for the creation quotas: a whole window for each quota's worth of
+ * creations past what is left of it (`recent` used some). Coarse the other way too: the platform
+ * may free the quota sooner, as its window began with the first of the recent creations.
+ */
+export function quotaWaitSeconds(
+  diff: RestoreDiff,
+  recent: RecentCreations = NONE_RECENT,
+): { seconds: number; quota: 'roles' | 'channels' | null } {
+  const windows = (needed: number, used: number, quota: number) =>
+    needed === 0 ? 0 : Math.max(0, Math.ceil((used + needed - quota) / quota));
+  const roles = windows(diff.roles_to_create.length, recent.roles, CREATION_QUOTAS.roles);
+  const channels = windows(diff.channels_to_create.length, recent.channels, CREATION_QUOTAS.channels);
+  if (roles === 0 && channels === 0) return { seconds: 0, quota: null };
+  return {
+    seconds: Math.max(roles, channels) * CREATION_QUOTA_WINDOW_SECONDS,
+    quota: roles >= channels ? 'roles' : 'channels',
+  };
+}
+
+export function estimateDuration(diff: RestoreDiff, recent: RecentCreations = NONE_RECENT): string {
+  const wait = quotaWaitSeconds(diff, recent);
+  const text = describeDuration(estimateSeconds(estimateRestoreCalls(diff)) + wait.seconds);
+  if (!wait.quota) return text;
+  const quota = wait.quota === 'roles' ? 'role' : 'channel';
+  return `${text}, most of it waiting for the platform's ${quota} creation quota`;
 }
 
 /** Deliberately coarse: the real time depends on retries and the platform's actual buckets. */
@@ -82,7 +122,10 @@ export function describeDuration(seconds: number): string {
   if (whole < 10) return 'under 10 seconds';
   if (whole < 60) return `about ${whole} seconds`;
   const minutes = Math.ceil(whole / 60);
-  return minutes === 1 ? 'about 1 minute' : `about ${minutes} minutes`;
+  if (minutes < 90) return minutes === 1 ? 'about 1 minute' : `about ${minutes} minutes`;
+  const hours = Math.round(minutes / 60);
+  if (hours < 48) return `about ${hours} hours`;
+  return `about ${Math.round(hours / 24)} days`;
 }
 
 function rolesNeedReorder(diff: RestoreDiff): boolean {

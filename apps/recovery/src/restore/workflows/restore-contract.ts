@@ -44,12 +44,37 @@ export const STEP_SCOPE: Record<ChangeStep, RestoreScope> = {
 export type StepName = 'ValidateSnapshot' | 'CreatePreRestoreSnapshot' | 'PauseLiveSync' | ChangeStep;
 export type StepStatus = 'pending' | 'running' | 'done' | 'skipped' | 'failed' | 'canceled';
 
+/**
+ * What the platform makes a step wait for: its quota of role or channel creations (about 250 roles
+ * and 500 channels per guild per 48 hours), a channel's name/topic edits (2 per 10 minutes), or
+ * another limit asking for a long wait.
+ */
+export const PLATFORM_WAIT_REASONS = [
+  'role_creation_quota',
+  'channel_creation_quota',
+  'channel_edit_limit',
+  'rate_limit',
+] as const;
+export type PlatformWaitReason = (typeof PLATFORM_WAIT_REASONS)[number];
+
+/** A wait the platform asked for, longer than the platform client waits out inside a call. */
+export interface PlatformWait {
+  reason: PlatformWaitReason;
+  /** ISO 8601: when the platform takes the step's requests again. */
+  until: string;
+}
+
 /** docs/architecture.md: `{ done, total, current_step, steps: [{ name, status, done, total }] }`. */
 export interface ProgressSummary {
   done: number;
   total: number;
   current_step: StepName | null;
   steps: { name: StepName; status: StepStatus; done: number; total: number }[];
+  /**
+   * While a step waits for the platform (PlatformWait): which step, why, until when, and a
+   * sentence saying so; absent otherwise. The earliest-ending wait when several steps wait.
+   */
+  waiting?: PlatformWait & { step: ChangeStep; message: string };
 }
 
 export interface RestoreWorkflowInput {
@@ -87,6 +112,11 @@ export interface StepOutcome {
    * calls it again once one of them has ended, not at once.
    */
   waiting?: boolean;
+  /**
+   * The platform asked for a long wait (PlatformWait) before the rest: the workflow waits until
+   * then (a durable timer on Temporal; cancel still ends it), then calls the step again.
+   */
+  pause?: PlatformWait;
 }
 
 /** Change steps that run side by side, phase after phase. */

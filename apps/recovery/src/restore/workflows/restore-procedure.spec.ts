@@ -20,6 +20,8 @@ async function run(
   scope = ['roles', 'channels', 'permission_overrides', 'guild_settings'],
   cancel = () => false,
   phases: StepPhases | undefined = undefined,
+  sleepUntil: (until: string) => Promise<void> = () => Promise.resolve(),
+  progress = new RestoreProgress({}),
 ) {
   const fake = fakeRestoreActivities(behave);
   const outcome = await runRestore(
@@ -34,9 +36,10 @@ async function run(
         message: String(error),
       }),
       shielded: (work) => work(),
+      sleepUntil,
       phases,
     },
-    new RestoreProgress({}),
+    progress,
   );
   return {
     outcome,
@@ -112,6 +115,62 @@ describe(runRestore.name, () => {
     const { outcome, callsFrom } = await run(behave, undefined, () => canceled);
     expect(outcome).toBe('canceled');
     expect(callsFrom('deleteRemovedRoles')).toEqual(['deleteRemovedRoles', ...UNSUCCESSFUL_END]);
+  });
+
+  it('waits out a pause the platform asks for, saying so in the progress, then calls the step again', async () => {
+    const until = '2026-12-01T10:00:00.000Z';
+    const progress = new RestoreProgress({ CreateOrUpdateRoles: 300 });
+    const seen: unknown[] = [];
+    const { outcome, calls } = await run(
+      {
+        createOrUpdateRoles: (call) =>
+          Promise.resolve(
+            call === 1 ? { ...step(51, 249), pause: { reason: 'role_creation_quota', until } } : step(0, 51),
+          ),
+      },
+      ['roles'],
+      undefined,
+      undefined,
+      (at) => {
+        seen.push(at, progress.summary().waiting);
+        return Promise.resolve();
+      },
+      progress,
+    );
+    expect(outcome).toBe('completed');
+    expect(calls.filter((call) => call === 'createOrUpdateRoles')).toHaveLength(2);
+    expect(seen).toEqual([
+      until,
+      {
+        step: 'CreateOrUpdateRoles',
+        reason: 'role_creation_quota',
+        until,
+        message: `Waiting for the platform's role creation quota until ${until}`,
+      },
+    ]);
+    expect(progress.summary().waiting).toBeUndefined();
+  });
+
+  it('ends canceled when the cancel comes during a pause, without calling the step again', async () => {
+    let canceled = false;
+    const { outcome, callsFrom } = await run(
+      {
+        createOrUpdateRoles: () =>
+          Promise.resolve({
+            ...step(5),
+            pause: { reason: 'role_creation_quota', until: '2099-01-01T00:00:00Z' },
+          }),
+      },
+      ['roles'],
+      () => canceled,
+      undefined,
+      () => {
+        canceled = true;
+        return Promise.resolve();
+      },
+    );
+    expect(outcome).toBe('canceled');
+    expect(callsFrom('createOrUpdateRoles')).toEqual(['createOrUpdateRoles', ...UNSUCCESSFUL_END]);
   });
 
   it('calls a step again while it reports work remaining', async () => {

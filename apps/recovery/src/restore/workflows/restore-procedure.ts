@@ -21,6 +21,11 @@ export interface RestoreEngine {
   cancelRequested(): boolean;
   /** Turns an activity's failure into how the job ends (e.g. GuildNotFound -> canceled). */
   classify(error: unknown, ref: JobRef): RestoreFailure;
+  /**
+   * Waits until the time (ISO 8601) or until cancel is requested, whichever comes first: a durable
+   * timer on Temporal, so a wait of hours holds no activity and survives a worker restart.
+   */
+  sleepUntil(until: string): Promise<void>;
   /** Runs cleanup that must happen even if the run itself is being torn down. */
   shielded<T>(work: () => Promise<T>): Promise<T>;
   /**
@@ -177,6 +182,15 @@ async function runStep(
     });
     progress.advance(step, outcome);
     count(summary, step, outcome);
+    if (outcome.pause) {
+      // The platform takes no more of this step's requests until then (a creation quota, a
+      // channel's edit limit): wait without an activity, then call the step again, which re-reads
+      // the guild and goes on where it stopped. A cancel ends the wait at once.
+      progress.wait(step, outcome.pause);
+      await engine.sleepUntil(outcome.pause.until);
+      progress.resume(step);
+      continue;
+    }
     const stalled = outcome.created + outcome.updated + outcome.deleted === 0;
     if (side && outcome.remaining > 0 && awaiting.length > 0 && (stalled || outcome.waiting)) {
       // Nothing more could be done without the steps it waits for: until one of them has ended,

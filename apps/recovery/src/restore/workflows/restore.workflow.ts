@@ -1,5 +1,6 @@
 import {
   CancellationScope,
+  condition,
   defineQuery,
   defineSignal,
   patched,
@@ -52,6 +53,12 @@ export async function restoreWorkflow(input: RestoreWorkflowInput): Promise<Rest
     {
       activities,
       cancelRequested: () => cancelRequested,
+      // A durable timer in the workflow's history: no activity is held, a worker restart resumes
+      // it, and the cancel signal ends it. Date.now() is the workflow's own (deterministic) time.
+      sleepUntil: async (until) => {
+        const ms = Date.parse(until) - Date.now();
+        if (ms > 0) await condition(() => cancelRequested, ms);
+      },
       classify: classifyRestoreFailure,
       shielded: (work) => CancellationScope.nonCancellable(work),
       phases: phasesOfThisRun(),

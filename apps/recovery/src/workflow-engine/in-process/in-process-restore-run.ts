@@ -70,6 +70,8 @@ export function inProcessRestoreActivities(
  */
 export class InProcessRestoreRun {
   private canceled = false;
+  /** Ends the current wait for the platform (sleepUntil) early: a cancel, or the process stopping. */
+  private readonly wake = new Set<() => void>();
   private readonly progress: RestoreProgress;
   private readonly activities: RestoreActivities;
   private running: Promise<RestoreOutcome> | undefined;
@@ -77,7 +79,7 @@ export class InProcessRestoreRun {
   constructor(
     private readonly input: RestoreWorkflowInput,
     activities: RestoreActivities,
-    options: InProcessRestoreOptions = {},
+    private readonly options: InProcessRestoreOptions = {},
   ) {
     this.progress = new RestoreProgress(input.totals);
     this.activities = inProcessRestoreActivities(activities, options);
@@ -94,6 +96,7 @@ export class InProcessRestoreRun {
       {
         activities: this.activities,
         cancelRequested: () => this.canceled,
+        sleepUntil: (until) => this.sleepUntil(until),
         classify: classifyRestoreFailure,
         // The endings run even while the process stops (ENDING_ACTIVITIES); nothing else to shield.
         shielded: (work) => work(),
@@ -107,6 +110,27 @@ export class InProcessRestoreRun {
   /** The `cancel` signal: the running activity finishes, later steps are skipped. */
   cancel(): void {
     this.canceled = true;
+    for (const wake of this.wake) wake();
+  }
+
+  /**
+   * A timer in this process. A stopping process ends the wait at once: the next activity is
+   * refused and the run ends failed (SERVICE_STOPPED), as any run cut short by a stop does.
+   */
+  private sleepUntil(until: string): Promise<void> {
+    const ms = Date.parse(until) - Date.now();
+    if (ms <= 0 || this.canceled || this.options.stop?.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wake.delete(done);
+        this.options.stop?.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.wake.add(done);
+      this.options.stop?.addEventListener('abort', done);
+    });
   }
 
   /** The `getProgress` query. */
