@@ -3,14 +3,18 @@ import { FakeChatPlatform, type SeededGuild, demoGuildSpec } from '@lib/sandbox'
 import { REST } from '@discordjs/rest';
 import { Routes } from 'discord-api-types/v10';
 import { PlatformOAuthClient } from '../../apps/gateway/src/auth/platform-oauth.client';
+import { SNAPSHOT_DESCRIPTION_MAX } from '../../apps/recovery/src/interactions/snapshot-command';
 import { RESTORED_CHANNEL_FIELDS, RESTORED_ROLE_FIELDS } from '../../apps/recovery/src/restore/restore-diff';
 import {
+  COMMAND_INTERACTION,
   ERROR_RESPONSE,
+  INTERACTION_CALLBACKS,
   ROUTE_CONTRACTS,
   type RouteContract,
   contractFor,
   numericBitfields,
 } from './support/discord-schemas';
+import { type ProductInteractionsEndpoint, startProductInteractions } from './support/product-interactions';
 import { type Exchange, RecordingProxy } from './support/recording-proxy';
 import { checkAgainst } from './support/schema-check';
 
@@ -25,6 +29,52 @@ function richGuildSpec() {
   spec.members = spec.members!.slice(0, 12);
   spec.bans = [{ username: 'raider-1', reason: 'nuked the guild' }, { username: 'raider-2' }];
   return spec;
+}
+
+/**
+ * Every public method of the product's platform client: the type check fails when one is added
+ * and not listed here, and the suite fails when a listed one is not driven, so no route the product
+ * calls can go without a contract.
+ */
+const CLIENT_METHODS = {
+  getCurrentUser: true,
+  getGuild: true,
+  getGuildState: true,
+  getRoles: true,
+  getMember: true,
+  listMembers: true,
+  listBans: true,
+  removeBan: true,
+  createRole: true,
+  updateRole: true,
+  deleteRole: true,
+  setRolePositions: true,
+  createChannel: true,
+  updateChannel: true,
+  deleteChannel: true,
+  setChannelPositions: true,
+  putPermissionOverride: true,
+  deletePermissionOverride: true,
+  updateGuildSettings: true,
+  addMemberRole: true,
+  removeMemberRole: true,
+  setMemberRoles: true,
+  sendDirectMessage: true,
+  editInteractionReply: true,
+} satisfies Record<keyof ChatPlatformClient, true>;
+
+/** The client, noting the name of each of its methods called from outside it. */
+function notingCalls<T extends object>(target: T, called: Set<string>): T {
+  return new Proxy(target, {
+    get(object, key) {
+      const value: unknown = Reflect.get(object, key);
+      if (typeof key !== 'string' || typeof value !== 'function') return value;
+      return (...args: unknown[]): unknown => {
+        called.add(key);
+        return (value as (...params: unknown[]) => unknown).apply(object, args);
+      };
+    },
+  });
 }
 
 /** Mismatches that differ only in an array index (every member lacking a field) as one line, counted. */
@@ -54,18 +104,34 @@ describe('the fake platform and the product against the published Discord schema
   let proxy: RecordingProxy;
   let client: ChatPlatformClient;
   let seeded: SeededGuild;
+  const calledMethods = new Set<string>();
+  /** The recovery app's interactions endpoint, and a recording proxy the platform reaches it through. */
+  let product: ProductInteractionsEndpoint;
+  let endpointProxy: RecordingProxy;
 
   beforeAll(async () => {
     await platform.start();
     proxy = new RecordingProxy(platform.url);
     await proxy.start();
-    client = new ChatPlatformClient({ apiBaseUrl: `${proxy.url}/api`, botToken: platform.botToken });
+    client = notingCalls(
+      new ChatPlatformClient({ apiBaseUrl: `${proxy.url}/api`, botToken: platform.botToken }),
+      calledMethods,
+    );
+    product = await startProductInteractions(client);
+    endpointProxy = new RecordingProxy(product.url);
+    await endpointProxy.start();
+    await platform.setInteractionsEndpoint({
+      url: `${endpointProxy.url}/interactions`,
+      signingKey: product.signingKey,
+    });
     seeded = platform.seedGuild(richGuildSpec());
     await exerciseEveryRoute();
     // Two seconds alone; the machine running the whole of npm test may be far busier.
   }, 60_000);
 
   afterAll(async () => {
+    await endpointProxy?.stop();
+    await product?.close();
     await proxy.stop();
     await platform.stop();
   });
@@ -176,6 +242,22 @@ describe('the fake platform and the product against the published Discord schema
     const rest = new REST({ version: '10', api: `${proxy.url}/api` }).setToken(platform.botToken);
     await rest.get(Routes.gatewayBot());
 
+    // A slash command delivered to the product's endpoint: answered at once with a deferred reply,
+    // whose loading message the product then edits with the outcome through the interaction's token.
+    const snapshotCreate = (options: unknown[]) => ({
+      guildId,
+      userId: seeded.ownerId,
+      name: 'snapshot',
+      options: [{ type: 1, name: 'create', options }],
+    });
+    const command = await platform.sendCommand(snapshotCreate([]));
+    expect(command.outcome).toBe('acknowledged');
+    await platform.interactionEdited(command.id, { timeoutMs: 10_000 });
+    await rest.get(Routes.webhookMessage(platform.botUserId, command.token, '@original'), { auth: false });
+    // A command the product refuses at once, with a message (type 4) rather than a deferred reply.
+    const tooLong = { type: 3, name: 'description', value: 'x'.repeat(SNAPSHOT_DESCRIPTION_MAX + 1) };
+    expect((await platform.sendCommand(snapshotCreate([tooLong]))).outcome).toBe('acknowledged');
+
     // "Login with ...": the gateway app's OAuth client, its token exchange, profile and guild list.
     platform.registerOAuthApp({
       clientId: CLIENT_ID,
@@ -224,6 +306,11 @@ describe('the fake platform and the product against the published Discord schema
       (exchange) => succeeded(exchange) && contractFor(exchange.method, exchange.path) === contract,
     );
   }
+
+  it("drives every public method of the product's platform client", () => {
+    const undriven = Object.keys(CLIENT_METHODS).filter((name) => !calledMethods.has(name));
+    expect(undriven).toEqual([]);
+  });
 
   it('calls only routes the suite holds a contract for, and every one of them', () => {
     const unknown = proxy.exchanges.filter((exchange) => !contractFor(exchange.method, exchange.path));
@@ -283,6 +370,36 @@ describe('the fake platform and the product against the published Discord schema
       strict: ['0.user: fields Discord does not send: pronouns'],
     });
   }, 30_000);
+
+  it('answers each interaction with an interaction callback as Discord takes it', () => {
+    const answers = endpointProxy.exchanges.filter(succeeded);
+    const mismatches = answers.flatMap((exchange) => {
+      const answer = exchange.responseBody as { type?: number };
+      const schema = INTERACTION_CALLBACKS.get(answer.type ?? -1);
+      if (!schema) return [`callback type ${String(answer.type)}: not one the product should answer`];
+      const { loose, strict } = checkAgainst(schema, answer);
+      return [...new Set([...loose, ...strict])].map((line) => `type ${answer.type} ${line}`);
+    });
+    expect(mismatches).toEqual([]);
+    // The endpoint check's PING, then the deferred ephemeral reply and the ephemeral refusal.
+    expect(answers.map((exchange) => exchange.responseBody)).toEqual([
+      { type: 1 },
+      { type: 5, data: { flags: 64 } },
+      { type: 4, data: { content: expect.any(String), flags: 64 } },
+    ]);
+  });
+
+  it("delivers each command as Discord's Interaction object", () => {
+    const deliveries = endpointProxy.exchanges.filter(
+      (exchange) => succeeded(exchange) && (exchange.requestBody as { type: number }).type === 2,
+    );
+    expect(deliveries).toHaveLength(2);
+    const mismatches = deliveries.flatMap((exchange) => {
+      const { loose, strict } = checkAgainst(COMMAND_INTERACTION, exchange.requestBody);
+      return [...new Set([...loose, ...strict])];
+    });
+    expect(collapse(mismatches)).toEqual([]);
+  });
 
   it('answers every refusal in the error format, with the JSON error code the product maps', () => {
     const refusals = proxy.exchanges.filter((exchange) => exchange.status >= 400 && exchange.status !== 429);

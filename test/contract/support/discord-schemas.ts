@@ -185,6 +185,21 @@ export const ROUTE_CONTRACTS: RouteContract[] = [
     notByProduct: true,
     response: discordSchema('GuildAuditLogResponse'),
   },
+  // The interaction's token in the path is the authentication (interactions/receiving-and-responding,
+  // "Followup Messages": the webhook id is the application's id); the product edits the loading
+  // message a deferred response left with the command's outcome.
+  {
+    method: 'PATCH',
+    path: '/webhooks/{webhook_id}/{webhook_token}/messages/@original',
+    request: discordSchema('IncomingWebhookUpdateRequestPartial'),
+    response: discordSchema('MessageResponse'),
+  },
+  {
+    method: 'GET',
+    path: '/webhooks/{webhook_id}/{webhook_token}/messages/@original',
+    notByProduct: true,
+    response: discordSchema('MessageResponse'),
+  },
   {
     method: 'POST',
     path: '/oauth2/token',
@@ -205,6 +220,88 @@ export const ROUTE_CONTRACTS: RouteContract[] = [
     }),
   },
 ];
+
+/**
+ * The product's answer to an interaction the platform POSTs to its endpoint: the body of an
+ * interaction callback (`requestBody` of `POST /interactions/{interaction_id}/{interaction_token}/callback`;
+ * an endpoint's HTTP answer carries the same object), by its callback type. The product answers
+ * PING with PONG and an application command with a message (4) or a deferred message (5).
+ */
+export const INTERACTION_CALLBACKS: ReadonlyMap<number, Schema> = new Map([
+  [1, discordSchema('PongInteractionCallbackRequest')],
+  [4, discordSchema('CreateMessageInteractionCallbackRequest')],
+  [5, discordSchema('CreateMessageInteractionCallbackRequest')],
+]);
+
+/** An option of a command as the member filled it in, a subcommand holding its own options. */
+const CommandDataOption: Schema = z.object({
+  name: z.string(),
+  type: z.int(),
+  value: z.optional(z.union([z.string(), z.number(), z.boolean()])),
+  options: z.optional(z.array(z.lazy(() => CommandDataOption))),
+  focused: z.optional(z.boolean()),
+});
+
+/**
+ * The Interaction object of an APPLICATION_COMMAND as the platform POSTs it to the app's endpoint.
+ * The OpenAPI document has no schema for it (it is sent to the app, not answered by a route): the
+ * fields are Discord's docs' (interactions/receiving-and-responding, "Interaction Structure",
+ * "Application Command Data Structure", "Application Command Interaction Data Option
+ * Structure"), typed with the document's schemas where it has one (member, user, entitlement,
+ * the interaction and context types). Where the docs name an object partial without listing its
+ * fields, the stricter reading: the partial channel has the fields the docs list for a resolved
+ * partial channel ("Resolved Data Structure"), and the partial guild the `id`, `locale` and
+ * `features` Discord sends (undocumented: discord-api-types' `APIPartialInteractionGuild`).
+ */
+export const COMMAND_INTERACTION: Schema = z.object({
+  id: snowflake(),
+  application_id: snowflake(),
+  type: z.literal(2),
+  data: z.object({
+    id: snowflake(),
+    name: z.string(),
+    type: z.int(),
+    options: z.optional(z.array(CommandDataOption)),
+    guild_id: z.optional(snowflake()),
+    target_id: z.optional(snowflake()),
+  }),
+  guild: z.optional(
+    z.object({ id: snowflake(), locale: z.optional(z.string()), features: z.array(z.string()) }),
+  ),
+  guild_id: z.optional(snowflake()),
+  channel: z.optional(
+    z.object({
+      id: snowflake(),
+      type: z.int(),
+      name: z.optional(z.nullable(z.string())),
+      permissions: z.optional(z.string()),
+      last_message_id: z.optional(z.nullable(snowflake())),
+      last_pin_timestamp: z.optional(z.nullable(z.string())),
+      nsfw: z.optional(z.boolean()),
+      parent_id: z.optional(z.nullable(snowflake())),
+      guild_id: z.optional(snowflake()),
+      flags: z.optional(z.int()),
+      rate_limit_per_user: z.optional(z.int()),
+      topic: z.optional(z.nullable(z.string())),
+      position: z.optional(z.int()),
+    }),
+  ),
+  channel_id: z.optional(snowflake()),
+  // "Guild member data for the invoking user, including permissions".
+  member: z.optional(
+    z.extend(discordSchema('GuildMemberResponse') as z.ZodMiniObject, { permissions: z.string() }),
+  ),
+  user: z.optional(discordSchema('UserResponse')),
+  token: z.string(),
+  version: z.literal(1),
+  app_permissions: z.string(),
+  locale: z.optional(z.string()),
+  guild_locale: z.optional(z.string()),
+  entitlements: z.array(discordSchema('EntitlementResponse')),
+  authorizing_integration_owners: z.record(z.string(), snowflake()),
+  context: z.optional(discordSchema('InteractionContextType')),
+  attachment_size_limit: z.int(),
+});
 
 /**
  * The `errors` of an Invalid Form Body answer: per field, nested as the body is, `_errors` with a

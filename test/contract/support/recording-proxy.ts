@@ -4,7 +4,7 @@ import { closeAtOnce, listenOnLoopback } from '../../../libs/sandbox/src/loopbac
 /** One request that went through the proxy, and the platform's answer to it. */
 export interface Exchange {
   method: string;
-  /** After `/api/v10`, without the query. */
+  /** After `/api/v10`, without the query; an interaction webhook's token reads `{webhook_token}`. */
   path: string;
   /** The JSON body, or a form body's fields; undefined when there was none. */
   requestBody: unknown;
@@ -71,7 +71,7 @@ export class RecordingProxy {
     const path = decodeURI(target.pathname).replaceAll('%40', '@');
     const exchange: Exchange = {
       method: req.method ?? 'GET',
-      path: path.startsWith(API_PREFIX) ? path.slice(API_PREFIX.length) : path,
+      path: withoutToken(path.startsWith(API_PREFIX) ? path.slice(API_PREFIX.length) : path),
       requestBody: parseBody(requestBytes, req.headers['content-type']),
       status: answer.status,
       responseBody: parseBody(answer.bytes, answer.headers['content-type']),
@@ -87,6 +87,11 @@ export class RecordingProxy {
     }
     return { status: answer.status, headers, body };
   }
+}
+
+/** The path with an interaction webhook's token (a credential) out of it, so no failure shows it. */
+function withoutToken(path: string): string {
+  return path.replace(/^(\/webhooks\/[^/]+\/)[^/]+/, '$1{webhook_token}');
 }
 
 function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {

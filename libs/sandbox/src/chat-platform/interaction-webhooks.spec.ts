@@ -138,7 +138,8 @@ describe('FakeChatPlatform interactions', () => {
     expect(raw).toMatchObject({
       status: 200,
       body: {
-        id: record.id,
+        // The response is a message of its own; the interaction is named in its metadata.
+        id: edited.originalMessage!.id,
         type: 20,
         content: 'Snapshot saved',
         flags: 64,
@@ -148,6 +149,7 @@ describe('FakeChatPlatform interactions', () => {
         edited_timestamp: expect.any(String),
       },
     });
+    expect(edited.originalMessage!.id).not.toBe(record.id);
   });
 
   it('records a first answer after the deadline as failed and refuses its edit as Discord does', async () => {

@@ -45,6 +45,16 @@ describe(InteractionStore.name, () => {
     expect(store.get(id)?.edits).toEqual([{ content: 'done', at: t0 + 60_000, afterMs: 60_000 }]);
   });
 
+  it("gives the original response a message id of its own, not the interaction's", () => {
+    // On the platform the response is a message with its own snowflake: the callback's answer
+    // names it apart from the interaction (`response_message_id`, InteractionCallbackResponse).
+    const { id, token } = open();
+    store.respond(id, deferred, t0 + 100);
+    const { message } = store.original(APP, token, t0 + 200);
+    expect(message.id).toMatch(/^\d+$/);
+    expect(message.id).not.toBe(id);
+  });
+
   it('fails an interaction answered after the deadline, and refuses its edits as an unknown webhook', () => {
     const { id, token } = open();
     expect(store.respond(id, deferred, t0 + 3_001)).toMatchObject({

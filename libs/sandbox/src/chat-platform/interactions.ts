@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { platformError } from './platform-error';
+import { SnowflakeGenerator } from './snowflake';
 
 /**
  * The interactions the fake delivered and what became of them, after the platform's rules
@@ -115,6 +116,13 @@ export class InteractionStore {
   private readonly waiters = new Map<string, (() => void)[]>();
   private deadline = INTERACTION_RESPONSE_DEADLINE_MS;
 
+  /**
+   * `nextId` gives the original response's message id: on the platform the response is a message
+   * with a snowflake of its own, not the interaction's (the callback's answer names the two apart,
+   * `interaction.id` and `response_message_id`).
+   */
+  constructor(private readonly nextId: () => string = () => defaultIds.next()) {}
+
   get deadlineMs(): number {
     return this.deadline;
   }
@@ -177,7 +185,7 @@ export class InteractionStore {
     record.outcome = 'acknowledged';
     const flags = typeof data.flags === 'number' ? data.flags : 0;
     record.originalMessage = {
-      id: record.id,
+      id: this.nextId(),
       // A deferred response is a loading message with no content until it is edited.
       content: body.type === 4 && typeof data.content === 'string' ? data.content : '',
       embeds: body.type === 4 && Array.isArray(data.embeds) ? structuredClone(data.embeds) : [],
@@ -332,6 +340,8 @@ export class InteractionStore {
     for (const listener of this.waiters.get(id) ?? []) listener();
   }
 }
+
+const defaultIds = new SnowflakeGenerator();
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -22,7 +22,7 @@ export class PlatformStore {
   readonly dmLog: BoundedLog<DmRecord>;
   readonly oauth = new OAuthStore();
   /** Interactions delivered to the application's endpoint, and their tokens. */
-  readonly interactions = new InteractionStore();
+  readonly interactions = new InteractionStore(() => this.ids.next());
   readonly auditLogs: AuditLogs;
   /** Sharding figures, session starts and refused IDENTIFYs. */
   readonly gatewayLimits: GatewayLimits;
