@@ -107,8 +107,10 @@ export class RecoveryEnv extends ConsumerEnv {
   LIVE_SYNC_BALANCE_MS: number = 1_000;
 
   /**
-   * After a live-sync shard's first gateway connect fails (the gateway unreachable), the next try.
-   * A shard the platform closed for good (4004, 4010-4014) is never tried again.
+   * After a live-sync shard's first gateway connect fails (the gateway unreachable), the next try;
+   * also the longest a shard holding its IDENTIFY for GATEWAY_IDENTIFY_RESERVE waits before it
+   * reads the session starts again. A shard the platform closed for good (4004, 4010-4014) is
+   * never tried again.
    */
   @IsIntegerInRange(100, 600_000)
   LIVE_SYNC_CONNECT_RETRY_MS: number = 30_000;

@@ -34,8 +34,8 @@ const INTENTS = GatewayIntentBits.Guilds | GatewayIntentBits.GuildModeration | G
 const CONNECT_RETRY_MS = 30_000;
 /** Session starts held back by default: the platform resets the bot's token when they run out. */
 export const DEFAULT_IDENTIFY_RESERVE = 50;
-/** Held below the reserve with no reset time given, the session starts are looked at again this much later. */
-const RESERVE_RECHECK_MS = 1_000;
+/** Held at the reserve, the session starts are looked at again no sooner than this. */
+const RESERVE_RECHECK_MS = 100;
 
 /**
  * The close codes the platform does not want a reconnect after ("Gateway Close Event Codes",
@@ -68,7 +68,10 @@ export interface GatewayShardsOptions {
   /** The platform's REST base without the version (`DISCORD_API_URL`); the gateway's address is asked there. */
   apiBaseUrl: string;
   botToken: string;
-  /** After a failed first connect of a shard, the next try; 30 s unless a test wants it sooner. */
+  /**
+   * After a failed first connect of a shard, the next try, and the longest a shard holding its
+   * IDENTIFY waits before it reads the session starts again; 30 s unless a test wants it sooner.
+   */
   connectRetryMs?: number;
   /**
    * `GATEWAY_IDENTIFY_RESERVE`: an IDENTIFY is sent only while `GET /gateway/bot` reports more
@@ -189,6 +192,10 @@ export class GatewayShards {
     return troubles.sort((a, b) => a.shardId - b.shardId);
   }
 
+  private get retryMs(): number {
+    return this.options.connectRetryMs ?? CONNECT_RETRY_MS;
+  }
+
   private get reserve(): number {
     return this.options.identifyReserve ?? DEFAULT_IDENTIFY_RESERVE;
   }
@@ -257,7 +264,7 @@ export class GatewayShards {
     shard.manager.connect().catch(async (error: unknown) => {
       if (shard.closed || shard.stopped) return;
       const heldMs = await this.reserveHold(shardId, shard).catch(() => undefined);
-      const retryMs = heldMs ?? this.options.connectRetryMs ?? CONNECT_RETRY_MS;
+      const retryMs = heldMs ?? this.retryMs;
       this.logger.error(
         { err: String(error), shard_id: shardId, retry_in_ms: retryMs },
         'gateway shard did not connect',
@@ -305,7 +312,8 @@ export class GatewayShards {
       shard.held = undefined;
       return undefined;
     }
-    const waitMs = Math.max(resetAfter, RESERVE_RECHECK_MS);
+    // Asked again at the reset, or sooner (the retry interval) in case the figures change meanwhile.
+    const waitMs = Math.min(Math.max(resetAfter, RESERVE_RECHECK_MS), this.retryMs);
     if (!shard.held) {
       metrics.identifyHeld.set({ shard: String(shardId) }, 1);
       this.logger.error(
@@ -416,7 +424,7 @@ export class GatewayShards {
               { err: String(error), shard_id: shardId },
               'session starts unreadable; asking again',
             );
-            return RESERVE_RECHECK_MS;
+            return this.retryMs;
           });
           if (heldMs === undefined) break;
           await sleep(heldMs, undefined, { signal });
