@@ -5,7 +5,12 @@ import type { FakeAuditLogEntry } from './audit-log';
 import { BotAccounts } from './bot-accounts';
 import { BoundedLog } from './bounded-log';
 import { FailureInjector, type FailureRule } from './failure-injector';
-import type { IdentifyAttempt, IdentifyRefusal, ShardingSettings } from './gateway/gateway-limits';
+import type {
+  IdentifyAttempt,
+  IdentifyRefusal,
+  ShardingSettings,
+  ShardOverlap,
+} from './gateway/gateway-limits';
 import { GATEWAY_PATH, type GatewayConnectionInfo, GatewayServer } from './gateway/gateway-server';
 import { type ChangeCause, recordChanges } from './guild-activity';
 import type { GuildChange } from './guild-change';
@@ -235,6 +240,17 @@ export class FakeChatPlatform {
    */
   identifyRefusals(): IdentifyRefusal[] {
     return this.store.gatewayLimits.refusals().map((refusal) => ({ ...refusal, shard: [...refusal.shard] }));
+  }
+
+  /**
+   * Each time a bot's session started or resumed while another of its sessions followed the same
+   * shard, oldest first. The platform allows that (each session hears the shard's events), so a
+   * client that wants a shard followed once has to see to it itself; this is how a test proves it did.
+   */
+  gatewayShardOverlaps(): ShardOverlap[] {
+    return this.store.gatewayLimits
+      .overlaps()
+      .map((overlap) => ({ ...overlap, shard: [...overlap.shard], sessionIds: [...overlap.sessionIds] }));
   }
 
   /** Every IDENTIFY the gateway received, oldest first, with what it answered. */

@@ -56,6 +56,20 @@ export interface IdentifyAttempt {
   outcome: 'ready' | 'invalid_session' | number;
 }
 
+/**
+ * A session that started (IDENTIFY) or resumed while another session of the same account followed
+ * the same shard: allowed, as on the platform, and noted so that tests can prove a client never does it.
+ */
+export interface ShardOverlap {
+  /** Epoch ms. */
+  at: number;
+  userId: string;
+  /** [shard id, shard count]. */
+  shard: [number, number];
+  /** The session that started or resumed, then the ones already following the shard. */
+  sessionIds: string[];
+}
+
 /** `session_start_limit` of `GET /gateway/bot`. */
 export interface SessionStartLimit {
   total: number;
@@ -78,10 +92,12 @@ export class GatewayLimits {
   private readonly starts = new Map<string, SessionStarts>();
   private readonly refused: BoundedLog<IdentifyRefusal>;
   private readonly attempts: BoundedLog<IdentifyAttempt>;
+  private readonly overlapping: BoundedLog<ShardOverlap>;
 
   constructor(logCapacity: number) {
     this.refused = new BoundedLog(logCapacity);
     this.attempts = new BoundedLog(logCapacity);
+    this.overlapping = new BoundedLog(logCapacity);
   }
 
   get settings(): ShardingSettings {
@@ -148,12 +164,21 @@ export class GatewayLimits {
     return this.attempts.entries();
   }
 
-  /** The default settings, and no session starts, refusals or identifies. */
+  overlapped(overlap: ShardOverlap): void {
+    this.overlapping.push(overlap);
+  }
+
+  overlaps(): ShardOverlap[] {
+    return this.overlapping.entries();
+  }
+
+  /** The default settings, and no session starts, refusals, identifies or overlaps. */
   clear(): void {
     this.current = DEFAULT_SHARDING;
     this.starts.clear();
     this.refused.clear();
     this.attempts.clear();
+    this.overlapping.clear();
   }
 
   /** The user's session starts in the current window; undefined once the window has passed. */

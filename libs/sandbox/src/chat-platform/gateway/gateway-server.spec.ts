@@ -633,6 +633,11 @@ describe(GatewayServer.name, () => {
       const deleted = (shard: RawShard) => shard.received.some((m) => m.t === 'CHANNEL_DELETE');
       await until(() => deleted(first) && deleted(second), 'CHANNEL_DELETE on both sessions');
       expect(platform.identifyRefusals()).toEqual([]);
+      // Noted, for tests of clients that must not do it.
+      const sessionIds = [second, first].map((shard) => (shard.outcome as { session: string }).session);
+      expect(platform.gatewayShardOverlaps()).toEqual([
+        { at: expect.any(Number), userId: platform.botUserId, shard: [0, 1], sessionIds },
+      ]);
     });
 
     it('refuses a shard count other than a live session’s', async () => {
@@ -668,6 +673,9 @@ describe(GatewayServer.name, () => {
       const { session } = dropped.outcome as { session: string };
       expect((await resume(session, 1)).outcome).toEqual({ session });
       expect(platform.identifyRefusals()).toEqual([]);
+      expect(platform.gatewayShardOverlaps().map((overlap) => overlap.sessionIds)).toEqual([
+        [session, (successor.outcome as { session: string }).session],
+      ]);
     });
 
     it('sends each guild’s events only to its shard’s session, through a sharded discord.js client', async () => {

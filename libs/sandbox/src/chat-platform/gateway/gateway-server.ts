@@ -214,6 +214,7 @@ export class GatewayServer implements GatewayProtocol {
     });
     this.sessions.set(session.id, session);
     this.attach(connection, session);
+    this.noteOverlap(session);
     const guilds = [...this.store.guilds.values()].filter((guild) => session.covers(guild.id, this.store));
     session.dispatch(
       GatewayDispatchEvents.Ready,
@@ -264,6 +265,7 @@ export class GatewayServer implements GatewayProtocol {
       return connection.sendOp(GatewayOpcodes.InvalidSession, false);
     }
     this.attach(connection, session);
+    this.noteOverlap(session);
     for (const text of missed) connection.send(text);
     session.dispatch(GatewayDispatchEvents.Resumed, {});
   }
@@ -329,6 +331,22 @@ export class GatewayServer implements GatewayProtocol {
     const live = this.liveSessionsOf(userId);
     if (live.some((session) => session.identity.shard[1] !== shard[1])) return 'shard_count_mismatch';
     return undefined;
+  }
+
+  /** Notes a session now live beside others of its account on the same shard (allowed, see ShardOverlap). */
+  private noteOverlap(session: GatewaySession): void {
+    const { userId, shard } = session.identity;
+    const others = this.liveSessionsOf(userId).filter(
+      (other) =>
+        other !== session && other.identity.shard[0] === shard[0] && other.identity.shard[1] === shard[1],
+    );
+    if (others.length === 0) return;
+    this.store.gatewayLimits.overlapped({
+      at: Date.now(),
+      userId,
+      shard: [...shard],
+      sessionIds: [session.id, ...others.map((other) => other.id)],
+    });
   }
 
   private liveSessionsOf(userId: string): GatewaySession[] {
