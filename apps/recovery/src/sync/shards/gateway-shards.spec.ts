@@ -357,4 +357,27 @@ describe('GatewayShards', () => {
       await quick.stop();
     }
   }, 30_000);
+  it('waits out a failed identify turn (the database unreachable) and identifies once, on one connection', async () => {
+    let failures = 1;
+    const takeTurn = sessions.takeIdentifyTurn.bind(sessions);
+    sessions.takeIdentifyTurn = () =>
+      failures-- > 0 ? Promise.reject(new Error('timeout exceeded when trying to connect')) : takeTurn();
+    const uncaught: unknown[] = [];
+    const record = (error: unknown) => uncaught.push(error);
+    process.on('uncaughtException', record);
+    try {
+      const shards = gatewayShards();
+      await shards.plan();
+      shards.connect(0, 2, () => undefined);
+      await waitFor('shard 0 identified', () => identifies().some((attempt) => attempt.outcome === 'ready'), {
+        timeoutMs: 15_000,
+      });
+      await sleep(1_000);
+      expect(identifies().map(({ outcome }) => outcome)).toEqual(['ready']);
+      expect(botConnections().filter((c) => c.sessionId !== null)).toHaveLength(1);
+      expect(uncaught).toEqual([]);
+    } finally {
+      process.off('uncaughtException', record);
+    }
+  }, 30_000);
 });

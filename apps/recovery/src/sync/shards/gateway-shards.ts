@@ -30,6 +30,8 @@ const IDENTIFY_INTERVAL_MS = 5_000 + 250;
  * GuildMembers (privileged, enable it for the bot): kicks show as members leaving.
  */
 const INTENTS = GatewayIntentBits.Guilds | GatewayIntentBits.GuildModeration | GatewayIntentBits.GuildMembers;
+/** An identify turn that could not be taken (the database unreachable) is asked for again this much later. */
+const IDENTIFY_TURN_RETRY_MS = 1_000;
 /** The first connect of a shard failed: tried again this much later, unless `connectRetryMs` says otherwise. */
 const CONNECT_RETRY_MS = 30_000;
 /** Session starts held back by default: the platform resets the bot's token when they run out. */
@@ -432,7 +434,17 @@ export class GatewayShards {
         const bucket = shardId % this.maxConcurrency;
         for (;;) {
           if (shard.closed) return NEVER;
-          const waitMs = await this.sessions.takeIdentifyTurn(bucket, IDENTIFY_INTERVAL_MS);
+          // Nothing but the abort may escape: on any other error the library reconnects, and
+          // still sends this IDENTIFY afterwards, on the new connection beside that one's own.
+          const waitMs = await this.sessions
+            .takeIdentifyTurn(bucket, IDENTIFY_INTERVAL_MS)
+            .catch((error: unknown) => {
+              this.logger.warn(
+                { err: String(error), shard_id: shardId },
+                'identify turn not taken; trying again',
+              );
+              return IDENTIFY_TURN_RETRY_MS;
+            });
           if (waitMs === 0) return;
           await sleep(waitMs, undefined, { signal });
         }
