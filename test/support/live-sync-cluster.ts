@@ -4,6 +4,7 @@ import type {
   GatewayConnectionInfo,
   IdentifyRefusal,
   ShardingSettings,
+  ShardOverlap,
 } from '@lib/sandbox';
 import { PermissionFlagsBits as P } from 'discord-api-types/v10';
 import type { DataSource } from 'typeorm';
@@ -15,11 +16,11 @@ import { metricSum, scrapeMetrics } from './replica-set';
 import { ADMIN, OWNER } from './restore-scenario';
 import { waitFor } from './wait';
 
-/** The refusals that mean two connections tried to follow one shard (or disagreed on the count). */
-export const DOUBLE_FOLLOW_REASONS: readonly IdentifyRefusal['reason'][] = [
-  'shard_live',
-  'shard_count_mismatch',
-];
+/**
+ * The refusals that mean two connections disagreed on the shard count. Two connections of one
+ * shard are no refusal (the platform allows them): the sampler catches those instead.
+ */
+export const DOUBLE_FOLLOW_REASONS: readonly IdentifyRefusal['reason'][] = ['shard_count_mismatch'];
 
 /** The raider's account: the compromised admin, acting through the API with a token of its own. */
 export const RAIDER_TOKEN = 'raider-bot-token';
@@ -323,11 +324,17 @@ export class LiveSyncCluster {
       );
   }
 
-  /** IDENTIFYs the fake refused because a shard was live elsewhere or the shard count differed. */
-  doubleFollowRefusals(): IdentifyRefusal[] {
-    return this.platform
-      .identifyRefusals()
-      .filter((refusal) => DOUBLE_FOLLOW_REASONS.includes(refusal.reason));
+  /**
+   * What the fake recorded of a shard followed twice: a session of the bot started or resumed while
+   * another followed the same shard (the platform allows it, so the fake notes it rather than
+   * refuses it), and IDENTIFYs refused because the shard count differed.
+   */
+  doubleFollows(): (IdentifyRefusal | ShardOverlap)[] {
+    const botId = this.platform.botUserId;
+    return [
+      ...this.platform.gatewayShardOverlaps().filter((overlap) => overlap.userId === botId),
+      ...this.platform.identifyRefusals().filter((refusal) => DOUBLE_FOLLOW_REASONS.includes(refusal.reason)),
+    ];
   }
 
   /**
@@ -410,7 +417,7 @@ export function describeOwnership(owners: Map<number, number[]>): string {
  *   rounds. A handoff between two scrapes of one round (the old owner read just before it let go,
  *   the new one just after it took over) shows in one round only, so it is not mistaken for an
  *   overlap; a real overlap shorter than a round can be missed, which is why the fake's own record
- *   (`doubleFollowRefusals()`) is the primary check.
+ *   (`doubleFollows()`) is the primary check.
  * - per the fake: two identified connections of the bot with the same shard at one moment.
  */
 export class ShardSampler {

@@ -13,7 +13,7 @@ import { PlatformModule } from './platform/platform.module';
 import { SnapshotSchedulesModule } from './snapshots/snapshot-schedules';
 import { SnapshotsModule } from './snapshots/snapshots.module';
 import { UsersModule } from './users/users.module';
-import { LiveSyncModule } from './sync/live-sync.module';
+import { LIVE_SYNC_READINESS, LiveSyncModule } from './sync/live-sync.module';
 import type { RecoveryEnv } from './recovery.env';
 import { recoveryRetention } from './recovery-retention';
 import { WORKFLOW_ENGINE_READINESS, WorkflowEngineModule } from './workflow-engine/workflow-engine.module';
@@ -23,7 +23,7 @@ export class AppModule {
   static forRoot(config: RecoveryEnv): DynamicModule {
     return serviceAppModule(AppModule, 'recovery', config, {
       database: recoveryDatabase,
-      readiness: readinessChecks(MESSAGING_READINESS, WORKFLOW_ENGINE_READINESS),
+      readiness: readinessChecks(MESSAGING_READINESS, WORKFLOW_ENGINE_READINESS, LIVE_SYNC_READINESS),
       imports: [
         MessagingModule.forService(
           {

@@ -115,6 +115,24 @@ export class RecoveryEnv extends ConsumerEnv {
   @IsIntegerInRange(100, 60_000)
   LIVE_SYNC_BALANCE_MS: number = 1_000;
 
+  /**
+   * After a live-sync shard's first gateway connect fails (the gateway unreachable), the next try;
+   * also the longest a shard holding its IDENTIFY for GATEWAY_IDENTIFY_RESERVE waits before it
+   * reads the session starts again. A shard the platform closed for good (4004, 4010-4014) is
+   * never tried again.
+   */
+  @IsIntegerInRange(100, 600_000)
+  LIVE_SYNC_CONNECT_RETRY_MS: number = 30_000;
+
+  /**
+   * Session starts held back: an IDENTIFY is sent only while `GET /gateway/bot` reports more than
+   * this many remaining of the day's 1,000, since the platform resets the bot's token when they run
+   * out. Below it the shard waits for the reset, with an alert and readiness down
+   * (docs/runbook.md, "Gateway shard stopped or holding its identify").
+   */
+  @IsIntegerInRange(0, 1_000_000)
+  GATEWAY_IDENTIFY_RESERVE: number = 50;
+
   /** How often live sync looks at the pause rows of paused guilds, to resume soon after their restore ends. */
   @IsIntegerInRange(100)
   LIVE_SYNC_PAUSE_POLL_MS: number = 1_000;

@@ -15,6 +15,20 @@ export const liveSyncMetrics = {
     help: 'Gateway shards this process follows (1 per shard held)',
     labelNames: ['shard'],
   }),
+  shardStopped: new Gauge({
+    name: 'live_sync_shard_stopped',
+    help: 'Shards this process holds that the gateway closed for good (4004, 4010-4014), by close code: not retried',
+    labelNames: ['shard', 'code'],
+  }),
+  identifyHeld: new Gauge({
+    name: 'live_sync_identify_held',
+    help: 'Shards not identifying because the session starts are down to GATEWAY_IDENTIFY_RESERVE',
+    labelNames: ['shard'],
+  }),
+  sessionStartsRemaining: new Gauge({
+    name: 'live_sync_session_starts_remaining',
+    help: "The bot's session starts left, as GET /gateway/bot last said before an IDENTIFY",
+  }),
   shardCount: new Gauge({
     name: 'live_sync_shard_count',
     help: 'The shard count live sync uses',

@@ -7,7 +7,8 @@ import type { RecoveryEnv } from '../recovery.env';
 import { GUILD_EVENT_SOURCE } from './guild-events';
 import { LiveSyncControl } from './live-sync-control.repository';
 import { LIVE_SYNC_OPTIONS, type LiveSyncOptions, LiveSyncService } from './live-sync.service';
-import { GatewayShards } from './shards/gateway-shards';
+import type { ReadinessCheck } from '@lib/runtime';
+import { describeTrouble, GatewayShards } from './shards/gateway-shards';
 import { ShardCoordinator } from './shards/shard-coordinator';
 import { ShardLeases } from './shards/shard-leases.repository';
 import { ShardSessions } from './shards/shard-sessions.repository';
@@ -19,14 +20,23 @@ type LiveSyncConfig = Pick<
   | 'LIVE_SYNC_ENTITLEMENT_RECHECK_MS'
   | 'LIVE_SYNC_SHARD_COUNT'
   | 'LIVE_SYNC_BALANCE_MS'
+  | 'LIVE_SYNC_CONNECT_RETRY_MS'
+  | 'GATEWAY_IDENTIFY_RESERVE'
   | 'DISCORD_API_URL'
   | 'DISCORD_BOT_TOKEN'
 >;
 
 /**
+ * The readiness check of live sync: down while a shard this replica holds is not followed (closed
+ * by the platform for good, or holding its IDENTIFY back for the session-start reserve).
+ */
+export const LIVE_SYNC_READINESS = Symbol('LIVE_SYNC_READINESS');
+
+/**
  * Live sync, the Sync part of recovery. Where `LIVE_SYNC_ENABLED` is true the replica takes part:
  * it claims its share of the gateway shards (ShardCoordinator) and follows them. Elsewhere the
- * module is inert. AntiNuke takes the destructive actions through DESTRUCTIVE_ACTION_SINK.
+ * module is inert. AntiNuke takes the destructive actions through DESTRUCTIVE_ACTION_SINK. Global,
+ * so that health can read LIVE_SYNC_READINESS.
  */
 @Module({})
 export class LiveSyncModule {
@@ -38,12 +48,13 @@ export class LiveSyncModule {
     };
     return {
       module: LiveSyncModule,
+      global: true,
       imports: [GuildsModule],
       providers: [
         { provide: LIVE_SYNC_OPTIONS, useValue: options },
         ShardSessions,
         {
-          provide: GUILD_EVENT_SOURCE,
+          provide: ShardCoordinator,
           inject: [DataSource, ShardSessions, ChatPlatformClient, SchedulerRegistry],
           useFactory: (
             dataSource: DataSource,
@@ -55,17 +66,35 @@ export class LiveSyncModule {
               { shardCount: config.LIVE_SYNC_SHARD_COUNT, balanceMs: config.LIVE_SYNC_BALANCE_MS },
               new ShardLeases(dataSource),
               new GatewayShards(
-                { apiBaseUrl: config.DISCORD_API_URL, botToken: config.DISCORD_BOT_TOKEN },
+                {
+                  apiBaseUrl: config.DISCORD_API_URL,
+                  botToken: config.DISCORD_BOT_TOKEN,
+                  connectRetryMs: config.LIVE_SYNC_CONNECT_RETRY_MS,
+                  identifyReserve: config.GATEWAY_IDENTIFY_RESERVE,
+                },
                 sessions,
               ),
               platform,
               scheduler,
             ),
         },
+        { provide: GUILD_EVENT_SOURCE, useExisting: ShardCoordinator },
+        {
+          provide: LIVE_SYNC_READINESS,
+          inject: [ShardCoordinator],
+          useFactory: (coordinator: ShardCoordinator): ReadinessCheck => ({
+            name: 'gateway',
+            check: () => {
+              const troubles = coordinator.troubles();
+              if (troubles.length > 0) throw new Error(troubles.map(describeTrouble).join('; '));
+              return Promise.resolve();
+            },
+          }),
+        },
         LiveSyncControl,
         LiveSyncService,
       ],
-      exports: [LiveSyncService],
+      exports: [LiveSyncService, LIVE_SYNC_READINESS],
     };
   }
 }

@@ -5,6 +5,8 @@
  */
 export class BotAccounts {
   private readonly registered = new Map<string, string>();
+  /** Accounts whose token the platform has reset: the token they had is refused from then on. */
+  private readonly reset = new Set<string>();
 
   constructor(
     private readonly botToken: string,
@@ -18,11 +20,23 @@ export class BotAccounts {
 
   /** The user id of the token's account, if the platform knows the token. */
   userIdFor(token: string): string | undefined {
-    return token === this.botToken ? this.botUserId : this.registered.get(token);
+    const userId = token === this.botToken ? this.botUserId : this.registered.get(token);
+    return userId === undefined || this.reset.has(userId) ? undefined : userId;
   }
 
-  /** Forgets every registered token; the fake's own stays. */
+  /** The platform resets the account's token: REST answers 401 and the gateway 4004 to it. */
+  resetToken(userId: string): void {
+    this.reset.add(userId);
+  }
+
+  /** Whether the account's token has been reset. */
+  wasReset(userId: string): boolean {
+    return this.reset.has(userId);
+  }
+
+  /** Forgets every registered token and every reset; the fake's own token works again. */
   clear(): void {
     this.registered.clear();
+    this.reset.clear();
   }
 }

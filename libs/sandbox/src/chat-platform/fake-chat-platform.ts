@@ -5,7 +5,12 @@ import type { FakeAuditLogEntry } from './audit-log';
 import { BotAccounts } from './bot-accounts';
 import { BoundedLog } from './bounded-log';
 import { FailureInjector, type FailureRule } from './failure-injector';
-import type { IdentifyRefusal, ShardingSettings } from './gateway/gateway-limits';
+import type {
+  IdentifyAttempt,
+  IdentifyRefusal,
+  ShardingSettings,
+  ShardOverlap,
+} from './gateway/gateway-limits';
 import { GATEWAY_PATH, type GatewayConnectionInfo, GatewayServer } from './gateway/gateway-server';
 import { type ChangeCause, recordChanges } from './guild-activity';
 import type { GuildChange } from './guild-change';
@@ -54,6 +59,11 @@ export interface FakeChatPlatformOptions {
    * 3,000 ms (a test may be stricter, never laxer).
    */
   interactionDeadlineMs?: number;
+  /**
+   * The platform sends op 7 RECONNECT now and then; here each gateway connection gets one this long
+   * after its IDENTIFY or RESUME. Unset, none are sent but those `requestGatewayReconnect` asks for.
+   */
+  gatewayReconnectEveryMs?: number;
 }
 
 /** How long the fake waits for an interactions endpoint's answer before it stops listening. */
@@ -92,7 +102,12 @@ export class FakeChatPlatform {
       logCapacity,
     );
     this.bots = new BotAccounts(this.botToken, this.store.bot.id);
-    this.gateway = new GatewayServer(this.store, this.bots, options.gatewayHeartbeatIntervalMs ?? 41_250);
+    this.gateway = new GatewayServer(
+      this.store,
+      this.bots,
+      options.gatewayHeartbeatIntervalMs ?? 41_250,
+      options.gatewayReconnectEveryMs,
+    );
     this.requests = new BoundedLog(logCapacity);
     this.initialRateLimits = { ...DEFAULT_RATE_LIMITS, ...options.rateLimits };
     this.rateLimits = new PlatformRateLimits(this.initialRateLimits);
@@ -238,12 +253,53 @@ export class FakeChatPlatform {
   }
 
   /**
-   * The IDENTIFYs and RESUMEs the gateway answered with INVALID_SESSION rather than take, oldest
-   * first: out of session starts, too soon for the shard's bucket, a shard another session
-   * follows, or a shard count other than a live session's.
+   * The IDENTIFYs the gateway refused rather than take, oldest first: out of session starts (then
+   * closed with 4004 and the bot's token reset), or answered INVALID_SESSION as too soon for the
+   * shard's bucket or for a shard count other than a live session's. Several sessions of one shard
+   * are allowed, as on the platform.
    */
   identifyRefusals(): IdentifyRefusal[] {
     return this.store.gatewayLimits.refusals().map((refusal) => ({ ...refusal, shard: [...refusal.shard] }));
+  }
+
+  /**
+   * Each time a bot's session started or resumed while another of its sessions followed the same
+   * shard, oldest first. The platform allows that (each session hears the shard's events), so a
+   * client that wants a shard followed once has to see to it itself; this is how a test proves it did.
+   */
+  gatewayShardOverlaps(): ShardOverlap[] {
+    return this.store.gatewayLimits
+      .overlaps()
+      .map((overlap) => ({ ...overlap, shard: [...overlap.shard], sessionIds: [...overlap.sessionIds] }));
+  }
+
+  /** Every IDENTIFY the gateway received, oldest first, with what it answered. */
+  gatewayIdentifies(): IdentifyAttempt[] {
+    return this.store.gatewayLimits
+      .identifies()
+      .map((attempt) => ({ ...attempt, ...(attempt.shard ? { shard: [...attempt.shard] } : {}) }));
+  }
+
+  /**
+   * Whether the platform has reset the bot's token (the fake's own bot by default), as it does when
+   * an IDENTIFY finds its session starts used up. `reset()` gives it back.
+   */
+  botTokenWasReset(botUserId = this.botUserId): boolean {
+    return this.bots.wasReset(botUserId);
+  }
+
+  /** op 7 RECONNECT now on every identified gateway connection: clients close and RESUME. */
+  requestGatewayReconnect(): void {
+    this.gateway.requestReconnect();
+  }
+
+  /**
+   * The open gateway connections turn zombie: they stop acknowledging heartbeats and pass no
+   * dispatches on (their sessions keep them for a RESUME), until the client notices and reconnects.
+   * Connections opened afterwards are healthy.
+   */
+  stopAckingHeartbeats(): void {
+    this.gateway.zombify();
   }
 
   /** Answers matching requests with this failure before any other processing. */

@@ -2,7 +2,12 @@ export type { AuditLogChange, FakeAuditLogEntry } from './audit-log';
 export { DEMO_CROWD_SIZE, demoGuildSpec } from './demo-guild';
 export type { FailureRule } from './failure-injector';
 export { FakeChatPlatform, type FakeChatPlatformOptions, type FakePlatformState } from './fake-chat-platform';
-export type { IdentifyRefusal, ShardingSettings } from './gateway/gateway-limits';
+export type {
+  IdentifyAttempt,
+  IdentifyRefusal,
+  ShardingSettings,
+  ShardOverlap,
+} from './gateway/gateway-limits';
 export type { GatewayConnectionInfo } from './gateway/gateway-server';
 export {
   DEFAULT_EVERYONE_PERMISSIONS,

@@ -1,8 +1,11 @@
 import type { SessionInfo } from '@discordjs/ws';
 import { shardOf } from '@lib/chat-platform';
+import { REST } from '@discordjs/rest';
 import { FakeChatPlatform } from '@lib/sandbox';
+import { Routes } from 'discord-api-types/v10';
 import { type AddressInfo, createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { WebSocket } from 'ws';
 import { waitFor } from '../../../../../test/support/wait';
 import type { SourceEvent } from '../guild-events';
 import { GatewayShards } from './gateway-shards';
@@ -38,17 +41,44 @@ describe('GatewayShards', () => {
   let sessions: MemorySessions;
   const opened: GatewayShards[] = [];
 
-  function gatewayShards(): GatewayShards {
+  function gatewayShards(
+    options: { identifyReserve?: number } = {},
+    on: FakeChatPlatform = platform,
+  ): GatewayShards {
     const shards = new GatewayShards(
-      { apiBaseUrl: `${platform.url}/api`, botToken: platform.botToken, connectRetryMs: 200 },
+      { apiBaseUrl: `${on.url}/api`, botToken: on.botToken, connectRetryMs: 200, ...options },
       sessions as unknown as ShardSessions,
     );
     opened.push(shards);
     return shards;
   }
 
-  const botConnections = () =>
-    platform.gatewayConnections().filter((connection) => connection.userId === platform.botUserId);
+  const botConnections = (on: FakeChatPlatform = platform) =>
+    on.gatewayConnections().filter((connection) => connection.userId === on.botUserId);
+
+  /** The bot's IDENTIFYs the fake received, with what it answered. */
+  const identifies = (on: FakeChatPlatform = platform) =>
+    on
+      .gatewayIdentifies()
+      .filter((attempt) => attempt.userId === on.botUserId || attempt.userId === undefined);
+
+  /** Deletes the guild's channel through REST (as its bot), for a CHANNEL_DELETE on the gateway. */
+  async function deleteChannel(on: FakeChatPlatform, channelId: string): Promise<void> {
+    await new REST({ api: `${on.url}/api` }).setToken(on.botToken).delete(Routes.channel(channelId));
+  }
+
+  /** A guild on the given shard of 2, with a channel to delete. */
+  function guildOnShard(
+    shardId: number,
+    on: FakeChatPlatform = platform,
+  ): { guildId: string; channelId: string } {
+    for (let n = 0; ; n++) {
+      const seeded = on.seedGuild({ name: `s${n}`, channels: [{ name: 'general' }] });
+      if (shardOf(seeded.guildId, 2) === shardId)
+        return { guildId: seeded.guildId, channelId: seeded.channels.general };
+      on.deleteGuild(seeded.guildId);
+    }
+  }
 
   beforeAll(async () => {
     await platform.start();
@@ -196,5 +226,158 @@ describe('GatewayShards', () => {
     expect(botConnections()).toEqual([]);
     expect(events).toHaveLength(seen);
     expect(shards.open()).toEqual([]);
+  }, 30_000);
+  it('stops a shard the platform closes with 4014 for good: no IDENTIFY again, reported as trouble', async () => {
+    platform.setMembersIntent(false);
+    const shards = gatewayShards();
+    await shards.plan();
+    shards.connect(0, 2, () => undefined);
+    await waitFor('the IDENTIFY refused', () => identifies().length > 0);
+
+    // Several times the retry interval (200 ms here, 30 s by default) without another IDENTIFY.
+    await sleep(1_500);
+    expect(identifies().map(({ outcome }) => outcome)).toEqual([4014]);
+    expect(shards.troubles()).toEqual([
+      { shardId: 0, kind: 'stopped', code: 4014, reason: 'disallowed intent(s)' },
+    ]);
+    expect(shards.open()).toEqual([0]);
+    // Let go of, the shard's trouble goes with it.
+    await shards.close(0, false);
+    expect(shards.troubles()).toEqual([]);
+  }, 30_000);
+
+  it('stops a followed shard the platform closes with 4004 (its token reset when the session starts ran out)', async () => {
+    platform.setSharding({ shards: 2, identifyIntervalMs: 0, sessionStartTotal: 2 });
+    const shards = gatewayShards({ identifyReserve: 0 });
+    await shards.plan();
+    shards.connect(0, 2, () => undefined);
+    await waitFor('shard 0 identified', () => botConnections().some((c) => c.sessionId !== null));
+    // Someone else with the bot's token spends the last session starts: the platform resets the token.
+    const other = gatewayShards({ identifyReserve: 0 });
+    await other.plan();
+    other.connect(1, 2, () => undefined);
+    const extra = new WebSocket(`${platform.url.replace('http', 'ws')}/gateway?v=10&encoding=json`);
+    await new Promise((resolve) => extra.once('message', resolve));
+    await waitFor(
+      'shard 1 identified',
+      () => botConnections().filter((c) => c.sessionId !== null).length === 2,
+    );
+    extra.send(
+      JSON.stringify({ op: 2, d: { token: platform.botToken, intents: 1, properties: {}, shard: [1, 2] } }),
+    );
+
+    await waitFor(
+      'both shards stopped',
+      () => shards.troubles().length === 1 && other.troubles().length === 1,
+    );
+    expect(platform.botTokenWasReset()).toBe(true);
+    const seen = identifies().length;
+    await sleep(1_500);
+    expect(identifies()).toHaveLength(seen);
+    expect(shards.troubles()).toEqual([
+      { shardId: 0, kind: 'stopped', code: 4004, reason: 'authentication failed' },
+    ]);
+    extra.terminate();
+  }, 30_000);
+
+  it('holds its IDENTIFY while the session starts are down to the reserve, and identifies once they reset', async () => {
+    platform.setSharding({
+      shards: 2,
+      identifyIntervalMs: 0,
+      sessionStartTotal: 3,
+      sessionStartWindowMs: 2_500,
+    });
+    const shards = gatewayShards({ identifyReserve: 2 });
+    await shards.plan();
+    shards.connect(0, 2, () => undefined);
+    await waitFor('shard 0 identified', () => botConnections().some((c) => c.sessionId !== null));
+    expect(shards.troubles()).toEqual([]);
+
+    // The session ends: the shard must identify again, with 2 session starts left, the reserve.
+    await platform.disconnectGateway({ resumable: false });
+    await waitFor('the identify held', () => shards.troubles().length === 1);
+    expect(shards.troubles()).toEqual([
+      { shardId: 0, kind: 'identify_held', remaining: 2, reserve: 2, resetAt: expect.any(Date) },
+    ]);
+    expect(identifies().map(({ outcome }) => outcome)).toEqual(['ready']);
+
+    await waitFor('shard 0 identified after the reset', () => identifies().length === 2, {
+      timeoutMs: 10_000,
+    });
+    expect(identifies().map(({ outcome }) => outcome)).toEqual(['ready', 'ready']);
+    await waitFor('the trouble gone', () => shards.troubles().length === 0);
+  }, 30_000);
+
+  it('resumes after an op 7 RECONNECT, losing no event', async () => {
+    const { guildId, channelId } = guildOnShard(0);
+    const shards = gatewayShards();
+    await shards.plan();
+    const events: SourceEvent[] = [];
+    shards.connect(0, 2, (event) => events.push(event));
+    await waitFor('shard 0 followed', () => events.some((e) => e.type === 'guild_available'));
+    const [{ sessionId }] = botConnections();
+
+    platform.requestGatewayReconnect();
+    await deleteChannel(platform, channelId);
+    await waitFor('resumed', () => events.some((e) => e.type === 'guilds_known'));
+    await waitFor('the delete', () =>
+      events.some(
+        (e) => e.type === 'channel_delete' && e.platformGuildId === guildId && e.channelId === channelId,
+      ),
+    );
+    expect(botConnections().map((c) => c.sessionId)).toEqual([sessionId]);
+    expect(identifies()).toHaveLength(1);
+  }, 30_000);
+
+  it('notices a zombie connection (no heartbeat ACK) and resumes, losing no event', async () => {
+    const quick = new FakeChatPlatform({ gatewayHeartbeatIntervalMs: 200 });
+    await quick.start();
+    try {
+      quick.setSharding({ shards: 2, identifyIntervalMs: 0 });
+      const { guildId, channelId } = guildOnShard(1, quick);
+      const shards = gatewayShards({}, quick);
+      await shards.plan();
+      const events: SourceEvent[] = [];
+      shards.connect(1, 2, (event) => events.push(event));
+      await waitFor('shard 1 followed', () => events.some((e) => e.type === 'guild_available'));
+      const [{ sessionId }] = botConnections(quick);
+
+      quick.stopAckingHeartbeats();
+      await deleteChannel(quick, channelId);
+      await waitFor('resumed', () => events.some((e) => e.type === 'guilds_known'));
+      await waitFor('the delete, replayed', () =>
+        events.some(
+          (e) => e.type === 'channel_delete' && e.platformGuildId === guildId && e.channelId === channelId,
+        ),
+      );
+      expect(botConnections(quick).map((c) => c.sessionId)).toEqual([sessionId]);
+      expect(identifies(quick)).toHaveLength(1);
+      await shards.close(1, false);
+    } finally {
+      await quick.stop();
+    }
+  }, 30_000);
+  it('waits out a failed identify turn (the database unreachable) and identifies once, on one connection', async () => {
+    let failures = 1;
+    const takeTurn = sessions.takeIdentifyTurn.bind(sessions);
+    sessions.takeIdentifyTurn = () =>
+      failures-- > 0 ? Promise.reject(new Error('timeout exceeded when trying to connect')) : takeTurn();
+    const uncaught: unknown[] = [];
+    const record = (error: unknown) => uncaught.push(error);
+    process.on('uncaughtException', record);
+    try {
+      const shards = gatewayShards();
+      await shards.plan();
+      shards.connect(0, 2, () => undefined);
+      await waitFor('shard 0 identified', () => identifies().some((attempt) => attempt.outcome === 'ready'), {
+        timeoutMs: 15_000,
+      });
+      await sleep(1_000);
+      expect(identifies().map(({ outcome }) => outcome)).toEqual(['ready']);
+      expect(botConnections().filter((c) => c.sessionId !== null)).toHaveLength(1);
+      expect(uncaught).toEqual([]);
+    } finally {
+      process.off('uncaughtException', record);
+    }
   }, 30_000);
 });

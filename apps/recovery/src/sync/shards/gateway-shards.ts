@@ -8,6 +8,7 @@ import {
   WebSocketShardStatus,
 } from '@discordjs/ws';
 import {
+  GatewayCloseCodes,
   GatewayDispatchEvents,
   type GatewayDispatchPayload,
   GatewayIntentBits,
@@ -17,6 +18,7 @@ import {
 import { setTimeout as sleep } from 'node:timers/promises';
 import { toSourceEvent } from '../gateway-dispatch.mapper';
 import type { SourceEvent } from '../guild-events';
+import { liveSyncMetrics as metrics } from '../live-sync.metrics';
 import type { ShardSessions } from './shard-sessions.repository';
 
 /** A close handshake takes milliseconds; past this the connection is taken for closed (see `close`). */
@@ -28,13 +30,56 @@ const IDENTIFY_INTERVAL_MS = 5_000 + 250;
  * GuildMembers (privileged, enable it for the bot): kicks show as members leaving.
  */
 const INTENTS = GatewayIntentBits.Guilds | GatewayIntentBits.GuildModeration | GatewayIntentBits.GuildMembers;
+/** An identify turn that could not be taken (the database unreachable) is asked for again this much later. */
+const IDENTIFY_TURN_RETRY_MS = 1_000;
+/** The first connect of a shard failed: tried again this much later, unless `connectRetryMs` says otherwise. */
+const CONNECT_RETRY_MS = 30_000;
+/** Session starts held back by default: the platform resets the bot's token when they run out. */
+export const DEFAULT_IDENTIFY_RESERVE = 50;
+/** Held at the reserve, the session starts are looked at again no sooner than this. */
+const RESERVE_RECHECK_MS = 100;
+
+/**
+ * The close codes the platform does not want a reconnect after ("Gateway Close Event Codes",
+ * Reconnect: false): the same IDENTIFY would be refused the same way until an operator changes the
+ * token, the shard count, the library or the bot's intents. A shard closed with one stops for good.
+ */
+export const FATAL_CLOSE_CODES: ReadonlyMap<number, string> = new Map([
+  [GatewayCloseCodes.AuthenticationFailed, 'authentication failed'],
+  [GatewayCloseCodes.InvalidShard, 'invalid shard'],
+  [GatewayCloseCodes.ShardingRequired, 'sharding required'],
+  [GatewayCloseCodes.InvalidAPIVersion, 'invalid API version'],
+  [GatewayCloseCodes.InvalidIntents, 'invalid intent(s)'],
+  [GatewayCloseCodes.DisallowedIntents, 'disallowed intent(s)'],
+]);
+
+/** Why a shard this replica holds is not followed, as readiness reports it. */
+export type ShardTrouble =
+  | { shardId: number; kind: 'stopped'; code: number; reason: string }
+  | { shardId: number; kind: 'identify_held'; remaining: number; reserve: number; resetAt: Date };
+
+/** One line for a shard's trouble. */
+export function describeTrouble(trouble: ShardTrouble): string {
+  return trouble.kind === 'stopped'
+    ? `shard ${trouble.shardId} stopped: the gateway closed it with ${trouble.code} (${trouble.reason}), not retried`
+    : `shard ${trouble.shardId} not identifying: ${trouble.remaining} session starts left, reserve ${trouble.reserve}, ` +
+        `retried at ${trouble.resetAt.toISOString()}`;
+}
 
 export interface GatewayShardsOptions {
   /** The platform's REST base without the version (`DISCORD_API_URL`); the gateway's address is asked there. */
   apiBaseUrl: string;
   botToken: string;
-  /** After a failed first connect of a shard, the next try; 30 s unless a test wants it sooner. */
+  /**
+   * After a failed first connect of a shard, the next try, and the longest a shard holding its
+   * IDENTIFY waits before it reads the session starts again; 30 s unless a test wants it sooner.
+   */
   connectRetryMs?: number;
+  /**
+   * `GATEWAY_IDENTIFY_RESERVE`: an IDENTIFY is sent only while `GET /gateway/bot` reports more
+   * session starts remaining than this (default 50); otherwise the shard waits for `reset_after`.
+   */
+  identifyReserve?: number;
 }
 
 /** What `GET /gateway/bot` says about sharding. */
@@ -64,6 +109,10 @@ interface OpenShard {
   handled: number;
   /** Whether the current connection's HELLO came: until then its socket may still be opening. */
   helloSeen: boolean;
+  /** Closed by the platform with a code of FATAL_CLOSE_CODES: no reconnect, until the shard is let go. */
+  stopped?: { code: number };
+  /** Not identifying: the session starts are down to the reserve until `resetAt`. */
+  held?: { remaining: number; resetAt: Date };
 }
 
 /**
@@ -125,9 +174,32 @@ export class GatewayShards {
     return { shards: info.shards, maxConcurrency: this.maxConcurrency };
   }
 
-  /** The shards with a connection, up or (re)connecting. */
+  /** The shards with a connection, up or (re)connecting, or stopped. */
   open(): number[] {
     return [...this.shards.keys()];
+  }
+
+  /** The shards held here but not followed: stopped for good, or holding back their IDENTIFY. */
+  troubles(): ShardTrouble[] {
+    const reserve = this.reserve;
+    const troubles: ShardTrouble[] = [];
+    for (const [shardId, shard] of this.shards) {
+      if (shard.stopped) {
+        const { code } = shard.stopped;
+        troubles.push({ shardId, kind: 'stopped', code, reason: FATAL_CLOSE_CODES.get(code)! });
+      } else if (shard.held) {
+        troubles.push({ shardId, kind: 'identify_held', reserve, ...shard.held });
+      }
+    }
+    return troubles.sort((a, b) => a.shardId - b.shardId);
+  }
+
+  private get retryMs(): number {
+    return this.options.connectRetryMs ?? CONNECT_RETRY_MS;
+  }
+
+  private get reserve(): number {
+    return this.options.identifyReserve ?? DEFAULT_IDENTIFY_RESERVE;
   }
 
   /**
@@ -176,7 +248,9 @@ export class GatewayShards {
     shard.manager.on(WebSocketShardEvents.Hello, () => (shard.helloSeen = true));
     shard.manager.on(WebSocketShardEvents.Closed, ({ code }) => {
       shard.helloSeen = false;
-      if (!shard.closed) this.logger.warn({ code, shard_id: shardId }, 'gateway connection closed');
+      if (shard.closed) return;
+      this.logger.warn({ code, shard_id: shardId }, 'gateway connection closed');
+      if (FATAL_CLOSE_CODES.has(code)) this.stop(shardId, shard, code);
     });
     this.shards.set(shardId, shard);
     this.start(shardId, shard);
@@ -185,20 +259,79 @@ export class GatewayShards {
   /**
    * The library's first connect fails outright (the platform's gateway address unreadable, or no
    * session starts left for the day): tried again later while the shard stays this replica's, since
-   * no other replica could connect it either.
+   * no other replica could connect it either; when the session starts are down to the reserve, once
+   * they are back. A shard the platform closed for good is not tried again.
    */
   private start(shardId: number, shard: OpenShard): void {
-    shard.manager.connect().catch((error: unknown) => {
-      if (shard.closed) return;
-      const retryMs = this.options.connectRetryMs ?? 30_000;
+    shard.manager.connect().catch(async (error: unknown) => {
+      if (shard.closed || shard.stopped) return;
+      const heldMs = await this.reserveHold(shardId, shard).catch(() => undefined);
+      const retryMs = heldMs ?? this.retryMs;
       this.logger.error(
         { err: String(error), shard_id: shardId, retry_in_ms: retryMs },
         'gateway shard did not connect',
       );
       setTimeout(() => {
-        if (!shard.closed) this.start(shardId, shard);
+        if (!shard.closed && !shard.stopped) this.start(shardId, shard);
       }, retryMs).unref();
     });
+  }
+
+  /**
+   * The platform closed the shard with a code it wants no reconnect after: the library has stopped
+   * it already, and it stays stopped (its lease kept, so no other replica retries it either) until
+   * it is let go. An alert, a metric and readiness say so: an operator has to act.
+   */
+  private stop(shardId: number, shard: OpenShard, code: number): void {
+    if (shard.stopped) return;
+    shard.stopped = { code };
+    shard.held = undefined;
+    metrics.identifyHeld.remove({ shard: String(shardId) });
+    metrics.shardStopped.set({ shard: String(shardId), code: String(code) }, 1);
+    this.logger.error(
+      { alert: 'gateway_shard_stopped', shard_id: shardId, code, reason: FATAL_CLOSE_CODES.get(code) },
+      'gateway shard stopped: the platform refused it, and it is not retried',
+    );
+  }
+
+  /**
+   * Undefined when an IDENTIFY may go out: `GET /gateway/bot` reports more session starts remaining
+   * than the reserve. Otherwise how long to wait (until `reset_after`), the shard marked held and,
+   * the first time, an alert: the platform resets the bot's token when the session starts run out.
+   */
+  private async reserveHold(shardId: number, shard: OpenShard): Promise<number | undefined> {
+    const info = (await this.rest.get(Routes.gatewayBot())) as RESTGetAPIGatewayBotResult;
+    const { remaining, total, reset_after: resetAfter } = info.session_start_limit;
+    metrics.sessionStartsRemaining.set(remaining);
+    if (remaining > this.reserve) {
+      if (shard.held) {
+        this.logger.log(
+          { shard_id: shardId, remaining },
+          'session starts above the reserve again: identifying',
+        );
+        metrics.identifyHeld.remove({ shard: String(shardId) });
+      }
+      shard.held = undefined;
+      return undefined;
+    }
+    // Asked again at the reset, or sooner (the retry interval) in case the figures change meanwhile.
+    const waitMs = Math.min(Math.max(resetAfter, RESERVE_RECHECK_MS), this.retryMs);
+    if (!shard.held) {
+      metrics.identifyHeld.set({ shard: String(shardId) }, 1);
+      this.logger.error(
+        {
+          alert: 'gateway_identify_reserve_reached',
+          shard_id: shardId,
+          remaining,
+          total,
+          reserve: this.reserve,
+          retry_in_ms: waitMs,
+        },
+        'gateway identify held back: the session starts are down to the reserve',
+      );
+    }
+    shard.held = { remaining, resetAt: new Date(Date.now() + waitMs) };
+    return waitMs;
   }
 
   /**
@@ -210,6 +343,9 @@ export class GatewayShards {
     if (!shard) return;
     this.shards.delete(shardId);
     shard.closed = true;
+    metrics.identifyHeld.remove({ shard: String(shardId) });
+    if (shard.stopped)
+      metrics.shardStopped.remove({ shard: String(shardId), code: String(shard.stopped.code) });
     shard.handingOver = handOver;
     await this.socketSettled(shard);
     const destroyed = shard.manager.destroy(
@@ -275,14 +411,40 @@ export class GatewayShards {
       );
   }
 
-  /** One identify per bucket per 5 s across every replica: the turns are taken in Postgres. */
+  /**
+   * Before each IDENTIFY: the session starts must be above the reserve (else the shard waits for
+   * their reset, its socket open and heartbeating, RESUMEs unaffected); then one identify per
+   * bucket per 5 s across every replica, the turns taken in Postgres.
+   */
   private identifyThrottler(shard: OpenShard): IIdentifyThrottler {
     return {
       waitForIdentify: async (shardId, signal) => {
+        for (;;) {
+          if (shard.closed) return NEVER;
+          const heldMs = await this.reserveHold(shardId, shard).catch((error: unknown) => {
+            this.logger.warn(
+              { err: String(error), shard_id: shardId },
+              'session starts unreadable; asking again',
+            );
+            return this.retryMs;
+          });
+          if (heldMs === undefined) break;
+          await sleep(heldMs, undefined, { signal });
+        }
         const bucket = shardId % this.maxConcurrency;
         for (;;) {
           if (shard.closed) return NEVER;
-          const waitMs = await this.sessions.takeIdentifyTurn(bucket, IDENTIFY_INTERVAL_MS);
+          // Nothing but the abort may escape: on any other error the library reconnects, and
+          // still sends this IDENTIFY afterwards, on the new connection beside that one's own.
+          const waitMs = await this.sessions
+            .takeIdentifyTurn(bucket, IDENTIFY_INTERVAL_MS)
+            .catch((error: unknown) => {
+              this.logger.warn(
+                { err: String(error), shard_id: shardId },
+                'identify turn not taken; trying again',
+              );
+              return IDENTIFY_TURN_RETRY_MS;
+            });
           if (waitMs === 0) return;
           await sleep(waitMs, undefined, { signal });
         }

@@ -4,7 +4,7 @@ import { ScheduledPass } from '@lib/runtime';
 import type { SchedulerRegistry } from '@nestjs/schedule';
 import type { GuildEventSource, SourceEvent } from '../guild-events';
 import { liveSyncMetrics as metrics } from '../live-sync.metrics';
-import type { GatewayShards } from './gateway-shards';
+import type { GatewayShards, ShardTrouble } from './gateway-shards';
 import { planShards } from './shard-plan';
 import type { LeaseView, ShardLeases } from './shard-leases.repository';
 
@@ -46,6 +46,14 @@ export class ShardCoordinator implements GuildEventSource {
   /** The shards this replica follows, in order. */
   shards(): number[] {
     return [...this.owned].sort((a, b) => a - b);
+  }
+
+  /**
+   * The shards this replica holds but does not follow: closed by the platform for good, or waiting
+   * for session starts. Such a shard keeps its lease, so no other replica retries it meanwhile.
+   */
+  troubles(): ShardTrouble[] {
+    return this.gateway.troubles();
   }
 
   /**

@@ -41,6 +41,12 @@ function parse(data: RawData, isBinary: boolean): GatewayPayload | undefined {
  */
 export class GatewayConnection implements SessionTransport {
   session?: GatewaySession;
+  /**
+   * A zombied connection: the socket stays open but nothing gets through any more, neither
+   * heartbeat ACKs nor dispatches (the session keeps those for a RESUME), until the client gives up
+   * on it. The platform's "Sending Heartbeats": no ACK means close with a non-1000 code and resume.
+   */
+  zombie = false;
   /** Resolves once the socket has closed. */
   readonly closed: Promise<void>;
   private closingKeepsSession?: boolean;
@@ -68,11 +74,17 @@ export class GatewayConnection implements SessionTransport {
   }
 
   send(text: string): void {
-    if (this.open) this.socket.send(text);
+    if (this.open && !this.zombie) this.socket.send(text);
   }
 
   sendOp(op: GatewayOpcodes, d: unknown): void {
     this.send(JSON.stringify({ op, d, s: null, t: null }));
+  }
+
+  /** op 7 RECONNECT once, `ms` from now, if the socket is still open then. */
+  reconnectAfter(ms: number): void {
+    const timer = setTimeout(() => this.sendOp(GatewayOpcodes.Reconnect, null), ms).unref();
+    this.socket.once('close', () => clearTimeout(timer));
   }
 
   /** Closes with the platform's code; the session stays resumable only if `keepSession`. */

@@ -1,8 +1,5 @@
 import { BoundedLog } from '../bounded-log';
 
-/** How long a bot's session starts last before `remaining` is back to `total`. */
-const SESSION_START_WINDOW_MS = 24 * 60 * 60_000;
-
 /** The platform's sharding figures for bots, as `FakeChatPlatform.setSharding` sets them. */
 export interface ShardingSettings {
   /** The shard count `GET /gateway/bot` recommends. */
@@ -11,8 +8,13 @@ export interface ShardingSettings {
   maxConcurrency: number;
   /** How long a bucket waits between accepted IDENTIFYs. */
   identifyIntervalMs: number;
-  /** Session starts a bot has per 24 hours. */
+  /** Session starts a bot has per window (`sessionStartWindowMs`). */
   sessionStartTotal: number;
+  /**
+   * How long a bot's session starts count against `sessionStartTotal`, from its first accepted
+   * IDENTIFY: 24 hours on the platform; tests shorten it to see `remaining` come back.
+   */
+  sessionStartWindowMs: number;
   /** More of a bot's guilds than this on one shard, and IDENTIFY is closed with 4011. */
   maxGuildsPerShard: number;
 }
@@ -22,6 +24,7 @@ export const DEFAULT_SHARDING: ShardingSettings = {
   maxConcurrency: 1,
   identifyIntervalMs: 5000,
   sessionStartTotal: 1000,
+  sessionStartWindowMs: 24 * 60 * 60_000,
   maxGuildsPerShard: 2500,
 };
 
@@ -33,10 +36,38 @@ export interface IdentifyRefusal {
   /** [shard id, shard count] of the session asked for. */
   shard: [number, number];
   /**
-   * No session starts left; the shard's bucket identified less than `identifyIntervalMs` ago;
-   * another session follows the shard; or a session follows another shard count.
+   * No session starts left (the platform then resets the bot's token, see
+   * `GatewayServer.identify`); the shard's bucket identified less than `identifyIntervalMs` ago; or
+   * a session follows another shard count. A second session of a shard that one already follows
+   * is no reason: the platform allows it, and each of them hears the shard's events.
    */
-  reason: 'session_start_limit' | 'identify_rate' | 'shard_live' | 'shard_count_mismatch';
+  reason: 'session_start_limit' | 'identify_rate' | 'shard_count_mismatch';
+}
+
+/** An IDENTIFY the gateway received, and what it answered. */
+export interface IdentifyAttempt {
+  /** Epoch ms. */
+  at: number;
+  /** The token's account; undefined when the token was not one the platform takes. */
+  userId?: string;
+  /** [shard id, shard count] asked for; undefined when invalid. */
+  shard?: [number, number];
+  /** READY (a session started), INVALID_SESSION, or the code the connection was closed with. */
+  outcome: 'ready' | 'invalid_session' | number;
+}
+
+/**
+ * A session that started (IDENTIFY) or resumed while another session of the same account followed
+ * the same shard: allowed, as on the platform, and noted so that tests can prove a client never does it.
+ */
+export interface ShardOverlap {
+  /** Epoch ms. */
+  at: number;
+  userId: string;
+  /** [shard id, shard count]. */
+  shard: [number, number];
+  /** The session that started or resumed, then the ones already following the shard. */
+  sessionIds: string[];
 }
 
 /** `session_start_limit` of `GET /gateway/bot`. */
@@ -48,7 +79,7 @@ export interface SessionStartLimit {
 }
 
 interface SessionStarts {
-  /** When the 24-hour window opened: at its first accepted IDENTIFY. */
+  /** When the window opened: at its first accepted IDENTIFY. */
   windowStart: number;
   used: number;
   /** The last accepted IDENTIFY of each bucket. */
@@ -60,9 +91,13 @@ export class GatewayLimits {
   private current = DEFAULT_SHARDING;
   private readonly starts = new Map<string, SessionStarts>();
   private readonly refused: BoundedLog<IdentifyRefusal>;
+  private readonly attempts: BoundedLog<IdentifyAttempt>;
+  private readonly overlapping: BoundedLog<ShardOverlap>;
 
   constructor(logCapacity: number) {
     this.refused = new BoundedLog(logCapacity);
+    this.attempts = new BoundedLog(logCapacity);
+    this.overlapping = new BoundedLog(logCapacity);
   }
 
   get settings(): ShardingSettings {
@@ -73,6 +108,7 @@ export class GatewayLimits {
   configure(options: Partial<ShardingSettings>): void {
     const settings = { ...DEFAULT_SHARDING, ...options };
     const { shards, maxConcurrency, maxGuildsPerShard, identifyIntervalMs, sessionStartTotal } = settings;
+    if (!(settings.sessionStartWindowMs > 0)) throw new Error('sessionStartWindowMs must be positive');
     if (![shards, maxConcurrency, maxGuildsPerShard].every((n) => Number.isInteger(n) && n >= 1)) {
       throw new Error('shards, maxConcurrency and maxGuildsPerShard must be positive integers');
     }
@@ -88,7 +124,7 @@ export class GatewayLimits {
     return {
       total: sessionStartTotal,
       remaining: Math.max(0, sessionStartTotal - (starts?.used ?? 0)),
-      reset_after: starts ? starts.windowStart + SESSION_START_WINDOW_MS - now : 0,
+      reset_after: starts ? starts.windowStart + this.current.sessionStartWindowMs - now : 0,
       max_concurrency: maxConcurrency,
     };
   }
@@ -120,17 +156,35 @@ export class GatewayLimits {
     return this.refused.entries();
   }
 
-  /** The default settings, and no session starts or refusals. */
+  attempted(attempt: IdentifyAttempt): void {
+    this.attempts.push(attempt);
+  }
+
+  identifies(): IdentifyAttempt[] {
+    return this.attempts.entries();
+  }
+
+  overlapped(overlap: ShardOverlap): void {
+    this.overlapping.push(overlap);
+  }
+
+  overlaps(): ShardOverlap[] {
+    return this.overlapping.entries();
+  }
+
+  /** The default settings, and no session starts, refusals, identifies or overlaps. */
   clear(): void {
     this.current = DEFAULT_SHARDING;
     this.starts.clear();
     this.refused.clear();
+    this.attempts.clear();
+    this.overlapping.clear();
   }
 
   /** The user's session starts in the current window; undefined once the window has passed. */
   private startsOf(userId: string, now: number): SessionStarts | undefined {
     const starts = this.starts.get(userId);
-    if (starts && now - starts.windowStart >= SESSION_START_WINDOW_MS) {
+    if (starts && now - starts.windowStart >= this.current.sessionStartWindowMs) {
       this.starts.delete(userId);
       return undefined;
     }

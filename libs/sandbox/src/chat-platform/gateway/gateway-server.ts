@@ -15,7 +15,7 @@ import { type PlatformStore, isMember } from '../platform-store';
 import { memberWire } from '../wire-format';
 import { GatewayConnection, type GatewayProtocol } from './gateway-connection';
 import type { GatewayDispatch } from './gateway-dispatch';
-import type { IdentifyRefusal } from './gateway-limits';
+import type { IdentifyAttempt, IdentifyRefusal } from './gateway-limits';
 import { guildCreateData, readyData } from './gateway-payloads';
 import { GatewaySession } from './gateway-session';
 
@@ -48,11 +48,6 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function sameShard(session: GatewaySession, shard: [number, number]): boolean {
-  const [id, count] = session.identity.shard;
-  return id === shard[0] && count === shard[1];
-}
-
 function tokenOf(data: Record<string, unknown>): string | undefined {
   return typeof data.token === 'string' ? data.token.replace(/^Bot /, '') : undefined;
 }
@@ -70,7 +65,8 @@ function parseShard(value: unknown): [number, number] | undefined {
  * the bot tokens the REST API takes, READY and GUILD_CREATE on IDENTIFY, RESUME with replay,
  * and the dispatches the fake's state changes produce, filtered by intents, shards, membership and
  * permissions as the platform does. It enforces the platform's sharding rules too: enough shards
- * for the account's guilds, session starts and their pace, and one follower per shard.
+ * for the account's guilds, and session starts and their pace. Like the platform, it lets several
+ * sessions follow one shard at once.
  */
 export class GatewayServer implements GatewayProtocol {
   private readonly sockets = new WebSocketServer({ noServer: true });
@@ -81,6 +77,8 @@ export class GatewayServer implements GatewayProtocol {
     private readonly store: PlatformStore,
     private readonly bots: BotAccounts,
     private readonly heartbeatIntervalMs: number,
+    /** Each connection is sent op 7 RECONNECT this long after its IDENTIFY or RESUME; never if unset. */
+    private readonly reconnectEveryMs?: number,
   ) {}
 
   /** For the HTTP server's `upgrade` event: only `GATEWAY_PATH` speaks WebSocket. */
@@ -127,6 +125,24 @@ export class GatewayServer implements GatewayProtocol {
     await this.closeConnections(RESUMABLE_CLOSURE, 'Connection lost.', resumable);
   }
 
+  /**
+   * op 7 RECONNECT on every identified connection, as the platform sends now and then (before it
+   * moves a connection): the client is to close and RESUME, and loses nothing.
+   */
+  requestReconnect(): void {
+    for (const connection of this.connections) {
+      if (connection.session) connection.sendOp(GatewayOpcodes.Reconnect, null);
+    }
+  }
+
+  /**
+   * The open connections turn zombie: no heartbeat ACKs and no dispatches (kept for a RESUME) until
+   * their clients give up on them. Connections opened afterwards are healthy.
+   */
+  zombify(): void {
+    for (const connection of this.connections) connection.zombie = true;
+  }
+
   /** Ends every session and closes every connection normally (the fake is reset or stopping). */
   async closeAll(): Promise<void> {
     this.sessions.clear();
@@ -134,11 +150,29 @@ export class GatewayServer implements GatewayProtocol {
   }
 
   identify(connection: GatewayConnection, data: unknown): void {
-    const identify = isRecord(data) ? data : {};
+    const attempt: IdentifyAttempt = { at: Date.now(), outcome: 'ready' };
+    try {
+      this.startSession(connection, isRecord(data) ? data : {}, attempt);
+    } finally {
+      this.store.gatewayLimits.attempted(attempt);
+    }
+  }
+
+  /** IDENTIFY: READY and the session's GUILD_CREATEs, or the platform's refusal, noted in `attempt`. */
+  private startSession(
+    connection: GatewayConnection,
+    identify: Record<string, unknown>,
+    attempt: IdentifyAttempt,
+  ): void {
+    const closeWith = (code: GatewayCloseCodes, reason: string) => {
+      attempt.outcome = code;
+      connection.close(code, reason);
+    };
     const token = tokenOf(identify);
     const userId = token === undefined ? undefined : this.bots.userIdFor(token);
     const user = userId === undefined ? undefined : this.store.users.get(userId);
-    if (!user) return connection.close(GatewayCloseCodes.AuthenticationFailed, 'Authentication failed.');
+    if (!user) return closeWith(GatewayCloseCodes.AuthenticationFailed, 'Authentication failed.');
+    attempt.userId = user.id;
     const intents = identify.intents;
     if (
       typeof intents !== 'number' ||
@@ -146,21 +180,29 @@ export class GatewayServer implements GatewayProtocol {
       intents < 0 ||
       (intents & ~ALL_INTENTS) !== 0
     ) {
-      return connection.close(GatewayCloseCodes.InvalidIntents, 'Invalid intent(s).');
+      return closeWith(GatewayCloseCodes.InvalidIntents, 'Invalid intent(s).');
     }
     // A privileged intent the bot's application has not enabled is refused, not left out.
     if ((intents & GatewayIntentBits.GuildMembers) !== 0 && this.store.withoutMembersIntent.has(user.id)) {
-      return connection.close(GatewayCloseCodes.DisallowedIntents, 'Disallowed intent(s).');
+      return closeWith(GatewayCloseCodes.DisallowedIntents, 'Disallowed intent(s).');
     }
     const shard = parseShard(identify.shard);
-    if (!shard) return connection.close(GatewayCloseCodes.InvalidShard, 'Invalid shard.');
+    if (!shard) return closeWith(GatewayCloseCodes.InvalidShard, 'Invalid shard.');
+    attempt.shard = shard;
     if (this.shardingRequired(user.id, shard[1])) {
-      return connection.close(GatewayCloseCodes.ShardingRequired, 'Sharding required.');
+      return closeWith(GatewayCloseCodes.ShardingRequired, 'Sharding required.');
     }
     const now = Date.now();
     const limits = this.store.gatewayLimits;
-    const reason = limits.startRefusal(user.id, shard[0], now) ?? this.followerConflict(user.id, shard);
-    if (reason) return this.refuse(connection, { at: now, userId: user.id, shard, reason });
+    const reason = limits.startRefusal(user.id, shard[0], now) ?? this.shardCountConflict(user.id, shard);
+    if (reason === 'session_start_limit') {
+      attempt.outcome = GatewayCloseCodes.AuthenticationFailed;
+      return this.sessionStartsExhausted({ at: now, userId: user.id, shard, reason }, connection);
+    }
+    if (reason) {
+      attempt.outcome = 'invalid_session';
+      return this.refuse(connection, { at: now, userId: user.id, shard, reason });
+    }
     limits.recordStart(user.id, shard[0], now);
     const threshold = typeof identify.large_threshold === 'number' ? identify.large_threshold : 50;
     this.forgetExpiredSessions(now);
@@ -172,6 +214,7 @@ export class GatewayServer implements GatewayProtocol {
     });
     this.sessions.set(session.id, session);
     this.attach(connection, session);
+    this.noteOverlap(session);
     const guilds = [...this.store.guilds.values()].filter((guild) => session.covers(guild.id, this.store));
     session.dispatch(
       GatewayDispatchEvents.Ready,
@@ -184,6 +227,27 @@ export class GatewayServer implements GatewayProtocol {
       }),
     );
     for (const guild of guilds) this.sendGuild(session, guild);
+  }
+
+  /**
+   * An IDENTIFY past the bot's session starts. Discord's docs ("Identifying"; "Session Start Limit
+   * Object"): on hitting the limit every active session of the bot is terminated and its token is
+   * reset (the owner gets an email). What the connections are closed with is undocumented; the fake
+   * takes the stricter reading: 4004 Authentication failed, which is not resumable and is what any
+   * later IDENTIFY or RESUME with the old token meets, while REST answers it 401.
+   */
+  private sessionStartsExhausted(refusal: IdentifyRefusal, connection: GatewayConnection): void {
+    this.store.gatewayLimits.refuse(refusal);
+    this.bots.resetToken(refusal.userId);
+    const reason = 'Authentication failed.';
+    for (const session of [...this.sessions.values()]) {
+      if (session.identity.userId !== refusal.userId) continue;
+      this.sessions.delete(session.id);
+      if (session.attached instanceof GatewayConnection) {
+        session.attached.close(GatewayCloseCodes.AuthenticationFailed, reason);
+      }
+    }
+    connection.close(GatewayCloseCodes.AuthenticationFailed, reason);
   }
 
   resume(connection: GatewayConnection, data: unknown): void {
@@ -200,13 +264,8 @@ export class GatewayServer implements GatewayProtocol {
       if (session) this.sessions.delete(session.id);
       return connection.sendOp(GatewayOpcodes.InvalidSession, false);
     }
-    const { shard } = session.identity;
-    if (this.liveSessionsOf(userId).some((other) => other !== session && sameShard(other, shard))) {
-      // A resume must not make a second follower of the shard either.
-      this.sessions.delete(session.id);
-      return this.refuse(connection, { at: Date.now(), userId, shard, reason: 'shard_live' });
-    }
     this.attach(connection, session);
+    this.noteOverlap(session);
     for (const text of missed) connection.send(text);
     session.dispatch(GatewayDispatchEvents.Resumed, {});
   }
@@ -264,14 +323,30 @@ export class GatewayServer implements GatewayProtocol {
   }
 
   /**
-   * Why the account may not follow the shard now, if it may not: a session of its already follows
-   * it (two followers would each act on every event), or follows another shard count.
+   * A live session of the account follows another shard count. A second session of the same shard
+   * is not refused: the platform allows it (each session hears the shard's events), so keeping a
+   * shard followed once is the client's own business.
    */
-  private followerConflict(userId: string, shard: [number, number]): IdentifyRefusal['reason'] | undefined {
+  private shardCountConflict(userId: string, shard: [number, number]): IdentifyRefusal['reason'] | undefined {
     const live = this.liveSessionsOf(userId);
-    if (live.some((session) => sameShard(session, shard))) return 'shard_live';
     if (live.some((session) => session.identity.shard[1] !== shard[1])) return 'shard_count_mismatch';
     return undefined;
+  }
+
+  /** Notes a session now live beside others of its account on the same shard (allowed, see ShardOverlap). */
+  private noteOverlap(session: GatewaySession): void {
+    const { userId, shard } = session.identity;
+    const others = this.liveSessionsOf(userId).filter(
+      (other) =>
+        other !== session && other.identity.shard[0] === shard[0] && other.identity.shard[1] === shard[1],
+    );
+    if (others.length === 0) return;
+    this.store.gatewayLimits.overlapped({
+      at: Date.now(),
+      userId,
+      shard: [...shard],
+      sessionIds: [session.id, ...others.map((other) => other.id)],
+    });
   }
 
   private liveSessionsOf(userId: string): GatewaySession[] {
@@ -301,6 +376,7 @@ export class GatewayServer implements GatewayProtocol {
     const previous = session.attached;
     connection.session = session;
     session.attach(connection);
+    if (this.reconnectEveryMs !== undefined) connection.reconnectAfter(this.reconnectEveryMs);
     if (previous instanceof GatewayConnection && previous !== connection) {
       previous.session = undefined;
       previous.close(GatewayCloseCodes.SessionTimedOut, 'Session resumed elsewhere.');
