@@ -99,7 +99,11 @@ export interface SkippedItem {
   reason: string;
 }
 
-export type RestorableSetting = Exclude<keyof GuildSettings, 'id' | 'owner_id' | 'icon'>;
+/** The boost level and features are the platform's to give (boosts, plans), not a restore's. */
+export type RestorableSetting = Exclude<
+  keyof GuildSettings,
+  'id' | 'owner_id' | 'icon' | 'premium_tier' | 'features'
+>;
 
 /** docs/behaviour.md §2.2. Items are sorted so equal guilds give byte-equal diffs (and equal hashes). */
 export interface RestoreDiff {
