@@ -52,6 +52,6 @@ export function maxTopicLength(type: number): number {
 }
 
 /** Whether the guild may give a role more than one colour. */
-export function allowsEnhancedRoleColors(guild: GuildLimitsSource): boolean {
+export function allowsEnhancedRoleColors(guild: Pick<GuildSettings, 'features'>): boolean {
   return guild.features.includes(ENHANCED_ROLE_COLORS);
 }

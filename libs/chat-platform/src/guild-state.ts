@@ -23,8 +23,8 @@ export interface GuildSettings {
   public_updates_channel_id: string | null;
   preferred_locale: string;
   /**
-   * Server boost level, 0-3 (read-only, informative like `owner_id`): it sets the live guild's
-   * limits, e.g. the highest voice bitrate (see guild-limits.ts).
+   * Server boost level, 0-3 (read-only, like `owner_id`): it sets some of the guild's limits, e.g.
+   * the highest voice bitrate.
    */
   premium_tier: number;
   /** Guild features (read-only), e.g. `ENHANCED_ROLE_COLORS` for gradient and holographic roles. */
