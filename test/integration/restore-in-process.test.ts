@@ -357,6 +357,44 @@ describe('restore in process', () => {
     });
   });
 
+  it('puts back a gradient role’s secondary colour, shown as that field’s change in the preview', async () => {
+    let booster = '';
+    const { seeded, snapshotId } = await protectedGuild({
+      beforeSnapshot: async (guild) => {
+        stack.platform.mutate(guild.guildId, (live) => {
+          live.premium_tier = 2;
+          live.features = ['ENHANCED_ROLE_COLORS'];
+        });
+        booster = (
+          await reader.createRole(guild.guildId, {
+            name: 'Booster',
+            colors: { primary_color: 0xff0000, secondary_color: 0x0000ff, tertiary_color: null },
+          })
+        ).id;
+      },
+    });
+    await raider.updateRole(seeded.guildId, booster, {
+      colors: { primary_color: 0xff0000, secondary_color: 0x00ff00, tertiary_color: null },
+    });
+
+    const previewed = await harness.preview(snapshotId, ['roles']);
+    expect(previewed.body.roles_to_update).toEqual([
+      {
+        current: expect.objectContaining({ id: booster, secondary_color: '#00ff00' }),
+        target: expect.objectContaining({ id: booster, secondary_color: '#0000ff' }),
+        changed_fields: ['secondary_color'],
+      },
+    ]);
+    const job = await finished((await harness.start(snapshotId, ['roles'])).body.id as string);
+    expect(job).toMatchObject({ status: 'completed' });
+    const live = await reader.getGuildState(seeded.guildId);
+    expect(live.roles.find((role) => role.id === booster)?.colors).toEqual({
+      primary_color: 0xff0000,
+      secondary_color: 0x0000ff,
+      tertiary_color: null,
+    });
+  });
+
   it('opens an AntiNuke incident for a raid seen by live sync, with no Temporal and no LicenseUpgraded', async () => {
     const { seeded, guildId } = await protectedGuild({ plan: 'ENTERPRISE' });
     // No licence event reached this process: the guild's guard comes from its plan when first needed.
