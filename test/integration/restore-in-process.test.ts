@@ -264,6 +264,137 @@ describe('restore in process', () => {
     expect(deletes.map((request) => request.status)).toEqual([403]);
   });
 
+  it('fails the step at once, without retrying, when the platform refuses a body (400 50035)', async () => {
+    const { seeded, snapshotId } = await protectedGuild();
+    await raid(platformUrl, seeded);
+    const rolesRoute = `/guilds/${seeded.guildId}/roles`;
+    stack.platform.injectFailure({
+      method: 'POST',
+      path: rolesRoute,
+      status: 400,
+      code: 50035,
+      message: 'Invalid Form Body',
+    });
+    const job = await finished((await start(snapshotId)).body.id as string);
+    expect(job).toMatchObject({ status: 'failed', error_message: expect.stringMatching(/400/) });
+    const creates = stack.platform
+      .requestLog()
+      .filter(
+        (request) =>
+          request.auditLogReason === `Restore ${String(job.id)}` &&
+          request.method === 'POST' &&
+          request.path === rolesRoute,
+      );
+    expect(creates.map((request) => request.status)).toEqual([400]);
+  });
+
+  it('restores a snapshot of a boosted guild into one without boosts: clamped, noted, completed', async () => {
+    const { seeded, snapshotId } = await protectedGuild({
+      beforeSnapshot: async (guild) => {
+        stack.platform.mutate(guild.guildId, (live) => {
+          live.premium_tier = 3;
+          live.features = ['ENHANCED_ROLE_COLORS'];
+        });
+        await reader.createChannel(guild.guildId, { name: 'hifi', type: 2, bitrate: 384000 });
+        await reader.createRole(guild.guildId, {
+          name: 'Booster',
+          colors: { primary_color: 0xff0000, secondary_color: 0x0000ff, tertiary_color: null },
+        });
+      },
+    });
+    const before = await reader.getGuildState(seeded.guildId);
+    const hifi = before.channels.find((channel) => channel.name === 'hifi')!;
+    const booster = before.roles.find((role) => role.name === 'Booster')!;
+    // The raid, and the boosts run out: the guild falls back to level 0 without enhanced colours.
+    await reader.deleteChannel(hifi.id);
+    await reader.deleteRole(seeded.guildId, booster.id);
+    stack.platform.mutate(seeded.guildId, (live) => {
+      live.premium_tier = 0;
+      live.features = [];
+    });
+
+    const previewed = await harness.preview(snapshotId);
+    expect(previewed.status).toBe(200);
+    expect(previewed.body.channels_to_create).toEqual([
+      expect.objectContaining({ id: hifi.id, bitrate: 96000 }),
+    ]);
+    expect(previewed.body.roles_to_create).toEqual([
+      expect.objectContaining({ id: booster.id, color: '#ff0000', secondary_color: null }),
+    ]);
+    expect(previewed.body.clamped).toEqual([
+      expect.objectContaining({
+        scope: 'channels',
+        id: hifi.id,
+        field: 'bitrate',
+        snapshot_value: 384000,
+        restored_value: 96000,
+      }),
+      expect.objectContaining({
+        scope: 'roles',
+        id: booster.id,
+        field: 'secondary_color',
+        snapshot_value: '#0000ff',
+        restored_value: null,
+      }),
+    ]);
+    const started = await post('/api/v1/restore/start', {
+      snapshot_id: snapshotId,
+      scope: ALL_SCOPES,
+      approved_diff_hash: previewed.body.diff_hash,
+    });
+    expect(started.status).toBe(202);
+    const job = await finished(started.body.id as string);
+    expect(job).toMatchObject({ status: 'completed', error_message: null });
+
+    const live = await reader.getGuildState(seeded.guildId);
+    expect(live.channels.find((channel) => channel.name === 'hifi')).toMatchObject({
+      type: 2,
+      bitrate: 96000,
+    });
+    expect(live.roles.find((role) => role.name === 'Booster')).toMatchObject({
+      color: 0xff0000,
+      colors: { primary_color: 0xff0000, secondary_color: null, tertiary_color: null },
+    });
+  });
+
+  it('puts back a gradient role’s secondary colour, shown as that field’s change in the preview', async () => {
+    let booster = '';
+    const { seeded, snapshotId } = await protectedGuild({
+      beforeSnapshot: async (guild) => {
+        stack.platform.mutate(guild.guildId, (live) => {
+          live.premium_tier = 2;
+          live.features = ['ENHANCED_ROLE_COLORS'];
+        });
+        booster = (
+          await reader.createRole(guild.guildId, {
+            name: 'Booster',
+            colors: { primary_color: 0xff0000, secondary_color: 0x0000ff, tertiary_color: null },
+          })
+        ).id;
+      },
+    });
+    await raider.updateRole(seeded.guildId, booster, {
+      colors: { primary_color: 0xff0000, secondary_color: 0x00ff00, tertiary_color: null },
+    });
+
+    const previewed = await harness.preview(snapshotId, ['roles']);
+    expect(previewed.body.roles_to_update).toEqual([
+      {
+        current: expect.objectContaining({ id: booster, secondary_color: '#00ff00' }),
+        target: expect.objectContaining({ id: booster, secondary_color: '#0000ff' }),
+        changed_fields: ['secondary_color'],
+      },
+    ]);
+    const job = await finished((await harness.start(snapshotId, ['roles'])).body.id as string);
+    expect(job).toMatchObject({ status: 'completed' });
+    const live = await reader.getGuildState(seeded.guildId);
+    expect(live.roles.find((role) => role.id === booster)?.colors).toEqual({
+      primary_color: 0xff0000,
+      secondary_color: 0x0000ff,
+      tertiary_color: null,
+    });
+  });
+
   it('opens an AntiNuke incident for a raid seen by live sync, with no Temporal and no LicenseUpgraded', async () => {
     const { seeded, guildId } = await protectedGuild({ plan: 'ENTERPRISE' });
     // No licence event reached this process: the guild's guard comes from its plan when first needed.

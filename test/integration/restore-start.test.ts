@@ -34,6 +34,7 @@ const DIFF: RestoreDiff = {
   members_absent: 0,
   bans_to_lift: [],
   skipped: [],
+  clamped: [],
   estimated_duration: 'under 10 seconds',
 };
 

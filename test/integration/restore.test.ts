@@ -507,8 +507,8 @@ describe('restore', () => {
       await expectRestored(guildId, seeded.guildId, payload);
     });
 
-    it('retries a request the platform refused once, since the next attempt re-reads the guild', async () => {
-      const { seeded, guildId, snapshotId, payload } = await protectedGuild();
+    it('fails the step at once, without retrying, when the platform refuses a body (400 50035)', async () => {
+      const { seeded, guildId, snapshotId } = await protectedGuild();
       await raid(platformUrl, seeded);
       const rolesRoute = `/guilds/${seeded.guildId}/roles`;
       stack.platform.injectFailure({
@@ -520,7 +520,7 @@ describe('restore', () => {
       });
       const started = await start(snapshotId, ['roles']);
       const job = await finished(started.body.id as string);
-      expect(job).toMatchObject({ status: 'completed', error_message: null });
+      expect(job).toMatchObject({ status: 'failed', error_message: expect.stringMatching(/400/) });
       // The restore's own requests, by the reason they carry (a time would also take in the raid's
       // last ones, answered in the same millisecond on a fast machine).
       const creates = stack.platform
@@ -529,14 +529,16 @@ describe('restore', () => {
           (r) =>
             r.auditLogReason === `Restore ${String(job.id)}` && r.method === 'POST' && r.path === rolesRoute,
         );
-      expect(creates.map((r) => r.status)).toEqual([400, 200]);
-      await expectRestored(guildId, seeded.guildId, payload, ['roles']);
-      // No pre-restore snapshot was asked for: the DM will not say one could not be made.
-      const [completed] = await endingEvents(job.id as string);
-      expect(completed.payload).toMatchObject({
-        pre_restore_snapshot_id: null,
-        pre_restore_snapshot_requested: false,
+      expect(creates.map((r) => r.status)).toEqual([400]);
+      const [failed] = await endingEvents(job.id as string);
+      expect(failed).toMatchObject({
+        type: 'RestoreFailed',
+        payload: { error_code: 'InvalidRequest', pre_restore_snapshot_id: null },
       });
+      const paused = await dataSource.query(`SELECT 1 FROM recovery.live_sync_pauses WHERE guild_id = $1`, [
+        guildId,
+      ]);
+      expect(paused).toEqual([]);
     });
 
     it('fails fast, without retrying, when the bot lacks a permission', async () => {

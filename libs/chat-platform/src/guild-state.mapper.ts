@@ -67,6 +67,8 @@ export function toGuildSettings(guild: APIGuild): GuildSettings {
     rules_channel_id: guild.rules_channel_id ?? null,
     public_updates_channel_id: guild.public_updates_channel_id ?? null,
     preferred_locale: guild.preferred_locale,
+    premium_tier: guild.premium_tier ?? 0,
+    features: [...(guild.features ?? [])].sort(),
   };
 }
 
@@ -92,6 +94,12 @@ export function toPlatformRole(role: APIRole): PlatformRole {
     id: role.id,
     name: role.name,
     color: role.color,
+    // Roles of a platform version before gradients carry `color` only.
+    colors: {
+      primary_color: role.colors?.primary_color ?? role.color,
+      secondary_color: role.colors?.secondary_color ?? null,
+      tertiary_color: role.colors?.tertiary_color ?? null,
+    },
     position: role.position,
     permissions: role.permissions,
     hoist: role.hoist,

@@ -22,14 +22,32 @@ export interface GuildSettings {
   rules_channel_id: string | null;
   public_updates_channel_id: string | null;
   preferred_locale: string;
+  /**
+   * Server boost level, 0-3 (read-only, like `owner_id`): it sets some of the guild's limits, e.g.
+   * the highest voice bitrate.
+   */
+  premium_tier: number;
+  /** Guild features (read-only), e.g. `ENHANCED_ROLE_COLORS` for gradient and holographic roles. */
+  features: string[];
+}
+
+/**
+ * A role's colours (RGB integers). `primary_color` is always the role's `color`; a secondary colour
+ * makes a gradient, a tertiary one a holographic role (the platform allows only one preset for it).
+ */
+export interface RoleColors {
+  primary_color: number;
+  secondary_color: number | null;
+  tertiary_color: number | null;
 }
 
 /** The @everyone role has the guild's id and position 0. */
 export interface PlatformRole {
   id: string;
   name: string;
-  /** RGB as an integer, 0 for no colour. */
+  /** RGB as an integer, 0 for no colour; the platform keeps it equal to `colors.primary_color`. */
   color: number;
+  colors: RoleColors;
   position: number;
   /** Permission bit set as a decimal string (it does not fit a JSON number). */
   permissions: string;

@@ -5,8 +5,12 @@ export interface WriteOptions {
   reason?: string;
 }
 
+/** `colors` sets the role's colours (`color` is the platform's deprecated way to set the primary). */
 export type RoleInput = Partial<
-  Pick<PlatformRole, 'name' | 'color' | 'permissions' | 'hoist' | 'mentionable' | 'icon' | 'unicode_emoji'>
+  Pick<
+    PlatformRole,
+    'name' | 'color' | 'colors' | 'permissions' | 'hoist' | 'mentionable' | 'icon' | 'unicode_emoji'
+  >
 >;
 
 /** An override as part of a channel write (the channel is implied). */

@@ -611,6 +611,18 @@ export interface components {
       type: number;
       user_limit: number | null;
     };
+    ClampedItem: {
+      /** @enum {string} */
+      field: 'topic' | 'bitrate' | 'secondary_color' | 'tertiary_color';
+      /** @description The snapshot's id of the role or channel. */
+      id: string;
+      name: string;
+      reason: string;
+      restored_value: (string | number) | null;
+      /** @enum {string} */
+      scope: 'roles' | 'channels';
+      snapshot_value: (string | number) | null;
+    };
     ConfirmDto: {
       /**
        * @description The one-time key the provider's card widget returned: the new card becomes the payer's card for
@@ -654,12 +666,19 @@ export interface components {
       default_message_notifications: number;
       description: string | null;
       explicit_content_filter: number;
+      /** @description Guild features (read-only), e.g. `ENHANCED_ROLE_COLORS` for gradient and holographic roles. */
+      features: string[];
       /** @description Icon hash as the platform reports it. */
       icon: string | null;
       id: string;
       name: string;
       owner_id: string;
       preferred_locale: string;
+      /**
+       * @description Server boost level, 0-3 (read-only, like `owner_id`): it sets some of the guild's limits, e.g.
+       *     the highest voice bitrate.
+       */
+      premium_tier: number;
       public_updates_channel_id: string | null;
       rules_channel_id: string | null;
       system_channel_flags: number;
@@ -909,8 +928,9 @@ export interface components {
       user_limit: number | null;
     };
     PlatformRole: {
-      /** @description RGB as an integer, 0 for no colour. */
+      /** @description RGB as an integer, 0 for no colour; the platform keeps it equal to `colors.primary_color`. */
       color: number;
+      colors: components['schemas']['RoleColors'];
       hoist: boolean;
       icon: string | null;
       id: string;
@@ -1047,6 +1067,8 @@ export interface components {
         current: components['schemas']['ChannelItem'];
         target: components['schemas']['ChannelItem'];
       }[];
+      /** @description Values restored as the live guild's limits allow, not as the snapshot has them. */
+      clamped: components['schemas']['ClampedItem'][];
       estimated_duration: string;
       guild_settings_diff: {
         afk_channel_id?: {
@@ -1165,6 +1187,8 @@ export interface components {
         current: components['schemas']['ChannelItem'];
         target: components['schemas']['ChannelItem'];
       }[];
+      /** @description Values restored as the live guild's limits allow, not as the snapshot has them. */
+      clamped: components['schemas']['ClampedItem'][];
       diff_hash: string;
       estimated_duration: string;
       guild_settings_diff: {
@@ -1264,6 +1288,11 @@ export interface components {
       /** @description Roles the bot cannot manage (above its highest role); reported, not attempted. */
       skipped: number;
     };
+    RoleColors: {
+      primary_color: number;
+      secondary_color: number | null;
+      tertiary_color: number | null;
+    };
     RoleItem: {
       color: string;
       hoist: boolean;
@@ -1273,6 +1302,8 @@ export interface components {
       name: string;
       permissions: string;
       position: number;
+      secondary_color: string | null;
+      tertiary_color: string | null;
       unicode_emoji: string | null;
     };
     SkippedItem: {

@@ -15,10 +15,18 @@ const channel = (id: string, name: string, type: number, parent: string | null, 
   bitrate: null,
   user_limit: null,
 });
-const role = (id: string, name: string, position: number, color = '#e67e22') => ({
+const role = (
+  id: string,
+  name: string,
+  position: number,
+  color = '#e67e22',
+  secondary: string | null = null,
+) => ({
   id,
   name,
   color,
+  secondary_color: secondary,
+  tertiary_color: null,
   permissions: '0',
   hoist: false,
   mentionable: false,
@@ -43,6 +51,7 @@ function preview(parts: Partial<Preview>): Preview {
     members_absent: 0,
     bans_to_lift: [],
     skipped: [],
+    clamped: [],
     estimated_duration: 'PT1S',
     diff_hash: 'sha256:00',
     ...parts,
@@ -148,6 +157,67 @@ describe('the preview, grouped like the snapshot tree', () => {
     expect(grouped.settings).toEqual([
       { field: 'name', before: 'Raided', after: 'Demo Guild' },
       { field: 'rules_channel_id', before: '(none)', after: '#rules' },
+    ]);
+  });
+
+  it('shows a change of a gradient’s secondary colour as a field change of its role', () => {
+    const grouped = groupPreview(
+      preview({
+        roles_to_update: [
+          {
+            current: role('r1', 'Booster', 2, '#ff0000', '#00ff00'),
+            target: role('r1', 'Booster', 2, '#ff0000', '#0000ff'),
+            changed_fields: ['secondary_color'],
+          },
+        ],
+      }),
+    );
+    expect(grouped.roles).toEqual([
+      expect.objectContaining({
+        kind: 'update',
+        name: 'Booster',
+        color: '#ff0000',
+        secondaryColor: '#0000ff',
+        fields: [{ field: 'secondary_color', before: '#00ff00', after: '#0000ff' }],
+        notes: [],
+      }),
+    ]);
+  });
+
+  it('notes on its role or channel a value restored within the live guild’s limits', () => {
+    const voice = { ...channel('c1', 'lounge', 2, null, 0), bitrate: 96000, user_limit: 0 };
+    const grouped = groupPreview(
+      preview({
+        roles_to_create: [role('r1', 'Booster', 2, '#ff0000')],
+        channels_to_create: [voice],
+        clamped: [
+          {
+            scope: 'channels',
+            id: 'c1',
+            name: 'lounge',
+            field: 'bitrate',
+            snapshot_value: 384000,
+            restored_value: 96000,
+            reason: 'the guild’s boost level (0) allows at most 96 kbps',
+          },
+          {
+            scope: 'roles',
+            id: 'r1',
+            name: 'Booster',
+            field: 'secondary_color',
+            snapshot_value: '#0000ff',
+            restored_value: null,
+            reason:
+              'the guild lacks the ENHANCED_ROLE_COLORS feature: the role keeps its primary colour only',
+          },
+        ],
+      }),
+    );
+    expect(grouped.channels[0].channels[0].notes).toEqual([
+      'bitrate: 384000 in the snapshot, restored as 96000 (the guild’s boost level (0) allows at most 96 kbps)',
+    ]);
+    expect(grouped.roles[0].notes).toEqual([
+      'secondary color: #0000ff in the snapshot, restored as (none) (the guild lacks the ENHANCED_ROLE_COLORS feature: the role keeps its primary colour only)',
     ]);
   });
 

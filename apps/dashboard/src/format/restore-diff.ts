@@ -5,6 +5,7 @@ type Payload = Schemas['SnapshotPayload'];
 type ChannelItem = Schemas['ChannelItem'];
 type RoleItem = Schemas['RoleItem'];
 type OverrideItem = Schemas['OverrideItem'];
+type ClampedItem = Schemas['ClampedItem'];
 
 export type ChangeKind = 'create' | 'update' | 'delete';
 
@@ -20,7 +21,11 @@ export interface RoleChange {
   name: string;
   /** `#rrggbb`, or null for no colour (or a deleted role, whose colour the diff does not carry). */
   color: string | null;
+  /** A gradient's second colour, `#rrggbb`; null for a role of one colour. */
+  secondaryColor: string | null;
   fields: FieldChange[];
+  /** Values restored as the live guild allows rather than as the snapshot has them, and why. */
+  notes: string[];
 }
 
 export interface ChannelChange {
@@ -29,6 +34,8 @@ export interface ChannelChange {
   name: string;
   type: number;
   fields: FieldChange[];
+  /** Values restored as the live guild allows rather than as the snapshot has them, and why. */
+  notes: string[];
 }
 
 export interface ChannelGroup {
@@ -92,6 +99,24 @@ export function shown(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/** A clamped value as the reader sees it: a topic by its length, which is what was cut. */
+function clampedValue(item: ClampedItem, value: ClampedItem['snapshot_value']): string {
+  return item.field === 'topic' && typeof value === 'string' ? `${value.length} characters` : shown(value);
+}
+
+/** Each role's or channel's notes, by scope and id (snapshot ids, as the diff's targets carry). */
+function notesByItem(clamped: readonly ClampedItem[]): (scope: ClampedItem['scope'], id: string) => string[] {
+  const notes = new Map<string, string[]>();
+  for (const item of clamped) {
+    const key = `${item.scope} ${item.id}`;
+    const note =
+      `${item.field.replace(/_/g, ' ')}: ${clampedValue(item, item.snapshot_value)} in the snapshot, ` +
+      `restored as ${clampedValue(item, item.restored_value)} (${item.reason})`;
+    notes.set(key, [...(notes.get(key) ?? []), note]);
+  }
+  return (scope, id) => notes.get(`${scope} ${id}`) ?? [];
+}
+
 function fieldChanges<T extends object>(update: { current: T; target: T; changed_fields: string[] }) {
   return update.changed_fields.map((field) => ({
     field,
@@ -106,13 +131,16 @@ function fieldChanges<T extends object>(update: { current: T; target: T; changed
  * diff, else from the snapshot (`payload`), else the id.
  */
 export function groupPreview(preview: Preview, payload?: Payload | null): GroupedPreview {
+  const notes = notesByItem(preview.clamped);
   const roleChanges: (RoleChange & { position: number })[] = [
     ...preview.roles_to_create.map((role: RoleItem) => ({
       kind: 'create' as const,
       id: role.id,
       name: role.name,
       color: role.color === '#000000' ? null : role.color,
+      secondaryColor: role.secondary_color,
       fields: [],
+      notes: notes('roles', role.id),
       position: role.position,
     })),
     ...preview.roles_to_update.map((update) => ({
@@ -120,7 +148,9 @@ export function groupPreview(preview: Preview, payload?: Payload | null): Groupe
       id: update.current.id,
       name: update.target.name,
       color: update.target.color === '#000000' ? null : update.target.color,
+      secondaryColor: update.target.secondary_color,
       fields: fieldChanges(update),
+      notes: notes('roles', update.target.id),
       position: update.target.position,
     })),
     ...preview.roles_to_delete.map((role) => ({
@@ -128,7 +158,9 @@ export function groupPreview(preview: Preview, payload?: Payload | null): Groupe
       id: role.id,
       name: role.name,
       color: null,
+      secondaryColor: null,
       fields: [],
+      notes: [],
       position: -1,
     })),
   ];
@@ -164,6 +196,7 @@ export function groupPreview(preview: Preview, payload?: Payload | null): Groupe
       name: channel.name,
       type: channel.type,
       fields: [],
+      notes: notes('channels', channel.id),
       parent: channel.parent_id,
       position: channel.position,
     })),
@@ -173,6 +206,7 @@ export function groupPreview(preview: Preview, payload?: Payload | null): Groupe
       name: update.target.name,
       type: update.target.type,
       fields: fieldChanges(update),
+      notes: notes('channels', update.target.id),
       parent: update.target.parent_id,
       position: update.target.position,
     })),
@@ -182,6 +216,7 @@ export function groupPreview(preview: Preview, payload?: Payload | null): Groupe
       name: channel.name,
       type: channel.type,
       fields: [],
+      notes: [],
       parent: names.get(channel.id)?.parent ?? null,
       position: Number.MAX_SAFE_INTEGER,
     })),

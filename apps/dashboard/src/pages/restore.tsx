@@ -266,11 +266,16 @@ export function PreviewView({
             <Change key={`${role.kind}:${role.id}`} kind={role.kind}>
               <span
                 className="swatch"
-                style={{ background: role.color ?? 'transparent' }}
+                style={{
+                  background: role.secondaryColor
+                    ? `linear-gradient(90deg, ${role.color ?? 'transparent'}, ${role.secondaryColor})`
+                    : (role.color ?? 'transparent'),
+                }}
                 aria-hidden="true"
               />
               <span className="role-name">{role.name}</span>
               <Fields fields={role.fields} />
+              <Notes notes={role.notes} />
             </Change>
           ))}
         </ul>
@@ -290,6 +295,7 @@ export function PreviewView({
                   <Change key={`${channel.kind}:${channel.id}`} kind={channel.kind}>
                     #{channel.name} <span className="muted small">{channelTypeName(channel.type)}</span>
                     <Fields fields={channel.fields} />
+                    <Notes notes={channel.notes} />
                   </Change>
                 ))}
               </ul>
@@ -418,6 +424,18 @@ function Fields({ fields }: { fields: { field: string; before: string; after: st
         </div>
       ))}
     </dl>
+  );
+}
+
+/** What the live guild's limits change about an item's restore (a lower bitrate cap, no gradient). */
+function Notes({ notes }: { notes: string[] }) {
+  if (!notes.length) return null;
+  return (
+    <ul className="notes muted small">
+      {notes.map((note) => (
+        <li key={note}>Note: {note}</li>
+      ))}
+    </ul>
   );
 }
 

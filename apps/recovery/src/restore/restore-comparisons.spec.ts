@@ -23,12 +23,15 @@ function liveGuild(): GuildState {
       system_channel_id: null,
       rules_channel_id: null,
       public_updates_channel_id: null,
+      premium_tier: 0,
+      features: [],
     },
     roles: [
       {
         id: GUILD,
         name: '@everyone',
         color: 0,
+        colors: { primary_color: 0, secondary_color: null, tertiary_color: null },
         hoist: false,
         position: 0,
         permissions: '0',

@@ -23,6 +23,7 @@ import {
 
 /** A snapshot compared with the guild as it is now: what preview shows and every step re-reads. */
 export interface RestoreComparison {
+  /** The snapshot fitted to the live guild's limits (planRestore): what the steps restore. */
   target: SnapshotPayload;
   live: GuildState;
   ids: SnapshotIdResolution;
@@ -87,7 +88,7 @@ export class RestoreComparisons {
     const standing = botStanding(live, bot);
     const ids = new SnapshotIdResolution(live, replacements);
     const input: DiffInput = { target, live, scope, ids, bot: standing, ...membership };
-    return { target, live, ids, bot: standing, ...planRestore(input) };
+    return { live, ids, bot: standing, ...planRestore(input) };
   }
 
   async recordReplacement(guildId: string, jobId: string, replacement: IdReplacement): Promise<void> {

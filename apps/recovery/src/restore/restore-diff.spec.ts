@@ -173,6 +173,7 @@ function emptyDiff(): RestoreDiff {
     members_absent: 0,
     bans_to_lift: [],
     skipped: [],
+    clamped: [],
     estimated_duration: 'under 10 seconds',
   };
 }
@@ -801,10 +802,11 @@ describe(restoreDiffHash.name, () => {
     expect(restoreDiffHash(diff)).toBe(
       sha256(
         '{"bans_to_lift":[],"channels_to_create":[],"channels_to_delete":[],"channels_to_update":[],' +
-          '"guild_settings_diff":{},"member_roles_to_restore":[],' +
+          '"clamped":[],"guild_settings_diff":{},"member_roles_to_restore":[],' +
           '"overrides_to_apply":[],"overrides_to_remove":[],"roles_to_create":[{"color":"#0000ff","hoist":false,' +
           '"id":"2001","managed":false,"mentionable":false,"name":"members","permissions":"0","position":1,' +
-          '"unicode_emoji":null}],"roles_to_delete":[],"roles_to_update":[],"skipped":[]}',
+          '"secondary_color":null,"tertiary_color":null,"unicode_emoji":null}],"roles_to_delete":[],' +
+          '"roles_to_update":[],"skipped":[]}',
       ),
     );
   });

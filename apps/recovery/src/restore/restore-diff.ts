@@ -1,7 +1,9 @@
 import type { RestoreScope } from '@lib/contracts';
+import type { SnapshotPayload } from '../snapshots/snapshot-payload';
 import { emptyChannelSection, diffChannels } from './diff/channel-diff';
 import type { DiffInput, RestoreDiff } from './diff/diff-model';
 import { estimateDuration } from './diff/estimate';
+import { clampedInDiff, fitToLiveGuild } from './diff/guild-fit';
 import { LiveLookup } from './diff/live-lookup';
 import { emptyMemberSection, type MemberRoleUpdate, planBans, planMemberRoles } from './diff/member-diff';
 import { bySkippedOrder } from './diff/ordering';
@@ -30,9 +32,16 @@ export function computeRestoreDiff(input: DiffInput): RestoreDiff {
 
 /**
  * The diff, and each member's update behind its members' roles section (the roles step's own
- * roles still to be made named by their snapshot ids), from one pass over the members.
+ * roles still to be made named by their snapshot ids), from one pass over the members. The diff
+ * is of the snapshot fitted to the live guild's limits (`target`: what the steps send).
  */
-export function planRestore(input: DiffInput): { diff: RestoreDiff; memberUpdates: MemberRoleUpdate[] } {
+export function planRestore(planned: DiffInput): {
+  diff: RestoreDiff;
+  memberUpdates: MemberRoleUpdate[];
+  target: SnapshotPayload;
+} {
+  const fit = fitToLiveGuild(planned.target, planned.live.guild);
+  const input: DiffInput = { ...planned, target: fit.target };
   const lookup = new LiveLookup(input);
   const inScope = (scope: RestoreScope) => input.scope.includes(scope);
   const roles = inScope('roles') ? diffRoles(input, lookup) : emptyRoleSection();
@@ -70,7 +79,29 @@ export function planRestore(input: DiffInput): { diff: RestoreDiff; memberUpdate
     skipped: [...roles.skipped, ...overrides.skipped, ...members.section.skipped, ...bans.skipped].sort(
       bySkippedOrder,
     ),
+    clamped: clampedInDiff(fit.clamped, {
+      created: [
+        ...roles.roles_to_create.map(({ id }) => ({ scope: 'roles' as const, id })),
+        ...channels.channels_to_create.map(({ id }) => ({ scope: 'channels' as const, id })),
+      ],
+      updated: [
+        ...roles.roles_to_update.map(({ target, changed_fields }) => ({
+          scope: 'roles' as const,
+          id: target.id,
+          changed_fields,
+        })),
+        ...channels.channels_to_update.map(({ target, changed_fields }) => ({
+          scope: 'channels' as const,
+          id: target.id,
+          changed_fields,
+        })),
+      ],
+    }),
     estimated_duration: '',
   };
-  return { diff: { ...diff, estimated_duration: estimateDuration(diff) }, memberUpdates: members.updates };
+  return {
+    diff: { ...diff, estimated_duration: estimateDuration(diff) },
+    memberUpdates: members.updates,
+    target: fit.target,
+  };
 }

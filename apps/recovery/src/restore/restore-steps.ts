@@ -183,7 +183,7 @@ export class RestoreSteps {
             await this.platform.updateRole(
               context.platformGuildId,
               update.current.id,
-              pick(roleInput(byId.get(update.target.id)!), update.changed_fields),
+              roleInput(byId.get(update.target.id)!, update.changed_fields),
               reason(context),
             );
             updated++;
@@ -594,14 +594,19 @@ function reason(context: StepContext): { reason: string } {
   return { reason: `Restore ${context.jobId}` };
 }
 
-function roleInput(role: PlatformRole): RoleInput {
-  const input: RoleInput = {};
-  for (const field of RESTORED_ROLE_FIELDS) Object.assign(input, { [field]: role[field] });
-  return input;
-}
+/** The diff's colour fields, which go to the platform together as `colors`. */
+const COLOR_FIELDS: readonly string[] = ['color', 'secondary_color', 'tertiary_color'];
 
-function pick(input: RoleInput, fields: string[]): RoleInput {
-  return Object.fromEntries(Object.entries(input).filter(([field]) => fields.includes(field)));
+/** The role's restored fields (all, or those named) as the platform takes them. */
+function roleInput(role: PlatformRole, fields: readonly string[] = RESTORED_ROLE_FIELDS): RoleInput {
+  const input: RoleInput = {};
+  for (const field of RESTORED_ROLE_FIELDS) {
+    if (!fields.includes(field) || COLOR_FIELDS.includes(field)) continue;
+    Object.assign(input, { [field]: role[field as keyof PlatformRole] });
+  }
+  // `color` is deprecated; `colors` sets all three at once, so a gradient is never half set.
+  if (fields.some((field) => COLOR_FIELDS.includes(field))) input.colors = { ...role.colors };
+  return input;
 }
 
 /** Entries of the approved preview whose only change is their place in the order. */

@@ -1,4 +1,4 @@
-import type { GuildState } from '@lib/chat-platform';
+import type { GuildState, PlatformRole } from '@lib/chat-platform';
 import type { GuildMembership } from './guild-membership';
 import { DomainError } from '@lib/problem-details';
 import {
@@ -133,7 +133,18 @@ export function readSnapshotPayload(raw: unknown): SnapshotPayload {
     Array.isArray(payload.permission_overrides) &&
     (payload.bans === undefined || (Array.isArray(payload.bans) && payload.bans.every(isSnapshotBan)));
   if (!complete) throw new SnapshotUnsupportedError(version);
-  return payload as SnapshotPayload;
+  const read = payload as SnapshotPayload;
+  return { ...read, roles: read.roles.map(withColors) };
+}
+
+/**
+ * Payloads written before roles kept `colors` have `color` only: a role of one colour then, as
+ * the platform reads it (its primary colour is always `color`).
+ */
+function withColors(role: PlatformRole): PlatformRole {
+  const stored = role as Omit<PlatformRole, 'colors'> & { colors?: PlatformRole['colors'] };
+  if (stored.colors) return role;
+  return { ...stored, colors: { primary_color: stored.color, secondary_color: null, tertiary_color: null } };
 }
 
 /**

@@ -20,6 +20,7 @@ export function platformRole(id: string, fields: Partial<PlatformRole> = {}): Pl
     id,
     name: `role ${id}`,
     color: 0,
+    colors: { primary_color: fields.color ?? 0, secondary_color: null, tertiary_color: null },
     position: 1,
     permissions: '0',
     hoist: false,
@@ -66,6 +67,8 @@ export function guildSettings(id: string, fields: Partial<GuildSettings> = {}): 
     rules_channel_id: null,
     public_updates_channel_id: null,
     preferred_locale: 'en-US',
+    premium_tier: 0,
+    features: [],
     ...fields,
   };
 }

@@ -1,4 +1,4 @@
-import type { FakeChannel } from './platform-state';
+import { CHANNEL_TYPES, type FakeChannel, type FakeGuild } from './platform-state';
 
 /** The type-dependent channel fields. */
 export type TypeSpecificField = 'topic' | 'rate_limit_per_user' | 'bitrate' | 'user_limit';
@@ -14,6 +14,28 @@ const FIELDS_BY_TYPE: Record<number, readonly TypeSpecificField[]> = {
 };
 
 const DEFAULT_BITRATE = 64_000;
+
+/**
+ * The highest voice bitrate by the guild's boost level (`premium_tier` 0-3): 96, 128, 256 and 384
+ * kbps (Discord's Audio Bitrate FAQ; resources/channel "Modify Channel" gives the 8000 minimum and
+ * 96000 without boosts). Stage channels stop at 64 kbps whatever the level. VIP servers' higher
+ * cap is left out: its specifics are undocumented, and without it the fake is the stricter.
+ */
+const MAX_BITRATE_BY_TIER: readonly number[] = [96_000, 128_000, 256_000, 384_000];
+const MAX_STAGE_BITRATE = 64_000;
+/** resources/channel "Channel Object" topic: 0-4096 characters for forum and media channels, 0-1024 for the others. */
+const MAX_TOPIC = 1_024;
+const MAX_LONG_TOPIC = 4_096;
+const MEDIA_CHANNEL_TYPE = 16;
+
+export function maxBitrateIn(guild: FakeGuild, type: number): number {
+  if (type === CHANNEL_TYPES.stage) return MAX_STAGE_BITRATE;
+  return MAX_BITRATE_BY_TIER[guild.premium_tier] ?? MAX_BITRATE_BY_TIER[0];
+}
+
+export function maxTopicOf(type: number): number {
+  return type === CHANNEL_TYPES.forum || type === MEDIA_CHANNEL_TYPE ? MAX_LONG_TOPIC : MAX_TOPIC;
+}
 
 export function channelHasField(type: number, field: TypeSpecificField): boolean {
   return FIELDS_BY_TYPE[type]?.includes(field) ?? false;

@@ -175,6 +175,15 @@ export class FormBody {
     });
   }
 
+  /** An object field, read field by field like the body (its errors nested under its name). */
+  nested(field: string): FormBody | null | undefined {
+    const raw = this.present(field, {});
+    if (raw === undefined || raw === null) return raw;
+    if (!isRecord(raw))
+      return this.fail(field, 'DICT_TYPE_CONVERT', 'Only dictionaries may be used in a DictType');
+    return new FormBody(raw, this.errors, [...this.path, field]);
+  }
+
   /** The field as sent, for values the fake stores without interpreting (message embeds). */
   raw(field: string): unknown {
     return this.value[field];

@@ -17,6 +17,8 @@ export interface RoleSpec {
   id?: string;
   permissions?: bigint;
   color?: number;
+  /** Gradient or holographic colours (the guild needs ENHANCED_ROLE_COLORS); `color` is their primary. */
+  colors?: { primary_color: number; secondary_color?: number | null; tertiary_color?: number | null };
   hoist?: boolean;
   mentionable?: boolean;
   icon?: string | null;
@@ -86,6 +88,10 @@ export interface GuildSpec {
     public_updates_channel?: string;
   };
   everyonePermissions?: bigint;
+  /** Server boost level 0-3; default 0, as a new guild has. */
+  premium_tier?: 0 | 1 | 2 | 3;
+  /** Guild features, e.g. ENHANCED_ROLE_COLORS; default none. */
+  features?: string[];
   /** Lowest first: they get positions 1..n around the bot's role. Names must be unique. */
   roles?: RoleSpec[];
   /** Channels outside any category. Channel and category names must be unique. */
@@ -162,6 +168,7 @@ function role(id: string, name: string, fields: Partial<FakeRole> = {}): FakeRol
     id,
     name,
     color: 0,
+    colors: { primary_color: 0, secondary_color: null, tertiary_color: null },
     hoist: false,
     icon: null,
     unicode_emoji: null,
@@ -194,7 +201,12 @@ function seedRoles(store: PlatformStore, spec: GuildSpec, guildId: string) {
   const ordered = (spec.roles ?? []).map((roleSpec) => {
     const seeded = role(roleSpec.id ?? store.ids.next(), roleSpec.name, {
       permissions: (roleSpec.permissions ?? 0n).toString(),
-      color: roleSpec.color ?? 0,
+      color: roleSpec.colors?.primary_color ?? roleSpec.color ?? 0,
+      colors: {
+        primary_color: roleSpec.colors?.primary_color ?? roleSpec.color ?? 0,
+        secondary_color: roleSpec.colors?.secondary_color ?? null,
+        tertiary_color: roleSpec.colors?.tertiary_color ?? null,
+      },
       hoist: roleSpec.hoist ?? false,
       mentionable: roleSpec.mentionable ?? false,
       icon: roleSpec.icon ?? null,
@@ -325,6 +337,8 @@ export function seedGuild(store: PlatformStore, spec: GuildSpec): SeededGuild {
     rules_channel_id: channelId(settings.rules_channel),
     public_updates_channel_id: channelId(settings.public_updates_channel),
     preferred_locale: settings.preferred_locale ?? 'en-US',
+    premium_tier: spec.premium_tier ?? 0,
+    features: [...(spec.features ?? [])],
     roles: roles.roles,
     channels: channels.channels,
     members: members.members,

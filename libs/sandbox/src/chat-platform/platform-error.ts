@@ -49,5 +49,10 @@ export const platformError = {
   cannotMessageUser: error(403, 50007, 'Cannot send messages to this user'),
   missingPermissions: error(403, 50013, 'Missing Permissions'),
   invalidJson: error(400, 50109, 'The request body contains invalid JSON.'),
+  /**
+   * A tertiary role colour other than the holographic preset. Discord documents the preset
+   * (topics/permissions, Role Colors Object) but not this answer; 670008 is what it is seen to send.
+   */
+  invalidRoleColor: error(400, 670008, 'Invalid role color'),
   invalidFormBody: (errors: FieldErrors) => new PlatformHttpError(400, 50035, 'Invalid Form Body', errors),
 };

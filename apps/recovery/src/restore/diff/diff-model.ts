@@ -22,11 +22,16 @@ export interface IdResolution {
   resolve(kind: IdKind, snapshotId: string): string | undefined;
 }
 
-/** A role as the diff shows it; `color` is `#rrggbb` (docs/behaviour.md §2.2). */
+/**
+ * A role as the diff shows it; colours are `#rrggbb` (docs/behaviour.md §2.2). `color` is the
+ * primary colour; a secondary one makes a gradient, a tertiary one a holographic role (null: none).
+ */
 export interface RoleItem {
   id: string;
   name: string;
   color: string;
+  secondary_color: string | null;
+  tertiary_color: string | null;
   permissions: string;
   hoist: boolean;
   mentionable: boolean;
@@ -91,6 +96,22 @@ export interface BanItem {
   reason: string | null;
 }
 
+/**
+ * A snapshot value the live guild cannot take (a limit of its boost level, a feature it lacks),
+ * restored as the nearest value it takes: the item's target in the diff carries `restored_value`.
+ * Listed for the roles and channels the restore creates or changes in that field.
+ */
+export interface ClampedItem {
+  scope: 'roles' | 'channels';
+  /** The snapshot's id of the role or channel. */
+  id: string;
+  name: string;
+  field: 'secondary_color' | 'tertiary_color' | 'bitrate' | 'topic';
+  snapshot_value: string | number | null;
+  restored_value: string | number | null;
+  reason: string;
+}
+
 /** Something the restore will not attempt, with why (e.g. a role above the bot's highest role). */
 export interface SkippedItem {
   scope: RestoreScope;
@@ -99,7 +120,11 @@ export interface SkippedItem {
   reason: string;
 }
 
-export type RestorableSetting = Exclude<keyof GuildSettings, 'id' | 'owner_id' | 'icon'>;
+/** The boost level and features are the platform's to give (boosts, plans), not a restore's. */
+export type RestorableSetting = Exclude<
+  keyof GuildSettings,
+  'id' | 'owner_id' | 'icon' | 'premium_tier' | 'features'
+>;
 
 /** docs/behaviour.md §2.2. Items are sorted so equal guilds give byte-equal diffs (and equal hashes). */
 export interface RestoreDiff {
@@ -123,6 +148,8 @@ export interface RestoreDiff {
   members_absent: number;
   bans_to_lift: BanItem[];
   skipped: SkippedItem[];
+  /** Values restored as the live guild's limits allow, not as the snapshot has them. */
+  clamped: ClampedItem[];
   estimated_duration: string;
 }
 
@@ -163,11 +190,18 @@ export interface IdReplacement {
   replacement_id: string;
 }
 
+function hexColor(rgb: number): string {
+  return `#${rgb.toString(16).padStart(6, '0')}`;
+}
+
 export function roleItem(role: PlatformRole): RoleItem {
+  const { secondary_color: secondary, tertiary_color: tertiary } = role.colors;
   return {
     id: role.id,
     name: role.name,
-    color: `#${role.color.toString(16).padStart(6, '0')}`,
+    color: hexColor(role.color),
+    secondary_color: secondary === null ? null : hexColor(secondary),
+    tertiary_color: tertiary === null ? null : hexColor(tertiary),
     permissions: role.permissions,
     hoist: role.hoist,
     mentionable: role.mentionable,

@@ -16,6 +16,8 @@ type RoleSection = Pick<RestoreDiff, 'roles_to_create' | 'roles_to_update' | 'ro
 export const RESTORED_ROLE_FIELDS = [
   'name',
   'color',
+  'secondary_color',
+  'tertiary_color',
   'permissions',
   'hoist',
   'mentionable',

@@ -212,14 +212,19 @@ export const STEP_ACTIVITY: Record<ChangeStep, StepActivityName> = {
 };
 
 /**
- * Failure types that end a run at once (docs/behaviour.md §7: PermissionDenied and GuildNotFound), and those
- * no retry can ever fix because what they report about stored data never changes back. Anything
- * else is retried: each attempt re-reads the live guild and computes its requests anew, so a
- * refused request (InvalidRequest), a vanished item (NotFound) or an outage may pass next time.
+ * Failure types that end a run at once (docs/behaviour.md §7: PermissionDenied and GuildNotFound), those
+ * no retry can ever fix because what they report about stored data never changes back, and a body
+ * the platform refuses. Anything else is retried: each attempt re-reads the live guild and
+ * computes its requests anew, so a vanished item (NotFound) or an outage may pass next time.
  */
 export const NON_RETRYABLE_FAILURES = [
   /** docs/behaviour.md §7.1: the bot lacks a permission on the guild. */
   'PermissionDenied',
+  /**
+   * The platform refused the request itself (400: 50035 Invalid Form Body, a limit reached): the
+   * same request is refused the same way on every attempt, so retrying only spends the attempts.
+   */
+  'InvalidRequest',
   /** docs/behaviour.md §7.1: the guild is gone from the platform; the job ends canceled ("guild deleted"). */
   'GuildNotFound',
   /** The snapshot's payload version is one this build cannot read; a stored payload never changes. */

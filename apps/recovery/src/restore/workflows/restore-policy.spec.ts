@@ -13,18 +13,19 @@ describe('restore activity policy', () => {
     });
   });
 
-  it('stops at once for the spec’s two types and for stored data that cannot come back, nothing else', () => {
+  it('stops at once for the spec’s two types, a refused request and stored data that cannot come back', () => {
     expect([...(RESTORE_ACTIVITY_OPTIONS.retry?.nonRetryableErrorTypes ?? [])].sort()).toEqual([
       'ErrRestoreJobNotFound',
       'ErrSnapshotNotFound',
       'ErrSnapshotUnsupported',
       'GuildNotFound',
+      'InvalidRequest',
       'PermissionDenied',
     ]);
   });
 
-  it('retries what a fresh read of the guild may fix: a refused request, a vanished item, an outage', () => {
-    for (const type of ['InvalidRequest', 'NotFound', 'PlatformUnavailable', 'DmBlocked', 'Error']) {
+  it('retries what a fresh read of the guild may fix: a vanished item, an outage', () => {
+    for (const type of ['NotFound', 'PlatformUnavailable', 'DmBlocked', 'Error']) {
       expect(RESTORE_ACTIVITY_OPTIONS.retry?.nonRetryableErrorTypes).not.toContain(type);
     }
   });

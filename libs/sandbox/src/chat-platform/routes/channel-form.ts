@@ -1,5 +1,6 @@
 import { BotAuthority } from '../bot-authority';
 import { FormBody } from '../form-body';
+import { channelHasField, maxBitrateIn, maxTopicOf } from '../channel-fields';
 import { CHANNEL_TYPES, type FakeChannel, type FakeGuild, type FakeOverwrite } from '../platform-state';
 import type { PlatformStore } from '../platform-store';
 
@@ -64,6 +65,28 @@ export function checkParent(form: FormBody, guild: FakeGuild, type: number, pare
     form.fail('parent_id', 'CHANNEL_PARENT_INVALID', 'Categories cannot have subcategories.');
   } else if (!guild.channels.some((c) => c.id === parentId && c.type === CHANNEL_TYPES.category)) {
     form.fail('parent_id', 'CHANNEL_PARENT_INVALID', 'Category does not exist.');
+  }
+  form.check();
+}
+
+/**
+ * The limits that depend on the guild and the channel's type (after the write): a bitrate above the
+ * guild's boost level allows, or a topic longer than the type takes, is refused with 400 50035 as
+ * the platform refuses it. Fields the type does not have are ignored, as the platform ignores them.
+ */
+export function checkGuildLimits(
+  form: FormBody,
+  guild: FakeGuild,
+  type: number,
+  fields: ChannelFields,
+): void {
+  const maxBitrate = maxBitrateIn(guild, type);
+  if (typeof fields.bitrate === 'number' && channelHasField(type, 'bitrate') && fields.bitrate > maxBitrate) {
+    form.fail('bitrate', 'NUMBER_TYPE_MAX', `Int value should be less than or equal to ${maxBitrate}.`);
+  }
+  const maxTopic = maxTopicOf(type);
+  if (typeof fields.topic === 'string' && channelHasField(type, 'topic') && fields.topic.length > maxTopic) {
+    form.fail('topic', 'BASE_TYPE_BAD_LENGTH', `Must be between 0 and ${maxTopic} in length.`);
   }
   form.check();
 }

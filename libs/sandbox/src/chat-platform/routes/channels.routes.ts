@@ -13,7 +13,13 @@ import {
 } from '../platform-state';
 import type { PlatformStore } from '../platform-store';
 import { channelWire, dmChannelWire } from '../wire-format';
-import { type ChannelFields, checkOverwrites, checkParent, readChannelFields } from './channel-form';
+import {
+  type ChannelFields,
+  checkGuildLimits,
+  checkOverwrites,
+  checkParent,
+  readChannelFields,
+} from './channel-form';
 import { type PlatformRoute, created, noContent, ok } from './platform-route';
 
 const TYPE_CHANGES: readonly number[] = [CHANNEL_TYPES.text, CHANNEL_TYPES.announcement];
@@ -86,6 +92,7 @@ export const channelRoutes: PlatformRoute[] = [
       const type = fields.type ?? CHANNEL_TYPES.text;
       const parentId = fields.parent_id ?? null;
       checkParent(form, guild, type, parentId);
+      checkGuildLimits(form, guild, type, fields);
       checkOverwriteRights(bot, guild, store, fields, false);
       if (guild.channels.length >= MAX_GUILD_CHANNELS) throw platformError.maxChannels();
       const channel: FakeChannel = {
@@ -162,6 +169,7 @@ export const channelRoutes: PlatformRoute[] = [
           form.fail('parent_id', 'CHANNEL_PARENT_INVALID', 'Invalid parent.');
         checkParent(form, guild, channel.type, fields.parent_id);
       }
+      checkGuildLimits(form, guild, fields.type ?? channel.type, fields);
       checkOverwriteRights(bot, guild, store, fields, true);
       const watch = new GuildWatch(guild, ['channels']);
       applyFields(channel, fields);

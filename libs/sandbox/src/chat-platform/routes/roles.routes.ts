@@ -3,15 +3,23 @@ import { BotAuthority } from '../bot-authority';
 import { FormBody } from '../form-body';
 import { GuildWatch } from '../guild-change';
 import { platformError } from '../platform-error';
+import type { RoleColors } from '@lib/chat-platform';
 import { type FakeGuild, type FakeRole, MAX_GUILD_ROLES } from '../platform-state';
 import { roleWire } from '../wire-format';
 import { type PlatformRoute, noContent, ok } from './platform-route';
 
 const MAX_COLOR = 0xffffff;
+/** Gradient and holographic colours need this guild feature (topics/permissions, Role Colors Object). */
+const ENHANCED_ROLE_COLORS = 'ENHANCED_ROLE_COLORS';
+/** The only holographic style the platform accepts: "the API enforces" these values. */
+const HOLOGRAPHIC = { primary_color: 11_127_295, secondary_color: 16_759_788, tertiary_color: 16_761_760 };
 
 type RoleFields = Partial<
   Pick<FakeRole, 'name' | 'permissions' | 'color' | 'hoist' | 'icon' | 'unicode_emoji' | 'mentionable'>
->;
+> & {
+  /** The colours the body sets; absent ones keep the role's. */
+  colors?: Partial<RoleColors>;
+};
 
 /** The role fields of a create or edit; an explicit null means the default, as on the platform. */
 function readRoleFields(form: FormBody, guild: FakeGuild): RoleFields {
@@ -22,6 +30,8 @@ function readRoleFields(form: FormBody, guild: FakeGuild): RoleFields {
   if (permissions !== undefined) fields.permissions = permissions ?? everyone(guild).permissions;
   const color = form.integer('color', { min: 0, max: MAX_COLOR });
   if (color !== undefined) fields.color = color ?? 0;
+  const colors = form.nested('colors');
+  if (colors) fields.colors = readColors(colors, guild);
   for (const flag of ['hoist', 'mentionable'] as const) {
     const value = form.boolean(flag);
     if (value !== undefined) fields[flag] = value ?? false;
@@ -31,7 +41,49 @@ function readRoleFields(form: FormBody, guild: FakeGuild): RoleFields {
     if (value !== undefined) fields[text] = value;
   }
   form.check();
+  if (fields.colors?.tertiary_color != null && !isHolographic(fields.colors)) {
+    throw platformError.invalidRoleColor();
+  }
   return fields;
+}
+
+/**
+ * The Role Colors Object of a body. Discord documents that secondary and tertiary colours "can
+ * only be set to a non-null value if the guild has the ENHANCED_ROLE_COLORS guild feature", but
+ * not the answer otherwise: this fake reads it strictly and refuses the body (400 50035).
+ */
+function readColors(form: FormBody, guild: FakeGuild): Partial<RoleColors> {
+  const colors: Partial<RoleColors> = {};
+  const primary = form.integer('primary_color', { min: 0, max: MAX_COLOR });
+  if (primary !== undefined) colors.primary_color = primary ?? 0;
+  for (const field of ['secondary_color', 'tertiary_color'] as const) {
+    const value = form.integer(field, { min: 0, max: MAX_COLOR });
+    if (value === undefined) continue;
+    colors[field] = value;
+    if (value !== null && !guild.features.includes(ENHANCED_ROLE_COLORS)) {
+      form.fail(field, 'ENHANCED_ROLE_COLORS_REQUIRED', 'This guild cannot have gradient role colors.');
+    }
+  }
+  return colors;
+}
+
+function isHolographic(colors: Partial<RoleColors>): boolean {
+  return (
+    colors.primary_color === HOLOGRAPHIC.primary_color &&
+    colors.secondary_color === HOLOGRAPHIC.secondary_color &&
+    colors.tertiary_color === HOLOGRAPHIC.tertiary_color
+  );
+}
+
+/**
+ * Applies an edit. `colors` wins over the deprecated `color` when a body sends both (undocumented:
+ * the stricter reading keeps the two from disagreeing); `color` alone sets the primary colour.
+ */
+function applyRoleFields(role: FakeRole, { colors, color, ...fields }: RoleFields): void {
+  Object.assign(role, fields);
+  if (colors) role.colors = { ...role.colors, ...colors };
+  else if (color !== undefined) role.colors = { ...role.colors, primary_color: color };
+  role.color = role.colors.primary_color;
 }
 
 function everyone(guild: FakeGuild): FakeRole {
@@ -85,6 +137,7 @@ export const roleRoutes: PlatformRoute[] = [
         id: store.ids.next(),
         name: 'new role',
         color: 0,
+        colors: { primary_color: 0, secondary_color: null, tertiary_color: null },
         hoist: false,
         icon: null,
         unicode_emoji: null,
@@ -93,8 +146,8 @@ export const roleRoutes: PlatformRoute[] = [
         managed: false,
         mentionable: false,
         flags: 0,
-        ...fields,
       };
+      applyRoleFields(role, fields);
       bot.requireGrantable(BigInt(role.permissions));
       const watch = new GuildWatch(guild, ['roles']);
       // A new role starts at the bottom, just above @everyone.
@@ -142,7 +195,7 @@ export const roleRoutes: PlatformRoute[] = [
         bot.requireGrantable(BigInt(fields.permissions) & ~BigInt(role.permissions));
       }
       const watch = new GuildWatch(guild, ['roles']);
-      Object.assign(role, fields);
+      applyRoleFields(role, fields);
       return ok(roleWire(role), watch.changes([role.id]));
     },
   },
