@@ -121,10 +121,9 @@ class SchemaWriter {
       schema = { anyOf: rest.map((member) => this.schemaOf(member)) };
     }
     if (!nullable) return schema;
-    // OpenAPI 3.0: a reference cannot carry `nullable` itself, and `nullable` needs a `type` beside it.
-    return '$ref' in schema
-      ? { type: 'object', allOf: [schema], nullable: true }
-      : { ...schema, nullable: true };
+    // A choice of types (`string | number | null`) has no `type` of its own: each choice is nullable.
+    if (Array.isArray(schema.anyOf)) return { anyOf: (schema.anyOf as Schema[]).map(orNull) };
+    return orNull(schema);
   }
 
   private object(type: ts.Type): Schema {
@@ -175,4 +174,11 @@ export function completeResponseSchemas(document: Document): number {
     }
   }
   return completed;
+}
+
+/** OpenAPI 3.0: a reference cannot carry `nullable` itself, and `nullable` needs a `type` beside it. */
+function orNull(schema: Schema): Schema {
+  return '$ref' in schema
+    ? { type: 'object', allOf: [schema], nullable: true }
+    : { ...schema, nullable: true };
 }
