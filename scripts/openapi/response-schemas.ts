@@ -121,8 +121,12 @@ class SchemaWriter {
       schema = { anyOf: rest.map((member) => this.schemaOf(member)) };
     }
     if (!nullable) return schema;
-    // A choice of types (`string | number | null`) has no `type` of its own: each choice is nullable.
-    if (Array.isArray(schema.anyOf)) return { anyOf: (schema.anyOf as Schema[]).map(orNull) };
+    // A choice of types (`string | number | null`) has no `type` of its own: its first choice takes
+    // the null (one is enough, and the generated client would repeat `| null` for each).
+    if (Array.isArray(schema.anyOf)) {
+      const [first, ...others] = schema.anyOf as Schema[];
+      return { anyOf: [orNull(first), ...others] };
+    }
     return orNull(schema);
   }
 

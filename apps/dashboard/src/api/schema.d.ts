@@ -618,10 +618,10 @@ export interface components {
       id: string;
       name: string;
       reason: string;
-      restored_value: (string | null) | (number | null);
+      restored_value: (string | null) | number;
       /** @enum {string} */
       scope: 'roles' | 'channels';
-      snapshot_value: (string | null) | (number | null);
+      snapshot_value: (string | null) | number;
     };
     ConfirmDto: {
       /**
