@@ -108,6 +108,48 @@ describe.each([
     expect(job.status).toBe('canceled');
   });
 
+  it('keeps waiting across a graceful restart, then completes with each role created once', async () => {
+    const { seeded, snapshotId } = await rolesLost(12);
+    stack.platform.setRateLimits({ roleCreations: { limit: 5, windowMs: 4_000 } });
+
+    const started = await harness.start(snapshotId, ['roles']);
+    const jobId = started.body.id as string;
+    await waitingProgress(jobId);
+
+    expect(await stack.recovery.stop('SIGTERM')).toBe(0);
+    // A deploy during a wait of up to two days: the stopping process leaves the job running.
+    const [stopped] = await harness.dataSource.query<{ status: string }[]>(
+      `SELECT status FROM recovery.restore_jobs WHERE id = $1`,
+      [jobId],
+    );
+    expect(stopped.status).toBe('running');
+    await stack.restartRecovery();
+
+    const job = await finished(jobId);
+    expect(job).toMatchObject({ status: 'completed', error_message: null });
+    expect(job.result_summary).toMatchObject({ roles_created: 12 });
+    const roles = stack.platform.guild(seeded.guildId).roles.map((role) => role.name);
+    for (let i = 0; i < 12; i++) expect(roles.filter((name) => name === `extra-${i}`)).toHaveLength(1);
+  }, 120_000);
+
+  it('ends canceled when canceled during a wait resumed after a restart', async () => {
+    const { snapshotId } = await rolesLost(6);
+    stack.platform.setRateLimits({ roleCreations: { limit: 2, windowMs: 120_000 } });
+
+    const started = await harness.start(snapshotId, ['roles']);
+    const jobId = started.body.id as string;
+    const before = await waitingProgress(jobId);
+    await stack.restartRecovery();
+
+    // The new process waits for the same step until the same time, and says so.
+    const after = await waitingProgress(jobId);
+    expect(after.progress).toMatchObject({ waiting: (before.progress as Body).waiting });
+    const canceled = await post(`/api/v1/restore/${jobId}/cancel`, {});
+    expect(canceled.status).toBe(202);
+    const job = await finished(jobId, 20_000);
+    expect(job.status).toBe('canceled');
+  }, 120_000);
+
   it("edits each channel's name and topic at most once, whatever else changes with them", async () => {
     const { seeded, snapshotId } = await protectedGuild();
     await raid(stack.platform.url, seeded);

@@ -11,6 +11,7 @@ import { AntiNukeIncidentTargets1766200000000 } from './migrations/1766200000000
 import { LiveSyncShards1766300000000 } from './migrations/1766300000000-live-sync-shards';
 import { Snapshot } from './snapshots/snapshot.entity';
 import { RetentionIndexes1766400000000 } from './migrations/1766400000000-retention-indexes';
+import { RestoreJobLeftWaiting1766500000000 } from './migrations/1766500000000-restore-job-left-waiting';
 
 export const recoveryDatabase = {
   schema: 'recovery',
@@ -27,5 +28,6 @@ export const recoveryDatabase = {
     AntiNukeIncidentTargets1766200000000,
     LiveSyncShards1766300000000,
     RetentionIndexes1766400000000,
+    RestoreJobLeftWaiting1766500000000,
   ],
 };

@@ -40,9 +40,11 @@ export class RecoveryEnv extends ConsumerEnv {
 
   /**
    * `temporal` (the distributed deployment) or `in-process`: standalone mode, where restores and
-   * AntiNuke run inside this process with the same retry policies but no durability: a restore
-   * still running when the process stops ends failed (at shutdown, or at the next start), and
-   * AntiNuke counts afresh. Only one process may run `in-process` against a database.
+   * AntiNuke run inside this process with the same retry policies but little durability: a
+   * restore still running when the process stops ends failed (at shutdown, or at the next start),
+   * except one waiting for the platform's creation quota at a graceful stop, which the next start
+   * takes up where it waited; AntiNuke counts afresh. Only one process may run `in-process`
+   * against a database.
    */
   @IsIn(WORKFLOW_ENGINES, { message: `WORKFLOW_ENGINE must be one of ${WORKFLOW_ENGINES.join(', ')}` })
   WORKFLOW_ENGINE: WorkflowEngine = 'temporal';

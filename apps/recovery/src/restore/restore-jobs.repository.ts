@@ -5,7 +5,7 @@ import { Counter, Histogram } from 'prom-client';
 import { DataSource, type EntityManager } from 'typeorm';
 import { RecoveryEvents } from '../recovery-events';
 import type { RestoreDiff } from './restore-diff';
-import type { RestoreFailure } from './workflows/restore-contract';
+import type { RestoreFailure, RestoreResume } from './workflows/restore-contract';
 
 export type RestoreJobStatus = 'pending' | 'running' | 'completed' | 'failed' | 'canceled';
 
@@ -39,6 +39,8 @@ export interface RestoreJobRow {
   pre_restore_snapshot_id: string | null;
   warnings: { code: string; message: string }[];
   cancel_requested_at: Date | null;
+  /** An in-process run's wait its process stopped in, for the next start to take up. */
+  left_waiting: RestoreResume | null;
   created_at: Date;
   started_at: Date | null;
   completed_at: Date | null;
@@ -140,6 +142,30 @@ export class RestoreJobsRepository {
         ORDER BY created_at`,
       [prefix],
     );
+  }
+
+  /** Keeps a `running` job's wait for the next start (RestoreResume); false if the job has ended. */
+  async leaveWaiting(jobId: string, resume: RestoreResume): Promise<boolean> {
+    const [, count] = await this.dataSource.query<[unknown[], number]>(
+      `UPDATE recovery.restore_jobs SET left_waiting = $2 WHERE id = $1 AND status = 'running'`,
+      [jobId, JSON.stringify(resume)],
+    );
+    return count > 0;
+  }
+
+  /**
+   * Takes a job's kept wait, once: the caller runs the job on from it, and a start that comes
+   * after (another replica, or this process once the run is under way) finds nothing to take.
+   */
+  async takeLeftWaiting(jobId: string): Promise<RestoreResume | null> {
+    const [[row]] = await this.dataSource.query<[{ resume: RestoreResume }[], number]>(
+      `UPDATE recovery.restore_jobs j SET left_waiting = NULL
+         FROM (SELECT id, left_waiting FROM recovery.restore_jobs WHERE id = $1 FOR UPDATE) old
+        WHERE j.id = old.id AND j.status = 'running' AND old.left_waiting IS NOT NULL
+        RETURNING old.left_waiting AS resume`,
+      [jobId],
+    );
+    return row?.resume ?? null;
   }
 
   /**

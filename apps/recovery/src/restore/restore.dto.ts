@@ -56,7 +56,11 @@ export type RestorePreviewView = RestoreDiff & { diff_hash: string };
  * A restore job as the API answers it: its row, dates as ISO strings, without the requester's
  * platform user id; `progress` while it runs and the engine answers.
  */
-export type RestoreJobView = Omit<WithIsoDates<RestoreJobRow>, 'requested_by_platform_user_id'> & {
+export type RestoreJobView = Omit<
+  WithIsoDates<RestoreJobRow>,
+  // Internal: the platform wait an in-process run kept across a restart (its progress shows it).
+  'requested_by_platform_user_id' | 'left_waiting'
+> & {
   progress?: ProgressSummary;
 };
 

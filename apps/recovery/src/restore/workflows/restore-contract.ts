@@ -83,6 +83,21 @@ export interface RestoreWorkflowInput {
   createPreRestoreSnapshot: boolean;
   /** Changes per step in the approved preview: the progress totals. */
   totals: Partial<Record<ChangeStep, number>>;
+  /** A run taken up again where an earlier one stopped while waiting for the platform. */
+  resume?: RestoreResume;
+}
+
+/**
+ * What a run waiting for the platform leaves when its process stops (the in-process engine; a
+ * Temporal run's wait is a durable timer): the wait, the progress and the counts so far. The run
+ * taken up from it skips the pre-restore snapshot already taken, sleeps until the wait's end in
+ * the step that waited, and calls every step again (each re-reads the guild and does only what is
+ * left), adding to these counts.
+ */
+export interface RestoreResume {
+  waiting: NonNullable<ProgressSummary['waiting']>;
+  progress: ProgressSummary;
+  summary: RestoreResultSummary;
 }
 
 export interface JobRef {

@@ -5,6 +5,7 @@ import {
   type JobRef,
   type RestoreActivities,
   type RestoreFailure,
+  type RestoreResume,
   type RestoreWorkflowInput,
   STEP_ACTIVITY,
   STEP_DEPENDS_ON,
@@ -24,8 +25,9 @@ export interface RestoreEngine {
   /**
    * Waits until the time (ISO 8601) or until cancel is requested, whichever comes first: a durable
    * timer on Temporal, so a wait of hours holds no activity and survives a worker restart.
+   * `summary`: the counts so far, what an engine that hands the wait over to its next start keeps.
    */
-  sleepUntil(until: string): Promise<void>;
+  sleepUntil(until: string, summary: RestoreResultSummary): Promise<void>;
   /** Runs cleanup that must happen even if the run itself is being torn down. */
   shielded<T>(work: () => Promise<T>): Promise<T>;
   /**
@@ -50,7 +52,9 @@ export async function runRestore(
 ): Promise<RestoreOutcome> {
   const ref: JobRef = { jobId: input.jobId };
   const { activities } = engine;
-  const summary = emptySummary();
+  const { resume } = input;
+  const summary = resume ? { ...resume.summary } : emptySummary();
+  if (resume) progress.carryOver(resume.progress);
   let ending: RestoreFailure | null = null;
 
   try {
@@ -58,7 +62,10 @@ export async function runRestore(
     await activities.validateSnapshot(ref);
     progress.finish('ValidateSnapshot');
 
-    if (input.createPreRestoreSnapshot) {
+    if (input.createPreRestoreSnapshot && resume) {
+      // Taken by the run this one resumes, before it reached the steps.
+      progress.finish('CreatePreRestoreSnapshot');
+    } else if (input.createPreRestoreSnapshot) {
       progress.start('CreatePreRestoreSnapshot');
       // docs/behaviour.md §7.3: its failure does not stop the restore. The activity records the warning
       // itself; an activity that could not even do that is passed over all the same.
@@ -78,7 +85,7 @@ export async function runRestore(
         for (const step of phase) if (!wanted.includes(step)) progress.skip(step);
         if (wanted.length === 0) continue;
         if (engine.cancelRequested()) break;
-        await runPhase(wanted, ref, engine, progress, summary);
+        await runPhase(wanted, ref, engine, progress, summary, resume?.waiting);
       }
     } else {
       for (const step of CHANGE_STEPS) {
@@ -87,7 +94,7 @@ export async function runRestore(
           continue;
         }
         if (engine.cancelRequested()) break;
-        await runStep(step, ref, engine, progress, summary);
+        await runStep(step, ref, engine, progress, summary, resume?.waiting);
       }
     }
   } catch (error) {
@@ -124,6 +131,7 @@ async function runPhase(
   engine: RestoreEngine,
   progress: RestoreProgress,
   summary: RestoreResultSummary,
+  resumed?: RestoreResume['waiting'],
 ): Promise<void> {
   const running = new Set(steps);
   /** Each step's run, settled either way: what a step waiting for it awaits. */
@@ -131,7 +139,7 @@ async function runPhase(
   let failed = false;
   const runs = steps.map(async (step) => {
     try {
-      await runStep(step, ref, engine, progress, summary, {
+      await runStep(step, ref, engine, progress, summary, resumed, {
         awaiting: () => (STEP_DEPENDS_ON[step] ?? []).filter((other) => running.has(other)),
         anyEnded: (others) => Promise.race(others.map((other) => ended.get(other) ?? Promise.resolve())),
         halted: () => failed,
@@ -170,9 +178,17 @@ async function runStep(
   engine: RestoreEngine,
   progress: RestoreProgress,
   summary: RestoreResultSummary,
+  resumed?: RestoreResume['waiting'],
   side?: SideBySide,
 ): Promise<void> {
   progress.start(step);
+  if (resumed?.step === step) {
+    // The wait the resumed run stopped in: out first, then the step goes on as after any wait.
+    progress.wait(step, { reason: resumed.reason, until: resumed.until });
+    await engine.sleepUntil(resumed.until, summary);
+    progress.resume(step);
+    if (engine.cancelRequested()) return;
+  }
   let outcome: StepOutcome;
   do {
     const awaiting = side?.awaiting() ?? [];
@@ -187,7 +203,7 @@ async function runStep(
       // channel's edit limit): wait without an activity, then call the step again, which re-reads
       // the guild and goes on where it stopped. A cancel ends the wait at once.
       progress.wait(step, outcome.pause);
-      await engine.sleepUntil(outcome.pause.until);
+      await engine.sleepUntil(outcome.pause.until, summary);
       progress.resume(step);
       continue;
     }

@@ -43,6 +43,14 @@ export class RestoreProgress {
     }
   }
 
+  /** A resumed run goes on counting from an earlier run's progress (RestoreResume). */
+  carryOver(previous: ProgressSummary): void {
+    for (const { name, done, total } of previous.steps) {
+      const step = this.steps.get(name);
+      if (step) Object.assign(step, { done, total: Math.max(step.total, total) });
+    }
+  }
+
   start(name: StepName): void {
     this.step(name).status = 'running';
   }

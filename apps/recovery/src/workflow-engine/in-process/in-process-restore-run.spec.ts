@@ -11,7 +11,11 @@ import {
   STEP_DONE as DONE,
   UNSUCCESSFUL_END,
 } from '../../restore/workflows/restore-activities.fixture';
-import type { RestoreWorkflowInput, StepOutcome } from '../../restore/workflows/restore-contract';
+import type {
+  RestoreResume,
+  RestoreWorkflowInput,
+  StepOutcome,
+} from '../../restore/workflows/restore-contract';
 
 const INPUT: RestoreWorkflowInput = {
   jobId: 'job-1',
@@ -159,6 +163,99 @@ describe(InProcessRestoreRun.name, () => {
     expect(fake.endings).toEqual([
       { jobId: 'job-1', status: 'failed', code: 'ServiceStopped', message: SERVICE_STOPPED_MESSAGE },
     ]);
+  });
+
+  describe('a stop during a wait for the platform', () => {
+    const PAUSED: StepOutcome = {
+      created: 5,
+      updated: 0,
+      deleted: 0,
+      remaining: 7,
+      // A day away, as a quota's wait can be (a timer beyond 24.8 days would fire at once).
+      pause: { reason: 'role_creation_quota', until: new Date(Date.now() + 86_400_000).toISOString() },
+    };
+
+    function pausedRoles(handBack: (resume: RestoreResume) => Promise<void>) {
+      const stop = new AbortController();
+      const waiting = deferred<void>();
+      const fake = fakeActivities({
+        createOrUpdateRoles: (call) => {
+          if (call === 1) setImmediate(() => waiting.resolve());
+          return Promise.resolve(call === 1 ? PAUSED : DONE);
+        },
+      });
+      const sut = new InProcessRestoreRun(INPUT, fake.activities, { stop: stop.signal, handBack });
+      return { sut, fake, stop, waiting: waiting.promise };
+    }
+
+    it('keeps the wait, progress and counts for the next start and leaves the job as it is', async () => {
+      const kept: RestoreResume[] = [];
+      const { sut, fake, stop, waiting } = pausedRoles((resume) => {
+        kept.push(resume);
+        return Promise.resolve();
+      });
+      const outcome = sut.begin();
+      await waiting;
+      stop.abort(serviceStopped());
+      await sut.stopped();
+
+      expect(kept).toEqual([
+        expect.objectContaining({
+          waiting: expect.objectContaining({ step: 'CreateOrUpdateRoles', until: PAUSED.pause!.until }),
+          summary: expect.objectContaining({ roles_created: 5 }),
+        }),
+      ]);
+      expect(kept[0].progress.steps.find((step) => step.name === 'CreateOrUpdateRoles')).toMatchObject({
+        done: 5,
+      });
+      expect(fake.endings).toEqual([]);
+      expect(await Promise.race([outcome, Promise.resolve('still running')])).toBe('still running');
+    });
+
+    it('ends the job failed as any stopped run when the wait cannot be kept', async () => {
+      const { sut, fake, stop, waiting } = pausedRoles(() => Promise.reject(new Error('db down')));
+      const outcome = sut.begin();
+      await waiting;
+      stop.abort(serviceStopped());
+      expect(await outcome).toBe('failed');
+      expect(fake.endings).toEqual([
+        { jobId: 'job-1', status: 'failed', code: 'ServiceStopped', message: SERVICE_STOPPED_MESSAGE },
+      ]);
+    });
+
+    it('taken up by the next start: no second pre-restore snapshot, the rest of the wait, the counts go on', async () => {
+      const fake = fakeActivities();
+      const resume: RestoreResume = {
+        waiting: {
+          step: 'CreateOrUpdateRoles',
+          reason: 'role_creation_quota',
+          until: new Date(Date.now() - 1_000).toISOString(),
+          message: 'waiting',
+        },
+        progress: new InProcessRestoreRun(INPUT, fake.activities).progressSummary(),
+        summary: {
+          roles_created: 5,
+          roles_updated: 0,
+          roles_deleted: 0,
+          channels_created: 0,
+          channels_updated: 0,
+          channels_deleted: 0,
+          overrides_applied: 0,
+          overrides_removed: 0,
+          guild_settings_updated: 0,
+          skipped: 0,
+        },
+      };
+      const sut = new InProcessRestoreRun(
+        { ...INPUT, createPreRestoreSnapshot: true, resume },
+        fake.activities,
+      );
+      expect(await sut.begin()).toBe('completed');
+      expect(fake.count('createPreRestoreSnapshot')).toBe(0);
+      expect(fake.inputs[fake.calls.indexOf('completeRestore')]).toMatchObject({
+        summary: { roles_created: 6 },
+      });
+    });
   });
 });
 

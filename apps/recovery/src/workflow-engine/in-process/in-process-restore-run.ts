@@ -1,3 +1,4 @@
+import type { RestoreResultSummary } from '@lib/contracts';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { ActivityOptions } from '@temporalio/workflow';
 import { type Sleep, withActivityOptions } from './in-process-activities';
@@ -6,6 +7,7 @@ import {
   OVERLAPPED_PHASES,
   type ProgressSummary,
   type RestoreActivities,
+  type RestoreResume,
   type RestoreWorkflowInput,
 } from '../../restore/workflows/restore-contract';
 import { classifyRestoreFailure } from '../../restore/workflows/restore-failure';
@@ -49,6 +51,11 @@ export interface InProcessRestoreOptions {
   /** RESTORE_ACTIVITY_OPTIONS unless a test says otherwise. */
   policy?: ActivityOptions;
   sleep?: Sleep;
+  /**
+   * Keeps a wait for the platform that the stop cuts short (RestoreResume) for the next start.
+   * Without it, or when it fails, the run ends failed (SERVICE_STOPPED) as any run a stop cuts.
+   */
+  handBack?: (resume: RestoreResume) => Promise<void>;
 }
 
 /** The activities as a restore run calls them in process: the restore policy on every call. */
@@ -75,6 +82,11 @@ export class InProcessRestoreRun {
   private readonly progress: RestoreProgress;
   private readonly activities: RestoreActivities;
   private running: Promise<RestoreOutcome> | undefined;
+  /** The hand-back of the run's wait (at most one, whichever waiting step a stop meets first). */
+  private handedBack: Promise<boolean> | undefined;
+  private markKept: () => void = () => undefined;
+  /** Resolves once a stop met the run waiting and its wait was kept for the next start. */
+  private readonly kept = new Promise<void>((resolve) => (this.markKept = resolve));
 
   constructor(
     private readonly input: RestoreWorkflowInput,
@@ -96,7 +108,7 @@ export class InProcessRestoreRun {
       {
         activities: this.activities,
         cancelRequested: () => this.canceled,
-        sleepUntil: (until) => this.sleepUntil(until),
+        sleepUntil: (until, summary) => this.sleepUntil(until, summary),
         classify: classifyRestoreFailure,
         // The endings run even while the process stops (ENDING_ACTIVITIES); nothing else to shield.
         shielded: (work) => work(),
@@ -107,6 +119,14 @@ export class InProcessRestoreRun {
     return this.running;
   }
 
+  /**
+   * Settles when the run no longer needs this process: it ended, or a stop met it waiting for the
+   * platform and its wait was handed to the next start (the run is then left where it is).
+   */
+  stopped(): Promise<unknown> {
+    return Promise.race([this.begin().catch(() => undefined), this.kept]);
+  }
+
   /** The `cancel` signal: the running activity finishes, later steps are skipped. */
   cancel(): void {
     this.canceled = true;
@@ -114,23 +134,51 @@ export class InProcessRestoreRun {
   }
 
   /**
-   * A timer in this process. A stopping process ends the wait at once: the next activity is
-   * refused and the run ends failed (SERVICE_STOPPED), as any run cut short by a stop does.
+   * A timer in this process. A wait can last two days, so a stopping process (a deploy) keeps it
+   * for the next start (handBack) and leaves the run as it is, never resolving the wait: the job
+   * stays `running` and the next start takes it up (InProcessRestoreWorkflows). Without a
+   * handBack, or if it fails, the wait ends at once, the next activity is refused and the run ends
+   * failed (SERVICE_STOPPED), as any run cut short by a stop does.
    */
-  private sleepUntil(until: string): Promise<void> {
+  private sleepUntil(until: string, summary: RestoreResultSummary): Promise<void> {
     const ms = Date.parse(until) - Date.now();
-    if (ms <= 0 || this.canceled || this.options.stop?.aborted) return Promise.resolve();
+    if (ms <= 0 || this.canceled) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);
         this.wake.delete(done);
-        this.options.stop?.removeEventListener('abort', done);
+        this.options.stop?.removeEventListener('abort', stopped);
         resolve();
+      };
+      const stopped = () => {
+        clearTimeout(timer);
+        this.wake.delete(done);
+        void this.keepForNextStart(summary).then((kept) => (kept ? undefined : resolve()));
       };
       const timer = setTimeout(done, ms);
       this.wake.add(done);
-      this.options.stop?.addEventListener('abort', done);
+      if (this.options.stop?.aborted) stopped();
+      else this.options.stop?.addEventListener('abort', stopped, { once: true });
     });
+  }
+
+  /**
+   * Hands the run's wait to the next start; false when there is no one to hand it to or the
+   * hand-back failed. Steps waiting side by side share the one hand-back: it records the earliest
+   * wait, and the others call their step again after it (the platform tells them to wait again).
+   */
+  private keepForNextStart(summary: RestoreResultSummary): Promise<boolean> {
+    const { handBack } = this.options;
+    const progress = this.progress.summary();
+    if (!handBack || !progress.waiting) return Promise.resolve(false);
+    this.handedBack ??= handBack({ waiting: progress.waiting, progress, summary: { ...summary } }).then(
+      () => {
+        this.markKept();
+        return true;
+      },
+      () => false,
+    );
+    return this.handedBack;
   }
 
   /** The `getProgress` query. */

@@ -15,11 +15,13 @@ import {
   serviceStopped,
 } from './in-process-restore-run';
 import { InProcessEngineAdapter } from './in-process-engine-adapter';
-import { RestoreJobsRepository } from '../../restore/restore-jobs.repository';
+import { changesPerStep } from '../../restore/restore-diff';
+import { type RestoreJobRow, RestoreJobsRepository } from '../../restore/restore-jobs.repository';
 import type { RestoreWorkflows } from '../../restore/restore-workflows';
 import type {
   ProgressSummary,
   RestoreActivities,
+  RestoreResume,
   RestoreWorkflowInput,
 } from '../../restore/workflows/restore-contract';
 
@@ -34,6 +36,10 @@ import type {
  * - At shutdown no new run starts; each run's current activity finishes, the next one is refused,
  *   and the run ends `failed` with the same message right away. A run still busy after
  *   SHUTDOWN_GRACE_MS is left to the next start.
+ * - Except a run waiting for the platform (a creation quota can take 48 hours, longer than any
+ *   deploy should fail a restore for): its wait, progress and counts are kept on the job
+ *   (`left_waiting`), the job stays `running`, and the next start takes the run up from there:
+ *   it sleeps out what is left of the wait, then calls the steps again, which do only what is left.
  *
  * One process per database: a second one would take the first one's runs for leftovers.
  */
@@ -65,8 +71,9 @@ export class InProcessRestoreWorkflows
 
   async beforeApplicationShutdown(): Promise<void> {
     this.stopping.abort(serviceStopped());
-    // begin() of a run not begun yet (its start still recording the id) runs it to its ending.
-    const runs = [...this.runs.values()].map((run) => run.begin());
+    // A run not begun yet (its start still recording the id) is begun and runs to its ending; a
+    // run waiting for the platform is done once its wait is kept for the next start.
+    const runs = [...this.runs.values()].map((run) => run.stopped());
     const inTime = await this.settledBeforeShutdown([...runs, this.sweep ?? Promise.resolve()]);
     if (!inTime) {
       this.logger.warn(
@@ -80,8 +87,16 @@ export class InProcessRestoreWorkflows
     if (this.stopping.signal.aborted) {
       return Promise.reject(new Error('the service is stopping; no restore starts now'));
     }
+    return Promise.resolve(this.run(input));
+  }
+
+  /** Runs `input` in this process; its engine workflow id. */
+  private run(input: RestoreWorkflowInput): string {
     const workflowId = inProcessRestoreWorkflowId(input.jobId);
-    const run = new InProcessRestoreRun(input, this.activities, { stop: this.stopping.signal });
+    const run = new InProcessRestoreRun(input, this.activities, {
+      stop: this.stopping.signal,
+      handBack: (resume) => this.leaveWaiting(input.jobId, resume),
+    });
     // Known as ours before the job says so: the start-up sweep never takes a live run for a leftover.
     this.runs.set(workflowId, run);
     // RestoreService records the id on the job (markRunning) as soon as this resolves; the run's
@@ -97,7 +112,35 @@ export class InProcessRestoreWorkflows
           ),
       )
       .finally(() => this.runs.delete(workflowId));
-    return Promise.resolve(workflowId);
+    return workflowId;
+  }
+
+  private async leaveWaiting(jobId: string, resume: RestoreResume): Promise<void> {
+    try {
+      if (!(await this.jobs.leaveWaiting(jobId, resume))) throw new Error('the restore job has ended');
+    } catch (error) {
+      this.logger.error(
+        { err: error, restore_job_id: jobId },
+        'restore wait could not be kept for the next start',
+      );
+      throw error;
+    }
+    this.logger.log(
+      { restore_job_id: jobId, waiting: resume.waiting },
+      'restore waiting; the next start takes it up',
+    );
+  }
+
+  /** Takes up, from its kept wait, a run the previous process left waiting for the platform. */
+  private resume(job: RestoreJobRow, resume: RestoreResume): void {
+    this.logger.log({ restore_job_id: job.id, waiting: resume.waiting }, 'restore taken up where it waited');
+    this.run({
+      jobId: job.id,
+      scope: job.scope,
+      createPreRestoreSnapshot: job.options.create_pre_restore_snapshot,
+      totals: changesPerStep(job.preview_diff),
+      resume,
+    });
   }
 
   /** A job marked as run here but with no run (its process stopped) ends failed now. */
@@ -116,6 +159,7 @@ export class InProcessRestoreWorkflows
     return Promise.resolve(this.runs.get(workflowId)?.progressSummary() ?? null);
   }
 
+  /** Leftovers a kept wait takes up again; every other one ends failed. */
   private async failLeftovers(): Promise<void> {
     // Running on this engine when the previous process stopped, or never started at all: the
     // service records the run's id just after the start, and a process can stop in between.
@@ -126,6 +170,11 @@ export class InProcessRestoreWorkflows
     for (const job of leftovers) {
       if (this.stopping.signal.aborted) return;
       if (job.engine_workflow_id && this.runs.has(job.engine_workflow_id)) continue;
+      const resume = job.status === 'running' ? await this.jobs.takeLeftWaiting(job.id) : null;
+      if (resume) {
+        this.resume(job, resume);
+        continue;
+      }
       this.logger.warn(
         { restore_job_id: job.id, guild_id: job.guild_id },
         'restore left running by the previous process; ending it failed',
