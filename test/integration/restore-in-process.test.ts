@@ -80,7 +80,7 @@ describe('restore in process', () => {
   /** A raid on many roles, restored under a tight rate limit so the run takes seconds. */
   async function slowRestore(options: Body = {}) {
     const scenario = await protectedGuild({ extraRoles: 12 });
-    await raid(platformUrl, scenario.seeded);
+    await raid(stack.platform, scenario.seeded);
     for (let i = 0; i < 12; i++)
       await reader.deleteRole(scenario.seeded.guildId, scenario.seeded.roles[`extra-${i}`]);
     const started = await start(scenario.snapshotId, options);
@@ -240,7 +240,7 @@ describe('restore in process', () => {
 
   it('fails fast, without retrying, when the bot lacks a permission', async () => {
     const { seeded, snapshotId } = await protectedGuild();
-    await raid(platformUrl, seeded);
+    await raid(stack.platform, seeded);
     const rolesRoute = new RegExp(`^/guilds/${seeded.guildId}/roles/`);
     stack.platform.injectFailure({
       method: 'DELETE',
@@ -366,7 +366,7 @@ describe('restore in process', () => {
   }, 120_000);
 
   it('undoes a raid on members too: roles given back, the raid’s 50 bans lifted, nobody else touched', async () => {
-    const scenario = await memberRaid(harness, platformUrl);
+    const scenario = await memberRaid(harness, stack.platform);
     const started = await harness.start(scenario.snapshotId, SIX_SCOPES);
     expect(started.status).toBe(202);
     const job = await finished(started.body.id as string);

@@ -69,7 +69,7 @@ describe('restore', () => {
   describe('end to end', () => {
     it('previews a raid’s damage, restores it step by step, and the guild equals the snapshot', async () => {
       const { seeded, name, guildId, snapshotId, payload } = await protectedGuild();
-      await raid(platformUrl, seeded);
+      await raid(stack.platform, seeded);
 
       const previewed = await preview(snapshotId);
       expect(previewed.status).toBe(200);
@@ -166,7 +166,7 @@ describe('restore', () => {
 
     it.each(ALL_SCOPES)('restores %s alone and leaves the rest as it is', async (scope) => {
       const { seeded, guildId, snapshotId, payload } = await protectedGuild();
-      await raid(platformUrl, seeded);
+      await raid(stack.platform, seeded);
       const before = await reader.getGuildState(seeded.guildId);
       const started = await start(snapshotId, [scope]);
       expect(started.status).toBe(202);
@@ -204,7 +204,7 @@ describe('restore', () => {
 
     it('previews the overwrites that a channels-only restore recreates its channels with', async () => {
       const { seeded, snapshotId } = await protectedGuild();
-      await raid(platformUrl, seeded);
+      await raid(stack.platform, seeded);
       const previewed = await preview(snapshotId, ['channels']);
       expect(previewed.status).toBe(200);
       const created = (previewed.body.channels_to_create as Body[]).map((c) => c.name as string);
@@ -365,7 +365,7 @@ describe('restore', () => {
 
     it('refuses a start whose approved diff no longer matches the guild, and writes nothing', async () => {
       const { seeded, guildId, snapshotId } = await protectedGuild();
-      await raid(platformUrl, seeded);
+      await raid(stack.platform, seeded);
       const previewed = await preview(snapshotId);
       stack.platform.mutate(seeded.guildId, (guild) => {
         guild.name = 'Renamed after the preview';
@@ -384,7 +384,7 @@ describe('restore', () => {
 
     it('lets exactly one of concurrent starts through; the others get the existing job', async () => {
       const { seeded, guildId, snapshotId } = await protectedGuild();
-      await raid(platformUrl, seeded);
+      await raid(stack.platform, seeded);
       const previewed = await preview(snapshotId);
       const body = {
         snapshot_id: snapshotId,
@@ -416,7 +416,7 @@ describe('restore', () => {
     /** A raid on many roles, restored under a tight rate limit so the run takes seconds. */
     async function slowRestore(scope = ALL_SCOPES) {
       const scenario = await protectedGuild({ extraRoles: 12 });
-      await raid(platformUrl, scenario.seeded);
+      await raid(stack.platform, scenario.seeded);
       const raider = new ChatPlatformClient({ apiBaseUrl: `${platformUrl}/api`, botToken: 'fake-bot-token' });
       for (let i = 0; i < 12; i++)
         await raider.deleteRole(scenario.seeded.guildId, scenario.seeded.roles[`extra-${i}`]);
@@ -494,7 +494,7 @@ describe('restore', () => {
 
     it('completes through a storm of 429s', async () => {
       const { seeded, guildId, snapshotId, payload } = await protectedGuild();
-      await raid(platformUrl, seeded);
+      await raid(stack.platform, seeded);
       stack.platform.injectFailure({
         path: /^\/(guilds|channels)\//,
         status: 429,
@@ -509,7 +509,7 @@ describe('restore', () => {
 
     it('retries a request the platform refused once, since the next attempt re-reads the guild', async () => {
       const { seeded, guildId, snapshotId, payload } = await protectedGuild();
-      await raid(platformUrl, seeded);
+      await raid(stack.platform, seeded);
       const rolesRoute = `/guilds/${seeded.guildId}/roles`;
       stack.platform.injectFailure({
         method: 'POST',
@@ -541,7 +541,7 @@ describe('restore', () => {
 
     it('fails fast, without retrying, when the bot lacks a permission', async () => {
       const { seeded, guildId, snapshotId } = await protectedGuild();
-      await raid(platformUrl, seeded);
+      await raid(stack.platform, seeded);
       const rolesRoute = new RegExp(`^/guilds/${seeded.guildId}/roles/`);
       stack.platform.injectFailure({
         method: 'DELETE',
@@ -582,7 +582,7 @@ describe('restore', () => {
     afterEach(() => stack.platform.setRateLimits(DEFAULT_RATE_LIMITS));
 
     it('undoes a raid on members in one restore: roles given back, the raid’s 50 bans lifted, nobody else touched', async () => {
-      const scenario = await memberRaid(harness, platformUrl);
+      const scenario = await memberRaid(harness, stack.platform);
       const previewed = await preview(scenario.snapshotId, SIX_SCOPES);
       expect(previewed.status).toBe(200);
       expect(previewed.body).toMatchObject({ members_to_update: 32, members_absent: 50 });
@@ -610,7 +610,7 @@ describe('restore', () => {
     }, 90_000);
 
     it('survives the worker being killed during the member step: no member is updated twice', async () => {
-      const scenario = await memberRaid(harness, platformUrl);
+      const scenario = await memberRaid(harness, stack.platform);
       const started = await start(scenario.snapshotId, SIX_SCOPES);
       expect(started.status).toBe(202);
       stack.platform.setRateLimits({ perRoute: { limit: 1, windowMs: 300 } });
