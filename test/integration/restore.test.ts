@@ -1,6 +1,7 @@
 import { ChatPlatformClient, type GuildState } from '@lib/chat-platform';
 import type { DomainEvent } from '@lib/contracts';
 import { DEFAULT_RATE_LIMITS } from '@lib/sandbox';
+import { PermissionFlagsBits as P } from 'discord-api-types/v10';
 import type { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
 import { RecoveryStack } from '../support/recovery-stack';
@@ -576,6 +577,73 @@ describe('restore', () => {
       expect(await finished(jobId, 90_000)).toMatchObject({ status: 'completed' });
       await expectRestored(guildId, seeded.guildId, payload);
     }, 120_000);
+  });
+
+  describe('what the bot at its invite’s permissions cannot do', () => {
+    it('lists it in the preview with why, skips exactly it, and restores everything else', async () => {
+      const owner = new ChatPlatformClient({
+        apiBaseUrl: `${platformUrl}/api`,
+        botToken: 'owner-of-the-guild',
+      });
+      let top = '';
+      const { seeded, guildId, snapshotId, payload } = await protectedGuild({
+        beforeSnapshot: async (guild) => {
+          stack.platform.registerBotToken('owner-of-the-guild', guild.ownerId);
+          // Only an administrator (or a bot allowed it in that channel) may put MANAGE_ROLES in an
+          // overwrite; and a role above the bot's highest is out of its reach.
+          await owner.putPermissionOverride({
+            channel_id: guild.channels.general,
+            id: guild.roles.Member,
+            type: 'role',
+            allow: String(P.ManageRoles),
+            deny: '0',
+          });
+          top = (await owner.createRole(guild.guildId, { name: 'Top', color: 0xffd700 })).id;
+          const roles = await owner.getRoles(guild.guildId);
+          await owner.setRolePositions(guild.guildId, [{ id: top, position: roles.length - 1 }]);
+        },
+      });
+      const general = seeded.channels.general;
+      await raid(stack.platform, seeded);
+      await owner.deletePermissionOverride(general, seeded.roles.Member);
+      await owner.updateRole(seeded.guildId, top, { name: 'pwned-top', color: 0 });
+
+      const previewed = await preview(snapshotId);
+      expect(previewed.status).toBe(200);
+      expect(previewed.body.skipped).toHaveLength(2);
+      expect(previewed.body.skipped).toEqual(
+        expect.arrayContaining([
+          { scope: 'roles', id: top, name: 'Top', reason: 'above the bot’s highest role' },
+          {
+            scope: 'permission_overrides',
+            id: `${general}/${seeded.roles.Member}`,
+            name: 'general / Member',
+            reason: expect.stringContaining('Manage Permissions'),
+          },
+        ]),
+      );
+
+      const started = await start(snapshotId);
+      const job = await finished(started.body.id as string);
+      expect(job).toMatchObject({ status: 'completed', error_message: null, result_summary: { skipped: 2 } });
+      // The restore never attempted what it skipped: the platform refused it nothing.
+      const refused = stack.platform
+        .requestLog()
+        .filter((r) => r.auditLogReason === `Restore ${String(job.id)}` && r.status >= 400);
+      expect(refused).toEqual([]);
+
+      const { live, snapshot } = await harness.restoredState(guildId, seeded.guildId, payload, ALL_SCOPES);
+      const skippedOverride = (o: { channel_id: string; id: string }) =>
+        o.channel_id === general && o.id === seeded.roles.Member;
+      const others = (state: typeof live) => ({
+        ...state,
+        roles: state.roles?.filter((role) => role.id !== top),
+        overrides: state.overrides?.filter((o) => !skippedOverride(o)),
+      });
+      expect(others(live)).toEqual(others(snapshot));
+      expect(live.roles?.find((role) => role.id === top)).toMatchObject({ name: 'pwned-top' });
+      expect(live.overrides?.some(skippedOverride)).toBe(false);
+    });
   });
 
   describe('members’ roles and bans', () => {
