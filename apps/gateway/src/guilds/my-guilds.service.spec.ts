@@ -138,7 +138,8 @@ describe(MyGuilds.name, () => {
         PermissionFlagsBits.ManageChannels |
         PermissionFlagsBits.ManageRoles |
         PermissionFlagsBits.ManageGuild |
-        PermissionFlagsBits.ViewAuditLog
+        PermissionFlagsBits.ViewAuditLog |
+        PermissionFlagsBits.BanMembers
       ).toString(),
       guild_id: managedWithoutBot.guildId,
       disable_guild_select: 'true',
