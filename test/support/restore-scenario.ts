@@ -21,7 +21,7 @@ export function seedProtectedGuild(
     roles: [
       { name: 'Member', permissions: P.SendMessages | P.ViewChannel, color: 0x3498db },
       // Bits the bot at its invite's permissions holds, so it can make the role again; what it
-      // cannot make is restore-refusals.test.ts's business.
+      // cannot make is restore.test.ts's "what the bot at its invite's permissions cannot do".
       { name: 'Moderator', permissions: P.ManageChannels | P.ViewAuditLog, hoist: true, color: 0x2ecc71 },
       { name: 'Admin', permissions: P.Administrator, color: 0xe74c3c, mentionable: true },
       ...Array.from({ length: extraRoles }, (_, i) => ({ name: `extra-${i}`, permissions: P.SendMessages })),
