@@ -75,7 +75,7 @@ describe('restores under faults', () => {
   /** A raided guild with many roles to recreate, and its restore started. */
   async function raidedAndRestoring() {
     const scenario = await harness.protectedGuild({ extraRoles: 12 });
-    await raid(stack.platform.url, scenario.seeded);
+    await raid(stack.platform, scenario.seeded);
     const raider = new ChatPlatformClient({
       apiBaseUrl: `${stack.platform.url}/api`,
       botToken: 'fake-bot-token',

@@ -134,7 +134,7 @@ describe.each([
     const stored = await expectOk(
       await stack.request('GET', `/api/v1/snapshots/${snapshotId}?include_payload=true`, as('owner')),
     );
-    await raid(stack.platform.url, seeded);
+    await raid(stack.platform, seeded);
 
     const preview = await expectOk(
       await stack.request('POST', '/api/v1/restore/preview', {

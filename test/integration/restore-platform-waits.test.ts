@@ -152,7 +152,7 @@ describe.each([
 
   it("edits each channel's name and topic at most once, whatever else changes with them", async () => {
     const { seeded, snapshotId } = await protectedGuild();
-    await raid(stack.platform.url, seeded);
+    await raid(stack.platform, seeded);
     // Renamed, then given a new topic, then moved out of its category: three edits by the raider.
     await reader.updateChannel(seeded.channels.announcements, { name: 'ads' });
     await reader.updateChannel(seeded.channels.announcements, { topic: 'buy now' });

@@ -1,6 +1,7 @@
 import { ChatPlatformClient, type GuildState } from '@lib/chat-platform';
 import type { DomainEvent } from '@lib/contracts';
 import { DEFAULT_RATE_LIMITS } from '@lib/sandbox';
+import { PermissionFlagsBits as P } from 'discord-api-types/v10';
 import type { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
 import { RecoveryStack } from '../support/recovery-stack';
@@ -69,7 +70,7 @@ describe('restore', () => {
   describe('end to end', () => {
     it('previews a raid’s damage, restores it step by step, and the guild equals the snapshot', async () => {
       const { seeded, name, guildId, snapshotId, payload } = await protectedGuild();
-      await raid(platformUrl, seeded);
+      await raid(stack.platform, seeded);
 
       const previewed = await preview(snapshotId);
       expect(previewed.status).toBe(200);
@@ -166,7 +167,7 @@ describe('restore', () => {
 
     it.each(ALL_SCOPES)('restores %s alone and leaves the rest as it is', async (scope) => {
       const { seeded, guildId, snapshotId, payload } = await protectedGuild();
-      await raid(platformUrl, seeded);
+      await raid(stack.platform, seeded);
       const before = await reader.getGuildState(seeded.guildId);
       const started = await start(snapshotId, [scope]);
       expect(started.status).toBe(202);
@@ -204,7 +205,7 @@ describe('restore', () => {
 
     it('previews the overwrites that a channels-only restore recreates its channels with', async () => {
       const { seeded, snapshotId } = await protectedGuild();
-      await raid(platformUrl, seeded);
+      await raid(stack.platform, seeded);
       const previewed = await preview(snapshotId, ['channels']);
       expect(previewed.status).toBe(200);
       const created = (previewed.body.channels_to_create as Body[]).map((c) => c.name as string);
@@ -365,7 +366,7 @@ describe('restore', () => {
 
     it('refuses a start whose approved diff no longer matches the guild, and writes nothing', async () => {
       const { seeded, guildId, snapshotId } = await protectedGuild();
-      await raid(platformUrl, seeded);
+      await raid(stack.platform, seeded);
       const previewed = await preview(snapshotId);
       stack.platform.mutate(seeded.guildId, (guild) => {
         guild.name = 'Renamed after the preview';
@@ -384,7 +385,7 @@ describe('restore', () => {
 
     it('lets exactly one of concurrent starts through; the others get the existing job', async () => {
       const { seeded, guildId, snapshotId } = await protectedGuild();
-      await raid(platformUrl, seeded);
+      await raid(stack.platform, seeded);
       const previewed = await preview(snapshotId);
       const body = {
         snapshot_id: snapshotId,
@@ -416,7 +417,7 @@ describe('restore', () => {
     /** A raid on many roles, restored under a tight rate limit so the run takes seconds. */
     async function slowRestore(scope = ALL_SCOPES) {
       const scenario = await protectedGuild({ extraRoles: 12 });
-      await raid(platformUrl, scenario.seeded);
+      await raid(stack.platform, scenario.seeded);
       const raider = new ChatPlatformClient({ apiBaseUrl: `${platformUrl}/api`, botToken: 'fake-bot-token' });
       for (let i = 0; i < 12; i++)
         await raider.deleteRole(scenario.seeded.guildId, scenario.seeded.roles[`extra-${i}`]);
@@ -494,7 +495,7 @@ describe('restore', () => {
 
     it('completes through a storm of 429s', async () => {
       const { seeded, guildId, snapshotId, payload } = await protectedGuild();
-      await raid(platformUrl, seeded);
+      await raid(stack.platform, seeded);
       stack.platform.injectFailure({
         path: /^\/(guilds|channels)\//,
         status: 429,
@@ -509,7 +510,7 @@ describe('restore', () => {
 
     it('fails the step at once, without retrying, when the platform refuses a body (400 50035)', async () => {
       const { seeded, guildId, snapshotId } = await protectedGuild();
-      await raid(platformUrl, seeded);
+      await raid(stack.platform, seeded);
       const rolesRoute = `/guilds/${seeded.guildId}/roles`;
       stack.platform.injectFailure({
         method: 'POST',
@@ -543,7 +544,7 @@ describe('restore', () => {
 
     it('fails fast, without retrying, when the bot lacks a permission', async () => {
       const { seeded, guildId, snapshotId } = await protectedGuild();
-      await raid(platformUrl, seeded);
+      await raid(stack.platform, seeded);
       const rolesRoute = new RegExp(`^/guilds/${seeded.guildId}/roles/`);
       stack.platform.injectFailure({
         method: 'DELETE',
@@ -580,11 +581,78 @@ describe('restore', () => {
     }, 120_000);
   });
 
+  describe('what the bot at its invite’s permissions cannot do', () => {
+    it('lists it in the preview with why, skips exactly it, and restores everything else', async () => {
+      const owner = new ChatPlatformClient({
+        apiBaseUrl: `${platformUrl}/api`,
+        botToken: 'owner-of-the-guild',
+      });
+      let top = '';
+      const { seeded, guildId, snapshotId, payload } = await protectedGuild({
+        beforeSnapshot: async (guild) => {
+          stack.platform.registerBotToken('owner-of-the-guild', guild.ownerId);
+          // Only an administrator (or a bot allowed it in that channel) may put MANAGE_ROLES in an
+          // overwrite; and a role above the bot's highest is out of its reach.
+          await owner.putPermissionOverride({
+            channel_id: guild.channels.general,
+            id: guild.roles.Member,
+            type: 'role',
+            allow: String(P.ManageRoles),
+            deny: '0',
+          });
+          top = (await owner.createRole(guild.guildId, { name: 'Top', color: 0xffd700 })).id;
+          const roles = await owner.getRoles(guild.guildId);
+          await owner.setRolePositions(guild.guildId, [{ id: top, position: roles.length - 1 }]);
+        },
+      });
+      const general = seeded.channels.general;
+      await raid(stack.platform, seeded);
+      await owner.deletePermissionOverride(general, seeded.roles.Member);
+      await owner.updateRole(seeded.guildId, top, { name: 'pwned-top', color: 0 });
+
+      const previewed = await preview(snapshotId);
+      expect(previewed.status).toBe(200);
+      expect(previewed.body.skipped).toHaveLength(2);
+      expect(previewed.body.skipped).toEqual(
+        expect.arrayContaining([
+          { scope: 'roles', id: top, name: 'Top', reason: 'above the bot’s highest role' },
+          {
+            scope: 'permission_overrides',
+            id: `${general}/${seeded.roles.Member}`,
+            name: 'general / Member',
+            reason: expect.stringContaining('Manage Permissions'),
+          },
+        ]),
+      );
+
+      const started = await start(snapshotId);
+      const job = await finished(started.body.id as string);
+      expect(job).toMatchObject({ status: 'completed', error_message: null, result_summary: { skipped: 2 } });
+      // The restore never attempted what it skipped: the platform refused it nothing.
+      const refused = stack.platform
+        .requestLog()
+        .filter((r) => r.auditLogReason === `Restore ${String(job.id)}` && r.status >= 400);
+      expect(refused).toEqual([]);
+
+      const { live, snapshot } = await harness.restoredState(guildId, seeded.guildId, payload, ALL_SCOPES);
+      const skippedOverride = (o: { channel_id: string; id: string }) =>
+        o.channel_id === general && o.id === seeded.roles.Member;
+      const others = (state: typeof live) => ({
+        ...state,
+        roles: state.roles?.filter((role) => role.id !== top),
+        overrides: state.overrides?.filter((o) => !skippedOverride(o)),
+      });
+      expect(others(live)).toEqual(others(snapshot));
+      expect(live.roles?.find((role) => role.id === top)).toMatchObject({ name: 'pwned-top' });
+      expect(live.overrides?.some(skippedOverride)).toBe(false);
+    });
+  });
+
   describe('members’ roles and bans', () => {
     afterEach(() => stack.platform.setRateLimits(DEFAULT_RATE_LIMITS));
 
     it('undoes a raid on members in one restore: roles given back, the raid’s 50 bans lifted, nobody else touched', async () => {
-      const scenario = await memberRaid(harness, platformUrl);
+      const scenario = await memberRaid(harness, stack.platform);
       const previewed = await preview(scenario.snapshotId, SIX_SCOPES);
       expect(previewed.status).toBe(200);
       expect(previewed.body).toMatchObject({ members_to_update: 32, members_absent: 50 });
@@ -612,7 +680,7 @@ describe('restore', () => {
     }, 90_000);
 
     it('survives the worker being killed during the member step: no member is updated twice', async () => {
-      const scenario = await memberRaid(harness, platformUrl);
+      const scenario = await memberRaid(harness, stack.platform);
       const started = await start(scenario.snapshotId, SIX_SCOPES);
       expect(started.status).toBe(202);
       stack.platform.setRateLimits({ perRoute: { limit: 1, windowMs: 300 } });

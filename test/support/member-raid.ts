@@ -30,7 +30,8 @@ function rest(platformUrl: string, token = 'fake-bot-token'): REST {
  * the known-good snapshot; then a raid: the roles and channels damage of `raid`, which deletes the
  * Moderator role, 20 members stripped of Member, and 50 members banned.
  */
-export async function memberRaid(harness: RestoreHarness, platformUrl: string) {
+export async function memberRaid(harness: RestoreHarness, platform: FakeChatPlatform) {
+  const platformUrl = platform.url;
   const crowd = (seeded: SeededGuild, i: number) => seeded.members[`crowd-${i}`];
   const scenario = await harness.protectedGuild({
     crowd: CROWD,
@@ -42,7 +43,7 @@ export async function memberRaid(harness: RestoreHarness, platformUrl: string) {
     },
   });
   const { seeded } = scenario;
-  await raid(platformUrl, seeded);
+  await raid(platform, seeded);
   const raider = new ChatPlatformClient({ apiBaseUrl: `${platformUrl}/api`, botToken: 'fake-bot-token' });
   for (const i of STRIPPED) {
     const member = await raider.getMember(seeded.guildId, crowd(seeded, i));

@@ -20,7 +20,9 @@ export function seedProtectedGuild(
     settings: { verification_level: 2, afk_timeout: 900, afk_channel: 'lounge', system_channel: 'general' },
     roles: [
       { name: 'Member', permissions: P.SendMessages | P.ViewChannel, color: 0x3498db },
-      { name: 'Moderator', permissions: P.ManageMessages | P.KickMembers, hoist: true, color: 0x2ecc71 },
+      // Bits the bot at its invite's permissions holds, so it can make the role again; what it
+      // cannot make is restore.test.ts's "what the bot at its invite's permissions cannot do".
+      { name: 'Moderator', permissions: P.ManageChannels | P.ViewAuditLog, hoist: true, color: 0x2ecc71 },
       { name: 'Admin', permissions: P.Administrator, color: 0xe74c3c, mentionable: true },
       ...Array.from({ length: extraRoles }, (_, i) => ({ name: `extra-${i}`, permissions: P.SendMessages })),
     ],
@@ -61,9 +63,16 @@ function crowdOf(count: number) {
   }));
 }
 
-/** What a raid does, through the platform's API as a compromised admin would. */
-export async function raid(platformUrl: string, seeded: SeededGuild): Promise<void> {
-  const raider = new ChatPlatformClient({ apiBaseUrl: `${platformUrl}/api`, botToken: 'fake-bot-token' });
+/** The token the raid goes through: the owner's account, compromised. */
+const RAIDER_TOKEN = 'compromised-owner-token';
+
+/**
+ * What a raid does, through the platform's API as a compromised owner would. Not as the bot: it
+ * holds only the invite's permissions, and could not do half of it.
+ */
+export async function raid(platform: FakeChatPlatform, seeded: SeededGuild): Promise<void> {
+  platform.registerBotToken(RAIDER_TOKEN, seeded.ownerId);
+  const raider = new ChatPlatformClient({ apiBaseUrl: `${platform.url}/api`, botToken: RAIDER_TOKEN });
   const guild = seeded.guildId;
   await raider.deleteRole(guild, seeded.roles.Moderator);
   await raider.deleteChannel(seeded.channels.rules);

@@ -1,3 +1,4 @@
+export * from './bot-permissions';
 export * from './chat-platform-error';
 export * from './chat-platform.client';
 export * from './guild-limits';

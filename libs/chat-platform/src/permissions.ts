@@ -47,3 +47,38 @@ export function hasPermission(permissions: bigint, bit: bigint): boolean {
 export function hasManageGuild(input: GuildPermissionInput): boolean {
   return hasPermission(computeGuildPermissions(input), PERMISSION.MANAGE_GUILD);
 }
+
+export interface ChannelPermissionInput {
+  /** The member's guild-level permissions (computeGuildPermissions). */
+  guildPermissions: bigint;
+  /** The guild's id, which is @everyone's role id. */
+  everyoneId: string;
+  userId: string;
+  /** The member's roles, without @everyone. */
+  roleIds: readonly string[];
+  /** The channel's overrides. */
+  overrides: readonly { id: string; type: 'role' | 'member'; allow: string; deny: string }[];
+}
+
+/**
+ * A member's permissions in one channel, as the platform computes them (topics/permissions,
+ * "Permission Overwrites"): the guild-level bits, then @everyone's override, then the member's
+ * roles' overrides together (denies, then allows), then the member's own override. ADMINISTRATOR
+ * bypasses overrides; without VIEW_CHANNEL nothing else counts ("Implicit Permissions").
+ */
+export function computeChannelPermissions(input: ChannelPermissionInput): bigint {
+  if (hasPermission(input.guildPermissions, PERMISSION.ADMINISTRATOR)) return ALL_PERMISSIONS;
+  const apply = (bits: bigint, o: { allow: string; deny: string }) =>
+    (bits & ~BigInt(o.deny)) | BigInt(o.allow);
+  let bits = input.guildPermissions;
+  const everyone = input.overrides.find((o) => o.type === 'role' && o.id === input.everyoneId);
+  if (everyone) bits = apply(bits, everyone);
+  const held = new Set(input.roleIds);
+  const roles = input.overrides.filter((o) => o.type === 'role' && held.has(o.id));
+  const allow = roles.reduce((all, o) => all | BigInt(o.allow), 0n);
+  const deny = roles.reduce((all, o) => all | BigInt(o.deny), 0n);
+  bits = (bits & ~deny) | allow;
+  const own = input.overrides.find((o) => o.type === 'member' && o.id === input.userId);
+  if (own) bits = apply(bits, own);
+  return hasPermission(bits, PERMISSION.VIEW_CHANNEL) ? bits : 0n;
+}

@@ -3,7 +3,7 @@ import { PermissionFlagsBits } from 'discord-api-types/v10';
 import { PlatformOAuthClient } from '../auth/platform-oauth.client';
 import { Sessions } from '../auth/sessions';
 import type { KeyValueStore } from '@lib/key-value';
-import { BOT_PERMISSIONS } from './bot-invite';
+import { BOT_PERMISSIONS } from '@lib/chat-platform';
 import type { GuildRegistryClient, RegistryLookup } from './guild-registry.client';
 import { MyGuilds } from './my-guilds.service';
 import { fakeForSuite } from '../../../../test/support/loopback-fake';
@@ -138,7 +138,8 @@ describe(MyGuilds.name, () => {
         PermissionFlagsBits.ManageChannels |
         PermissionFlagsBits.ManageRoles |
         PermissionFlagsBits.ManageGuild |
-        PermissionFlagsBits.ViewAuditLog
+        PermissionFlagsBits.ViewAuditLog |
+        PermissionFlagsBits.BanMembers
       ).toString(),
       guild_id: managedWithoutBot.guildId,
       disable_guild_select: 'true',

@@ -136,6 +136,8 @@ function botStanding(live: GuildState, bot: { user: { id: string }; roles: strin
   const everyone = live.roles.find((role) => role.id === live.guild.id);
   return {
     isOwner: live.guild.owner_id === bot.user.id,
+    userId: bot.user.id,
+    roleIds: bot.roles,
     highestRolePosition: Math.max(
       0,
       ...live.roles.filter((role) => held.has(role.id)).map((r) => r.position),

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import {
+  BOT_PERMISSIONS,
   CHANNEL_TYPE,
   type GuildSettings,
   type GuildState,
@@ -131,6 +132,8 @@ const ADMIN_BOT: BotStanding = {
   highestRolePosition: 4,
   permissions: PERMISSION.ADMINISTRATOR,
   isOwner: false,
+  userId: '900',
+  roleIds: [],
 };
 
 interface Case {
@@ -357,7 +360,13 @@ describe(computeRestoreDiff.name, () => {
         ...edit(live.roles, ADMINS, { name: 'admins!' }),
         role('2100', { name: 'top', position: 5 }),
       ];
-      const bot: BotStanding = { highestRolePosition: 0, permissions: 0n, isOwner: true };
+      const bot: BotStanding = {
+        highestRolePosition: 0,
+        permissions: 0n,
+        isOwner: true,
+        userId: '900',
+        roleIds: [],
+      };
 
       const diff = sut({ live, scope: ['roles'], bot });
 
@@ -720,15 +729,95 @@ describe(computeRestoreDiff.name, () => {
       target.permission_overrides.push(override(RULES, MODS, { deny: PERMISSION.MANAGE_GUILD.toString() }));
       const bot: BotStanding = {
         ...ADMIN_BOT,
-        permissions: PERMISSION.MANAGE_ROLES | PERMISSION.SEND_MESSAGES,
+        permissions: PERMISSION.MANAGE_ROLES | PERMISSION.SEND_MESSAGES | PERMISSION.VIEW_CHANNEL,
       };
 
       const diff = sut({ target, scope: ['permission_overrides'], bot });
 
       expect(diff.overrides_to_apply).toEqual([]);
       expect(diff.skipped).toEqual([
-        expect.objectContaining({ id: `${RULES}/${MODS}`, reason: SKIP_REASON.permissionsNotHeld }),
+        expect.objectContaining({
+          id: `${RULES}/${MODS}`,
+          reason: SKIP_REASON.permissionsNotHeldInChannel,
+        }),
       ]);
+    });
+
+    describe('with the bot at its invite’s permissions', () => {
+      const invited: BotStanding = {
+        highestRolePosition: 4,
+        permissions: BOT_PERMISSIONS | BigInt(VIEW_AND_SEND),
+        isOwner: false,
+        userId: '900',
+        roleIds: [BOT_ROLE],
+      };
+      const manageRoles = PERMISSION.MANAGE_ROLES.toString();
+
+      it('skips an override that sets MANAGE_ROLES, unless an override of that channel allows the bot it', () => {
+        const target = guildState();
+        target.permission_overrides.push(override(RULES, MODS, { allow: manageRoles }));
+
+        const refused = sut({ target, scope: ['permission_overrides'], bot: invited });
+        expect(refused.overrides_to_apply).toEqual([]);
+        expect(refused.skipped).toEqual([
+          expect.objectContaining({ id: `${RULES}/${MODS}`, reason: SKIP_REASON.manageRolesInOverride }),
+        ]);
+
+        const live = guildState();
+        live.permission_overrides.push(override(RULES, BOT_ROLE, { allow: manageRoles }));
+        target.permission_overrides.push(override(RULES, BOT_ROLE, { allow: manageRoles }));
+        const allowed = sut({ target, live, scope: ['permission_overrides'], bot: invited });
+        expect(allowed.skipped).toEqual([]);
+        expect(allowed.overrides_to_apply).toEqual([
+          expect.objectContaining({ channel_id: RULES, id: MODS }),
+        ]);
+      });
+
+      it('skips a MANAGE_ROLES override of a channel it creates, and one in a channel it cannot see', () => {
+        const target = guildState();
+        target.permission_overrides.push(override(GENERAL, MEMBERS, { allow: manageRoles }));
+        target.permission_overrides.push(override(RULES, MEMBERS, { allow: SEND }));
+        const live = guildState();
+        live.channels = without(live.channels, GENERAL);
+        live.permission_overrides = [
+          override(RULES, GUILD, { deny: (PERMISSION.VIEW_CHANNEL | PERMISSION.SEND_MESSAGES).toString() }),
+        ];
+
+        const diff = sut({ target, live, scope: ['channels', 'permission_overrides'], bot: invited });
+
+        expect(diff.skipped).toEqual(
+          expect.arrayContaining([
+            expect.objectContaining({
+              id: `${GENERAL}/${MEMBERS}`,
+              reason: SKIP_REASON.manageRolesInOverride,
+            }),
+            expect.objectContaining({ id: `${RULES}/${MEMBERS}`, reason: SKIP_REASON.channelNotVisible }),
+          ]),
+        );
+        expect(diff.overrides_to_apply.map((o) => `${o.channel_id}/${o.id}`)).not.toContain(
+          `${GENERAL}/${MEMBERS}`,
+        );
+      });
+
+      it('leaves an override it could not have set, rather than removing it', () => {
+        const live = guildState();
+        live.permission_overrides.push(
+          override(GENERAL, MEMBERS, { deny: PERMISSION.ADMINISTRATOR.toString() }),
+          override(GENERAL, ADMINS, { deny: PERMISSION.VIEW_CHANNEL.toString() }),
+        );
+
+        const diff = sut({ live, scope: ['permission_overrides'], bot: invited });
+
+        expect(diff.overrides_to_remove).toEqual([
+          expect.objectContaining({ channel_id: GENERAL, id: ADMINS }),
+        ]);
+        expect(diff.skipped).toEqual([
+          expect.objectContaining({
+            id: `${GENERAL}/${MEMBERS}`,
+            reason: SKIP_REASON.permissionsNotHeldInChannel,
+          }),
+        ]);
+      });
     });
   });
 

@@ -21,6 +21,7 @@ export * from './diff/diff-model';
 export { RESTORED_CHANNEL_FIELDS } from './diff/channel-diff';
 export { restoreDiffHash } from './diff/diff-hash';
 export { mayGrant, RESTORED_ROLE_FIELDS } from './diff/role-diff';
+export { overrideRefusal } from './diff/override-plan';
 export * from './diff/estimate';
 export { SnapshotIdResolution } from './diff/id-resolution';
 export { MEMBER_SAMPLE_SIZE, type MemberRoleUpdate } from './diff/member-diff';

@@ -14,8 +14,8 @@ import {
 } from '@lib/chat-platform';
 import type { RestoreComparison } from './restore-comparisons';
 import {
-  mayGrant,
   type OverrideItem,
+  overrideRefusal,
   type RestorableSetting,
   RESTORED_CHANNEL_FIELDS,
   RESTORED_ROLE_FIELDS,
@@ -371,11 +371,16 @@ export class RestoreSteps {
     return update;
   }
 
+  /**
+   * The overwrites a new channel is created with: the snapshot's, less those the plan skips as the
+   * platform would refuse them (one refused entry refuses the whole channel).
+   */
   private overridesOf(context: StepContext, snapshotChannelId: string): ChannelOverrideInput[] {
-    const { target, ids } = context.comparison;
+    const { target, ids, bot, live } = context.comparison;
     const overrides: ChannelOverrideInput[] = [];
     for (const override of target.permission_overrides) {
       if (override.channel_id !== snapshotChannelId) continue;
+      if (overrideRefusal(bot, live.guild.id, undefined, [override]) !== undefined) continue;
       const id = override.type === 'role' ? ids.resolve('role', override.id) : override.id;
       if (id !== undefined)
         overrides.push({ id, type: override.type, allow: override.allow, deny: override.deny });
@@ -417,7 +422,8 @@ export class RestoreSteps {
     let applied = 0;
     await runConcurrently([...byChannel], async ([channelId, changes]) => {
       const whole = this.wholeOverwriteList(context, channelId, changes);
-      if (whole && (await this.setOverwriteList(context, channelId, whole))) {
+      if (whole) {
+        await this.setOverwriteList(context, channelId, whole);
         applied += changes.length;
         return;
       }
@@ -467,29 +473,22 @@ export class RestoreSteps {
   }
 
   /**
-   * Sets the channel's whole overwrite list in one call. The platform checks every entry, and a
-   * member's overwrite outlives the member: an entry naming someone who has left makes it refuse
-   * the whole list (nothing changes), and the caller then puts the changes one by one. False then.
+   * Sets the channel's whole overwrite list in one call. A member's overwrite may name someone who
+   * has left: the platform accepts it as any other.
    */
   private async setOverwriteList(
     context: StepContext,
     channelId: string,
     list: ChannelOverrideInput[],
-  ): Promise<boolean> {
-    try {
-      await this.platform.updateChannel(channelId, { permission_overrides: list }, reason(context));
-      return true;
-    } catch (error) {
-      if (isChatPlatformError(error) && error.code === 'NotFound') return false;
-      throw error;
-    }
+  ): Promise<void> {
+    await this.platform.updateChannel(channelId, { permission_overrides: list }, reason(context));
   }
 
   /**
    * The channel's whole overwrite list after `changes`, to set in one call: the live list, less
    * what the snapshot does not have (the overwrite deletes' work, so the two steps agree whichever
-   * goes first), with the changes put in. Only when the bot may grant every entry (the platform
-   * checks each one); a single change goes alone, touching nothing else.
+   * goes first), with the changes put in. Only when the bot may set every entry and remove every
+   * one left out (the platform checks each); a single change goes alone, touching nothing else.
    */
   private wholeOverwriteList(
     context: StepContext,
@@ -510,7 +509,10 @@ export class RestoreSteps {
       list.set(key({ type, id: targetId }), { id: targetId, type, allow, deny });
     }
     const entries = [...list.values()];
-    return entries.every((o) => mayGrant(bot, BigInt(o.allow) | BigInt(o.deny))) ? entries : undefined;
+    const existing = live.permission_overrides.filter((o) => o.channel_id === channelId);
+    const left = existing.filter((o) => !list.has(key(o)));
+    const refusal = overrideRefusal(bot, live.guild.id, existing, [...entries, ...left]);
+    return refusal === undefined ? entries : undefined;
   }
 
   private async updateSettings(context: StepContext): Promise<StepOutcome> {

@@ -1,3 +1,4 @@
+import { BOT_PERMISSIONS } from '@lib/chat-platform';
 import { PermissionFlagsBits as P } from 'discord-api-types/v10';
 import { fitFieldsToType } from './channel-fields';
 import {
@@ -101,7 +102,10 @@ export interface GuildSpec {
   members?: MemberSpec[];
   bans?: BanSpec[];
   bot?: {
-    /** The permissions of the bot's managed role; default ADMINISTRATOR. */
+    /**
+     * The permissions of the bot's managed role; default the invite's (BOT_PERMISSIONS), as a real
+     * install has. A test that needs another bot says why.
+     */
     permissions?: bigint;
     /** 1-based position of the bot's role among the non-@everyone roles; default the top. */
     rolePosition?: number;
@@ -194,7 +198,7 @@ function seedRoles(store: PlatformStore, spec: GuildSpec, guildId: string) {
     permissions: (spec.everyonePermissions ?? DEFAULT_EVERYONE_PERMISSIONS).toString(),
   });
   const botRole = role(store.ids.next(), store.bot.username, {
-    permissions: (spec.bot?.permissions ?? P.Administrator).toString(),
+    permissions: (spec.bot?.permissions ?? BOT_PERMISSIONS).toString(),
     managed: true,
     tags: { bot_id: store.bot.id },
   });

@@ -156,8 +156,12 @@ export interface RestoreDiff {
 /** What the bot may do in the live guild: it acts only below its highest role, granting what it holds. */
 export interface BotStanding {
   highestRolePosition: number;
+  /** Guild-level; in a channel its overrides count too (override-plan's `overrideRefusal`). */
   permissions: bigint;
   isOwner: boolean;
+  userId: string;
+  /** The bot's roles (without @everyone), for the overrides that apply to it in a channel. */
+  roleIds: readonly string[];
 }
 
 export interface DiffInput {
@@ -177,6 +181,11 @@ export const SKIP_REASON = {
   managedRole: 'managed by an integration; it comes back when the integration is re-added',
   aboveBot: 'above the bot’s highest role',
   permissionsNotHeld: 'grants permissions the bot does not hold',
+  channelNotVisible: 'the bot cannot see its channel',
+  noManagePermissions: 'the bot lacks Manage Permissions in its channel',
+  permissionsNotHeldInChannel: 'sets permissions the bot does not hold in its channel',
+  manageRolesInOverride:
+    'sets Manage Permissions, which only an administrator or a bot allowed it in that channel may set',
   channelNotRestored: 'its channel is not restored',
   roleNotRestored: 'its role is not restored',
   notInSnapshot: 'the snapshot was taken before members’ roles and bans were kept',

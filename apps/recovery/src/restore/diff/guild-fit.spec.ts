@@ -25,7 +25,13 @@ const RED = 0xff0000;
 const BLUE = 0x0000ff;
 const GREEN = 0x00ff00;
 
-const BOT: BotStanding = { highestRolePosition: 10, permissions: PERMISSION.ADMINISTRATOR, isOwner: false };
+const BOT: BotStanding = {
+  highestRolePosition: 10,
+  permissions: PERMISSION.ADMINISTRATOR,
+  isOwner: false,
+  userId: '9000',
+  roleIds: [],
+};
 
 function role(id: string, fields: Partial<PlatformRole> = {}): PlatformRole {
   return platformRole(id, fields);

@@ -17,7 +17,13 @@ const [ANN, BOB, CAT, DAN] = [
   '300000000000000004',
 ];
 const RAIDED = '300000000000000009';
-const BOT: BotStanding = { highestRolePosition: 3, permissions: 8n, isOwner: false };
+const BOT: BotStanding = {
+  highestRolePosition: 3,
+  permissions: 8n,
+  isOwner: false,
+  userId: '900',
+  roleIds: [],
+};
 
 function member(id: string, roles: string[], nick: string | null = null): PlatformMember {
   return { user: { id, username: `user${id.slice(-1)}`, global_name: null, bot: false }, roles, nick };
@@ -109,7 +115,7 @@ describe('members’ roles in the restore diff', () => {
     live.roles = live.roles.filter((r) => r.id !== MODS && r.id !== MEMBERS);
     const given = input({
       live,
-      bot: { highestRolePosition: 1, permissions: 8n, isOwner: false },
+      bot: { highestRolePosition: 1, permissions: 8n, isOwner: false, userId: '900', roleIds: [] },
       members: [member(BOB, [])],
     });
     const { updates, section } = planMemberRoles(given, new LiveLookup(given), new Set([MEMBERS]));

@@ -1,5 +1,12 @@
-import type { PermissionOverride, PlatformChannel, PlatformRole } from '@lib/chat-platform';
 import {
+  computeChannelPermissions,
+  PERMISSION,
+  type PermissionOverride,
+  type PlatformChannel,
+  type PlatformRole,
+} from '@lib/chat-platform';
+import {
+  type BotStanding,
   type DiffInput,
   type OverrideItem,
   type RestoreDiff,
@@ -81,9 +88,12 @@ export class OverridePlan {
   ): string | undefined {
     if (!channel && !this.pending.channels.has(override.channel_id)) return SKIP_REASON.channelNotRestored;
     if (targetId === undefined && !this.pending.roles.has(override.id)) return SKIP_REASON.roleNotRestored;
-    // The platform lets a bot allow or deny in an override only bits it holds itself.
-    const bits = BigInt(override.allow) | BigInt(override.deny);
-    return mayGrant(this.input.bot, bits) ? undefined : SKIP_REASON.permissionsNotHeld;
+    const existing = channel ? this.channelOverrides(channel.id) : undefined;
+    return overrideRefusal(this.input.bot, this.input.live.guild.id, existing, [override]);
+  }
+
+  private channelOverrides(liveChannelId: string): PermissionOverride[] {
+    return this.input.live.permission_overrides.filter((o) => o.channel_id === liveChannelId);
   }
 
   /** Overrides on live channels the snapshot has; live-only channels are the channel scope's business. */
@@ -93,13 +103,25 @@ export class OverridePlan {
       const live = this.lookup.channel(snapshotChannel.id);
       if (live) channels.set(live.id, live);
     }
-    return this.input.live.permission_overrides
-      .filter((o) => channels.has(o.channel_id) && !this.kept.has(overrideKey(o.channel_id, o.type, o.id)))
-      .map((o) => ({
+    const removals: OverrideItem[] = [];
+    for (const o of this.input.live.permission_overrides) {
+      if (!channels.has(o.channel_id) || this.kept.has(overrideKey(o.channel_id, o.type, o.id))) continue;
+      const item = {
         ...overrideFields(o),
         channel_name: channels.get(o.channel_id)?.name ?? o.channel_id,
         target_name: o.type === 'role' ? (this.lookup.liveRole(o.id)?.name ?? null) : null,
-      }));
+      };
+      // Removing an override changes its bits as setting it does: the same rule holds.
+      const refusal = overrideRefusal(
+        this.input.bot,
+        this.input.live.guild.id,
+        this.channelOverrides(o.channel_id),
+        [o],
+      );
+      if (refusal) this.section.skipped.push(skippedOverride(item, refusal));
+      else removals.push(item);
+    }
+    return removals;
   }
 
   private snapshotItem(override: PermissionOverride): OverrideItem {
@@ -110,6 +132,50 @@ export class OverridePlan {
       target_name: override.type === 'role' ? (role?.name ?? null) : null,
     };
   }
+}
+
+/**
+ * Why the platform would refuse the bot setting (or removing) these overrides in a channel whose
+ * live overrides are `existing` (undefined: a channel the restore creates with them), or undefined
+ * when it would not (resources/channel "Edit Channel Permissions"): the bot needs to see the
+ * channel and hold Manage Permissions (MANAGE_ROLES) there, may allow or deny only bits it holds
+ * there, and may put MANAGE_ROLES itself in an override only as an administrator or when an
+ * override of that channel allows it MANAGE_ROLES. In a channel being created only guild-level
+ * bits count, and MANAGE_ROLES needs ADMINISTRATOR (the platform's stricter reading).
+ */
+export function overrideRefusal(
+  bot: BotStanding,
+  everyoneId: string,
+  existing: readonly PermissionOverride[] | undefined,
+  overrides: readonly { allow: string; deny: string }[],
+): string | undefined {
+  if (bot.isOwner || mayGrant(bot, PERMISSION.ADMINISTRATOR)) return undefined;
+  const held = existing
+    ? computeChannelPermissions({
+        guildPermissions: bot.permissions,
+        everyoneId,
+        userId: bot.userId,
+        roleIds: bot.roleIds,
+        overrides: existing,
+      })
+    : bot.permissions;
+  if ((held & PERMISSION.VIEW_CHANNEL) === 0n) return SKIP_REASON.channelNotVisible;
+  if ((held & PERMISSION.MANAGE_ROLES) === 0n) return SKIP_REASON.noManagePermissions;
+  const applying = (existing ?? []).filter(
+    (o) =>
+      (o.type === 'role' && (o.id === everyoneId || bot.roleIds.includes(o.id))) ||
+      (o.type === 'member' && o.id === bot.userId),
+  );
+  const manageRolesAllowed = applying.some((o) => (BigInt(o.allow) & PERMISSION.MANAGE_ROLES) !== 0n);
+  for (const override of overrides) {
+    const bits = BigInt(override.allow) | BigInt(override.deny);
+    if ((bits & ~held) !== 0n) {
+      return existing ? SKIP_REASON.permissionsNotHeldInChannel : SKIP_REASON.permissionsNotHeld;
+    }
+    if ((bits & PERMISSION.MANAGE_ROLES) !== 0n && !manageRolesAllowed)
+      return SKIP_REASON.manageRolesInOverride;
+  }
+  return undefined;
 }
 
 function overrideFields(override: PermissionOverride): Omit<OverrideItem, 'channel_name' | 'target_name'> {

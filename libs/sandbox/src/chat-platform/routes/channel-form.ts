@@ -91,16 +91,21 @@ export function checkGuildLimits(
   form.check();
 }
 
-/** Overwrite targets must exist, and the bot may only allow or deny bits it holds. */
+/**
+ * A role overwrite's role must exist; a member overwrite may name any user, in the guild or not
+ * (the platform keeps a member's overwrite after they leave, and accepts one for someone who has
+ * left). The bot must be allowed to set each of them in the channel (`channel` undefined: one
+ * being created), and, for a whole list, to remove those the list leaves out.
+ */
 export function checkOverwrites(
   overwrites: FakeOverwrite[],
   guild: FakeGuild,
   store: PlatformStore,
   bot: BotAuthority,
+  channel?: FakeChannel,
 ): void {
   for (const overwrite of overwrites) {
     if (overwrite.type === 0) store.role(guild, overwrite.id);
-    else store.member(guild, overwrite.id);
-    bot.requireGrantable(BigInt(overwrite.allow) | BigInt(overwrite.deny));
   }
+  bot.requireOverwritable(channel, overwrites);
 }

@@ -32,8 +32,9 @@ function channelAuthority(guild: FakeGuild, actorId: string): BotAuthority {
 }
 
 /**
- * Setting overwrites also needs MANAGE_ROLES, and only for existing targets and held bits. An edit
- * that sends the list changes the overwrites even when it is empty (it removes them all); a new
+ * Setting overwrites also needs MANAGE_ROLES, for existing role targets and bits the bot may set
+ * (see BotAuthority.requireOverwritable). An edit that sends the list changes the overwrites even
+ * when it is empty (it removes them all), and each entry it sends or leaves out is checked; a new
  * channel with an empty list has none to set.
  */
 function checkOverwriteRights(
@@ -41,12 +42,14 @@ function checkOverwriteRights(
   guild: FakeGuild,
   store: PlatformStore,
   fields: ChannelFields,
-  edit: boolean,
+  channel?: FakeChannel,
 ) {
   const overwrites = fields.permission_overwrites;
-  if (overwrites === undefined || (!edit && overwrites.length === 0)) return;
+  if (overwrites === undefined || (!channel && overwrites.length === 0)) return;
   bot.require(PermissionFlagsBits.ManageRoles);
-  checkOverwrites(overwrites, guild, store, bot);
+  const sent = new Set(overwrites.map((overwrite) => overwrite.id));
+  const removed = (channel?.permission_overwrites ?? []).filter((overwrite) => !sent.has(overwrite.id));
+  checkOverwrites([...overwrites, ...removed], guild, store, bot, channel);
 }
 
 /** A new channel goes after its siblings (same parent, or among the categories). */
@@ -93,7 +96,7 @@ export const channelRoutes: PlatformRoute[] = [
       const parentId = fields.parent_id ?? null;
       checkParent(form, guild, type, parentId);
       checkGuildLimits(form, guild, type, fields);
-      checkOverwriteRights(bot, guild, store, fields, false);
+      checkOverwriteRights(bot, guild, store, fields);
       if (guild.channels.length >= MAX_GUILD_CHANNELS) throw platformError.maxChannels();
       const channel: FakeChannel = {
         id: store.ids.next(),
@@ -170,7 +173,7 @@ export const channelRoutes: PlatformRoute[] = [
         checkParent(form, guild, channel.type, fields.parent_id);
       }
       checkGuildLimits(form, guild, fields.type ?? channel.type, fields);
-      checkOverwriteRights(bot, guild, store, fields, true);
+      checkOverwriteRights(bot, guild, store, fields, channel);
       const watch = new GuildWatch(guild, ['channels']);
       applyFields(channel, fields);
       return ok(channelWire(channel), watch.changes([channel.id]));

@@ -7,7 +7,10 @@ import type { FakeGuild } from '../platform-state';
 import { checkOverwrites, readOverwrite } from './channel-form';
 import { type PlatformRoute, noContent } from './platform-route';
 
-/** Overwrites are the platform's "Manage Permissions", which is the MANAGE_ROLES bit. */
+/**
+ * Overwrites are the platform's "Manage Permissions", which is the MANAGE_ROLES bit, held in the
+ * channel (BotAuthority.requireOverwritable has the rest of the rule).
+ */
 function overwriteAuthority(guild: FakeGuild, actorId: string): BotAuthority {
   const bot = new BotAuthority(guild, actorId);
   bot.require(PermissionFlagsBits.ManageRoles);
@@ -24,7 +27,7 @@ export const overwriteRoutes: PlatformRoute[] = [
       const form = FormBody.object(body);
       const overwrite = { id: params.overwrite_id, ...readOverwrite(form) };
       form.check();
-      checkOverwrites([overwrite], guild, store, bot);
+      checkOverwrites([overwrite], guild, store, bot, channel);
       const watch = new GuildWatch(guild, ['channels']);
       const index = channel.permission_overwrites.findIndex((existing) => existing.id === overwrite.id);
       if (index === -1) channel.permission_overwrites.push(overwrite);
@@ -37,11 +40,14 @@ export const overwriteRoutes: PlatformRoute[] = [
     path: '/channels/:channel_id/permissions/:overwrite_id',
     handle: ({ params, actorId }, store) => {
       const { guild, channel } = store.channel(params.channel_id, actorId);
-      overwriteAuthority(guild, actorId);
+      const bot = overwriteAuthority(guild, actorId);
       const index = channel.permission_overwrites.findIndex(
         (existing) => existing.id === params.overwrite_id,
       );
       if (index === -1) throw platformError.unknownOverwrite();
+      // Removing an overwrite changes its bits as setting it does: the same rule holds (the docs
+      // say nothing of removal; this is the stricter reading).
+      bot.requireOverwritable(channel, [channel.permission_overwrites[index]]);
       const watch = new GuildWatch(guild, ['channels']);
       channel.permission_overwrites.splice(index, 1);
       return noContent(watch.changes([channel.id]));
