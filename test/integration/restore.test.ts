@@ -1,4 +1,4 @@
-import { ChatPlatformClient, type GuildState } from '@lib/chat-platform';
+import { ChatPlatformClient, type GuildState, LEAST_BOT_PERMISSIONS } from '@lib/chat-platform';
 import type { DomainEvent } from '@lib/contracts';
 import { DEFAULT_RATE_LIMITS } from '@lib/sandbox';
 import { PermissionFlagsBits as P } from 'discord-api-types/v10';
@@ -581,7 +581,7 @@ describe('restore', () => {
     }, 120_000);
   });
 
-  describe('what the bot at its invite’s permissions cannot do', () => {
+  describe('what a bot with the least permissions cannot do', () => {
     it('lists it in the preview with why, skips exactly it, and restores everything else', async () => {
       const owner = new ChatPlatformClient({
         apiBaseUrl: `${platformUrl}/api`,
@@ -589,6 +589,8 @@ describe('restore', () => {
       });
       let top = '';
       const { seeded, guildId, snapshotId, payload } = await protectedGuild({
+        // The owner unticked ADMINISTRATOR when inviting the bot.
+        bot: { permissions: LEAST_BOT_PERMISSIONS },
         beforeSnapshot: async (guild) => {
           stack.platform.registerBotToken('owner-of-the-guild', guild.ownerId);
           // Only an administrator (or a bot allowed it in that channel) may put MANAGE_ROLES in an

@@ -1,5 +1,5 @@
 import { ChatPlatformClient, type GuildState } from '@lib/chat-platform';
-import type { SeededGuild } from '@lib/sandbox';
+import type { GuildSpec, SeededGuild } from '@lib/sandbox';
 import type { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
 import { BillingEventStream, SubscriptionScenario } from './billing-events';
@@ -57,12 +57,20 @@ export class RestoreHarness {
       extraRoles?: number;
       /** Members `crowd-<i>` besides the admin and the member (see seedProtectedGuild). */
       crowd?: number;
+      /** The bot's standing in the guild; default the invite's (ADMINISTRATOR, at the top). */
+      bot?: GuildSpec['bot'];
       /** What happens to the guild before the known-good snapshot is taken. */
       beforeSnapshot?: (seeded: SeededGuild) => Promise<void>;
     } = {},
   ) => {
     const name = `Guild ${uuidv7().slice(-6)}`;
-    const seeded = seedProtectedGuild(this.stack.platform, name, options.extraRoles, options.crowd);
+    const seeded = seedProtectedGuild(
+      this.stack.platform,
+      name,
+      options.extraRoles,
+      options.crowd,
+      options.bot,
+    );
     await options.beforeSnapshot?.(seeded);
     const registered = await this.post('/api/v1/guilds', { platform_guild_id: seeded.guildId });
     if (registered.status !== 200) throw new Error(`registration: ${JSON.stringify(registered)}`);

@@ -1,5 +1,5 @@
 import { ChatPlatformClient, type GuildState, type PlatformChannel } from '@lib/chat-platform';
-import type { FakeChatPlatform, SeededGuild } from '@lib/sandbox';
+import type { FakeChatPlatform, GuildSpec, SeededGuild } from '@lib/sandbox';
 import { PermissionFlagsBits as P } from 'discord-api-types/v10';
 import type { DataSource } from 'typeorm';
 
@@ -13,15 +13,17 @@ export function seedProtectedGuild(
   name: string,
   extraRoles = 0,
   crowd = 0,
+  bot?: GuildSpec['bot'],
 ): SeededGuild {
   return platform.seedGuild({
     name,
+    bot,
     owner: { id: OWNER, username: 'owner' },
     settings: { verification_level: 2, afk_timeout: 900, afk_channel: 'lounge', system_channel: 'general' },
     roles: [
       { name: 'Member', permissions: P.SendMessages | P.ViewChannel, color: 0x3498db },
-      // Bits the bot at its invite's permissions holds, so it can make the role again; what it
-      // cannot make is restore.test.ts's "what the bot at its invite's permissions cannot do".
+      // Bits a bot installed with the least permissions holds, so it can make the role again; what
+      // it cannot make is restore.test.ts's "what a bot with the least permissions cannot do".
       { name: 'Moderator', permissions: P.ManageChannels | P.ViewAuditLog, hoist: true, color: 0x2ecc71 },
       { name: 'Admin', permissions: P.Administrator, color: 0xe74c3c, mentionable: true },
       ...Array.from({ length: extraRoles }, (_, i) => ({ name: `extra-${i}`, permissions: P.SendMessages })),
@@ -67,8 +69,8 @@ function crowdOf(count: number) {
 const RAIDER_TOKEN = 'compromised-owner-token';
 
 /**
- * What a raid does, through the platform's API as a compromised owner would. Not as the bot: it
- * holds only the invite's permissions, and could not do half of it.
+ * What a raid does, through the platform's API as a compromised owner would: the owner's account
+ * is the one most worth stealing, and no role order stands in its way.
  */
 export async function raid(platform: FakeChatPlatform, seeded: SeededGuild): Promise<void> {
   platform.registerBotToken(RAIDER_TOKEN, seeded.ownerId);

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import {
-  BOT_PERMISSIONS,
+  LEAST_BOT_PERMISSIONS,
   CHANNEL_TYPE,
   type GuildSettings,
   type GuildState,
@@ -743,10 +743,10 @@ describe(computeRestoreDiff.name, () => {
       ]);
     });
 
-    describe('with the bot at its invite’s permissions', () => {
+    describe('with the bot at the least permissions', () => {
       const invited: BotStanding = {
         highestRolePosition: 4,
-        permissions: BOT_PERMISSIONS | BigInt(VIEW_AND_SEND),
+        permissions: LEAST_BOT_PERMISSIONS | BigInt(VIEW_AND_SEND),
         isOwner: false,
         userId: '900',
         roleIds: [BOT_ROLE],

@@ -1,4 +1,4 @@
-import { BOT_PERMISSIONS } from '@lib/chat-platform';
+import { BOT_PERMISSIONS, LEAST_BOT_PERMISSIONS } from '@lib/chat-platform';
 import { PermissionFlagsBits as P } from 'discord-api-types/v10';
 import { FakeChatPlatform } from './fake-chat-platform';
 import type { GuildSpec, SeededGuild } from './guild-seed';
@@ -8,7 +8,7 @@ import { fakeForSuite } from '../../../../test/support/loopback-fake';
 const STRANGER = '300000000000000099';
 
 /**
- * What the platform refuses a bot installed with the invite's permissions (BOT_PERMISSIONS), on
+ * What the platform refuses a bot installed with the least permissions (LEAST_BOT_PERMISSIONS), on
  * loopback over HTTP: overwrites it may not set (resources/channel "Edit Channel Permissions",
  * topics/permissions "Permission Overwrites"), roles above it, permissions it does not hold, bans.
  */
@@ -25,9 +25,11 @@ describe('bot authority', () => {
     deny: deny.toString(),
   });
 
+  /** The bot installed with the least permissions (the owner unticked ADMINISTRATOR on consent). */
   function seed(extra: Partial<GuildSpec> = {}): SeededGuild {
     return sut.seedGuild({
       name: 'Invited',
+      bot: { permissions: LEAST_BOT_PERMISSIONS },
       roles: [{ name: 'Low' }, { name: 'High', permissions: P.KickMembers }],
       members: [{ username: 'mia', roles: ['Low'] }],
       channels: [{ name: 'general' }],
@@ -38,7 +40,7 @@ describe('bot authority', () => {
   const refusedAs = (code: number) => ({ body: expect.objectContaining({ code }) });
 
   it('seeds the bot with exactly the invite’s permissions, its role at the top', () => {
-    const seeded = seed();
+    const seeded = sut.seedGuild({ name: 'As invited' });
     const roles = sut.guild(seeded.guildId).roles;
     const botRole = roles.find((role) => role.id === seeded.botRoleId)!;
     expect(botRole.permissions).toBe(BOT_PERMISSIONS.toString());
@@ -170,7 +172,7 @@ describe('bot authority', () => {
 
   describe('roles, members and bans', () => {
     it('refuses a role with a permission the bot does not hold, and one above it', async () => {
-      const seeded = seed({ bot: { permissions: BOT_PERMISSIONS, rolePosition: 1 } });
+      const seeded = seed({ bot: { permissions: LEAST_BOT_PERMISSIONS, rolePosition: 1 } });
       await expect(
         call('POST', `/guilds/${seeded.guildId}/roles`, { name: 'mods', permissions: String(P.KickMembers) }),
       ).resolves.toMatchObject({ status: 403, ...refusedAs(50013) });
@@ -191,7 +193,10 @@ describe('bot authority', () => {
     it('reads and lifts bans with BAN_MEMBERS, and refuses a bot without it', async () => {
       const seeded = seed({ bans: [{ username: 'spammer' }] });
       await expect(call('GET', `/guilds/${seeded.guildId}/bans`)).resolves.toMatchObject({ status: 200 });
-      const without = seed({ name: 'Old invite', bot: { permissions: BOT_PERMISSIONS & ~P.BanMembers } });
+      const without = seed({
+        name: 'Old invite',
+        bot: { permissions: LEAST_BOT_PERMISSIONS & ~P.BanMembers },
+      });
       await expect(call('GET', `/guilds/${without.guildId}/bans`)).resolves.toMatchObject({
         status: 403,
         ...refusedAs(50013),

@@ -21,7 +21,7 @@ describe(seedGuild.name, () => {
     expect(guild.roles[9]).toMatchObject({
       id: seeded.botRoleId,
       managed: true,
-      // The invite's permissions, as a real install has: not ADMINISTRATOR.
+      // The invite's permissions, as a real install has.
       permissions: BOT_PERMISSIONS.toString(),
       tags: { bot_id: store.bot.id },
     });
