@@ -290,16 +290,16 @@ describe('restore in process', () => {
 
   it('restores a snapshot of a boosted guild into one without boosts: clamped, noted, completed', async () => {
     const { seeded, snapshotId } = await protectedGuild({
-      beforeSnapshot: async (guild) => {
-        stack.platform.mutate(guild.guildId, (live) => {
-          live.premium_tier = 3;
-          live.features = ['ENHANCED_ROLE_COLORS'];
-        });
-        await reader.createChannel(guild.guildId, { name: 'hifi', type: 2, bitrate: 384000 });
-        await reader.createRole(guild.guildId, {
-          name: 'Booster',
-          colors: { primary_color: 0xff0000, secondary_color: 0x0000ff, tertiary_color: null },
-        });
+      // Seeded boosted rather than boosted through the API: the API's gateway events can reach live
+      // sync after the guild is registered and before its licence is stored, which caches FREE.
+      adjustSpec: (spec) => {
+        spec.premium_tier = 3;
+        spec.features = ['ENHANCED_ROLE_COLORS'];
+        spec.roles = [
+          ...(spec.roles ?? []),
+          { name: 'Booster', colors: { primary_color: 0xff0000, secondary_color: 0x0000ff } },
+        ];
+        spec.channels = [...(spec.channels ?? []), { name: 'hifi', type: 'voice', bitrate: 384000 }];
       },
     });
     const before = await reader.getGuildState(seeded.guildId);

@@ -59,6 +59,8 @@ export class RestoreHarness {
       crowd?: number;
       /** The bot's standing in the guild; default the invite's (ADMINISTRATOR, at the top). */
       bot?: GuildSpec['bot'];
+      /** Changes to the guild's seed (as it stood from the start, without gateway events). */
+      adjustSpec?: (spec: GuildSpec) => void;
       /** What happens to the guild before the known-good snapshot is taken. */
       beforeSnapshot?: (seeded: SeededGuild) => Promise<void>;
     } = {},
@@ -70,6 +72,7 @@ export class RestoreHarness {
       options.extraRoles,
       options.crowd,
       options.bot,
+      options.adjustSpec,
     );
     await options.beforeSnapshot?.(seeded);
     const registered = await this.post('/api/v1/guilds', { platform_guild_id: seeded.guildId });

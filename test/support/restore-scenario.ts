@@ -14,8 +14,9 @@ export function seedProtectedGuild(
   extraRoles = 0,
   crowd = 0,
   bot?: GuildSpec['bot'],
+  adjust: (spec: GuildSpec) => void = () => {},
 ): SeededGuild {
-  return platform.seedGuild({
+  const spec: GuildSpec = {
     name,
     bot,
     owner: { id: OWNER, username: 'owner' },
@@ -54,7 +55,9 @@ export function seedProtectedGuild(
       { username: 'member', id: MEMBER, roles: ['Member'] },
       ...crowdOf(crowd),
     ],
-  });
+  };
+  adjust(spec);
+  return platform.seedGuild(spec);
 }
 
 /** `crowd-<i>`: each a Member, every fourth a Moderator too. */
