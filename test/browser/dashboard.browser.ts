@@ -82,13 +82,8 @@ test('an owner logs in with one click and finds their guilds', async () => {
     await expect(botless.getByText('Bot missing')).toBeVisible();
     const invite = new URL((await botless.getByRole('link', { name: /Add the bot/ }).getAttribute('href'))!);
     expect(invite.searchParams.get('guild_id')).toBe(state.botlessGuild.guildId);
-    expect(BigInt(invite.searchParams.get('permissions')!)).toBe(
-      PermissionFlagsBits.ViewChannel |
-        PermissionFlagsBits.ManageChannels |
-        PermissionFlagsBits.ManageRoles |
-        PermissionFlagsBits.ManageGuild |
-        PermissionFlagsBits.ViewAuditLog,
-    );
+    // ADMINISTRATOR: a restore must recreate roles and overwrites carrying any permission.
+    expect(BigInt(invite.searchParams.get('permissions')!)).toBe(PermissionFlagsBits.Administrator);
   }
   await capture(page, 'guild-picker');
 });
