@@ -174,25 +174,56 @@ export function dmChannelWire(channelId: string, recipient: FakeUser) {
   };
 }
 
-export function messageWire(record: DmRecord, author: FakeUser) {
+/** What a bot's message says, in the platform's Message object (resources/message, Message Object). */
+export interface BotMessage {
+  id: string;
+  /** Message Types: 0 DEFAULT, 20 CHAT_INPUT_COMMAND (an interaction's reply). */
+  type: number;
+  channelId: string;
+  author: FakeUser;
+  content: string;
+  embeds: unknown[];
+  sentAt: Date;
+  editedAt: Date | null;
+  flags: number;
+}
+
+/** The Message object's fields every message of a bot has; a kind of message adds its own. */
+export function botMessageWire(message: BotMessage) {
   return {
-    id: record.messageId,
-    type: 0,
-    channel_id: record.channelId,
-    author: userWire(author),
-    content: record.content,
-    embeds: record.embeds.map(embedWire),
-    ...(record.nonce === undefined ? {} : { nonce: record.nonce }),
+    id: message.id,
+    type: message.type,
+    channel_id: message.channelId,
+    author: userWire(message.author),
+    content: message.content,
+    embeds: message.embeds,
     attachments: [],
     mentions: [],
     mention_roles: [],
     mention_everyone: false,
     pinned: false,
     tts: false,
-    timestamp: record.sentAt.toISOString(),
-    edited_timestamp: null,
-    flags: 0,
+    timestamp: message.sentAt.toISOString(),
+    edited_timestamp: message.editedAt === null ? null : message.editedAt.toISOString(),
+    flags: message.flags,
     components: [],
+  };
+}
+
+export function messageWire(record: DmRecord, author: FakeUser) {
+  return {
+    ...botMessageWire({
+      id: record.messageId,
+      type: 0,
+      channelId: record.channelId,
+      author,
+      content: record.content,
+      embeds: record.embeds.map(embedWire),
+      sentAt: record.sentAt,
+      editedAt: null,
+      flags: 0,
+    }),
+    ...(record.nonce === undefined ? {} : { nonce: record.nonce }),
   };
 }
 

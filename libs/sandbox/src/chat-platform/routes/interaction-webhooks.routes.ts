@@ -2,7 +2,7 @@ import { FormBody } from '../form-body';
 import { INTERACTION_MESSAGE_LIMITS, type InteractionRecord, type OriginalMessage } from '../interactions';
 import type { FakeUser } from '../platform-state';
 import type { PlatformStore } from '../platform-store';
-import { userWire } from '../wire-format';
+import { botMessageWire, userWire } from '../wire-format';
 import { type PlatformRoute, ok } from './platform-route';
 
 const ORIGINAL = '/webhooks/:application_id/:interaction_token/messages/@original';
@@ -92,22 +92,17 @@ function originalMessageWire(record: InteractionRecord, message: OriginalMessage
   const author: FakeUser = store.users.get(record.applicationId) ?? store.bot;
   const user = store.users.get(record.userId);
   return {
-    id: message.id,
-    type: 20, // CHAT_INPUT_COMMAND
-    channel_id: record.channelId,
-    author: userWire(author),
-    content: message.content,
-    embeds: message.embeds,
-    attachments: [],
-    mentions: [],
-    mention_roles: [],
-    mention_everyone: false,
-    pinned: false,
-    tts: false,
-    timestamp: new Date(message.createdAt).toISOString(),
-    edited_timestamp: message.editedAt === null ? null : new Date(message.editedAt).toISOString(),
-    flags: message.flags,
-    components: [],
+    ...botMessageWire({
+      id: message.id,
+      type: 20, // CHAT_INPUT_COMMAND
+      channelId: record.channelId,
+      author,
+      content: message.content,
+      embeds: message.embeds,
+      sentAt: new Date(message.createdAt),
+      editedAt: message.editedAt === null ? null : new Date(message.editedAt),
+      flags: message.flags,
+    }),
     webhook_id: record.applicationId,
     application_id: record.applicationId,
     interaction_metadata: {
