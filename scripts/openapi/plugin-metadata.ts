@@ -212,7 +212,7 @@ export default async () => {
                             "list": {},
                             "get": { type: Object },
                             "payments": {},
-                            "changePlan": { description: "docs/behaviour.md \u00A74.7.", type: Object },
+                            "changePlan": { description: "docs/behaviour.md \u00A74.7; an upgrade charges the prorated difference first (README departures).", type: Object },
                             "dropPendingDowngrade": { description: "The undo of a downgrade: the same plan renews at period end.", type: Object },
                             "cancel": { description: "docs/behaviour.md \u00A74.8; the path without /api/v1 is the one the spec's dashboard flow gives.", type: Object },
                             "uncancel": { type: Object }

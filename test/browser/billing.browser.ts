@@ -143,9 +143,14 @@ test('subscribes PRO with the sandbox card, then upgrading to ENTERPRISE makes A
   await expect(fact('AntiNuke')).toContainText('Not on the');
 
   await page.getByRole('navigation', { name: 'Guild' }).getByRole('link', { name: 'Subscription' }).click();
-  // Said before the click: an upgrade takes effect at once.
-  await expect(page.getByText(/Upgrade to Enterprise: takes effect at once/)).toBeVisible();
+  // Said before the click: what the upgrade charges now (issue 41; its own test below has the rest).
+  await expect(
+    page.getByText(/Upgrade to Enterprise: ₩[\d,]+ is charged now on your card ending/),
+  ).toBeVisible();
   await page.getByRole('button', { name: 'Upgrade to Enterprise' }).click();
+  await expect(
+    page.getByText(/^Upgraded to Enterprise: ₩[\d,]+ charged for the rest of this period\.$/),
+  ).toBeVisible();
   await expect(fact('Plan')).toHaveText('Enterprise');
   await expect(fact('Next charge')).toContainText('₩29,900');
   await expect
@@ -158,6 +163,30 @@ test('subscribes PRO with the sandbox card, then upgrading to ENTERPRISE makes A
     .toBe(true);
   await page.goto(guildPath(guildId));
   await expect(fact('AntiNuke')).not.toContainText('Not on the');
+});
+
+test('an upgrade charges what the page said before the click, and the history lists it', async () => {
+  const { guildId: upgradeGuild } = await registeredGuild('Billing Guild Upgrade');
+  await payWithNewCard(upgradeGuild, 'Pro', CARDS.success);
+  await expect(page).toHaveURL(/\/subscription\?welcome=1$/);
+  const offer = page.getByText(/Upgrade to Enterprise: ₩[\d,]+ is charged now/);
+  await expect(offer).toBeVisible();
+  const quoted = /₩([\d,]+) is charged now/.exec((await offer.textContent()) ?? '')![1];
+  await page.getByRole('button', { name: 'Upgrade to Enterprise' }).click();
+  const outcome = page.getByRole('status').filter({ hasText: 'Upgraded to Enterprise' });
+  await expect(outcome).toBeVisible();
+  const charged = /₩([\d,]+) charged/.exec((await outcome.textContent()) ?? '')![1];
+  // The charge at the click is at most the quote (less of the period is left by then).
+  expect(Number(charged.replace(/,/g, ''))).toBeLessThanOrEqual(Number(quoted.replace(/,/g, '')));
+  expect(Number(charged.replace(/,/g, ''))).toBeGreaterThan(0);
+  await expect(fact('Plan')).toHaveText('Enterprise');
+  const history = page.getByTestId('payment-history');
+  const upgradeRow = history.getByRole('row').filter({ hasText: 'Upgrade to Enterprise (prorated)' });
+  await expect(upgradeRow).toContainText(`₩${charged}`);
+  await expect(upgradeRow.getByRole('cell', { name: /^upg_[0-9a-f-]{36}_001_r0$/ })).toBeVisible();
+  await expect(upgradeRow).toContainText('Paid');
+  await expect(history.getByRole('row').filter({ hasText: 'Pro, month 1' })).toContainText('₩9,900');
+  await capture(page, 'subscription-upgraded');
 });
 
 test('a downgrade is scheduled for period end and can be taken back; so can a cancel', async () => {

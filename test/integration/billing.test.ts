@@ -584,7 +584,7 @@ describe('billing', () => {
   });
 
   describe('plan changes', () => {
-    it('lets only the payer change, does nothing for the same plan, upgrades at once without a charge', async () => {
+    it('lets only the payer change, does nothing for the same plan, upgrades once the difference is paid', async () => {
       const { id, payer, guildName } = await activeSubscription();
       const chargesBefore = stack.provider.charges().length;
       const stranger = await change(stack.user(ADMIN), id, 'ENTERPRISE');
@@ -593,10 +593,12 @@ describe('billing', () => {
       expect(same).toMatchObject({ status: 200, body: { plan: 'PRO', effective_at: null } });
       expect(await types(id)).toHaveLength(3);
 
+      expect(stack.provider.charges().length).toBe(chargesBefore);
+
       const upgraded = await change(payer, id, 'ENTERPRISE');
       expect(upgraded).toMatchObject({
         status: 200,
-        body: { plan: 'ENTERPRISE', effective_at: 'now', pending: null },
+        body: { plan: 'ENTERPRISE', effective_at: 'now', pending: null, payment: { status: 'succeeded' } },
       });
       expect(await subscription(id)).toMatchObject({ plan_code: 'ENTERPRISE', pending_downgrade_to: null });
       const last = (await events(id)).at(-1) as DomainEvent<'PlanUpgraded'>;
@@ -610,7 +612,10 @@ describe('billing', () => {
           guild_name: guildName,
         },
       });
-      expect(stack.provider.charges().length).toBe(chargesBefore);
+      // The prorated difference (issue 41 item 5; test/integration/upgrade-charge.test.ts has the rest).
+      const charged = stack.provider.charges().slice(chargesBefore);
+      expect(charged).toEqual([expect.objectContaining({ orderId: `upg_${id}_001_r0`, status: 'DONE' })]);
+      expect(charged[0].amount).toBe((upgraded.body.payment as { amount_krw: number }).amount_krw);
       const bad = await change(payer, id, 'PLATINUM');
       expect(bad).toMatchObject({ status: 400, body: { code: 'ErrValidation' } });
       const missing = await change(payer, uuidv7(), 'PRO');

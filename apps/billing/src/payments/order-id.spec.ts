@@ -77,6 +77,7 @@ describe(parseOrderId.name, () => {
     ['trailing junk', `sub_${SUBSCRIPTION}_001_r0_x`],
     ['a trailing newline', `sub_${SUBSCRIPTION}_001_r0\n`],
     ['an upper-case prefix', `SUB_${SUBSCRIPTION}_001_r0`],
+    ['an unknown prefix', `upd_${SUBSCRIPTION}_001_r0`],
     ['an id longer than the provider allows', `sub_${SUBSCRIPTION}_${'1'.repeat(12)}_r${'1'.repeat(10)}`],
     ['a cycle beyond safe integers', `sub_${SUBSCRIPTION}_9999999999999999_r0`],
   ])('returns null for %s', (_, orderId) => {
@@ -94,6 +95,8 @@ describe(parseOrderId.name, () => {
       { subscriptionId: randomUUID(), cycle: 1000, retryNumber: 0 },
       { subscriptionId: '00000000-0000-0000-0000-000000000000', cycle: 1, retryNumber: 0 },
       { subscriptionId: 'ffffffff-ffff-ffff-ffff-ffffffffffff', cycle: 10 ** 11, retryNumber: 10 ** 8 },
+      { subscriptionId: randomUUID(), cycle: 1, retryNumber: 0, purpose: 'upgrade' },
+      { subscriptionId: randomUUID(), cycle: 7, retryNumber: 2, purpose: 'upgrade' },
     ];
 
     it.each(samples)('round-trips cycle $cycle retry $retryNumber', (parts) => {
@@ -120,6 +123,13 @@ describe(parseOrderId.name, () => {
         }
       }
       expect(orderIds.size).toBe(24 * 4);
+    });
+
+    it('gives an upgrade another order id than the charge of its cycle', () => {
+      const parts = { subscriptionId: SUBSCRIPTION, cycle: 3, retryNumber: 0 };
+      const upgrade = formatOrderId({ ...parts, purpose: 'upgrade' });
+      expect(upgrade).toBe(`upg_${SUBSCRIPTION}_003_r0`);
+      expect(upgrade).not.toBe(formatOrderId(parts));
     });
   });
 });

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
 import type { PaidPlanCode } from '../subscriptions/subscription';
-import { formatOrderId } from './order-id';
+import { formatOrderId, type PaymentPurpose } from './order-id';
 
 export type PaymentAttemptStatus = 'pending' | 'succeeded' | 'failed';
 
@@ -11,6 +11,8 @@ export type PaymentAttemptStatus = 'pending' | 'succeeded' | 'failed';
 export interface PaymentAttemptRow {
   id: string;
   subscription_id: string;
+  /** `period` pays `cycle`; `upgrade` pays the higher `plan_code` for the rest of `cycle`. */
+  purpose: PaymentPurpose;
   cycle: number;
   retry_number: number;
   order_id: string;
@@ -34,6 +36,8 @@ export interface NewPaymentAttempt {
   planCode: PaidPlanCode;
   amountKrw: number;
   orderName: string;
+  /** Default `period`. */
+  purpose?: PaymentPurpose;
 }
 
 /** Charges of a subscription, one row per cycle and retry; the order id follows from both. */
@@ -44,11 +48,12 @@ export class PaymentAttemptsRepository {
       subscriptionId: attempt.subscriptionId,
       cycle: attempt.cycle,
       retryNumber: attempt.retryNumber,
+      purpose: attempt.purpose,
     });
     const [row] = await manager.query<PaymentAttemptRow[]>(
       `INSERT INTO billing.payment_attempts
-         (id, subscription_id, cycle, retry_number, order_id, order_name, plan_code, amount_krw, status)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending')
+         (id, subscription_id, cycle, retry_number, order_id, order_name, plan_code, amount_krw, status, purpose)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending', $9)
        RETURNING *`,
       [
         uuidv7(),
@@ -59,12 +64,13 @@ export class PaymentAttemptsRepository {
         attempt.orderName,
         attempt.planCode,
         attempt.amountKrw,
+        attempt.purpose ?? 'period',
       ],
     );
     return row;
   }
 
-  /** The subscription's charges, newest first: each cycle, each retry. */
+  /** The subscription's charges, newest first: each cycle, each retry, each upgrade within a cycle. */
   async listForSubscription(
     manager: EntityManager,
     subscriptionId: string,
@@ -72,7 +78,7 @@ export class PaymentAttemptsRepository {
   ): Promise<PaymentAttemptRow[]> {
     return manager.query<PaymentAttemptRow[]>(
       `SELECT * FROM billing.payment_attempts WHERE subscription_id = $1
-        ORDER BY cycle DESC, retry_number DESC LIMIT $2`,
+        ORDER BY cycle DESC, created_at DESC, retry_number DESC LIMIT $2`,
       [subscriptionId, limit],
     );
   }
@@ -85,17 +91,27 @@ export class PaymentAttemptsRepository {
     );
   }
 
-  /** The latest attempt of a cycle (highest retry), if any. */
+  /** The latest attempt of a cycle (highest retry), if any; `purpose` upgrade: the cycle's latest upgrade. */
   latestOfCycle(
     manager: EntityManager,
     subscriptionId: string,
     cycle: number,
+    purpose: PaymentPurpose = 'period',
   ): Promise<PaymentAttemptRow | null> {
     return firstRow<PaymentAttemptRow>(
       manager,
-      `SELECT * FROM billing.payment_attempts WHERE subscription_id = $1 AND cycle = $2
+      `SELECT * FROM billing.payment_attempts WHERE subscription_id = $1 AND cycle = $2 AND purpose = $3
         ORDER BY retry_number DESC LIMIT 1`,
-      [subscriptionId, cycle],
+      [subscriptionId, cycle, purpose],
+    );
+  }
+
+  /** The subscription's charge in flight, if any (at most one: payment_attempts_one_pending_idx). */
+  pendingOf(manager: EntityManager, subscriptionId: string): Promise<PaymentAttemptRow | null> {
+    return firstRow<PaymentAttemptRow>(
+      manager,
+      `SELECT * FROM billing.payment_attempts WHERE subscription_id = $1 AND status = 'pending'`,
+      [subscriptionId],
     );
   }
 

@@ -1,10 +1,13 @@
 import type { PaidPlanCode } from '../subscriptions/subscription';
+import type { PaymentPurpose } from './order-id';
 import type { PaymentAttemptRow, PaymentAttemptStatus } from './payment-attempts.repository';
 
 /** One charge of a subscription as its payment history shows it. */
 export interface PaymentView {
   order_id: string;
-  /** The billing cycle it pays (1 = the first month) and which try of it (0 = the first). */
+  /** `period`: the charge of a billing cycle; `upgrade`: the prorated difference of a higher `plan` within `cycle`. */
+  purpose: PaymentPurpose;
+  /** The billing cycle it pays (1 = the first month) and which try of it (0 = the first; an upgrade's count within the cycle). */
   cycle: number;
   retry_number: number;
   plan: PaidPlanCode;
@@ -23,6 +26,7 @@ export interface PaymentView {
 export function toPaymentView(row: PaymentAttemptRow): PaymentView {
   return {
     order_id: row.order_id,
+    purpose: row.purpose,
     cycle: row.cycle,
     retry_number: row.retry_number,
     plan: row.plan_code,

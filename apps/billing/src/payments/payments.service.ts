@@ -4,6 +4,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { BillingKeysRepository } from '../billing-keys/billing-keys.repository';
 import { type ChargeOutcome, PaymentProviderClient } from '../provider/payment-provider.client';
 import { periodColumns, periodOfCycle, retryAt } from '../subscriptions/billing-period';
+import { upgradeChange } from '../subscriptions/plan-rules';
 import type { SubscriptionRow } from '../subscriptions/subscription';
 import { SubscriptionEvents } from '../subscriptions/subscription-events';
 import { SubscriptionsRepository } from '../subscriptions/subscriptions.repository';
@@ -12,7 +13,7 @@ import { PaymentAttemptsRepository } from './payment-attempts.repository';
 
 const paymentOutcomes = new Counter({
   name: 'billing_payment_outcomes_total',
-  help: 'Charges by kind (first, renewal) and outcome (succeeded, failed, unknown = operator alert)',
+  help: 'Charges by kind (first, renewal, upgrade) and outcome (succeeded, failed, unknown = operator alert)',
   labelNames: ['kind', 'outcome'],
 });
 
@@ -131,6 +132,7 @@ export class PaymentsService {
       outcome.approvedAt,
     );
     const now = new Date();
+    if (attempt.purpose === 'upgrade') return this.applyUpgrade(manager, attempt, subscription, now);
     if (subscription.status === 'pending') {
       // docs/behaviour.md §3.2: period start = now; the approval time when the answer comes late (webhook, re-send).
       const anchor = new Date(Math.min(outcome.approvedAt.getTime(), now.getTime()));
@@ -176,6 +178,35 @@ export class PaymentsService {
     return { attempt, subscription, applied: true };
   }
 
+  /**
+   * An approved upgrade charge puts its plan in force now (plan-rules upgradeChange). One that
+   * landed after the subscription ended, or that a higher plan overtook, changes nothing and is
+   * refunded by hand, as any charge a subscription no longer expects.
+   */
+  private async applyUpgrade(
+    manager: EntityManager,
+    attempt: PaymentAttemptRow,
+    subscription: SubscriptionRow,
+    now: Date,
+  ): Promise<Settlement> {
+    const change = upgradeChange(subscription, attempt.plan_code);
+    if (!change) {
+      this.logger.error(
+        {
+          alert: 'payment_for_inactive_subscription',
+          subscription_id: subscription.id,
+          status: subscription.status,
+          order_id: attempt.order_id,
+        },
+        'an upgrade charge went through that no longer applies; refund at the provider',
+      );
+      return { attempt, subscription, applied: true };
+    }
+    const upgraded = await this.subscriptions.update(manager, subscription.id, change, now);
+    await this.events.planUpgraded(manager, upgraded, subscription.plan_code);
+    return { attempt, subscription: upgraded, applied: true };
+  }
+
   private async applyRejection(
     manager: EntityManager,
     pending: PaymentAttemptRow,
@@ -183,6 +214,8 @@ export class PaymentsService {
     outcome: Extract<DecidedCharge, { kind: 'rejected' }>,
   ): Promise<Settlement> {
     const attempt = await this.attempts.markFailed(manager, pending.id, outcome);
+    // A declined upgrade is dropped: the plan in force stays, nothing else changes.
+    if (attempt.purpose === 'upgrade') return { attempt, subscription, applied: true };
     const now = new Date();
     if (subscription.status === 'pending') {
       // The billing key stays: the user may try again with the same card or another one.
@@ -207,13 +240,15 @@ export class PaymentsService {
   }
 }
 
-function kindOf(attempt: PaymentAttemptRow): 'first' | 'renewal' {
+function kindOf(attempt: PaymentAttemptRow): 'first' | 'renewal' | 'upgrade' {
+  if (attempt.purpose === 'upgrade') return 'upgrade';
   return attempt.cycle === 1 ? 'first' : 'renewal';
 }
 
 /** The attempt pays the cycle after the current one of a running subscription. */
 function isRenewalOf(attempt: PaymentAttemptRow, subscription: SubscriptionRow): boolean {
   return (
+    attempt.purpose !== 'upgrade' &&
     (subscription.status === 'active' || subscription.status === 'past_due') &&
     subscription.billing_anchor_at !== null &&
     attempt.cycle === subscription.cycle_count + 1

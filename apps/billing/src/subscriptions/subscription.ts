@@ -1,5 +1,7 @@
-import type { PlanCode } from '@lib/contracts';
+import { type PlanCode, planRank } from '@lib/contracts';
 import type { BillingKeyRow } from '../billing-keys/billing-keys.repository';
+import { planForNextPeriod } from './plan-rules';
+import { upgradeQuote } from './proration';
 
 export type SubscriptionStatus = 'pending' | 'active' | 'past_due' | 'canceled';
 export type PaidPlanCode = Exclude<PlanCode, 'FREE'>;
@@ -102,10 +104,49 @@ export interface NextChargeView {
   amount_krw: number;
 }
 
+/** A higher plan the payer may move to now, and what that upgrade would charge now. */
+export interface UpgradeOptionView {
+  plan: PaidPlanCode;
+  /**
+   * The prorated difference for the rest of the period, at `quoted_at`; the charge at the click is
+   * at most this (less time is left by then), and never under the provider's card minimum.
+   */
+  amount_krw: number;
+  quoted_at: string;
+}
+
 /** A subscription as its page shows it: with the charge that comes next. */
 export interface SubscriptionDetailView extends SubscriptionView {
   /** Null when nothing will be charged (not yet started, ending at period end, or ended). */
   next_charge: NextChargeView | null;
+  /** Empty unless an upgrade can be made now (active, no charge in flight, a higher plan exists). */
+  upgrade_options: UpgradeOptionView[];
+}
+
+/**
+ * What each higher plan would charge now (proration.ts), for the dashboard to say before the click.
+ * `plans`: the paid plans with their prices, in any order.
+ */
+export function upgradeOptionsOf(
+  row: SubscriptionRow,
+  plans: ReadonlyArray<{ code: PaidPlanCode; price_krw: number }>,
+  paymentPending: boolean,
+  now: Date,
+): UpgradeOptionView[] {
+  if (row.status !== 'active' || paymentPending || !row.current_period_start || !row.current_period_end) {
+    return [];
+  }
+  const current = plans.find((plan) => plan.code === row.plan_code);
+  if (!current) return [];
+  const period = { start: row.current_period_start, end: row.current_period_end };
+  return plans
+    .filter((plan) => planRank(plan.code) > planRank(row.plan_code) && plan.price_krw > current.price_krw)
+    .sort((a, b) => planRank(a.code) - planRank(b.code))
+    .map((plan) => ({
+      plan: plan.code,
+      amount_krw: upgradeQuote(current.price_krw, plan.price_krw, period, now).amount_krw,
+      quoted_at: now.toISOString(),
+    }));
 }
 
 /** What the subscription charges next, at the prices of `priceOf`; null when it will not. */
@@ -114,7 +155,7 @@ export function nextChargeOf(
   priceOf: (plan: PaidPlanCode) => number,
 ): NextChargeView | null {
   const running = row.status === 'active' || row.status === 'past_due';
-  if (!running || row.cancel_at_period_end || !row.next_billing_at) return null;
-  const plan = row.pending_downgrade_to ?? row.plan_code;
+  const plan = planForNextPeriod(row);
+  if (!running || plan === null || !row.next_billing_at) return null;
   return { at: row.next_billing_at.toISOString(), plan, amount_krw: priceOf(plan) };
 }

@@ -9,8 +9,10 @@ import {
   ParseUUIDPipe,
   Post,
   Query,
+  Res,
 } from '@nestjs/common';
-import { ApiOperation } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
+import type { Response } from 'express';
 import type { InternalIdentity } from '@lib/contracts';
 import { RequireManageGuild, RequireManageGuildOf, ScopeGuildId } from '@lib/guild-access';
 import { CurrentIdentity } from '@lib/identity';
@@ -82,16 +84,30 @@ export class SubscriptionsController {
     return this.subscriptions.payments(guildId, id, query.limit);
   }
 
-  /** docs/behaviour.md §4.7. */
+  /** docs/behaviour.md §4.7; an upgrade charges the prorated difference first (README departures). */
   @ApiOperation({ summary: 'Change plan' })
   @Post('api/v1/subscriptions/:id/change-plan')
-  @PayerChange({ 409: ['ErrCancelScheduled'], 422: ['ErrBillingKeyMissing'] })
-  changePlan(
+  @PayerChange({
+    402: ['ErrPaymentRejected'],
+    409: ['ErrCancelScheduled', 'ErrPaymentPending'],
+    422: ['ErrBillingKeyMissing'],
+  })
+  @ApiOkResponse({
+    description: 'Done: a downgrade or cancel is scheduled, or an upgrade was charged and is in force.',
+  })
+  @ApiAcceptedResponse({
+    description:
+      "An upgrade's charge is not answered yet: `payment.status` is `pending`, the plan unchanged.",
+  })
+  async changePlan(
     @CurrentIdentity() identity: InternalIdentity,
     @Param('id', uuid) id: string,
     @Body() body: ChangePlanDto,
+    @Res({ passthrough: true }) response: Response,
   ): Promise<PlanChangeView> {
-    return this.changes.changePlan(identity, id, body.new_plan_code);
+    const result = await this.changes.changePlan(identity, id, body.new_plan_code);
+    response.status(result.status);
+    return result.body;
   }
 
   /** The undo of a downgrade: the same plan renews at period end. */

@@ -13,6 +13,7 @@ import {
   type SubscriptionRow,
   type SubscriptionView,
   toSubscriptionView,
+  upgradeOptionsOf,
 } from './subscription';
 import { SubscriptionsRepository } from './subscriptions.repository';
 
@@ -49,13 +50,24 @@ export class SubscriptionsService implements GuildResourceLookup {
     return { items: rows.map((row) => toSubscriptionView(row, cards.get(row.billing_key_id)!)) };
   }
 
-  /** The subscription of `guildId`, the guild the route found it in, with its next charge. */
+  /**
+   * The subscription of `guildId`, the guild the route found it in, with its next charge and what
+   * an upgrade would charge now.
+   */
   async get(guildId: string, id: string): Promise<SubscriptionDetailView> {
     const row = await this.inGuild(guildId, id);
     const card = await this.billingKeys.get(this.dataSource.manager, row.billing_key_id);
     const plans = await this.entitlements.plans();
     const priceOf = (code: PaidPlanCode) => plans.find((plan) => plan.code === code)?.price_krw ?? 0;
-    return { ...toSubscriptionView(row, card!), next_charge: nextChargeOf(row, priceOf) };
+    const pending = await this.attempts.pendingOf(this.dataSource.manager, row.id);
+    const paid = plans.flatMap((plan) =>
+      plan.code === 'FREE' ? [] : [{ code: plan.code, price_krw: plan.price_krw }],
+    );
+    return {
+      ...toSubscriptionView(row, card!),
+      next_charge: nextChargeOf(row, priceOf),
+      upgrade_options: upgradeOptionsOf(row, paid, pending !== null, new Date()),
+    };
   }
 
   /** Every charge of the subscription, newest first (a month's renewal and its retries included). */

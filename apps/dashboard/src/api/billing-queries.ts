@@ -111,25 +111,27 @@ export function useChangeSubscription(guildId: string, id: string) {
   const refresh = useRefreshBilling(guildId);
   const path = { params: { path: { id } } };
   return useMutation({
-    mutationFn: async (change: SubscriptionChange) => {
+    // An upgrade answers its charge (paid, or still processing); the page says which.
+    mutationFn: async (change: SubscriptionChange): Promise<Schemas['UpgradePaymentView'] | null> => {
       switch (change.kind) {
         case 'change-plan':
-          await unwrap(
-            api.POST('/api/v1/subscriptions/{id}/change-plan', {
-              ...path,
-              body: { new_plan_code: change.plan },
-            }),
-          );
-          return;
+          return (
+            await unwrap(
+              api.POST('/api/v1/subscriptions/{id}/change-plan', {
+                ...path,
+                body: { new_plan_code: change.plan },
+              }),
+            )
+          ).payment;
         case 'cancel':
           await unwrap(api.POST('/api/v1/subscriptions/{id}/cancel', path));
-          return;
+          return null;
         case 'uncancel':
           await unwrap(api.POST('/api/v1/subscriptions/{id}/uncancel', path));
-          return;
+          return null;
         case 'drop-downgrade':
           await unwrap(api.DELETE('/api/v1/subscriptions/{id}/pending-downgrade', path));
-          return;
+          return null;
       }
     },
     onSettled: refresh,

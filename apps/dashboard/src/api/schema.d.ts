@@ -846,17 +846,20 @@ export interface components {
     PaidPlanCode: 'PRO' | 'ENTERPRISE';
     /** @enum {string} */
     PaymentAttemptStatus: 'pending' | 'failed' | 'succeeded';
+    /** @enum {string} */
+    PaymentPurpose: 'period' | 'upgrade';
     PaymentView: {
       amount_krw: number;
       approved_at: string | null;
       created_at: string;
-      /** @description The billing cycle it pays (1 = the first month) and which try of it (0 = the first). */
+      /** @description The billing cycle it pays (1 = the first month) and which try of it (0 = the first; an upgrade's count within the cycle). */
       cycle: number;
       /** @description The provider's decline code and reason, for a failed charge. */
       failure_code: string | null;
       failure_message: string | null;
       order_id: string;
       plan: components['schemas']['PaidPlanCode'];
+      purpose: components['schemas']['PaymentPurpose'];
       /** @description Set when the provider refunded an approved charge. */
       refunded_at: string | null;
       retry_number: number;
@@ -876,8 +879,13 @@ export interface components {
        * @enum {string|null}
        */
       dropped_pending_downgrade_to: 'PRO' | 'ENTERPRISE' | null;
-      /** @description `now` for an upgrade, the period end for a downgrade, null when nothing changed. */
+      /**
+       * @description `now` for an upgrade whose charge was approved, the period end for a downgrade, null when
+       *     nothing changed (yet: an upgrade whose charge is unanswered).
+       */
       effective_at: string | null;
+      /** @description An upgrade's prorated charge (null for any other change). */
+      payment: components['schemas']['UpgradePaymentView'] | null;
       /**
        * @description The plan that takes over at period end, if any (FREE when the subscription ends then).
        * @enum {string|null}
@@ -1413,6 +1421,8 @@ export interface components {
       plan: components['schemas']['PaidPlanCode'];
       status: components['schemas']['SubscriptionStatus'];
       updated_at: string;
+      /** @description Empty unless an upgrade can be made now (active, no charge in flight, a higher plan exists). */
+      upgrade_options: components['schemas']['UpgradeOptionView'][];
     };
     /** @enum {string} */
     SubscriptionStatus: 'pending' | 'active' | 'past_due' | 'canceled';
@@ -1458,6 +1468,23 @@ export interface components {
       threshold: number;
       /** @description The window, in seconds, those actions must fall within. */
       window_seconds: number;
+    };
+    UpgradeOptionView: {
+      /**
+       * @description The prorated difference for the rest of the period, at `quoted_at`; the charge at the click is
+       *     at most this (less time is left by then), and never under the provider's card minimum.
+       */
+      amount_krw: number;
+      plan: components['schemas']['PaidPlanCode'];
+      quoted_at: string;
+    };
+    UpgradePaymentView: {
+      amount_krw: number;
+      detail: string | null;
+      order_id: string;
+      plan: components['schemas']['PaidPlanCode'];
+      /** @enum {string} */
+      status: 'pending' | 'succeeded';
     };
   };
   responses: {
@@ -3966,8 +3993,17 @@ export interface operations {
       };
     };
     responses: {
-      /** @description docs/behaviour.md §4.7. */
+      /** @description Done: a downgrade or cancel is scheduled, or an upgrade was charged and is in force. */
       200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PlanChangeView'];
+        };
+      };
+      /** @description An upgrade's charge is not answered yet: `payment.status` is `pending`, the plan unchanged. */
+      202: {
         headers: {
           [name: string]: unknown;
         };
@@ -3996,6 +4032,18 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
             code?: 'ErrUnauthenticated';
+          };
+        };
+      };
+      /** @description The payment provider refused the charge; nothing was changed. */
+      402: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrPaymentRejected';
           };
         };
       };
@@ -4031,7 +4079,8 @@ export interface operations {
         content: {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code?: 'ErrCancelScheduled' | 'ErrGuildInactive' | 'ErrSubscriptionNotActive';
+            code?:
+              'ErrCancelScheduled' | 'ErrGuildInactive' | 'ErrPaymentPending' | 'ErrSubscriptionNotActive';
           };
         };
       };

@@ -1,5 +1,6 @@
 import type { Schemas } from '../api/client';
-import { auditRetention, auditRetentionNote, restores } from './plans';
+import { won } from './money';
+import { auditRetention, auditRetentionNote, paymentFor, restores, upgradeOutcome } from './plans';
 
 type Plan = Schemas['PlanDefinition'];
 
@@ -38,6 +39,26 @@ describe(auditRetention.name, () => {
     );
     expect(auditRetentionNote(1, 'Pro')).toBe(
       'Entries are kept 1 day on the Pro plan; older ones are deleted.',
+    );
+  });
+});
+
+describe(paymentFor.name, () => {
+  const plans = [plan([]), { ...plan([]), code: 'ENTERPRISE' as const, rank: 2, name: 'Enterprise' }];
+
+  it('names an upgrade charge as the prorated upgrade, and a cycle charge by its month', () => {
+    expect(paymentFor(plans, { purpose: 'upgrade', plan: 'ENTERPRISE', cycle: 1 })).toBe(
+      'Upgrade to Enterprise (prorated)',
+    );
+    expect(paymentFor(plans, { purpose: 'period', plan: 'PRO', cycle: 3 })).toBe('Pro, month 3');
+  });
+
+  it('says the outcome of an upgrade, paid or still processing', () => {
+    expect(upgradeOutcome(plans, { plan: 'ENTERPRISE', amount_krw: 13_334, status: 'succeeded' })).toBe(
+      `Upgraded to Enterprise: ${won(13_334)} charged for the rest of this period.`,
+    );
+    expect(upgradeOutcome(plans, { plan: 'ENTERPRISE', amount_krw: 100, status: 'pending' })).toContain(
+      `The payment of ${won(100)} for Enterprise is being processed`,
     );
   });
 });

@@ -1,4 +1,5 @@
 import type { Schemas } from '../api/client';
+import { won } from './money';
 import { ALL_SCOPES, SCOPE_LABELS } from './restore-scopes';
 
 type Plan = Schemas['PlanDefinition'];
@@ -66,4 +67,22 @@ export function slots(plan: Plan): string {
 /** The plan's name, from the catalogue when it is loaded. */
 export function planName(plans: readonly Plan[] | undefined, code: Plan['code']): string {
   return plans?.find((plan) => plan.code === code)?.name ?? code;
+}
+
+type Payment = Pick<Schemas['PaymentView'], 'purpose' | 'plan' | 'cycle'>;
+
+/** What a payment paid for, as the history lists it: "Pro, month 3", "Upgrade to Enterprise (prorated)". */
+export function paymentFor(plans: readonly Plan[] | undefined, payment: Payment): string {
+  const name = planName(plans, payment.plan);
+  return payment.purpose === 'upgrade' ? `Upgrade to ${name} (prorated)` : `${name}, month ${payment.cycle}`;
+}
+
+type UpgradePayment = Pick<Schemas['UpgradePaymentView'], 'plan' | 'amount_krw' | 'status'>;
+
+/** The notice after an upgrade: paid and in force, or still being processed (HTTP 202). */
+export function upgradeOutcome(plans: readonly Plan[] | undefined, payment: UpgradePayment): string {
+  const name = planName(plans, payment.plan);
+  return payment.status === 'succeeded'
+    ? `Upgraded to ${name}: ${won(payment.amount_krw)} charged for the rest of this period.`
+    : `The payment of ${won(payment.amount_krw)} for ${name} is being processed: the plan changes as soon as the payment provider confirms it.`;
 }

@@ -15,7 +15,7 @@ import {
 import { type KnownNames, useMe, useMemberNames } from '../api/queries';
 import { platformUserLabel } from '../format/audit-entry';
 import { won } from '../format/money';
-import { planName } from '../format/plans';
+import { paymentFor, planName, upgradeOutcome } from '../format/plans';
 import { dateTime } from '../format/time';
 import { Fact } from '../components/facts';
 import { ListTable } from '../components/list-table';
@@ -25,7 +25,8 @@ type Plans = Schemas['PlanDefinition'][] | undefined;
 
 /**
  * The guild's subscription: plan, status, next charge, card, payment history; for its payer, the
- * changes (upgrade at once, downgrade and cancel at period end, and their undos). Another
+ * changes (upgrade once its prorated difference is paid, downgrade and cancel at period end, and
+ * their undos). Another
  * administrator sees the same facts and who pays, without the controls.
  */
 export function SubscriptionPage({ guildId }: { guildId: string }) {
@@ -77,7 +78,7 @@ export function SubscriptionPage({ guildId }: { guildId: string }) {
               cancel this subscription.
             </p>
           )}
-          <PaymentHistory subscriptionId={subscription.data.id} />
+          <PaymentHistory subscriptionId={subscription.data.id} plans={plans.data?.items} />
         </>
       )}
     </GuildPage>
@@ -188,6 +189,11 @@ function PayerControls({
     <section className="card" aria-labelledby="change-heading">
       <h2 id="change-heading">Change plan</h2>
       {change.isError && <ProblemMessage error={change.error} />}
+      {change.data && (
+        <p className={change.data.status === 'succeeded' ? 'notice success' : 'notice'} role="status">
+          {upgradeOutcome(plans, change.data)}
+        </p>
+      )}
       {subscription.status !== 'active' ? (
         <p>
           {subscription.status === 'past_due'
@@ -209,22 +215,13 @@ function PayerControls({
           {!subscription.cancel_at_period_end &&
             others.map((plan) =>
               current && plan.rank > current.rank ? (
-                <ChangeOption
+                <UpgradeOption
                   key={plan.code}
-                  action={`Upgrade to ${plan.name}`}
-                  tone="primary"
+                  plan={plan}
+                  subscription={subscription}
                   busy={busy}
                   onChoose={() => change.mutate({ kind: 'change-plan', plan: plan.code })}
-                >
-                  Upgrade to {plan.name}: takes effect at once, with nothing charged now. From the next charge
-                  {subscription.next_billing_at && (
-                    <>
-                      {' '}
-                      on <When iso={subscription.next_billing_at} />
-                    </>
-                  )}{' '}
-                  you pay {won(plan.price_krw)} a month.
-                </ChangeOption>
+                />
               ) : plan.code !== subscription.pending_downgrade_to && periodEnd ? (
                 <ChangeOption
                   key={plan.code}
@@ -266,6 +263,46 @@ function PayerControls({
   );
 }
 
+/**
+ * An upgrade, with what it charges now (the subscription's `upgrade_options`: the prorated
+ * difference for the rest of the period; the charge at the click is at most that). Without a quote
+ * a payment is in flight, and the upgrade waits for it.
+ */
+function UpgradeOption({
+  plan,
+  subscription,
+  busy,
+  onChoose,
+}: {
+  plan: Schemas['PlanDefinition'] & { code: PaidPlanCode };
+  subscription: Subscription;
+  busy: boolean;
+  onChoose: () => void;
+}) {
+  const quote = subscription.upgrade_options.find((option) => option.plan === plan.code);
+  if (!quote) {
+    return (
+      <p className="notice">
+        A payment of this subscription is being processed: you can upgrade to {plan.name} once it is settled.
+      </p>
+    );
+  }
+  return (
+    <ChangeOption action={`Upgrade to ${plan.name}`} tone="primary" busy={busy} onChoose={onChoose}>
+      Upgrade to {plan.name}: {won(quote.amount_krw)} is charged now on your card ending{' '}
+      {subscription.card.card_last4}, the difference for the rest of this period, and {plan.name} takes effect
+      as soon as it is paid. From the next charge
+      {subscription.next_billing_at && (
+        <>
+          {' '}
+          on <When iso={subscription.next_billing_at} />
+        </>
+      )}{' '}
+      you pay {won(plan.price_krw)} a month.
+    </ChangeOption>
+  );
+}
+
 /** One change the payer can make: what it does and when, then the button that makes it. */
 function ChangeOption({
   action,
@@ -301,7 +338,7 @@ const OUTCOMES: Record<Schemas['PaymentView']['status'], string> = {
   failed: 'Declined',
 };
 
-function PaymentHistory({ subscriptionId }: { subscriptionId: string }) {
+function PaymentHistory({ subscriptionId, plans }: { subscriptionId: string; plans: Plans }) {
   const payments = usePayments(subscriptionId);
   const items = payments.data?.items ?? [];
   return (
@@ -312,7 +349,7 @@ function PaymentHistory({ subscriptionId }: { subscriptionId: string }) {
       {items.length > 0 && (
         <ListTable
           caption="Payments, newest first"
-          columns={['When', 'Order id', 'Amount', 'Outcome']}
+          columns={['When', 'For', 'Order id', 'Amount', 'Outcome']}
           testId="payment-history"
         >
           {items.map((payment) => (
@@ -320,6 +357,7 @@ function PaymentHistory({ subscriptionId }: { subscriptionId: string }) {
               <td data-label="When">
                 <When iso={payment.approved_at ?? payment.created_at} />
               </td>
+              <td data-label="For">{paymentFor(plans, payment)}</td>
               <td data-label="Order id">
                 <code>{payment.order_id}</code>
               </td>
