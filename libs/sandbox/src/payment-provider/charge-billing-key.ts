@@ -1,7 +1,7 @@
-import type { ChargeRejections } from './charge-rejections';
+import type { ChargeMishaps, ChargeRejection, ChargeRejections } from './charge-rejections';
 import { type ProviderPayment, abortedPayment, approvedPayment } from './payment-object';
-import { type ProviderErrorBody, providerError } from './provider-error';
-import type { StoredCharge } from './provider-state';
+import { type ProviderErrorBody, TemporaryProviderError, providerError } from './provider-error';
+import type { BillingKeyRecord, StoredCharge } from './provider-state';
 import type { ProviderStore } from './provider-store';
 import { type JsonObject, parseJsonObject, requireString } from './request-body';
 
@@ -22,6 +22,8 @@ export interface ChargeDecision {
   status: number;
   body: ProviderPayment | ProviderErrorBody;
   charge: StoredCharge;
+  /** Set when the merchant gets this error instead of `body` (which replays of the key still get). */
+  lostAnswer?: ChargeRejection;
 }
 
 interface ChargeFields {
@@ -49,23 +51,43 @@ function chargeFields(body: JsonObject): ChargeFields {
   return { customerKey, amount, orderId, orderName };
 }
 
+/** The mishap the test card's billing key holds for its first charge, used up by this one. */
+function takeFirstChargeMishap(
+  billingKey: BillingKeyRecord,
+): BillingKeyRecord['firstChargeMishap'] | undefined {
+  const mishap = billingKey.firstChargeMishap;
+  delete billingKey.firstChargeMishap;
+  return mishap;
+}
+
 /**
- * `POST /v1/billing/{billingKey}`. Request errors (fields, unknown or deleted key, a reused orderId)
- * are thrown as `ProviderHttpError` and are no charge; approvals and configured declines are
- * decided charges, recorded in the store and returned.
+ * `POST /v1/billing/{billingKey}`. Request errors (fields, unknown or deleted key, another
+ * customer's key, a reused orderId) are thrown as `ProviderHttpError` and are no charge, and so is
+ * an arranged temporary failure (a `TemporaryProviderError`); approvals and arranged declines are
+ * decided charges, recorded in the store and returned. A lost answer is a decided charge whose
+ * `lostAnswer` is what the merchant gets instead.
  */
 export function chargeBillingKey(
   request: ChargeRequest,
   store: ProviderStore,
   rejections: ChargeRejections,
+  mishaps: ChargeMishaps,
 ): ChargeDecision {
   const fields = chargeFields(parseJsonObject(request.raw));
   const billingKey = store.billingKeys.get(request.billingKey);
-  if (!billingKey || billingKey.deletedAt) throw providerError.notFoundBillingKey();
-  if (billingKey.customerKey !== fields.customerKey) {
-    throw providerError.invalidRequest('customerKey is not the billing key owner.');
-  }
+  if (!billingKey || billingKey.deletedAt) throw providerError.notFoundBilling();
+  if (billingKey.customerKey !== fields.customerKey) throw providerError.notMatchesCustomerKey();
+  // Toss: an order id that was approved (or approved and canceled since) cannot be charged again.
   if (store.approvedByOrderId.has(fields.orderId)) throw providerError.duplicatedOrderId();
+
+  const firstChargeMishap = takeFirstChargeMishap(billingKey);
+  const failure =
+    mishaps.takeFailure(billingKey.billingKey, fields.customerKey) ??
+    (firstChargeMishap === 'temporaryFailure' ? mishaps.failureFor('PROVIDER_ERROR') : undefined);
+  if (failure) throw new TemporaryProviderError(failure.status, failure.code, failure.message);
+  const lostAnswer =
+    mishaps.takeLostAnswer(billingKey.billingKey, fields.customerKey) ??
+    (firstChargeMishap === 'lostAnswer' ? mishaps.lostAnswerFor('PROVIDER_ERROR') : undefined);
 
   const common = {
     orderId: fields.orderId,
@@ -86,17 +108,17 @@ export function chargeBillingKey(
   };
   const rejection = rejections.take(billingKey.billingKey, fields.customerKey);
   if (rejection) {
-    const failure = { code: rejection.code, message: rejection.message };
+    const decline = { code: rejection.code, message: rejection.message };
     const charge: StoredCharge = {
       ...common,
       paymentKey: null,
       status: 'ABORTED',
-      failure,
+      failure: decline,
       approvedAt: null,
-      payment: abortedPayment(facts, failure),
+      payment: abortedPayment(facts, decline),
     };
     store.recordCharge(charge);
-    return { status: rejection.status, body: failure, charge };
+    return { status: rejection.status, body: decline, charge, lostAnswer };
   }
 
   const payment = approvedPayment(facts);
@@ -109,5 +131,5 @@ export function chargeBillingKey(
     payment,
   };
   store.recordCharge(charge);
-  return { status: 200, body: payment, charge };
+  return { status: 200, body: payment, charge, lostAnswer };
 }

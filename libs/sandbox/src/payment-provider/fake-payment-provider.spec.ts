@@ -316,14 +316,17 @@ describe(FakePaymentProvider.name, () => {
         expect(reply.body.message).toContain(field);
       }
       const tooLong = await charge(billingKey, order(), 'k'.repeat(301));
-      expect(tooLong).toMatchObject({ status: 400, body: { code: 'INVALID_REQUEST' } });
+      expect(tooLong).toMatchObject({ status: 400, body: { code: 'INVALID_IDEMPOTENCY_KEY' } });
+      expect((await charge(billingKey, order(), 'k'.repeat(300))).status).toBe(200);
+      sut.reset();
       expect(sut.charges()).toEqual([]);
     });
 
-    it("refuses another customer's key", async () => {
+    it("refuses another customer's key with NOT_MATCHES_CUSTOMER_KEY", async () => {
       const billingKey = await billingKeyFor('cus_1');
       const reply = await charge(billingKey, order({ customerKey: 'cus_2' }));
-      expect(reply).toMatchObject({ status: 400, body: { code: 'INVALID_REQUEST' } });
+      expect(reply).toMatchObject({ status: 400, body: { code: 'NOT_MATCHES_CUSTOMER_KEY' } });
+      expect(sut.charges()).toEqual([]);
     });
 
     it('replays a success for a repeated Idempotency-Key without charging again', async () => {
@@ -410,17 +413,17 @@ describe(FakePaymentProvider.name, () => {
       expect((await charge(billingKey, body)).status).toBe(200);
     });
 
-    it('answers NOT_FOUND_BILLING_KEY for unknown and deleted billing keys', async () => {
+    it('answers NOT_FOUND_BILLING for unknown and deleted billing keys', async () => {
       const billingKey = await billingKeyFor('cus_1');
       sut.deleteBillingKey(billingKey);
 
       expect(await charge('bk_unknown', order())).toMatchObject({
         status: 404,
-        body: { code: 'NOT_FOUND_BILLING_KEY' },
+        body: { code: 'NOT_FOUND_BILLING' },
       });
       expect(await charge(billingKey, order())).toMatchObject({
         status: 404,
-        body: { code: 'NOT_FOUND_BILLING_KEY' },
+        body: { code: 'NOT_FOUND_BILLING' },
       });
       expect(sut.billingKeys()[0].deletedAt).toBeInstanceOf(Date);
       expect(sut.charges()).toEqual([]);
@@ -447,6 +450,80 @@ describe(FakePaymentProvider.name, () => {
       expect(sut.charges().map((record) => record.status)).toEqual(['ABORTED', 'DONE', 'ABORTED', 'DONE']);
       expect(sut.approvedCharges()).toHaveLength(2);
     });
+
+    it("answers each decline with Toss's status for its code", async () => {
+      const billingKey = await billingKeyFor('cus_1');
+      const codes = ['REJECT_CARD_COMPANY', 'INVALID_STOPPED_CARD', 'EXCEED_MAX_DAILY_PAYMENT_COUNT'];
+      for (const code of codes) sut.rejectCharges({ code, times: 1 });
+
+      const replies = [];
+      for (const _ of codes) replies.push(await charge(billingKey, order()));
+
+      expect(replies.map((reply) => [reply.status, reply.body.code])).toEqual([
+        [403, 'REJECT_CARD_COMPANY'],
+        [400, 'INVALID_STOPPED_CARD'],
+        [400, 'EXCEED_MAX_DAILY_PAYMENT_COUNT'],
+      ]);
+    });
+
+    it('answers a temporary failure without charging or remembering the key, then charges', async () => {
+      const billingKey = await billingKeyFor('cus_1');
+      sut.failCharges({ customerKey: 'cus_1', code: 'PROVIDER_ERROR', times: 1 });
+      sut.failCharges({ customerKey: 'cus_1', code: 'FORBIDDEN_CONSECUTIVE_REQUEST', times: 1 });
+      const body = order();
+
+      const first = await charge(billingKey, body, 'idem-temp');
+      const second = await charge(billingKey, body, 'idem-temp');
+      expect(sut.charges()).toEqual([]);
+      const third = await charge(billingKey, body, 'idem-temp');
+
+      expect(first).toEqual({ status: 400, body: { code: 'PROVIDER_ERROR', message: expect.any(String) } });
+      expect(second).toMatchObject({ status: 403, body: { code: 'FORBIDDEN_CONSECUTIVE_REQUEST' } });
+      expect(third).toMatchObject({ status: 200, body: { status: 'DONE' } });
+      expect(sut.charges()).toHaveLength(1);
+    });
+
+    it('charges but loses the answer; a replay of the key tells the payment, another key DUPLICATED_ORDER_ID', async () => {
+      const billingKey = await billingKeyFor('cus_1');
+      sut.loseChargeAnswers({ times: 1 });
+      sut.loseChargeAnswers({ answer: 'ALREADY_PROCESSED_PAYMENT', times: 1 });
+      const body = order();
+
+      const lost = await charge(billingKey, body, 'idem-lost');
+      expect(lost).toEqual({ status: 400, body: { code: 'PROVIDER_ERROR', message: expect.any(String) } });
+      expect(sut.approvedCharges()).toHaveLength(1);
+      const replay = await charge(billingKey, body, 'idem-lost');
+      const otherKey = await charge(billingKey, body, 'idem-other');
+
+      expect(replay).toMatchObject({ status: 200, body: { status: 'DONE', orderId: body.orderId } });
+      expect(otherKey).toMatchObject({ status: 400, body: { code: 'DUPLICATED_ORDER_ID' } });
+      expect(await call('GET', `/v1/payments/orders/${body.orderId as string}`)).toEqual(replay);
+
+      const second = order();
+      expect(await charge(billingKey, second, 'idem-lost-2')).toMatchObject({
+        status: 400,
+        body: { code: 'ALREADY_PROCESSED_PAYMENT' },
+      });
+      expect(sut.approvedCharges()).toHaveLength(2);
+    });
+
+    it.each([
+      ['temporaryFailure', 0],
+      ['lostAnswer', 1],
+    ] as const)(
+      'a %s test card answers its first charge PROVIDER_ERROR (%i charged), then charges',
+      async (mishap, charged) => {
+        const authKey = sut.authorizeCard({ customerKey: 'cus_1', firstChargeMishap: mishap });
+        const billingKey = (await issue(authKey, 'cus_1')).body.billingKey as string;
+
+        expect(await charge(billingKey, order())).toMatchObject({
+          status: 400,
+          body: { code: 'PROVIDER_ERROR' },
+        });
+        expect(sut.approvedCharges()).toHaveLength(charged);
+        expect(await charge(billingKey, order())).toMatchObject({ status: 200, body: { status: 'DONE' } });
+      },
+    );
 
     it('keeps declining until the rules are cleared', async () => {
       const billingKey = await billingKeyFor('cus_1');

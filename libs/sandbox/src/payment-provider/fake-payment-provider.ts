@@ -4,7 +4,13 @@ import type { ProviderEventData, ProviderEventType, ProviderWebhookBody } from '
 import { BoundedLog } from '../chat-platform/bounded-log';
 import { assertCardNumber, cardCodes, maskCardNumber } from './card-details';
 import { CARD_WIDGET_PATH, cardWidgetPage } from './card-widget-page';
-import { ChargeRejections, type ChargeRejectionRule } from './charge-rejections';
+import {
+  type ChargeFailureRule,
+  ChargeMishaps,
+  ChargeRejections,
+  type ChargeRejectionRule,
+  type LostAnswerRule,
+} from './charge-rejections';
 import { declineMessage } from './decline-messages';
 import { wholeSeconds } from './kst-time';
 import { OutageInjector, type ProviderOutage } from './outage-injector';
@@ -80,6 +86,11 @@ export interface AuthorizeCardOptions {
    * announced by webhook, only this long after: a provider slower than the merchant's time-out.
    */
   firstChargeDelayMs?: number;
+  /**
+   * What befalls the first charge on the billing key this card becomes: `temporaryFailure`, no
+   * charge and a 400 PROVIDER_ERROR; `lostAnswer`, charged but answered 400 PROVIDER_ERROR.
+   */
+  firstChargeMishap?: 'temporaryFailure' | 'lostAnswer';
 }
 
 export type SendWebhookOptions = SignatureOptions & {
@@ -102,6 +113,7 @@ export class FakePaymentProvider {
   private readonly store = new ProviderStore();
   private readonly outages = new OutageInjector();
   private readonly rejections = new ChargeRejections();
+  private readonly mishaps = new ChargeMishaps();
   private readonly requests: BoundedLog<PaymentRequestRecord>;
   private readonly webhooks: WebhookDispatcher;
   private chargeDelayMs = 0;
@@ -137,6 +149,7 @@ export class FakePaymentProvider {
         store: this.store,
         outages: this.outages,
         rejections: this.rejections,
+        mishaps: this.mishaps,
         requests: this.requests,
         chargeDelayMs: () => this.chargeDelayMs,
         onCharge: (charge: StoredCharge) => this.announceCharge(charge),
@@ -168,6 +181,7 @@ export class FakePaymentProvider {
     this.store.clear();
     this.outages.clear();
     this.rejections.clear();
+    this.mishaps.clear();
     this.requests.clear();
     this.webhooks.reset();
     this.chargeDelayMs = 0;
@@ -227,6 +241,7 @@ export class FakePaymentProvider {
       expired: false,
       used: false,
       firstChargeDelayMs: options.firstChargeDelayMs ?? null,
+      ...(options.firstChargeMishap ? { firstChargeMishap: options.firstChargeMishap } : {}),
     });
     return authKey;
   }
@@ -323,6 +338,28 @@ export class FakePaymentProvider {
 
   clearChargeRejections(): void {
     this.rejections.clear();
+  }
+
+  /**
+   * Matching charges are not made: the provider answers a temporary failure (PROVIDER_ERROR 400,
+   * FORBIDDEN_CONSECUTIVE_REQUEST 403), not remembered under the Idempotency-Key.
+   */
+  failCharges(rule: ChargeFailureRule): void {
+    this.mishaps.addFailure(rule);
+  }
+
+  /**
+   * Matching charges are made (recorded, announced, remembered under their Idempotency-Key) but
+   * the request is answered with `answer` (default PROVIDER_ERROR): the merchant never hears of
+   * the payment but through a look-up, a webhook or a replay of the key.
+   */
+  loseChargeAnswers(rule: LostAnswerRule = {}): void {
+    this.mishaps.addLostAnswer(rule);
+  }
+
+  /** Forgets every failCharges and loseChargeAnswers rule. */
+  clearChargeMishaps(): void {
+    this.mishaps.clear();
   }
 
   /** Slow mode: charges are decided at once but answered `ms` later; 0 turns it off. */

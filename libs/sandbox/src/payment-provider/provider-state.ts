@@ -30,6 +30,11 @@ export interface BillingKeyRecord {
   deletedAt: Date | null;
   /** The next charge on the key is held this long (the slow test card's first one); absent: none. */
   firstChargeDelayMs?: number;
+  /**
+   * What befalls the key's first charge (the test cards'): a temporary failure (no charge), or a
+   * lost answer (charged, answered PROVIDER_ERROR). Absent: none.
+   */
+  firstChargeMishap?: 'temporaryFailure' | 'lostAnswer';
 }
 
 export interface PaymentRequestRecord {
@@ -64,6 +69,7 @@ export interface PendingAuthKey {
   used: boolean;
   /** Handed to the billing key it becomes (BillingKeyRecord). */
   firstChargeDelayMs: number | null;
+  firstChargeMishap?: BillingKeyRecord['firstChargeMishap'];
 }
 
 export interface StoredCharge extends ChargeRecord {
