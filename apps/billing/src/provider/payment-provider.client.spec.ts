@@ -2,6 +2,8 @@ import { FakePaymentProvider } from '@lib/sandbox';
 import {
   PaymentProviderClient,
   ProviderUnavailableError,
+  idempotencyKeyOf,
+  outcomeOfPayment,
   parseProviderPayment,
 } from './payment-provider.client';
 
@@ -140,5 +142,120 @@ describe('PaymentProviderClient look-ups', () => {
       timeoutMs: 1_000,
     });
     await expect(stopped.getPayment('pay_x')).rejects.toThrow(ProviderUnavailableError);
+  });
+});
+
+describe(outcomeOfPayment.name, () => {
+  const parsed = (overrides: object) => parseProviderPayment({ ...DONE_PAYMENT, ...overrides });
+
+  it('reads DONE, and an approval canceled since, as approved with the receipt', () => {
+    for (const status of ['DONE', 'CANCELED', 'PARTIAL_CANCELED']) {
+      expect(outcomeOfPayment(parsed({ status }))).toEqual({
+        kind: 'approved',
+        paymentKey: DONE_PAYMENT.paymentKey,
+        approvedAt: new Date('2023-08-21T10:48:07Z'),
+        receiptUrl: DONE_PAYMENT.receipt.url,
+      });
+    }
+  });
+
+  it('reads ABORTED and EXPIRED as rejected with their failure', () => {
+    const failure = { code: 'INVALID_STOPPED_CARD', message: 'stopped' };
+    expect(outcomeOfPayment(parsed({ status: 'ABORTED', approvedAt: null, failure }))).toEqual({
+      kind: 'rejected',
+      status: 200,
+      ...failure,
+    });
+    expect(outcomeOfPayment(parsed({ status: 'EXPIRED', approvedAt: null }))).toMatchObject({
+      kind: 'rejected',
+      code: 'EXPIRED',
+    });
+  });
+
+  it('decides nothing while the provider has not', () => {
+    for (const status of ['READY', 'IN_PROGRESS', 'WAITING_FOR_DEPOSIT']) {
+      expect(outcomeOfPayment(parsed({ status, approvedAt: null }))).toBeNull();
+    }
+  });
+});
+
+describe(idempotencyKeyOf.name, () => {
+  it('is the order id, within Toss’s 300 characters', () => {
+    expect(idempotencyKeyOf('sub_x_001_r0')).toBe('sub_x_001_r0');
+    expect(() => idempotencyKeyOf('')).toThrow(RangeError);
+    expect(() => idempotencyKeyOf('k'.repeat(301))).toThrow(RangeError);
+  });
+});
+
+describe('PaymentProviderClient charges', () => {
+  const provider = new FakePaymentProvider({ secretKey: 'test_sk_charges' });
+  let client: PaymentProviderClient;
+  let billingKey: string;
+  const customerKey = 'cus_charges';
+  let seq = 0;
+  const order = () => ({ customerKey, amount: 9900, orderId: `order-charge-${++seq}`, orderName: 'PRO' });
+
+  beforeAll(async () => {
+    const { url } = await provider.start();
+    client = new PaymentProviderClient({ baseUrl: url, secretKey: 'test_sk_charges', timeoutMs: 5_000 });
+  });
+  beforeEach(async () => {
+    provider.reset();
+    ({ billingKey } = await client.issueBillingKey(provider.authorizeCard({ customerKey }), customerKey));
+  });
+  afterAll(() => provider.stop());
+
+  it('reads an approval with its receipt, sending the order id as Idempotency-Key', async () => {
+    const request = order();
+    const outcome = await client.charge(billingKey, request);
+
+    expect(outcome).toEqual({
+      kind: 'approved',
+      paymentKey: expect.any(String),
+      approvedAt: expect.any(Date),
+      receiptUrl: expect.stringContaining('/receipt/payments/'),
+    });
+    expect(provider.requestLog().at(-1)?.idempotencyKey).toBe(request.orderId);
+  });
+
+  it('reads a card decline as rejected', async () => {
+    provider.rejectCharges({ code: 'INVALID_STOPPED_CARD', times: 1 });
+    expect(await client.charge(billingKey, order())).toMatchObject({
+      kind: 'rejected',
+      status: 400,
+      code: 'INVALID_STOPPED_CARD',
+    });
+  });
+
+  it('reads a deleted billing key as rejected (NOT_FOUND_BILLING)', async () => {
+    provider.deleteBillingKey(billingKey);
+    expect(await client.charge(billingKey, order())).toMatchObject({
+      kind: 'rejected',
+      code: 'NOT_FOUND_BILLING',
+    });
+  });
+
+  it.each([
+    ['PROVIDER_ERROR', () => provider.failCharges({ code: 'PROVIDER_ERROR', times: 1 })],
+    [
+      'FORBIDDEN_CONSECUTIVE_REQUEST',
+      () => provider.failCharges({ code: 'FORBIDDEN_CONSECUTIVE_REQUEST', times: 1 }),
+    ],
+    ['a lost answer', () => provider.loseChargeAnswers({ times: 1 })],
+    ['DUPLICATED_ORDER_ID', () => provider.loseChargeAnswers({ answer: 'DUPLICATED_ORDER_ID', times: 1 })],
+    [
+      'ALREADY_PROCESSED_PAYMENT',
+      () => provider.loseChargeAnswers({ answer: 'ALREADY_PROCESSED_PAYMENT', times: 1 }),
+    ],
+    ['a 503', () => provider.failNext({ route: 'charge', status: 503 })],
+  ])('reads %s as unknown', async (_, arrange) => {
+    arrange();
+    expect(await client.charge(billingKey, order())).toMatchObject({ kind: 'unknown' });
+  });
+
+  it('reads another customer key as unknown: our data, not the card', async () => {
+    expect(await client.charge(billingKey, { ...order(), customerKey: 'cus_other' })).toMatchObject({
+      kind: 'unknown',
+    });
   });
 });

@@ -1,4 +1,5 @@
 import axios, { type AxiosInstance, isAxiosError } from 'axios';
+import { readChargeError } from './charge-outcome';
 
 export interface PaymentProviderOptions {
   baseUrl: string;
@@ -21,12 +22,14 @@ export interface ChargeRequest {
 }
 
 /**
- * What a charge call tells us. `unknown` means we cannot know whether the card was charged (no
- * answer in time, a 5xx, our own credentials refused): the attempt stays pending and is settled
- * by the provider's webhook or by re-sending the same order under the same Idempotency-Key.
+ * What a charge call tells us. `rejected` only for Toss's card-decline codes (charge-outcome.ts);
+ * `unknown` means we cannot know whether the card was charged (no answer in time, a 5xx, a
+ * temporary or any other refusal): the attempt stays pending and is settled by the provider's
+ * look-up (or webhook), re-sending the same order under the same Idempotency-Key only when the
+ * provider has no payment for it.
  */
 export type ChargeOutcome =
-  | { kind: 'approved'; paymentKey: string; approvedAt: Date }
+  | { kind: 'approved'; paymentKey: string; approvedAt: Date; receiptUrl?: string | null }
   | { kind: 'rejected'; status: number; code: string; message: string }
   | { kind: 'unknown'; reason: string };
 
@@ -164,21 +167,17 @@ export class PaymentProviderClient {
 
   /** docs/behaviour.md §4.12: charges the billing key once per order id, whatever the number of calls. */
   async charge(billingKey: string, request: ChargeRequest): Promise<ChargeOutcome> {
+    let data: unknown;
     try {
-      const { data } = await this.http.post<{ paymentKey?: unknown; approvedAt?: unknown; status?: unknown }>(
-        `/v1/billing/${encodeURIComponent(billingKey)}`,
-        request,
-        { headers: { 'Idempotency-Key': request.orderId } },
-      );
-      const approvedAt = typeof data.approvedAt === 'string' ? new Date(data.approvedAt) : undefined;
-      if (typeof data.paymentKey !== 'string' || !approvedAt || Number.isNaN(approvedAt.getTime())) {
-        return { kind: 'unknown', reason: 'charge answer without paymentKey or approvedAt' };
-      }
-      return { kind: 'approved', paymentKey: data.paymentKey, approvedAt };
+      ({ data } = await this.http.post<unknown>(`/v1/billing/${encodeURIComponent(billingKey)}`, request, {
+        headers: { 'Idempotency-Key': idempotencyKeyOf(request.orderId) },
+      }));
     } catch (error) {
       const failure = toProviderError(error);
-      // 401/403 on our key and 409 "still processing" say nothing about the card: keep it pending.
-      if (failure instanceof ProviderRejectedError && isCardRejection(failure)) {
+      if (
+        failure instanceof ProviderRejectedError &&
+        readChargeError(failure.status, failure.code) === 'declined'
+      ) {
         return {
           kind: 'rejected',
           status: failure.status,
@@ -188,17 +187,66 @@ export class PaymentProviderClient {
       }
       return { kind: 'unknown', reason: failure.message };
     }
+    return chargeAnswerOutcome(data);
   }
 }
 
-const NOT_ABOUT_THE_CARD = new Set([
-  'UNAUTHORIZED_KEY',
-  'IDEMPOTENT_REQUEST_PROCESSING',
-  'FORBIDDEN_REQUEST',
-]);
+/**
+ * The Idempotency-Key of a charge: its order id, so every send of one attempt carries the same key
+ * (Toss: at most 300 characters; our order ids are at most 64).
+ */
+export function idempotencyKeyOf(orderId: string): string {
+  if (orderId.length === 0 || orderId.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
+    throw new RangeError(`an Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`);
+  }
+  return orderId;
+}
 
-function isCardRejection(error: ProviderRejectedError): boolean {
-  return error.status !== 401 && error.status !== 409 && !NOT_ABOUT_THE_CARD.has(error.code);
+/** Toss keeps at most this many characters of an Idempotency-Key (guides/using-api/idempotency-key). */
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 300;
+
+/** A 2xx charge answer (a Payment object): approved only when it says DONE with its approval. */
+function chargeAnswerOutcome(data: unknown): ChargeOutcome {
+  let payment: ProviderPayment;
+  try {
+    payment = parseProviderPayment(data);
+  } catch (error) {
+    return { kind: 'unknown', reason: error instanceof Error ? error.message : 'unreadable charge answer' };
+  }
+  return outcomeOfPayment(payment) ?? { kind: 'unknown', reason: `charge answered status ${payment.status}` };
+}
+
+/**
+ * What a Payment object says of its charge: approved (DONE, or approved and refunded since),
+ * rejected (ABORTED, EXPIRED, with its failure), or null while the provider has not decided.
+ */
+export function outcomeOfPayment(payment: ProviderPayment): ChargeOutcome | null {
+  switch (payment.status) {
+    case 'DONE':
+    case 'CANCELED':
+    case 'PARTIAL_CANCELED':
+      // A canceled payment was approved first; the refund is the cancellation events' business.
+      return payment.approvedAt
+        ? {
+            kind: 'approved',
+            paymentKey: payment.paymentKey,
+            approvedAt: payment.approvedAt,
+            receiptUrl: payment.receiptUrl,
+          }
+        : null;
+    case 'ABORTED':
+    case 'EXPIRED':
+      return {
+        kind: 'rejected',
+        status: 200,
+        code: payment.failure?.code ?? payment.status,
+        message: payment.failure?.message ?? `The payment is ${payment.status.toLowerCase()}.`,
+      };
+    case 'READY':
+    case 'IN_PROGRESS':
+    case 'WAITING_FOR_DEPOSIT':
+      return null;
+  }
 }
 
 function toProviderError(error: unknown): ProviderRejectedError | ProviderUnavailableError {
