@@ -131,6 +131,18 @@ export class PaymentsService {
       const outcome = outcomeOfPayment(payment);
       paymentChecks.inc({ result: outcome ? 'found' : 'undecided' });
       if (!outcome || outcome.kind === 'unknown') return null;
+      if (outcome.kind === 'approved' && payment.totalAmount !== attempt.amount_krw) {
+        // The money moved as the provider says; settle it, and have someone look at the difference.
+        this.logger.error(
+          {
+            alert: 'payment_amount_mismatch',
+            order_id: attempt.order_id,
+            expected_krw: attempt.amount_krw,
+            charged_krw: payment.totalAmount,
+          },
+          'the provider approved another amount than the attempt asked for',
+        );
+      }
       return this.settle(attempt.order_id, outcome);
     }
     paymentChecks.inc({ result: 'not_found' });
