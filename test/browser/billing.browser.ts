@@ -127,7 +127,11 @@ test('subscribes PRO with the sandbox card, then upgrading to ENTERPRISE makes A
   const history = page.getByTestId('payment-history');
   await expect(history.getByRole('row')).toHaveCount(2);
   await expect(history.getByRole('cell', { name: /^sub_[0-9a-f-]{36}_001_r0$/ })).toBeVisible();
-  await expect(history.getByRole('cell', { name: 'Paid' })).toBeVisible();
+  await expect(history.getByRole('cell', { name: /^Paid/ })).toBeVisible();
+  // The provider's receipt page for the charge, opened in a new tab.
+  const receipt = history.getByRole('link', { name: 'Receipt' });
+  await expect(receipt).toHaveAttribute('href', /\/receipt\/payments\/pay_[A-Za-z0-9_-]+$/);
+  await expect(receipt).toHaveAttribute('target', '_blank');
   await capture(page, 'subscription');
 
   await expect
@@ -262,7 +266,7 @@ test('the slow card: payment is processing, until the webhook settles it', async
   await page.getByRole('link', { name: 'See the subscription' }).click();
   await expect(fact('Plan')).toHaveText('Pro');
   await expect(fact('Status')).toHaveText('Active');
-  await expect(page.getByTestId('payment-history').getByRole('cell', { name: 'Paid' })).toBeVisible();
+  await expect(page.getByTestId('payment-history').getByRole('cell', { name: /^Paid/ })).toBeVisible();
 });
 
 test('canceling on the card page comes back to the checkout: nothing registered, nothing charged', async () => {

@@ -10,6 +10,10 @@ export class BillingSettings {
     readonly reconcileAfterMs: number,
     /** The provider's JS SDK, which the dashboard loads for the card form (docs/billing-in-the-dashboard.md). */
     readonly providerSdkUrl: string,
+    /** The longest wait between two look-ups of a pending charge (the back-off's ceiling). */
+    readonly checkMaxIntervalMs = 6 * 3_600_000,
+    /** A charge still pending this long after it was created raises the operator alert. */
+    readonly unsettledAlertAfterMs = 3_600_000,
   ) {}
 
   /** docs/behaviour.md §4.4: service name, plan and guild name, as the card statement shows it. */

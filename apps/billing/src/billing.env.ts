@@ -77,9 +77,23 @@ export class BillingEnv extends KafkaEnv {
   BILLING_JOBS_INTERVAL_MS: number = 60_000;
 
   /**
-   * A charge still pending this long (no answer, no webhook) is sent again under the same order id
-   * and Idempotency-Key: the provider answers with what it did, or does it now.
+   * A charge whose outcome is unknown (no answer, a temporary or unknown refusal) is looked up at
+   * the provider by order id this long after it was created, then after twice as long each time:
+   * a payment found settles it; none found means it never happened, and it is sent again under the
+   * same order id and Idempotency-Key (only within the key's 15 days at the provider). Keep it above
+   * PROVIDER_TIMEOUT_MS.
    */
   @IsIntegerInRange(1_000, 86_400_000)
   PAYMENT_RECONCILE_AFTER_MS: number = 10 * 60_000;
+
+  /** The longest wait between two look-ups of a pending charge (the back-off's ceiling). */
+  @IsIntegerInRange(1_000, 86_400_000)
+  PAYMENT_CHECK_MAX_INTERVAL_MS: number = 6 * 3_600_000;
+
+  /**
+   * A charge still pending this long after it was created logs the operator alert
+   * `payment_unsettled` once (docs/runbook.md).
+   */
+  @IsIntegerInRange(1_000, 30 * 86_400_000)
+  PAYMENT_UNSETTLED_ALERT_AFTER_MS: number = 3_600_000;
 }

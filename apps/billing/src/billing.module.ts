@@ -36,6 +36,8 @@ export class BillingModule {
             config.BILLING_JOBS_INTERVAL_MS,
             config.PAYMENT_RECONCILE_AFTER_MS,
             config.PROVIDER_SDK_URL,
+            config.PAYMENT_CHECK_MAX_INTERVAL_MS,
+            config.PAYMENT_UNSETTLED_ALERT_AFTER_MS,
           ),
         },
         {

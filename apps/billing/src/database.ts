@@ -6,6 +6,7 @@ import { CancelClearsPendingDowngrade1765400000000 } from './migrations/17654000
 import { SubscriptionsWithoutLicense1765400000001 } from './migrations/1765400000001-subscriptions-without-license';
 import { OnePendingChargePerSubscription1765500000000 } from './migrations/1765500000000-one-pending-charge-per-subscription';
 import { RetentionIndexes1766400000000 } from './migrations/1766400000000-retention-indexes';
+import { PaymentAttemptChecks1766700000000 } from './migrations/1766700000000-payment-attempt-checks';
 import { UpgradePayments1766720000000 } from './migrations/1766720000000-upgrade-payments';
 
 export const billingDatabase = {
@@ -20,6 +21,7 @@ export const billingDatabase = {
     SubscriptionsWithoutLicense1765400000001,
     OnePendingChargePerSubscription1765500000000,
     RetentionIndexes1766400000000,
+    PaymentAttemptChecks1766700000000,
     UpgradePayments1766720000000,
   ],
 };

@@ -78,7 +78,8 @@ function renewalJob(claims: SubscriptionRow[], stored: PaymentAttemptRow[]) {
         attemptRow(attempt.subscriptionId, attempt.cycle, attempt.retryNumber, 'pending'),
       );
     },
-    claimStalePending: () => Promise.resolve(null),
+    claimDueCheck: () => Promise.resolve(null),
+    claimUnsettledToAlert: () => Promise.resolve([]),
   } as unknown as PaymentAttemptsRepository;
   const payments = {
     charge: (attempt: PaymentAttemptRow) => {

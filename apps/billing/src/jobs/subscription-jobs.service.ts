@@ -26,12 +26,15 @@ export interface JobReport {
   ended: number;
   renewed: number;
   reconciled: number;
+  /** Attempts the operator was told stay unsettled. */
+  unsettled: number;
   licensed: number;
 }
 
 /**
  * docs/behaviour.md §4.10 and the appendix: pending downgrades and scheduled cancels at period end, renewals when
- * due (with the past_due retries of docs/architecture.md), and re-sending charges that never got an answer.
+ * due (with the past_due retries of docs/architecture.md), and settling charges whose outcome is unknown by
+ * looking them up at the provider.
  *
  * Every replica runs the loop; each item is claimed with `FOR UPDATE SKIP LOCKED` and changed in
  * the claiming transaction, so every subscription is handled once however many replicas run. A
@@ -75,6 +78,7 @@ export class SubscriptionJobsService implements OnApplicationBootstrap, OnApplic
       ended: await this.finaliseCancels(now),
       renewed: await this.renewDue(now),
       reconciled: await this.reconcilePending(now),
+      unsettled: await this.alertUnsettled(now),
       licensed: await this.attachLicenses(),
     };
   }
@@ -164,13 +168,21 @@ export class SubscriptionJobsService implements OnApplicationBootstrap, OnApplic
     return { attempt, subscription };
   }
 
-  /** Charges left pending (no answer, no webhook) are sent again with the same order id. */
+  /**
+   * Pending charges (no answer, a temporary or unknown refusal, no webhook yet) are looked up at
+   * the provider on a back-off and settled by what it says (PaymentsService.check); each claim
+   * schedules the next look-up, so every replica may run this and each attempt is checked once.
+   */
   private async reconcilePending(now: Date): Promise<number> {
-    const before = new Date(now.getTime() - this.settings.reconcileAfterMs);
     let reconciled = 0;
     for (let i = 0; i < BATCH; i++) {
       const claim = await this.dataSource.transaction(async (manager) => {
-        const attempt = await this.attempts.claimStalePending(manager, before);
+        const attempt = await this.attempts.claimDueCheck(
+          manager,
+          now,
+          this.settings.reconcileAfterMs,
+          this.settings.checkMaxIntervalMs,
+        );
         if (!attempt) return null;
         const subscription = await this.subscriptions.get(attempt.subscription_id, manager);
         return subscription ? { attempt, subscription } : null;
@@ -178,9 +190,35 @@ export class SubscriptionJobsService implements OnApplicationBootstrap, OnApplic
       if (!claim) break;
       reconciled++;
       jobRuns.inc({ job: 'reconcile' });
-      await this.payments.charge(claim.attempt, claim.subscription);
+      await this.payments.check(claim.attempt, claim.subscription, now);
     }
     return reconciled;
+  }
+
+  /**
+   * The operator alert for a charge that stays unsettled (docs/runbook.md): once per attempt,
+   * PAYMENT_UNSETTLED_ALERT_AFTER_MS after it was created. The attempt stays pending and keeps
+   * being looked up; nothing is canceled for it.
+   */
+  private async alertUnsettled(now: Date): Promise<number> {
+    const before = new Date(now.getTime() - this.settings.unsettledAlertAfterMs);
+    const unsettled = await this.dataSource.transaction((manager) =>
+      this.attempts.claimUnsettledToAlert(manager, before, BATCH),
+    );
+    for (const attempt of unsettled) {
+      jobRuns.inc({ job: 'unsettled_alert' });
+      this.logger.error(
+        {
+          alert: 'payment_unsettled',
+          subscription_id: attempt.subscription_id,
+          order_id: attempt.order_id,
+          created_at: attempt.created_at.toISOString(),
+          checks: attempt.check_count,
+        },
+        'a charge is still unsettled; the provider has not confirmed or refused it',
+      );
+    }
+    return unsettled.length;
   }
 
   private async downgrade(manager: EntityManager, subscription: SubscriptionRow): Promise<SubscriptionRow> {

@@ -25,6 +25,14 @@ export interface PaymentAttemptRow {
   failure_code: string | null;
   failure_message: string | null;
   provider_canceled_at: Date | null;
+  /** The provider's receipt page of an approved charge. */
+  receipt_url: string | null;
+  /** When the next look-up of a pending charge is due; null: PAYMENT_RECONCILE_AFTER_MS after creation. */
+  next_check_at: Date | null;
+  /** Look-ups made of this pending charge so far. */
+  check_count: number;
+  /** When the operator was told it stays unsettled. */
+  unsettled_alerted_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -120,12 +128,14 @@ export class PaymentAttemptsRepository {
     id: string,
     paymentKey: string,
     approvedAt: Date,
+    receiptUrl: string | null = null,
   ): Promise<PaymentAttemptRow> {
     return this.update(
       manager,
       id,
-      `status = 'succeeded', provider_payment_key = $2, provider_approved_at = $3`,
-      [paymentKey, approvedAt],
+      `status = 'succeeded', provider_payment_key = $2, provider_approved_at = $3,
+       receipt_url = COALESCE($4, receipt_url), next_check_at = NULL`,
+      [paymentKey, approvedAt, receiptUrl],
     );
   }
 
@@ -134,10 +144,12 @@ export class PaymentAttemptsRepository {
     id: string,
     failure: { code: string; message: string },
   ): Promise<PaymentAttemptRow> {
-    return this.update(manager, id, `status = 'failed', failure_code = $2, failure_message = $3`, [
-      failure.code.slice(0, 100),
-      failure.message.slice(0, 500),
-    ]);
+    return this.update(
+      manager,
+      id,
+      `status = 'failed', failure_code = $2, failure_message = $3, next_check_at = NULL`,
+      [failure.code.slice(0, 100), failure.message.slice(0, 500)],
+    );
   }
 
   markCanceledAtProvider(manager: EntityManager, id: string, at: Date): Promise<PaymentAttemptRow> {
@@ -145,19 +157,51 @@ export class PaymentAttemptsRepository {
   }
 
   /**
-   * Claims one charge that has stayed pending since before `before` (no answer, no webhook), for
-   * re-sending: touching `updated_at` keeps other replicas off it for another round.
+   * Claims one pending charge whose look-up is due (docs/behaviour.md, "Reading a charge's
+   * outcome"): the first `firstAfterMs` after the attempt was created, then after twice as long
+   * each time, at most `maxIntervalMs` apart. The claim itself schedules the next look-up, so other
+   * replicas leave it alone until then, and a check that crashes is simply made again later.
    */
-  async claimStalePending(manager: EntityManager, before: Date): Promise<PaymentAttemptRow | null> {
+  async claimDueCheck(
+    manager: EntityManager,
+    now: Date,
+    firstAfterMs: number,
+    maxIntervalMs: number,
+  ): Promise<PaymentAttemptRow | null> {
     const [rows] = await manager.query<[PaymentAttemptRow[], number]>(
-      `UPDATE billing.payment_attempts SET updated_at = now()
-        WHERE id = (SELECT id FROM billing.payment_attempts
-                     WHERE status = 'pending' AND updated_at < $1
-                     ORDER BY updated_at LIMIT 1 FOR UPDATE SKIP LOCKED)
-        RETURNING *`,
-      [before],
+      `UPDATE billing.payment_attempts a
+          SET check_count = a.check_count + 1,
+              next_check_at = $1::timestamptz + make_interval(secs => LEAST(
+                $2::float8 * power(2, LEAST(a.check_count, 40)), $3::float8) / 1000.0),
+              updated_at = now()
+        WHERE a.id = (SELECT id FROM billing.payment_attempts
+                       WHERE status = 'pending'
+                         AND COALESCE(next_check_at, created_at + make_interval(secs => $2::float8 / 1000.0)) <= $1
+                       ORDER BY COALESCE(next_check_at, created_at) LIMIT 1 FOR UPDATE SKIP LOCKED)
+        RETURNING a.*`,
+      [now, firstAfterMs, maxIntervalMs],
     );
     return rows[0] ?? null;
+  }
+
+  /**
+   * Pending charges created before `before` that the operator was not yet told about, each marked
+   * as told in the same statement (so one replica tells it once).
+   */
+  async claimUnsettledToAlert(
+    manager: EntityManager,
+    before: Date,
+    limit: number,
+  ): Promise<PaymentAttemptRow[]> {
+    const [rows] = await manager.query<[PaymentAttemptRow[], number]>(
+      `UPDATE billing.payment_attempts SET unsettled_alerted_at = now()
+        WHERE id IN (SELECT id FROM billing.payment_attempts
+                      WHERE status = 'pending' AND unsettled_alerted_at IS NULL AND created_at < $1
+                      ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+        RETURNING *`,
+      [before, limit],
+    );
+    return rows;
   }
 
   /** Sets `assignments` (parameters from $2, `values`) on the attempt `id`, which must exist. */

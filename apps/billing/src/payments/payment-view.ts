@@ -20,6 +20,8 @@ export interface PaymentView {
   approved_at: string | null;
   /** Set when the provider refunded an approved charge. */
   refunded_at: string | null;
+  /** The provider's receipt page of an approved charge (a web address at the provider), for a link. */
+  receipt_url: string | null;
   created_at: string;
 }
 
@@ -36,6 +38,7 @@ export function toPaymentView(row: PaymentAttemptRow): PaymentView {
     failure_message: row.failure_message,
     approved_at: row.provider_approved_at?.toISOString() ?? null,
     refunded_at: row.provider_canceled_at?.toISOString() ?? null,
+    receipt_url: row.receipt_url,
     created_at: row.created_at.toISOString(),
   };
 }

@@ -2,7 +2,12 @@ import { Injectable, Logger } from '@nestjs/common';
 import { Counter } from 'prom-client';
 import { DataSource, type EntityManager } from 'typeorm';
 import { BillingKeysRepository } from '../billing-keys/billing-keys.repository';
-import { type ChargeOutcome, PaymentProviderClient } from '../provider/payment-provider.client';
+import {
+  type ChargeOutcome,
+  PaymentProviderClient,
+  type ProviderPayment,
+  outcomeOfPayment,
+} from '../provider/payment-provider.client';
 import { periodColumns, periodOfCycle, retryAt } from '../subscriptions/billing-period';
 import { upgradeChange } from '../subscriptions/plan-rules';
 import type { SubscriptionRow } from '../subscriptions/subscription';
@@ -17,8 +22,27 @@ const paymentOutcomes = new Counter({
   labelNames: ['kind', 'outcome'],
 });
 
-/** A charge outcome the provider decided (the charge response, a webhook, or a replay). */
+/** A charge outcome the provider decided (the charge response, a look-up, a webhook, or a replay). */
 export type DecidedCharge = Exclude<ChargeOutcome, { kind: 'unknown' }>;
+
+/**
+ * Toss keeps an Idempotency-Key 15 days from its first request (guides/using-api/idempotency-key);
+ * past that, the same key would be a new request. A charge is re-sent under its key only within
+ * this window, measured from the attempt's creation (never after its first send), a day short of
+ * the provider's 15 for clocks and slow first sends.
+ */
+export const IDEMPOTENCY_WINDOW_MS = 14 * 86_400_000;
+
+/** The attempt may be sent again under its Idempotency-Key at `now`. */
+export function withinIdempotencyWindow(createdAt: Date, now: Date): boolean {
+  return now.getTime() - createdAt.getTime() < IDEMPOTENCY_WINDOW_MS;
+}
+
+const paymentChecks = new Counter({
+  name: 'billing_payment_checks_total',
+  help: 'Look-ups of pending charges, by what the provider said (found, not_found, undecided, failed)',
+  labelNames: ['result'],
+});
 
 export interface Settlement {
   attempt: PaymentAttemptRow;
@@ -81,6 +105,72 @@ export class PaymentsService {
   }
 
   /**
+   * Settles a pending attempt by asking the provider what became of its order (docs/behaviour.md,
+   * "Reading a charge's outcome"): a payment found decides it (DONE: approved; ABORTED, EXPIRED:
+   * rejected); none found means the charge never happened, and it is sent again under the same
+   * order id and Idempotency-Key, within the key's lifetime at the provider and only while the
+   * subscription still expects it. Returns null while the outcome stays unknown; never charges
+   * twice (the order id is the provider's guard) and never decides on a failed look-up.
+   */
+  async check(
+    attempt: PaymentAttemptRow,
+    subscription: SubscriptionRow,
+    now = new Date(),
+  ): Promise<Settlement | null> {
+    let payment: ProviderPayment | null;
+    try {
+      payment = await this.provider.getPaymentByOrderId(attempt.order_id);
+    } catch (error) {
+      paymentChecks.inc({ result: 'failed' });
+      this.logger.warn(
+        { order_id: attempt.order_id, reason: error instanceof Error ? error.message : 'unknown' },
+        'the payment look-up failed; it is tried again later',
+      );
+      return null;
+    }
+    if (payment) {
+      const outcome = outcomeOfPayment(payment);
+      paymentChecks.inc({ result: outcome ? 'found' : 'undecided' });
+      if (!outcome || outcome.kind === 'unknown') return null;
+      if (outcome.kind === 'approved' && payment.totalAmount !== attempt.amount_krw) {
+        // The money moved as the provider says; settle it, and have someone look at the difference.
+        this.logger.error(
+          {
+            alert: 'payment_amount_mismatch',
+            order_id: attempt.order_id,
+            expected_krw: attempt.amount_krw,
+            charged_krw: payment.totalAmount,
+          },
+          'the provider approved another amount than the attempt asked for',
+        );
+      }
+      return this.settle(attempt.order_id, outcome);
+    }
+    paymentChecks.inc({ result: 'not_found' });
+    if (!expectsCharge(subscription)) {
+      // Nothing was charged and nothing is owed any more: close the attempt rather than charge it.
+      return this.settle(attempt.order_id, {
+        kind: 'rejected',
+        status: 404,
+        code: 'NOT_CHARGED',
+        message: 'The charge never reached the provider and the subscription no longer expects it.',
+      });
+    }
+    if (!withinIdempotencyWindow(attempt.created_at, now)) {
+      this.logger.error(
+        {
+          alert: 'payment_unsettled_past_idempotency',
+          subscription_id: subscription.id,
+          order_id: attempt.order_id,
+        },
+        'a pending charge the provider has no record of is past its Idempotency-Key lifetime; not re-sent',
+      );
+      return null;
+    }
+    return this.charge(attempt, subscription);
+  }
+
+  /**
    * Applies a decided outcome; null when the order id is not one of ours. `within`: the caller's
    * transaction, when the outcome must commit with the caller's own writes (a savepoint in it).
    */
@@ -130,6 +220,7 @@ export class PaymentsService {
       pending.id,
       outcome.paymentKey,
       outcome.approvedAt,
+      outcome.receiptUrl ?? null,
     );
     const now = new Date();
     if (attempt.purpose === 'upgrade') return this.applyUpgrade(manager, attempt, subscription, now);
@@ -238,6 +329,15 @@ export class PaymentsService {
     );
     return { attempt, subscription: pastDue, applied: true };
   }
+}
+
+/** The subscription would still take this charge: not ended. */
+function expectsCharge(subscription: SubscriptionRow): boolean {
+  return (
+    subscription.status === 'pending' ||
+    subscription.status === 'active' ||
+    subscription.status === 'past_due'
+  );
 }
 
 function kindOf(attempt: PaymentAttemptRow): 'first' | 'renewal' | 'upgrade' {

@@ -1,4 +1,5 @@
 import axios, { type AxiosInstance, isAxiosError } from 'axios';
+import { readChargeError } from './charge-outcome';
 
 export interface PaymentProviderOptions {
   baseUrl: string;
@@ -21,14 +22,55 @@ export interface ChargeRequest {
 }
 
 /**
- * What a charge call tells us. `unknown` means we cannot know whether the card was charged (no
- * answer in time, a 5xx, our own credentials refused): the attempt stays pending and is settled
- * by the provider's webhook or by re-sending the same order under the same Idempotency-Key.
+ * What a charge call tells us. `rejected` only for Toss's card-decline codes (charge-outcome.ts);
+ * `unknown` means we cannot know whether the card was charged (no answer in time, a 5xx, a
+ * temporary or any other refusal): the attempt stays pending and is settled by the provider's
+ * look-up (or webhook), re-sending the same order under the same Idempotency-Key only when the
+ * provider has no payment for it.
  */
 export type ChargeOutcome =
-  | { kind: 'approved'; paymentKey: string; approvedAt: Date }
+  | { kind: 'approved'; paymentKey: string; approvedAt: Date; receiptUrl?: string | null }
   | { kind: 'rejected'; status: number; code: string; message: string }
   | { kind: 'unknown'; reason: string };
+
+/** A Payment object's status (docs.tosspayments.com Payment object reference). */
+export type ProviderPaymentStatus =
+  | 'READY'
+  | 'IN_PROGRESS'
+  | 'WAITING_FOR_DEPOSIT'
+  | 'DONE'
+  | 'CANCELED'
+  | 'PARTIAL_CANCELED'
+  | 'ABORTED'
+  | 'EXPIRED';
+
+const PAYMENT_STATUSES: ReadonlySet<string> = new Set<ProviderPaymentStatus>([
+  'READY',
+  'IN_PROGRESS',
+  'WAITING_FOR_DEPOSIT',
+  'DONE',
+  'CANCELED',
+  'PARTIAL_CANCELED',
+  'ABORTED',
+  'EXPIRED',
+]);
+
+/** What billing reads of the provider's Payment object (a look-up's answer, a charge's answer). */
+export interface ProviderPayment {
+  paymentKey: string;
+  orderId: string;
+  status: ProviderPaymentStatus;
+  /** Null until approved (and for ABORTED / EXPIRED payments). */
+  approvedAt: Date | null;
+  lastTransactionKey: string | null;
+  totalAmount: number;
+  /** The provider's receipt page; null where it gives none (a payment never approved). */
+  receiptUrl: string | null;
+  /** Why an ABORTED / EXPIRED payment failed. */
+  failure: { code: string; message: string } | null;
+  /** When each cancellation happened, oldest first. */
+  cancels: { canceledAt: Date }[];
+}
 
 /** The provider refused (4xx) with its error code; nothing was issued or charged. */
 export class ProviderRejectedError extends Error {
@@ -96,23 +138,46 @@ export class PaymentProviderClient {
     }
   }
 
-  /** docs/behaviour.md §4.12: charges the billing key once per order id, whatever the number of calls. */
-  async charge(billingKey: string, request: ChargeRequest): Promise<ChargeOutcome> {
+  /**
+   * `GET /v1/payments/{paymentKey}`: the payment as the provider holds it now; null when it knows
+   * no such payment (NOT_FOUND_PAYMENT). Anything else unusable throws ProviderUnavailableError.
+   */
+  getPayment(paymentKey: string): Promise<ProviderPayment | null> {
+    return this.lookUp(`/v1/payments/${encodeURIComponent(paymentKey)}`);
+  }
+
+  /** `GET /v1/payments/orders/{orderId}`: as getPayment, found by our order id. */
+  getPaymentByOrderId(orderId: string): Promise<ProviderPayment | null> {
+    return this.lookUp(`/v1/payments/orders/${encodeURIComponent(orderId)}`);
+  }
+
+  private async lookUp(path: string): Promise<ProviderPayment | null> {
     try {
-      const { data } = await this.http.post<{ paymentKey?: unknown; approvedAt?: unknown; status?: unknown }>(
-        `/v1/billing/${encodeURIComponent(billingKey)}`,
-        request,
-        { headers: { 'Idempotency-Key': request.orderId } },
-      );
-      const approvedAt = typeof data.approvedAt === 'string' ? new Date(data.approvedAt) : undefined;
-      if (typeof data.paymentKey !== 'string' || !approvedAt || Number.isNaN(approvedAt.getTime())) {
-        return { kind: 'unknown', reason: 'charge answer without paymentKey or approvedAt' };
-      }
-      return { kind: 'approved', paymentKey: data.paymentKey, approvedAt };
+      const { data } = await this.http.get<unknown>(path);
+      return parseProviderPayment(data);
     } catch (error) {
       const failure = toProviderError(error);
-      // 401/403 on our key and 409 "still processing" say nothing about the card: keep it pending.
-      if (failure instanceof ProviderRejectedError && isCardRejection(failure)) {
+      if (failure instanceof ProviderRejectedError && failure.code === 'NOT_FOUND_PAYMENT') return null;
+      // A look-up changes nothing: whatever else it answered, we still do not know.
+      throw failure instanceof ProviderUnavailableError
+        ? failure
+        : new ProviderUnavailableError(`look-up refused with ${failure.status} ${failure.code}`);
+    }
+  }
+
+  /** docs/behaviour.md §4.12: charges the billing key once per order id, whatever the number of calls. */
+  async charge(billingKey: string, request: ChargeRequest): Promise<ChargeOutcome> {
+    let data: unknown;
+    try {
+      ({ data } = await this.http.post<unknown>(`/v1/billing/${encodeURIComponent(billingKey)}`, request, {
+        headers: { 'Idempotency-Key': idempotencyKeyOf(request.orderId) },
+      }));
+    } catch (error) {
+      const failure = toProviderError(error);
+      if (
+        failure instanceof ProviderRejectedError &&
+        readChargeError(failure.status, failure.code) === 'declined'
+      ) {
         return {
           kind: 'rejected',
           status: failure.status,
@@ -122,17 +187,66 @@ export class PaymentProviderClient {
       }
       return { kind: 'unknown', reason: failure.message };
     }
+    return chargeAnswerOutcome(data);
   }
 }
 
-const NOT_ABOUT_THE_CARD = new Set([
-  'UNAUTHORIZED_KEY',
-  'IDEMPOTENT_REQUEST_PROCESSING',
-  'FORBIDDEN_REQUEST',
-]);
+/**
+ * The Idempotency-Key of a charge: its order id, so every send of one attempt carries the same key
+ * (Toss: at most 300 characters; our order ids are at most 64).
+ */
+export function idempotencyKeyOf(orderId: string): string {
+  if (orderId.length === 0 || orderId.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
+    throw new RangeError(`an Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`);
+  }
+  return orderId;
+}
 
-function isCardRejection(error: ProviderRejectedError): boolean {
-  return error.status !== 401 && error.status !== 409 && !NOT_ABOUT_THE_CARD.has(error.code);
+/** Toss keeps at most this many characters of an Idempotency-Key (guides/using-api/idempotency-key). */
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 300;
+
+/** A 2xx charge answer (a Payment object): approved only when it says DONE with its approval. */
+function chargeAnswerOutcome(data: unknown): ChargeOutcome {
+  let payment: ProviderPayment;
+  try {
+    payment = parseProviderPayment(data);
+  } catch (error) {
+    return { kind: 'unknown', reason: error instanceof Error ? error.message : 'unreadable charge answer' };
+  }
+  return outcomeOfPayment(payment) ?? { kind: 'unknown', reason: `charge answered status ${payment.status}` };
+}
+
+/**
+ * What a Payment object says of its charge: approved (DONE, or approved and refunded since),
+ * rejected (ABORTED, EXPIRED, with its failure), or null while the provider has not decided.
+ */
+export function outcomeOfPayment(payment: ProviderPayment): ChargeOutcome | null {
+  switch (payment.status) {
+    case 'DONE':
+    case 'CANCELED':
+    case 'PARTIAL_CANCELED':
+      // A canceled payment was approved first; the refund is the cancellation events' business.
+      return payment.approvedAt
+        ? {
+            kind: 'approved',
+            paymentKey: payment.paymentKey,
+            approvedAt: payment.approvedAt,
+            receiptUrl: payment.receiptUrl,
+          }
+        : null;
+    case 'ABORTED':
+    case 'EXPIRED':
+      return {
+        kind: 'rejected',
+        status: 200,
+        code: payment.failure?.code ?? payment.status,
+        message: payment.failure?.message ?? `The payment is ${payment.status.toLowerCase()}.`,
+      };
+    case 'READY':
+    case 'IN_PROGRESS':
+    case 'WAITING_FOR_DEPOSIT':
+      return null;
+  }
 }
 
 function toProviderError(error: unknown): ProviderRejectedError | ProviderUnavailableError {
@@ -154,4 +268,77 @@ function toProviderError(error: unknown): ProviderRejectedError | ProviderUnavai
     );
   }
   return new ProviderUnavailableError(`HTTP ${response.status}`);
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function text(value: unknown): string | null {
+  return typeof value === 'string' && value.length > 0 ? value : null;
+}
+
+/** An ISO 8601 timestamp with its offset, as the provider writes them; null when absent. */
+function timestamp(value: unknown, field: string): Date | null {
+  if (value === null || value === undefined) return null;
+  const date = typeof value === 'string' ? new Date(value) : undefined;
+  if (!date || Number.isNaN(date.getTime()))
+    throw new ProviderUnavailableError(`payment ${field} unreadable`);
+  return date;
+}
+
+function failureOf(value: unknown): ProviderPayment['failure'] {
+  if (!isRecord(value)) return null;
+  return {
+    code: (text(value.code) ?? 'UNKNOWN').slice(0, 100),
+    message: (typeof value.message === 'string' ? value.message : '').slice(0, 500),
+  };
+}
+
+function receiptUrlOf(value: unknown): string | null {
+  if (!isRecord(value)) return null;
+  const url = text(value.url);
+  // Only a web address is ever shown to the payer as a link.
+  return url && /^https?:\/\//i.test(url) && url.length <= 2000 ? url : null;
+}
+
+/**
+ * The fields billing uses of a Payment object, checked: an answer without its key, order id, a
+ * known status or a readable approval time of a DONE payment is not a payment we can act on.
+ */
+export function parseProviderPayment(data: unknown): ProviderPayment {
+  if (!isRecord(data)) throw new ProviderUnavailableError('payment answer is not an object');
+  const paymentKey = text(data.paymentKey);
+  const orderId = text(data.orderId);
+  const status = text(data.status);
+  if (!paymentKey || !orderId)
+    throw new ProviderUnavailableError('payment answer without paymentKey or orderId');
+  if (!status || !PAYMENT_STATUSES.has(status)) {
+    throw new ProviderUnavailableError(`payment answer with unknown status ${String(status).slice(0, 40)}`);
+  }
+  const approvedAt = timestamp(data.approvedAt, 'approvedAt');
+  if (status === 'DONE' && !approvedAt) throw new ProviderUnavailableError('DONE payment without approvedAt');
+  const totalAmount = data.totalAmount;
+  if (typeof totalAmount !== 'number' || !Number.isSafeInteger(totalAmount) || totalAmount < 0) {
+    throw new ProviderUnavailableError('payment answer without a whole totalAmount');
+  }
+  const cancels = Array.isArray(data.cancels) ? data.cancels : [];
+  return {
+    paymentKey,
+    orderId,
+    status: status as ProviderPaymentStatus,
+    approvedAt,
+    lastTransactionKey: text(data.lastTransactionKey),
+    totalAmount,
+    receiptUrl: receiptUrlOf(data.receipt),
+    failure: failureOf(data.failure),
+    cancels: cancels.map((cancel) => ({
+      canceledAt:
+        timestamp(isRecord(cancel) ? cancel.canceledAt : undefined, 'cancels.canceledAt') ??
+        raise('payment cancel without canceledAt'),
+    })),
+  };
+}
+
+function raise(reason: string): never {
+  throw new ProviderUnavailableError(reason);
 }

@@ -860,6 +860,8 @@ export interface components {
       order_id: string;
       plan: components['schemas']['PaidPlanCode'];
       purpose: components['schemas']['PaymentPurpose'];
+      /** @description The provider's receipt page of an approved charge (a web address at the provider), for a link. */
+      receipt_url: string | null;
       /** @description Set when the provider refunded an approved charge. */
       refunded_at: string | null;
       retry_number: number;

@@ -368,6 +368,14 @@ function PaymentHistory({ subscriptionId, plans }: { subscriptionId: string; pla
                 {payment.retry_number > 0 && (
                   <span className="muted small"> (retry {payment.retry_number})</span>
                 )}
+                {payment.receipt_url && (
+                  <>
+                    {' '}
+                    <a href={payment.receipt_url} target="_blank" rel="noopener noreferrer">
+                      Receipt
+                    </a>
+                  </>
+                )}
               </td>
             </tr>
           ))}

@@ -82,6 +82,24 @@ describe('the fake provider’s card page', () => {
     expect(await issued.json()).toMatchObject({ code: 'REJECT_CARD_COMPANY' });
   });
 
+  it.each([
+    ['temporaryFailure', 0],
+    ['lostAnswer', 1],
+  ] as const)(
+    'the %s card answers its first charge PROVIDER_ERROR (%i charged), then charges',
+    async (card, charged) => {
+      const response = await submit({ card_number: TEST_CARDS[card], expiry: '12/39' });
+      const authKey = new URL(response.headers.get('location')!).searchParams.get('authKey')!;
+      const { billingKey } = (await (await issue(authKey)).json()) as { billingKey: string };
+
+      const first = await charge(billingKey, `order-${card}-1`);
+      expect(first.status).toBe(400);
+      expect(await first.json()).toMatchObject({ code: 'PROVIDER_ERROR' });
+      expect(sut.approvedCharges()).toHaveLength(charged);
+      expect((await charge(billingKey, `order-${card}-2`)).status).toBe(200);
+    },
+  );
+
   it('holds the slow card’s first charge, answer and webhook, and only the first', async () => {
     const received: string[] = [];
     const receiver = createServer((req, res) => {

@@ -11,6 +11,10 @@ export const TEST_CARDS = {
   declined: '4000000000000002',
   /** Registered; its first charge is answered (and its webhook sent) only after a long delay. */
   slow: '4000000000000077',
+  /** Registered; its first charge is not made and is answered 400 PROVIDER_ERROR (try again later). */
+  temporaryFailure: '4000000000000119',
+  /** Registered; its first charge is made but answered 400 PROVIDER_ERROR (the answer is lost). */
+  lostAnswer: '4000000000000127',
 } as const;
 
 const DECLINE_CODE = 'REJECT_CARD_COMPANY';
@@ -68,6 +72,12 @@ export function cardWidgetPage(
     cardNumber,
     issueRejection: cardNumber === TEST_CARDS.declined ? { code: DECLINE_CODE } : undefined,
     firstChargeDelayMs: cardNumber === TEST_CARDS.slow ? context.slowChargeDelayMs : undefined,
+    firstChargeMishap:
+      cardNumber === TEST_CARDS.temporaryFailure
+        ? 'temporaryFailure'
+        : cardNumber === TEST_CARDS.lostAnswer
+          ? 'lostAnswer'
+          : undefined,
   });
   return back(request.successUrl, { authKey, customerKey: request.customerKey });
 }
@@ -169,6 +179,8 @@ function formPage(
       <li><code>${spaced(TEST_CARDS.success)}</code>: registered and charged (any other number works too)</li>
       <li><code>${spaced(TEST_CARDS.declined)}</code>: refused by the card company</li>
       <li><code>${spaced(TEST_CARDS.slow)}</code>: the first payment is answered late (after the time-out)</li>
+      <li><code>${spaced(TEST_CARDS.temporaryFailure)}</code>: the first payment fails for a moment (PROVIDER_ERROR, nothing charged)</li>
+      <li><code>${spaced(TEST_CARDS.lostAnswer)}</code>: the first payment is charged but answered PROVIDER_ERROR</li>
     </ul>
     <p class="muted">Any expiry date from this month on.</p>`,
   );

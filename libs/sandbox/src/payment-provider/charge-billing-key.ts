@@ -1,12 +1,9 @@
-import { cardCodes } from './card-details';
-import type { ChargeRejections } from './charge-rejections';
-import { kstTimestamp } from './kst-time';
-import { type ProviderErrorBody, providerError } from './provider-error';
-import type { StoredCharge } from './provider-state';
+import type { ChargeMishaps, ChargeRejection, ChargeRejections } from './charge-rejections';
+import { type ProviderPayment, abortedPayment, approvedPayment } from './payment-object';
+import { type ProviderErrorBody, TemporaryProviderError, providerError } from './provider-error';
+import type { BillingKeyRecord, StoredCharge } from './provider-state';
 import type { ProviderStore } from './provider-store';
 import { type JsonObject, parseJsonObject, requireString } from './request-body';
-import { approvalNumber, randomId } from './random-id';
-import { API_VERSION, MERCHANT_ID, type ProviderPayment } from './wire-format';
 
 const ORDER_ID = /^[A-Za-z0-9_-]{6,64}$/;
 
@@ -16,6 +13,8 @@ export interface ChargeRequest {
   raw: Buffer;
   /** Whole seconds. */
   now: Date;
+  /** Where the fake serves receipt pages (payment-object.ts `receiptUrl`). */
+  receiptBaseUrl: string;
 }
 
 /** A charge the card side decided: approved, or declined by a configured rejection. */
@@ -23,6 +22,8 @@ export interface ChargeDecision {
   status: number;
   body: ProviderPayment | ProviderErrorBody;
   charge: StoredCharge;
+  /** Set when the merchant gets this error instead of `body` (which replays of the key still get). */
+  lostAnswer?: ChargeRejection;
 }
 
 interface ChargeFields {
@@ -50,23 +51,43 @@ function chargeFields(body: JsonObject): ChargeFields {
   return { customerKey, amount, orderId, orderName };
 }
 
+/** The mishap the test card's billing key holds for its first charge, used up by this one. */
+function takeFirstChargeMishap(
+  billingKey: BillingKeyRecord,
+): BillingKeyRecord['firstChargeMishap'] | undefined {
+  const mishap = billingKey.firstChargeMishap;
+  delete billingKey.firstChargeMishap;
+  return mishap;
+}
+
 /**
- * `POST /v1/billing/{billingKey}`. Request errors (fields, unknown or deleted key, a reused orderId)
- * are thrown as `ProviderHttpError` and are no charge; approvals and configured declines are
- * decided charges, recorded in the store and returned.
+ * `POST /v1/billing/{billingKey}`. Request errors (fields, unknown or deleted key, another
+ * customer's key, a reused orderId) are thrown as `ProviderHttpError` and are no charge, and so is
+ * an arranged temporary failure (a `TemporaryProviderError`); approvals and arranged declines are
+ * decided charges, recorded in the store and returned. A lost answer is a decided charge whose
+ * `lostAnswer` is what the merchant gets instead.
  */
 export function chargeBillingKey(
   request: ChargeRequest,
   store: ProviderStore,
   rejections: ChargeRejections,
+  mishaps: ChargeMishaps,
 ): ChargeDecision {
   const fields = chargeFields(parseJsonObject(request.raw));
   const billingKey = store.billingKeys.get(request.billingKey);
-  if (!billingKey || billingKey.deletedAt) throw providerError.notFoundBillingKey();
-  if (billingKey.customerKey !== fields.customerKey) {
-    throw providerError.invalidRequest('customerKey is not the billing key owner.');
-  }
+  if (!billingKey || billingKey.deletedAt) throw providerError.notFoundBilling();
+  if (billingKey.customerKey !== fields.customerKey) throw providerError.notMatchesCustomerKey();
+  // Toss: an order id that was approved (or approved and canceled since) cannot be charged again.
   if (store.approvedByOrderId.has(fields.orderId)) throw providerError.duplicatedOrderId();
+
+  const firstChargeMishap = takeFirstChargeMishap(billingKey);
+  const failure =
+    mishaps.takeFailure(billingKey.billingKey, fields.customerKey) ??
+    (firstChargeMishap === 'temporaryFailure' ? mishaps.failureFor('PROVIDER_ERROR') : undefined);
+  if (failure) throw new TemporaryProviderError(failure.status, failure.code, failure.message);
+  const lostAnswer =
+    mishaps.takeLostAnswer(billingKey.billingKey, fields.customerKey) ??
+    (firstChargeMishap === 'lostAnswer' ? mishaps.lostAnswerFor('PROVIDER_ERROR') : undefined);
 
   const common = {
     orderId: fields.orderId,
@@ -77,57 +98,38 @@ export function chargeBillingKey(
     idempotencyKey: request.idempotencyKey,
     cancellation: null,
   };
+  const facts = {
+    orderId: fields.orderId,
+    orderName: fields.orderName,
+    amount: fields.amount,
+    billingKey,
+    requestedAt: request.now,
+    receiptBaseUrl: request.receiptBaseUrl,
+  };
   const rejection = rejections.take(billingKey.billingKey, fields.customerKey);
   if (rejection) {
-    const failure = { code: rejection.code, message: rejection.message };
+    const decline = { code: rejection.code, message: rejection.message };
     const charge: StoredCharge = {
       ...common,
       paymentKey: null,
       status: 'ABORTED',
-      failure,
+      failure: decline,
       approvedAt: null,
-      payment: null,
+      payment: abortedPayment(facts, decline),
     };
     store.recordCharge(charge);
-    return { status: rejection.status, body: failure, charge };
+    return { status: rejection.status, body: decline, charge, lostAnswer };
   }
 
-  const paymentKey = randomId('pay_');
-  const suppliedAmount = Math.round(fields.amount / 1.1);
-  const timestamp = kstTimestamp(request.now);
-  const payment: ProviderPayment = {
-    mId: MERCHANT_ID,
-    version: API_VERSION,
-    paymentKey,
-    orderId: fields.orderId,
-    orderName: fields.orderName,
-    status: 'DONE',
-    requestedAt: timestamp,
-    approvedAt: timestamp,
-    totalAmount: fields.amount,
-    balanceAmount: fields.amount,
-    suppliedAmount,
-    vat: fields.amount - suppliedAmount,
-    method: '카드',
-    currency: 'KRW',
-    customerKey: fields.customerKey,
-    card: {
-      ...cardCodes(billingKey.cardCompany),
-      number: billingKey.cardNumber,
-      approveNo: approvalNumber(),
-      cardType: '신용',
-      ownerType: '개인',
-      amount: fields.amount,
-    },
-  };
+  const payment = approvedPayment(facts);
   const charge: StoredCharge = {
     ...common,
-    paymentKey,
+    paymentKey: payment.paymentKey,
     status: 'DONE',
     failure: null,
     approvedAt: request.now,
     payment,
   };
   store.recordCharge(charge);
-  return { status: 200, body: payment, charge };
+  return { status: 200, body: payment, charge, lostAnswer };
 }

@@ -234,9 +234,11 @@ describe(FakePaymentProvider.name, () => {
         body: {
           mId: 'tvivarepublica',
           version: '2022-11-16',
+          lastTransactionKey: expect.stringMatching(/^[0-9A-F]{32}$/),
           paymentKey: expect.stringMatching(/^pay_[A-Za-z0-9_-]{24}$/),
           orderId: 'order_0001',
           orderName: 'Pro plan',
+          type: 'BILLING',
           status: 'DONE',
           requestedAt: expect.stringMatching(KST_TIMESTAMP),
           approvedAt: expect.stringMatching(KST_TIMESTAMP),
@@ -244,9 +246,14 @@ describe(FakePaymentProvider.name, () => {
           balanceAmount: 9900,
           suppliedAmount: 9000,
           vat: 900,
+          taxFreeAmount: 0,
+          taxExemptionAmount: 0,
           method: '카드',
           currency: 'KRW',
-          customerKey: 'cus_1',
+          country: 'KR',
+          useEscrow: false,
+          cultureExpense: false,
+          isPartialCancelable: true,
           card: {
             issuerCode: '41',
             acquirerCode: '41',
@@ -255,7 +262,26 @@ describe(FakePaymentProvider.name, () => {
             cardType: '신용',
             ownerType: '개인',
             amount: 9900,
+            installmentPlanMonths: 0,
+            useCardPoint: false,
+            isInterestFree: false,
+            interestPayer: null,
+            acquireStatus: 'READY',
           },
+          virtualAccount: null,
+          transfer: null,
+          mobilePhone: null,
+          giftCertificate: null,
+          cashReceipt: null,
+          cashReceipts: null,
+          discount: null,
+          easyPay: null,
+          secret: null,
+          metadata: null,
+          cancels: null,
+          failure: null,
+          receipt: { url: `${base}/receipt/payments/${reply.body.paymentKey as string}` },
+          checkout: null,
         },
       });
       expect(sut.charges()).toEqual([
@@ -290,14 +316,17 @@ describe(FakePaymentProvider.name, () => {
         expect(reply.body.message).toContain(field);
       }
       const tooLong = await charge(billingKey, order(), 'k'.repeat(301));
-      expect(tooLong).toMatchObject({ status: 400, body: { code: 'INVALID_REQUEST' } });
+      expect(tooLong).toMatchObject({ status: 400, body: { code: 'INVALID_IDEMPOTENCY_KEY' } });
+      expect((await charge(billingKey, order(), 'k'.repeat(300))).status).toBe(200);
+      sut.reset();
       expect(sut.charges()).toEqual([]);
     });
 
-    it("refuses another customer's key", async () => {
+    it("refuses another customer's key with NOT_MATCHES_CUSTOMER_KEY", async () => {
       const billingKey = await billingKeyFor('cus_1');
       const reply = await charge(billingKey, order({ customerKey: 'cus_2' }));
-      expect(reply).toMatchObject({ status: 400, body: { code: 'INVALID_REQUEST' } });
+      expect(reply).toMatchObject({ status: 400, body: { code: 'NOT_MATCHES_CUSTOMER_KEY' } });
+      expect(sut.charges()).toEqual([]);
     });
 
     it('replays a success for a repeated Idempotency-Key without charging again', async () => {
@@ -384,17 +413,17 @@ describe(FakePaymentProvider.name, () => {
       expect((await charge(billingKey, body)).status).toBe(200);
     });
 
-    it('answers NOT_FOUND_BILLING_KEY for unknown and deleted billing keys', async () => {
+    it('answers NOT_FOUND_BILLING for unknown and deleted billing keys', async () => {
       const billingKey = await billingKeyFor('cus_1');
       sut.deleteBillingKey(billingKey);
 
       expect(await charge('bk_unknown', order())).toMatchObject({
         status: 404,
-        body: { code: 'NOT_FOUND_BILLING_KEY' },
+        body: { code: 'NOT_FOUND_BILLING' },
       });
       expect(await charge(billingKey, order())).toMatchObject({
         status: 404,
-        body: { code: 'NOT_FOUND_BILLING_KEY' },
+        body: { code: 'NOT_FOUND_BILLING' },
       });
       expect(sut.billingKeys()[0].deletedAt).toBeInstanceOf(Date);
       expect(sut.charges()).toEqual([]);
@@ -421,6 +450,80 @@ describe(FakePaymentProvider.name, () => {
       expect(sut.charges().map((record) => record.status)).toEqual(['ABORTED', 'DONE', 'ABORTED', 'DONE']);
       expect(sut.approvedCharges()).toHaveLength(2);
     });
+
+    it("answers each decline with Toss's status for its code", async () => {
+      const billingKey = await billingKeyFor('cus_1');
+      const codes = ['REJECT_CARD_COMPANY', 'INVALID_STOPPED_CARD', 'EXCEED_MAX_DAILY_PAYMENT_COUNT'];
+      for (const code of codes) sut.rejectCharges({ code, times: 1 });
+
+      const replies = [];
+      for (const _ of codes) replies.push(await charge(billingKey, order()));
+
+      expect(replies.map((reply) => [reply.status, reply.body.code])).toEqual([
+        [403, 'REJECT_CARD_COMPANY'],
+        [400, 'INVALID_STOPPED_CARD'],
+        [400, 'EXCEED_MAX_DAILY_PAYMENT_COUNT'],
+      ]);
+    });
+
+    it('answers a temporary failure without charging or remembering the key, then charges', async () => {
+      const billingKey = await billingKeyFor('cus_1');
+      sut.failCharges({ customerKey: 'cus_1', code: 'PROVIDER_ERROR', times: 1 });
+      sut.failCharges({ customerKey: 'cus_1', code: 'FORBIDDEN_CONSECUTIVE_REQUEST', times: 1 });
+      const body = order();
+
+      const first = await charge(billingKey, body, 'idem-temp');
+      const second = await charge(billingKey, body, 'idem-temp');
+      expect(sut.charges()).toEqual([]);
+      const third = await charge(billingKey, body, 'idem-temp');
+
+      expect(first).toEqual({ status: 400, body: { code: 'PROVIDER_ERROR', message: expect.any(String) } });
+      expect(second).toMatchObject({ status: 403, body: { code: 'FORBIDDEN_CONSECUTIVE_REQUEST' } });
+      expect(third).toMatchObject({ status: 200, body: { status: 'DONE' } });
+      expect(sut.charges()).toHaveLength(1);
+    });
+
+    it('charges but loses the answer; a replay of the key tells the payment, another key DUPLICATED_ORDER_ID', async () => {
+      const billingKey = await billingKeyFor('cus_1');
+      sut.loseChargeAnswers({ times: 1 });
+      sut.loseChargeAnswers({ answer: 'ALREADY_PROCESSED_PAYMENT', times: 1 });
+      const body = order();
+
+      const lost = await charge(billingKey, body, 'idem-lost');
+      expect(lost).toEqual({ status: 400, body: { code: 'PROVIDER_ERROR', message: expect.any(String) } });
+      expect(sut.approvedCharges()).toHaveLength(1);
+      const replay = await charge(billingKey, body, 'idem-lost');
+      const otherKey = await charge(billingKey, body, 'idem-other');
+
+      expect(replay).toMatchObject({ status: 200, body: { status: 'DONE', orderId: body.orderId } });
+      expect(otherKey).toMatchObject({ status: 400, body: { code: 'DUPLICATED_ORDER_ID' } });
+      expect(await call('GET', `/v1/payments/orders/${body.orderId as string}`)).toEqual(replay);
+
+      const second = order();
+      expect(await charge(billingKey, second, 'idem-lost-2')).toMatchObject({
+        status: 400,
+        body: { code: 'ALREADY_PROCESSED_PAYMENT' },
+      });
+      expect(sut.approvedCharges()).toHaveLength(2);
+    });
+
+    it.each([
+      ['temporaryFailure', 0],
+      ['lostAnswer', 1],
+    ] as const)(
+      'a %s test card answers its first charge PROVIDER_ERROR (%i charged), then charges',
+      async (mishap, charged) => {
+        const authKey = sut.authorizeCard({ customerKey: 'cus_1', firstChargeMishap: mishap });
+        const billingKey = (await issue(authKey, 'cus_1')).body.billingKey as string;
+
+        expect(await charge(billingKey, order())).toMatchObject({
+          status: 400,
+          body: { code: 'PROVIDER_ERROR' },
+        });
+        expect(sut.approvedCharges()).toHaveLength(charged);
+        expect(await charge(billingKey, order())).toMatchObject({ status: 200, body: { status: 'DONE' } });
+      },
+    );
 
     it('keeps declining until the rules are cleared', async () => {
       const billingKey = await billingKeyFor('cus_1');
@@ -459,31 +562,90 @@ describe(FakePaymentProvider.name, () => {
     });
   });
 
-  describe('GET /v1/payments/orders/{orderId}', () => {
+  describe('GET /v1/payments/orders/{orderId} and GET /v1/payments/{paymentKey}', () => {
     it('answers the approved payment, canceled once cancelPayment ran', async () => {
       const billingKey = await billingKeyFor('cus_1');
       const approved = await charge(billingKey, order({ orderId: 'order-lookup-1' }));
+      const paymentKey = approved.body.paymentKey as string;
 
       expect(await call('GET', '/v1/payments/orders/order-lookup-1')).toEqual(approved);
-      sut.cancelPayment(approved.body.paymentKey as string, 'operator refund');
-      expect(await call('GET', '/v1/payments/orders/order-lookup-1')).toMatchObject({
+      expect(await call('GET', `/v1/payments/${paymentKey}`)).toEqual(approved);
+      sut.cancelPayment(paymentKey, 'operator refund');
+      const canceled = await call('GET', '/v1/payments/orders/order-lookup-1');
+      expect(canceled).toMatchObject({
         status: 200,
-        body: { status: 'CANCELED', balanceAmount: 0, totalAmount: approved.body.totalAmount },
+        body: {
+          status: 'CANCELED',
+          balanceAmount: 0,
+          totalAmount: approved.body.totalAmount,
+          cancels: [
+            {
+              cancelAmount: approved.body.totalAmount,
+              cancelReason: 'operator refund',
+              canceledAt: expect.stringMatching(KST_TIMESTAMP),
+              transactionKey: expect.stringMatching(/^[0-9A-F]{32}$/),
+              cancelStatus: 'DONE',
+            },
+          ],
+        },
       });
+      expect(canceled.body.lastTransactionKey).not.toBe(approved.body.lastTransactionKey);
+      expect(await call('GET', `/v1/payments/${paymentKey}`)).toEqual(canceled);
       expect(sut.approvedCharges().map((record) => record.status)).toEqual(['CANCELED']);
     });
 
-    it('answers NOT_FOUND_PAYMENT for unknown and declined orders', async () => {
+    it('answers a declined order as ABORTED with the decline in failure, and no receipt', async () => {
       const billingKey = await billingKeyFor('cus_1');
       sut.rejectCharges({ code: 'REJECT_CARD_PAYMENT' });
-      await charge(billingKey, order({ orderId: 'order-declined' }));
+      const declined = await charge(billingKey, order({ orderId: 'order-declined' }));
 
-      for (const orderId of ['order-unknown', 'order-declined']) {
-        expect(await call('GET', `/v1/payments/orders/${orderId}`)).toMatchObject({
+      const lookedUp = await call('GET', '/v1/payments/orders/order-declined');
+      expect(lookedUp).toMatchObject({
+        status: 200,
+        body: {
+          orderId: 'order-declined',
+          status: 'ABORTED',
+          approvedAt: null,
+          failure: declined.body,
+          receipt: null,
+          card: null,
+        },
+      });
+      expect(await call('GET', `/v1/payments/${lookedUp.body.paymentKey as string}`)).toEqual(lookedUp);
+    });
+
+    it("finds an order's approval after an earlier decline of the same orderId", async () => {
+      const billingKey = await billingKeyFor('cus_1');
+      sut.rejectCharges({ code: 'REJECT_CARD_PAYMENT', times: 1 });
+      await charge(billingKey, order({ orderId: 'order-twice' }));
+      const approved = await charge(billingKey, order({ orderId: 'order-twice' }));
+
+      expect(await call('GET', '/v1/payments/orders/order-twice')).toEqual(approved);
+    });
+
+    it('answers 404 NOT_FOUND_PAYMENT in the error body for unknown orders and payment keys', async () => {
+      for (const path of ['/v1/payments/orders/order-unknown', '/v1/payments/pay_unknown']) {
+        expect(await call('GET', path)).toEqual({
           status: 404,
-          body: { code: 'NOT_FOUND_PAYMENT' },
+          body: { code: 'NOT_FOUND_PAYMENT', message: expect.any(String) },
         });
       }
+      expect(sut.payment('pay_unknown')).toBeNull();
+      expect(sut.paymentByOrderId('order-unknown')).toBeNull();
+    });
+
+    it('serves the receipt page its receipt.url names, and 404 for others', async () => {
+      const billingKey = await billingKeyFor('cus_1');
+      const approved = await charge(billingKey, order({ orderId: 'order-receipt', orderName: '<b>Pro</b>' }));
+      const url = (approved.body.receipt as { url: string }).url;
+
+      const page = await fetch(url);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-type')).toContain('text/html');
+      const html = await page.text();
+      expect(html).toContain('order-receipt');
+      expect(html).toContain('&#60;b&#62;Pro&#60;/b&#62;');
+      expect((await fetch(`${base}/receipt/payments/pay_unknown`)).status).toBe(404);
     });
   });
 

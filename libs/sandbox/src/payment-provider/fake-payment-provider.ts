@@ -4,10 +4,17 @@ import type { ProviderEventData, ProviderEventType, ProviderWebhookBody } from '
 import { BoundedLog } from '../chat-platform/bounded-log';
 import { assertCardNumber, cardCodes, maskCardNumber } from './card-details';
 import { CARD_WIDGET_PATH, cardWidgetPage } from './card-widget-page';
-import { ChargeRejections, type ChargeRejectionRule } from './charge-rejections';
+import {
+  type ChargeFailureRule,
+  ChargeMishaps,
+  ChargeRejections,
+  type ChargeRejectionRule,
+  type LostAnswerRule,
+} from './charge-rejections';
 import { declineMessage } from './decline-messages';
 import { wholeSeconds } from './kst-time';
 import { OutageInjector, type ProviderOutage } from './outage-injector';
+import { type ProviderPayment, RECEIPT_PATH, canceledPayment, receiptPage } from './payment-object';
 import type {
   BillingKeyRecord,
   ChargeRecord,
@@ -79,6 +86,11 @@ export interface AuthorizeCardOptions {
    * announced by webhook, only this long after: a provider slower than the merchant's time-out.
    */
   firstChargeDelayMs?: number;
+  /**
+   * What befalls the first charge on the billing key this card becomes: `temporaryFailure`, no
+   * charge and a 400 PROVIDER_ERROR; `lostAnswer`, charged but answered 400 PROVIDER_ERROR.
+   */
+  firstChargeMishap?: 'temporaryFailure' | 'lostAnswer';
 }
 
 export type SendWebhookOptions = SignatureOptions & {
@@ -101,6 +113,7 @@ export class FakePaymentProvider {
   private readonly store = new ProviderStore();
   private readonly outages = new OutageInjector();
   private readonly rejections = new ChargeRejections();
+  private readonly mishaps = new ChargeMishaps();
   private readonly requests: BoundedLog<PaymentRequestRecord>;
   private readonly webhooks: WebhookDispatcher;
   private chargeDelayMs = 0;
@@ -136,15 +149,18 @@ export class FakePaymentProvider {
         store: this.store,
         outages: this.outages,
         rejections: this.rejections,
+        mishaps: this.mishaps,
         requests: this.requests,
         chargeDelayMs: () => this.chargeDelayMs,
         onCharge: (charge: StoredCharge) => this.announceCharge(charge),
+        receiptBaseUrl: () => `${this.url}${RECEIPT_PATH}`,
         stopping,
       };
       return createServer((req, res) => {
         const pathname = (req.url ?? '/').split('?')[0];
         if (pathname === CARD_WIDGET_PATH) return void this.serveCardWidget(req, res);
         if (pathname === SDK_SCRIPT_PATH) return this.serveSdkScript(req, res);
+        if (pathname.startsWith(`${RECEIPT_PATH}/`)) return this.serveReceipt(req, res, pathname);
         return void handleProviderRequest(req, res, context);
       });
     });
@@ -165,6 +181,7 @@ export class FakePaymentProvider {
     this.store.clear();
     this.outages.clear();
     this.rejections.clear();
+    this.mishaps.clear();
     this.requests.clear();
     this.webhooks.reset();
     this.chargeDelayMs = 0;
@@ -224,6 +241,7 @@ export class FakePaymentProvider {
       expired: false,
       used: false,
       firstChargeDelayMs: options.firstChargeDelayMs ?? null,
+      ...(options.firstChargeMishap ? { firstChargeMishap: options.firstChargeMishap } : {}),
     });
     return authKey;
   }
@@ -322,6 +340,28 @@ export class FakePaymentProvider {
     this.rejections.clear();
   }
 
+  /**
+   * Matching charges are not made: the provider answers a temporary failure (PROVIDER_ERROR 400,
+   * FORBIDDEN_CONSECUTIVE_REQUEST 403), not remembered under the Idempotency-Key.
+   */
+  failCharges(rule: ChargeFailureRule): void {
+    this.mishaps.addFailure(rule);
+  }
+
+  /**
+   * Matching charges are made (recorded, announced, remembered under their Idempotency-Key) but
+   * the request is answered with `answer` (default PROVIDER_ERROR): the merchant never hears of
+   * the payment but through a look-up, a webhook or a replay of the key.
+   */
+  loseChargeAnswers(rule: LostAnswerRule = {}): void {
+    this.mishaps.addLostAnswer(rule);
+  }
+
+  /** Forgets every failCharges and loseChargeAnswers rule. */
+  clearChargeMishaps(): void {
+    this.mishaps.clear();
+  }
+
   /** Slow mode: charges are decided at once but answered `ms` later; 0 turns it off. */
   setChargeDelay(ms: number): void {
     if (!(ms >= 0) || !Number.isFinite(ms)) throw new Error(`setChargeDelay: ms must be >= 0, got ${ms}`);
@@ -350,8 +390,37 @@ export class FakePaymentProvider {
     if (charge.cancellation) throw new Error(`payment ${paymentKey} is already canceled`);
     charge.status = 'CANCELED';
     charge.cancellation = { canceledAt: wholeSeconds(new Date()), reason };
-    charge.payment = { ...charge.payment, status: 'CANCELED', balanceAmount: 0 };
+    charge.payment = canceledPayment(charge.payment, charge.cancellation.canceledAt, reason);
     this.announce(() => webhookEvent('PAYMENT.CANCELED', eventData.paymentCanceled(charge)));
+  }
+
+  /** The Payment object `GET /v1/payments/{paymentKey}` answers now, or null (its 404). */
+  payment(paymentKey: string): ProviderPayment | null {
+    return copyOf(this.store.paymentsByPaymentKey.get(paymentKey)?.payment ?? null);
+  }
+
+  /** The Payment object `GET /v1/payments/orders/{orderId}` answers now, or null (its 404). */
+  paymentByOrderId(orderId: string): ProviderPayment | null {
+    return copyOf(this.store.paymentsByOrderId.get(orderId)?.payment ?? null);
+  }
+
+  /** A payment's receipt page, at the address its `receipt.url` gives; no auth, as the provider's. */
+  private serveReceipt(req: IncomingMessage, res: ServerResponse, pathname: string): void {
+    const prefix = `${RECEIPT_PATH}/payments/`;
+    // Payment keys are [A-Za-z0-9_-]: anything else, encoded or not, is simply not found.
+    const paymentKey = pathname.startsWith(prefix) ? pathname.slice(prefix.length) : '';
+    const payment = this.store.paymentsByPaymentKey.get(paymentKey)?.payment;
+    if (req.method !== 'GET' || !payment?.receipt) {
+      res.writeHead(404, { 'Content-Type': 'text/plain' }).end('Not Found');
+      return;
+    }
+    res
+      .writeHead(200, {
+        'Content-Type': 'text/html; charset=utf-8',
+        'Cache-Control': 'no-store',
+        'Content-Security-Policy': "default-src 'none'",
+      })
+      .end(receiptPage(payment));
   }
 
   requestLog(): PaymentRequestRecord[] {
@@ -451,6 +520,10 @@ export class FakePaymentProvider {
     if (!record) throw new Error(`the fake payment provider has no billing key ${billingKey}`);
     return record;
   }
+}
+
+function copyOf<T>(value: T): T {
+  return value === null ? value : (JSON.parse(JSON.stringify(value)) as T);
 }
 
 /** A copy of a decided charge the caller may change, without what only the store keeps. */

@@ -1,6 +1,7 @@
 export { CARD_WIDGET_PATH, TEST_CARDS } from './card-widget-page';
 export { SDK_SCRIPT_PATH, sdkScript } from './sdk-script';
-export type { ChargeRejectionRule } from './charge-rejections';
+export type { ChargeFailureRule, ChargeRejectionRule, LostAnswerRule } from './charge-rejections';
+export { RECEIPT_PATH } from './payment-object';
 export {
   FakePaymentProvider,
   type AuthorizeCardOptions,

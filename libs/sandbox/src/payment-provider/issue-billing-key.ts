@@ -34,6 +34,7 @@ export function issueBillingKey(raw: Buffer, store: ProviderStore, now: Date): B
     issuedAt: now,
     deletedAt: null,
     ...(pending.firstChargeDelayMs === null ? {} : { firstChargeDelayMs: pending.firstChargeDelayMs }),
+    ...(pending.firstChargeMishap ? { firstChargeMishap: pending.firstChargeMishap } : {}),
   });
   return {
     mId: MERCHANT_ID,

@@ -19,6 +19,16 @@ export class ProviderHttpError extends Error {
   }
 }
 
+/**
+ * A temporary failure (PROVIDER_ERROR, FORBIDDEN_CONSECUTIVE_REQUEST): nothing was done, and the
+ * answer is not remembered under the request's Idempotency-Key, so the same request sent again is
+ * processed afresh. Toss's docs say a repeated key gets the first request's result; whether a
+ * temporary failure counts as one is not documented. The product's safety does not depend on it
+ * (a re-send under the same key never charges twice either way): only how soon a pending charge
+ * settles does.
+ */
+export class TemporaryProviderError extends ProviderHttpError {}
+
 const error = (status: number, code: string, message: string) => () =>
   new ProviderHttpError(status, code, message);
 
@@ -30,9 +40,21 @@ export const providerError = {
   bodyTooLarge: error(413, 'INVALID_REQUEST', 'The request body is larger than 64 KiB.'),
   invalidAuthKey: error(400, 'INVALID_AUTH_KEY', 'The authKey is unknown or already used.'),
   expiredAuthKey: error(400, 'EXPIRED_AUTH_KEY', 'The authKey has expired.'),
-  notFoundBillingKey: error(404, 'NOT_FOUND_BILLING_KEY', 'The billing key does not exist.'),
-  duplicatedOrderId: error(400, 'DUPLICATED_ORDER_ID', 'An order with this orderId was already approved.'),
-  notFoundPayment: error(404, 'NOT_FOUND_PAYMENT', 'No approved payment for this orderId.'),
+  /** Toss documents the code, not its status for this route; 404 as for its other unknown resources. */
+  notFoundBilling: error(404, 'NOT_FOUND_BILLING', 'The billing key does not exist.'),
+  notMatchesCustomerKey: error(
+    400,
+    'NOT_MATCHES_CUSTOMER_KEY',
+    'The customerKey does not match the one the billing key was issued for.',
+  ),
+  invalidIdempotencyKey: error(
+    400,
+    'INVALID_IDEMPOTENCY_KEY',
+    'The Idempotency-Key must be 1 to 300 characters.',
+  ),
+  duplicatedOrderId: error(400, 'DUPLICATED_ORDER_ID', 'This orderId was already approved or canceled.'),
+  /** Toss's look-ups, for an unknown paymentKey or orderId (docs.tosspayments.com/reference/error-codes). */
+  notFoundPayment: error(404, 'NOT_FOUND_PAYMENT', 'The payment does not exist.'),
   idempotentRequestProcessing: error(
     409,
     'IDEMPOTENT_REQUEST_PROCESSING',

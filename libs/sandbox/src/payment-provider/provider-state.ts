@@ -7,7 +7,7 @@ export interface ProviderFailure {
 
 /** A charge the provider decided: approved (and maybe canceled since) or declined. */
 export interface ChargeRecord {
-  /** Null for a declined charge. */
+  /** The approved payment's key; null for a declined charge (its Payment object has one of its own). */
   paymentKey: string | null;
   orderId: string;
   orderName: string;
@@ -30,6 +30,11 @@ export interface BillingKeyRecord {
   deletedAt: Date | null;
   /** The next charge on the key is held this long (the slow test card's first one); absent: none. */
   firstChargeDelayMs?: number;
+  /**
+   * What befalls the key's first charge (the test cards'): a temporary failure (no charge), or a
+   * lost answer (charged, answered PROVIDER_ERROR). Absent: none.
+   */
+  firstChargeMishap?: 'temporaryFailure' | 'lostAnswer';
 }
 
 export interface PaymentRequestRecord {
@@ -64,10 +69,14 @@ export interface PendingAuthKey {
   used: boolean;
   /** Handed to the billing key it becomes (BillingKeyRecord). */
   firstChargeDelayMs: number | null;
+  firstChargeMishap?: BillingKeyRecord['firstChargeMishap'];
 }
 
 export interface StoredCharge extends ChargeRecord {
-  /** The approved payment as last answered (status and balance follow a cancellation). */
+  /**
+   * The Payment object as the look-ups answer it now (a cancellation changes it); ABORTED for a
+   * decline. Null only in state exported before the fake kept one for every charge.
+   */
   payment: ProviderPayment | null;
   cancellation: { canceledAt: Date; reason: string } | null;
 }

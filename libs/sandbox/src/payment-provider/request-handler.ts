@@ -2,12 +2,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { BoundedLog } from '../chat-platform/bounded-log';
 import { chargeBillingKey } from './charge-billing-key';
-import type { ChargeRejections } from './charge-rejections';
+import type { ChargeMishaps, ChargeRejections } from './charge-rejections';
 import type { RecordedAnswer } from './idempotency-cache';
 import { issueBillingKey } from './issue-billing-key';
 import { wholeSeconds } from './kst-time';
 import type { OutageInjector } from './outage-injector';
-import { ProviderHttpError, providerError } from './provider-error';
+import { ProviderHttpError, TemporaryProviderError, providerError } from './provider-error';
 import { decodePath } from '../request-reading';
 import { matchRoute } from './provider-routes';
 import type { PaymentRequestRecord, StoredCharge } from './provider-state';
@@ -21,11 +21,14 @@ export interface ProviderRequestContext {
   store: ProviderStore;
   outages: OutageInjector;
   rejections: ChargeRejections;
+  mishaps: ChargeMishaps;
   requests: BoundedLog<PaymentRequestRecord>;
   /** Read per request: the control API changes it while the server runs. */
   chargeDelayMs: () => number;
   /** Told of each decided charge as soon as it is decided, before a held answer is written. */
   onCharge: (charge: StoredCharge) => void;
+  /** Where receipt pages are served (the fake's own address + RECEIPT_PATH). */
+  receiptBaseUrl: () => string;
   /** Aborted when the server stops, to drop answers held by the charge delay. */
   stopping: AbortSignal;
 }
@@ -69,9 +72,7 @@ function chargeOutcome(
     idempotencyHeader !== null &&
     (idempotencyHeader.length === 0 || idempotencyHeader.length > MAX_IDEMPOTENCY_KEY_LENGTH)
   ) {
-    throw providerError.invalidRequest(
-      `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters.`,
-    );
+    throw providerError.invalidIdempotencyKey();
   }
   const cache = context.store.idempotency;
   if (idempotencyHeader !== null) {
@@ -81,26 +82,37 @@ function chargeOutcome(
   }
   const claim = idempotencyHeader === null ? null : cache.claim(idempotencyHeader);
   let answer: RecordedAnswer;
+  let written: RecordedAnswer;
   let slowMs = 0;
   let announce = () => {};
   try {
-    const request = { billingKey, idempotencyKey: idempotencyHeader, raw, now: wholeSeconds(new Date()) };
-    const decision = chargeBillingKey(request, context.store, context.rejections);
+    const request = {
+      billingKey,
+      idempotencyKey: idempotencyHeader,
+      raw,
+      now: wholeSeconds(new Date()),
+      receiptBaseUrl: context.receiptBaseUrl(),
+    };
+    const decision = chargeBillingKey(request, context.store, context.rejections, context.mishaps);
     slowMs = takeFirstChargeDelay(context, billingKey);
     // A slow card's provider has not finished either: its webhook comes with the late answer.
     if (slowMs > 0) announce = () => context.onCharge(decision.charge);
     else context.onCharge(decision.charge);
     answer = answerOf(decision.status, decision.body);
+    // A lost answer: the charge stands (and a replay of the key tells it), this request hears otherwise.
+    const lost = decision.lostAnswer;
+    written = lost ? answerOf(lost.status, { code: lost.code, message: lost.message }) : answer;
   } catch (error) {
-    if (!(error instanceof ProviderHttpError)) {
+    if (!(error instanceof ProviderHttpError) || error instanceof TemporaryProviderError) {
       claim?.release();
       throw error;
     }
     answer = errorAnswer(error);
+    written = answer;
   }
   // The key stays "processing" while the answer is held, so a retry meanwhile gets a 409.
   return {
-    answer,
+    answer: written,
     replayed: false,
     holdMs: Math.max(slowMs, context.chargeDelayMs()),
     settle: () => {
@@ -116,6 +128,12 @@ function takeFirstChargeDelay(context: ProviderRequestContext, billingKey: strin
   const delay = record?.firstChargeDelayMs ?? 0;
   if (record) delete record.firstChargeDelayMs;
   return delay;
+}
+
+/** A look-up's answer: the Payment object as it stands, or the provider's 404. */
+function paymentAnswer(charge: StoredCharge | undefined): RecordedAnswer {
+  if (!charge?.payment) throw providerError.notFoundPayment();
+  return answerOf(200, charge.payment);
 }
 
 /** Authentication first, then the route; injected outages come before anything the route does. */
@@ -140,11 +158,10 @@ async function respond(
     }
     case 'charge':
       return chargeOutcome(route.billingKey, raw, idempotencyHeader, context);
-    case 'paymentByOrder': {
-      const payment = context.store.approvedByOrderId.get(route.orderId)?.payment;
-      if (!payment) throw providerError.notFoundPayment();
-      return immediate(answerOf(200, payment));
-    }
+    case 'paymentByOrder':
+      return immediate(paymentAnswer(context.store.paymentsByOrderId.get(route.orderId)));
+    case 'payment':
+      return immediate(paymentAnswer(context.store.paymentsByPaymentKey.get(route.paymentKey)));
   }
 }
 
