@@ -30,6 +30,45 @@ export type ChargeOutcome =
   | { kind: 'rejected'; status: number; code: string; message: string }
   | { kind: 'unknown'; reason: string };
 
+/** A Payment object's status (docs.tosspayments.com Payment object reference). */
+export type ProviderPaymentStatus =
+  | 'READY'
+  | 'IN_PROGRESS'
+  | 'WAITING_FOR_DEPOSIT'
+  | 'DONE'
+  | 'CANCELED'
+  | 'PARTIAL_CANCELED'
+  | 'ABORTED'
+  | 'EXPIRED';
+
+const PAYMENT_STATUSES: ReadonlySet<string> = new Set<ProviderPaymentStatus>([
+  'READY',
+  'IN_PROGRESS',
+  'WAITING_FOR_DEPOSIT',
+  'DONE',
+  'CANCELED',
+  'PARTIAL_CANCELED',
+  'ABORTED',
+  'EXPIRED',
+]);
+
+/** What billing reads of the provider's Payment object (a look-up's answer, a charge's answer). */
+export interface ProviderPayment {
+  paymentKey: string;
+  orderId: string;
+  status: ProviderPaymentStatus;
+  /** Null until approved (and for ABORTED / EXPIRED payments). */
+  approvedAt: Date | null;
+  lastTransactionKey: string | null;
+  totalAmount: number;
+  /** The provider's receipt page; null where it gives none (a payment never approved). */
+  receiptUrl: string | null;
+  /** Why an ABORTED / EXPIRED payment failed. */
+  failure: { code: string; message: string } | null;
+  /** When each cancellation happened, oldest first. */
+  cancels: { canceledAt: Date }[];
+}
+
 /** The provider refused (4xx) with its error code; nothing was issued or charged. */
 export class ProviderRejectedError extends Error {
   constructor(
@@ -96,6 +135,33 @@ export class PaymentProviderClient {
     }
   }
 
+  /**
+   * `GET /v1/payments/{paymentKey}`: the payment as the provider holds it now; null when it knows
+   * no such payment (NOT_FOUND_PAYMENT). Anything else unusable throws ProviderUnavailableError.
+   */
+  getPayment(paymentKey: string): Promise<ProviderPayment | null> {
+    return this.lookUp(`/v1/payments/${encodeURIComponent(paymentKey)}`);
+  }
+
+  /** `GET /v1/payments/orders/{orderId}`: as getPayment, found by our order id. */
+  getPaymentByOrderId(orderId: string): Promise<ProviderPayment | null> {
+    return this.lookUp(`/v1/payments/orders/${encodeURIComponent(orderId)}`);
+  }
+
+  private async lookUp(path: string): Promise<ProviderPayment | null> {
+    try {
+      const { data } = await this.http.get<unknown>(path);
+      return parseProviderPayment(data);
+    } catch (error) {
+      const failure = toProviderError(error);
+      if (failure instanceof ProviderRejectedError && failure.code === 'NOT_FOUND_PAYMENT') return null;
+      // A look-up changes nothing: whatever else it answered, we still do not know.
+      throw failure instanceof ProviderUnavailableError
+        ? failure
+        : new ProviderUnavailableError(`look-up refused with ${failure.status} ${failure.code}`);
+    }
+  }
+
   /** docs/behaviour.md §4.12: charges the billing key once per order id, whatever the number of calls. */
   async charge(billingKey: string, request: ChargeRequest): Promise<ChargeOutcome> {
     try {
@@ -154,4 +220,77 @@ function toProviderError(error: unknown): ProviderRejectedError | ProviderUnavai
     );
   }
   return new ProviderUnavailableError(`HTTP ${response.status}`);
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function text(value: unknown): string | null {
+  return typeof value === 'string' && value.length > 0 ? value : null;
+}
+
+/** An ISO 8601 timestamp with its offset, as the provider writes them; null when absent. */
+function timestamp(value: unknown, field: string): Date | null {
+  if (value === null || value === undefined) return null;
+  const date = typeof value === 'string' ? new Date(value) : undefined;
+  if (!date || Number.isNaN(date.getTime()))
+    throw new ProviderUnavailableError(`payment ${field} unreadable`);
+  return date;
+}
+
+function failureOf(value: unknown): ProviderPayment['failure'] {
+  if (!isRecord(value)) return null;
+  return {
+    code: (text(value.code) ?? 'UNKNOWN').slice(0, 100),
+    message: (typeof value.message === 'string' ? value.message : '').slice(0, 500),
+  };
+}
+
+function receiptUrlOf(value: unknown): string | null {
+  if (!isRecord(value)) return null;
+  const url = text(value.url);
+  // Only a web address is ever shown to the payer as a link.
+  return url && /^https?:\/\//i.test(url) && url.length <= 2000 ? url : null;
+}
+
+/**
+ * The fields billing uses of a Payment object, checked: an answer without its key, order id, a
+ * known status or a readable approval time of a DONE payment is not a payment we can act on.
+ */
+export function parseProviderPayment(data: unknown): ProviderPayment {
+  if (!isRecord(data)) throw new ProviderUnavailableError('payment answer is not an object');
+  const paymentKey = text(data.paymentKey);
+  const orderId = text(data.orderId);
+  const status = text(data.status);
+  if (!paymentKey || !orderId)
+    throw new ProviderUnavailableError('payment answer without paymentKey or orderId');
+  if (!status || !PAYMENT_STATUSES.has(status)) {
+    throw new ProviderUnavailableError(`payment answer with unknown status ${String(status).slice(0, 40)}`);
+  }
+  const approvedAt = timestamp(data.approvedAt, 'approvedAt');
+  if (status === 'DONE' && !approvedAt) throw new ProviderUnavailableError('DONE payment without approvedAt');
+  const totalAmount = data.totalAmount;
+  if (typeof totalAmount !== 'number' || !Number.isSafeInteger(totalAmount) || totalAmount < 0) {
+    throw new ProviderUnavailableError('payment answer without a whole totalAmount');
+  }
+  const cancels = Array.isArray(data.cancels) ? data.cancels : [];
+  return {
+    paymentKey,
+    orderId,
+    status: status as ProviderPaymentStatus,
+    approvedAt,
+    lastTransactionKey: text(data.lastTransactionKey),
+    totalAmount,
+    receiptUrl: receiptUrlOf(data.receipt),
+    failure: failureOf(data.failure),
+    cancels: cancels.map((cancel) => ({
+      canceledAt:
+        timestamp(isRecord(cancel) ? cancel.canceledAt : undefined, 'cancels.canceledAt') ??
+        raise('payment cancel without canceledAt'),
+    })),
+  };
+}
+
+function raise(reason: string): never {
+  throw new ProviderUnavailableError(reason);
 }

@@ -1,12 +1,9 @@
-import { cardCodes } from './card-details';
 import type { ChargeRejections } from './charge-rejections';
-import { kstTimestamp } from './kst-time';
+import { type ProviderPayment, abortedPayment, approvedPayment } from './payment-object';
 import { type ProviderErrorBody, providerError } from './provider-error';
 import type { StoredCharge } from './provider-state';
 import type { ProviderStore } from './provider-store';
 import { type JsonObject, parseJsonObject, requireString } from './request-body';
-import { approvalNumber, randomId } from './random-id';
-import { API_VERSION, MERCHANT_ID, type ProviderPayment } from './wire-format';
 
 const ORDER_ID = /^[A-Za-z0-9_-]{6,64}$/;
 
@@ -16,6 +13,8 @@ export interface ChargeRequest {
   raw: Buffer;
   /** Whole seconds. */
   now: Date;
+  /** Where the fake serves receipt pages (payment-object.ts `receiptUrl`). */
+  receiptBaseUrl: string;
 }
 
 /** A charge the card side decided: approved, or declined by a configured rejection. */
@@ -77,6 +76,14 @@ export function chargeBillingKey(
     idempotencyKey: request.idempotencyKey,
     cancellation: null,
   };
+  const facts = {
+    orderId: fields.orderId,
+    orderName: fields.orderName,
+    amount: fields.amount,
+    billingKey,
+    requestedAt: request.now,
+    receiptBaseUrl: request.receiptBaseUrl,
+  };
   const rejection = rejections.take(billingKey.billingKey, fields.customerKey);
   if (rejection) {
     const failure = { code: rejection.code, message: rejection.message };
@@ -86,43 +93,16 @@ export function chargeBillingKey(
       status: 'ABORTED',
       failure,
       approvedAt: null,
-      payment: null,
+      payment: abortedPayment(facts, failure),
     };
     store.recordCharge(charge);
     return { status: rejection.status, body: failure, charge };
   }
 
-  const paymentKey = randomId('pay_');
-  const suppliedAmount = Math.round(fields.amount / 1.1);
-  const timestamp = kstTimestamp(request.now);
-  const payment: ProviderPayment = {
-    mId: MERCHANT_ID,
-    version: API_VERSION,
-    paymentKey,
-    orderId: fields.orderId,
-    orderName: fields.orderName,
-    status: 'DONE',
-    requestedAt: timestamp,
-    approvedAt: timestamp,
-    totalAmount: fields.amount,
-    balanceAmount: fields.amount,
-    suppliedAmount,
-    vat: fields.amount - suppliedAmount,
-    method: '카드',
-    currency: 'KRW',
-    customerKey: fields.customerKey,
-    card: {
-      ...cardCodes(billingKey.cardCompany),
-      number: billingKey.cardNumber,
-      approveNo: approvalNumber(),
-      cardType: '신용',
-      ownerType: '개인',
-      amount: fields.amount,
-    },
-  };
+  const payment = approvedPayment(facts);
   const charge: StoredCharge = {
     ...common,
-    paymentKey,
+    paymentKey: payment.paymentKey,
     status: 'DONE',
     failure: null,
     approvedAt: request.now,

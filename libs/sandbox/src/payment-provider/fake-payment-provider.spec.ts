@@ -234,9 +234,11 @@ describe(FakePaymentProvider.name, () => {
         body: {
           mId: 'tvivarepublica',
           version: '2022-11-16',
+          lastTransactionKey: expect.stringMatching(/^[0-9A-F]{32}$/),
           paymentKey: expect.stringMatching(/^pay_[A-Za-z0-9_-]{24}$/),
           orderId: 'order_0001',
           orderName: 'Pro plan',
+          type: 'BILLING',
           status: 'DONE',
           requestedAt: expect.stringMatching(KST_TIMESTAMP),
           approvedAt: expect.stringMatching(KST_TIMESTAMP),
@@ -244,9 +246,14 @@ describe(FakePaymentProvider.name, () => {
           balanceAmount: 9900,
           suppliedAmount: 9000,
           vat: 900,
+          taxFreeAmount: 0,
+          taxExemptionAmount: 0,
           method: '카드',
           currency: 'KRW',
-          customerKey: 'cus_1',
+          country: 'KR',
+          useEscrow: false,
+          cultureExpense: false,
+          isPartialCancelable: true,
           card: {
             issuerCode: '41',
             acquirerCode: '41',
@@ -255,7 +262,26 @@ describe(FakePaymentProvider.name, () => {
             cardType: '신용',
             ownerType: '개인',
             amount: 9900,
+            installmentPlanMonths: 0,
+            useCardPoint: false,
+            isInterestFree: false,
+            interestPayer: null,
+            acquireStatus: 'READY',
           },
+          virtualAccount: null,
+          transfer: null,
+          mobilePhone: null,
+          giftCertificate: null,
+          cashReceipt: null,
+          cashReceipts: null,
+          discount: null,
+          easyPay: null,
+          secret: null,
+          metadata: null,
+          cancels: null,
+          failure: null,
+          receipt: { url: `${base}/receipt/payments/${reply.body.paymentKey as string}` },
+          checkout: null,
         },
       });
       expect(sut.charges()).toEqual([
@@ -459,31 +485,90 @@ describe(FakePaymentProvider.name, () => {
     });
   });
 
-  describe('GET /v1/payments/orders/{orderId}', () => {
+  describe('GET /v1/payments/orders/{orderId} and GET /v1/payments/{paymentKey}', () => {
     it('answers the approved payment, canceled once cancelPayment ran', async () => {
       const billingKey = await billingKeyFor('cus_1');
       const approved = await charge(billingKey, order({ orderId: 'order-lookup-1' }));
+      const paymentKey = approved.body.paymentKey as string;
 
       expect(await call('GET', '/v1/payments/orders/order-lookup-1')).toEqual(approved);
-      sut.cancelPayment(approved.body.paymentKey as string, 'operator refund');
-      expect(await call('GET', '/v1/payments/orders/order-lookup-1')).toMatchObject({
+      expect(await call('GET', `/v1/payments/${paymentKey}`)).toEqual(approved);
+      sut.cancelPayment(paymentKey, 'operator refund');
+      const canceled = await call('GET', '/v1/payments/orders/order-lookup-1');
+      expect(canceled).toMatchObject({
         status: 200,
-        body: { status: 'CANCELED', balanceAmount: 0, totalAmount: approved.body.totalAmount },
+        body: {
+          status: 'CANCELED',
+          balanceAmount: 0,
+          totalAmount: approved.body.totalAmount,
+          cancels: [
+            {
+              cancelAmount: approved.body.totalAmount,
+              cancelReason: 'operator refund',
+              canceledAt: expect.stringMatching(KST_TIMESTAMP),
+              transactionKey: expect.stringMatching(/^[0-9A-F]{32}$/),
+              cancelStatus: 'DONE',
+            },
+          ],
+        },
       });
+      expect(canceled.body.lastTransactionKey).not.toBe(approved.body.lastTransactionKey);
+      expect(await call('GET', `/v1/payments/${paymentKey}`)).toEqual(canceled);
       expect(sut.approvedCharges().map((record) => record.status)).toEqual(['CANCELED']);
     });
 
-    it('answers NOT_FOUND_PAYMENT for unknown and declined orders', async () => {
+    it('answers a declined order as ABORTED with the decline in failure, and no receipt', async () => {
       const billingKey = await billingKeyFor('cus_1');
       sut.rejectCharges({ code: 'REJECT_CARD_PAYMENT' });
-      await charge(billingKey, order({ orderId: 'order-declined' }));
+      const declined = await charge(billingKey, order({ orderId: 'order-declined' }));
 
-      for (const orderId of ['order-unknown', 'order-declined']) {
-        expect(await call('GET', `/v1/payments/orders/${orderId}`)).toMatchObject({
+      const lookedUp = await call('GET', '/v1/payments/orders/order-declined');
+      expect(lookedUp).toMatchObject({
+        status: 200,
+        body: {
+          orderId: 'order-declined',
+          status: 'ABORTED',
+          approvedAt: null,
+          failure: declined.body,
+          receipt: null,
+          card: null,
+        },
+      });
+      expect(await call('GET', `/v1/payments/${lookedUp.body.paymentKey as string}`)).toEqual(lookedUp);
+    });
+
+    it("finds an order's approval after an earlier decline of the same orderId", async () => {
+      const billingKey = await billingKeyFor('cus_1');
+      sut.rejectCharges({ code: 'REJECT_CARD_PAYMENT', times: 1 });
+      await charge(billingKey, order({ orderId: 'order-twice' }));
+      const approved = await charge(billingKey, order({ orderId: 'order-twice' }));
+
+      expect(await call('GET', '/v1/payments/orders/order-twice')).toEqual(approved);
+    });
+
+    it('answers 404 NOT_FOUND_PAYMENT in the error body for unknown orders and payment keys', async () => {
+      for (const path of ['/v1/payments/orders/order-unknown', '/v1/payments/pay_unknown']) {
+        expect(await call('GET', path)).toEqual({
           status: 404,
-          body: { code: 'NOT_FOUND_PAYMENT' },
+          body: { code: 'NOT_FOUND_PAYMENT', message: expect.any(String) },
         });
       }
+      expect(sut.payment('pay_unknown')).toBeNull();
+      expect(sut.paymentByOrderId('order-unknown')).toBeNull();
+    });
+
+    it('serves the receipt page its receipt.url names, and 404 for others', async () => {
+      const billingKey = await billingKeyFor('cus_1');
+      const approved = await charge(billingKey, order({ orderId: 'order-receipt', orderName: '<b>Pro</b>' }));
+      const url = (approved.body.receipt as { url: string }).url;
+
+      const page = await fetch(url);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-type')).toContain('text/html');
+      const html = await page.text();
+      expect(html).toContain('order-receipt');
+      expect(html).toContain('&#60;b&#62;Pro&#60;/b&#62;');
+      expect((await fetch(`${base}/receipt/payments/pay_unknown`)).status).toBe(404);
     });
   });
 

@@ -8,6 +8,7 @@ import { ChargeRejections, type ChargeRejectionRule } from './charge-rejections'
 import { declineMessage } from './decline-messages';
 import { wholeSeconds } from './kst-time';
 import { OutageInjector, type ProviderOutage } from './outage-injector';
+import { type ProviderPayment, RECEIPT_PATH, canceledPayment, receiptPage } from './payment-object';
 import type {
   BillingKeyRecord,
   ChargeRecord,
@@ -139,12 +140,14 @@ export class FakePaymentProvider {
         requests: this.requests,
         chargeDelayMs: () => this.chargeDelayMs,
         onCharge: (charge: StoredCharge) => this.announceCharge(charge),
+        receiptBaseUrl: () => `${this.url}${RECEIPT_PATH}`,
         stopping,
       };
       return createServer((req, res) => {
         const pathname = (req.url ?? '/').split('?')[0];
         if (pathname === CARD_WIDGET_PATH) return void this.serveCardWidget(req, res);
         if (pathname === SDK_SCRIPT_PATH) return this.serveSdkScript(req, res);
+        if (pathname.startsWith(`${RECEIPT_PATH}/`)) return this.serveReceipt(req, res, pathname);
         return void handleProviderRequest(req, res, context);
       });
     });
@@ -350,8 +353,37 @@ export class FakePaymentProvider {
     if (charge.cancellation) throw new Error(`payment ${paymentKey} is already canceled`);
     charge.status = 'CANCELED';
     charge.cancellation = { canceledAt: wholeSeconds(new Date()), reason };
-    charge.payment = { ...charge.payment, status: 'CANCELED', balanceAmount: 0 };
+    charge.payment = canceledPayment(charge.payment, charge.cancellation.canceledAt, reason);
     this.announce(() => webhookEvent('PAYMENT.CANCELED', eventData.paymentCanceled(charge)));
+  }
+
+  /** The Payment object `GET /v1/payments/{paymentKey}` answers now, or null (its 404). */
+  payment(paymentKey: string): ProviderPayment | null {
+    return copyOf(this.store.paymentsByPaymentKey.get(paymentKey)?.payment ?? null);
+  }
+
+  /** The Payment object `GET /v1/payments/orders/{orderId}` answers now, or null (its 404). */
+  paymentByOrderId(orderId: string): ProviderPayment | null {
+    return copyOf(this.store.paymentsByOrderId.get(orderId)?.payment ?? null);
+  }
+
+  /** A payment's receipt page, at the address its `receipt.url` gives; no auth, as the provider's. */
+  private serveReceipt(req: IncomingMessage, res: ServerResponse, pathname: string): void {
+    const prefix = `${RECEIPT_PATH}/payments/`;
+    // Payment keys are [A-Za-z0-9_-]: anything else, encoded or not, is simply not found.
+    const paymentKey = pathname.startsWith(prefix) ? pathname.slice(prefix.length) : '';
+    const payment = this.store.paymentsByPaymentKey.get(paymentKey)?.payment;
+    if (req.method !== 'GET' || !payment?.receipt) {
+      res.writeHead(404, { 'Content-Type': 'text/plain' }).end('Not Found');
+      return;
+    }
+    res
+      .writeHead(200, {
+        'Content-Type': 'text/html; charset=utf-8',
+        'Cache-Control': 'no-store',
+        'Content-Security-Policy': "default-src 'none'",
+      })
+      .end(receiptPage(payment));
   }
 
   requestLog(): PaymentRequestRecord[] {
@@ -451,6 +483,10 @@ export class FakePaymentProvider {
     if (!record) throw new Error(`the fake payment provider has no billing key ${billingKey}`);
     return record;
   }
+}
+
+function copyOf<T>(value: T): T {
+  return value === null ? value : (JSON.parse(JSON.stringify(value)) as T);
 }
 
 /** A copy of a decided charge the caller may change, without what only the store keeps. */

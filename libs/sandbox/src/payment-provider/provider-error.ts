@@ -32,7 +32,8 @@ export const providerError = {
   expiredAuthKey: error(400, 'EXPIRED_AUTH_KEY', 'The authKey has expired.'),
   notFoundBillingKey: error(404, 'NOT_FOUND_BILLING_KEY', 'The billing key does not exist.'),
   duplicatedOrderId: error(400, 'DUPLICATED_ORDER_ID', 'An order with this orderId was already approved.'),
-  notFoundPayment: error(404, 'NOT_FOUND_PAYMENT', 'No approved payment for this orderId.'),
+  /** Toss's look-ups, for an unknown paymentKey or orderId (docs.tosspayments.com/reference/error-codes). */
+  notFoundPayment: error(404, 'NOT_FOUND_PAYMENT', 'The payment does not exist.'),
   idempotentRequestProcessing: error(
     409,
     'IDEMPOTENT_REQUEST_PROCESSING',

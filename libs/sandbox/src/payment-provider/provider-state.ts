@@ -7,7 +7,7 @@ export interface ProviderFailure {
 
 /** A charge the provider decided: approved (and maybe canceled since) or declined. */
 export interface ChargeRecord {
-  /** Null for a declined charge. */
+  /** The approved payment's key; null for a declined charge (its Payment object has one of its own). */
   paymentKey: string | null;
   orderId: string;
   orderName: string;
@@ -67,7 +67,10 @@ export interface PendingAuthKey {
 }
 
 export interface StoredCharge extends ChargeRecord {
-  /** The approved payment as last answered (status and balance follow a cancellation). */
+  /**
+   * The Payment object as the look-ups answer it now (a cancellation changes it); ABORTED for a
+   * decline. Null only in state exported before the fake kept one for every charge.
+   */
   payment: ProviderPayment | null;
   cancellation: { canceledAt: Date; reason: string } | null;
 }

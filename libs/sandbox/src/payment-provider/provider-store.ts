@@ -9,6 +9,10 @@ export class ProviderStore {
   readonly charges: StoredCharge[] = [];
   readonly approvedByOrderId = new Map<string, StoredCharge>();
   readonly approvedByPaymentKey = new Map<string, StoredCharge>();
+  /** What the payment look-ups find: an order's approved charge, else its latest declined one. */
+  readonly paymentsByOrderId = new Map<string, StoredCharge>();
+  /** Every Payment object's key, declined ones included (they have one at the provider). */
+  readonly paymentsByPaymentKey = new Map<string, StoredCharge>();
   readonly idempotency = new IdempotencyCache();
 
   recordCharge(charge: StoredCharge): void {
@@ -16,6 +20,12 @@ export class ProviderStore {
     if (charge.paymentKey !== null) {
       this.approvedByOrderId.set(charge.orderId, charge);
       this.approvedByPaymentKey.set(charge.paymentKey, charge);
+    }
+    if (charge.payment) {
+      this.paymentsByPaymentKey.set(charge.payment.paymentKey, charge);
+      if (!this.approvedByOrderId.has(charge.orderId) || charge.paymentKey !== null) {
+        this.paymentsByOrderId.set(charge.orderId, charge);
+      }
     }
   }
 
@@ -25,6 +35,8 @@ export class ProviderStore {
     this.charges.length = 0;
     this.approvedByOrderId.clear();
     this.approvedByPaymentKey.clear();
+    this.paymentsByOrderId.clear();
+    this.paymentsByPaymentKey.clear();
     this.idempotency.clear();
   }
 }

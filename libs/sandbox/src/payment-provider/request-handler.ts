@@ -26,6 +26,8 @@ export interface ProviderRequestContext {
   chargeDelayMs: () => number;
   /** Told of each decided charge as soon as it is decided, before a held answer is written. */
   onCharge: (charge: StoredCharge) => void;
+  /** Where receipt pages are served (the fake's own address + RECEIPT_PATH). */
+  receiptBaseUrl: () => string;
   /** Aborted when the server stops, to drop answers held by the charge delay. */
   stopping: AbortSignal;
 }
@@ -84,7 +86,13 @@ function chargeOutcome(
   let slowMs = 0;
   let announce = () => {};
   try {
-    const request = { billingKey, idempotencyKey: idempotencyHeader, raw, now: wholeSeconds(new Date()) };
+    const request = {
+      billingKey,
+      idempotencyKey: idempotencyHeader,
+      raw,
+      now: wholeSeconds(new Date()),
+      receiptBaseUrl: context.receiptBaseUrl(),
+    };
     const decision = chargeBillingKey(request, context.store, context.rejections);
     slowMs = takeFirstChargeDelay(context, billingKey);
     // A slow card's provider has not finished either: its webhook comes with the late answer.
@@ -118,6 +126,12 @@ function takeFirstChargeDelay(context: ProviderRequestContext, billingKey: strin
   return delay;
 }
 
+/** A look-up's answer: the Payment object as it stands, or the provider's 404. */
+function paymentAnswer(charge: StoredCharge | undefined): RecordedAnswer {
+  if (!charge?.payment) throw providerError.notFoundPayment();
+  return answerOf(200, charge.payment);
+}
+
 /** Authentication first, then the route; injected outages come before anything the route does. */
 async function respond(
   req: IncomingMessage,
@@ -140,11 +154,10 @@ async function respond(
     }
     case 'charge':
       return chargeOutcome(route.billingKey, raw, idempotencyHeader, context);
-    case 'paymentByOrder': {
-      const payment = context.store.approvedByOrderId.get(route.orderId)?.payment;
-      if (!payment) throw providerError.notFoundPayment();
-      return immediate(answerOf(200, payment));
-    }
+    case 'paymentByOrder':
+      return immediate(paymentAnswer(context.store.paymentsByOrderId.get(route.orderId)));
+    case 'payment':
+      return immediate(paymentAnswer(context.store.paymentsByPaymentKey.get(route.paymentKey)));
   }
 }
 

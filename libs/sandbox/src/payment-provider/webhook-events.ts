@@ -14,7 +14,7 @@ export function webhookEvent<T extends ProviderEventType>(
 /** The event data for recorded state; each throws when the state does not support the event. */
 export const eventData = {
   paymentDone(charge: StoredCharge): ProviderEventData['PAYMENT.DONE'] {
-    if (!charge.payment || charge.paymentKey === null) {
+    if (!charge.payment?.approvedAt || charge.paymentKey === null) {
       throw new Error(`order ${charge.orderId} was not approved`);
     }
     return {

@@ -23,23 +23,5 @@ export interface BillingKeyIssueResponse {
   card: ProviderCardSummary;
 }
 
-/** The provider's Payment object: the answer to a charge and to `GET /v1/payments/orders/{orderId}`. */
-export interface ProviderPayment {
-  mId: string;
-  version: typeof API_VERSION;
-  paymentKey: string;
-  orderId: string;
-  orderName: string;
-  /** `CANCELED` once `cancelPayment()` ran; then `balanceAmount` is 0. */
-  status: 'DONE' | 'CANCELED';
-  requestedAt: string;
-  approvedAt: string;
-  totalAmount: number;
-  balanceAmount: number;
-  suppliedAmount: number;
-  vat: number;
-  method: '카드';
-  currency: 'KRW';
-  customerKey: string;
-  card: ProviderCardSummary & { approveNo: string; amount: number };
-}
+/** The Payment object (the charge answer and the look-ups' answer) is built in payment-object.ts. */
+export type { ProviderPayment } from './payment-object';
