@@ -195,6 +195,8 @@ describe('webhook intake under faults', () => {
     });
     await proxy.start();
     const intake = await startApp('webhook-intake', {
+      // The spec's signed envelope, which these deliveries are.
+      PROVIDER_WEBHOOK_VERIFICATION: 'signature',
       BILLING_URL: tapUrl,
       DATABASE_URL: proxy.through(process.env.DATABASE_URL!),
     });
@@ -238,6 +240,8 @@ describe('webhook intake under faults', () => {
     );
     await waitFor('redis to listen', () => portOpen(port));
     const intake = await startApp('webhook-intake', {
+      // The spec's signed envelope, which these deliveries are.
+      PROVIDER_WEBHOOK_VERIFICATION: 'signature',
       BILLING_URL: tapUrl,
       REDIS_URL: `redis://127.0.0.1:${port}`,
     });
