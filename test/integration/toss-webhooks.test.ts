@@ -9,6 +9,7 @@ import { openDataSource } from '../support/database';
 import { OWNER } from '../support/restore-scenario';
 import { waitFor } from '../support/wait';
 
+const ADMIN_TOKEN = 'test-admin-token-0123456789';
 /** Toss's resend intervals with a minute a millisecond: its 3 days 19 hours in 5.5 s. */
 const RETRY_TIME_SCALE = 1 / 60_000;
 
@@ -264,6 +265,46 @@ describe("Toss's webhooks, confirmed by a look-up", () => {
       [id],
     );
     expect(card).toMatchObject({ status: 'deleted', deleted_at: expect.any(Date) });
+  });
+
+  it('lets an operator reprocess a delivery Toss gave up on: looked up and applied then', async () => {
+    const { id, paymentKey } = await pendingFirstCharge('Toss Given Up Guild');
+    tap.failing = true;
+    // A minute a tenth of a millisecond: the seven resends in about half a second.
+    stack.provider.setWebhookRetryTimeScale(RETRY_TIME_SCALE / 10);
+    let transmissions: WebhookDelivery[];
+    try {
+      transmissions = await deliver(stack.provider.tossPaymentEvent(paymentKey));
+    } finally {
+      tap.failing = false;
+      stack.provider.setWebhookRetryTimeScale(RETRY_TIME_SCALE);
+    }
+    expect(answers(transmissions)).toEqual(
+      [0, 1, 2, 3, 4, 5, 6, 7].map((retriedCount) => ({ retriedCount, status: 500 })),
+    );
+    const changeKey = await latestChangeKey('PAYMENT_STATUS_CHANGED');
+    const failed = await dataSource.query<{ id: string }[]>(
+      `SELECT id FROM webhook.webhook_events WHERE external_event_id = $1 AND processing_result = 'failed'
+        ORDER BY created_at DESC LIMIT 1`,
+      [changeKey],
+    );
+    expect(await subscription(id)).toMatchObject({ status: 'pending' });
+
+    const reprocessed = await fetch(`${intake.url}/admin/v1/webhook-events/${failed[0].id}/reprocess`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+
+    expect(reprocessed.status).toBe(200);
+    expect(await reprocessed.json()).toMatchObject({
+      processing_result: 'success',
+      routing_outcome: 'applied',
+    });
+    expect(await subscription(id)).toMatchObject({ status: 'active' });
+    expect((await rows(changeKey)).map((row) => row.processing_result)).toEqual([
+      ...Array(8).fill('failed'),
+      'success',
+    ]);
   });
 
   it('records, without routing, a body that is not one of the payment events and refuses one not understood', async () => {
