@@ -443,6 +443,9 @@ async function main(): Promise<void> {
     // Logging as in production; INTAKE_CPU_PROFILE_DIR=<dir> (BARE_CPU_PROFILE_DIR=<dir>) leaves the
     // intake's (the bare handler's) CPU profile there.
     intake = await startApp('webhook-intake', {
+      // The signed envelope's path (HMAC, event-id key), the one the bare handler mirrors. A Toss
+      // delivery in lookup mode adds billing's call to the provider, which is not the intake's cost.
+      PROVIDER_WEBHOOK_VERIFICATION: 'signature',
       BILLING_URL: billing.url,
       LOG_LEVEL: 'info',
       // Every request comes from this one address, at ~1,000 a second. The per-address limit stays

@@ -28,6 +28,7 @@ function sandboxInputs(env: NodeJS.ProcessEnv = {}): EnvironmentInputs {
       sdkUrl: `${PUBLIC_URL}/sandbox/v2/standard`,
     },
     webhookSecret: secrets.webhookSecret,
+    webhookVerification: 'lookup',
     databaseLogins,
   };
 }
@@ -57,6 +58,7 @@ describe(serviceEnvironments.name, () => {
     });
     expect(environments['webhook-intake']).toMatchObject({
       PORT: '0',
+      PROVIDER_WEBHOOK_VERIFICATION: 'lookup',
       WEBHOOK_SECRET: secrets.webhookSecret,
       BILLING_URL: 'http://127.0.0.1:4003',
       ADMIN_TOKEN_SHA256: sha256Hex(secrets.adminToken),

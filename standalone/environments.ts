@@ -1,4 +1,4 @@
-import { SERVICE_NAMES, type ServiceName } from '@lib/contracts';
+import { type ProviderWebhookVerification, SERVICE_NAMES, type ServiceName } from '@lib/contracts';
 import type { InternalService, StandaloneModes } from './modes';
 import { type StandaloneSecrets, sha256Hex } from './secrets';
 
@@ -30,6 +30,8 @@ export interface EnvironmentInputs {
   providerFake?: { url: string; secretKey: string; clientKey: string; sdkUrl: string };
   /** What the provider's webhooks are signed with. */
   webhookSecret: string;
+  /** How webhook intake believes deliveries: Toss's by look-up, or the spec's signed envelope. */
+  webhookVerification: ProviderWebhookVerification;
   /** Each service's own database login (provisioned at start). */
   databaseLogins: Record<ServiceName, string>;
 }
@@ -142,6 +144,7 @@ export function serviceEnvironments(inputs: EnvironmentInputs): Record<ServiceNa
       ...defined({
         PORT: '0',
         REDIS_URL: env.REDIS_URL,
+        PROVIDER_WEBHOOK_VERIFICATION: inputs.webhookVerification,
         WEBHOOK_SECRET: inputs.webhookSecret,
         BILLING_URL: urls.billing,
         ADMIN_TOKEN_SHA256: env.ADMIN_TOKEN_SHA256 || sha256Hex(secrets.adminToken),

@@ -1,4 +1,5 @@
 import { ChatPlatformClient } from '@lib/chat-platform';
+import type { ProviderWebhookVerification } from '@lib/contracts';
 import { ScheduledPass } from '@lib/runtime';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import {
@@ -54,9 +55,13 @@ export interface SandboxOptions {
   provider: boolean;
   /** Where the platform sends the browser back after login (the gateway's /auth/callback). */
   oauth: { clientId: string; clientSecret: string; redirectUri: string };
-  /** The provider's webhooks go here, signed with `webhookSecret`. */
+  /**
+   * The provider's webhooks go here: Toss's, unsigned and resent on Toss's schedule (`lookup`), or
+   * the spec's envelope signed with `webhookSecret` (`signature`), as the intake is set to believe.
+   */
   webhookUrl: string;
   webhookSecret: string;
+  webhookStyle: ProviderWebhookVerification;
   botToken: string;
 }
 
@@ -121,6 +126,7 @@ export class Sandbox {
         ...SANDBOX_PROVIDER_KEYS,
         webhookSecret: this.options.webhookSecret,
         webhookUrl: this.options.webhookUrl,
+        webhookStyle: this.options.webhookStyle,
       });
       if (saved?.provider) this.provider.importState(saved.provider);
       await this.provider.start();

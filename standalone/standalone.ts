@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { provisionServiceRole } from '@lib/database';
-import { SERVICE_NAMES, type ServiceName } from '@lib/contracts';
+import { type ProviderWebhookVerification, SERVICE_NAMES, type ServiceName } from '@lib/contracts';
 import { inProcessEventBus } from '@lib/messaging';
 import { keepIdleConnections } from '@lib/runtime';
 import { type FakeChatPlatform, type FakePaymentProvider, SDK_SCRIPT_PATH } from '@lib/sandbox';
@@ -95,6 +95,9 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
     cleanups.push(() => closeServer(publicServer));
     const oauth = oauthApp(env, secrets, publicUrl);
 
+    // The sandbox provider speaks Toss, so its deliveries are believed by look-up unless the
+    // operator chose the signed envelope.
+    const webhookVerification = webhookVerificationOf(env);
     let sandbox: Sandbox | undefined;
     if (plan.sandbox) {
       sandbox = await Sandbox.start({
@@ -103,6 +106,7 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
         oauth,
         webhookUrl: `${publicUrl}${WEBHOOK_PATH}`,
         webhookSecret: env.WEBHOOK_SECRET || secrets.webhookSecret,
+        webhookStyle: webhookVerification,
         botToken: SANDBOX_BOT_TOKEN,
       });
       cleanups.push(() => sandbox!.stop());
@@ -136,6 +140,7 @@ export async function startStandalone(options: StandaloneOptions): Promise<Stand
           : `${providerFake.url}${SDK_SCRIPT_PATH}`,
       },
       webhookSecret: fakes?.provider.webhookSecret ?? (env.WEBHOOK_SECRET || secrets.webhookSecret),
+      webhookVerification,
       databaseLogins: await provisionServiceLogins(
         database?.url ?? env.DATABASE_URL!,
         secrets.databasePasswords,
@@ -230,4 +235,9 @@ function closeServer(server: Server): Promise<void> {
     server.close(() => resolve());
     server.closeAllConnections();
   });
+}
+
+/** PROVIDER_WEBHOOK_VERIFICATION as set, else `lookup`; the intake refuses anything else at boot. */
+function webhookVerificationOf(env: NodeJS.ProcessEnv): ProviderWebhookVerification {
+  return (env.PROVIDER_WEBHOOK_VERIFICATION || 'lookup') as ProviderWebhookVerification;
 }

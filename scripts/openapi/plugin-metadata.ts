@@ -32,8 +32,9 @@ export default async () => {
                     {
                         "RoutedProviderEventDto": {
                             event_id: { required: true, type: () => String, minLength: 1, maxLength: 200 },
-                            event_type: { required: true, enum: ["PAYMENT.DONE", "PAYMENT.CANCELED", "PAYMENT.FAILED", "BILLING_KEY.DELETED"] },
-                            data: { required: true, type: "object", additionalProperties: true }
+                            event_type: { required: true, enum: ["PAYMENT.DONE", "PAYMENT.CANCELED", "PAYMENT.FAILED", "BILLING_KEY.DELETED", "PAYMENT_STATUS_CHANGED", "CANCEL_STATUS_CHANGED", "BILLING_DELETED"] },
+                            data: { required: true, type: "object", additionalProperties: true },
+                            verification: { required: false, enum: ["lookup", "signature"] }
                         }
                     }
                 ],

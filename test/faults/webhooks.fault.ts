@@ -1,6 +1,7 @@
 import type { ProviderWebhookBody } from '@lib/contracts';
 import { spawn } from 'node:child_process';
 import type { DataSource } from 'typeorm';
+import { readTossDelivery } from '../../apps/webhook-intake/src/webhooks/toss-delivery';
 import { WEBHOOK_PATH } from '../../apps/webhook-intake/src/webhooks/webhook-endpoint';
 import { type AppProcess, freePort, startApp } from '../support/app-process';
 import { BillingStack, TEST_PROVIDER_TIMEOUT_MS } from '../support/billing-stack';
@@ -195,6 +196,8 @@ describe('webhook intake under faults', () => {
     });
     await proxy.start();
     const intake = await startApp('webhook-intake', {
+      // The spec's signed envelope, which these deliveries are.
+      PROVIDER_WEBHOOK_VERIFICATION: 'signature',
       BILLING_URL: tapUrl,
       DATABASE_URL: proxy.through(process.env.DATABASE_URL!),
     });
@@ -238,6 +241,8 @@ describe('webhook intake under faults', () => {
     );
     await waitFor('redis to listen', () => portOpen(port));
     const intake = await startApp('webhook-intake', {
+      // The spec's signed envelope, which these deliveries are.
+      PROVIDER_WEBHOOK_VERIFICATION: 'signature',
       BILLING_URL: tapUrl,
       REDIS_URL: `redis://127.0.0.1:${port}`,
     });
@@ -266,6 +271,77 @@ describe('webhook intake under faults', () => {
       });
     } finally {
       redis.kill('SIGKILL');
+      await intake.stop();
+    }
+  });
+
+  it("Toss's deliveries while billing fails: every payment settled once by look-up, every transmission recorded", async () => {
+    const payments = await pendingPayments('Webhook Toss Guild');
+    const intake = await startApp('webhook-intake', {
+      PROVIDER_WEBHOOK_VERIFICATION: 'lookup',
+      BILLING_URL: tapUrl,
+    });
+    // Toss's schedule with a minute a millisecond: a failed delivery is back within milliseconds.
+    stack.provider.setWebhookRetryTimeScale(1 / 60_000);
+    try {
+      const url = `${intake.url}${WEBHOOK_PATH}`;
+      const bodies = payments.map(({ subscriptionId }) => {
+        const payment = stack.provider.paymentByOrderId(`sub_${subscriptionId}_001_r0`)!;
+        return stack.provider.tossPaymentEvent(payment.paymentKey);
+      });
+      const changeKeys = bodies.map((body) => {
+        const read = readTossDelivery(body, Buffer.from(JSON.stringify(body)));
+        if ('problem' in read) throw new Error(read.problem);
+        return read.changeKey;
+      });
+      // Billing unreachable for the first half of the routings; each event sent twice at once.
+      tap.failNext = EVENTS / 2;
+      const transmissions = await Promise.all(
+        bodies.flatMap((body) => [1, 2].map(() => stack.provider.deliverTossWebhook(url, body))),
+      );
+      const sent = transmissions.reduce((sum, list) => sum + list.length, 0);
+      const refused = transmissions.flat().filter((transmission) => transmission.status !== 200).length;
+      await waitFor('the routings in flight to finish', async () => {
+        const [{ pending }] = await dataSource.query<{ pending: number }[]>(
+          `SELECT count(*)::int AS pending FROM webhook.webhook_events
+            WHERE external_event_id = ANY($1::text[]) AND processing_result = 'pending'`,
+          [changeKeys],
+        );
+        return pending === 0;
+      });
+      const [settled] = await dataSource.query<{ active: number; twice: number }[]>(
+        `SELECT count(*) FILTER (WHERE s.status = 'active' AND a.succeeded = 1)::int AS active,
+                count(*) FILTER (WHERE a.succeeded > 1)::int AS twice
+           FROM billing.subscriptions s
+           CROSS JOIN LATERAL (SELECT count(*) FILTER (WHERE status = 'succeeded') AS succeeded
+                                 FROM billing.payment_attempts WHERE subscription_id = s.id) a
+          WHERE s.id = ANY($1::uuid[])`,
+        [payments.map((payment) => payment.subscriptionId)],
+      );
+      const [recorded] = await dataSource.query<{ rows: number; success: number; applied: number }[]>(
+        `SELECT (SELECT count(*)::int FROM webhook.webhook_events e
+                  WHERE e.external_event_id = ANY($1::text[])) AS rows,
+                (SELECT count(*)::int FROM webhook.webhook_events e
+                  WHERE e.external_event_id = ANY($1::text[]) AND e.processing_result = 'success') AS success,
+                (SELECT count(*)::int FROM billing.provider_events p
+                  WHERE p.event_id = ANY($1::text[]) AND p.outcome = 'applied') AS applied`,
+        [changeKeys],
+      );
+      expect(refused).toBeGreaterThan(0);
+      expect(settled).toEqual({ active: EVENTS, twice: 0 });
+      expect(recorded).toEqual({ rows: sent, success: EVENTS, applied: EVENTS });
+      recordOutcome({
+        fault: "billing down during Toss's deliveries",
+        checked: 'each payment settled once by look-up; each transmission recorded',
+        sent: EVENTS,
+        delivered: settled.active,
+        duplicated: settled.twice,
+        lost: EVENTS - settled.active,
+        notes: `${sent} transmissions in ${recorded.rows} rows, ${refused} not 200, resent on schedule`,
+      });
+    } finally {
+      tap.failNext = 0;
+      stack.provider.setWebhookRetryTimeScale(1);
       await intake.stop();
     }
   });

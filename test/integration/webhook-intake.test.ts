@@ -752,7 +752,10 @@ describe('webhook intake when a claim loses its answer', () => {
         return Promise.resolve({ outcome: 'ignored', detail: 'stand-in' });
       },
     } as unknown as BillingRouter;
-    return { sut: new WebhookIntakeService(repository, idempotency, router, secret), routed };
+    return {
+      sut: new WebhookIntakeService(repository, idempotency, router, { mode: 'signature', secret }),
+      routed,
+    };
   }
 
   /** Two deliveries of one new event, received in the same millisecond. */

@@ -1,4 +1,4 @@
-import { PROVIDER_SIGNATURE_HEADER } from '@lib/contracts';
+import { INTERNAL_TOKEN_HEADER, PROVIDER_SIGNATURE_HEADER, type ServiceName } from '@lib/contracts';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { RetentionSweep } from '@lib/runtime';
 import { createHash, randomBytes } from 'node:crypto';
@@ -10,6 +10,8 @@ import { WebhookEventsRepository } from '../../apps/webhook-intake/src/webhooks/
 import { webhookEventsRetention } from '../../apps/webhook-intake/src/webhooks/webhook-events-retention';
 import { type AppProcess, startApp } from '../support/app-process';
 import { openDataSource } from '../support/database';
+import { sendJson } from '../support/http-json';
+import { signInternalToken } from '../support/internal-tokens';
 import { waitFor } from '../support/wait';
 
 const ADMIN_TOKEN = 'test-admin-token-0123456789';
@@ -98,6 +100,7 @@ describe('webhook intake against unauthenticated callers', () => {
   beforeAll(async () => {
     dataSource = await openDataSource();
     intake = await startApp('webhook-intake', {
+      PROVIDER_WEBHOOK_VERIFICATION: 'signature',
       WEBHOOK_RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT_PER_MINUTE),
       WEBHOOK_EVENTS_RETENTION_DAYS: String(APP_RETENTION_DAYS),
       WEBHOOK_EVENTS_RETENTION_CRON: '* * * * * *',
@@ -402,5 +405,66 @@ describe('webhook intake against unauthenticated callers', () => {
       ].map((label) => ids.get(label));
       expect((await remaining(source)).sort()).toEqual(kept.sort());
     });
+  });
+});
+
+describe("billing's provider-events route against other services", () => {
+  let billing: AppProcess;
+  let dataSource: DataSource;
+
+  beforeAll(async () => {
+    dataSource = await openDataSource();
+    billing = await startApp('billing');
+  });
+
+  afterAll(async () => {
+    await billing?.stop();
+    await dataSource?.destroy();
+  });
+
+  /** A PAYMENT.DONE for an order billing never made, sent to billing's internal route as `caller`. */
+  async function routeAs(caller: ServiceName, eventId: string) {
+    const token = await signInternalToken({ kind: 'service', service: caller }, 'billing');
+    return sendJson(
+      `${billing.url}/internal/v1/provider-events`,
+      'POST',
+      {
+        event_id: eventId,
+        event_type: 'PAYMENT.DONE',
+        data: {
+          paymentKey: `pay_${uuidv7()}`,
+          orderId: `order_${uuidv7()}`,
+          status: 'DONE',
+          approvedAt: new Date().toISOString(),
+          totalAmount: 9_900,
+          customerKey: 'user_x',
+        },
+      },
+      { [INTERNAL_TOKEN_HEADER]: token },
+    );
+  }
+
+  const applied = (eventId: string) =>
+    dataSource.query<{ event_id: string }[]>(
+      `SELECT event_id FROM billing.provider_events WHERE event_id = $1`,
+      [eventId],
+    );
+
+  it("refuses every service's token but the webhook intake's: 403, and nothing is applied", async () => {
+    const others: ServiceName[] = ['gateway', 'recovery', 'licensing', 'notifier', 'billing'];
+    for (const caller of others) {
+      const eventId = `evt_${caller}_${uuidv7()}`;
+      const answer = await routeAs(caller, eventId);
+      expect({ caller, status: answer.status, code: answer.body.code }).toEqual({
+        caller,
+        status: 403,
+        code: 'ErrForbidden',
+      });
+      expect(await applied(eventId)).toEqual([]);
+    }
+    const eventId = `evt_intake_${uuidv7()}`;
+    const answer = await routeAs('webhook-intake', eventId);
+    expect(answer).toMatchObject({ status: 200, body: { outcome: 'ignored' } });
+    expect(await applied(eventId)).toEqual([{ event_id: eventId }]);
   });
 });

@@ -20,6 +20,8 @@ export function portOpen(port: number): Promise<boolean> {
 export class BillingTap {
   private server?: Server;
   failing = false;
+  /** The next this many routings are answered 503 too, one fewer each time. */
+  failNext = 0;
   readonly routed = new Map<string, number>();
   /** The x-request-id each event was routed with, by event id (the last delivery's). */
   readonly requestIds = new Map<string, string | undefined>();
@@ -41,7 +43,8 @@ export class BillingTap {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks);
-    if (this.failing) {
+    if (this.failing || this.failNext > 0) {
+      this.failNext = Math.max(0, this.failNext - 1);
       res.writeHead(503, { 'content-type': 'application/problem+json' }).end('{"code":"ErrUnavailable"}');
       return;
     }

@@ -35,6 +35,9 @@ process.env.BILLING_KEY_ENCRYPTION_KEY ??= '6a1f0c3e9b27d4856e0f1a2b3c4d5e6f7081
 // Webhook intake: the fake provider's default webhook secret, billing at its usual port, and the
 // digest of the operator token 'test-admin-token-0123456789'.
 process.env.WEBHOOK_SECRET ??= 'test-webhook-secret';
+// The suites written against the spec's signed envelope run the intake in `signature` mode; a test of
+// Toss's unsigned deliveries starts it with PROVIDER_WEBHOOK_VERIFICATION=lookup.
+process.env.PROVIDER_WEBHOOK_VERIFICATION ??= 'signature';
 process.env.BILLING_URL ??= 'http://127.0.0.1:3002';
 // Every test request comes from loopback: the intake's per-address limit is off unless a test sets it.
 process.env.WEBHOOK_RATE_LIMIT_PER_MINUTE ??= '0';

@@ -7,6 +7,7 @@ import { SubscriptionsWithoutLicense1765400000001 } from './migrations/176540000
 import { OnePendingChargePerSubscription1765500000000 } from './migrations/1765500000000-one-pending-charge-per-subscription';
 import { RetentionIndexes1766400000000 } from './migrations/1766400000000-retention-indexes';
 import { PaymentAttemptChecks1766700000000 } from './migrations/1766700000000-payment-attempt-checks';
+import { ProviderEventsUnconfirmed1766710000000 } from './migrations/1766710000000-provider-events-unconfirmed';
 import { UpgradePayments1766720000000 } from './migrations/1766720000000-upgrade-payments';
 
 export const billingDatabase = {
@@ -22,6 +23,7 @@ export const billingDatabase = {
     OnePendingChargePerSubscription1765500000000,
     RetentionIndexes1766400000000,
     PaymentAttemptChecks1766700000000,
+    ProviderEventsUnconfirmed1766710000000,
     UpgradePayments1766720000000,
   ],
 };

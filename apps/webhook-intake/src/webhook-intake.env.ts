@@ -1,20 +1,38 @@
 import { BaseEnv, IsCronExpression, IsHttpUrl, IsIntegerInRange, IsOptionalRedisUrl } from '@lib/config';
-import { IsNotEmpty, IsString, Matches, MinLength } from 'class-validator';
+import { PROVIDER_WEBHOOK_VERIFICATIONS, type ProviderWebhookVerification } from '@lib/contracts';
+import { IsIn, IsNotEmpty, IsString, Matches, MinLength, ValidateIf } from 'class-validator';
 
 export class WebhookIntakeEnv extends BaseEnv {
   override PORT = 3005;
 
   /**
-   * Idempotency keys (`idem:webhook:<source>:<id>`, 24 h); the database backs them up when Redis is
-   * down. Unset (or empty): the keys live in Postgres (`webhook.key_values`), for standalone mode.
+   * Idempotency keys (`idem:webhook:<source>:<id>`, 24 h; 4 days in `lookup` mode, past the
+   * provider's last resend); the database backs them up when Redis is down. Unset (or empty): the
+   * keys live in Postgres (`webhook.key_values`), for standalone mode.
    */
   @IsOptionalRedisUrl()
   REDIS_URL?: string;
 
-  /** The provider's webhook secret: HMAC-SHA256 key of `Provider-Signature` (docs/behaviour.md §5.4). */
+  /**
+   * How a delivery is believed (docs/behaviour.md §4.9). `lookup`, for Toss Payments (which signs
+   * no payment event and sends no event id): Toss's `{eventType, createdAt, data}` bodies, each
+   * believed only once billing has fetched the payment from the provider with its secret key, and
+   * applied as the provider answers. `signature`: the spec's `{eventId, eventType, createdAt, data}`
+   * envelope, signed in `Provider-Signature` with WEBHOOK_SECRET, applied as it says.
+   */
+  @IsIn(PROVIDER_WEBHOOK_VERIFICATIONS, {
+    message: `PROVIDER_WEBHOOK_VERIFICATION must be one of ${PROVIDER_WEBHOOK_VERIFICATIONS.join(', ')}`,
+  })
+  PROVIDER_WEBHOOK_VERIFICATION: ProviderWebhookVerification = 'lookup';
+
+  /**
+   * The provider's webhook secret: HMAC-SHA256 key of `Provider-Signature` (docs/behaviour.md
+   * §5.4); required with `PROVIDER_WEBHOOK_VERIFICATION=signature`, unused with `lookup`.
+   */
+  @ValidateIf((env: WebhookIntakeEnv) => env.PROVIDER_WEBHOOK_VERIFICATION === 'signature')
   @IsString()
   @MinLength(16, { message: 'WEBHOOK_SECRET must be at least 16 characters' })
-  WEBHOOK_SECRET!: string;
+  WEBHOOK_SECRET?: string;
 
   /** Where verified provider events are routed. */
   @IsHttpUrl()
@@ -34,9 +52,10 @@ export class WebhookIntakeEnv extends BaseEnv {
    * Days a `webhook_events` row in a final state is kept after its last change: processed
    * (`success`), `duplicate`, refused for its signature, or a failed delivery of an event routed
    * since. Pending rows, and the failed deliveries of an event not routed since (an operator may
-   * still reprocess it), are never deleted.
+   * still reprocess it), are never deleted. At least 4: a row is what tells a resend of an event
+   * (Toss resends for up to 3 days 19 hours) from a new one once its idempotency key has expired.
    */
-  @IsIntegerInRange(1, 3650)
+  @IsIntegerInRange(4, 3650)
   WEBHOOK_EVENTS_RETENTION_DAYS: number = 90;
 
   /** When the retention job runs, in UTC: nightly, off the hour, away from the 04:00 snapshot job. */

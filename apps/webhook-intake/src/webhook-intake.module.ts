@@ -11,6 +11,7 @@ import { WebhookIdempotency } from './webhooks/webhook-idempotency';
 import { WebhookIntakeService } from './webhooks/webhook-intake.service';
 import { WebhookRateLimiter } from './webhooks/webhook-rate-limit';
 import type { WebhookIntakeEnv } from './webhook-intake.env';
+import type { WebhookVerification } from './webhooks/webhook-intake.service';
 
 /** The provider's webhook endpoint, the operator tools over what it recorded, and its retention. */
 @Module({})
@@ -49,9 +50,17 @@ export class WebhookIntakeModule {
             events: WebhookEventsRepository,
             idempotency: WebhookIdempotency,
             router: BillingRouter,
-          ) => new WebhookIntakeService(events, idempotency, router, config.WEBHOOK_SECRET),
+          ) => new WebhookIntakeService(events, idempotency, router, webhookVerification(config)),
         },
       ],
     };
   }
+}
+
+/** The deployment's way of believing a delivery; the env's validation made the secret present for `signature`. */
+function webhookVerification(config: WebhookIntakeEnv): WebhookVerification {
+  if (config.PROVIDER_WEBHOOK_VERIFICATION === 'lookup') return { mode: 'lookup' };
+  if (!config.WEBHOOK_SECRET)
+    throw new Error('WEBHOOK_SECRET is required with PROVIDER_WEBHOOK_VERIFICATION=signature');
+  return { mode: 'signature', secret: config.WEBHOOK_SECRET };
 }

@@ -9,6 +9,7 @@ import { InternalTokenCodec } from './internal-token';
 const keys = generateInternalKeys();
 const gateway = InternalTokenCodec.fromKeySet('gateway', keys);
 const billing = InternalTokenCodec.fromKeySet('billing', keys);
+const intake = InternalTokenCodec.fromKeySet('webhook-intake', keys);
 
 @Controller()
 class SampleController {
@@ -20,6 +21,12 @@ class SampleController {
   @ServiceRoute()
   @Get('internal')
   internal(@CurrentIdentity() identity: InternalIdentity): InternalIdentity {
+    return identity;
+  }
+
+  @ServiceRoute('webhook-intake')
+  @Get('intake-only')
+  intakeOnly(@CurrentIdentity() identity: InternalIdentity): InternalIdentity {
     return identity;
   }
 
@@ -66,6 +73,18 @@ describe('InternalAuthGuard', () => {
       .get('/internal')
       .set(INTERNAL_TOKEN_HEADER, service)
       .expect(200, { kind: 'service', service: 'billing' });
+  });
+
+  it('lets only the named services call a route that names them', async () => {
+    const other = await billing.sign({ kind: 'service', service: 'billing' }, 'recovery');
+    const named = await intake.sign({ kind: 'service', service: 'webhook-intake' }, 'recovery');
+    const refused = await request(server()).get('/intake-only').set(INTERNAL_TOKEN_HEADER, other);
+    expect(refused.status).toBe(403);
+    expect(JSON.parse(refused.text)).toMatchObject({ code: 'ErrForbidden' });
+    await request(server())
+      .get('/intake-only')
+      .set(INTERNAL_TOKEN_HEADER, named)
+      .expect(200, { kind: 'service', service: 'webhook-intake' });
   });
 
   it('lets public routes through', async () => {

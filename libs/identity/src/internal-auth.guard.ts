@@ -6,7 +6,7 @@ import {
   SetMetadata,
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { INTERNAL_TOKEN_HEADER, type InternalIdentity } from '@lib/contracts';
+import { INTERNAL_TOKEN_HEADER, type InternalIdentity, type ServiceName } from '@lib/contracts';
 import { ForbiddenError, UnauthenticatedError } from '@lib/problem-details';
 import type { Request } from 'express';
 import { InternalTokenCodec } from './internal-token';
@@ -17,8 +17,12 @@ const SERVICE_ROUTE = 'identity:service-only';
 /** Marks a route that needs no internal token (health probes, the provider's webhook). */
 export const PublicRoute = () => SetMetadata(PUBLIC_ROUTE, true);
 
-/** Marks a route only sibling services may call (`/internal/...`), never a user through the gateway. */
-export const ServiceRoute = () => SetMetadata(SERVICE_ROUTE, true);
+/**
+ * Marks a route only sibling services may call (`/internal/...`), never a user through the gateway.
+ * Naming services narrows it to them: any other service's token is refused (403), as a user's is.
+ */
+export const ServiceRoute = (...services: ServiceName[]) =>
+  SetMetadata(SERVICE_ROUTE, services.length > 0 ? services : true);
 
 export type IdentifiedRequest = Request & { identity?: InternalIdentity };
 
@@ -44,12 +48,19 @@ export class InternalAuthGuard implements CanActivate {
     const header = request.headers[INTERNAL_TOKEN_HEADER];
     const identity = await this.codec.verify(Array.isArray(header) ? header[0] : header);
     if (!identity) throw new UnauthenticatedError('A valid internal identity token is required.');
-    const serviceOnly = this.reflector.getAllAndOverride<boolean>(SERVICE_ROUTE, [
+    const serviceOnly = this.reflector.getAllAndOverride<boolean | ServiceName[] | undefined>(SERVICE_ROUTE, [
       context.getHandler(),
       context.getClass(),
     ]);
     if (serviceOnly && identity.kind !== 'service') {
       throw new ForbiddenError('This route is for internal service calls only.');
+    }
+    if (
+      Array.isArray(serviceOnly) &&
+      identity.kind === 'service' &&
+      !serviceOnly.includes(identity.service)
+    ) {
+      throw new ForbiddenError(`This route is for ${serviceOnly.join(', ')} only.`);
     }
     request.identity = identity;
     return true;

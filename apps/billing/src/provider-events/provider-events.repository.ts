@@ -62,8 +62,12 @@ export class ProviderEventsRepository {
 /** The answer to an event billing applied before: what it did then, and when. */
 export function repeatOf(earlier: AppliedProviderEventRow): ProviderEventOutcome {
   return {
-    // An event that was not ours then is still not ours; one that acted (or found its work done) has.
-    outcome: earlier.outcome === 'ignored' ? 'ignored' : 'already_applied',
+    // An event that was not ours then (or the provider did not confirm) still is not; one that acted
+    // (or found its work done) has.
+    outcome:
+      earlier.outcome === 'ignored' || earlier.outcome === 'unconfirmed'
+        ? earlier.outcome
+        : 'already_applied',
     detail:
       `event ${earlier.event_id} was handled at ${earlier.applied_at.toISOString()}: ` +
       `${earlier.outcome} (${earlier.detail})`,

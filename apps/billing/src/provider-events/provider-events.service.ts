@@ -1,16 +1,35 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { ProviderEventData, ProviderEventOutcome, ProviderEventType } from '@lib/contracts';
-import { ValidationError } from '@lib/problem-details';
+import {
+  isProviderEventType,
+  isTossEventType,
+  type ProviderEventData,
+  type ProviderEventOutcome,
+} from '@lib/contracts';
+import { DomainError, ValidationError } from '@lib/problem-details';
 import { DataSource, type EntityManager } from 'typeorm';
 import { BillingKeysRepository } from '../billing-keys/billing-keys.repository';
 import { PaymentAttemptsRepository } from '../payments/payment-attempts.repository';
 import { type DecidedCharge, PaymentsService, type Settlement } from '../payments/payments.service';
+import {
+  PaymentProviderClient,
+  type ProviderPayment,
+  ProviderUnavailableError,
+} from '../provider/payment-provider.client';
 import type { RoutedProviderEventDto } from './provider-events.dto';
 import { ProviderEventsRepository, repeatOf } from './provider-events.repository';
+import { claimNote, truthOf } from './provider-truth';
+
+type Effect = (manager: EntityManager) => Promise<ProviderEventOutcome>;
 
 /**
  * Applies the provider's webhooks (docs/behaviour.md §4.9 step 4). The charge response stays the primary
  * authority: a webhook settles only a charge still pending, and repeats of any event change nothing.
+ *
+ * A signed event (`signature` mode) is applied as its data says. A Toss delivery (`lookup` mode) is
+ * unsigned, so its data proves nothing: billing, which holds the secret key, fetches the payment it
+ * names from the provider and applies what the provider answers. A payment the provider does not
+ * know is `unconfirmed`: recorded, nothing applied. A look-up that cannot reach the provider is an
+ * error (503), which webhook intake answers 500, so the provider resends.
  *
  * Webhook intake delivers at least once: an event whose routing answer it could not record is
  * routed again. Billing therefore remembers each event it applied (`billing.provider_events`), in
@@ -27,12 +46,13 @@ export class ProviderEventsService {
     private readonly payments: PaymentsService,
     private readonly attempts: PaymentAttemptsRepository,
     private readonly billingKeys: BillingKeysRepository,
+    private readonly provider: PaymentProviderClient,
   ) {}
 
   async apply(event: RoutedProviderEventDto): Promise<ProviderEventOutcome> {
     // A malformed event is refused before anything is looked up or recorded: its resend after a fix
-    // is applied.
-    const effect = this.effectOf(event);
+    // is applied. A look-up at the provider is made here, outside the transaction.
+    const effect = event.verification === 'lookup' ? await this.lookedUp(event) : this.effectOf(event);
     return this.dataSource.transaction(async (manager) => {
       // Deliveries of one event at the same time wait here for each other: the first applies it.
       await this.applied.lockEvent(manager, event.event_id);
@@ -44,8 +64,107 @@ export class ProviderEventsService {
     });
   }
 
-  /** The event's fields checked, and what applying it does. */
-  private effectOf(event: RoutedProviderEventDto): (manager: EntityManager) => Promise<ProviderEventOutcome> {
+  /**
+   * A Toss delivery: the payment it names, as the provider reports it now, and what applying that
+   * does; or, for BILLING_DELETED, the card on file holding the key. Toss offers no look-up of a
+   * billing key: the key itself is a secret only the provider and billing hold, so a delivery that
+   * names one of ours is taken for the provider's (an unknown key changes nothing).
+   */
+  private async lookedUp(event: RoutedProviderEventDto): Promise<Effect> {
+    const type = event.event_type;
+    if (!isTossEventType(type)) {
+      throw new ValidationError(`a look-up event must be one of Toss's types, not ${type}`, [
+        { field: 'event_type', message: `event_type ${type} is not a Toss event type` },
+      ]);
+    }
+    if (type === 'BILLING_DELETED') {
+      const { billingKey } = read(event, type, { billingKey: 'string' });
+      // Toss's body carries no deletion time; the card is deleted as of when billing learns of it.
+      return (manager) => this.billingKeyDeleted(manager, billingKey, new Date());
+    }
+    const { paymentKey } = read(event, type, { paymentKey: 'string' });
+    const claimed = typeof event.data.claimedStatus === 'string' ? event.data.claimedStatus : null;
+    const payment = await this.fetchPayment(paymentKey);
+    if (!payment || payment.paymentKey !== paymentKey) {
+      return () =>
+        Promise.resolve({
+          outcome: 'unconfirmed',
+          detail: `the provider knows no payment with this key${claimed ? ` (the delivery said ${claimed})` : ''}`,
+        });
+    }
+    return (manager) => this.applyTruth(manager, payment, claimed);
+  }
+
+  /** The payment as the provider reports it, or null when it knows none by that key. */
+  private async fetchPayment(paymentKey: string): Promise<ProviderPayment | null> {
+    try {
+      return await this.provider.getPayment(paymentKey);
+    } catch (error) {
+      if (!(error instanceof ProviderUnavailableError)) throw error;
+      throw new DomainError(
+        'ErrProviderUnavailable',
+        503,
+        'Payment provider unavailable',
+        `The payment could not be looked up at the provider (${error.reason}); resend later.`,
+      );
+    }
+  }
+
+  private async applyTruth(
+    manager: EntityManager,
+    payment: ProviderPayment,
+    claimed: string | null,
+  ): Promise<ProviderEventOutcome> {
+    const truth = truthOf(payment);
+    const note = claimNote(claimed, payment.status);
+    let outcome: ProviderEventOutcome;
+    switch (truth.kind) {
+      case 'approved':
+        outcome = await this.settle(manager, truth.orderId, {
+          kind: 'approved',
+          paymentKey: truth.paymentKey,
+          approvedAt: truth.approvedAt,
+        });
+        break;
+      case 'declined':
+        outcome = await this.settle(manager, truth.orderId, {
+          kind: 'rejected',
+          status: 400,
+          code: truth.code,
+          message: truth.message,
+        });
+        break;
+      case 'canceled':
+        outcome = await this.canceled(manager, truth.orderId, truth.canceledAt);
+        break;
+      case 'undecided':
+        outcome = {
+          outcome: 'ignored',
+          detail: `the provider reports the payment ${truth.status}, not final`,
+        };
+        break;
+    }
+    return { ...outcome, detail: `provider reports ${payment.status}${note}: ${outcome.detail}` };
+  }
+
+  private async billingKeyDeleted(
+    manager: EntityManager,
+    billingKey: string,
+    at: Date,
+  ): Promise<ProviderEventOutcome> {
+    const deleted = await this.billingKeys.markDeleted(manager, billingKey, at);
+    return deleted
+      ? { outcome: 'applied', detail: 'the card on file is marked deleted' }
+      : { outcome: 'already_applied', detail: 'no card on file holds this billing key (any more)' };
+  }
+
+  /** A signed event's fields checked, and what applying it does. */
+  private effectOf(event: RoutedProviderEventDto): Effect {
+    if (!isProviderEventType(event.event_type)) {
+      throw new ValidationError(`a signed event must be one of the spec's types, not ${event.event_type}`, [
+        { field: 'event_type', message: `event_type ${event.event_type} needs verification lookup` },
+      ]);
+    }
     switch (event.event_type) {
       case 'PAYMENT.DONE': {
         const data = read(event, 'PAYMENT.DONE', {
@@ -77,16 +196,7 @@ export class ProviderEventsService {
       }
       case 'BILLING_KEY.DELETED': {
         const data = read(event, 'BILLING_KEY.DELETED', { billingKey: 'string', deletedAt: 'date' });
-        return async (manager) => {
-          const deleted = await this.billingKeys.markDeleted(
-            manager,
-            data.billingKey,
-            new Date(data.deletedAt),
-          );
-          return deleted
-            ? { outcome: 'applied', detail: 'the card on file is marked deleted' }
-            : { outcome: 'already_applied', detail: 'no card on file holds this billing key (any more)' };
-        };
+        return (manager) => this.billingKeyDeleted(manager, data.billingKey, new Date(data.deletedAt));
       }
     }
   }
@@ -142,9 +252,9 @@ function describe(orderId: string, settlement: Settlement | null): ProviderEvent
 type FieldKind = 'string' | 'date' | 'object';
 
 /** The fields an event needs, checked; a malformed event is refused, never half-applied. */
-function read<T extends ProviderEventType, K extends string>(
+function read<K extends string>(
   event: RoutedProviderEventDto,
-  type: T,
+  type: string,
   fields: Record<K, FieldKind>,
 ): Record<K, string> & Record<string, unknown> {
   const errors = (Object.entries(fields) as [K, FieldKind][]).flatMap(([field, kind]) => {

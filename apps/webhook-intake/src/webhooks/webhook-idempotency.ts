@@ -3,12 +3,17 @@ import { KEY_VALUE_STORE, type KeyValueStore } from '@lib/key-value';
 
 /** docs/behaviour.md §8: webhook idempotency key lifetime. */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
+/**
+ * A key derived from a Toss delivery (`lookup` mode) outlives Toss's last resend (3 days 19 hours
+ * after the first delivery, TOSS_WEBHOOK_RETRY_WINDOW_MS): 4 days.
+ */
+export const LOOKUP_IDEMPOTENCY_TTL_SECONDS = 4 * 24 * 60 * 60;
 
 export type IdempotencyClaim = 'acquired' | 'exists' | 'unavailable';
 
 /**
  * The first line of deduplication (docs/behaviour.md §4.9 step 2): `idem:webhook:<source>:<id>` set only when
- * absent, for 24 h, in the key-value store (Redis's `SET NX EX`, or its Postgres table in standalone
+ * absent, for 24 h (4 days for Toss's deliveries), in the key-value store (Redis's `SET NX EX`, or its Postgres table in standalone
  * mode). The store being down must not stop the intake: the claim is then `unavailable` and the
  * database's unique index decides alone.
  */
@@ -22,12 +27,16 @@ export class WebhookIdempotency {
     return `idem:webhook:${source}:${externalEventId}`;
   }
 
-  async claim(source: string, externalEventId: string): Promise<IdempotencyClaim> {
+  async claim(
+    source: string,
+    externalEventId: string,
+    ttlSeconds = IDEMPOTENCY_TTL_SECONDS,
+  ): Promise<IdempotencyClaim> {
     try {
       const acquired = await this.store.setIfAbsent(
         WebhookIdempotency.key(source, externalEventId),
         '1',
-        IDEMPOTENCY_TTL_SECONDS,
+        ttlSeconds,
       );
       return acquired ? 'acquired' : 'exists';
     } catch (error) {

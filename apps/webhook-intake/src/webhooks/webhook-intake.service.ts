@@ -12,7 +12,12 @@ import { Counter } from 'prom-client';
 import { v7 as uuidv7 } from 'uuid';
 import { BillingRouter, RoutingError } from './billing-router';
 import { verifyProviderSignature } from './provider-signature';
-import { WebhookIdempotency } from './webhook-idempotency';
+import { isTossDeliveryProblem, readTossDelivery } from './toss-delivery';
+import {
+  LOOKUP_IDEMPOTENCY_TTL_SECONDS,
+  IDEMPOTENCY_TTL_SECONDS,
+  WebhookIdempotency,
+} from './webhook-idempotency';
 import {
   type ReceivedWebhook,
   WebhookEventsRepository,
@@ -54,10 +59,18 @@ export interface IncomingWebhook {
   signature: string | undefined;
 }
 
+/**
+ * How deliveries are believed (PROVIDER_WEBHOOK_VERIFICATION): by the spec's signature under the
+ * webhook secret, or (Toss's unsigned bodies) by billing's look-up of the payment at the provider.
+ */
+export type WebhookVerification = { mode: 'signature'; secret: string } | { mode: 'lookup' };
+
 interface ParsedEvent {
+  /** The provider's event id (`signature`), or the key derived from the change (`lookup`). */
   eventId: string;
   eventType: string;
-  data: unknown;
+  /** What goes to billing; null for a type billing does not act on (recorded, not routed). */
+  routed: RoutedProviderEvent | null;
 }
 
 /** How a delivery's attempt to take the event for routing ended. */
@@ -67,8 +80,10 @@ type Take = { taken: true } | { taken: false; duplicateOf: string };
 const TAKE_ROUNDS = 3;
 
 /**
- * docs/behaviour.md §4.9 in order: verify the signature over the raw bytes, claim the idempotency key, record the
- * event pending, route it to billing, record the result.
+ * docs/behaviour.md §4.9 in order: verify the signature over the raw bytes (`signature` mode; in
+ * `lookup` mode nothing in the body is believed yet), claim the idempotency key, record the event
+ * pending, route it to billing (which, in `lookup` mode, asks the provider about it), record the
+ * result.
  *
  * Every request is a row of its own (docs/behaviour.md §2.8, "records every attempt"), and so is an operator's
  * reprocess: a delivery that routes the event again after a failure adds a row, and the failed one
@@ -90,7 +105,7 @@ export class WebhookIntakeService {
     private readonly events: WebhookEventsRepository,
     private readonly idempotency: WebhookIdempotency,
     private readonly router: BillingRouter,
-    private readonly secret: string,
+    private readonly verification: WebhookVerification,
   ) {}
 
   async receive(incoming: IncomingWebhook): Promise<IntakeOutcome> {
@@ -105,9 +120,13 @@ export class WebhookIntakeService {
    * or a delivery is routing it now.
    */
   async reprocess(row: WebhookEventRow): Promise<ReprocessOutcome> {
-    const event = parseEvent(row.body_text === null ? row.payload : parseJson(row.body_text));
-    if (!row.signature_valid || !event) {
-      return { kind: 'unparseable', detail: 'only a signed event with a readable body can be routed again' };
+    const json = row.body_text === null ? row.payload : parseJson(row.body_text);
+    const event = this.parse(json, row.raw_body ?? Buffer.from(row.body_text ?? '', 'utf8'));
+    if (!row.signature_valid || 'problem' in event) {
+      return {
+        kind: 'unparseable',
+        detail: 'only an admitted event with a readable body can be routed again',
+      };
     }
     const id = uuidv7();
     const attempt: ReceivedWebhook = {
@@ -143,7 +162,10 @@ export class WebhookIntakeService {
       receivedAt,
       reprocessOf: null,
     };
-    if (!verifyProviderSignature(rawBody, incoming.signature, this.secret)) {
+    if (
+      this.verification.mode === 'signature' &&
+      !verifyProviderSignature(rawBody, incoming.signature, this.verification.secret)
+    ) {
       return this.refuseForged(id, base, rawBody);
     }
     const text = storableText(rawBody);
@@ -152,11 +174,13 @@ export class WebhookIntakeService {
     // body received and never processed: recorded, not lost, and not a 500.
     const unstorable = parsed === undefined ? null : jsonValueProblem(parsed);
     const json = unstorable ? undefined : parsed;
-    const event = parseEvent(json);
+    const read = json === undefined ? null : this.parse(json, rawBody);
+    const event = read && !('problem' in read) ? read : null;
     const webhook: ReceivedWebhook = {
       ...base,
       externalEventId: event?.eventId ?? null,
       eventType: event?.eventType ?? null,
+      // Admitted: signed (`signature` mode), or taken for a look-up (`lookup` mode: unsigned).
       signatureValid: true,
       payload: json,
       // The body as received (docs/behaviour.md §9.3): as text when Postgres can hold it so, else as bytes.
@@ -170,13 +194,15 @@ export class WebhookIntakeService {
         ? `body not accepted: ${unstorable}`
         : json === undefined
           ? 'body is not JSON'
-          : 'body lacks a string eventId and eventType';
+          : read && 'problem' in read
+            ? read.problem
+            : 'body not understood';
       await settle(() => this.events.recordFinal(id, webhook, 'failed', `unparseable: ${detail}`));
-      this.logger.error({ alert: 'webhook_unparseable', detail }, 'a signed webhook could not be parsed');
+      this.logger.error({ alert: 'webhook_unparseable', detail }, 'an admitted webhook could not be parsed');
       return { kind: 'unparseable', detail };
     }
 
-    const claim = await this.idempotency.claim(this.source, event.eventId);
+    const claim = await this.idempotency.claim(this.source, event.eventId, this.idempotencyTtlSeconds());
     if (claim === 'exists') {
       // Usually a plain duplicate; but if the delivery routing it was abandoned, take it over.
       const live = await settle(() => this.events.findLive(this.source, event.eventId));
@@ -244,22 +270,39 @@ export class WebhookIntakeService {
     }
   }
 
+  /**
+   * The envelope fields intake needs, per mode: the spec's signed envelope (its data is billing's to
+   * check), or Toss's body, keyed on what identifies the change.
+   */
+  private parse(json: unknown, rawBody: Buffer): ParsedEvent | { problem: string } {
+    if (this.verification.mode === 'signature') {
+      return parseEvent(json) ?? { problem: 'body lacks a string eventId and eventType' };
+    }
+    const delivery = readTossDelivery(json, rawBody);
+    if (isTossDeliveryProblem(delivery)) return delivery;
+    return { eventId: delivery.changeKey, eventType: delivery.eventType, routed: delivery.routed };
+  }
+
+  /**
+   * The spec's 24 h for the signed envelope's event ids; Toss resends for 3 days 19 hours, and its
+   * keys must outlive the last resend (the database's row stays the final word after either).
+   */
+  private idempotencyTtlSeconds(): number {
+    return this.verification.mode === 'lookup' ? LOOKUP_IDEMPOTENCY_TTL_SECONDS : IDEMPOTENCY_TTL_SECONDS;
+  }
+
   private async route(id: string, event: ParsedEvent): Promise<IntakeOutcome> {
-    if (!isProviderEventType(event.eventType)) {
+    const { routed } = event;
+    if (!routed) {
       this.logger.warn(
         { event_type: event.eventType, event_id: event.eventId },
-        'webhook of an unknown type recorded, not routed',
+        'webhook of a type billing does not act on recorded, not routed',
       );
       await settle(() => this.events.markSucceeded(id, 'not_routed'));
       return { kind: 'accepted' };
     }
     let outcome: ProviderEventOutcome;
     try {
-      const routed = {
-        event_id: event.eventId,
-        event_type: event.eventType,
-        data: (event.data ?? {}) as RoutedProviderEvent['data'],
-      } as RoutedProviderEvent;
       outcome = await this.router.route(routed);
     } catch (error) {
       const detail = error instanceof RoutingError ? error.message : `routing failed: ${String(error)}`;
@@ -285,6 +328,18 @@ export class WebhookIntakeService {
         'webhook routing failed',
       );
       return { kind: 'routing_failed', detail };
+    }
+    if (outcome.outcome === 'unconfirmed') {
+      // Recorded and answered as accepted, never applied: the provider knows no such payment.
+      this.logger.warn(
+        {
+          alert: 'webhook_unconfirmed',
+          event_id: event.eventId,
+          event_type: event.eventType,
+          detail: outcome.detail,
+        },
+        'the provider does not confirm a webhook; nothing applied',
+      );
     }
     await settle(() => this.events.markSucceeded(id, outcome.outcome));
     return { kind: 'accepted' };
@@ -327,11 +382,14 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** The envelope fields intake needs; the event's own data is billing's to check. */
+/** The signed envelope's fields intake needs; the event's own data is billing's to check. */
 function parseEvent(json: unknown): ParsedEvent | null {
   if (typeof json !== 'object' || json === null) return null;
   const { eventId, eventType, data } = json as Record<string, unknown>;
   if (typeof eventId !== 'string' || eventId.length === 0 || eventId.length > 200) return null;
   if (typeof eventType !== 'string' || eventType.length === 0 || eventType.length > 100) return null;
-  return { eventId, eventType, data };
+  const routed = isProviderEventType(eventType)
+    ? ({ event_id: eventId, event_type: eventType, data: data ?? {} } as RoutedProviderEvent)
+    : null;
+  return { eventId, eventType, routed };
 }

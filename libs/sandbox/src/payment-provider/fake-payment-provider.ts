@@ -1,6 +1,12 @@
 import { type IncomingMessage, type ServerResponse, createServer } from 'node:http';
 import { LoopbackServer } from '../loopback-server';
-import type { ProviderEventData, ProviderEventType, ProviderWebhookBody } from '@lib/contracts';
+import type {
+  ProviderEventData,
+  ProviderEventType,
+  ProviderWebhookBody,
+  ProviderWebhookVerification,
+  TossWebhookBody,
+} from '@lib/contracts';
 import { BoundedLog } from '../chat-platform/bounded-log';
 import { assertCardNumber, cardCodes, maskCardNumber } from './card-details';
 import { CARD_WIDGET_PATH, cardWidgetPage } from './card-widget-page';
@@ -35,6 +41,7 @@ import {
 } from './webhook-dispatcher';
 import { eventData, webhookEvent } from './webhook-events';
 import { type SignatureOptions, signWebhookBody } from './webhook-signature';
+import { billingDeleted, paymentStatusChanged, resendDelaysMs } from './webhook-toss';
 
 /** What `exportState` gives: dates as ISO strings. */
 export interface FakeProviderState {
@@ -63,6 +70,17 @@ export interface FakePaymentProviderOptions {
   logCapacity?: number;
   /** When set, the fake sends its own webhooks here after each state change (see `setWebhookUrl`). */
   webhookUrl?: string;
+  /**
+   * Which webhooks the fake sends on its own, matching the intake's PROVIDER_WEBHOOK_VERIFICATION:
+   * `lookup`, Toss's (unsigned `{eventType, createdAt, data}`, resent on Toss's schedule);
+   * `signature` (the default), the spec's signed envelope, sent once.
+   */
+  webhookStyle?: ProviderWebhookVerification;
+  /**
+   * Toss's resend intervals (1 to 4096 minutes) multiplied by this; default 1, real time. A test
+   * compresses them, e.g. 1/60_000 makes each minute a millisecond.
+   */
+  webhookRetryTimeScale?: number;
   /**
    * How long the card page's slow test card holds its first charge (answer and webhook): longer
    * than the merchant's time-out. Default 35 s (billing's is 30 s).
@@ -119,6 +137,9 @@ export class FakePaymentProvider {
   private chargeDelayMs = 0;
   private slowCardDelayMs: number;
   private webhookUrl: string | null;
+  private readonly webhookStyle: ProviderWebhookVerification;
+  private readonly initialRetryTimeScale: number;
+  private webhookRetryTimeScale: number;
 
   constructor(options: FakePaymentProviderOptions = {}) {
     this.secretKey = options.secretKey ?? 'test_sk_fake';
@@ -135,6 +156,10 @@ export class FakePaymentProvider {
     this.initialWebhookUrl = options.webhookUrl ?? null;
     this.webhookUrl = this.initialWebhookUrl;
     this.slowCardDelayMs = options.slowCardDelayMs ?? 35_000;
+    this.webhookStyle = options.webhookStyle ?? 'signature';
+    this.initialRetryTimeScale = options.webhookRetryTimeScale ?? 1;
+    resendDelaysMs(this.initialRetryTimeScale);
+    this.webhookRetryTimeScale = this.initialRetryTimeScale;
   }
 
   /** The base address without `/v1`, e.g. `http://127.0.0.1:1234`. */
@@ -176,7 +201,10 @@ export class FakePaymentProvider {
     await this.loopback.stop();
   }
 
-  /** Back to a fresh provider: no cards, keys, charges, logs, rules, delay; the configured webhook URL. */
+  /**
+   * Back to a fresh provider: no cards, keys, charges, logs, rules, delay; the configured webhook URL
+   * and retry time scale. Toss deliveries waiting to be resent are dropped.
+   */
   reset(): void {
     this.store.clear();
     this.outages.clear();
@@ -186,6 +214,7 @@ export class FakePaymentProvider {
     this.webhooks.reset();
     this.chargeDelayMs = 0;
     this.webhookUrl = this.initialWebhookUrl;
+    this.webhookRetryTimeScale = this.initialRetryTimeScale;
   }
 
   /** Issued billing keys and decided charges, as JSON, for the sandbox to keep across restarts. */
@@ -318,7 +347,10 @@ export class FakePaymentProvider {
     const record = this.liveBillingKey(billingKey);
     if (record.deletedAt) throw new Error(`billing key ${billingKey} is already deleted`);
     record.deletedAt = wholeSeconds(new Date());
-    this.announce(() => webhookEvent('BILLING_KEY.DELETED', eventData.billingKeyDeleted(record)));
+    this.announce(
+      () => webhookEvent('BILLING_KEY.DELETED', eventData.billingKeyDeleted(record)),
+      () => billingDeleted(billingKey, null),
+    );
   }
 
   billingKeys(): BillingKeyRecord[] {
@@ -390,8 +422,12 @@ export class FakePaymentProvider {
     if (charge.cancellation) throw new Error(`payment ${paymentKey} is already canceled`);
     charge.status = 'CANCELED';
     charge.cancellation = { canceledAt: wholeSeconds(new Date()), reason };
-    charge.payment = canceledPayment(charge.payment, charge.cancellation.canceledAt, reason);
-    this.announce(() => webhookEvent('PAYMENT.CANCELED', eventData.paymentCanceled(charge)));
+    const canceled = canceledPayment(charge.payment, charge.cancellation.canceledAt, reason);
+    charge.payment = canceled;
+    this.announce(
+      () => webhookEvent('PAYMENT.CANCELED', eventData.paymentCanceled(charge)),
+      () => paymentStatusChanged(canceled),
+    );
   }
 
   /** The Payment object `GET /v1/payments/{paymentKey}` answers now, or null (its 404). */
@@ -485,8 +521,12 @@ export class FakePaymentProvider {
   }
 
   /**
-   * Where the fake sends its own webhooks: PAYMENT.DONE / PAYMENT.FAILED after each decided charge,
-   * BILLING_KEY.DELETED after `deleteBillingKey()`, PAYMENT.CANCELED after `cancelPayment()`. Null: none.
+   * Where the fake sends its own webhooks. The spec's (`signature` style): PAYMENT.DONE /
+   * PAYMENT.FAILED after each decided charge, BILLING_KEY.DELETED after `deleteBillingKey()`,
+   * PAYMENT.CANCELED after `cancelPayment()`. Toss's (`lookup` style): PAYMENT_STATUS_CHANGED after
+   * `cancelPayment()` and BILLING_DELETED after `deleteBillingKey()`, and nothing for a billing
+   * charge, which Toss does not announce ("자동결제는 ... 결제가 완료됐을 때 웹훅을 전송하지
+   * 않습니다"; a decline is not said either way, so the fake keeps quiet on it too). Null: none.
    */
   setWebhookUrl(url: string | null): void {
     this.webhookUrl = url;
@@ -503,16 +543,52 @@ export class FakePaymentProvider {
   }
 
   private announceCharge(charge: StoredCharge): void {
-    this.announce(() =>
-      charge.status === 'ABORTED'
-        ? webhookEvent('PAYMENT.FAILED', eventData.paymentFailed(charge))
-        : webhookEvent('PAYMENT.DONE', eventData.paymentDone(charge)),
+    this.announce(
+      () =>
+        charge.status === 'ABORTED'
+          ? webhookEvent('PAYMENT.FAILED', eventData.paymentFailed(charge))
+          : webhookEvent('PAYMENT.DONE', eventData.paymentDone(charge)),
+      null,
     );
   }
 
-  /** Builds the event only when there is somewhere to send it. */
-  private announce(event: () => ProviderWebhookBody): void {
-    if (this.webhookUrl !== null) this.webhooks.dispatch(this.webhookUrl, event());
+  /** Builds the event of the fake's style only when there is somewhere to send it (and one to send). */
+  private announce(signed: () => ProviderWebhookBody, toss: (() => TossWebhookBody) | null): void {
+    if (this.webhookUrl === null) return;
+    if (this.webhookStyle === 'signature') return this.webhooks.dispatch(this.webhookUrl, signed());
+    if (toss) void this.webhooks.dispatchToss(this.webhookUrl, toss(), this.webhookRetryTimeScale);
+  }
+
+  // --- Toss's webhooks (the intake's `lookup` mode) ---
+
+  /** PAYMENT_STATUS_CHANGED carrying the payment's Payment object as the look-ups answer it now. */
+  tossPaymentEvent(paymentKey: string): TossWebhookBody {
+    const payment = this.payment(paymentKey);
+    if (!payment) throw new Error(`the fake payment provider has no payment ${paymentKey}`);
+    return paymentStatusChanged(payment);
+  }
+
+  /** BILLING_DELETED for a key removed with `deleteBillingKey()`. */
+  tossBillingDeletedEvent(billingKey: string, reason: string | null = null): TossWebhookBody {
+    if (!this.liveBillingKey(billingKey).deletedAt) {
+      throw new Error(`billing key ${billingKey} is not deleted; call deleteBillingKey() first`);
+    }
+    return billingDeleted(billingKey, reason);
+  }
+
+  /**
+   * Sends a Toss delivery as Toss does: unsigned, resent on Toss's schedule (scaled by the retry
+   * time scale) while it is not answered 200. Resolves with its transmissions, once one is answered
+   * 200 or the seventh resend has failed; each is in `webhookDeliveries()` too.
+   */
+  deliverTossWebhook(url: string, body: TossWebhookBody): Promise<WebhookDelivery[]> {
+    return this.webhooks.dispatchToss(url, body, this.webhookRetryTimeScale);
+  }
+
+  /** See the `webhookRetryTimeScale` option. */
+  setWebhookRetryTimeScale(timeScale: number): void {
+    resendDelaysMs(timeScale);
+    this.webhookRetryTimeScale = timeScale;
   }
 
   private liveBillingKey(billingKey: string): BillingKeyRecord {

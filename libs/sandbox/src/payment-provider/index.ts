@@ -20,4 +20,5 @@ export type {
 } from './provider-state';
 export type { WebhookResponse } from './webhook-dispatcher';
 export type { SignatureOptions } from './webhook-signature';
+export { TOSS_TRANSMISSION_HEADERS, resendDelaysMs, tossCreatedAt } from './webhook-toss';
 export type { BillingKeyIssueResponse, ProviderCardSummary, ProviderPayment } from './wire-format';

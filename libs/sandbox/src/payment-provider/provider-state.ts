@@ -51,8 +51,12 @@ export interface PaymentRequestRecord {
 
 /** One webhook the fake sent on its own (see `webhookUrl`): the receiver's status or why it failed. */
 export interface WebhookDelivery {
-  eventId: string;
+  /** The spec envelope's event id; null for a Toss delivery, which has none. */
+  eventId: string | null;
   eventType: string;
+  /** 0 for a delivery's first transmission, n for its n-th resend (Toss's retried-count header). */
+  retriedCount: number;
+  /** The receiver's answer; null when none came (`error` says why). */
   status: number | null;
   error: string | null;
 }

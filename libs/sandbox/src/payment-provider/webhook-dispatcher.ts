@@ -1,7 +1,9 @@
-import { PROVIDER_SIGNATURE_HEADER, type ProviderWebhookBody } from '@lib/contracts';
+import { PROVIDER_SIGNATURE_HEADER, type ProviderWebhookBody, type TossWebhookBody } from '@lib/contracts';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { BoundedLog } from '../chat-platform/bounded-log';
 import type { WebhookDelivery } from './provider-state';
 import { type SignatureOptions, signWebhookBody } from './webhook-signature';
+import { resendDelaysMs, transmissionHeaders } from './webhook-toss';
 
 const DELIVERY_TIMEOUT_MS = 10_000;
 
@@ -49,7 +51,9 @@ function describe(error: unknown): string {
 
 /**
  * The fake's own webhooks, sent in the background after state changes: failures are swallowed
- * (as a provider retrying later would) but recorded, and `flush()` lets a test wait for them.
+ * (as a provider retrying later would) but recorded, and `flush()` lets a test wait for them. The
+ * spec's signed envelope is sent once; a Toss delivery is resent on Toss's schedule until answered
+ * 200, each transmission recorded.
  */
 export class WebhookDispatcher {
   private readonly deliveries: BoundedLog<WebhookDelivery>;
@@ -75,10 +79,53 @@ export class WebhookDispatcher {
       )
       .then((result) => {
         if (generation !== this.generation) return;
-        this.deliveries.push({ eventId: event.eventId, eventType: event.eventType, ...result });
+        this.deliveries.push({
+          eventId: event.eventId,
+          eventType: event.eventType,
+          retriedCount: 0,
+          ...result,
+        });
       })
       .finally(() => this.pending.delete(delivery));
     this.pending.add(delivery);
+  }
+
+  /**
+   * Sends a Toss delivery, and resends it as Toss does while it is not answered 200: seven times,
+   * after Toss's intervals multiplied by `timeScale`. Resolves with its transmissions (also in the
+   * log) once one is answered 200 or the last has failed; `reset()` and `abortInFlight()` end it.
+   */
+  dispatchToss(url: string, body: TossWebhookBody, timeScale: number): Promise<WebhookDelivery[]> {
+    const generation = this.generation;
+    const delays = resendDelaysMs(timeScale);
+    const rawBody = JSON.stringify(body);
+    const signal = this.aborter.signal;
+    const transmissions: WebhookDelivery[] = [];
+    const run = async () => {
+      for (let retriedCount = 0; retriedCount <= delays.length; retriedCount++) {
+        if (retriedCount > 0) await sleep(delays[retriedCount - 1], undefined, { signal });
+        const result = await postWebhook(
+          url,
+          rawBody,
+          transmissionHeaders(retriedCount),
+          AbortSignal.any([signal, AbortSignal.timeout(DELIVERY_TIMEOUT_MS)]),
+        ).then(
+          ({ status }) => ({ status, error: null }),
+          (error: unknown) => ({ status: null, error: describe(error) }),
+        );
+        if (generation !== this.generation) return;
+        const transmission = { eventId: null, eventType: body.eventType, retriedCount, ...result };
+        transmissions.push(transmission);
+        this.deliveries.push(transmission);
+        if (result.status === 200 || signal.aborted) return;
+      }
+    };
+    // An abort ends the resends: what was sent so far stays recorded.
+    const delivery = run()
+      .catch(() => undefined)
+      .finally(() => this.pending.delete(delivery));
+    this.pending.add(delivery);
+    return delivery.then(() => transmissions.map((transmission) => ({ ...transmission })));
   }
 
   /** Resolves once every delivery started so far (and any started meanwhile) has finished. */
