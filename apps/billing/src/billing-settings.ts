@@ -10,6 +10,8 @@ export class BillingSettings {
     readonly reconcileAfterMs: number,
     /** The provider's JS SDK, which the dashboard loads for the card form (docs/billing-in-the-dashboard.md). */
     readonly providerSdkUrl: string,
+    /** How long a prepared checkout may be confirmed (CHECKOUT_TTL_MINUTES). */
+    readonly checkoutTtlMs: number = 30 * 60_000,
   ) {}
 
   /** docs/behaviour.md §4.4: service name, plan and guild name, as the card statement shows it. */

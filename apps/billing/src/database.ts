@@ -6,6 +6,7 @@ import { CancelClearsPendingDowngrade1765400000000 } from './migrations/17654000
 import { SubscriptionsWithoutLicense1765400000001 } from './migrations/1765400000001-subscriptions-without-license';
 import { OnePendingChargePerSubscription1765500000000 } from './migrations/1765500000000-one-pending-charge-per-subscription';
 import { RetentionIndexes1766400000000 } from './migrations/1766400000000-retention-indexes';
+import { Checkouts1766730000000 } from './migrations/1766730000000-checkouts';
 
 export const billingDatabase = {
   schema: 'billing',
@@ -19,5 +20,6 @@ export const billingDatabase = {
     SubscriptionsWithoutLicense1765400000001,
     OnePendingChargePerSubscription1765500000000,
     RetentionIndexes1766400000000,
+    Checkouts1766730000000,
   ],
 };
