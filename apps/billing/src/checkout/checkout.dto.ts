@@ -48,6 +48,7 @@ export interface PrepareView {
    * `checkout_expires_at`. The dashboard puts it in the card form's return address.
    */
   checkout_id: string;
+  /** When the checkout can no longer be confirmed (`CHECKOUT_TTL_MINUTES` after prepare). */
   checkout_expires_at: string;
   customer_key: string;
   order_name: string;

@@ -952,6 +952,7 @@ export interface components {
     };
     PrepareView: {
       amount: number;
+      /** @description When the checkout can no longer be confirmed (`CHECKOUT_TTL_MINUTES` after prepare). */
       checkout_expires_at: string;
       /**
        * @description This checkout, bound to the user, guild, plan and customer key: confirm needs it, once, before
