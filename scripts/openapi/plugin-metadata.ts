@@ -20,6 +20,7 @@ export default async () => {
                             plan: { required: true, enum: ["FREE", "PRO", "ENTERPRISE"] }
                         },
                         "ConfirmDto": {
+                            checkout_id: { required: true, type: () => String, description: "The checkout `prepare` started (its `checkout_id`), which the provider's return address\ncarries back: confirm refuses any other (unknown, another user's, expired, already used, or\nfor another guild, plan or customer key), before the provider is asked anything.", format: "uuid" },
                             auth_key: { required: false, type: () => String, description: "The one-time key the provider's card widget returned: the new card becomes the payer's card for\nall their subscriptions. Leave it out to pay with the card on file (prepare's `saved_card`).", minLength: 1, maxLength: 300 },
                             customer_key: { required: true, type: () => String, pattern: "^user_[0-9a-f-]{36}$" },
                             guild_id: { required: true, type: () => String, format: "uuid" },
@@ -194,7 +195,7 @@ export default async () => {
                     {
                         "CheckoutController": {
                             "prepare": { description: "docs/behaviour.md \u00A74.4.", type: Object },
-                            "confirm": { description: "docs/behaviour.md \u00A74.5: 200 with the active subscription, 202 while the first charge is unanswered.", type: Object }
+                            "confirm": { description: "docs/behaviour.md \u00A74.5: 200 with the active subscription, 202 while the first charge is\nunanswered. Only with the checkout `prepare` started (`checkout_id`), once.", type: Object }
                         }
                     }
                 ],

@@ -1,5 +1,5 @@
 import { type BrowserContext, expect, type Page, test } from '@playwright/test';
-import { api, capture, control, logIn, sandbox, stack } from './support/dashboard';
+import { api, capture, control, logIn, sandbox, stack, subscribePlan } from './support/dashboard';
 import type { SandboxState } from './support/stack-info';
 
 /**
@@ -57,6 +57,10 @@ const fact = (label: string) =>
     .filter({ has: page.getByRole('term').filter({ hasText: label }) })
     .getByRole('definition');
 
+/** What the (sandbox) provider recorded: every charge it made, and how many billing keys it issued. */
+const providerRecords = () =>
+  control<{ charges: { orderId: string; status: string }[]; issued: number }>('/provider-records');
+
 /** The provider's SDK script (its CDN path, which the sandbox and the fake serve it under too). */
 const isSdkScript = (url: string) => new URL(url).pathname.endsWith('/v2/standard');
 
@@ -74,8 +78,11 @@ async function openCardPage(id: string, plan: 'Pro' | 'Enterprise', name = ''): 
   await expect(page.getByRole('heading', { name: 'Register a card' })).toBeVisible();
 }
 
-/** From the plans page to the provider's card page and back with `card`, a new card. */
-async function payWithNewCard(
+/**
+ * From the plans page to the provider's card page and back with `card`, a new card, to the page
+ * that says what confirming will do; nothing is paid until its "Confirm and pay" is clicked.
+ */
+async function registerNewCard(
   id: string,
   plan: 'Pro' | 'Enterprise',
   card: string,
@@ -86,6 +93,24 @@ async function payWithNewCard(
   await page.getByLabel('Expiry date (MM/YY)').fill('12/39');
   if (name) await capture(page, 'card-page');
   await page.getByRole('button', { name: 'Register the card' }).click();
+  // Back on the checkout with its own id, and the provider's answer appended after it.
+  await expect(page).toHaveURL(
+    /\/checkout\?plan=[A-Z]+&checkout=[0-9a-f-]{36}&authKey=[^&]+&customerKey=user_/,
+  );
+  await expect(page.getByRole('heading', { name: new RegExp(`^Confirm: ${plan} for `) })).toBeVisible();
+}
+
+/** `registerNewCard`, then the click that confirms. */
+async function payWithNewCard(
+  id: string,
+  plan: 'Pro' | 'Enterprise',
+  card: string,
+  name = '',
+): Promise<void> {
+  await registerNewCard(id, plan, card, name);
+  const confirmed = page.waitForResponse((response) => response.url().endsWith('/api/v1/billing/confirm'));
+  await page.getByRole('button', { name: 'Confirm and pay' }).click();
+  await confirmed;
 }
 
 test('the plans page compares the plans from licensing and marks the current one', async () => {
@@ -116,7 +141,18 @@ test('the plans page compares the plans from licensing and marks the current one
 });
 
 test('subscribes PRO with the sandbox card, then upgrading to ENTERPRISE makes AntiNuke available', async () => {
-  await payWithNewCard(guildId, 'Pro', CARDS.success, 'checkout');
+  const chargesBefore = (await providerRecords()).charges.length;
+  await registerNewCard(guildId, 'Pro', CARDS.success, 'checkout');
+  // Back from the card form nothing is paid yet: the page says what will happen and waits.
+  await expect(fact('Guild')).toHaveText('Billing Guild');
+  await expect(fact('Plan')).toHaveText('Pro');
+  await expect(fact('Amount')).toContainText('₩9,900 today');
+  await expect(page.getByTestId('card-replacement')).toHaveText(
+    /^(It becomes your card on file\.|It replaces your card ending \d{3}[\d*] .*)$/,
+  );
+  await capture(page, 'checkout-confirm');
+  expect((await providerRecords()).charges.length).toBe(chargesBefore);
+  await page.getByRole('button', { name: 'Confirm and pay' }).click();
   await expect(page).toHaveURL(/\/subscription\?welcome=1$/);
   await expect(page.getByText('Payment confirmed: Pro is active.')).toBeVisible();
   await expect(fact('Plan')).toHaveText('Pro');
@@ -282,6 +318,62 @@ test('canceling on the card page comes back to the checkout: nothing registered,
   if ((await newCard.count()) > 0) await newCard.check();
   await expect(page.getByRole('button', { name: 'Continue to card entry' })).toBeEnabled();
   await page.goto(guildPath(canceledGuild, '/subscription'));
+  await expect(page.getByText('This guild is on the Free plan and has no subscription.')).toBeVisible();
+});
+
+test('a crafted checkout link charges nothing and replaces no card, and the page says why', async () => {
+  // The payer pays for a guild with a card on file; the link is for another guild of theirs.
+  const { guildId: paidGuild } = await registeredGuild('Billing Guild Crafted Paid');
+  await subscribePlan(page, paidGuild, 'PRO');
+  const { guildId: target } = await registeredGuild('Billing Guild Crafted');
+  const cardOnFile = async () =>
+    (
+      await api<{ customer_key: string; saved_card: { card_last4: string } | null }>(
+        page,
+        'GET',
+        `/api/v1/billing/prepare?guild_id=${target}&plan=PRO`,
+      )
+    ).saved_card?.card_last4;
+  const { customer_key: customerKey } = await api<{ customer_key: string }>(
+    page,
+    'GET',
+    `/api/v1/billing/prepare?guild_id=${target}&plan=PRO`,
+  );
+  const before = { card: await cardOnFile(), records: await providerRecords() };
+  expect(before.card).toBeTruthy();
+  // Someone else's card, registered with the provider under the payer's customer key.
+  const { auth_key: planted } = await control<{ auth_key: string }>('/cards', {
+    customer_key: customerKey,
+    card_number: '9410987654325678',
+  });
+  const crafted = (query: string) =>
+    `${guildPath(target, '/checkout')}?plan=PRO${query}&authKey=${planted}&customerKey=${customerKey}`;
+
+  // As the page used to be fed: no checkout of this browser's, so nothing to confirm at all.
+  await page.goto(crafted(''));
+  const refused = page.getByRole('alert');
+  await expect(refused).toContainText('This payment link was not started here');
+  await expect(refused).toContainText('Nothing was charged and your card on file was not changed.');
+  await expect(page.getByRole('button', { name: 'Confirm and pay' })).toHaveCount(0);
+  await capture(page, 'checkout-crafted');
+
+  // With a checkout id that is not the payer's: nothing happens until the click, which is refused.
+  await page.goto(crafted('&checkout=0193a1b2-c3d4-4e5f-8a9b-0c1d2e3f4a5b'));
+  await expect(page.getByTestId('card-replacement')).toContainText(
+    `It replaces your card ending ${before.card}`,
+  );
+  await expect(page.getByTestId('card-replacement')).toContainText(/for your \d+ other subscriptions? too\./);
+  expect(await providerRecords()).toEqual(before.records);
+  await page.getByRole('button', { name: 'Confirm and pay' }).click();
+  const problem = page.getByRole('alert');
+  await expect(problem).toContainText('Checkout not found');
+  await expect(problem).toContainText(
+    'This payment was not confirmed: nothing was charged and your card on file was not changed.',
+  );
+
+  expect(await providerRecords()).toEqual(before.records);
+  expect(await cardOnFile()).toBe(before.card);
+  await page.goto(guildPath(target, '/subscription'));
   await expect(page.getByText('This guild is on the Free plan and has no subscription.')).toBeVisible();
 });
 

@@ -306,6 +306,7 @@ describe('bad input across the public API', () => {
     const prepared = await expectOk('GET', `/api/v1/billing/prepare?guild_id=${guildId}&plan=PRO`);
     const customerKey = prepared.customer_key as string;
     const confirmed = await expectOk('POST', '/api/v1/billing/confirm', {
+      checkout_id: prepared.checkout_id,
       auth_key: stack.provider.authorizeCard({ customerKey }),
       customer_key: customerKey,
       guild_id: guildId,
@@ -366,6 +367,8 @@ describe('bad input across the public API', () => {
       id: [confirmed.id as string],
       platform_guild_id: [main.guildId, free.guildId],
       customer_key: [customerKey],
+      // Taken by the confirm above: every later use is refused as already used.
+      checkout_id: [prepared.checkout_id as string],
       approved_diff_hash: [preview.diff_hash as string],
       // Never issued during the run: every auth key sent is unknown to the provider.
       auth_key: [],

@@ -194,6 +194,7 @@ describe('load: the journey mix through the gateway', () => {
         const customerKey = prepared.body.customer_key as string;
         const authKey = stack.provider.authorizeCard({ customerKey });
         const confirmed = await call(setup, user, 'billing.confirm', 'POST', '/api/v1/billing/confirm', {
+          checkout_id: prepared.body.checkout_id,
           auth_key: authKey,
           customer_key: customerKey,
           guild_id: user.guildId,

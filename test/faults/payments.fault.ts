@@ -76,6 +76,7 @@ describe('payments under faults', () => {
     const customerKey = prepared.body.customer_key as string;
     const authKey = stack.provider.authorizeCard({ customerKey });
     return stack.call(billing, 'POST', '/api/v1/billing/confirm', user, {
+      checkout_id: prepared.body.checkout_id,
       auth_key: authKey,
       customer_key: customerKey,
       guild_id: guildId,

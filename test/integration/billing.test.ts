@@ -57,6 +57,23 @@ describe('billing', () => {
 
   const owner = () => stack.user(OWNER);
 
+  /** A checkout `prepare` started for `user` (on `app`, billing by default): its id, to confirm once. */
+  async function checkoutId(
+    user: ReturnType<typeof owner>,
+    guildId: string,
+    plan = 'PRO',
+    app = stack.billing,
+  ): Promise<string> {
+    const prepared = await stack.call(
+      app,
+      'GET',
+      `/api/v1/billing/prepare?guild_id=${guildId}&plan=${plan}`,
+      user,
+    );
+    if (prepared.status !== 200) throw new Error(`prepare failed: ${JSON.stringify(prepared)}`);
+    return prepared.body.checkout_id as string;
+  }
+
   async function subscription(id: string): Promise<SubscriptionRow> {
     const [row] = await dataSource.query<SubscriptionRow[]>(
       `SELECT * FROM billing.subscriptions WHERE id = $1`,
@@ -187,15 +204,33 @@ describe('billing', () => {
       );
       expect(prepared.status).toBe(200);
       expect(prepared.body).toEqual({
+        checkout_id: expect.stringMatching(
+          /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+        ),
+        checkout_expires_at: expect.any(String),
         customer_key: `user_${user.user_id}`,
         order_name: 'GuildKeeper Enterprise - Prepare Guild',
         amount: 29_900,
         provider_client_key: stack.provider.clientKey,
         provider_sdk_url: `${stack.provider.url}${SDK_SCRIPT_PATH}`,
         guild_id: guildId,
+        guild_name: 'Prepare Guild',
         plan: 'ENTERPRISE',
+        payer_subscriptions: expect.any(Number),
         saved_card: null,
       });
+      // Confirmable for CHECKOUT_TTL_MINUTES (30) from now, by the database's clock.
+      const [row] = await dataSource.query<
+        { user_id: string; guild_id: string; plan_code: string; ttl_s: number }[]
+      >(
+        `SELECT user_id, guild_id, plan_code, extract(epoch FROM expires_at - created_at)::int AS ttl_s
+           FROM billing.checkouts WHERE id = $1`,
+        [prepared.body.checkout_id],
+      );
+      expect(row).toEqual({ user_id: user.user_id, guild_id: guildId, plan_code: 'ENTERPRISE', ttl_s: 1800 });
+      expect(Date.parse(prepared.body.checkout_expires_at as string)).toBeGreaterThan(
+        Date.now() + 29 * 60_000,
+      );
     });
 
     it('refuses members without Manage Server, FREE, unknown plans and bad ids with a problem body', async () => {
@@ -371,6 +406,7 @@ describe('billing', () => {
         ['never-issued', 'INVALID_AUTH_KEY'],
       ]) {
         const answer = await stack.callBilling('POST', '/api/v1/billing/confirm', user, {
+          checkout_id: await checkoutId(user, guildId),
           auth_key: authKey,
           customer_key: customerKey,
           guild_id: guildId,
@@ -399,6 +435,7 @@ describe('billing', () => {
         const user = owner();
         const customerKey = `user_${user.user_id}`;
         const answer = await stack.call(misconfigured, 'POST', '/api/v1/billing/confirm', user, {
+          checkout_id: await checkoutId(user, guildId, 'PRO', misconfigured),
           auth_key: stack.provider.authorizeCard({ customerKey }),
           customer_key: customerKey,
           guild_id: guildId,
@@ -427,6 +464,7 @@ describe('billing', () => {
       const user = owner();
       const issued = stack.provider.requestLog().length;
       const base = {
+        checkout_id: await checkoutId(user, guildId),
         auth_key: 'x',
         customer_key: `user_${user.user_id}`,
         guild_id: guildId,
@@ -1211,6 +1249,7 @@ describe('billing', () => {
       expect(prepared.body).toMatchObject({ saved_card: card });
       const issuesBefore = issueRequests();
       const b = await stack.callBilling('POST', '/api/v1/billing/confirm', payer, {
+        checkout_id: prepared.body.checkout_id,
         customer_key: prepared.body.customer_key,
         guild_id: second.guildId,
         plan_code: 'PRO',
@@ -1234,6 +1273,7 @@ describe('billing', () => {
       const { guildId } = await stack.registeredGuild('Cardless Guild');
       const requestsBefore = stack.provider.requestLog().length;
       const answer = await stack.callBilling('POST', '/api/v1/billing/confirm', payer, {
+        checkout_id: await checkoutId(payer, guildId),
         customer_key: `user_${payer.user_id}`,
         guild_id: guildId,
         plan_code: 'PRO',
@@ -1269,6 +1309,7 @@ describe('billing', () => {
         cardCompany: '현대',
       });
       const c = await stack.callBilling('POST', '/api/v1/billing/confirm', payer, {
+        checkout_id: await checkoutId(payer, third.guildId),
         auth_key: authKey,
         customer_key: customerKey,
         guild_id: third.guildId,

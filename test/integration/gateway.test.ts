@@ -8,6 +8,7 @@ import { openDataSource } from '../support/database';
 import { cookiePair, DASHBOARD_URL, GatewayStack, startGatewayOn } from '../support/gateway-stack';
 import { ADMIN, MEMBER, OWNER } from '../support/restore-scenario';
 import { signInternalToken } from '../support/internal-tokens';
+import { waitFor } from '../support/wait';
 
 /** The public edge on its own: login, sessions, what is and is not forwarded, limits, headers. */
 describe('gateway', () => {
@@ -151,6 +152,24 @@ describe('gateway', () => {
     const wrongMethod = await stack.request('DELETE', '/api/v1/billing/confirm', { token: member.token });
     expect(wrongMethod.status).toBe(405);
     expect(wrongMethod.headers.get('allow')).toBe('POST');
+  });
+
+  it("logs the card form's return address without its authKey (issue 41)", async () => {
+    const logging = await stack.startGateway({ LOG_LEVEL: 'info' });
+    try {
+      const authKey = `ak_${uuidv7().replace(/-/g, '')}`;
+      const address = (plan: string) =>
+        `${logging.url}/guilds/${uuidv7()}/checkout?plan=${plan}&checkout=${uuidv7()}&authKey=${authKey}&customerKey=user_x`;
+      // As the browser comes back (the dashboard's page), then as any other client (a 404).
+      await fetch(address('PRO'), { headers: { accept: 'text/html' } });
+      const other = await fetch(address('ENTERPRISE'), { headers: { accept: 'application/json' } });
+      expect(other.status).toBe(404);
+      await waitFor('the request line', () => logging.output().includes('/checkout?plan=ENTERPRISE'));
+      expect(logging.output()).toContain('authKey=[redacted]&customerKey=user_x');
+      expect(logging.output()).not.toContain(authKey);
+    } finally {
+      await logging.stop();
+    }
   });
 
   it('keeps one request id from the client through the service and back', async () => {

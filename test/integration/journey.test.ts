@@ -113,7 +113,13 @@ describe.each([
     const confirmed = await expectOk(
       await stack.request('POST', '/api/v1/billing/confirm', {
         ...as('owner'),
-        body: { auth_key: authKey, customer_key: prepared.customer_key, guild_id: guildId, plan_code: 'PRO' },
+        body: {
+          checkout_id: prepared.checkout_id,
+          auth_key: authKey,
+          customer_key: prepared.customer_key,
+          guild_id: guildId,
+          plan_code: 'PRO',
+        },
       }),
     );
     expect(confirmed).toMatchObject({ status: 'active', plan: 'PRO' });

@@ -263,6 +263,7 @@ describe('two replicas of every app', () => {
     if (prepared.status !== 200) throw new Error(`prepare failed: ${JSON.stringify(prepared)}`);
     const customerKey = prepared.body.customer_key as string;
     const confirmed = await caller.call(app, 'POST', '/api/v1/billing/confirm', payer, {
+      checkout_id: prepared.body.checkout_id,
       auth_key: provider.authorizeCard({ customerKey }),
       customer_key: customerKey,
       guild_id: guildId,

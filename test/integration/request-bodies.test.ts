@@ -33,6 +33,7 @@ describe('request bodies: parse errors, media types and validation messages', ()
     const prepared = await json('GET', `/api/v1/billing/prepare?guild_id=${guildId}&plan=ENTERPRISE`);
     const customerKey = prepared.body.customer_key as string;
     const confirmed = await json('POST', '/api/v1/billing/confirm', {
+      checkout_id: prepared.body.checkout_id,
       auth_key: stack.provider.authorizeCard({ customerKey }),
       customer_key: customerKey,
       guild_id: guildId,

@@ -157,6 +157,21 @@ const EXPECTED: [pattern: RegExp, what: string, expect: (step: ReadmeStep, vars:
     },
   ],
   [
+    /^PREPARED=/,
+    'prepares the PRO checkout quietly',
+    (step) => check(step.output === '', 'prints nothing', step),
+  ],
+  [
+    /^CHECKOUT=/,
+    'starts a checkout',
+    (step, vars) =>
+      check(
+        only(step).checkout_id === vars.CHECKOUT && /^[0-9a-f-]{36}$/.test(vars.CHECKOUT),
+        'a checkout id',
+        step,
+      ),
+  ],
+  [
     /^CUSTOMER_KEY=/,
     'prepares the PRO checkout',
     (step, vars) =>

@@ -56,6 +56,7 @@ export async function walkthrough(world: World): Promise<WalkthroughResult> {
   const authKey = await world.authorizeCard(prepared.customer_key as string);
   const confirmed = expectStatus(
     await api('POST', '/api/v1/billing/confirm', {
+      checkout_id: prepared.checkout_id,
       auth_key: authKey,
       customer_key: prepared.customer_key,
       guild_id: guildId,

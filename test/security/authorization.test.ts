@@ -93,6 +93,7 @@ describe('authorization comes before validation', () => {
     const customerKey = prepared.customer_key as string;
     const subscription = await ok(
       await call('owner', 'POST', '/api/v1/billing/confirm', {
+        checkout_id: prepared.checkout_id,
         auth_key: stack.provider.authorizeCard({ customerKey }),
         customer_key: customerKey,
         guild_id: guildId,
@@ -162,6 +163,7 @@ describe('authorization comes before validation', () => {
   }
 
   const confirmBody = (guildId: string, planCode = 'PRO') => ({
+    checkout_id: '0193a1b2-c3d4-4e5f-8a9b-0c1d2e3f4a5b',
     auth_key: 'a'.repeat(20),
     customer_key: `user_${users.member.user.id}`,
     guild_id: guildId,

@@ -72,6 +72,7 @@ export class BillingStack extends RecoveryStack {
     const authKey = this.provider.authorizeCard({ customerKey });
     this.authKeys.push(authKey);
     return this.callBilling('POST', '/api/v1/billing/confirm', user, {
+      checkout_id: prepared.body.checkout_id,
       auth_key: authKey,
       customer_key: customerKey,
       guild_id: guildId,

@@ -14,6 +14,8 @@ export class BillingSettings {
     readonly checkMaxIntervalMs = 6 * 3_600_000,
     /** A charge still pending this long after it was created raises the operator alert. */
     readonly unsettledAlertAfterMs = 3_600_000,
+    /** How long a prepared checkout may be confirmed (CHECKOUT_TTL_MINUTES). */
+    readonly checkoutTtlMs: number = 30 * 60_000,
   ) {}
 
   /** docs/behaviour.md §4.4: service name, plan and guild name, as the card statement shows it. */

@@ -96,4 +96,12 @@ export class BillingEnv extends KafkaEnv {
    */
   @IsIntegerInRange(1_000, 30 * 86_400_000)
   PAYMENT_UNSETTLED_ALERT_AFTER_MS: number = 3_600_000;
+
+  /**
+   * How long a checkout `prepare` starts may be confirmed (minutes): the payer's time on the
+   * provider's card form and back. A confirm after that is refused (`ErrCheckoutExpired`) and the
+   * payer starts again; nothing was charged.
+   */
+  @IsIntegerInRange(1, 1_440)
+  CHECKOUT_TTL_MINUTES: number = 30;
 }

@@ -7,6 +7,7 @@ import { BillingKeyCipher } from './billing-keys/billing-key-cipher';
 import { BillingKeysRepository } from './billing-keys/billing-keys.repository';
 import { CheckoutController } from './checkout/checkout.controller';
 import { CheckoutService } from './checkout/checkout.service';
+import { CheckoutsRepository } from './checkout/checkouts.repository';
 import { SubscriptionJobsService } from './jobs/subscription-jobs.service';
 import { PaymentAttemptsRepository } from './payments/payment-attempts.repository';
 import { PaymentsService } from './payments/payments.service';
@@ -38,6 +39,7 @@ export class BillingModule {
             config.PROVIDER_SDK_URL,
             config.PAYMENT_CHECK_MAX_INTERVAL_MS,
             config.PAYMENT_UNSETTLED_ALERT_AFTER_MS,
+            config.CHECKOUT_TTL_MINUTES * 60_000,
           ),
         },
         {
@@ -60,6 +62,7 @@ export class BillingModule {
         SubscriptionEvents,
         PaymentsService,
         CheckoutService,
+        CheckoutsRepository,
         PlanChangeService,
         SubscriptionsService,
         ProviderEventsService,

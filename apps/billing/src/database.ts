@@ -9,6 +9,7 @@ import { RetentionIndexes1766400000000 } from './migrations/1766400000000-retent
 import { PaymentAttemptChecks1766700000000 } from './migrations/1766700000000-payment-attempt-checks';
 import { ProviderEventsUnconfirmed1766710000000 } from './migrations/1766710000000-provider-events-unconfirmed';
 import { UpgradePayments1766720000000 } from './migrations/1766720000000-upgrade-payments';
+import { Checkouts1766730000000 } from './migrations/1766730000000-checkouts';
 
 export const billingDatabase = {
   schema: 'billing',
@@ -25,5 +26,6 @@ export const billingDatabase = {
     PaymentAttemptChecks1766700000000,
     ProviderEventsUnconfirmed1766710000000,
     UpgradePayments1766720000000,
+    Checkouts1766730000000,
   ],
 };

@@ -12,6 +12,11 @@ describe(redactUrl.name, () => {
     ['/api/v1/guilds?limit=5', '/api/v1/guilds?limit=5'],
     ['/api/v1/guilds', '/api/v1/guilds'],
     ['/x?%E0%A4%A=1&code=2', '/x?%E0%A4%A=1&code=[redacted]'],
+    [
+      '/guilds/g/checkout?plan=PRO&checkout=c1&authKey=ak_secret&customerKey=user_1',
+      '/guilds/g/checkout?plan=PRO&checkout=c1&authKey=[redacted]&customerKey=user_1',
+    ],
+    ['/checkout?AUTHKEY=a&authkey=b', '/checkout?AUTHKEY=[redacted]&authkey=[redacted]'],
   ])('%s -> %s', (url, expected) => {
     expect(redactUrl(url)).toBe(expected);
   });

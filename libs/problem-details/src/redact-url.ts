@@ -1,5 +1,10 @@
-/** Query parameters that carry a credential: the OAuth authorization code and its state. */
-const SECRET_QUERY_PARAMETERS = new Set(['code', 'state']);
+/**
+ * Query parameters that carry a credential (compared lower-cased): the OAuth authorization code
+ * and its state, and the payment provider's one-time `authKey`, which its card form appends to the
+ * checkout's return address and which issues a billing key for the payer's card. The return
+ * address's `customerKey` stays: it names the payer (`user_<id>`, as log lines do) and proves nothing.
+ */
+const SECRET_QUERY_PARAMETERS = new Set(['code', 'state', 'authkey']);
 
 /**
  * The URL with the values of credential-bearing query parameters replaced, for anything that is

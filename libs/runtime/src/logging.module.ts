@@ -16,6 +16,8 @@ export const REDACTED_PATHS = [
   // The OAuth callback's code and state (the logged URL is redacted by the req serializer).
   'req.query.code',
   'req.query.state',
+  // The provider's one-time card key on the checkout's return address (see redactUrl).
+  'req.query.authKey',
   'res.headers["set-cookie"]',
   '*.password',
   '*.secret',

@@ -52,7 +52,15 @@ export async function startControlServer(
       return { guildId: seeded.guildId, adminId: seeded.members[admin] };
     },
     'POST /cards': (body) => ({
-      auth_key: provider.authorizeCard({ customerKey: String(body.customer_key) }),
+      auth_key: provider.authorizeCard({
+        customerKey: String(body.customer_key),
+        cardNumber: typeof body.card_number === 'string' ? body.card_number : undefined,
+      }),
+    }),
+    // Every charge the provider made, and every billing key it issued (no secrets: counts and digits).
+    'GET /provider-records': () => ({
+      charges: provider.charges().map((charge) => ({ orderId: charge.orderId, status: charge.status })),
+      issued: provider.billingKeys().length,
     }),
     'GET /guild': () => platform.guild(demo.guildId),
     'POST /rename-channel': (body) => {

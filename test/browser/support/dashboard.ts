@@ -52,13 +52,14 @@ export async function api<T = Record<string, unknown>>(
 
 /** A paid plan for the guild through the card widget's flow (billing's pages are issue 25's). */
 export async function subscribePlan(page: Page, guildId: string, plan: 'PRO' | 'ENTERPRISE'): Promise<void> {
-  const prepared = await api<{ customer_key: string }>(
+  const prepared = await api<{ checkout_id: string; customer_key: string }>(
     page,
     'GET',
     `/api/v1/billing/prepare?guild_id=${guildId}&plan=${plan}`,
   );
   const { auth_key } = await control<{ auth_key: string }>('/cards', { customer_key: prepared.customer_key });
   await api(page, 'POST', '/api/v1/billing/confirm', {
+    checkout_id: prepared.checkout_id,
     auth_key,
     customer_key: prepared.customer_key,
     guild_id: guildId,

@@ -26,12 +26,16 @@ export class CheckoutController {
     return this.checkout.prepare(identity, guild, query);
   }
 
-  /** docs/behaviour.md §4.5: 200 with the active subscription, 202 while the first charge is unanswered. */
+  /**
+   * docs/behaviour.md §4.5: 200 with the active subscription, 202 while the first charge is
+   * unanswered. Only with the checkout `prepare` started (`checkout_id`), once.
+   */
   @ApiOperation({ summary: 'Confirm a subscription' })
   @ProblemAnswers({
-    400: ['ErrCardAuthenticationFailed'],
+    400: ['ErrCardAuthenticationFailed', 'ErrCheckoutMismatch'],
     402: ['ErrPaymentRejected'],
-    409: ['ErrSubscriptionExists'],
+    404: ['ErrCheckoutNotFound'],
+    409: ['ErrSubscriptionExists', 'ErrCheckoutExpired', 'ErrCheckoutUsed'],
   })
   @Post('confirm')
   @HttpCode(200)

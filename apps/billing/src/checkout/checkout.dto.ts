@@ -14,6 +14,14 @@ export class PrepareQuery {
 
 export class ConfirmDto {
   /**
+   * The checkout `prepare` started (its `checkout_id`), which the provider's return address
+   * carries back: confirm refuses any other (unknown, another user's, expired, already used, or
+   * for another guild, plan or customer key), before the provider is asked anything.
+   */
+  @IsUUID('all', { message: 'checkout_id must be the value prepare returned' })
+  checkout_id!: string;
+
+  /**
    * The one-time key the provider's card widget returned: the new card becomes the payer's card for
    * all their subscriptions. Leave it out to pay with the card on file (prepare's `saved_card`).
    */
@@ -35,6 +43,13 @@ export class ConfirmDto {
 
 /** docs/behaviour.md §4.4: what the dashboard hands to the provider's card widget. */
 export interface PrepareView {
+  /**
+   * This checkout, bound to the user, guild, plan and customer key: confirm needs it, once, before
+   * `checkout_expires_at`. The dashboard puts it in the card form's return address.
+   */
+  checkout_id: string;
+  /** When the checkout can no longer be confirmed (`CHECKOUT_TTL_MINUTES` after prepare). */
+  checkout_expires_at: string;
   customer_key: string;
   order_name: string;
   amount: number;
@@ -45,7 +60,13 @@ export interface PrepareView {
    */
   provider_sdk_url: string;
   guild_id: string;
+  guild_name: string;
   plan: PlanCode;
+  /**
+   * The payer's running subscriptions (active or past due): a new card replaces the card on file
+   * for every one of them, which the checkout says before the payer confirms.
+   */
+  payer_subscriptions: number;
   /**
    * The payer's card on file, which confirm without `auth_key` charges (docs/behaviour.md §4.5: the billing key
    * is reused for another guild); null when there is none, and the card widget must run.

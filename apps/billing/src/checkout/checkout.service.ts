@@ -22,7 +22,14 @@ import {
 } from '../subscriptions/subscription';
 import { SubscriptionEvents } from '../subscriptions/subscription-events';
 import { SubscriptionExistsError, SubscriptionsRepository } from '../subscriptions/subscriptions.repository';
+import {
+  CheckoutExpiredError,
+  CheckoutMismatchError,
+  CheckoutNotFoundError,
+  CheckoutUsedError,
+} from './checkout-errors';
 import type { ConfirmDto, PrepareQuery, PrepareView } from './checkout.dto';
+import { type CheckoutRow, CheckoutsRepository } from './checkouts.repository';
 
 /** The confirm answer: the subscription, and while the first charge is unanswered, a note saying so. */
 export type ConfirmResult =
@@ -59,21 +66,36 @@ export class CheckoutService {
     private readonly attempts: PaymentAttemptsRepository,
     private readonly payments: PaymentsService,
     private readonly events: SubscriptionEvents,
+    private readonly checkouts: CheckoutsRepository,
   ) {}
 
   async prepare(identity: InternalIdentity, guild: GuildAccess, query: PrepareQuery): Promise<PrepareView> {
     const user = requireUser(identity);
     const plan = await this.paidPlan(query.plan, 'plan');
     if (await this.subscriptions.findLive(guild.guild_id)) throw new SubscriptionExistsError();
-    const card = await this.billingKeys.findActiveForUser(this.dataSource.manager, user.user_id);
+    const manager = this.dataSource.manager;
+    const card = await this.billingKeys.findActiveForUser(manager, user.user_id);
+    const running = await this.subscriptions.listRunningOfPayer(manager, user.user_id);
+    const customerKey = customerKeyOf(user.user_id);
+    const checkout = await this.checkouts.open(manager, {
+      userId: user.user_id,
+      guildId: guild.guild_id,
+      planCode: plan.code,
+      customerKey,
+      ttlMs: this.settings.checkoutTtlMs,
+    });
     return {
-      customer_key: customerKeyOf(user.user_id),
+      checkout_id: checkout.id,
+      checkout_expires_at: checkout.expires_at.toISOString(),
+      customer_key: customerKey,
       order_name: this.settings.orderName(plan.name, guild.name),
       amount: plan.price_krw,
       provider_client_key: this.settings.providerClientKey,
       provider_sdk_url: this.settings.providerSdkUrl,
       guild_id: guild.guild_id,
+      guild_name: guild.name,
       plan: plan.code,
+      payer_subscriptions: running.length,
       saved_card: card ? toCardView(card) : null,
     };
   }
@@ -86,6 +108,8 @@ export class CheckoutService {
         { field: 'customer_key', message: 'customer_key must be the value prepare returned' },
       ]);
     }
+    // First of all, this must be the user's own checkout, taken now for good (single use).
+    await this.takeCheckout(user.user_id, guild.guild_id, request);
     // Refused before the provider is called; the partial unique index decides under concurrency.
     if (await this.subscriptions.findLive(guild.guild_id)) throw new SubscriptionExistsError();
     if (request.auth_key === undefined) {
@@ -155,6 +179,20 @@ export class CheckoutService {
       );
     }
     return { status: 200, body: toSubscriptionView(settlement.subscription, key) };
+  }
+
+  /**
+   * The checkout this confirm belongs to, taken for good: it must be the user's (else it is
+   * "not found", as an unknown id is), for this guild, plan and customer key, unexpired and
+   * unused. Locked while checked and marked, so of two concurrent confirms one takes it and the
+   * other is refused as already used; a refused confirm writes nothing and calls no provider.
+   */
+  private async takeCheckout(userId: string, guildId: string, request: ConfirmDto): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      const checkout = await this.checkouts.lock(manager, request.checkout_id);
+      refuseUnlessConfirmable(checkout, userId, guildId, request);
+      if (!(await this.checkouts.markUsed(manager, checkout.id))) throw new CheckoutUsedError();
+    });
   }
 
   /**
@@ -233,4 +271,19 @@ export class CheckoutService {
     }
     return plan;
   }
+}
+
+/** Throws the refusal a confirm of `checkout` gets, if any (see `CheckoutService.takeCheckout`). */
+export function refuseUnlessConfirmable(
+  checkout: CheckoutRow | null,
+  userId: string,
+  guildId: string,
+  request: Pick<ConfirmDto, 'plan_code' | 'customer_key'>,
+): asserts checkout is CheckoutRow {
+  if (!checkout || checkout.user_id !== userId) throw new CheckoutNotFoundError();
+  if (checkout.used_at) throw new CheckoutUsedError();
+  if (checkout.expired) throw new CheckoutExpiredError();
+  if (checkout.guild_id !== guildId) throw new CheckoutMismatchError('guild_id');
+  if (checkout.plan_code !== request.plan_code) throw new CheckoutMismatchError('plan_code');
+  if (checkout.customer_key !== request.customer_key) throw new CheckoutMismatchError('customer_key');
 }

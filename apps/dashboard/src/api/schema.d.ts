@@ -629,6 +629,13 @@ export interface components {
        *     all their subscriptions. Leave it out to pay with the card on file (prepare's `saved_card`).
        */
       auth_key?: string;
+      /**
+       * Format: uuid
+       * @description The checkout `prepare` started (its `checkout_id`), which the provider's return address
+       *     carries back: confirm refuses any other (unknown, another user's, expired, already used, or
+       *     for another guild, plan or customer key), before the provider is asked anything.
+       */
+      checkout_id: string;
       customer_key: string;
       /** Format: uuid */
       guild_id: string;
@@ -955,9 +962,22 @@ export interface components {
     };
     PrepareView: {
       amount: number;
+      /** @description When the checkout can no longer be confirmed (`CHECKOUT_TTL_MINUTES` after prepare). */
+      checkout_expires_at: string;
+      /**
+       * @description This checkout, bound to the user, guild, plan and customer key: confirm needs it, once, before
+       *     `checkout_expires_at`. The dashboard puts it in the card form's return address.
+       */
+      checkout_id: string;
       customer_key: string;
       guild_id: string;
+      guild_name: string;
       order_name: string;
+      /**
+       * @description The payer's running subscriptions (active or past due): a new card replaces the card on file
+       *     for every one of them, which the checkout says before the payer confirms.
+       */
+      payer_subscriptions: number;
       /** @enum {string} */
       plan: 'FREE' | 'PRO' | 'ENTERPRISE';
       provider_client_key: string;
@@ -1604,7 +1624,7 @@ export interface operations {
         content: {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code?: 'ErrCardAuthenticationFailed' | 'ErrValidation';
+            code?: 'ErrCardAuthenticationFailed' | 'ErrCheckoutMismatch' | 'ErrValidation';
           };
         };
       };
@@ -1644,6 +1664,18 @@ export interface operations {
           };
         };
       };
+      /** @description Does not exist, or is not visible to you. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrCheckoutNotFound';
+          };
+        };
+      };
       /** @description Conflicts with the current state; the detail says what to do. */
       409: {
         headers: {
@@ -1652,7 +1684,7 @@ export interface operations {
         content: {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code?: 'ErrGuildInactive' | 'ErrSubscriptionExists';
+            code?: 'ErrCheckoutExpired' | 'ErrCheckoutUsed' | 'ErrGuildInactive' | 'ErrSubscriptionExists';
           };
         };
       };

@@ -11,6 +11,7 @@ import {
   useSubscription,
 } from '../api/billing-queries';
 import { ApiProblem } from '../api/problem';
+import { Fact } from '../components/facts';
 import { won } from '../format/money';
 import { planName } from '../format/plans';
 import { dateTime } from '../format/time';
@@ -20,11 +21,13 @@ import { GuildPage } from './guild';
 const PAID: readonly PlanCode[] = ['PRO', 'ENTERPRISE'];
 
 /**
- * Subscribing a guild (docs/behaviour.md §4.4-4.5): prepare, then either the payer's card on file or the
- * provider's card form, opened through the provider's JS SDK (payments/card-entry.ts), which sends
- * the browser back here with `authKey` and `customerKey` (or `code` and `message` when the card was
- * not registered); then confirm. A 202 ("processing") is followed here until the provider's
- * webhook settles the first payment.
+ * Subscribing a guild (docs/behaviour.md §4.4-4.5): prepare (which starts a checkout), then either
+ * the payer's card on file or the provider's card form, opened through the provider's JS SDK
+ * (payments/card-entry.ts), which sends the browser back here with the checkout's id (`checkout`,
+ * ours) and the provider's `authKey` and `customerKey` (or `code` and `message` when the card was
+ * not registered). Nothing is confirmed on arrival: the page says what will happen and the payer
+ * clicks; confirm takes only the checkout this user started, once. A 202 ("processing") is
+ * followed here until the provider's webhook settles the first payment.
  */
 export function CheckoutPage({ guildId }: { guildId: string }) {
   const { search } = useLocation();
@@ -33,6 +36,7 @@ export function CheckoutPage({ guildId }: { guildId: string }) {
   const processing = search.get('processing');
   const authKey = search.get('authKey');
   const customerKey = search.get('customerKey');
+  const checkoutId = search.get('checkout');
   const failedCode = search.get('code');
 
   return (
@@ -44,7 +48,13 @@ export function CheckoutPage({ guildId }: { guildId: string }) {
       ) : processing ? (
         <Processing guildId={guildId} subscriptionId={processing} />
       ) : authKey && customerKey ? (
-        <Confirming guildId={guildId} plan={plan} authKey={authKey} customerKey={customerKey} />
+        <CardReturned
+          guildId={guildId}
+          plan={plan}
+          checkoutId={checkoutId}
+          authKey={authKey}
+          customerKey={customerKey}
+        />
       ) : (
         <Checkout
           guildId={guildId}
@@ -62,7 +72,7 @@ type Outcome = { kind: 'idle' } | { kind: 'busy' } | { kind: 'failed'; error: un
 function useConfirm(guildId: string, plan: PlanCode) {
   const refresh = useRefreshBilling(guildId);
   const [outcome, setOutcome] = useState<Outcome>({ kind: 'idle' });
-  const confirm = async (body: { auth_key?: string; customer_key: string }) => {
+  const confirm = async (body: { checkout_id: string; auth_key?: string; customer_key: string }) => {
     setOutcome({ kind: 'busy' });
     try {
       const answer = await confirmCheckout({ ...body, guild_id: guildId, plan_code: plan });
@@ -126,10 +136,11 @@ function Checkout({
   const submit = (event: FormEvent) => {
     event.preventDefault();
     if (useSaved) {
-      void confirm({ customer_key: ready.customer_key });
+      void confirm({ checkout_id: ready.checkout_id, customer_key: ready.customer_key });
       return;
     }
-    // The provider's card form, which comes back here (docs/behaviour.md §4.4: customer_key and the client key).
+    // The provider's card form, which comes back here (docs/behaviour.md §4.4: customer_key and the
+    // client key) with this checkout's id, to which it appends its own answer.
     const back = (query: Record<string, string>) =>
       `${window.location.origin}${pathTo('checkout', { guildId }, { plan, ...query })}`;
     setEntry({ kind: 'opening' });
@@ -137,7 +148,7 @@ function Checkout({
       sdkUrl: ready.provider_sdk_url,
       clientKey: ready.provider_client_key,
       customerKey: ready.customer_key,
-      successUrl: back({}),
+      successUrl: back({ checkout: ready.checkout_id }),
       failUrl: back({ failed: '1' }),
     }).catch((error: unknown) => setEntry({ kind: 'failed', failure: cardEntryFailure(error) }));
   };
@@ -190,53 +201,129 @@ function Checkout({
   );
 }
 
-/** Back from the card page: confirm once, at once. */
-function Confirming({
+/**
+ * Back from the card page with a card the provider registered: nothing happens until the payer,
+ * told what will, clicks "Confirm and pay". An address without the checkout's id did not come from
+ * a checkout started here (a link someone made): it is refused without a button.
+ */
+function CardReturned({
   guildId,
   plan,
+  checkoutId,
   authKey,
   customerKey,
 }: {
   guildId: string;
   plan: PlanCode;
+  checkoutId: string | null;
   authKey: string;
   customerKey: string;
 }) {
+  const plans = usePlans();
+  const prepared = usePrepare(guildId, plan, checkoutId !== null);
   const { outcome, confirm } = useConfirm(guildId, plan);
-  const started = useRef(false);
-  useEffect(() => {
-    if (started.current) return;
-    started.current = true;
-    void confirm({ auth_key: authKey, customer_key: customerKey });
-  }, [authKey, customerKey, confirm]);
+  const again = (
+    <p className="actions">
+      <Link className="button button-primary" href={pathTo('checkout', { guildId }, { plan })}>
+        Start the checkout again
+      </Link>
+      <Link className="button" href={pathTo('plans', { guildId })}>
+        Back to the plans
+      </Link>
+    </p>
+  );
 
-  if (outcome.kind === 'failed') {
+  if (!checkoutId) {
     return (
       <div className="narrow">
-        <PaymentProblem error={outcome.error} guildId={guildId} />
+        <div className="problem" role="alert">
+          <p className="problem-title">This payment link was not started here</p>
+          <p>
+            It does not come from a checkout you started on this dashboard, so nothing was paid with it.
+            Nothing was charged and your card on file was not changed.
+          </p>
+        </div>
+        {again}
+      </div>
+    );
+  }
+  if (prepared.isPending) return <Loading what="the checkout" />;
+  if (prepared.isError) return <ProblemMessage error={prepared.error}>{again}</ProblemMessage>;
+  const ready = prepared.data;
+  const saved = ready.saved_card?.status === 'active' ? ready.saved_card : null;
+  const others = ready.payer_subscriptions;
+  const name = planName(plans.data?.items, plan);
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    void confirm({ checkout_id: checkoutId, auth_key: authKey, customer_key: customerKey });
+  };
+
+  return (
+    <form className="card narrow" onSubmit={submit} aria-labelledby="confirm-heading">
+      <h2 id="confirm-heading">
+        Confirm: {name} for {ready.guild_name}
+      </h2>
+      {outcome.kind === 'failed' && (
+        <>
+          <PaymentProblem error={outcome.error} guildId={guildId}>
+            {isCheckoutRefusal(outcome.error) && (
+              <p>
+                This payment was not confirmed: nothing was charged and your card on file was not changed.
+              </p>
+            )}
+          </PaymentProblem>
+          {again}
+        </>
+      )}
+      <dl className="facts">
+        <Fact label="Guild">{ready.guild_name}</Fact>
+        <Fact label="Plan">{name}</Fact>
+        <Fact label="Amount">
+          {won(ready.amount)} today, then {won(ready.amount)} every month until you cancel
+        </Fact>
+        <Fact label="Card">The card you just registered with the payment provider</Fact>
+      </dl>
+      <p data-testid="card-replacement">
+        {saved
+          ? `It replaces your card ending ${saved.card_last4} (${saved.card_company}) as your card on file` +
+            (others > 0
+              ? `, for your ${others} other ${others === 1 ? 'subscription' : 'subscriptions'} too.`
+              : '.')
+          : 'It becomes your card on file.'}
+      </p>
+      {outcome.kind !== 'failed' && (
         <p className="actions">
-          <Link className="button button-primary" href={pathTo('checkout', { guildId }, { plan })}>
-            Try another card
-          </Link>
+          <button className="button button-primary" type="submit" disabled={outcome.kind === 'busy'}>
+            Confirm and pay
+          </button>
           <Link className="button" href={pathTo('plans', { guildId })}>
             Back to the plans
           </Link>
         </p>
-      </div>
-    );
-  }
-  return (
-    <p className="loading" role="status">
-      Registering the card and taking the first payment…
-    </p>
+      )}
+      {outcome.kind === 'busy' && <Loading what="the payment" />}
+    </form>
   );
 }
+
+/** Billing refused the checkout itself (not the card's, not the payment's). */
+const isCheckoutRefusal = (error: unknown) =>
+  error instanceof ApiProblem && (error.code ?? '').startsWith('ErrCheckout');
 
 /**
  * A refused payment in plain words: the problem's title and detail, and the card company's own
  * reason when the provider gave one. The plan stays as it was.
  */
-function PaymentProblem({ error, guildId }: { error: unknown; guildId: string }) {
+function PaymentProblem({
+  error,
+  guildId,
+  children,
+}: {
+  error: unknown;
+  guildId: string;
+  children?: ReactNode;
+}) {
   const reason =
     error instanceof ApiProblem && typeof error.extra.provider_message === 'string'
       ? error.extra.provider_message
@@ -244,6 +331,7 @@ function PaymentProblem({ error, guildId }: { error: unknown; guildId: string })
   return (
     <ProblemMessage error={error}>
       {reason && <p>The payment provider said: {reason}</p>}
+      {children}
       <p>
         Nothing changed: the guild keeps its plan.{' '}
         <Link href={pathTo('plans', { guildId })}>See the plans</Link>

@@ -165,7 +165,8 @@ describe('OpenAPI document (apps/gateway/src/docs/openapi.json)', () => {
 
     const confirm = bodySchema('post', '/api/v1/billing/confirm');
     // auth_key is optional: without it, the payer's card on file is charged (docs/behaviour.md §4.5).
-    expect(confirm.required).toEqual(['customer_key', 'guild_id', 'plan_code']);
+    expect(confirm.required).toEqual(['checkout_id', 'customer_key', 'guild_id', 'plan_code']);
+    expect(confirm.properties?.checkout_id).toMatchObject({ type: 'string', format: 'uuid' });
     expect(confirm.properties?.auth_key).toMatchObject({ type: 'string' });
     expect(confirm.properties?.plan_code).toEqual({ type: 'string', enum: ['FREE', 'PRO', 'ENTERPRISE'] });
 

@@ -74,6 +74,26 @@ describe('the fake provider’s card page', () => {
     expect(((await issued.json()) as { cardNumber: string }).cardNumber).toBe('43301234****123*');
   });
 
+  it('keeps the return address’s own query as it was and appends its answer after it', async () => {
+    const response = await fetch(`${base}/card-widget`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        ...Object.fromEntries(widgetQuery()),
+        successUrl: 'https://dashboard.example/checkout?checkout=c%201&authKey=planted#top',
+        card_number: '4330 1234 1234 1234',
+        expiry: '12/39',
+      }).toString(),
+      redirect: 'manual',
+    });
+    const location = response.headers.get('location')!;
+    const authKey = new URL(location).searchParams.getAll('authKey')[1];
+    expect(location).toBe(
+      `https://dashboard.example/checkout?checkout=c+1&authKey=planted&authKey=${encodeURIComponent(authKey)}` +
+        `&customerKey=${CUSTOMER}`,
+    );
+  });
+
   it('gives the declined card an authKey whose billing-key issue the card company refuses', async () => {
     const response = await submit({ card_number: TEST_CARDS.declined, expiry: '12/39' });
     const authKey = new URL(response.headers.get('location')!).searchParams.get('authKey')!;

@@ -114,9 +114,19 @@ function checkExpiry(expiry: string, now: Date): string | null {
   return null;
 }
 
+/**
+ * The return address with the provider's answer added as query parameters, as the provider
+ * documents its redirect ("the result is passed as query parameters of successUrl / failUrl":
+ * `authKey` and `customerKey`, or `code` and `message`). Its pages show only addresses without a
+ * query of their own; what it does with one is not documented. The stricter reading, kept here: the
+ * merchant's own parameters (the checkout's id) stay as they were, in their order, and the answer
+ * is appended after them, never replacing one of the same name, so a page must not trust a
+ * parameter just because the provider could have set it. The fragment is dropped.
+ */
 function back(target: URL, answer: Record<string, string>): CardWidgetAnswer {
   const location = new URL(target);
-  for (const [name, value] of Object.entries(answer)) location.searchParams.set(name, value);
+  location.hash = '';
+  for (const [name, value] of Object.entries(answer)) location.searchParams.append(name, value);
   return { status: 303, location: location.toString() };
 }
 
