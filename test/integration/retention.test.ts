@@ -217,6 +217,32 @@ describe('retention sweeps', () => {
     );
   });
 
+  it('deletes checkouts a week past their expiry, used or not, keeping the rest', async () => {
+    const checkout = async (expiresAt: Date, used: boolean) => {
+      const id = randomUUID();
+      await dataSource.query(
+        `INSERT INTO billing.checkouts
+           (id, user_id, guild_id, plan_code, customer_key, created_at, expires_at, used_at)
+         VALUES ($1, $2, $3, 'PRO', 'user_retention', $4, $5, $6)`,
+        [
+          id,
+          randomUUID(),
+          randomUUID(),
+          new Date(expiresAt.getTime() - 30 * 60_000),
+          expiresAt,
+          used ? expiresAt : null,
+        ],
+      );
+      return id;
+    };
+    const expired = [await checkout(daysAgo(8), true), await checkout(daysAgo(30), false)];
+    const kept = [await checkout(daysAgo(6), true), await checkout(daysAgo(-1 / 48), false)];
+
+    await sweepOf('retention-test-billing', billingRetention(dataSource, retentionDays)).runOnce(now);
+
+    expect(await remaining('billing.checkouts', 'id', [...expired, ...kept])).toEqual(kept.sort());
+  });
+
   it('runs on one replica at a time: a second sweep of the same name answers null while the first holds the lock', async () => {
     const expired = await processedEvent('recovery', 'lock-old', daysAgo(30));
     let release!: () => void;

@@ -1,7 +1,7 @@
 import { firstRow } from '@lib/database';
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import type { EntityManager } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 
 /** A `billing.checkouts` row: what `prepare` bound the checkout to, and whether it was used. */
 export interface CheckoutRow {
@@ -62,5 +62,22 @@ export class CheckoutsRepository {
       [id],
     );
     return updated === 1;
+  }
+
+  /**
+   * Retention: a batch of checkouts that expired before `cutoff`, used or not. Past its expiry a
+   * checkout can only be refused, and the charge it led to is kept in `payment_attempts`.
+   */
+  async deleteExpiredBefore(dataSource: DataSource, cutoff: Date, limit: number): Promise<number> {
+    const [, deleted] = await dataSource.query<[unknown, number]>(
+      `DELETE FROM billing.checkouts WHERE ctid = ANY (ARRAY(
+         SELECT ctid FROM billing.checkouts
+          WHERE expires_at < $1
+          ORDER BY expires_at
+          LIMIT $2
+            FOR UPDATE SKIP LOCKED))`,
+      [cutoff, limit],
+    );
+    return deleted;
   }
 }

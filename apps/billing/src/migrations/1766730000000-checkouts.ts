@@ -24,6 +24,8 @@ export class Checkouts1766730000000 extends StatementMigration {
         used_at timestamptz,
         CHECK (expires_at > created_at)
       )`,
+    // The retention sweep's batches, oldest expiry first (billing-retention.ts).
+    `CREATE INDEX checkouts_expires_at_idx ON billing.checkouts (expires_at)`,
   ];
 
   protected readonly downStatements = [`DROP TABLE billing.checkouts`];
