@@ -66,6 +66,10 @@ function renewalJob(claims: SubscriptionRow[], stored: PaymentAttemptRow[]) {
     listWithoutLicense: () => Promise.resolve([]),
   } as unknown as SubscriptionsRepository;
   const attempts = {
+    pendingOf: (_: EntityManager, subscriptionId: string) =>
+      Promise.resolve(
+        stored.find((row) => row.subscription_id === subscriptionId && row.status === 'pending') ?? null,
+      ),
     latestOfCycle: (_: EntityManager, subscriptionId: string, cycle: number) =>
       Promise.resolve(
         stored
@@ -135,5 +139,18 @@ describe('SubscriptionJobsService renewals', () => {
     expect(inserted).toEqual([expect.objectContaining({ subscriptionId: 'b', cycle: 2, retryNumber: 0 })]);
     expect(charged).toEqual(['sub_b_002_r0']);
     expect(report.renewed).toBe(1);
+  });
+
+  it('leaves a subscription whose upgrade charge committed between the claim read and its lock', async () => {
+    // The upgrade's attempt pays the current cycle (1), not the one the renewal would charge (2):
+    // only a look at every pending attempt of the subscription sees it.
+    const upgrade = { ...attemptRow('upgrading', 1, 0, 'pending'), purpose: 'upgrade' } as PaymentAttemptRow;
+    const { job, inserted, charged } = renewalJob([dueSubscription('upgrading')], [upgrade]);
+
+    const report = await job.runOnce(NOW);
+
+    expect(inserted).toEqual([]);
+    expect(charged).toEqual([]);
+    expect(report.renewed).toBe(0);
   });
 });

@@ -140,13 +140,13 @@ export class SubscriptionJobsService implements OnApplicationBootstrap, OnApplic
     // Renewal skips canceled subscriptions and scheduled cancels (appendix rule 5).
     let subscription = await this.subscriptions.claimDueRenewal(manager, now);
     if (!subscription) return null;
-    // The claim's "no pending attempt" was read before its lock was granted: another replica may
-    // have committed its own claim in between. Read again now that the lock is held (a new
-    // statement sees every claim committed before it); the database refuses a second pending
-    // attempt anyway, but this way the race costs nothing.
+    // The claim's "no pending attempt" was read before its lock was granted: another replica's
+    // renewal, or an upgrade's charge, may have committed in between. Read again now that the lock
+    // is held (a new statement sees every attempt committed before it); the database refuses a
+    // second pending attempt anyway, but this way the race costs nothing.
+    if (await this.attempts.pendingOf(manager, subscription.id)) return 'taken';
     const cycle = subscription.cycle_count + 1;
     const previous = await this.attempts.latestOfCycle(manager, subscription.id, cycle);
-    if (previous?.status === 'pending') return 'taken';
     if (subscription.pending_downgrade_to && subscription.current_period_end! <= now) {
       subscription = await this.downgrade(manager, subscription);
     }
