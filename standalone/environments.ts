@@ -129,6 +129,9 @@ export function serviceEnvironments(inputs: EnvironmentInputs): Record<ServiceNa
         BILLING_KEY_ENCRYPTION_KEY: env.BILLING_KEY_ENCRYPTION_KEY || secrets.billingKeyEncryptionKey,
         RECOVERY_URL: urls.recovery,
         LICENSING_URL: urls.licensing,
+        // One machine, a handful of guilds: the jobs (renewals, look-ups of unanswered charges)
+        // look for due work every 10 s rather than every minute, so a slow charge settles soon.
+        BILLING_JOBS_INTERVAL_MS: env.BILLING_JOBS_INTERVAL_MS || '10000',
       }),
     },
     notifier: {

@@ -286,7 +286,7 @@ test('a declined card says why in plain words and leaves the plan as it was', as
   await expect(page.getByText('This guild is on the Free plan and has no subscription.')).toBeVisible();
 });
 
-test('the slow card: payment is processing, until the webhook settles it', async () => {
+test("the slow card: payment is processing, until the provider's answer settles it", async () => {
   test.setTimeout(180_000);
   const { guildId: slowGuild } = await registeredGuild('Billing Guild Slow');
   await payWithNewCard(slowGuild, 'Pro', CARDS.slow);
@@ -295,7 +295,9 @@ test('the slow card: payment is processing, until the webhook settles it', async
   await expect(processing).toBeVisible({ timeout: 60_000 });
   await expect(processing).toContainText('Payment is processing');
   await capture(page, 'checkout-processing');
-  // The provider's late answer comes with its webhook, which settles the payment: no reload.
+  // The provider's late answer settles the payment, no reload: billing's look-up of the order (Toss
+  // sends no webhook for a billing charge: standalone) or the webhook (the distributed stack's
+  // signed envelope).
   await expect(page.getByText('Payment confirmed: the subscription is active.')).toBeVisible({
     timeout: 90_000,
   });

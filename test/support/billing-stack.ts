@@ -29,6 +29,9 @@ export class BillingStack extends RecoveryStack {
       RECOVERY_URL: this.recovery.url,
       LICENSING_URL: this.licensing.url,
       BILLING_JOBS_INTERVAL_MS: '250',
+      // A pending charge stays pending while a test looks at it: the tests of the look-up start a
+      // billing with their own PAYMENT_RECONCILE_AFTER_MS (1-3 s), the others never meet it.
+      PAYMENT_RECONCILE_AFTER_MS: String(10 * 60_000),
       LOG_LEVEL: 'debug',
     };
     this.billing = await this.startBilling();

@@ -81,10 +81,11 @@ export class BillingEnv extends KafkaEnv {
    * the provider by order id this long after it was created, then after twice as long each time:
    * a payment found settles it; none found means it never happened, and it is sent again under the
    * same order id and Idempotency-Key (only within the key's 15 days at the provider). Keep it above
-   * PROVIDER_TIMEOUT_MS.
+   * PROVIDER_TIMEOUT_MS. A minute, because Toss sends no webhook when a billing charge completes:
+   * a payer whose first charge timed out waits on the checkout page for this look-up.
    */
   @IsIntegerInRange(1_000, 86_400_000)
-  PAYMENT_RECONCILE_AFTER_MS: number = 10 * 60_000;
+  PAYMENT_RECONCILE_AFTER_MS: number = 60_000;
 
   /** The longest wait between two look-ups of a pending charge (the back-off's ceiling). */
   @IsIntegerInRange(1_000, 86_400_000)
