@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { WEBHOOK_PATH } from '../../apps/webhook-intake/src/webhooks/webhook-endpoint';
 import { type AppProcess, startApp } from '../support/app-process';
-import { BillingStack } from '../support/billing-stack';
+import { BillingStack, endCurrentPeriods } from '../support/billing-stack';
 import { openDataSource } from '../support/database';
 import { OWNER } from '../support/restore-scenario';
 import type { FakePaymentProvider } from '@lib/sandbox';
@@ -254,17 +254,7 @@ describe('payments under faults', () => {
       // A month goes by: every period ended a second ago and the renewals are due.
       for (let i = 0; i < guilds.length; i++) arrangeMishap(stack.provider);
       const ids = firstSettled.map((state) => state.subscriptions[0].id);
-      await dataSource.query(
-        `UPDATE billing.subscriptions s
-            SET billing_anchor_at = s.billing_anchor_at - shift.by,
-                current_period_start = s.current_period_start - shift.by,
-                current_period_end = s.current_period_end - shift.by,
-                next_billing_at = s.current_period_end - shift.by
-           FROM (SELECT id, current_period_end - now() + interval '1 second' AS by
-                   FROM billing.subscriptions WHERE id = ANY($1::uuid[])) shift
-          WHERE s.id = shift.id`,
-        [ids],
-      );
+      await endCurrentPeriods(dataSource, ids);
       const final = await waitFor(
         'every renewal to settle',
         async () => {

@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
 import type { AppProcess } from '../support/app-process';
-import { BillingStack } from '../support/billing-stack';
+import { BillingStack, endCurrentPeriods } from '../support/billing-stack';
 import { openDataSource } from '../support/database';
 import { OWNER } from '../support/restore-scenario';
 import { waitFor } from '../support/wait';
@@ -197,17 +197,7 @@ describe('billing: reading a failed charge', () => {
       times: 1,
     });
     // The current period ended a second ago: the renewal is due.
-    await dataSource.query(
-      `UPDATE billing.subscriptions s
-          SET billing_anchor_at = s.billing_anchor_at - shift.by,
-              current_period_start = s.current_period_start - shift.by,
-              current_period_end = s.current_period_end - shift.by,
-              next_billing_at = s.current_period_end - shift.by
-         FROM (SELECT id, current_period_end - now() + interval '1 second' AS by
-                 FROM billing.subscriptions WHERE id = $1) shift
-        WHERE s.id = shift.id`,
-      [id],
-    );
+    await endCurrentPeriods(dataSource, [id]);
     const renewalOrder = `sub_${id}_002_r0`;
 
     await waitFor('the renewal to be settled', async () => (await subscription(id)).cycle_count === 2, {

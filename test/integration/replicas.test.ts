@@ -23,6 +23,7 @@ import {
 import { recoveryDatabase } from '../../apps/recovery/src/database';
 import { SnapshotRetentionJob } from '../../apps/recovery/src/snapshots/snapshot-retention.job';
 import { freePort } from '../support/app-process';
+import { endCurrentPeriods } from '../support/billing-stack';
 import { openDataSource } from '../support/database';
 import { envelope, type SampleParties, samplePayloads, TestEventPublisher } from '../support/event-samples';
 import { cookiePair, DASHBOARD_URL, requestGateway } from '../support/gateway-stack';
@@ -273,21 +274,6 @@ describe('two replicas of every app', () => {
     return confirmed.body.id as string;
   }
 
-  /** The subscription's current period ended a second ago: its renewal is due (as billing.test.ts). */
-  async function endPeriod(subscriptionId: string): Promise<void> {
-    await dataSource.query(
-      `UPDATE billing.subscriptions s
-          SET billing_anchor_at = s.billing_anchor_at - shift.by,
-              current_period_start = s.current_period_start - shift.by,
-              current_period_end = s.current_period_end - shift.by,
-              next_billing_at = s.current_period_end - shift.by
-         FROM (SELECT id, current_period_end - now() + interval '1 second' AS by
-                 FROM billing.subscriptions WHERE id = $1) shift
-        WHERE s.id = shift.id`,
-      [subscriptionId],
-    );
-  }
-
   /** Every event this suite caused or published, as its producers wrote them. */
   async function ourEvents(): Promise<DomainEvent[]> {
     const guildIds = [...paid.map((guild) => guild.guildId), ...burst.map((b) => b.parties.guildId)];
@@ -410,7 +396,10 @@ describe('two replicas of every app', () => {
 
     // Due now: every paid subscription's renewal, and every paid guild's scheduled snapshot of the
     // coming night's run (the job plans one row per guild and night; its next attempt is moved here).
-    await Promise.all(paid.map((guild) => endPeriod(guild.subscriptionId)));
+    await endCurrentPeriods(
+      dataSource,
+      paid.map((guild) => guild.subscriptionId),
+    );
     due = { at: new Date(), marks: proxies.recovery.map((proxy) => proxy.mark()) };
     // Each replica's job ticks every 30 s from its own start, so one of them usually finds all runs
     // due. To make them race, the platform reads of the first claimant are held until the other

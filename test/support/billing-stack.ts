@@ -1,10 +1,29 @@
 import type { InternalIdentity } from '@lib/contracts';
 import { FakePaymentProvider, SDK_SCRIPT_PATH } from '@lib/sandbox';
+import type { DataSource } from 'typeorm';
 import { type AppProcess, startApp } from './app-process';
 import { RecoveryStack, type UserIdentity } from './recovery-stack';
 
 /** The provider never answers within this in tests (spec: 30 s), to keep the timeout case short. */
 export const TEST_PROVIDER_TIMEOUT_MS = 2_000;
+
+/**
+ * A month goes by for these subscriptions: each one's current period (and its anchor) moves back
+ * so that it ended a second ago, and its renewal is due.
+ */
+export async function endCurrentPeriods(dataSource: DataSource, subscriptionIds: string[]): Promise<void> {
+  await dataSource.query(
+    `UPDATE billing.subscriptions s
+        SET billing_anchor_at = s.billing_anchor_at - shift.by,
+            current_period_start = s.current_period_start - shift.by,
+            current_period_end = s.current_period_end - shift.by,
+            next_billing_at = s.current_period_end - shift.by
+       FROM (SELECT id, current_period_end - now() + interval '1 second' AS by
+               FROM billing.subscriptions WHERE id = ANY($1::uuid[])) shift
+      WHERE s.id = shift.id`,
+    [subscriptionIds],
+  );
+}
 
 /**
  * Billing with everything it talks to: recovery (MANAGE_GUILD, guild names) and licensing (prices)

@@ -77,7 +77,8 @@ export function chargeBillingKey(
   const billingKey = store.billingKeys.get(request.billingKey);
   if (!billingKey || billingKey.deletedAt) throw providerError.notFoundBilling();
   if (billingKey.customerKey !== fields.customerKey) throw providerError.notMatchesCustomerKey();
-  // Toss: an order id that was approved (or approved and canceled since) cannot be charged again.
+  // An order id that was approved (or approved and canceled since) cannot be charged again:
+  // DUPLICATED_ORDER_ID (docs.tosspayments.com/reference/error-codes).
   if (store.approvedByOrderId.has(fields.orderId)) throw providerError.duplicatedOrderId();
 
   const firstChargeMishap = takeFirstChargeMishap(billingKey);

@@ -14,6 +14,10 @@ import type { PaymentRequestRecord, StoredCharge } from './provider-state';
 import type { ProviderStore } from './provider-store';
 import { readBody } from './request-body';
 
+/**
+ * Toss's idempotency keys are at most 300 characters and kept 15 days
+ * (docs.tosspayments.com/guides/using-api/idempotency-key); a longer one is INVALID_IDEMPOTENCY_KEY.
+ */
 const MAX_IDEMPOTENCY_KEY_LENGTH = 300;
 
 export interface ProviderRequestContext {
