@@ -960,6 +960,8 @@ describe('antinuke', () => {
           return Promise.reject(ApplicationFailure.nonRetryable('guild gone', 'ErrGuildNotFound'));
         },
         removeActorRoles: () => Promise.resolve({ taken: true, error: null }),
+        quarantineActor: () => Promise.resolve({ taken: true, error: null, record: null }),
+        startIncidentLockdown: () => Promise.resolve({ lockdownId: null }),
         openIncident(input) {
           opened.push(input);
           return Promise.resolve();
