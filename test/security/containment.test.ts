@@ -177,10 +177,15 @@ describe('AntiNuke containment', () => {
     expect(memberWrites()).toBe(written);
   });
 
-  it('refuses to give back a role deleted since, and says which', async () => {
-    const { seeded, guildId } = await protectedGuild({ auto_action_enabled: true });
+  it('kicks the quarantined admin when the owner chose so, and will not give back a role deleted since', async () => {
+    const { seeded, guildId } = await protectedGuild({ auto_action_enabled: true, auto_action_mode: 'kick' });
     await raid(client(ADMIN_TOKEN), seeded, ['rules', 'announcements', 'mod-chat']);
     const incident = await incidentOnceOpened(guildId, true);
+    expect(incident.quarantine).toMatchObject({
+      roles_removed: [{ id: seeded.roles.Admin, name: 'Admin' }],
+      member_removed: 'kick',
+    });
+    expect(member(seeded, ADMIN)).toBeUndefined();
     await client(OWNER_TOKEN).deleteRole(seeded.guildId, seeded.roles.Admin);
 
     const given = await api(
