@@ -922,6 +922,7 @@ describe('antinuke', () => {
         members_kicked_total: 0,
         roles_stripped: [],
         roles_stripped_total: 0,
+        quarantine: null,
       });
       const second = await api('GET', `${path}?limit=2&cursor=${String(first.body.next_cursor)}`);
       expect(second.body).toMatchObject({
