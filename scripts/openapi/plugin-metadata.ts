@@ -94,7 +94,7 @@ export default async () => {
                     {
                         "AuditLogQuery": {
                             limit: { required: true, type: () => Object, default: 50, minimum: 1, maximum: 200 },
-                            event_type: { required: false, description: "Only events of this type.", enum: ["RestoreStarted", "RestoreCompleted", "RestoreFailed", "RestoreCanceled", "SnapshotCreated", "AntiNukeIncidentOpened", "BillingKeyIssued", "SubscriptionStarted", "PaymentSucceeded", "PlanUpgraded", "PlanDowngradeScheduled", "PlanDowngradeCanceled", "PlanDowngraded", "SubscriptionCanceled", "SubscriptionUncanceled", "SubscriptionCardChanged", "SubscriptionCanceledPeriodEnd", "LicenseUpgraded", "LicenseDowngraded"] },
+                            event_type: { required: false, description: "Only events of this type.", enum: ["RestoreStarted", "RestoreCompleted", "RestoreFailed", "RestoreCanceled", "SnapshotCreated", "AntiNukeIncidentOpened", "LockdownStarted", "LockdownLifted", "BillingKeyIssued", "SubscriptionStarted", "PaymentSucceeded", "PlanUpgraded", "PlanDowngradeScheduled", "PlanDowngradeCanceled", "PlanDowngraded", "SubscriptionCanceled", "SubscriptionUncanceled", "SubscriptionCardChanged", "SubscriptionCanceledPeriodEnd", "LicenseUpgraded", "LicenseDowngraded"] },
                             from: { required: false, type: () => String, description: "Only events that occurred at or after this instant (ISO 8601, e.g. `2026-11-01T00:00:00Z`)." },
                             to: { required: false, type: () => String, description: "Only events that occurred before this instant (ISO 8601); with `from`, not before it." },
                             cursor: { required: false, type: () => String, description: "The `next_cursor` of the previous page.", maxLength: 200, pattern: "^[A-Za-z0-9_-]+$" }
@@ -119,11 +119,21 @@ export default async () => {
                             exempt_user_ids: { required: false, type: () => [String], description: "Platform user ids whose actions are never counted (the owner's other bots, say): at most 50,\neach a snowflake, no repeats. Absent: unchanged; `[]` exempts nobody.", uniqueItems: true },
                             threshold: { required: true, type: () => Number, description: "How many actions of one kind by one actor open an incident." },
                             window_seconds: { required: true, type: () => Number, description: "The window, in seconds, those actions must fall within." },
-                            auto_action_enabled: { required: true, type: () => Boolean, description: "Remove the actor's roles when an incident opens (needs ANTINUKE_AUTO_ACTION)." }
+                            auto_action_enabled: { required: true, type: () => Boolean, description: "Quarantine the actor when an incident opens: take their dangerous roles (needs ANTINUKE_AUTO_ACTION)." },
+                            auto_action_mode: { required: false, description: "What the auto-action does besides the quarantine: `quarantine` nothing more, `kick` or `ban`\nthe actor too. Absent: unchanged.", enum: ["quarantine", "kick", "ban"] },
+                            auto_lockdown_enabled: { required: false, type: () => Boolean, description: "Lock the guild down when an incident opens (needs ANTINUKE_AUTO_ACTION). Absent: unchanged." }
                         },
                         "ListIncidentsQuery": {
                             limit: { required: true, type: () => Object, default: 50 },
                             cursor: { required: false, type: () => String, description: "Opaque; the `next_cursor` of the previous page." }
+                        }
+                    }
+                ],
+                [
+                    import("../../apps/recovery/src/antinuke/lockdown/lockdown.dto"),
+                    {
+                        "StartLockdownDto": {
+                            minutes: { required: true, type: () => Number, description: "How long the lockdown lasts before it lifts itself: 1 to 1440 minutes (the platform pauses invites for 24 hours at most)." }
                         }
                     }
                 ],
@@ -309,7 +319,18 @@ export default async () => {
                         "AntiNukeController": {
                             "get": { description: "The guild's AntiNuke setting, what its plan allows, and whether AntiNuke runs now.", type: Object },
                             "update": { description: "Replaces the setting; a running AntiNuke applies it at once.", type: Object },
-                            "listIncidents": { description: "The guild's AntiNuke incidents, newest first, each with the members its actor banned and kicked\nand the roles they stripped (at most 1,000 of each, with their totals): what \"undo this raid\"\nrestores from the incident's snapshot." }
+                            "listIncidents": { description: "The guild's AntiNuke incidents, newest first, each with the members its actor banned and kicked\nand the roles they stripped (at most 1,000 of each, with their totals): what \"undo this raid\"\nrestores from the incident's snapshot." },
+                            "release": { description: "\"Give back\": returns to the incident's actor exactly what its quarantine took (roles, a bot\nrole's permissions). Idempotent; what cannot be given back (a role deleted since, a member who\nleft) is listed in `release_result.not_given_back` with its reason.", type: Object }
+                        }
+                    }
+                ],
+                [
+                    import("../../apps/recovery/src/antinuke/lockdown/lockdown.controller"),
+                    {
+                        "LockdownController": {
+                            "get": { description: "The lockdown in force, or null." },
+                            "start": { description: "Pauses invites and DMs and takes SEND_MESSAGES from @everyone for `minutes`, then lifts itself.\n409 ErrLockdownActive while one is in force.", type: Object },
+                            "lift": { description: "Lifts the lockdown now, giving back exactly what it changed. 404 ErrNoLockdown when none is in force.", type: Object }
                         }
                     }
                 ],

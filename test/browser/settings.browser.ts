@@ -75,7 +75,7 @@ test('AntiNuke is shown, disabled and explained, on the Free plan', async () => 
   await expect(page.getByLabel('Actions by one person')).toBeDisabled();
   await expect(page.getByLabel('Actions by one person')).toHaveValue('3');
   await expect(page.getByLabel('Within (seconds)')).toHaveValue('10');
-  await expect(page.getByLabel(/Take away every role/)).toBeDisabled();
+  await expect(page.getByLabel(/Quarantine the person behind an incident/)).toBeDisabled();
   await expect(page.getByRole('button', { name: 'Save the setting' })).toHaveCount(0);
   await capture(page, 'antinuke-free');
 });
@@ -156,7 +156,7 @@ test('AntiNuke settings are saved and read back on Enterprise, with problems sho
   await capture(page, 'antinuke-invalid');
 
   await threshold.fill('5');
-  await page.getByLabel(/Take away every role/).check();
+  await page.getByLabel(/Quarantine the person behind an incident/).check();
   await page.getByRole('button', { name: 'Save the setting' }).click();
   await expect(page.getByText('Saved. AntiNuke uses the new setting now.')).toBeVisible();
   await expect(threshold).not.toHaveAttribute('aria-invalid', 'true');
@@ -164,7 +164,7 @@ test('AntiNuke settings are saved and read back on Enterprise, with problems sho
   await page.reload();
   await expect(page.getByLabel('Actions by one person')).toHaveValue('5');
   await expect(page.getByLabel('Within (seconds)')).toHaveValue('20');
-  await expect(page.getByLabel(/Take away every role/)).toBeChecked();
+  await expect(page.getByLabel(/Quarantine the person behind an incident/)).toBeChecked();
   expect(await api(page, 'GET', `/api/v1/guilds/${guildId}/antinuke`)).toMatchObject({
     threshold: 5,
     window_seconds: 20,

@@ -59,6 +59,10 @@ const CLIENT_METHODS = {
   addMemberRole: true,
   removeMemberRole: true,
   setMemberRoles: true,
+  kickMember: true,
+  banMember: true,
+  getBotRoleIds: true,
+  setIncidentActions: true,
   sendDirectMessage: true,
   editInteractionReply: true,
 } satisfies Record<keyof ChatPlatformClient, true>;
@@ -276,11 +280,24 @@ describe('the fake platform and the product against the published Discord schema
     const code = new URL(consent.headers.get('location')!).searchParams.get('code')!;
     const login = await oauth.loginWithCode(code);
     await oauth.guildsOf(login.access.token);
-    // What only tests and the sandbox call: a raider's ban and kick, a channel read, the audit log.
+    // AntiNuke's containment: the bot's own role found, a raider banned and kicked, a lockdown.
+    expect(await client.getBotRoleIds(guildId, platform.botUserId)).toEqual(expect.any(Array));
     const raiderId = seeded.members.dave;
-    await rest.put(Routes.guildBan(guildId, raiderId), { body: { delete_message_seconds: 3600 } });
+    await client.banMember(guildId, raiderId, REASON);
+    await client.kickMember(guildId, seeded.members.erin, REASON);
+    const until = new Date(Date.now() + 60 * 60 * 1000).toISOString();
+    await client.setIncidentActions(
+      guildId,
+      { invites_disabled_until: until, dms_disabled_until: until },
+      REASON,
+    );
+    await client.setIncidentActions(
+      guildId,
+      { invites_disabled_until: null, dms_disabled_until: null },
+      REASON,
+    );
+    // What only tests and the sandbox call: a ban's read with message deletion, a channel read, the audit log.
     await rest.get(Routes.guildBan(guildId, raiderId));
-    await rest.delete(Routes.guildMember(guildId, seeded.members.erin));
     await rest.get(Routes.channel(text.id));
     await rest.get(Routes.guildAuditLog(guildId));
 

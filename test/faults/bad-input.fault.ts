@@ -167,6 +167,8 @@ ${[
     't',
     `incident_id IN (SELECT id FROM recovery.antinuke_incidents WHERE guild_id IN (SELECT id FROM g))`,
   ],
+  ['recovery.antinuke_quarantines', 't', `guild_id IN (SELECT id FROM g)`],
+  ['recovery.antinuke_lockdowns', 't', `guild_id IN (SELECT id FROM g)`],
   ['recovery.live_sync_pauses', 't', `guild_id IN (SELECT id FROM g)`],
   ['recovery.platform_id_replacements', 't', `guild_id IN (SELECT id FROM g)`],
   [

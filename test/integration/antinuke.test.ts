@@ -922,6 +922,7 @@ describe('antinuke', () => {
         members_kicked_total: 0,
         roles_stripped: [],
         roles_stripped_total: 0,
+        quarantine: null,
       });
       const second = await api('GET', `${path}?limit=2&cursor=${String(first.body.next_cursor)}`);
       expect(second.body).toMatchObject({
@@ -960,6 +961,8 @@ describe('antinuke', () => {
           return Promise.reject(ApplicationFailure.nonRetryable('guild gone', 'ErrGuildNotFound'));
         },
         removeActorRoles: () => Promise.resolve({ taken: true, error: null }),
+        quarantineActor: () => Promise.resolve({ taken: true, error: null, record: null }),
+        startIncidentLockdown: () => Promise.resolve({ lockdownId: null }),
         openIncident(input) {
           opened.push(input);
           return Promise.resolve();

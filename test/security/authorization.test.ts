@@ -194,6 +194,18 @@ describe('authorization comes before validation', () => {
       path: (g) => `/api/v1/guilds/${g}/incidents?limit=5`,
       invalidPath: (g) => `/api/v1/guilds/${g}/incidents?limit=0`,
     },
+    { method: 'GET', path: (g) => `/api/v1/guilds/${g}/antinuke/lockdown` },
+    {
+      method: 'POST',
+      path: (g) => `/api/v1/guilds/${g}/antinuke/lockdown`,
+      valid: () => ({ minutes: 5 }),
+      invalid: () => ({ minutes: 0 }),
+    },
+    { method: 'DELETE', path: (g) => `/api/v1/guilds/${g}/antinuke/lockdown` },
+    {
+      method: 'POST',
+      path: (g) => `/api/v1/guilds/${g}/antinuke/incidents/0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b/release`,
+    },
     {
       method: 'GET',
       path: (g) => `/api/v1/guilds/${g}/member-names?platform_user_id=${OWNER}`,

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { RestoreResultSummary, SnapshotTrigger } from '@lib/contracts';
 import { OutboxWriter } from '@lib/outbox';
 import type { EntityManager } from 'typeorm';
+import type { LockdownRow } from './antinuke/lockdown/lockdown.repository';
 import type { OpenIncidentInput } from './antinuke/workflows/antinuke-contract';
 import type { EndedJobRow, NewRestoreJob, RestoreJobRow } from './restore/restore-jobs.repository';
 import type { RestoreFailure } from './restore/workflows/restore-contract';
@@ -127,6 +128,63 @@ export class RecoveryEvents {
       },
     });
   }
+
+  async lockdownStarted(
+    manager: EntityManager,
+    lockdown: LockdownRow,
+    facts: LockdownEventFacts,
+  ): Promise<void> {
+    await this.outbox.append(manager, {
+      type: 'LockdownStarted',
+      aggregate_type: 'antinuke_lockdown',
+      aggregate_id: lockdown.id,
+      guild_id: lockdown.guild_id,
+      payload: {
+        lockdown_id: lockdown.id,
+        guild_id: lockdown.guild_id,
+        guild_name: facts.guildName,
+        owner_platform_user_id: facts.ownerPlatformUserId,
+        started_by_user: lockdown.started_by_user,
+        started_by_platform_user_id: facts.byPlatformUserId,
+        incident_id: lockdown.incident_id,
+        lockdown_until: new Date(lockdown.lockdown_until).toISOString(),
+        send_messages_taken: lockdown.send_messages_taken,
+        everyone_permissions_before: lockdown.everyone_permissions_before ?? '0',
+        occurred_at: new Date().toISOString(),
+      },
+    });
+  }
+
+  async lockdownLifted(
+    manager: EntityManager,
+    lockdown: LockdownRow,
+    facts: LockdownEventFacts,
+  ): Promise<void> {
+    await this.outbox.append(manager, {
+      type: 'LockdownLifted',
+      aggregate_type: 'antinuke_lockdown',
+      aggregate_id: lockdown.id,
+      guild_id: lockdown.guild_id,
+      payload: {
+        lockdown_id: lockdown.id,
+        guild_id: lockdown.guild_id,
+        guild_name: facts.guildName,
+        owner_platform_user_id: facts.ownerPlatformUserId,
+        lifted_by_user: lockdown.lifted_by_user,
+        lifted_by_platform_user_id: facts.byPlatformUserId,
+        reason: lockdown.lift_reason ?? 'expired',
+        send_messages_restored: lockdown.send_messages_taken,
+        occurred_at: new Date(lockdown.lifted_at ?? Date.now()).toISOString(),
+      },
+    });
+  }
+}
+
+/** What the lockdown events tell about the guild and who acted. */
+export interface LockdownEventFacts {
+  guildName: string;
+  ownerPlatformUserId: string;
+  byPlatformUserId: string | null;
 }
 
 function restoreJobAggregate(jobId: string, guildId: string) {

@@ -10,6 +10,7 @@ import {
   type APIChannel,
   type APIGuild,
   type APIGuildMember,
+  type APIIncidentsData,
   type APIMessage,
   type APIRole,
   type APIUser,
@@ -50,6 +51,7 @@ import type {
   ChannelInput,
   ChannelPosition,
   ChannelUpdate,
+  IncidentActions,
   GuildSettingsUpdate,
   RoleInput,
   RolePosition,
@@ -330,6 +332,46 @@ export class ChatPlatformClient {
     options: WriteOptions = {},
   ): Promise<void> {
     await this.write('delete', Routes.guildMemberRole(guildId, userId, roleId), options);
+  }
+
+  /** Removes the member from the guild (needs KICK_MEMBERS, and a role above theirs). */
+  async kickMember(guildId: string, userId: string, options: WriteOptions = {}): Promise<void> {
+    await this.write('delete', Routes.guildMember(guildId, userId), options);
+  }
+
+  /** Bans the user (needs BAN_MEMBERS); banning a banned user changes nothing. */
+  async banMember(guildId: string, userId: string, options: WriteOptions = {}): Promise<void> {
+    await this.write('put', Routes.guildBan(guildId, userId), options, {});
+  }
+
+  /**
+   * The ids of the guild's roles that belong to the bot user `botUserId` (its integration's managed
+   * role, `tags.bot_id`): a member cannot lose such a role, only the role its permissions.
+   */
+  async getBotRoleIds(guildId: string, botUserId: string): Promise<string[]> {
+    const roles = await this.read<APIRole[]>(Routes.guildRoles(guildId));
+    return roles.filter((role) => role.tags?.bot_id === botUserId).map((role) => role.id);
+  }
+
+  /**
+   * Pauses (or, with null, resumes) invites and direct messages in the guild until the given times,
+   * at most 24 hours ahead (needs MANAGE_GUILD). Answers what is in force afterwards.
+   */
+  async setIncidentActions(
+    guildId: string,
+    actions: IncidentActions,
+    options: WriteOptions = {},
+  ): Promise<IncidentActions> {
+    const answer = await this.write<APIIncidentsData>(
+      'put',
+      Routes.guildIncidentActions(guildId),
+      options,
+      actions,
+    );
+    return {
+      invites_disabled_until: answer.invites_disabled_until ?? null,
+      dms_disabled_until: answer.dms_disabled_until ?? null,
+    };
   }
 
   /** Replaces the member's roles (without @everyone) in one call. */

@@ -82,3 +82,30 @@ export function computeChannelPermissions(input: ChannelPermissionInput): bigint
   if (own) bits = apply(bits, own);
   return hasPermission(bits, PERMISSION.VIEW_CHANNEL) ? bits : 0n;
 }
+
+/**
+ * The permissions a raider needs to damage a guild: whoever holds one of these can delete, ban,
+ * kick, rewrite permissions, create webhooks or ping everyone. AntiNuke takes roles carrying them
+ * from a raider, and counts their grant as a destructive action.
+ */
+export const DANGEROUS_PERMISSIONS = {
+  ADMINISTRATOR: PermissionFlagsBits.Administrator,
+  MANAGE_GUILD: PermissionFlagsBits.ManageGuild,
+  MANAGE_ROLES: PermissionFlagsBits.ManageRoles,
+  MANAGE_CHANNELS: PermissionFlagsBits.ManageChannels,
+  BAN_MEMBERS: PermissionFlagsBits.BanMembers,
+  KICK_MEMBERS: PermissionFlagsBits.KickMembers,
+  MANAGE_WEBHOOKS: PermissionFlagsBits.ManageWebhooks,
+  MENTION_EVERYONE: PermissionFlagsBits.MentionEveryone,
+} as const;
+
+/** Every dangerous bit in one mask. */
+export const DANGEROUS_PERMISSION_BITS: bigint = Object.values(DANGEROUS_PERMISSIONS).reduce(
+  (all, bit) => all | bit,
+  0n,
+);
+
+/** Whether a permission bit set (decimal string as on the wire, or a bigint) holds any dangerous bit. */
+export function grantsDangerousPermission(permissions: string | bigint): boolean {
+  return (BigInt(permissions) & DANGEROUS_PERMISSION_BITS) !== 0n;
+}

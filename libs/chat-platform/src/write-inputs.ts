@@ -42,3 +42,9 @@ export interface ChannelPosition {
   position?: number;
   parent_id?: string | null;
 }
+
+/** The platform's incident actions: ISO 8601 times invites and DMs are paused until, null for not paused. */
+export interface IncidentActions {
+  invites_disabled_until: string | null;
+  dms_disabled_until: string | null;
+}

@@ -133,6 +133,38 @@ export interface EventPayloads {
     auto_action_taken: boolean;
     occurred_at: string;
   };
+  /** AntiNuke locked the guild down: invites and DMs paused, SEND_MESSAGES taken from @everyone. */
+  LockdownStarted: {
+    lockdown_id: string;
+    guild_id: string;
+    guild_name: string;
+    owner_platform_user_id: string;
+    /** The manager who started it; null when an incident did. */
+    started_by_user: string | null;
+    started_by_platform_user_id: string | null;
+    /** The incident that started it; null when a manager did. */
+    incident_id: string | null;
+    /** ISO 8601: when it lifts itself. */
+    lockdown_until: string;
+    /** @everyone had SEND_MESSAGES, and lost it for the lockdown. */
+    send_messages_taken: boolean;
+    /** @everyone's permissions before (decimal string). */
+    everyone_permissions_before: string;
+    occurred_at: string;
+  };
+  /** The lockdown ended: by a manager, or when its time was up. */
+  LockdownLifted: {
+    lockdown_id: string;
+    guild_id: string;
+    guild_name: string;
+    owner_platform_user_id: string;
+    lifted_by_user: string | null;
+    lifted_by_platform_user_id: string | null;
+    reason: 'expired' | 'user';
+    /** SEND_MESSAGES came back to @everyone. */
+    send_messages_restored: boolean;
+    occurred_at: string;
+  };
 
   // billing
   BillingKeyIssued: {
@@ -335,6 +367,8 @@ export const EVENT_PRODUCERS = {
   RestoreCanceled: 'recovery',
   SnapshotCreated: 'recovery',
   AntiNukeIncidentOpened: 'recovery',
+  LockdownStarted: 'recovery',
+  LockdownLifted: 'recovery',
   BillingKeyIssued: 'billing',
   SubscriptionStarted: 'billing',
   PaymentSucceeded: 'billing',

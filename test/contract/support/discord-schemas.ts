@@ -172,13 +172,20 @@ export const ROUTE_CONTRACTS: RouteContract[] = [
     notByProduct: true,
     response: discordSchema('GuildBanResponse'),
   },
+  // AntiNuke's auto-action bans or kicks a raider.
   {
     method: 'PUT',
     path: '/guilds/{guild_id}/bans/{user_id}',
-    notByProduct: true,
     request: discordSchema('BanUserFromGuildRequest'),
   },
-  { method: 'DELETE', path: '/guilds/{guild_id}/members/{user_id}', notByProduct: true },
+  { method: 'DELETE', path: '/guilds/{guild_id}/members/{user_id}' },
+  // AntiNuke's lockdown pauses invites and DMs.
+  {
+    method: 'PUT',
+    path: '/guilds/{guild_id}/incident-actions',
+    request: discordSchema('GuildIncidentActionsRequest'),
+    response: discordSchema('GuildIncidentsDataResponse'),
+  },
   {
     method: 'GET',
     path: '/guilds/{guild_id}/audit-logs',

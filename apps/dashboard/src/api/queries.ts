@@ -13,6 +13,7 @@ export const keys = {
   snapshot: (snapshotId: string, payload: boolean) => ['snapshot', snapshotId, payload] as const,
   antinuke: (guildId: string) => ['guild', guildId, 'antinuke'] as const,
   incidents: (guildId: string) => ['guild', guildId, 'incidents'] as const,
+  lockdown: (guildId: string) => ['guild', guildId, 'lockdown'] as const,
   latestRestore: (guildId: string) => ['guild', guildId, 'latest-restore'] as const,
   restoreJob: (jobId: string) => ['restore', jobId] as const,
   auditLog: (guildId: string) => ['guild', guildId, 'audit-log'] as const,
@@ -51,6 +52,52 @@ export function useUpdateAntiNuke(guildId: string) {
     mutationFn: (body: Schemas['UpdateAntiNukeSettingsDto']) =>
       unwrap(api.PUT('/api/v1/guilds/{guildId}/antinuke', { params: { path: { guildId } }, body })),
     onSuccess: (view) => client.setQueryData(keys.antinuke(guildId), view),
+  });
+}
+
+/** The lockdown in force; read again every 15 s, so one that lifted itself shows as lifted. */
+export const useLockdown = (guildId: string) =>
+  useQuery({
+    queryKey: keys.lockdown(guildId),
+    queryFn: () =>
+      unwrap(api.GET('/api/v1/guilds/{guildId}/antinuke/lockdown', { params: { path: { guildId } } })),
+    refetchInterval: 15_000,
+  });
+
+export function useStartLockdown(guildId: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (minutes: number) =>
+      unwrap(
+        api.POST('/api/v1/guilds/{guildId}/antinuke/lockdown', {
+          params: { path: { guildId } },
+          body: { minutes },
+        }),
+      ),
+    onSuccess: (lockdown) => client.setQueryData(keys.lockdown(guildId), { lockdown }),
+  });
+}
+
+export function useLiftLockdown(guildId: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: () =>
+      unwrap(api.DELETE('/api/v1/guilds/{guildId}/antinuke/lockdown', { params: { path: { guildId } } })),
+    onSuccess: () => client.setQueryData(keys.lockdown(guildId), { lockdown: null }),
+  });
+}
+
+/** "Give back" what an incident's quarantine took; the incidents are read again to show it. */
+export function useReleaseQuarantine(guildId: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (incidentId: string) =>
+      unwrap(
+        api.POST('/api/v1/guilds/{guildId}/antinuke/incidents/{incidentId}/release', {
+          params: { path: { guildId, incidentId } },
+        }),
+      ),
+    onSuccess: () => client.invalidateQueries({ queryKey: keys.incidents(guildId) }),
   });
 }
 

@@ -87,6 +87,42 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/guilds/{guildId}/antinuke/incidents/{incidentId}/release': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Give back what the quarantine took */
+    post: operations['AntiNukeController_release'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/guilds/{guildId}/antinuke/lockdown': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get the lockdown in force */
+    get: operations['LockdownController_get'];
+    put?: never;
+    /** Lock the guild down */
+    post: operations['LockdownController_start'];
+    /** Lift the lockdown */
+    delete: operations['LockdownController_lift'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/guilds/{guildId}/audit-log': {
     parameters: {
       query?: never;
@@ -540,6 +576,9 @@ export interface components {
       /** @description The plan includes ANTINUKE_AUTO_ACTION. */
       auto_action_available: boolean;
       auto_action_enabled: boolean;
+      /** @enum {string} */
+      auto_action_mode: 'quarantine' | 'kick' | 'ban';
+      auto_lockdown_enabled: boolean;
       /** @description The plan includes ANTINUKE_DETECT. */
       detection_available: boolean;
       /** @description AntiNuke counts destructive actions and opens incidents (the owner's switch). */
@@ -720,6 +759,8 @@ export interface components {
       /** @description How many in all (`members_kicked` lists the first 1,000). */
       members_kicked_total: number;
       opened_at: string;
+      /** @description What the quarantine took and whether it was given back; null when nothing was taken. */
+      quarantine: components['schemas']['StoredQuarantine'] | null;
       /** @description Roles the actor took from members, oldest first, at most 1,000. */
       roles_stripped: components['schemas']['StrippedRoleView'][];
       /** @description How many in all (`roles_stripped` lists the first 1,000). */
@@ -759,6 +800,22 @@ export interface components {
       /** @enum {string} */
       status: 'active' | 'expired';
       subscription_id: string | null;
+    };
+    LockdownView: {
+      id: string;
+      incident_id: string | null;
+      /** @description Invites and DMs are paused on the platform until then. */
+      invites_paused_until: string | null;
+      /** @enum {string|null} */
+      lift_reason: 'expired' | 'user' | null;
+      lifted_at: string | null;
+      /** @description When it lifts itself. */
+      lockdown_until: string;
+      send_messages_taken: boolean;
+      started_at: string;
+      started_by_user: string | null;
+      /** @enum {string} */
+      state: 'active' | 'starting' | 'lifted';
     };
     MemberNameView: {
       /** @description Nickname, display name or user name in this guild; null when they are not a member (or the platform did not say). */
@@ -1081,8 +1138,30 @@ export interface components {
       /** @description DMs when a restore the user started completes, fails or is stopped. */
       restore_notifications?: boolean;
     };
+    QuarantinedRole: {
+      id: string;
+      name: string;
+    };
     RegisterGuildDto: {
       platform_guild_id: string;
+    };
+    ReleaseResult: {
+      /** @description What could not be given back, and why (the role was deleted, the member left). */
+      not_given_back: {
+        id: string;
+        name: string;
+        /** @enum {string} */
+        reason: 'role_deleted' | 'member_not_in_guild';
+      }[];
+      permissions_given_back: {
+        id: string;
+        name: string;
+        permissions: string;
+      }[];
+      roles_given_back: {
+        id: string;
+        name: string;
+      }[];
     };
     RestoreDiff: {
       bans_to_lift: components['schemas']['BanItem'][];
@@ -1390,6 +1469,10 @@ export interface components {
       /** @enum {string} */
       trigger: 'manual' | 'scheduled' | 'antinuke' | 'pre_restore';
     };
+    StartLockdownDto: {
+      /** @description How long the lockdown lasts before it lifts itself: 1 to 1440 minutes (the platform pauses invites for 24 hours at most). */
+      minutes: number;
+    };
     StartRestoreDto: {
       approved_diff_hash: string;
       options?: components['schemas']['RestoreOptionsDto'];
@@ -1413,6 +1496,28 @@ export interface components {
       | 'LiftBans';
     /** @enum {string} */
     StepStatus: 'pending' | 'canceled' | 'running' | 'failed' | 'done' | 'skipped';
+    StoredQuarantine: {
+      actor_platform_user_id: string;
+      guild_id: string;
+      incident_id: string;
+      /**
+       * @description The actor was also kicked or banned (`auto_action_mode`); null when not.
+       * @enum {string|null}
+       */
+      member_removed: 'kick' | 'ban' | null;
+      release_result: components['schemas']['ReleaseResult'] | null;
+      released_at: string | null;
+      released_by_user: string | null;
+      role_permissions_stripped: components['schemas']['StrippedRolePermissions'][];
+      roles_removed: components['schemas']['QuarantinedRole'][];
+      taken_at: string;
+    };
+    StrippedRolePermissions: {
+      id: string;
+      name: string;
+      /** @description The role's permissions before (decimal string). */
+      permissions: string;
+    };
     StrippedRoleView: {
       role_id: string;
       /** @description The role's name when it was taken. */
@@ -1477,8 +1582,16 @@ export interface components {
       sent_at: string;
     };
     UpdateAntiNukeSettingsDto: {
-      /** @description Remove the actor's roles when an incident opens (needs ANTINUKE_AUTO_ACTION). */
+      /** @description Quarantine the actor when an incident opens: take their dangerous roles (needs ANTINUKE_AUTO_ACTION). */
       auto_action_enabled: boolean;
+      /**
+       * @description What the auto-action does besides the quarantine: `quarantine` nothing more, `kick` or `ban`
+       *     the actor too. Absent: unchanged.
+       * @enum {string}
+       */
+      auto_action_mode?: 'quarantine' | 'kick' | 'ban';
+      /** @description Lock the guild down when an incident opens (needs ANTINUKE_AUTO_ACTION). Absent: unchanged. */
+      auto_lockdown_enabled?: boolean;
       /** @description AntiNuke counts destructive actions and opens incidents; false stops both. Absent: unchanged. */
       enabled?: boolean;
       /**
@@ -2197,6 +2310,403 @@ export interface operations {
       default: components['responses']['Problem'];
     };
   };
+  AntiNukeController_release: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        guildId: string;
+        incidentId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /**
+       * @description "Give back": returns to the incident's actor exactly what its quarantine took (roles, a bot
+       *     role's permissions). Idempotent; what cannot be given back (a role deleted since, a member who
+       *     left) is listed in `release_result.not_given_back` with its reason.
+       */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StoredQuarantine'];
+        };
+      };
+      /** @description The request is not valid; `errors` lists each invalid field (ErrValidation). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrValidation';
+          };
+        };
+      };
+      /** @description No session, or it has ended: log in again. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrUnauthenticated';
+          };
+        };
+      };
+      /** @description Not allowed: no MANAGE_GUILD in the guild, a plan without the feature, or not the payer. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?:
+              'ErrBotPermissionDenied' | 'ErrCrossOriginRequest' | 'ErrForbidden' | 'ErrPermissionDenied';
+          };
+        };
+      };
+      /** @description Does not exist, or is not visible to you. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrQuarantineNotFound';
+          };
+        };
+      };
+      /** @description Conflicts with the current state; the detail says what to do. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrGuildInactive';
+          };
+        };
+      };
+      /** @description Too many requests: wait for the Retry-After header. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrRateLimited';
+          };
+        };
+      };
+      default: components['responses']['Problem'];
+    };
+  };
+  LockdownController_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        guildId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The lockdown in force, or null. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            lockdown: components['schemas']['LockdownView'] | null;
+          };
+        };
+      };
+      /** @description The request is not valid; `errors` lists each invalid field (ErrValidation). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrValidation';
+          };
+        };
+      };
+      /** @description No session, or it has ended: log in again. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrUnauthenticated';
+          };
+        };
+      };
+      /** @description Not allowed: no MANAGE_GUILD in the guild, a plan without the feature, or not the payer. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrForbidden';
+          };
+        };
+      };
+      /** @description Conflicts with the current state; the detail says what to do. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrGuildInactive';
+          };
+        };
+      };
+      /** @description Too many requests: wait for the Retry-After header. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrRateLimited';
+          };
+        };
+      };
+      default: components['responses']['Problem'];
+    };
+  };
+  LockdownController_start: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        guildId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['StartLockdownDto'];
+      };
+    };
+    responses: {
+      /**
+       * @description Pauses invites and DMs and takes SEND_MESSAGES from @everyone for `minutes`, then lifts itself.
+       *     409 ErrLockdownActive while one is in force.
+       */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['LockdownView'];
+        };
+      };
+      /** @description The request is not valid; `errors` lists each invalid field (ErrValidation). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrValidation';
+          };
+        };
+      };
+      /** @description No session, or it has ended: log in again. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrUnauthenticated';
+          };
+        };
+      };
+      /** @description Not allowed: no MANAGE_GUILD in the guild, a plan without the feature, or not the payer. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?:
+              'ErrBotPermissionDenied' | 'ErrCrossOriginRequest' | 'ErrForbidden' | 'ErrPermissionDenied';
+          };
+        };
+      };
+      /** @description Conflicts with the current state; the detail says what to do. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrGuildInactive' | 'ErrLockdownActive';
+          };
+        };
+      };
+      /** @description The body is larger than the route accepts. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrPayloadTooLarge';
+          };
+        };
+      };
+      /** @description The body is not application/json. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrUnsupportedMediaType';
+          };
+        };
+      };
+      /** @description Too many requests: wait for the Retry-After header. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrRateLimited';
+          };
+        };
+      };
+      default: components['responses']['Problem'];
+    };
+  };
+  LockdownController_lift: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        guildId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Lifts the lockdown now, giving back exactly what it changed. 404 ErrNoLockdown when none is in force. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['LockdownView'];
+        };
+      };
+      /** @description The request is not valid; `errors` lists each invalid field (ErrValidation). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrValidation';
+          };
+        };
+      };
+      /** @description No session, or it has ended: log in again. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrUnauthenticated';
+          };
+        };
+      };
+      /** @description Not allowed: no MANAGE_GUILD in the guild, a plan without the feature, or not the payer. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?:
+              'ErrBotPermissionDenied' | 'ErrCrossOriginRequest' | 'ErrForbidden' | 'ErrPermissionDenied';
+          };
+        };
+      };
+      /** @description Does not exist, or is not visible to you. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrNoLockdown';
+          };
+        };
+      };
+      /** @description Conflicts with the current state; the detail says what to do. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrGuildInactive';
+          };
+        };
+      };
+      /** @description Too many requests: wait for the Retry-After header. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrRateLimited';
+          };
+        };
+      };
+      default: components['responses']['Problem'];
+    };
+  };
   AuditLogController_list: {
     parameters: {
       query?: {
@@ -2210,6 +2720,8 @@ export interface operations {
           | 'RestoreCanceled'
           | 'SnapshotCreated'
           | 'AntiNukeIncidentOpened'
+          | 'LockdownStarted'
+          | 'LockdownLifted'
           | 'BillingKeyIssued'
           | 'SubscriptionStarted'
           | 'PaymentSucceeded'

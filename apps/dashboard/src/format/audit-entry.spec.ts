@@ -121,6 +121,30 @@ describe(describeAuditEntry.name, () => {
     );
   });
 
+  it('tells who locked the guild down and how the lockdown ended', () => {
+    const started = entry('LockdownStarted', {
+      started_by_user: ME,
+      incident_id: null,
+      lockdown_until: '2026-11-22T08:05:00Z',
+      send_messages_taken: true,
+    });
+    expect(describeAuditEntry(started, names)).toMatch(
+      /^You locked the guild down until .+: invites and DMs paused, @everyone cannot send messages$/,
+    );
+    expect(
+      describeAuditEntry(
+        entry('LockdownStarted', { incident_id: SNAP, lockdown_until: '2026-11-22T08:05:00Z' }),
+        names,
+      ),
+    ).toMatch(/^AntiNuke \(on an incident\) locked the guild down until .+: invites and DMs paused$/);
+    expect(describeAuditEntry(entry('LockdownLifted', { reason: 'expired' }), names)).toBe(
+      'The lockdown lifted itself when its time was up',
+    );
+    expect(
+      describeAuditEntry(entry('LockdownLifted', { reason: 'user', lifted_by_user: OTHER }), names),
+    ).toBe('Another user lifted the lockdown');
+  });
+
   it('reads the plan and payment history in plain words', () => {
     expect(
       describeAuditEntry(

@@ -30,6 +30,8 @@ export const AUDIT_KINDS: Record<AuditKind, string> = {
   RestoreFailed: 'Restore failed',
   RestoreCanceled: 'Restore canceled',
   AntiNukeIncidentOpened: 'AntiNuke incident',
+  LockdownStarted: 'Lockdown started',
+  LockdownLifted: 'Lockdown lifted',
   BillingKeyIssued: 'Card registered',
   SubscriptionStarted: 'Subscription started',
   PaymentSucceeded: 'Payment',
@@ -100,12 +102,20 @@ export function platformUserLabel(
 }
 
 /** The fields of a payload that name one of our users, and those that name a platform user. */
-const USER_FIELDS = ['requested_by_user', 'created_by_user', 'payer_user_id'] as const;
+const USER_FIELDS = [
+  'requested_by_user',
+  'created_by_user',
+  'payer_user_id',
+  'started_by_user',
+  'lifted_by_user',
+] as const;
 const PLATFORM_USER_FIELDS = [
   'requested_by_platform_user_id',
   'created_by_platform_user_id',
   'payer_platform_user_id',
   'actor_platform_user_id',
+  'started_by_platform_user_id',
+  'lifted_by_platform_user_id',
 ] as const;
 
 /** Who the entries name (ours and the platform's ids, each once, the reader left out): the names to ask for. */
@@ -221,6 +231,19 @@ export function describeAuditEntry(entry: AuditEntry, names: AuditNames): string
           : ''
       }`;
     }
+    case 'LockdownStarted': {
+      const by = text(p.incident_id)
+        ? 'AntiNuke (on an incident)'
+        : who(p.started_by_user, names, true, p.started_by_platform_user_id);
+      const until = text(p.lockdown_until);
+      return `${by} locked the guild down until ${until ? new Date(until).toLocaleString() : 'its end'}: invites and DMs paused${
+        p.send_messages_taken === true ? ', @everyone cannot send messages' : ''
+      }`;
+    }
+    case 'LockdownLifted':
+      return p.reason === 'expired'
+        ? 'The lockdown lifted itself when its time was up'
+        : `${who(p.lifted_by_user, names, true, p.lifted_by_platform_user_id)} lifted the lockdown`;
     case 'BillingKeyIssued':
       return `${who(p.payer_user_id, names, true)} registered a card for payments`;
     case 'SubscriptionStarted':

@@ -3,13 +3,28 @@ import { QueryStatus } from '../app/layout';
 import type { Schemas } from '../api/client';
 import { ApiProblem } from '../api/problem';
 import { useAntiNuke, useUpdateAntiNuke } from '../api/queries';
+import { LockdownCard } from '../components/lockdown-card';
 import { SaveActions } from '../components/save-actions';
 import { dateTime } from '../format/time';
 import { ExemptUsersField } from './antinuke-exempt';
 import { GuildPage } from './guild';
 
 type View = Schemas['AntiNukeView'];
-type Field = 'enabled' | 'exempt_user_ids' | 'threshold' | 'window_seconds' | 'auto_action_enabled';
+type Field =
+  | 'enabled'
+  | 'exempt_user_ids'
+  | 'threshold'
+  | 'window_seconds'
+  | 'auto_action_enabled'
+  | 'auto_action_mode'
+  | 'auto_lockdown_enabled';
+type Mode = View['auto_action_mode'];
+
+const MODES: Record<Mode, string> = {
+  quarantine: 'Quarantine only: take their dangerous roles',
+  kick: 'Quarantine, then kick them',
+  ban: 'Quarantine, then ban them',
+};
 
 const PLAN_NAMES: Record<string, string> = { FREE: 'Free', PRO: 'Pro', ENTERPRISE: 'Enterprise' };
 
@@ -24,6 +39,7 @@ export function AntiNukePage({ guildId }: { guildId: string }) {
     <GuildPage guildId={guildId} title="AntiNuke">
       <QueryStatus query={antinuke} what="the AntiNuke setting" />
       {antinuke.data && <AntiNukeForm guildId={guildId} view={antinuke.data} />}
+      {antinuke.data && <LockdownCard guildId={guildId} available={antinuke.data.detection_available} />}
     </GuildPage>
   );
 }
@@ -40,6 +56,8 @@ function AntiNukeForm({ guildId, view }: { guildId: string; view: View }) {
   const [threshold, setThreshold] = useState(String(view.threshold));
   const [windowSeconds, setWindowSeconds] = useState(String(view.window_seconds));
   const [autoAction, setAutoAction] = useState(view.auto_action_enabled);
+  const [mode, setMode] = useState<Mode>(view.auto_action_mode);
+  const [autoLockdown, setAutoLockdown] = useState(view.auto_lockdown_enabled);
   const [enabled, setEnabled] = useState(view.enabled);
   const [exempt, setExempt] = useState(view.exempt_user_ids);
   const update = useUpdateAntiNuke(guildId);
@@ -49,9 +67,19 @@ function AntiNukeForm({ guildId, view }: { guildId: string; view: View }) {
     setThreshold(String(view.threshold));
     setWindowSeconds(String(view.window_seconds));
     setAutoAction(view.auto_action_enabled);
+    setMode(view.auto_action_mode);
+    setAutoLockdown(view.auto_lockdown_enabled);
     setEnabled(view.enabled);
     setExempt(savedExempt === '' ? [] : savedExempt.split(','));
-  }, [view.threshold, view.window_seconds, view.auto_action_enabled, view.enabled, savedExempt]);
+  }, [
+    view.threshold,
+    view.window_seconds,
+    view.auto_action_enabled,
+    view.auto_action_mode,
+    view.auto_lockdown_enabled,
+    view.enabled,
+    savedExempt,
+  ]);
   const names = useMemo(
     () => new Map(view.exempt_users.map((user) => [user.platform_user_id, user.name])),
     [view.exempt_users],
@@ -68,6 +96,8 @@ function AntiNukeForm({ guildId, view }: { guildId: string; view: View }) {
       threshold: threshold.trim() === '' ? Number.NaN : Number(threshold),
       window_seconds: windowSeconds.trim() === '' ? Number.NaN : Number(windowSeconds),
       auto_action_enabled: autoAction,
+      auto_action_mode: mode,
+      auto_lockdown_enabled: autoLockdown,
     });
   };
   const plan = PLAN_NAMES[view.plan_code] ?? view.plan_code;
@@ -151,14 +181,48 @@ function AntiNukeForm({ guildId, view }: { guildId: string; view: View }) {
               onChange={(event) => setAutoAction(event.target.checked)}
               aria-describedby="auto-action-hint"
             />
-            Take away every role of the person behind an incident
+            Quarantine the person behind an incident
           </label>
           <p id="auto-action-hint" className="muted small">
-            This stops a raid at once, before anyone reads the DM. It never touches the guild&apos;s owner or
-            guildkeeper&apos;s bot.
+            Takes away each of their roles that can do damage (administrator, manage the guild, roles,
+            channels or webhooks, ban, kick, mention everyone); for a bot, its own role loses its permissions.
+            This stops a raid at once, before anyone reads the DM, and the incident can give it all back. It
+            never touches the guild&apos;s owner or guildkeeper&apos;s bot.
             {!view.auto_action_available && ' Needs the Enterprise plan.'}
           </p>
           {errorOf('auto_action_enabled') && <p className="field-error">{errorOf('auto_action_enabled')}</p>}
+          <div className="field">
+            <label htmlFor="auto-action-mode">And then</label>
+            <select
+              id="auto-action-mode"
+              value={mode}
+              disabled={!autoAction}
+              onChange={(event) => setMode(event.target.value as Mode)}
+            >
+              {(Object.keys(MODES) as Mode[]).map((key) => (
+                <option key={key} value={key}>
+                  {MODES[key]}
+                </option>
+              ))}
+            </select>
+            {errorOf('auto_action_mode') && <p className="field-error">{errorOf('auto_action_mode')}</p>}
+          </div>
+          <label className="checkbox">
+            <input
+              type="checkbox"
+              checked={autoLockdown}
+              onChange={(event) => setAutoLockdown(event.target.checked)}
+              aria-describedby="auto-lockdown-hint"
+            />
+            Lock the guild down when an incident opens
+          </label>
+          <p id="auto-lockdown-hint" className="muted small">
+            Pauses invites and DMs and stops @everyone sending messages for an hour; lift it from the Lockdown
+            card below.
+          </p>
+          {errorOf('auto_lockdown_enabled') && (
+            <p className="field-error">{errorOf('auto_lockdown_enabled')}</p>
+          )}
         </fieldset>
         <ExemptUsersField
           ids={exempt}

@@ -1,5 +1,6 @@
 import { QueryStatus } from '../app/layout';
 import { Fact } from '../components/facts';
+import { IncidentQuarantine } from '../components/incident-quarantine';
 import { IncidentTargets, incidentTargetUserIds } from '../components/incident-targets';
 import { Link } from '../app/router';
 import { pathTo } from '../app/routes';
@@ -55,11 +56,18 @@ export function IncidentsPage({ guildId }: { guildId: string }) {
                 </Fact>
                 <Fact label="Automatic action">
                   {incident.auto_action_taken
-                    ? "the actor's roles were taken away"
+                    ? `the actor was quarantined${incident.auto_action_error ? ` (${incident.auto_action_error})` : ''}`
                     : incident.auto_action_error
                       ? `failed: ${incident.auto_action_error}`
                       : 'none'}
                 </Fact>
+                {incident.quarantine && (
+                  <IncidentQuarantine
+                    guildId={guildId}
+                    incidentId={incident.id}
+                    quarantine={incident.quarantine}
+                  />
+                )}
                 <IncidentTargets incident={incident} names={names.platformUsers} />
                 <Fact label="Snapshot taken">
                   {incident.snapshot_id ? (

@@ -12,6 +12,10 @@ describe(matchUpstream.name, () => {
     ['GET', `/api/v1/guilds/${id}/antinuke`, 'recovery'],
     ['PUT', `/api/v1/guilds/${id}/antinuke`, 'recovery'],
     ['GET', `/api/v1/guilds/${id}/incidents`, 'recovery'],
+    ['GET', `/api/v1/guilds/${id}/antinuke/lockdown`, 'recovery'],
+    ['POST', `/api/v1/guilds/${id}/antinuke/lockdown`, 'recovery'],
+    ['DELETE', `/api/v1/guilds/${id}/antinuke/lockdown`, 'recovery'],
+    ['POST', `/api/v1/guilds/${id}/antinuke/incidents/${id}/release`, 'recovery'],
     ['POST', '/api/v1/restore/preview', 'recovery'],
     ['POST', '/api/v1/restore/start', 'recovery'],
     ['GET', `/api/v1/restore/${id}`, 'recovery'],
@@ -45,6 +49,7 @@ describe(matchUpstream.name, () => {
     '/api/v1/subscriptions',
     `/api/v1/guilds/${id}/snapshots/extra`,
     `/api/v1/guilds/${id}/incidents/${id}`,
+    `/api/v1/guilds/${id}/antinuke/incidents/${id}`,
     '/api/v1/snapshots/..%2F..%2Finternal%2Fv1%2Fplans',
   ])('serves nothing at %s', (path) => {
     expect(matchUpstream('GET', path)).toBeNull();

@@ -15,6 +15,16 @@ const ROUTES: { methods: readonly string[]; pattern: RegExp; upstream: Upstream 
   { methods: ['GET'], pattern: new RegExp(`^/api/v1/guilds/${ID}/audit-log$`), upstream: 'notifier' },
   { methods: ['GET', 'POST'], pattern: new RegExp(`^/api/v1/guilds/${ID}/snapshots$`), upstream: 'recovery' },
   { methods: ['GET', 'PUT'], pattern: new RegExp(`^/api/v1/guilds/${ID}/antinuke$`), upstream: 'recovery' },
+  {
+    methods: ['GET', 'POST', 'DELETE'],
+    pattern: new RegExp(`^/api/v1/guilds/${ID}/antinuke/lockdown$`),
+    upstream: 'recovery',
+  },
+  {
+    methods: ['POST'],
+    pattern: new RegExp(`^/api/v1/guilds/${ID}/antinuke/incidents/${ID}/release$`),
+    upstream: 'recovery',
+  },
   { methods: ['GET'], pattern: new RegExp(`^/api/v1/guilds/${ID}/incidents$`), upstream: 'recovery' },
   { methods: ['GET'], pattern: new RegExp(`^/api/v1/guilds/${ID}/member-names$`), upstream: 'recovery' },
   { methods: ['GET'], pattern: new RegExp(`^/api/v1/guilds/${ID}$`), upstream: 'recovery' },

@@ -289,6 +289,45 @@ describe(planDm.name, () => {
     expect(dm!.content).toContain('스냅샷 저장에 실패했습니다');
   });
 
+  it('tells the owner when the guild is locked down and when the lockdown lifts', () => {
+    const started = planDm(
+      event('LockdownStarted', {
+        lockdown_id: 'lock-1',
+        guild_id: 'guild-1',
+        guild_name: 'Raid Test',
+        owner_platform_user_id: PAYER,
+        started_by_user: null,
+        started_by_platform_user_id: null,
+        incident_id: 'inc-1',
+        lockdown_until: '2026-11-22T08:05:00Z',
+        send_messages_taken: true,
+        everyone_permissions_before: '3072',
+        occurred_at: '2026-11-22T07:05:00Z',
+      }),
+    );
+    expect(started).toMatchObject({ template: 'antinuke.lockdown_started', recipientPlatformUserId: PAYER });
+    expect(started!.content).toContain('AntiNuke 사건 `inc-1`로 자동 잠금되었습니다.');
+    expect(started!.content).toContain('메시지 보내기 권한을 잠시 거두었습니다');
+    expect(started!.content).toContain('17:05 (KST)에 자동으로 풀립니다.');
+
+    const lifted = planDm(
+      event('LockdownLifted', {
+        lockdown_id: 'lock-1',
+        guild_id: 'guild-1',
+        guild_name: 'Raid Test',
+        owner_platform_user_id: PAYER,
+        lifted_by_user: PAYER_ID,
+        lifted_by_platform_user_id: '111',
+        reason: 'user',
+        send_messages_restored: false,
+        occurred_at: '2026-11-22T07:35:00Z',
+      }),
+    );
+    expect(lifted).toMatchObject({ template: 'antinuke.lockdown_lifted', recipientPlatformUserId: PAYER });
+    expect(lifted!.content).toContain('<@111> 님이 풀었습니다.');
+    expect(lifted!.content).not.toContain('돌려주었습니다');
+  });
+
   it('has nothing to say about events no user needs to hear of', () => {
     expect(
       planDm(

@@ -16,6 +16,8 @@ export const TEMPLATES = [
   'subscription.ended',
   'subscription.card_changed',
   'antinuke.incident',
+  'antinuke.lockdown_started',
+  'antinuke.lockdown_lifted',
 ] as const;
 export type Template = (typeof TEMPLATES)[number];
 
@@ -305,7 +307,42 @@ const PLANNERS: { [T in keyof EventPayloads]?: Planner<T> } = {
       p.snapshot_id
         ? `감지 직후 상태를 스냅샷 \`${p.snapshot_id}\`에 저장했습니다.`
         : '스냅샷 저장에 실패했습니다. 운영팀에 알렸습니다; 가장 최근 스냅샷으로 복구할 수 있습니다.',
-      p.auto_action_taken ? '자동 조치로 행위자의 역할을 모두 회수했습니다.' : '자동 조치는 꺼져 있습니다.',
+      p.auto_action_taken
+        ? '자동 조치로 행위자의 위험 권한 역할을 회수했습니다.'
+        : '자동 조치는 꺼져 있습니다.',
+    ].join('\n'),
+  }),
+
+  // The owner hears of every lockdown, whoever started it: it silences their whole guild.
+  LockdownStarted: (p) => ({
+    template: 'antinuke.lockdown_started',
+    recipientPlatformUserId: p.owner_platform_user_id,
+    recipientUserId: null,
+    preference: 'incident_notifications',
+    content: [
+      `🔒 ${guild(p.guild_name)} 서버가 잠겼습니다. (${formatKstDateTime(p.occurred_at)})`,
+      p.incident_id
+        ? `AntiNuke 사건 \`${p.incident_id}\`로 자동 잠금되었습니다.`
+        : `<@${p.started_by_platform_user_id ?? '알 수 없음'}> 님이 잠갔습니다.`,
+      '초대와 DM이 멈추었습니다.' +
+        (p.send_messages_taken ? ' @everyone의 메시지 보내기 권한을 잠시 거두었습니다.' : ''),
+      `${formatKstDateTime(p.lockdown_until)}에 자동으로 풀립니다.`,
+    ].join('\n'),
+  }),
+
+  LockdownLifted: (p) => ({
+    template: 'antinuke.lockdown_lifted',
+    recipientPlatformUserId: p.owner_platform_user_id,
+    recipientUserId: null,
+    preference: 'incident_notifications',
+    content: [
+      `🔓 ${guild(p.guild_name)} 서버의 잠금이 풀렸습니다. (${formatKstDateTime(p.occurred_at)})`,
+      p.reason === 'expired'
+        ? '정해진 시간이 지나 자동으로 풀렸습니다.'
+        : `<@${p.lifted_by_platform_user_id ?? '알 수 없음'}> 님이 풀었습니다.`,
+      p.send_messages_restored
+        ? '초대와 DM이 다시 열렸고, @everyone의 메시지 보내기 권한을 돌려주었습니다.'
+        : '초대와 DM이 다시 열렸습니다.',
     ].join('\n'),
   }),
 };

@@ -3,6 +3,7 @@ import { type KeysetPage, keysetPage, keysetStart, keysetTimeSql, withIsoDates }
 import { NotFoundError } from '@lib/problem-details';
 import { DataSource, type EntityManager } from 'typeorm';
 import { RecoveryEvents } from '../recovery-events';
+import { QuarantineRepository, type StoredQuarantine } from './quarantine/quarantine.repository';
 import type { DestructiveActionKind } from './destructive-action';
 import type {
   IncidentTarget,
@@ -52,11 +53,13 @@ export interface IncidentView extends IncidentTargetsView {
   auto_action_taken: boolean;
   auto_action_error: string | null;
   opened_at: string;
+  /** What the quarantine took and whether it was given back; null when nothing was taken. */
+  quarantine: StoredQuarantine | null;
 }
 
 type IncidentRow = Omit<
   IncidentView,
-  keyof IncidentTargetsView | 'first_action_at' | 'last_action_at' | 'opened_at'
+  keyof IncidentTargetsView | 'first_action_at' | 'last_action_at' | 'opened_at' | 'quarantine'
 > & {
   first_action_at: Date;
   last_action_at: Date;
@@ -72,6 +75,7 @@ export class AntiNukeIncidentsRepository {
   constructor(
     private readonly dataSource: DataSource,
     private readonly events: RecoveryEvents,
+    private readonly quarantines: QuarantineRepository,
   ) {}
 
   /**
@@ -135,10 +139,18 @@ export class AntiNukeIncidentsRepository {
       [guildId, after.at, after.id, query.limit + 1],
     );
     const page = keysetPage(rows, query.limit, toView);
-    const targets = await this.targetsOf(page.items.map((incident) => incident.id));
+    const ids = page.items.map((incident) => incident.id);
+    const [targets, quarantines] = await Promise.all([
+      this.targetsOf(ids),
+      this.quarantines.ofIncidents(ids),
+    ]);
     return {
       ...page,
-      items: page.items.map((incident) => ({ ...incident, ...(targets.get(incident.id) ?? noTargets()) })),
+      items: page.items.map((incident) => ({
+        ...incident,
+        ...(targets.get(incident.id) ?? noTargets()),
+        quarantine: quarantines.get(incident.id) ?? null,
+      })),
     };
   }
 
@@ -243,6 +255,6 @@ function noTargets(): IncidentTargetsView {
 function toView({
   cursor_at: _cursorAt,
   ...row
-}: IncidentRow & { cursor_at: string }): Omit<IncidentView, keyof IncidentTargetsView> {
+}: IncidentRow & { cursor_at: string }): Omit<IncidentView, keyof IncidentTargetsView | 'quarantine'> {
   return withIsoDates(row);
 }

@@ -19,7 +19,8 @@ export class AntiNukeSettingsRepository {
     options: { lock?: boolean } = {},
   ): Promise<StoredAntiNukeSettings> {
     const [row] = await manager.query<(AntiNukeSettings & { updated_at: Date })[]>(
-      `SELECT enabled, exempt_user_ids, threshold, window_seconds, auto_action_enabled, updated_at
+      `SELECT enabled, exempt_user_ids, threshold, window_seconds, auto_action_enabled, auto_action_mode,
+              auto_lockdown_enabled, updated_at
          FROM recovery.antinuke_settings WHERE guild_id = $1${options.lock ? ' FOR UPDATE' : ''}`,
       [guildId],
     );
@@ -30,6 +31,8 @@ export class AntiNukeSettingsRepository {
       threshold: row.threshold,
       window_seconds: row.window_seconds,
       auto_action_enabled: row.auto_action_enabled,
+      auto_action_mode: row.auto_action_mode,
+      auto_lockdown_enabled: row.auto_lockdown_enabled,
       updated_at: new Date(row.updated_at).toISOString(),
     };
   }
@@ -37,14 +40,17 @@ export class AntiNukeSettingsRepository {
   async put(guildId: string, settings: AntiNukeSettings, manager: EntityManager): Promise<void> {
     await manager.query(
       `INSERT INTO recovery.antinuke_settings
-         (guild_id, enabled, exempt_user_ids, threshold, window_seconds, auto_action_enabled)
-       VALUES ($1, $2, $3, $4, $5, $6)
+         (guild_id, enabled, exempt_user_ids, threshold, window_seconds, auto_action_enabled,
+          auto_action_mode, auto_lockdown_enabled)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
        ON CONFLICT (guild_id) DO UPDATE
          SET enabled = EXCLUDED.enabled,
              exempt_user_ids = EXCLUDED.exempt_user_ids,
              threshold = EXCLUDED.threshold,
              window_seconds = EXCLUDED.window_seconds,
              auto_action_enabled = EXCLUDED.auto_action_enabled,
+             auto_action_mode = EXCLUDED.auto_action_mode,
+             auto_lockdown_enabled = EXCLUDED.auto_lockdown_enabled,
              updated_at = now()`,
       [
         guildId,
@@ -53,15 +59,21 @@ export class AntiNukeSettingsRepository {
         settings.threshold,
         settings.window_seconds,
         settings.auto_action_enabled,
+        settings.auto_action_mode,
+        settings.auto_lockdown_enabled,
       ],
     );
   }
 
-  /** docs/behaviour.md appendix rule 7: a downgrade below ENTERPRISE switches auto-action off for good (opt in again). */
+  /**
+   * docs/behaviour.md appendix rule 7: a downgrade below ENTERPRISE switches auto-action off for
+   * good (opt in again), and the automatic lockdown with it.
+   */
   async switchAutoActionOff(guildId: string, manager: EntityManager): Promise<void> {
     await manager.query(
-      `UPDATE recovery.antinuke_settings SET auto_action_enabled = false, updated_at = now()
-        WHERE guild_id = $1 AND auto_action_enabled`,
+      `UPDATE recovery.antinuke_settings
+          SET auto_action_enabled = false, auto_lockdown_enabled = false, updated_at = now()
+        WHERE guild_id = $1 AND (auto_action_enabled OR auto_lockdown_enabled)`,
       [guildId],
     );
   }

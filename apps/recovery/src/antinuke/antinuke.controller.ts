@@ -1,15 +1,22 @@
 import { ApiOperation } from '@nestjs/swagger';
 import { ProblemAnswers } from '@lib/problem-details';
-import { Body, Controller, Get, Param, ParseUUIDPipe, Put, Query } from '@nestjs/common';
-import { RequireManageGuild } from '@lib/guild-access';
+import { Body, Controller, Get, HttpCode, Param, ParseUUIDPipe, Post, Put, Query } from '@nestjs/common';
+import type { InternalIdentity } from '@lib/contracts';
+import { RequireManageGuild, requireUser } from '@lib/guild-access';
+import { CurrentIdentity } from '@lib/identity';
 import type { IncidentView } from './antinuke-incidents.repository';
 import { type AntiNukeView, ListIncidentsQuery, UpdateAntiNukeSettingsDto } from './antinuke.dto';
 import { AntiNukeService } from './antinuke.service';
+import { QuarantineReleaseService } from './quarantine/quarantine-release.service';
+import type { StoredQuarantine } from './quarantine/quarantine.repository';
 
 /** AntiNuke's setting and incidents (MANAGE_GUILD on the guild, checked before anything is validated). */
 @Controller('api/v1/guilds/:guildId')
 export class AntiNukeController {
-  constructor(private readonly antinuke: AntiNukeService) {}
+  constructor(
+    private readonly antinuke: AntiNukeService,
+    private readonly quarantines: QuarantineReleaseService,
+  ) {}
 
   /** The guild's AntiNuke setting, what its plan allows, and whether AntiNuke runs now. */
   @ApiOperation({ summary: 'Get the AntiNuke setting' })
@@ -44,5 +51,23 @@ export class AntiNukeController {
     @Query() query: ListIncidentsQuery,
   ): Promise<{ items: IncidentView[]; next_cursor: string | null }> {
     return this.antinuke.listIncidents(guildId, query);
+  }
+
+  /**
+   * "Give back": returns to the incident's actor exactly what its quarantine took (roles, a bot
+   * role's permissions). Idempotent; what cannot be given back (a role deleted since, a member who
+   * left) is listed in `release_result.not_given_back` with its reason.
+   */
+  @ApiOperation({ summary: 'Give back what the quarantine took' })
+  @ProblemAnswers({ 403: ['ErrPermissionDenied', 'ErrBotPermissionDenied'], 404: ['ErrQuarantineNotFound'] })
+  @Post('antinuke/incidents/:incidentId/release')
+  @HttpCode(200)
+  @RequireManageGuild({ params: 'guildId' })
+  release(
+    @CurrentIdentity() identity: InternalIdentity,
+    @Param('guildId', new ParseUUIDPipe()) guildId: string,
+    @Param('incidentId', new ParseUUIDPipe()) incidentId: string,
+  ): Promise<StoredQuarantine> {
+    return this.quarantines.release(guildId, incidentId, requireUser(identity).user_id);
   }
 }

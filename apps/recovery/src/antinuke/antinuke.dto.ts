@@ -5,6 +5,7 @@ import {
   ArrayUnique,
   IsArray,
   IsBoolean,
+  IsIn,
   IsInt,
   IsString,
   Matches,
@@ -12,7 +13,12 @@ import {
   Min,
   ValidateIf,
 } from 'class-validator';
-import { ANTINUKE_SETTING_LIMITS, PLATFORM_USER_ID_PATTERN } from './workflows/antinuke-contract';
+import {
+  ANTINUKE_SETTING_LIMITS,
+  AUTO_ACTION_MODES,
+  type AutoActionMode,
+  PLATFORM_USER_ID_PATTERN,
+} from './workflows/antinuke-contract';
 
 const { threshold, window_seconds, exempt_user_ids } = ANTINUKE_SETTING_LIMITS;
 
@@ -57,9 +63,22 @@ export class UpdateAntiNukeSettingsDto {
   @Max(window_seconds.max)
   window_seconds!: number;
 
-  /** Remove the actor's roles when an incident opens (needs ANTINUKE_AUTO_ACTION). */
+  /** Quarantine the actor when an incident opens: take their dangerous roles (needs ANTINUKE_AUTO_ACTION). */
   @IsBoolean()
   auto_action_enabled!: boolean;
+
+  /**
+   * What the auto-action does besides the quarantine: `quarantine` nothing more, `kick` or `ban`
+   * the actor too. Absent: unchanged.
+   */
+  @UnlessAbsent()
+  @IsIn(AUTO_ACTION_MODES)
+  auto_action_mode?: AutoActionMode;
+
+  /** Lock the guild down when an incident opens (needs ANTINUKE_AUTO_ACTION). Absent: unchanged. */
+  @UnlessAbsent()
+  @IsBoolean()
+  auto_lockdown_enabled?: boolean;
 }
 
 export class ListIncidentsQuery {
@@ -88,6 +107,8 @@ export interface AntiNukeView {
   threshold: number;
   window_seconds: number;
   auto_action_enabled: boolean;
+  auto_action_mode: AutoActionMode;
+  auto_lockdown_enabled: boolean;
   /** null while the defaults apply. */
   updated_at: string | null;
   plan_code: PlanCode;

@@ -10,6 +10,12 @@ import { AntiNukeSettingsRepository } from './antinuke-settings.repository';
 import { AntiNukeController } from './antinuke.controller';
 import { AntiNukeService } from './antinuke.service';
 import { AntiNukeLicenseHandler } from './license-events.handler';
+import { LockdownController } from './lockdown/lockdown.controller';
+import { LockdownLifter } from './lockdown/lockdown-lifter';
+import { LockdownRepository } from './lockdown/lockdown.repository';
+import { LockdownService } from './lockdown/lockdown.service';
+import { QuarantineReleaseService } from './quarantine/quarantine-release.service';
+import { QuarantineRepository } from './quarantine/quarantine.repository';
 
 /**
  * AntiNuke (issue 10). The recovery worker registers ANTINUKE_ACTIVITIES (WORKFLOW_REGISTRY); the event consumer runs
@@ -19,21 +25,35 @@ import { AntiNukeLicenseHandler } from './license-events.handler';
 @Global()
 @Module({
   imports: [GuildsModule, SnapshotsModule],
-  controllers: [AntiNukeController],
+  controllers: [AntiNukeController, LockdownController],
   providers: [
     AntiNukeSettingsRepository,
+    QuarantineRepository,
+    QuarantineReleaseService,
+    LockdownRepository,
+    LockdownService,
+    LockdownLifter,
     AntiNukeIncidentsRepository,
     AntiNukeService,
     AntiNukeLicenseHandler,
     {
       provide: ANTINUKE_ACTIVITIES,
-      inject: [GuildRegistry, SnapshotService, ChatPlatformClient, AntiNukeIncidentsRepository],
+      inject: [
+        GuildRegistry,
+        SnapshotService,
+        ChatPlatformClient,
+        AntiNukeIncidentsRepository,
+        QuarantineRepository,
+        LockdownService,
+      ],
       useFactory: (
         guilds: GuildRegistry,
         snapshots: SnapshotService,
         platform: ChatPlatformClient,
         incidents: AntiNukeIncidentsRepository,
-      ) => createAntiNukeActivities({ guilds, snapshots, platform, incidents }),
+        quarantines: QuarantineRepository,
+        lockdowns: LockdownService,
+      ) => createAntiNukeActivities({ guilds, snapshots, platform, incidents, quarantines, lockdowns }),
     },
   ],
   exports: [ANTINUKE_ACTIVITIES, AntiNukeSettingsRepository, AntiNukeLicenseHandler],

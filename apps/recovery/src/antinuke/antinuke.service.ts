@@ -40,7 +40,9 @@ export class AntiNukeService {
    */
   async update(guildId: string, body: UpdateAntiNukeSettingsDto): Promise<AntiNukeView> {
     // Auto-action is named first: switching it on without ENTERPRISE is the refusal users meet.
-    if (body.auto_action_enabled) await this.entitlements.requireFeature(guildId, 'ANTINUKE_AUTO_ACTION');
+    if (body.auto_action_enabled || body.auto_lockdown_enabled) {
+      await this.entitlements.requireFeature(guildId, 'ANTINUKE_AUTO_ACTION');
+    }
     await this.entitlements.requireFeature(guildId, 'ANTINUKE_DETECT');
     await this.dataSource.transaction(async (manager) => {
       const stored = await this.settings.get(guildId, manager, { lock: true });
@@ -50,6 +52,8 @@ export class AntiNukeService {
         threshold: body.threshold,
         window_seconds: body.window_seconds,
         auto_action_enabled: body.auto_action_enabled,
+        auto_action_mode: body.auto_action_mode ?? stored.auto_action_mode,
+        auto_lockdown_enabled: body.auto_lockdown_enabled ?? stored.auto_lockdown_enabled,
       };
       await this.settings.put(guildId, settings, manager);
       await this.workflows.signalSettings(guildId, settings).catch((error: unknown) => {
@@ -87,6 +91,8 @@ export class AntiNukeService {
       threshold: stored.threshold,
       window_seconds: stored.window_seconds,
       auto_action_enabled: stored.auto_action_enabled,
+      auto_action_mode: stored.auto_action_mode,
+      auto_lockdown_enabled: stored.auto_lockdown_enabled,
       updated_at: stored.updated_at,
       plan_code: entitlements.plan_code,
       detection_available: entitlements.features.includes('ANTINUKE_DETECT'),

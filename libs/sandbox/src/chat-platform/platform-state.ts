@@ -52,6 +52,14 @@ export interface FakeGuild extends FakeGuildSettings {
   roles: FakeRole[];
   channels: FakeChannel[];
   members: FakeMember[];
+  /** Invites and DMs paused by `PUT /guilds/{id}/incident-actions`; absent or null while never. */
+  incidents_data?: FakeIncidentActions | null;
+}
+
+/** What the platform's incident actions pause, until when (ISO 8601), null for not paused. */
+export interface FakeIncidentActions {
+  invites_disabled_until: string | null;
+  dms_disabled_until: string | null;
 }
 
 export interface DmRecord {

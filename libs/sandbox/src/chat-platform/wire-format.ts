@@ -5,6 +5,7 @@ import {
   type DmRecord,
   type FakeChannel,
   type FakeGuild,
+  type FakeIncidentActions,
   type FakeMember,
   type FakeRole,
   type FakeUser,
@@ -121,7 +122,7 @@ export function guildWire(guild: FakeGuild) {
     nsfw_level: 0,
     premium_progress_bar_enabled: false,
     // The guild's raid and DM spam measures; null while none is in force.
-    incidents_data: null,
+    incidents_data: incidentsDataWire(guild),
   };
 }
 
@@ -249,4 +250,20 @@ export function tokenWire(tokens: IssuedTokens) {
     refresh_token: tokens.refreshToken,
     scope: tokens.scopes.join(' '),
   };
+}
+
+/**
+ * The guild's incidents data as the guild object carries it: null while nothing is paused. A time
+ * already past reads as not paused (undocumented whether Discord still shows it; the fake says
+ * what is in force).
+ */
+export function incidentsDataWire(guild: FakeGuild, now = Date.now()): FakeIncidentActions | null {
+  const data = guild.incidents_data;
+  if (!data) return null;
+  const inForce = (at: string | null) => (at !== null && Date.parse(at) > now ? at : null);
+  const wire = {
+    invites_disabled_until: inForce(data.invites_disabled_until),
+    dms_disabled_until: inForce(data.dms_disabled_until),
+  };
+  return wire.invites_disabled_until === null && wire.dms_disabled_until === null ? null : wire;
 }

@@ -5,6 +5,9 @@ import type { GuildRegistry } from '../../guilds/guild-registry.service';
 import type { SnapshotService } from '../../snapshots/snapshot.service';
 import { withFailureTypes } from '../../activity-failures';
 import type { AntiNukeIncidentsRepository } from '../antinuke-incidents.repository';
+import type { LockdownService } from '../lockdown/lockdown.service';
+import type { QuarantineRepository } from '../quarantine/quarantine.repository';
+import { quarantineActivity } from './quarantine-actor';
 import {
   ANTINUKE_NON_RETRYABLE_FAILURES,
   type AntiNukeActivities,
@@ -16,6 +19,8 @@ export interface AntiNukeActivityDeps {
   snapshots: SnapshotService;
   platform: ChatPlatformClient;
   incidents: AntiNukeIncidentsRepository;
+  quarantines: QuarantineRepository;
+  lockdowns: Pick<LockdownService, 'start'>;
 }
 
 /** The activities, for the recovery worker (provided by AntiNukeModule). */
@@ -36,6 +41,7 @@ const logger = new Logger('AntiNukeActivities');
 /** The AntiNuke incident's activities over the app's services (`createActivities(deps)`). */
 export function createAntiNukeActivities(deps: AntiNukeActivityDeps): AntiNukeActivities {
   const { guilds, snapshots, platform, incidents } = deps;
+  const quarantine = quarantineActivity(deps);
 
   const activities: AntiNukeActivities = {
     /** Through the one creation routine; `antinuke` snapshots skip the slot check. */
@@ -89,6 +95,14 @@ export function createAntiNukeActivities(deps: AntiNukeActivityDeps): AntiNukeAc
         if (isChatPlatformError(error) && !error.retryable) return refused(`${error.code}: ${error.message}`);
         throw error;
       }
+    },
+
+    quarantineActor: quarantine,
+
+    /** The incident's lockdown; none when one is in force already (the owner's, or an earlier incident's). */
+    async startIncidentLockdown({ guildId, incidentId, minutes }) {
+      const started = await deps.lockdowns.start(guildId, { minutes, incidentId, userId: null });
+      return { lockdownId: started.created ? started.lockdown.id : null };
     },
 
     async openIncident(input) {

@@ -26,8 +26,12 @@ export interface AntiNukeSettings {
   threshold: number;
   /** ... within this many seconds. */
   window_seconds: number;
-  /** The guild opted in to removing the actor's roles (ENTERPRISE only). */
+  /** The guild opted in to containing the actor (ENTERPRISE only). */
   auto_action_enabled: boolean;
+  /** What the auto-action does besides quarantining the actor (absent in a run started before: quarantine). */
+  auto_action_mode: AutoActionMode;
+  /** The guild opted in to a lockdown when an incident opens (ENTERPRISE only; absent before: off). */
+  auto_lockdown_enabled: boolean;
 }
 
 /** What a guild may set (the API's validation, the table's checks). */
@@ -46,6 +50,8 @@ export const DEFAULT_ANTINUKE_SETTINGS: AntiNukeSettings = {
   threshold: 3,
   window_seconds: 10,
   auto_action_enabled: false,
+  auto_action_mode: 'quarantine',
+  auto_lockdown_enabled: false,
 };
 
 /** The stored setting a workflow starts with: auto-action only where the plan allows it. */
@@ -56,6 +62,8 @@ export function startingSettings(stored: AntiNukeSettings, autoActionAllowed: bo
     threshold: stored.threshold,
     window_seconds: stored.window_seconds,
     auto_action_enabled: stored.auto_action_enabled && autoActionAllowed,
+    auto_action_mode: stored.auto_action_mode,
+    auto_lockdown_enabled: stored.auto_lockdown_enabled && autoActionAllowed,
   };
 }
 
@@ -187,8 +195,15 @@ export interface RecordIncidentTargetsInput {
 export interface AntiNukeActivities {
   /** The `antinuke` snapshot; throws on failure (the workflow retries a little, then goes on). */
   takeIncidentSnapshot(input: IncidentSnapshotInput): Promise<{ snapshotId: string }>;
-  /** Removes the actor's roles; a refusal no retry can change is an outcome, an outage throws. */
+  /**
+   * Removes the actor's roles (runs started before quarantine only; kept registered so their
+   * histories replay); a refusal no retry can change is an outcome, an outage throws.
+   */
   removeActorRoles(input: RemoveActorRolesInput): Promise<AutoActionOutcome>;
+  /** Quarantines the actor, saying exactly what was taken; refusals are outcomes, an outage throws. */
+  quarantineActor(input: QuarantineActorInput): Promise<QuarantineOutcome>;
+  /** Starts the guild's lockdown for the incident; null when one is already in force. */
+  startIncidentLockdown(input: IncidentLockdownInput): Promise<{ lockdownId: string | null }>;
   /** Inserts the incident and AntiNukeIncidentOpened in one transaction; idempotent by incident id. */
   openIncident(input: OpenIncidentInput): Promise<void>;
   /**
@@ -196,6 +211,59 @@ export interface AntiNukeActivities {
    * (an entry recorded twice is one row), and nothing for an incident that was never recorded.
    */
   recordIncidentTargets(input: RecordIncidentTargetsInput): Promise<void>;
+}
+
+// ---- Containment: quarantine and lockdown ----
+
+/** `quarantine` takes the actor's dangerous roles; `kick` and `ban` then remove them from the guild. */
+export const AUTO_ACTION_MODES = ['quarantine', 'kick', 'ban'] as const;
+export type AutoActionMode = (typeof AUTO_ACTION_MODES)[number];
+
+/** How long a lockdown an incident starts lasts. */
+export const AUTO_LOCKDOWN_MINUTES = 60;
+
+/** What a lockdown may last: the platform pauses invites for at most 24 hours. */
+export const LOCKDOWN_MINUTES_LIMITS = { min: 1, max: 24 * 60 } as const;
+
+export interface QuarantineActorInput {
+  guildId: string;
+  incidentId: string;
+  actorPlatformUserId: string;
+  mode: AutoActionMode;
+}
+
+/** A role taken from the actor. */
+export interface QuarantinedRole {
+  id: string;
+  name: string;
+}
+
+/** A bot actor's own integration role, whose permissions were set to none. */
+export interface StrippedRolePermissions {
+  id: string;
+  name: string;
+  /** The role's permissions before (decimal string). */
+  permissions: string;
+}
+
+/** Exactly what the quarantine took, so that "give back" can return it. */
+export interface QuarantineRecord {
+  actor_platform_user_id: string;
+  roles_removed: QuarantinedRole[];
+  role_permissions_stripped: StrippedRolePermissions[];
+  /** The actor was also kicked or banned (`auto_action_mode`); null when not. */
+  member_removed: 'kick' | 'ban' | null;
+}
+
+export interface QuarantineOutcome extends AutoActionOutcome {
+  /** What was taken; null when nothing was (owner, the bot itself, a refusal before any change). */
+  record: QuarantineRecord | null;
+}
+
+export interface IncidentLockdownInput {
+  guildId: string;
+  incidentId: string;
+  minutes: number;
 }
 
 /** Failure types the activities raise that no retry can fix. */

@@ -90,6 +90,8 @@ describe(AntiNukeGuard.name, () => {
       threshold: 3,
       window_seconds: 60,
       auto_action_enabled: false,
+      auto_action_mode: 'quarantine',
+      auto_lockdown_enabled: false,
     });
     raid(sut, 3);
     expect(sut.hasWork()).toBe(true);
@@ -106,6 +108,8 @@ describe(validSettings.name, () => {
       threshold: 5,
       window_seconds: 30,
       auto_action_enabled: true,
+      auto_action_mode: 'ban' as const,
+      auto_lockdown_enabled: true,
     };
     expect(validSettings(next, current)).toEqual({ ...next, exempt_user_ids: [RAIDER] });
   });

@@ -6,6 +6,8 @@ import {
 } from '../destructive-action';
 import {
   ANTINUKE_SETTING_LIMITS,
+  AUTO_ACTION_MODES,
+  AUTO_LOCKDOWN_MINUTES,
   DEFAULT_ANTINUKE_SETTINGS,
   PLATFORM_USER_ID_PATTERN,
   type AntiNukeActivities,
@@ -14,6 +16,7 @@ import {
   type AntiNukeWorkflowInput,
   type AntiNukeWorkflowResult,
   type AntiNukeWorkflowState,
+  type AutoActionMode,
   type AutoActionOutcome,
   type Burst,
   type IncidentTarget,
@@ -46,6 +49,12 @@ export interface AntiNukeGuardOptions {
    * started by code from before: its history has no such activity to replay.
    */
   recordsTargets: boolean;
+  /**
+   * Contain first: quarantine the actor before the snapshot, and lock the guild down when opted in.
+   * False only for a Temporal run started by code from before: its history has the snapshot first
+   * and removeActorRoles after it.
+   */
+  containsFirst?: boolean;
 }
 
 /**
@@ -67,7 +76,7 @@ export class AntiNukeGuard {
   constructor(
     private readonly input: AntiNukeWorkflowInput,
     private readonly log: AntiNukeLog,
-    private readonly options: AntiNukeGuardOptions = { recordsTargets: true },
+    private readonly options: AntiNukeGuardOptions = { recordsTargets: true, containsFirst: true },
   ) {
     // A run started before the switch and the exempt list existed carries neither: the defaults.
     this.settings = validSettings(input.settings, DEFAULT_ANTINUKE_SETTINGS);
@@ -155,7 +164,10 @@ export class AntiNukeGuard {
   changeSettings(next: AntiNukeSettings): void {
     this.signals++;
     this.settings = validSettings(next, this.settings);
-    if (!this.entitlements.auto_action_allowed) this.settings.auto_action_enabled = false;
+    if (!this.entitlements.auto_action_allowed) {
+      this.settings.auto_action_enabled = false;
+      this.settings.auto_lockdown_enabled = false;
+    }
     this.detector.configure(this.settings);
     this.raids.configure(this.settings.window_seconds);
     // Switched off, nothing counted so far survives: switched on again, counting starts afresh.
@@ -180,7 +192,7 @@ export class AntiNukeGuard {
     };
     // docs/behaviour.md appendix rule 7: losing auto-action switches it off; a later upgrade does not turn it back on.
     if (!this.entitlements.auto_action_allowed)
-      this.settings = { ...this.settings, auto_action_enabled: false };
+      this.settings = { ...this.settings, auto_action_enabled: false, auto_lockdown_enabled: false };
   }
 
   /** The `getState` query. */
@@ -222,6 +234,19 @@ export class AntiNukeGuard {
 
   autoActionOn(): boolean {
     return this.settings.auto_action_enabled && this.entitlements.auto_action_allowed;
+  }
+
+  autoActionMode(): AutoActionMode {
+    return this.settings.auto_action_mode;
+  }
+
+  /** The owner opted in to a lockdown on each incident, and the plan allows it. */
+  autoLockdownOn(): boolean {
+    return this.settings.auto_lockdown_enabled && this.entitlements.auto_action_allowed;
+  }
+
+  get containsFirst(): boolean {
+    return this.options.containsFirst === true;
   }
 
   incidentOpened(): void {
@@ -271,10 +296,18 @@ export async function guardGuild(
 }
 
 /**
- * Snapshot first, so it shows the guild before further damage; then the auto-action, so the
- * attacker is stopped before anything slower happens; then the incident and its event in one
- * transaction, which therefore say what really happened (snapshot id or error, roles removed or
- * not). Neither a failed snapshot nor a failed auto-action stops the incident (docs/behaviour.md §7.4).
+ * Containment first, then the snapshot, then the incident and its event in one transaction, which
+ * therefore say what really happened (snapshot id or error, what the quarantine took or why not).
+ * The quarantine comes before the snapshot: the snapshot reads the whole guild and takes seconds,
+ * and the raid goes on meanwhile, each second one more channel or member lost; taking the actor's
+ * dangerous roles takes a few small calls and ends that. The snapshot then shows the guild after
+ * the raid's last action, which is no worse than before (it was taken after the threshold anyway);
+ * "undo this raid" restores from the state before the raid. The lockdown (when the owner opted
+ * in) follows the quarantine: it stops newcomers, the quarantine stops the raider. Neither a failed
+ * snapshot nor a failed containment stops the incident (docs/behaviour.md §7.4).
+ *
+ * A run started by code from before contained nothing first: it replays its own order (snapshot,
+ * then removeActorRoles).
  */
 async function handleIncident(guard: AntiNukeGuard, burst: Burst, engine: AntiNukeEngine): Promise<void> {
   const { guildId } = guard;
@@ -283,13 +316,37 @@ async function handleIncident(guard: AntiNukeGuard, burst: Burst, engine: AntiNu
   const openedAt = new Date(engine.now()).toISOString();
   guard.incidentStarting(burst, incidentId);
 
+  let autoAction: AutoActionOutcome = { taken: false, error: null };
+  if (guard.containsFirst && guard.autoActionOn()) {
+    const outcome = await activities
+      .quarantineActor({
+        guildId,
+        incidentId,
+        actorPlatformUserId: burst.actor_platform_user_id,
+        mode: guard.autoActionMode(),
+      })
+      .catch((error: unknown) => ({ taken: false, error: failureMessage(error), record: null }));
+    autoAction = { taken: outcome.taken, error: outcome.error };
+  }
+  if (guard.containsFirst && guard.autoLockdownOn()) {
+    await activities
+      .startIncidentLockdown({ guildId, incidentId, minutes: AUTO_LOCKDOWN_MINUTES })
+      .catch((error: unknown) => {
+        engine.log.error('antinuke incident lockdown failed', {
+          alert: 'antinuke_lockdown_failed',
+          guild_id: guildId,
+          incident_id: incidentId,
+          error: failureMessage(error),
+        });
+      });
+  }
+
   const snapshot = await activities.takeIncidentSnapshot({ guildId, incidentId }).then(
     ({ snapshotId }) => ({ snapshotId, error: null }),
     (error: unknown) => ({ snapshotId: null, error: failureMessage(error) }),
   );
 
-  let autoAction: AutoActionOutcome = { taken: false, error: null };
-  if (guard.autoActionOn()) {
+  if (!guard.containsFirst && guard.autoActionOn()) {
     autoAction = await activities
       .removeActorRoles({
         guildId,
@@ -436,6 +493,13 @@ export function validSettings(
       : current.window_seconds,
     auto_action_enabled:
       typeof next?.auto_action_enabled === 'boolean' ? next.auto_action_enabled : current.auto_action_enabled,
+    auto_action_mode: (AUTO_ACTION_MODES as readonly unknown[]).includes(next?.auto_action_mode)
+      ? (next!.auto_action_mode as AutoActionMode)
+      : (current.auto_action_mode ?? DEFAULT_ANTINUKE_SETTINGS.auto_action_mode),
+    auto_lockdown_enabled:
+      typeof next?.auto_lockdown_enabled === 'boolean'
+        ? next.auto_lockdown_enabled
+        : (current.auto_lockdown_enabled ?? DEFAULT_ANTINUKE_SETTINGS.auto_lockdown_enabled),
   };
 }
 

@@ -34,6 +34,24 @@ export const AUTO_ACTION_OPTIONS: ActivityOptions = {
 };
 
 /**
+ * Quarantining the actor: the raid goes on while it waits, so a failed try is retried at once (a
+ * fifth of a second, then doubling) through a platform outage for two minutes, then recorded as failed.
+ */
+export const QUARANTINE_OPTIONS: ActivityOptions = {
+  startToCloseTimeout: '15 seconds',
+  scheduleToCloseTimeout: '2 minutes',
+  retry: {
+    initialInterval: '200 milliseconds',
+    backoffCoefficient: 2,
+    maximumInterval: '10 seconds',
+    nonRetryableErrorTypes: NON_RETRYABLE,
+  },
+};
+
+/** An incident's lockdown: like the quarantine. */
+export const INCIDENT_LOCKDOWN_OPTIONS: ActivityOptions = QUARANTINE_OPTIONS;
+
+/**
  * Recording the incident and its event: a database write that must not be lost, so it is retried
  * (up to a minute apart) until the database is back. Detection goes on meanwhile.
  */

@@ -28,9 +28,11 @@ import {
 import { AntiNukeGuard, guardGuild } from './antinuke-guard';
 import {
   AUTO_ACTION_OPTIONS,
+  INCIDENT_LOCKDOWN_OPTIONS,
   INCIDENT_SNAPSHOT_OPTIONS,
   MAX_HISTORY_EVENTS,
   OPEN_INCIDENT_OPTIONS,
+  QUARANTINE_OPTIONS,
   RECORD_TARGETS_OPTIONS,
   SIGNALS_PER_RUN,
 } from './antinuke-policy';
@@ -44,6 +46,8 @@ export const antinukeStateQuery = defineQuery<AntiNukeWorkflowState>(ANTINUKE_ST
 
 const { takeIncidentSnapshot } = proxyActivities<AntiNukeActivities>(INCIDENT_SNAPSHOT_OPTIONS);
 const { removeActorRoles } = proxyActivities<AntiNukeActivities>(AUTO_ACTION_OPTIONS);
+const { quarantineActor } = proxyActivities<AntiNukeActivities>(QUARANTINE_OPTIONS);
+const { startIncidentLockdown } = proxyActivities<AntiNukeActivities>(INCIDENT_LOCKDOWN_OPTIONS);
 const { openIncident } = proxyActivities<AntiNukeActivities>(OPEN_INCIDENT_OPTIONS);
 const { recordIncidentTargets } = proxyActivities<AntiNukeActivities>(RECORD_TARGETS_OPTIONS);
 
@@ -54,13 +58,22 @@ const { recordIncidentTargets } = proxyActivities<AntiNukeActivities>(RECORD_TAR
 export const INCIDENT_TARGETS_PATCH = 'antinuke-incident-targets';
 
 /**
+ * Marks runs that contain first (quarantine before the snapshot, lockdown when opted in). A run
+ * begun before replays its own order (snapshot, then removeActorRoles); its next run has it.
+ */
+export const CONTAINMENT_PATCH = 'antinuke-containment';
+
+/**
  * One guild's AntiNuke on Temporal (the guard in antinuke-guard.ts): counts the destructive
  * actions live sync signals, and when one actor reaches the threshold of one kind within the
  * window, opens one incident for that burst. Runs until the plan loses ANTINUKE_DETECT; continues
  * as new every SIGNALS_PER_RUN signals with its windows carried over.
  */
 export async function antinukeWorkflow(input: AntiNukeWorkflowInput): Promise<AntiNukeWorkflowResult> {
-  const guard = new AntiNukeGuard(input, log, { recordsTargets: patched(INCIDENT_TARGETS_PATCH) });
+  const guard = new AntiNukeGuard(input, log, {
+    recordsTargets: patched(INCIDENT_TARGETS_PATCH),
+    containsFirst: patched(CONTAINMENT_PATCH),
+  });
   const signalsPerRun = input.signalsPerRun ?? SIGNALS_PER_RUN;
 
   setHandler(destructiveActionSignal, (action) => guard.destructiveAction(action, Date.now()));
@@ -80,7 +93,14 @@ export async function antinukeWorkflow(input: AntiNukeWorkflowInput): Promise<An
 
   for (;;) {
     const ended = await guardGuild(guard, {
-      activities: { takeIncidentSnapshot, removeActorRoles, openIncident, recordIncidentTargets },
+      activities: {
+        takeIncidentSnapshot,
+        removeActorRoles,
+        quarantineActor,
+        startIncidentLockdown,
+        openIncident,
+        recordIncidentTargets,
+      },
       waitUntil: (ready) => condition(ready),
       shouldRollOver,
       now: () => Date.now(),

@@ -46,10 +46,14 @@ function fakeActivities(
   let notify: (() => void) | undefined;
   const activities: AntiNukeActivities = {
     takeIncidentSnapshot: snapshot,
-    removeActorRoles: ({ actorPlatformUserId }) => {
+    // A run in process contains first: the quarantine, never the older removeActorRoles.
+    removeActorRoles: () =>
+      Promise.reject(new Error('removeActorRoles is for runs started before quarantine')),
+    quarantineActor: ({ actorPlatformUserId }) => {
       removed.push(actorPlatformUserId);
-      return Promise.resolve({ taken: true, error: null });
+      return Promise.resolve({ taken: true, error: null, record: null });
     },
+    startIncidentLockdown: () => Promise.resolve({ lockdownId: null }),
     openIncident: (incident) => {
       opened.push(incident);
       notify?.();
@@ -62,7 +66,7 @@ function fakeActivities(
 }
 
 describe(InProcessAntiNukeRun.name, () => {
-  it('opens one incident for a burst: snapshot, the actor’s roles removed, then the incident', async () => {
+  it('opens one incident for a burst: the actor quarantined, the snapshot, then the incident', async () => {
     const fake = fakeActivities();
     const sut = new InProcessAntiNukeRun(input(), inProcessAntiNukeActivities(fake.activities), log);
     const incident = fake.nextIncident();

@@ -13,8 +13,10 @@ import type {
 import { AntiNukeGuard, type AntiNukeLog, guardGuild } from '../../antinuke/workflows/antinuke-guard';
 import {
   AUTO_ACTION_OPTIONS,
+  INCIDENT_LOCKDOWN_OPTIONS,
   INCIDENT_SNAPSHOT_OPTIONS,
   OPEN_INCIDENT_OPTIONS,
+  QUARANTINE_OPTIONS,
   RECORD_TARGETS_OPTIONS,
 } from '../../antinuke/workflows/antinuke-policy';
 import { incidentIdFrom } from '../../antinuke/workflows/incident-id';
@@ -22,6 +24,8 @@ import { incidentIdFrom } from '../../antinuke/workflows/incident-id';
 const POLICY: Record<keyof AntiNukeActivities, ActivityOptions> = {
   takeIncidentSnapshot: INCIDENT_SNAPSHOT_OPTIONS,
   removeActorRoles: AUTO_ACTION_OPTIONS,
+  quarantineActor: QUARANTINE_OPTIONS,
+  startIncidentLockdown: INCIDENT_LOCKDOWN_OPTIONS,
   openIncident: OPEN_INCIDENT_OPTIONS,
   recordIncidentTargets: RECORD_TARGETS_OPTIONS,
 };

@@ -17,6 +17,8 @@ const SETTINGS: AntiNukeSettings = {
   threshold: 2,
   window_seconds: 60,
   auto_action_enabled: true,
+  auto_action_mode: 'quarantine',
+  auto_lockdown_enabled: false,
 };
 
 function action(n: number): DestructiveAction {
@@ -36,10 +38,14 @@ function setUp(features: string[] | Error = ENTERPRISE) {
   const removed: string[] = [];
   const activities: AntiNukeActivities = {
     takeIncidentSnapshot: () => Promise.resolve({ snapshotId: 'snap-1' }),
-    removeActorRoles: ({ actorPlatformUserId }) => {
+    // A run in process contains first: the quarantine, never the older removeActorRoles.
+    removeActorRoles: () =>
+      Promise.reject(new Error('removeActorRoles is for runs started before quarantine')),
+    quarantineActor: ({ actorPlatformUserId }) => {
       removed.push(actorPlatformUserId);
-      return Promise.resolve({ taken: true, error: null });
+      return Promise.resolve({ taken: true, error: null, record: null });
     },
+    startIncidentLockdown: () => Promise.resolve({ lockdownId: null }),
     openIncident: (incident) => {
       opened.push(incident);
       return Promise.resolve();

@@ -4,6 +4,7 @@ import { channelRoutes } from './channels.routes';
 import { directMessageRoutes } from './direct-messages.routes';
 import { gatewayRoutes } from './gateway.routes';
 import { guildRoutes } from './guilds.routes';
+import { incidentActionRoutes } from './incident-actions.routes';
 import { interactionWebhookRoutes } from './interaction-webhooks.routes';
 import { memberRoutes } from './members.routes';
 import { oauth2Routes } from './oauth2.routes';
@@ -18,6 +19,7 @@ export type { PlatformRoute, RouteRequest, RouteResponse } from './platform-rout
 export const platformRoutes: PlatformRoute[] = [
   ...userRoutes,
   ...guildRoutes,
+  ...incidentActionRoutes,
   ...roleRoutes,
   ...channelRoutes,
   ...overwriteRoutes,

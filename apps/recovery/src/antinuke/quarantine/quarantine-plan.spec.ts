@@ -1,0 +1,97 @@
+import type { PlatformRole } from '@lib/chat-platform';
+import { PermissionFlagsBits as P } from 'discord-api-types/v10';
+import { planQuarantine } from './quarantine-plan';
+
+function role(id: string, position: number, permissions: bigint, managed = false): PlatformRole {
+  return {
+    id,
+    name: `role-${id}`,
+    color: 0,
+    colors: { primary_color: 0, secondary_color: null, tertiary_color: null },
+    position,
+    permissions: permissions.toString(),
+    hoist: false,
+    mentionable: false,
+    managed,
+    icon: null,
+    unicode_emoji: null,
+  };
+}
+
+const roles = [
+  role('admin', 5, P.Administrator),
+  role('mod', 4, P.KickMembers | P.ViewAuditLog),
+  role('member', 1, P.SendMessages | P.ViewChannel),
+  role('helper', 2, P.SendMessages),
+  role('raider-bot', 3, P.ManageChannels | P.BanMembers, true),
+  role('booster', 2, P.MentionEveryone, true),
+  role('bot', 8, P.Administrator, true),
+  role('owner-top', 9, P.ManageGuild),
+];
+
+function plan(
+  actorRoles: string[],
+  overrides: { id: string; allow: bigint }[] = [],
+  actorBotRoleIds: string[] = [],
+) {
+  return planQuarantine({
+    state: {
+      roles,
+      permission_overrides: overrides.map((o) => ({
+        channel_id: 'c1',
+        id: o.id,
+        type: 'role',
+        allow: o.allow.toString(),
+        deny: '0',
+      })),
+    },
+    actor: {
+      user: { id: 'actor', username: 'a', global_name: null, bot: false },
+      roles: actorRoles,
+      nick: null,
+    },
+    botRoleIds: ['bot'],
+    actorBotRoleIds,
+  });
+}
+
+describe(planQuarantine.name, () => {
+  it('takes each role with a dangerous permission and leaves the others', () => {
+    expect(plan(['admin', 'mod', 'member', 'helper'])).toEqual({
+      remove: [
+        { id: 'admin', name: 'role-admin' },
+        { id: 'mod', name: 'role-mod' },
+      ],
+      strip: [],
+      outranked: [],
+    });
+  });
+
+  it('takes a role that is dangerous only through a channel overwrite', () => {
+    expect(plan(['helper'], [{ id: 'helper', allow: P.ManageWebhooks }]).remove).toEqual([
+      { id: 'helper', name: 'role-helper' },
+    ]);
+    expect(plan(['helper'], [{ id: 'helper', allow: P.SendMessages }]).remove).toEqual([]);
+  });
+
+  it('strips the permissions of a bot actor’s own role, never a shared managed role', () => {
+    expect(plan(['raider-bot', 'booster'], [], ['raider-bot'])).toEqual({
+      remove: [],
+      strip: [
+        {
+          id: 'raider-bot',
+          name: 'role-raider-bot',
+          permissions: (P.ManageChannels | P.BanMembers).toString(),
+        },
+      ],
+      outranked: [],
+    });
+  });
+
+  it('reports the dangerous roles at or above the bot’s highest, which it cannot take', () => {
+    expect(plan(['owner-top', 'admin'])).toMatchObject({
+      remove: [{ id: 'admin' }],
+      outranked: [{ id: 'owner-top', name: 'role-owner-top' }],
+    });
+  });
+});

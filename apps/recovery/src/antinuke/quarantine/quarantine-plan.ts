@@ -1,0 +1,56 @@
+import { type GuildState, type PlatformMember, grantsDangerousPermission } from '@lib/chat-platform';
+import type { QuarantinedRole, StrippedRolePermissions } from '../workflows/antinuke-contract';
+
+export interface QuarantinePlan {
+  /** Roles to take from the actor. */
+  remove: QuarantinedRole[];
+  /** The actor's own integration roles (a bot), whose permissions go to none. */
+  strip: StrippedRolePermissions[];
+  /** Dangerous roles the bot cannot take: at or above its highest role. */
+  outranked: QuarantinedRole[];
+}
+
+export interface QuarantinePlanInput {
+  state: Pick<GuildState, 'roles' | 'permission_overrides'>;
+  actor: PlatformMember;
+  /** The roles the bot holds (its highest decides what it may act on). */
+  botRoleIds: readonly string[];
+  /** The actor's own integration roles (`tags.bot_id`), when the actor is a bot. */
+  actorBotRoleIds: readonly string[];
+}
+
+/**
+ * What the quarantine takes: each role of the actor that carries a dangerous permission, in the
+ * guild or through an allow in any channel's overwrite (a role without the bit can still manage
+ * the channels it is allowed to). Roles with nothing dangerous stay: the raid needs none of them,
+ * and a false alarm costs the member less. A managed role cannot be taken from a member: when it
+ * is the actor's own integration role (a bot), its permissions are set to none instead; someone
+ * else's managed role (a booster role) is shared, and stays. The bot acts only below its highest
+ * role: a dangerous role above it is reported, not taken.
+ */
+export function planQuarantine(input: QuarantinePlanInput): QuarantinePlan {
+  const { state, actor } = input;
+  const roles = new Map(state.roles.map((role) => [role.id, role]));
+  const botTop = Math.max(-1, ...input.botRoleIds.map((id) => roles.get(id)?.position ?? -1));
+  const dangerousInChannels = new Set(
+    state.permission_overrides
+      .filter((override) => override.type === 'role' && grantsDangerousPermission(override.allow))
+      .map((override) => override.id),
+  );
+  const ownIntegration = new Set(input.actorBotRoleIds);
+  const plan: QuarantinePlan = { remove: [], strip: [], outranked: [] };
+  for (const roleId of actor.roles) {
+    const role = roles.get(roleId);
+    if (!role) continue;
+    const dangerous = grantsDangerousPermission(role.permissions) || dangerousInChannels.has(role.id);
+    if (!dangerous) continue;
+    if (role.position >= botTop) {
+      plan.outranked.push({ id: role.id, name: role.name });
+    } else if (!role.managed) {
+      plan.remove.push({ id: role.id, name: role.name });
+    } else if (ownIntegration.has(role.id) && BigInt(role.permissions) !== 0n) {
+      plan.strip.push({ id: role.id, name: role.name, permissions: role.permissions });
+    }
+  }
+  return plan;
+}
