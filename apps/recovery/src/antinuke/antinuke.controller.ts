@@ -1,15 +1,19 @@
 import { ApiOperation } from '@nestjs/swagger';
 import { ProblemAnswers } from '@lib/problem-details';
-import { Body, Controller, Get, Param, ParseUUIDPipe, Put, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, ParseUUIDPipe, Post, Put, Query } from '@nestjs/common';
 import { RequireManageGuild } from '@lib/guild-access';
 import type { IncidentView } from './antinuke-incidents.repository';
 import { type AntiNukeView, ListIncidentsQuery, UpdateAntiNukeSettingsDto } from './antinuke.dto';
 import { AntiNukeService } from './antinuke.service';
+import { type RaidUndo, RaidUndoService } from './undo/raid-undo.service';
 
 /** AntiNuke's setting and incidents (MANAGE_GUILD on the guild, checked before anything is validated). */
 @Controller('api/v1/guilds/:guildId')
 export class AntiNukeController {
-  constructor(private readonly antinuke: AntiNukeService) {}
+  constructor(
+    private readonly antinuke: AntiNukeService,
+    private readonly undo: RaidUndoService,
+  ) {}
 
   /** The guild's AntiNuke setting, what its plan allows, and whether AntiNuke runs now. */
   @ApiOperation({ summary: 'Get the AntiNuke setting' })
@@ -44,5 +48,27 @@ export class AntiNukeController {
     @Query() query: ListIncidentsQuery,
   ): Promise<{ items: IncidentView[]; next_cursor: string | null }> {
     return this.antinuke.listIncidents(guildId, query);
+  }
+
+  /**
+   * "Undo this raid": a snapshot of the guild as it was just before the incident's actor first
+   * acted (what they touched put back, what they created gone, their bans lifted, the roles they
+   * took given back; everyone else's changes kept), composed now and kept on the incident. Asked
+   * again with nothing changed, the same snapshot. Restore from it to undo the raid.
+   */
+  @ApiOperation({ summary: "Compose the snapshot that undoes an incident's raid" })
+  @ProblemAnswers({
+    403: ['ErrBotPermissionDenied'],
+    404: ['ErrIncidentNotFound'],
+    413: ['ErrSnapshotTooLarge'],
+  })
+  @Post('antinuke/incidents/:incidentId/undo')
+  @HttpCode(200)
+  @RequireManageGuild({ params: 'guildId' })
+  undoIncident(
+    @Param('guildId', new ParseUUIDPipe()) guildId: string,
+    @Param('incidentId', new ParseUUIDPipe()) incidentId: string,
+  ): Promise<RaidUndo> {
+    return this.undo.undo(guildId, incidentId);
   }
 }

@@ -10,6 +10,9 @@ import { AntiNukeSettingsRepository } from './antinuke-settings.repository';
 import { AntiNukeController } from './antinuke.controller';
 import { AntiNukeService } from './antinuke.service';
 import { AntiNukeLicenseHandler } from './license-events.handler';
+import { ChangeJournalRepository } from '../sync/change-journal.repository';
+import { RaidUndoRepository } from './undo/raid-undo.repository';
+import { RaidUndoService } from './undo/raid-undo.service';
 
 /**
  * AntiNuke (issue 10). The recovery worker registers ANTINUKE_ACTIVITIES (WORKFLOW_REGISTRY); the event consumer runs
@@ -25,6 +28,9 @@ import { AntiNukeLicenseHandler } from './license-events.handler';
     AntiNukeIncidentsRepository,
     AntiNukeService,
     AntiNukeLicenseHandler,
+    ChangeJournalRepository,
+    RaidUndoRepository,
+    RaidUndoService,
     {
       provide: ANTINUKE_ACTIVITIES,
       inject: [GuildRegistry, SnapshotService, ChatPlatformClient, AntiNukeIncidentsRepository],
