@@ -122,7 +122,7 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
     /** The app's (ScheduleModule); a test's service gets one of its own. */
     @Optional() scheduler: SchedulerRegistry = new SchedulerRegistry(),
     /** Where before-images and audit-log entries are kept for undoing a raid; none in unit tests. */
-    @Optional() private readonly journal: ChangeJournal | null = null,
+    @Optional() @Inject(ChangeJournal) private readonly journal: ChangeJournal | null = null,
   ) {
     this.passes = {
       pauses: new ScheduledPass(scheduler, 'live-sync-pauses', () => this.resumeEnded()),

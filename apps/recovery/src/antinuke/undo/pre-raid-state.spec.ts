@@ -332,3 +332,34 @@ describe(composePreRaidState.name, () => {
     expect(composePreRaidState(timeline.input()).state).toEqual(guildState());
   });
 });
+
+describe('composePreRaidState, members from the audit log', () => {
+  it('lifts bans and gives back roles the actor’s entries show, recorded on the incident or not', () => {
+    const entry = (
+      id: string,
+      action: number,
+      target: string,
+      changes: JournalAuditEntry['changes'] = [],
+    ) => ({
+      entry_id: id,
+      actor_id: RAIDER,
+      action_type: action,
+      target_id: target,
+      changes,
+      at: new Date(T0),
+    });
+    const timeline = new Timeline();
+    const { membership } = composePreRaidState(
+      timeline.input({
+        membership: { members: [member(ALICE, [])], bans: [ban(BOB)] },
+        actorEntries: [
+          entry('1', AuditLogEvent.MemberBanAdd, BOB),
+          entry('2', AuditLogEvent.MemberRoleUpdate, ALICE, [
+            { key: '$remove', new_value: [{ id: MEMBERS, name: 'members' }] },
+          ]),
+        ],
+      }),
+    );
+    expect(membership).toEqual({ members: [member(ALICE, [MEMBERS])], bans: [] });
+  });
+});

@@ -34,7 +34,7 @@ export interface PreRaidInput {
   actorEntries: readonly JournalAuditEntry[];
   /** The guild's journal of changes over the same time (and the slack), oldest first. */
   journal: readonly JournalChangeRow[];
-  /** What the incident recorded the actor doing to members. */
+  /** What the incident recorded the actor doing to members (their audit-log entries are read too). */
   targets: { banned: readonly string[]; rolesStripped: readonly { user_id: string; role_id: string }[] };
 }
 
@@ -339,8 +339,9 @@ function settingsBefore(input: PreRaidInput, settings: GuildSettings): GuildSett
 function membershipBefore(input: PreRaidInput, restoredRoles: ReadonlySet<string>): GuildMembership {
   const { members, bans } = input.membership;
   const result: GuildMembership = {};
+  const fromLog = actorMemberActions(input.actorEntries);
   if (bans !== undefined) {
-    const banned = new Set(input.targets.banned);
+    const banned = new Set([...input.targets.banned, ...fromLog.banned]);
     result.bans = Array.isArray(bans) ? bans.filter((ban) => !banned.has(ban.user.id)) : bans;
   }
   if (members === undefined || !Array.isArray(members)) {
@@ -350,7 +351,8 @@ function membershipBefore(input: PreRaidInput, restoredRoles: ReadonlySet<string
   const givenBack = new Map<string, Set<string>>();
   const give = (userId: string, roleId: string) =>
     givenBack.set(userId, (givenBack.get(userId) ?? new Set()).add(roleId));
-  for (const { user_id, role_id } of input.targets.rolesStripped) give(user_id, role_id);
+  for (const { user_id, role_id } of [...input.targets.rolesStripped, ...fromLog.rolesStripped])
+    give(user_id, role_id);
   const held = restoredRoles.size > 0 && input.snapshot ? snapshotMemberRoles(input.snapshot) : null;
   for (const [userId, roleIds] of held ?? []) {
     for (const roleId of roleIds) if (restoredRoles.has(roleId)) give(userId, roleId);
@@ -361,6 +363,28 @@ function membershipBefore(input: PreRaidInput, restoredRoles: ReadonlySet<string
     return { ...member, roles: [...new Set([...member.roles, ...extra])] };
   });
   return result;
+}
+
+/**
+ * The bans and role removals the actor's audit-log entries show: the incident records them only
+ * once it is open, the journal from the first.
+ */
+function actorMemberActions(entries: readonly JournalAuditEntry[]): PreRaidInput['targets'] {
+  const banned: string[] = [];
+  const rolesStripped: { user_id: string; role_id: string }[] = [];
+  for (const entry of entries) {
+    if (!entry.target_id) continue;
+    if (entry.action_type === Number(AuditLogEvent.MemberBanAdd)) banned.push(entry.target_id);
+    if (entry.action_type !== Number(AuditLogEvent.MemberRoleUpdate)) continue;
+    for (const change of entry.changes) {
+      if (change.key !== '$remove' || !Array.isArray(change.new_value)) continue;
+      for (const role of change.new_value as unknown[]) {
+        const id = (role as { id?: unknown } | null)?.id;
+        if (typeof id === 'string') rolesStripped.push({ user_id: entry.target_id, role_id: id });
+      }
+    }
+  }
+  return { banned, rolesStripped };
 }
 
 function overrideKey(override: PermissionOverride): string {
