@@ -25,6 +25,8 @@ export interface ChannelBefore {
 export interface RoleBefore {
   role: PlatformRole;
   overrides: PermissionOverride[];
+  /** A deleted role: the role right below it then (the platform renumbers the others). */
+  below?: string;
 }
 
 /** One change the mirror applied, with the object as it was before it; a creation has no before. */

@@ -108,11 +108,16 @@ export class GuildMirror {
         const overrides = [...this.overrides.values()]
           .flat()
           .filter((override) => override.type === 'role' && override.id === id);
+        if (event.type !== 'role_delete') {
+          return { object_type: 'role', object_id: id, change: 'update', before: { role, overrides } };
+        }
+        const order = sortByPosition([...this.roles.values()]);
+        const below = order[order.findIndex((candidate) => candidate.id === id) - 1]?.id;
         return {
           object_type: 'role',
           object_id: id,
-          change: event.type === 'role_delete' ? 'delete' : 'update',
-          before: { role, overrides },
+          change: 'delete',
+          before: { role, overrides, ...(below !== undefined && { below }) },
         };
       }
       case 'guild_settings_update':

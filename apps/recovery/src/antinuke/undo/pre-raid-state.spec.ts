@@ -363,3 +363,34 @@ describe('composePreRaidState, members from the audit log', () => {
     expect(membership).toEqual({ members: [member(ALICE, [MEMBERS])], bans: [] });
   });
 });
+
+describe('composePreRaidState, roles in order', () => {
+  it('puts deleted roles back where they were though another admin’s new role renumbered them just before', () => {
+    const timeline = new Timeline();
+    const staff = role(HELPERS, 'staff', 1);
+    // The platform renumbers every role above the one created: updates nobody's audit log names.
+    const renumbered = (state: GuildState) =>
+      state.roles.map((r) => (r.position >= 1 ? { ...r, position: r.position + 1 } : r));
+    timeline.act(-500, ADMIN, AuditLogEvent.RoleCreate, HELPERS, { ...on, type: 'role_create', role: staff });
+    for (const shifted of renumbered(guildState())) {
+      if (shifted.position > 1) timeline.mirror.apply({ ...on, type: 'role_update', role: shifted });
+      const before = timeline.mirror.beforeImage({ ...on, type: 'role_update', role: shifted });
+      if (before) timeline.journal.push({ ...before, at: new Date(T0 - 400) });
+    }
+    timeline.act(0, RAIDER, AuditLogEvent.RoleDelete, MODS, { ...on, type: 'role_delete', roleId: MODS });
+    timeline.act(100, RAIDER, AuditLogEvent.RoleDelete, MEMBERS, {
+      ...on,
+      type: 'role_delete',
+      roleId: MEMBERS,
+    });
+
+    const { state } = composePreRaidState(timeline.input());
+
+    expect(state.roles.map((r) => [r.name, r.position])).toEqual([
+      ['@everyone', 0],
+      ['staff', 1],
+      ['members', 2],
+      ['mods', 3],
+    ]);
+  });
+});

@@ -12,6 +12,7 @@ import { type SnapshotPayload, snapshotMemberRoles } from '../../snapshots/snaps
 import {
   CHANNEL_SETTINGS,
   type ChannelBefore,
+  type ChannelSetting,
   type JournalAuditEntry,
   type JournalChangeRow,
   type RoleBefore,
@@ -79,6 +80,8 @@ interface Touched {
   type: 'channel' | 'role';
   id: string;
   firstAt: Date;
+  /** What the actor's first entry on it did. */
+  firstChange: 'create' | 'update' | 'delete';
   created: boolean;
   deleted: boolean;
   /** The object's fields the actor changed (update entries). */
@@ -105,6 +108,8 @@ export function composePreRaidState(input: PreRaidInput): PreRaidState {
   const restoredRoles: string[] = [];
   /** A deleted role's overrides, put back once every channel is. */
   const roleOverrides: PermissionOverride[] = [];
+  /** Deleted roles put back, in the order the actor deleted them. */
+  const reinserted: RoleBefore[] = [];
   /** A deleted category's channels (id -> the category), put back in it once every channel is. */
   const parents = new Map<string, string>();
   const touched = touchedObjects(input.actorEntries);
@@ -145,6 +150,7 @@ export function composePreRaidState(input: PreRaidInput): PreRaidState {
       if (object.deleted || !current) {
         roles.set(object.id, before.role);
         restoredRoles.push(object.id);
+        reinserted.push(before);
         roleOverrides.push(...before.overrides);
       } else {
         roles.set(object.id, pick(current, before.role, object.keys));
@@ -159,12 +165,14 @@ export function composePreRaidState(input: PreRaidInput): PreRaidState {
   const kept = new Set(overrides.map(overrideKey));
   overrides.push(...roleOverrides.filter((o) => channels.has(o.channel_id) && !kept.has(overrideKey(o))));
   settings = settingsBefore(input, settings);
+  settings = channelSettingsCleared(input, touched, channels, settings);
+  const orderedRoles = reorder([...roles.values()], reinserted);
   const ordered = sortByPosition([...channels.values()]);
   const order = new Map(ordered.map((channel, index) => [channel.id, index]));
   return {
     state: {
       guild: settings,
-      roles: sortByPosition([...roles.values()]),
+      roles: orderedRoles,
       channels: ordered,
       permission_overrides: overrides
         .filter((o) => order.has(o.channel_id))
@@ -173,6 +181,59 @@ export function composePreRaidState(input: PreRaidInput): PreRaidState {
     membership: membershipBefore(input, new Set(restoredRoles)),
     unknown,
   };
+}
+
+/**
+ * The roles in order with each deleted one back right above the role that was below it (the last
+ * deleted first, as undoing goes), numbered from 0: the platform renumbers the roles above a
+ * deleted one, so its old position alone no longer says where it was.
+ */
+function reorder(roles: PlatformRole[], reinserted: readonly RoleBefore[]): PlatformRole[] {
+  if (reinserted.length === 0) return sortByPosition(roles);
+  const back = new Set(reinserted.map((before) => before.role.id));
+  const order = sortByPosition(roles.filter((role) => !back.has(role.id)));
+  for (const before of [...reinserted].reverse()) {
+    const below = before.below === undefined ? -1 : order.findIndex((role) => role.id === before.below);
+    const at = below >= 0 ? below + 1 : Math.min(Math.max(before.role.position, 1), order.length);
+    order.splice(at, 0, before.role);
+  }
+  return order.map((role, position) => ({ ...role, position }));
+}
+
+/**
+ * Settings naming a channel the actor deleted that the platform cleared with it (a settings update
+ * of its own, before or after the delete, which no audit-log entry names): pointed at it again.
+ */
+function channelSettingsCleared(
+  input: PreRaidInput,
+  touched: ReadonlyMap<string, Touched>,
+  channels: ReadonlyMap<string, PlatformChannel>,
+  settings: GuildSettings,
+): GuildSettings {
+  let result = settings;
+  for (const object of touched.values()) {
+    if (object.type !== 'channel' || !object.deleted || object.created || !channels.has(object.id)) continue;
+    const from = object.firstAt.getTime() - BEFORE_IMAGE_SLACK_MS;
+    const named = new Set<ChannelSetting>();
+    for (const change of input.journal) {
+      if (change.object_type !== 'settings' || new Date(change.at).getTime() < from) continue;
+      for (const setting of CHANNEL_SETTINGS) if (change.before[setting] === object.id) named.add(setting);
+    }
+    for (const setting of CHANNEL_SETTINGS) {
+      if (input.snapshot?.guild[setting] === object.id && !touchedSetting(input, setting)) named.add(setting);
+    }
+    for (const setting of named) if (result[setting] === null) result = { ...result, [setting]: object.id };
+  }
+  return result;
+}
+
+/** Whether the actor's own settings updates name this setting (then settingsBefore decides it). */
+function touchedSetting(input: PreRaidInput, setting: string): boolean {
+  return input.actorEntries.some(
+    (entry) =>
+      entry.action_type === Number(AuditLogEvent.GuildUpdate) &&
+      entry.changes.some((change) => change.key === setting),
+  );
 }
 
 /** Each channel and role the actor's entries name, with what they did to it. */
@@ -192,6 +253,11 @@ function touchedObjects(entries: readonly JournalAuditEntry[]): Map<string, Touc
         type,
         id: entry.target_id,
         firstAt: new Date(entry.at),
+        firstChange: CREATES.has(entry.action_type)
+          ? 'create'
+          : DELETES.has(entry.action_type)
+            ? 'delete'
+            : 'update',
         created: CREATES.has(entry.action_type),
         deleted: false,
         keys: new Set(),
@@ -207,17 +273,24 @@ function touchedObjects(entries: readonly JournalAuditEntry[]): Map<string, Touc
   return touched;
 }
 
-/** The journal's first before-image of the object from just before the actor's first change on. */
+/**
+ * The journal's before-image of the actor's first change to the object: of the changes of that
+ * kind (a delete, an update) journalled from just before it on, the one nearest to it in time.
+ * Others' changes of the moment (the platform renumbering roles when one is created) are passed over.
+ */
 function journalBefore(input: PreRaidInput, object: Touched): unknown {
-  const from = object.firstAt.getTime() - BEFORE_IMAGE_SLACK_MS;
-  const row = input.journal.find(
-    (change) =>
-      change.object_type === object.type &&
-      change.object_id === object.id &&
-      new Date(change.at).getTime() >= from &&
-      'before' in change,
-  );
-  return row && 'before' in row ? row.before : undefined;
+  const at = object.firstAt.getTime();
+  let best: { before: unknown; distance: number } | undefined;
+  for (const change of input.journal) {
+    if (change.object_type !== object.type || change.object_id !== object.id || !('before' in change))
+      continue;
+    if (change.change !== object.firstChange) continue;
+    const time = new Date(change.at).getTime();
+    if (time < at - BEFORE_IMAGE_SLACK_MS) continue;
+    const distance = Math.abs(time - at);
+    if (!best || distance < best.distance) best = { before: change.before, distance };
+  }
+  return best?.before;
 }
 
 function channelBefore(input: PreRaidInput, object: Touched): ChannelBefore | null {
@@ -240,11 +313,15 @@ function channelBefore(input: PreRaidInput, object: Touched): ChannelBefore | nu
 function roleBefore(input: PreRaidInput, object: Touched): RoleBefore | null {
   const kept = journalBefore(input, object) as RoleBefore | undefined;
   if (kept) return kept;
-  const role = input.snapshot?.roles.find((candidate) => candidate.id === object.id);
-  if (role) {
+  const snapshot = input.snapshot;
+  const role = snapshot?.roles.find((candidate) => candidate.id === object.id);
+  if (snapshot && role) {
+    const order = sortByPosition([...snapshot.roles]);
+    const below = order[order.indexOf(role) - 1]?.id;
     return {
       role,
-      overrides: input.snapshot!.permission_overrides.filter((o) => o.type === 'role' && o.id === object.id),
+      overrides: snapshot.permission_overrides.filter((o) => o.type === 'role' && o.id === object.id),
+      ...(below !== undefined && { below }),
     };
   }
   const fromAudit = roleFromOldValues(object);
