@@ -39,6 +39,8 @@ describe('Undo this raid', () => {
   beforeAll(async () => {
     dataSource = await openDataSource();
     billing = new BillingEventStream();
+    // A session an earlier run left would be resumed on a platform that is gone.
+    await dataSource.query(`DELETE FROM recovery.live_sync_shard_sessions WHERE shard_count = $1`, [SHARDS]);
     stack.platform.setSharding({ shards: SHARDS, maxConcurrency: SHARDS });
     await stack.start();
     reader = new ChatPlatformClient({ apiBaseUrl: `${stack.platform.url}/api`, botToken: 'fake-bot-token' });
@@ -49,8 +51,11 @@ describe('Undo this raid', () => {
           .gatewayConnections()
           .some((connection) => connection.userId === stack.platform.botUserId),
       { timeoutMs: 90_000 },
-    ).catch((error: Error) => {
-      throw new Error(`${error.message}\n--- recovery ---\n${stack.recovery.output().slice(-6000)}`);
+    ).catch(async (error: Error) => {
+      const metrics = await (await fetch(`${stack.recovery.url}/metrics`)).text();
+      const shards = metrics.split('\n').filter((line) => line.startsWith('live_sync_'));
+      const refusals = JSON.stringify(stack.platform.identifyRefusals());
+      throw new Error(`${error.message}\n${shards.join('\n')}\nrefused IDENTIFYs: ${refusals}`);
     });
   });
 
