@@ -13,8 +13,6 @@ import { waitFor } from '../support/wait';
 
 type Body = Record<string, unknown>;
 const SCOPES = [...RESTORE_SCOPES];
-/** A shard count no other test uses (see the stack below). */
-const SHARDS = 5;
 const GUILD_SCOPES = ['roles', 'channels', 'permission_overrides', 'guild_settings'];
 
 /**
@@ -25,13 +23,7 @@ const GUILD_SCOPES = ['roles', 'channels', 'permission_overrides', 'guild_settin
  * real: fake platform, gateway, live sync and its change journal, AntiNuke's workflow, the restore.
  */
 describe('Undo this raid', () => {
-  // Shards of a count of their own: other stacks on this database (run at the same time) share
-  // the leases of theirs, and a replica of theirs holding ours would leave this one without events.
-  const stack = new RecoveryStack({
-    worker: true,
-    liveSync: true,
-    env: { LIVE_SYNC_SHARD_COUNT: String(SHARDS) },
-  });
+  const stack = new RecoveryStack({ worker: true, liveSync: true });
   let dataSource: DataSource;
   let billing: BillingEventStream;
   let reader: ChatPlatformClient;
@@ -39,9 +31,6 @@ describe('Undo this raid', () => {
   beforeAll(async () => {
     dataSource = await openDataSource();
     billing = new BillingEventStream();
-    // A session an earlier run left would be resumed on a platform that is gone.
-    await dataSource.query(`DELETE FROM recovery.live_sync_shard_sessions WHERE shard_count = $1`, [SHARDS]);
-    stack.platform.setSharding({ shards: SHARDS, maxConcurrency: SHARDS });
     await stack.start();
     reader = new ChatPlatformClient({ apiBaseUrl: `${stack.platform.url}/api`, botToken: 'fake-bot-token' });
     await waitFor(
