@@ -2475,8 +2475,8 @@ export interface operations {
     responses: {
       /**
        * @description The guild's AntiNuke incidents, newest first, each with the members its actor banned and kicked
-       *     and the roles they stripped (at most 1,000 of each, with their totals): what "undo this raid"
-       *     restores from the incident's snapshot.
+       *     and the roles they stripped (at most 1,000 of each, with their totals), and the snapshot of the
+       *     guild before the raid once "Undo this raid" composed it.
        */
       200: {
         headers: {
