@@ -319,8 +319,9 @@ export default async () => {
                         "AntiNukeController": {
                             "get": { description: "The guild's AntiNuke setting, what its plan allows, and whether AntiNuke runs now.", type: Object },
                             "update": { description: "Replaces the setting; a running AntiNuke applies it at once.", type: Object },
-                            "listIncidents": { description: "The guild's AntiNuke incidents, newest first, each with the members its actor banned and kicked\nand the roles they stripped (at most 1,000 of each, with their totals): what \"undo this raid\"\nrestores from the incident's snapshot." },
-                            "release": { description: "\"Give back\": returns to the incident's actor exactly what its quarantine took (roles, a bot\nrole's permissions). Idempotent; what cannot be given back (a role deleted since, a member who\nleft) is listed in `release_result.not_given_back` with its reason.", type: Object }
+                            "listIncidents": { description: "The guild's AntiNuke incidents, newest first, each with the members its actor banned and kicked\nand the roles they stripped (at most 1,000 of each, with their totals), and the snapshot of the\nguild before the raid once \"Undo this raid\" composed it." },
+                            "release": { description: "\"Give back\": returns to the incident's actor exactly what its quarantine took (roles, a bot\nrole's permissions). Idempotent; what cannot be given back (a role deleted since, a member who\nleft) is listed in `release_result.not_given_back` with its reason.", type: Object },
+                            "undoIncident": { description: "\"Undo this raid\": a snapshot of the guild as it was just before the incident's actor first\nacted (what they touched put back, what they created gone, their bans lifted, the roles they\ntook given back; everyone else's changes kept), composed now and kept on the incident. Asked\nagain with nothing changed, the same snapshot. Restore from it to undo the raid.", type: Object }
                         }
                     }
                 ],

@@ -212,17 +212,17 @@ test('incidents show the raid and offer its snapshot to restore from', async () 
     )
     .toBeGreaterThan(0);
   await page.goto(`${GUILD_PATH()}/incidents`);
-  await expect(page.getByRole('link', { name: 'Restore from this snapshot' }).first()).toBeVisible();
+  await expect(page.getByRole('link', { name: 'Restore to when AntiNuke noticed' }).first()).toBeVisible();
   await expect(page.getByText(`user ${state.demo.members.alice}`).first()).toBeVisible();
   await capture(page, 'incidents');
-  await page.getByRole('link', { name: 'Restore from this snapshot' }).first().click();
+  await page.getByRole('link', { name: 'Restore to when AntiNuke noticed' }).first().click();
   await expect(page).toHaveURL(/\/restore\?snapshot=/);
 });
 
-test('"Undo this raid" opens the restore with the incident’s snapshot and all six parts chosen', async () => {
-  // The incident of the test before: AntiNuke's snapshot of the guild before alice's raid.
+test('"Undo this raid" opens the restore from the guild before the raid with all six parts chosen', async () => {
+  // The incident of the test before: the guild before alice's raid is composed on the click.
   await page.goto(`${GUILD_PATH()}/incidents`);
-  await page.getByRole('link', { name: 'Undo this raid' }).first().click();
+  await page.getByRole('button', { name: 'Undo this raid' }).first().click();
   await expect(page).toHaveURL(/\/restore\?snapshot=[^&]+&scope=/);
   for (const scope of [
     'Roles',

@@ -913,6 +913,7 @@ describe('antinuke', () => {
         last_action_at: new Date(base + 120_000).toISOString(),
         snapshot_id: null,
         snapshot_error: 'ErrPlatformUnavailable: down',
+        undo_snapshot_id: null,
         auto_action_taken: false,
         auto_action_error: null,
         opened_at: new Date(base + 120_000).toISOString(),

@@ -7,6 +7,7 @@ import { licensingRetention } from '../../apps/licensing/src/licensing-retention
 import type { PlanSource } from '../../apps/notifier/src/audit/audit-log-retention';
 import { notifierRetention } from '../../apps/notifier/src/notifier-retention';
 import { recoveryRetention } from '../../apps/recovery/src/recovery-retention';
+import { JOURNAL_RETENTION_DAYS } from '../../apps/recovery/src/sync/change-journal.repository';
 import { openDataSource } from '../support/database';
 
 /**
@@ -122,6 +123,40 @@ describe('retention sweeps', () => {
     await sweepOf('retention-test-notifier', notifierRules(dataSource)).runOnce(now);
 
     expect(await remaining('notification.notifications', 'id', [...expired, ...kept])).toEqual(kept.sort());
+  });
+
+  it('deletes the change journal past JOURNAL_RETENTION_DAYS, both its tables', async () => {
+    const guildId = await guild();
+    const change = async (objectId: string, at: Date) => {
+      const [row] = await dataSource.query<{ id: string }[]>(
+        `INSERT INTO recovery.change_journal (guild_id, object_type, object_id, change, before, at)
+         VALUES ($1, 'channel', $2, 'create', NULL, $3) RETURNING id::text`,
+        [guildId, objectId, at],
+      );
+      return row.id;
+    };
+    const entry = async (entryId: string, at: Date) => {
+      await dataSource.query(
+        `INSERT INTO recovery.change_journal_audit_entries (guild_id, entry_id, actor_id, action_type, target_id, changes, at)
+         VALUES ($1, $2, '1', 12, '2', '[]', $3)`,
+        [guildId, entryId, at],
+      );
+      return entryId;
+    };
+    const expired = [await change('1', daysAgo(JOURNAL_RETENTION_DAYS + 1)), await change('2', daysAgo(30))];
+    const kept = [await change('3', daysAgo(JOURNAL_RETENTION_DAYS - 1))];
+    const expiredEntries = [await entry(`${run}-old`, daysAgo(JOURNAL_RETENTION_DAYS + 1))];
+    const keptEntries = [await entry(`${run}-new`, daysAgo(1))];
+
+    await sweepOf('retention-test-recovery', recoveryRetention(dataSource, retentionDays)).runOnce(now);
+
+    expect(await remaining('recovery.change_journal', 'id', [...expired, ...kept])).toEqual(kept);
+    expect(
+      await remaining('recovery.change_journal_audit_entries', 'entry_id', [
+        ...expiredEntries,
+        ...keptEntries,
+      ]),
+    ).toEqual(keptEntries);
   });
 
   it('deletes finished scheduled snapshot runs of days past the retention, never a pending one', async () => {

@@ -13,6 +13,7 @@ import { Snapshot } from './snapshots/snapshot.entity';
 import { RetentionIndexes1766400000000 } from './migrations/1766400000000-retention-indexes';
 import { RestoreJobLeftWaiting1766500000000 } from './migrations/1766500000000-restore-job-left-waiting';
 import { AntiNukeContainment1766630000000 } from './migrations/1766630000000-antinuke-containment';
+import { ChangeJournal1766600000000 } from './migrations/1766600000000-change-journal';
 
 export const recoveryDatabase = {
   schema: 'recovery',
@@ -30,6 +31,7 @@ export const recoveryDatabase = {
     LiveSyncShards1766300000000,
     RetentionIndexes1766400000000,
     RestoreJobLeftWaiting1766500000000,
+    ChangeJournal1766600000000,
     AntiNukeContainment1766630000000,
   ],
 };

@@ -2,6 +2,11 @@ import { processedEventsRetention } from '@lib/messaging';
 import { olderThanDays, type RetentionRule } from '@lib/runtime';
 import type { DataSource } from 'typeorm';
 import type { RecoveryEnv } from './recovery.env';
+import {
+  ChangeJournalRepository,
+  JOURNAL_RETENTION_DAYS,
+  JOURNAL_TABLES,
+} from './sync/change-journal.repository';
 import { PlatformIdReplacementsRepository } from './restore/platform-id-replacements.repository';
 import { ScheduledSnapshotRunsRepository } from './snapshots/scheduled-snapshot-runs.repository';
 
@@ -16,12 +21,18 @@ export function recoveryRetention(
 ): RetentionRule[] {
   const runs = new ScheduledSnapshotRunsRepository(dataSource);
   const replacements = new PlatformIdReplacementsRepository(dataSource);
+  const journal = new ChangeJournalRepository(dataSource);
   return [
     processedEventsRetention(dataSource, 'recovery', config.PROCESSED_EVENTS_RETENTION_DAYS),
     olderThanDays(
       'recovery.scheduled_snapshot_runs',
       config.SCHEDULED_SNAPSHOT_RUNS_RETENTION_DAYS,
       (cutoff, limit) => runs.deleteFinishedBefore(cutoff, limit),
+    ),
+    ...JOURNAL_TABLES.map((table) =>
+      olderThanDays(`recovery.${table}`, JOURNAL_RETENTION_DAYS, (cutoff, limit) =>
+        journal.deleteBefore(table, cutoff, limit),
+      ),
     ),
     // Kept as long as a snapshot may hold the ids they replace: no age of their own.
     {

@@ -112,6 +112,24 @@ export const useIncidents = (guildId: string) =>
       ),
   });
 
+/** "Undo this raid": the snapshot of the guild before the incident's raid, composed now. */
+export function useUndoIncident(guildId: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (incidentId: string) =>
+      unwrap(
+        api.POST('/api/v1/guilds/{guildId}/antinuke/incidents/{incidentId}/undo', {
+          params: { path: { guildId, incidentId } },
+        }),
+      ),
+    onSuccess: () =>
+      Promise.all([
+        client.invalidateQueries({ queryKey: keys.incidents(guildId) }),
+        client.invalidateQueries({ queryKey: keys.snapshots(guildId) }),
+      ]),
+  });
+}
+
 export const useSnapshots = (guildId: string, limit = 50) =>
   useQuery({
     queryKey: [...keys.snapshots(guildId), limit],

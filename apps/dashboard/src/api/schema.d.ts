@@ -104,6 +104,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/guilds/{guildId}/antinuke/incidents/{incidentId}/undo': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Compose the snapshot that undoes an incident's raid */
+    post: operations['AntiNukeController_undoIncident'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/guilds/{guildId}/antinuke/lockdown': {
     parameters: {
       query?: never;
@@ -766,7 +783,10 @@ export interface components {
       /** @description How many in all (`roles_stripped` lists the first 1,000). */
       roles_stripped_total: number;
       snapshot_error: string | null;
+      /** @description The guild when AntiNuke noticed the raid (after the damage that opened the incident). */
       snapshot_id: string | null;
+      /** @description The guild as it was before the raid, once "Undo this raid" composed it (the newest one). */
+      undo_snapshot_id: string | null;
     };
     LicenseView: {
       /** @description End of the paid period; null on FREE. */
@@ -1141,6 +1161,14 @@ export interface components {
     QuarantinedRole: {
       id: string;
       name: string;
+    };
+    RaidUndo: {
+      /** @description False when the one composed before still holds (nothing changed since). */
+      created: boolean;
+      /** @description The snapshot of the guild as it was before the raid, to restore from. */
+      snapshot_id: string;
+      /** @description Objects the actor deleted whose previous version nothing kept: the undo cannot bring them back. */
+      unknown_objects: components['schemas']['UnknownObject'][];
     };
     RegisterGuildDto: {
       platform_guild_id: string;
@@ -1580,6 +1608,11 @@ export interface components {
       content: string;
       platform_message_id: string;
       sent_at: string;
+    };
+    UnknownObject: {
+      object_id: string;
+      /** @enum {string} */
+      object_type: 'channel' | 'role';
     };
     UpdateAntiNukeSettingsDto: {
       /** @description Quarantine the actor when an incident opens: take their dangerous roles (needs ANTINUKE_AUTO_ACTION). */
@@ -2411,6 +2444,119 @@ export interface operations {
       default: components['responses']['Problem'];
     };
   };
+  AntiNukeController_undoIncident: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        guildId: string;
+        incidentId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /**
+       * @description "Undo this raid": a snapshot of the guild as it was just before the incident's actor first
+       *     acted (what they touched put back, what they created gone, their bans lifted, the roles they
+       *     took given back; everyone else's changes kept), composed now and kept on the incident. Asked
+       *     again with nothing changed, the same snapshot. Restore from it to undo the raid.
+       */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RaidUndo'];
+        };
+      };
+      /** @description The request is not valid; `errors` lists each invalid field (ErrValidation). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrValidation';
+          };
+        };
+      };
+      /** @description No session, or it has ended: log in again. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrUnauthenticated';
+          };
+        };
+      };
+      /** @description Not allowed: no MANAGE_GUILD in the guild, a plan without the feature, or not the payer. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrBotPermissionDenied' | 'ErrCrossOriginRequest' | 'ErrForbidden';
+          };
+        };
+      };
+      /** @description Does not exist, or is not visible to you. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrIncidentNotFound';
+          };
+        };
+      };
+      /** @description Conflicts with the current state; the detail says what to do. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrGuildInactive';
+          };
+        };
+      };
+      /** @description The body is larger than the route accepts. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrSnapshotTooLarge';
+          };
+        };
+      };
+      /** @description Too many requests: wait for the Retry-After header. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrRateLimited';
+          };
+        };
+      };
+      default: components['responses']['Problem'];
+    };
+  };
   LockdownController_get: {
     parameters: {
       query?: never;
@@ -2841,8 +2987,8 @@ export interface operations {
     responses: {
       /**
        * @description The guild's AntiNuke incidents, newest first, each with the members its actor banned and kicked
-       *     and the roles they stripped (at most 1,000 of each, with their totals): what "undo this raid"
-       *     restores from the incident's snapshot.
+       *     and the roles they stripped (at most 1,000 of each, with their totals), and the snapshot of the
+       *     guild before the raid once "Undo this raid" composed it.
        */
       200: {
         headers: {

@@ -1,11 +1,11 @@
-import { QueryStatus } from '../app/layout';
+import { ProblemMessage, QueryStatus } from '../app/layout';
 import { Fact } from '../components/facts';
 import { IncidentQuarantine } from '../components/incident-quarantine';
 import { IncidentTargets, incidentTargetUserIds } from '../components/incident-targets';
-import { Link } from '../app/router';
+import { Link, navigate } from '../app/router';
 import { pathTo } from '../app/routes';
 import type { Schemas } from '../api/client';
-import { useIncidents, useMemberNames } from '../api/queries';
+import { useIncidents, useMemberNames, useUndoIncident } from '../api/queries';
 import { platformUserLabel } from '../format/audit-entry';
 import { ALL_SCOPES, scopeQuery } from '../format/restore-scopes';
 import { dateTime, relativeTime } from '../format/time';
@@ -20,8 +20,10 @@ const ACTIONS: Record<Schemas['IncidentView']['action'], [one: string, many: str
 
 /**
  * What AntiNuke saw: when, who, what was destroyed, what the raider did to members, the snapshot
- * it took. "Undo this raid" opens the restore from that snapshot with every part chosen, members'
- * roles and bans included (issue 28); the user still reads the preview and approves it there.
+ * it took when it noticed (after that damage). "Undo this raid" has the guild as it was before the
+ * raider's first action composed (everyone else's changes kept), then opens the restore from it
+ * with every part chosen, members' roles and bans included; the user still reads the preview and
+ * approves it there.
  */
 export function IncidentsPage({ guildId }: { guildId: string }) {
   const incidents = useIncidents(guildId);
@@ -30,6 +32,12 @@ export function IncidentsPage({ guildId }: { guildId: string }) {
   // Actors first: useMemberNames names the first 50 users it is given.
   const targets = [...new Set(items.flatMap(incidentTargetUserIds))].filter((id) => !actors.includes(id));
   const names = useMemberNames(guildId, { userIds: [], platformUserIds: [...actors, ...targets] });
+  const undo = useUndoIncident(guildId);
+  const undoRaid = (incidentId: string) =>
+    undo.mutate(incidentId, {
+      onSuccess: ({ snapshot_id }) =>
+        navigate(pathTo('restore', { guildId }, { snapshot: snapshot_id, scope: scopeQuery(ALL_SCOPES) })),
+    });
   return (
     <GuildPage guildId={guildId} title="Incidents">
       <QueryStatus query={incidents} what="incidents" />
@@ -72,33 +80,41 @@ export function IncidentsPage({ guildId }: { guildId: string }) {
                 <Fact label="Snapshot taken">
                   {incident.snapshot_id ? (
                     <Link href={pathTo('snapshot', { guildId, snapshotId: incident.snapshot_id })}>
-                      the guild at the start of the raid
+                      the guild when AntiNuke noticed
                     </Link>
                   ) : (
                     `none${incident.snapshot_error ? `: ${incident.snapshot_error}` : ''}`
                   )}
                 </Fact>
+                {incident.undo_snapshot_id && (
+                  <Fact label="Before the raid">
+                    <Link href={pathTo('snapshot', { guildId, snapshotId: incident.undo_snapshot_id })}>
+                      the guild before the raider's first action
+                    </Link>
+                  </Fact>
+                )}
               </dl>
-              {incident.snapshot_id && (
-                <p className="actions">
-                  <Link
-                    className="button button-primary"
-                    href={pathTo(
-                      'restore',
-                      { guildId },
-                      { snapshot: incident.snapshot_id, scope: scopeQuery(ALL_SCOPES) },
-                    )}
-                  >
-                    Undo this raid
-                  </Link>
+              <p className="actions">
+                <button
+                  type="button"
+                  className="button button-primary"
+                  disabled={undo.isPending}
+                  onClick={() => undoRaid(incident.id)}
+                >
+                  {undo.isPending && undo.variables === incident.id
+                    ? 'Working out what the raid changed…'
+                    : 'Undo this raid'}
+                </button>
+                {incident.snapshot_id && (
                   <Link
                     className="button"
                     href={pathTo('restore', { guildId }, { snapshot: incident.snapshot_id })}
                   >
-                    Restore from this snapshot
+                    Restore to when AntiNuke noticed
                   </Link>
-                </p>
-              )}
+                )}
+              </p>
+              {undo.isError && undo.variables === incident.id && <ProblemMessage error={undo.error} />}
             </li>
           );
         })}

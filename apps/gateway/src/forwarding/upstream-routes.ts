@@ -26,6 +26,11 @@ const ROUTES: { methods: readonly string[]; pattern: RegExp; upstream: Upstream 
     upstream: 'recovery',
   },
   { methods: ['GET'], pattern: new RegExp(`^/api/v1/guilds/${ID}/incidents$`), upstream: 'recovery' },
+  {
+    methods: ['POST'],
+    pattern: new RegExp(`^/api/v1/guilds/${ID}/antinuke/incidents/${ID}/undo$`),
+    upstream: 'recovery',
+  },
   { methods: ['GET'], pattern: new RegExp(`^/api/v1/guilds/${ID}/member-names$`), upstream: 'recovery' },
   { methods: ['GET'], pattern: new RegExp(`^/api/v1/guilds/${ID}$`), upstream: 'recovery' },
   { methods: ['POST'], pattern: /^\/api\/v1\/guilds$/, upstream: 'recovery' },

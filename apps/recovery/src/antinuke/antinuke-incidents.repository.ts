@@ -48,8 +48,11 @@ export interface IncidentView extends IncidentTargetsView {
   audit_log_entry_ids: string[];
   first_action_at: string;
   last_action_at: string;
+  /** The guild when AntiNuke noticed the raid (after the damage that opened the incident). */
   snapshot_id: string | null;
   snapshot_error: string | null;
+  /** The guild as it was before the raid, once "Undo this raid" composed it (the newest one). */
+  undo_snapshot_id: string | null;
   auto_action_taken: boolean;
   auto_action_error: string | null;
   opened_at: string;
@@ -67,7 +70,7 @@ type IncidentRow = Omit<
 };
 
 const COLUMNS = `id, guild_id, actor_platform_user_id, action, count, audit_log_entry_ids, first_action_at,
-  last_action_at, snapshot_id, snapshot_error, auto_action_taken, auto_action_error, opened_at`;
+  last_action_at, snapshot_id, snapshot_error, undo_snapshot_id, auto_action_taken, auto_action_error, opened_at`;
 
 /** `recovery.antinuke_incidents`: what AntiNuke saw and did, newest first for the dashboard. */
 @Injectable()

@@ -9,6 +9,7 @@ import { type AntiNukeView, ListIncidentsQuery, UpdateAntiNukeSettingsDto } from
 import { AntiNukeService } from './antinuke.service';
 import { QuarantineReleaseService } from './quarantine/quarantine-release.service';
 import type { StoredQuarantine } from './quarantine/quarantine.repository';
+import { type RaidUndo, RaidUndoService } from './undo/raid-undo.service';
 
 /** AntiNuke's setting and incidents (MANAGE_GUILD on the guild, checked before anything is validated). */
 @Controller('api/v1/guilds/:guildId')
@@ -16,6 +17,7 @@ export class AntiNukeController {
   constructor(
     private readonly antinuke: AntiNukeService,
     private readonly quarantines: QuarantineReleaseService,
+    private readonly undo: RaidUndoService,
   ) {}
 
   /** The guild's AntiNuke setting, what its plan allows, and whether AntiNuke runs now. */
@@ -40,8 +42,8 @@ export class AntiNukeController {
 
   /**
    * The guild's AntiNuke incidents, newest first, each with the members its actor banned and kicked
-   * and the roles they stripped (at most 1,000 of each, with their totals): what "undo this raid"
-   * restores from the incident's snapshot.
+   * and the roles they stripped (at most 1,000 of each, with their totals), and the snapshot of the
+   * guild before the raid once "Undo this raid" composed it.
    */
   @ApiOperation({ summary: 'List AntiNuke incidents' })
   @Get('incidents')
@@ -69,5 +71,27 @@ export class AntiNukeController {
     @Param('incidentId', new ParseUUIDPipe()) incidentId: string,
   ): Promise<StoredQuarantine> {
     return this.quarantines.release(guildId, incidentId, requireUser(identity).user_id);
+  }
+
+  /**
+   * "Undo this raid": a snapshot of the guild as it was just before the incident's actor first
+   * acted (what they touched put back, what they created gone, their bans lifted, the roles they
+   * took given back; everyone else's changes kept), composed now and kept on the incident. Asked
+   * again with nothing changed, the same snapshot. Restore from it to undo the raid.
+   */
+  @ApiOperation({ summary: "Compose the snapshot that undoes an incident's raid" })
+  @ProblemAnswers({
+    403: ['ErrBotPermissionDenied'],
+    404: ['ErrIncidentNotFound'],
+    413: ['ErrSnapshotTooLarge'],
+  })
+  @Post('antinuke/incidents/:incidentId/undo')
+  @HttpCode(200)
+  @RequireManageGuild({ params: 'guildId' })
+  undoIncident(
+    @Param('guildId', new ParseUUIDPipe()) guildId: string,
+    @Param('incidentId', new ParseUUIDPipe()) incidentId: string,
+  ): Promise<RaidUndo> {
+    return this.undo.undo(guildId, incidentId);
   }
 }

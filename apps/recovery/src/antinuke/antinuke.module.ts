@@ -16,6 +16,9 @@ import { LockdownRepository } from './lockdown/lockdown.repository';
 import { LockdownService } from './lockdown/lockdown.service';
 import { QuarantineReleaseService } from './quarantine/quarantine-release.service';
 import { QuarantineRepository } from './quarantine/quarantine.repository';
+import { ChangeJournalRepository } from '../sync/change-journal.repository';
+import { RaidUndoRepository } from './undo/raid-undo.repository';
+import { RaidUndoService } from './undo/raid-undo.service';
 
 /**
  * AntiNuke (issue 10). The recovery worker registers ANTINUKE_ACTIVITIES (WORKFLOW_REGISTRY); the event consumer runs
@@ -36,6 +39,9 @@ import { QuarantineRepository } from './quarantine/quarantine.repository';
     AntiNukeIncidentsRepository,
     AntiNukeService,
     AntiNukeLicenseHandler,
+    ChangeJournalRepository,
+    RaidUndoRepository,
+    RaidUndoService,
     {
       provide: ANTINUKE_ACTIVITIES,
       inject: [

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { ChatPlatformClient } from '@lib/chat-platform';
+import { ChatPlatformClient, type GuildState } from '@lib/chat-platform';
 import type { SnapshotTrigger } from '@lib/contracts';
 import { EntitlementsClient } from '@lib/entitlements';
 import { ConflictError } from '@lib/problem-details';
@@ -9,7 +9,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { Guild } from '../guilds/guild.entity';
 import { toUserFacingError } from '../platform/platform-errors';
 import { RecoveryEvents } from '../recovery-events';
-import { readGuildMembership } from './guild-membership';
+import { type GuildMembership, readGuildMembership } from './guild-membership';
 import { SNAPSHOT_MAX_BYTES, serialiseSnapshot, SnapshotTooLargeError } from './snapshot-payload';
 import { SnapshotsRepository } from './snapshots.repository';
 
@@ -36,6 +36,8 @@ export interface CreateSnapshotInput {
   createdByUser: string | null;
   createdByPlatformUserId?: string | null;
   description?: string | null;
+  /** The state to keep instead of the platform's (an undo composed from the change journal). */
+  composed?: { state: GuildState; membership: GuildMembership };
 }
 
 export interface CreatedSnapshot {
@@ -64,12 +66,7 @@ export class SnapshotService {
     const { guild, trigger } = input;
     if (trigger === 'manual') await this.checkManualAllowed(guild);
 
-    const [state, membership] = await Promise.all([
-      this.platform.getGuildState(guild.platformGuildId),
-      readGuildMembership(this.platform, guild.platformGuildId, { members: true, bans: true }),
-    ]).catch((error: unknown) => {
-      throw toUserFacingError(error);
-    });
+    const { state, membership } = input.composed ?? (await this.read(guild));
     const createdAt = new Date();
     const { json, size, payload } = serialiseSnapshot(state, createdAt, membership);
     for (const { part, reason } of payload.omitted ?? []) {
@@ -105,6 +102,16 @@ export class SnapshotService {
     snapshotsCreated.inc({ trigger });
     snapshotSize.observe(size);
     return { id, size, created_at: createdAt.toISOString() };
+  }
+
+  private async read(guild: Guild): Promise<{ state: GuildState; membership: GuildMembership }> {
+    const [state, membership] = await Promise.all([
+      this.platform.getGuildState(guild.platformGuildId),
+      readGuildMembership(this.platform, guild.platformGuildId, { members: true, bans: true }),
+    ]).catch((error: unknown) => {
+      throw toUserFacingError(error);
+    });
+    return { state, membership };
   }
 
   /**

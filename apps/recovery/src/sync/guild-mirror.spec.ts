@@ -82,3 +82,59 @@ describe(GuildMirror.name, () => {
     expect(sut.state()).toEqual(once.state());
   });
 });
+
+describe('GuildMirror.beforeImage', () => {
+  const state = guildState();
+
+  it('keeps a deleted channel with its overrides, the channels in it and the settings naming it', () => {
+    const sut = new GuildMirror(state);
+    expect(sut.beforeImage({ ...on, type: 'channel_delete', channelId: CATEGORY })).toEqual({
+      object_type: 'channel',
+      object_id: CATEGORY,
+      change: 'delete',
+      before: { channel: state.channels[0], overrides: [], children: [GENERAL, RULES] },
+    });
+    expect(sut.beforeImage({ ...on, type: 'channel_delete', channelId: RULES })).toEqual({
+      object_type: 'channel',
+      object_id: RULES,
+      change: 'delete',
+      before: {
+        channel: state.channels[2],
+        overrides: state.permission_overrides,
+        settings: ['rules_channel_id'],
+      },
+    });
+  });
+
+  it('keeps a role with the overrides naming it, and the settings before an update', () => {
+    const sut = new GuildMirror(state);
+    expect(sut.beforeImage({ ...on, type: 'role_update', role: { ...state.roles[2], name: 'x' } })).toEqual({
+      object_type: 'role',
+      object_id: MODS,
+      change: 'update',
+      before: { role: state.roles[2], overrides: [state.permission_overrides[1]] },
+    });
+    expect(
+      sut.beforeImage({ ...on, type: 'guild_settings_update', settings: { ...state.guild, name: 'x' } }),
+    ).toEqual({ object_type: 'settings', object_id: GUILD, change: 'update', before: state.guild });
+  });
+
+  it('records a creation without a before, and nothing for what it never held or does not mirror', () => {
+    const sut = new GuildMirror(state);
+    const news = channel('100000000000000024', 'news', 3);
+    expect(sut.beforeImage({ ...on, type: 'channel_create', channel: news, overrides: [] })).toEqual({
+      object_type: 'channel',
+      object_id: news.id,
+      change: 'create',
+    });
+    expect(
+      sut.beforeImage({ ...on, type: 'role_create', role: role('100000000000000013', 'new', 3) }),
+    ).toEqual({
+      object_type: 'role',
+      object_id: '100000000000000013',
+      change: 'create',
+    });
+    expect(sut.beforeImage({ ...on, type: 'role_delete', roleId: '100000000000000013' })).toBeNull();
+    expect(sut.beforeImage({ ...on, type: 'member_ban', userId: '1' })).toBeNull();
+  });
+});

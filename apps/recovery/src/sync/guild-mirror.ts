@@ -6,15 +6,8 @@ import {
   type PlatformRole,
   sortByPosition,
 } from '@lib/chat-platform';
+import { CHANNEL_SETTINGS, type JournalChange } from './change-journal-entry';
 import type { GuildEvent } from './guild-events';
-
-/** Guild settings that name a channel; the platform clears them when that channel goes. */
-const CHANNEL_SETTINGS = [
-  'afk_channel_id',
-  'system_channel_id',
-  'rules_channel_id',
-  'public_updates_channel_id',
-] as const;
 
 /**
  * One guild's roles, channels, overrides and settings as the gateway last told them. Every
@@ -63,6 +56,83 @@ export class GuildMirror {
       case 'audit_log_entry':
         // Whole-guild events replace the mirror (LiveSyncService); members are not mirrored.
         return;
+    }
+  }
+
+  /**
+   * What `apply(event)` is about to change, as the mirror holds it now (call it before `apply`):
+   * the object's previous version, or a creation. Null for an event that changes no object here,
+   * or an update or delete of an object the mirror does not hold (nothing is known of its past).
+   */
+  beforeImage(event: GuildEvent): JournalChange | null {
+    switch (event.type) {
+      case 'channel_create':
+      case 'channel_update': {
+        const id = event.channel.id;
+        const channel = this.channels.get(id);
+        if (!channel) return { object_type: 'channel', object_id: id, change: 'create' };
+        return {
+          object_type: 'channel',
+          object_id: id,
+          change: 'update',
+          before: { channel, overrides: this.overrides.get(id) ?? [] },
+        };
+      }
+      case 'channel_delete': {
+        const id = event.channelId;
+        const channel = this.channels.get(id);
+        if (!channel) return null;
+        const children = [...this.channels.values()].filter((child) => child.parent_id === id);
+        const settings = CHANNEL_SETTINGS.filter((setting) => this.settings[setting] === id);
+        return {
+          object_type: 'channel',
+          object_id: id,
+          change: 'delete',
+          before: {
+            channel,
+            overrides: this.overrides.get(id) ?? [],
+            ...(children.length > 0 && { children: children.map((child) => child.id) }),
+            ...(settings.length > 0 && { settings }),
+          },
+        };
+      }
+      case 'role_create':
+      case 'role_update':
+      case 'role_delete': {
+        const id = event.type === 'role_delete' ? event.roleId : event.role.id;
+        const role = this.roles.get(id);
+        if (!role)
+          return event.type === 'role_delete'
+            ? null
+            : { object_type: 'role', object_id: id, change: 'create' };
+        const overrides = [...this.overrides.values()]
+          .flat()
+          .filter((override) => override.type === 'role' && override.id === id);
+        if (event.type !== 'role_delete') {
+          return { object_type: 'role', object_id: id, change: 'update', before: { role, overrides } };
+        }
+        const order = sortByPosition([...this.roles.values()]);
+        const below = order[order.findIndex((candidate) => candidate.id === id) - 1]?.id;
+        return {
+          object_type: 'role',
+          object_id: id,
+          change: 'delete',
+          before: { role, overrides, ...(below !== undefined && { below }) },
+        };
+      }
+      case 'guild_settings_update':
+        return {
+          object_type: 'settings',
+          object_id: this.settings.id,
+          change: 'update',
+          before: { ...this.settings },
+        };
+      case 'guild_available':
+      case 'guild_unavailable':
+      case 'member_ban':
+      case 'member_remove':
+      case 'audit_log_entry':
+        return null;
     }
   }
 

@@ -5,6 +5,8 @@ import { DataSource } from 'typeorm';
 import { GuildsModule } from '../guilds/guilds.module';
 import type { RecoveryEnv } from '../recovery.env';
 import { GUILD_EVENT_SOURCE } from './guild-events';
+import { ChangeJournal } from './change-journal';
+import { ChangeJournalRepository } from './change-journal.repository';
 import { LiveSyncControl } from './live-sync-control.repository';
 import { LIVE_SYNC_OPTIONS, type LiveSyncOptions, LiveSyncService } from './live-sync.service';
 import type { ReadinessCheck } from '@lib/runtime';
@@ -92,6 +94,8 @@ export class LiveSyncModule {
           }),
         },
         LiveSyncControl,
+        ChangeJournalRepository,
+        ChangeJournal,
         LiveSyncService,
       ],
       exports: [LiveSyncService, LIVE_SYNC_READINESS],

@@ -7,6 +7,8 @@ import { register } from 'prom-client';
 import { expectNoRetryAfterStop, expectRetriesAfter } from '../../../../test/support/retry-timer';
 import type { DestructiveAction, MemberRolesRemoved } from '../antinuke/destructive-action';
 import type { GuildRegistry } from '../guilds/guild-registry.service';
+import type { ChangeJournal } from './change-journal';
+import type { JournalAuditEntry, JournalChange } from './change-journal-entry';
 import type { AuditLogEntry, GuildEvent } from './guild-events';
 import { GuildMirror } from './guild-mirror';
 import { CATEGORY, channel, GENERAL, GUILD, guildState, MODS, RULES } from './guild-state.fixture';
@@ -54,6 +56,12 @@ function setup() {
       return Promise.resolve();
     }),
   };
+  const journalled: { guildId: string; change?: JournalChange; entry?: JournalAuditEntry }[] = [];
+  const journal = {
+    change: (guildId: string, change: JournalChange) => journalled.push({ guildId, change }),
+    auditEntry: (guildId: string, entry: JournalAuditEntry) => journalled.push({ guildId, entry }),
+    flush: () => Promise.resolve(),
+  };
   const sut = new LiveSyncService(
     source,
     { enabled: true, pausePollMs: HOUR, entitlementRecheckMs: HOUR },
@@ -62,6 +70,8 @@ function setup() {
     entitlements as unknown as EntitlementsClient,
     platform as unknown as ChatPlatformClient,
     sink,
+    undefined,
+    journal as unknown as ChangeJournal,
   );
 
   return {
@@ -75,6 +85,7 @@ function setup() {
     sink,
     recorded,
     roleRemovals,
+    journalled,
     setPlatformState: (state: GuildState) => {
       platformState = state;
     },
@@ -141,6 +152,35 @@ describe(LiveSyncService.name, () => {
   });
 
   afterEach(() => h.sut.stop());
+
+  describe('the change journal', () => {
+    it('keeps what each applied change replaced, and every audit-log entry but the bot’s own', async () => {
+      await h.emit(
+        available(),
+        { type: 'channel_delete', platformGuildId: GUILD, channelId: RULES },
+        audit(12, RAIDER, { target: RULES }),
+        audit(12, BOT, { target: GENERAL }),
+      );
+
+      expect(
+        h.journalled.map(({ guildId, change, entry }) => [guildId, change?.change, entry?.actor_id]),
+      ).toEqual([
+        [GUILD_ID, 'delete', undefined],
+        [GUILD_ID, undefined, RAIDER],
+      ]);
+      expect(h.journalled[0].change).toMatchObject({
+        object_id: RULES,
+        before: { channel: guildState().channels[2] },
+      });
+    });
+
+    it('keeps nothing of a change the mirror does not apply (a restore’s, while paused)', async () => {
+      await h.emit(available());
+      h.paused.add(GUILD_ID);
+      await h.emit({ type: 'channel_delete', platformGuildId: GUILD, channelId: RULES });
+      expect(h.journalled).toEqual([]);
+    });
+  });
 
   describe('the mirror', () => {
     it('is seeded from GUILD_CREATE and follows the guild’s events', async () => {

@@ -12,6 +12,8 @@ import { RetryTimer, ScheduledPass, TtlCache } from '@lib/runtime';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { DESTRUCTIVE_ACTION_SINK, type DestructiveActionSink } from '../antinuke/destructive-action';
 import { GuildRegistry } from '../guilds/guild-registry.service';
+import { toJournalAuditEntry } from './change-journal-entry';
+import { ChangeJournal } from './change-journal';
 import { toDestructiveAction, toMemberRolesRemoved } from './destructive-actions';
 import {
   GUILD_EVENT_SOURCE,
@@ -119,6 +121,8 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
     private readonly sink: DestructiveActionSink | null = null,
     /** The app's (ScheduleModule); a test's service gets one of its own. */
     @Optional() scheduler: SchedulerRegistry = new SchedulerRegistry(),
+    /** Where before-images and audit-log entries are kept for undoing a raid; none in unit tests. */
+    @Optional() @Inject(ChangeJournal) private readonly journal: ChangeJournal | null = null,
   ) {
     this.passes = {
       pauses: new ScheduledPass(scheduler, 'live-sync-pauses', () => this.resumeEnded()),
@@ -156,6 +160,7 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
     await Promise.all([this.passes.pauses.stop(), this.passes.plans.stop()]);
     await this.source.stop();
     await this.lanes.drain();
+    await this.journal?.flush();
   }
 
   /** Every queued event handled: for tests and shutdown. */
@@ -244,7 +249,11 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
     const guild = await this.registered(event.platformGuildId);
     if (!guild || !(await this.isEntitled(sync, guild))) return this.dropMirror(sync);
     const paused = await this.pausedNow(guild);
-    if (event.type === 'audit_log_entry') await this.inspect(guild, event.entry);
+    if (event.type === 'audit_log_entry') {
+      if (event.entry.actorId !== this.botUserId)
+        this.journal?.auditEntry(guild.id, toJournalAuditEntry(event.entry));
+      await this.inspect(guild, event.entry);
+    }
     if (paused) return this.hold(sync, event);
     if (sync.paused) await this.resume(sync, guild);
 
@@ -253,8 +262,16 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
     } else if (!sync.mirror) {
       await this.seed(sync, guild);
     } else if (sequence > sync.seededThrough) {
+      this.keepBeforeImage(guild, sync.mirror, event);
       sync.mirror.apply(event);
     }
+  }
+
+  /** The object the event is about to change, as the mirror holds it, into the change journal. */
+  private keepBeforeImage(guild: RegisteredGuild, mirror: GuildMirror, event: GuildEvent): void {
+    if (!this.journal) return;
+    const before = mirror.beforeImage(event);
+    if (before) this.journal.change(guild.id, before);
   }
 
   /**

@@ -1,0 +1,68 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+
+/** What undoing a raid needs of an incident. */
+export interface IncidentToUndo {
+  actor_platform_user_id: string;
+  first_action_at: Date;
+  undo_snapshot_id: string | null;
+}
+
+/** The incident's rows and the guild's snapshots an undo is composed from, and the undo it records. */
+@Injectable()
+export class RaidUndoRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async incident(guildId: string, incidentId: string): Promise<IncidentToUndo | undefined> {
+    const [row] = await this.dataSource.query<IncidentToUndo[]>(
+      `SELECT actor_platform_user_id, first_action_at, undo_snapshot_id
+         FROM recovery.antinuke_incidents WHERE id = $1 AND guild_id = $2`,
+      [incidentId, guildId],
+    );
+    return row;
+  }
+
+  /** Every member the incident's actor banned, and every role they took from a member (not only the first 1,000). */
+  async targets(
+    incidentId: string,
+  ): Promise<{ banned: string[]; rolesStripped: { user_id: string; role_id: string }[] }> {
+    const rows = await this.dataSource.query<
+      { kind: string; target_user_id: string; role_id: string | null }[]
+    >(
+      `SELECT DISTINCT kind, target_user_id, role_id FROM recovery.antinuke_incident_targets
+        WHERE incident_id = $1 AND kind IN ('member_ban', 'member_role_remove')`,
+      [incidentId],
+    );
+    return {
+      banned: rows.filter((row) => row.kind === 'member_ban').map((row) => row.target_user_id),
+      rolesStripped: rows
+        .filter((row) => row.kind === 'member_role_remove')
+        .map((row) => ({ user_id: row.target_user_id, role_id: row.role_id! })),
+    };
+  }
+
+  /** The payload of the guild's newest snapshot taken before `before`, of any trigger. */
+  async payloadBefore(guildId: string, before: Date): Promise<unknown> {
+    const [row] = await this.dataSource.query<{ payload: unknown }[]>(
+      `SELECT payload FROM recovery.snapshots
+        WHERE guild_id = $1 AND created_at < $2 ORDER BY created_at DESC LIMIT 1`,
+      [guildId, before],
+    );
+    return row?.payload ?? null;
+  }
+
+  async payload(snapshotId: string): Promise<unknown> {
+    const [row] = await this.dataSource.query<{ payload: unknown }[]>(
+      `SELECT payload FROM recovery.snapshots WHERE id = $1`,
+      [snapshotId],
+    );
+    return row?.payload ?? null;
+  }
+
+  async recordUndo(incidentId: string, snapshotId: string): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE recovery.antinuke_incidents SET undo_snapshot_id = $2 WHERE id = $1`,
+      [incidentId, snapshotId],
+    );
+  }
+}

@@ -1,0 +1,103 @@
+import { isDeepStrictEqual } from 'node:util';
+import { Injectable, Logger } from '@nestjs/common';
+import { ChatPlatformClient } from '@lib/chat-platform';
+import { NotFoundError } from '@lib/problem-details';
+import { GuildRegistry } from '../../guilds/guild-registry.service';
+import { toUserFacingError } from '../../platform/platform-errors';
+import { readGuildMembership } from '../../snapshots/guild-membership';
+import {
+  readSnapshotPayload,
+  type SnapshotPayload,
+  serialiseSnapshot,
+} from '../../snapshots/snapshot-payload';
+import { SnapshotService } from '../../snapshots/snapshot.service';
+import { ChangeJournalRepository } from '../../sync/change-journal.repository';
+import { BEFORE_IMAGE_SLACK_MS, composePreRaidState, type UnknownObject } from './pre-raid-state';
+import { RaidUndoRepository } from './raid-undo.repository';
+
+export interface RaidUndo {
+  /** The snapshot of the guild as it was before the raid, to restore from. */
+  snapshot_id: string;
+  /** False when the one composed before still holds (nothing changed since). */
+  created: boolean;
+  /** Objects the actor deleted whose previous version nothing kept: the undo cannot bring them back. */
+  unknown_objects: UnknownObject[];
+}
+
+/**
+ * "Undo this raid": a snapshot (trigger `antinuke`, no slot needed) of the guild as it was before
+ * the incident's actor first acted, composed on request from the guild now, the change journal
+ * live sync keeps, the newest snapshot from before the raid and what the incident recorded. It is
+ * kept on the incident; asked again with nothing changed, the same snapshot is answered.
+ */
+@Injectable()
+export class RaidUndoService {
+  private readonly logger = new Logger(RaidUndoService.name);
+
+  constructor(
+    private readonly repository: RaidUndoRepository,
+    private readonly journal: ChangeJournalRepository,
+    private readonly guilds: GuildRegistry,
+    private readonly platform: ChatPlatformClient,
+    private readonly snapshots: SnapshotService,
+  ) {}
+
+  async undo(guildId: string, incidentId: string): Promise<RaidUndo> {
+    const incident = await this.repository.incident(guildId, incidentId);
+    if (!incident) throw new NotFoundError('ErrIncidentNotFound', 'Incident');
+    const guild = await this.guilds.get(guildId);
+    const raidStart = new Date(incident.first_action_at);
+    const since = new Date(raidStart.getTime() - BEFORE_IMAGE_SLACK_MS);
+
+    const [now, membership, actorEntries, journal, targets, snapshot] = await Promise.all([
+      this.platform.getGuildState(guild.platformGuildId),
+      readGuildMembership(this.platform, guild.platformGuildId, { members: true, bans: true }),
+      this.journal.entriesBy(guildId, incident.actor_platform_user_id, since),
+      this.journal.changesSince(guildId, new Date(since.getTime() - BEFORE_IMAGE_SLACK_MS)),
+      this.repository.targets(incidentId),
+      this.snapshotBefore(guildId, raidStart),
+    ]).catch((error: unknown) => {
+      throw toUserFacingError(error);
+    });
+    const composed = composePreRaidState({ now, membership, snapshot, actorEntries, journal, targets });
+    if (composed.unknown.length > 0) {
+      this.logger.warn(
+        { guild_id: guildId, incident_id: incidentId, unknown: composed.unknown },
+        'raid undo incomplete',
+      );
+    }
+
+    if (incident.undo_snapshot_id) {
+      const kept = await this.repository.payload(incident.undo_snapshot_id);
+      const fresh = serialiseSnapshot(composed.state, new Date(), composed.membership).json;
+      if (kept && isDeepStrictEqual(withoutTime(JSON.parse(fresh)), withoutTime(kept))) {
+        return { snapshot_id: incident.undo_snapshot_id, created: false, unknown_objects: composed.unknown };
+      }
+    }
+    const created = await this.snapshots.create({
+      guild,
+      trigger: 'antinuke',
+      createdByUser: null,
+      description: `The guild before the raid of AntiNuke incident ${incidentId}`,
+      composed: { state: composed.state, membership: composed.membership },
+    });
+    await this.repository.recordUndo(incidentId, created.id);
+    return { snapshot_id: created.id, created: true, unknown_objects: composed.unknown };
+  }
+
+  /** The newest snapshot from before the raid; one this build cannot read is not used. */
+  private async snapshotBefore(guildId: string, raidStart: Date): Promise<SnapshotPayload | null> {
+    const payload = await this.repository.payloadBefore(guildId, raidStart);
+    if (payload === null) return null;
+    try {
+      return readSnapshotPayload(payload);
+    } catch {
+      return null;
+    }
+  }
+}
+
+function withoutTime(payload: unknown): unknown {
+  const { snapshot_at: _at, ...rest } = payload as Record<string, unknown>;
+  return rest;
+}
