@@ -10,6 +10,9 @@ import { AntiNukeSettingsRepository } from './antinuke-settings.repository';
 import { AntiNukeController } from './antinuke.controller';
 import { AntiNukeService } from './antinuke.service';
 import { AntiNukeLicenseHandler } from './license-events.handler';
+import { PendingChangesRepository } from './pending-changes.repository';
+import { PendingChangesService } from './pending-changes.service';
+import { AntiNukeSettingsApplier } from './settings-applier';
 
 /**
  * AntiNuke (issue 10). The recovery worker registers ANTINUKE_ACTIVITIES (WORKFLOW_REGISTRY); the event consumer runs
@@ -25,6 +28,9 @@ import { AntiNukeLicenseHandler } from './license-events.handler';
     AntiNukeIncidentsRepository,
     AntiNukeService,
     AntiNukeLicenseHandler,
+    AntiNukeSettingsApplier,
+    PendingChangesRepository,
+    PendingChangesService,
     {
       provide: ANTINUKE_ACTIVITIES,
       inject: [GuildRegistry, SnapshotService, ChatPlatformClient, AntiNukeIncidentsRepository],
@@ -36,6 +42,6 @@ import { AntiNukeLicenseHandler } from './license-events.handler';
       ) => createAntiNukeActivities({ guilds, snapshots, platform, incidents }),
     },
   ],
-  exports: [ANTINUKE_ACTIVITIES, AntiNukeSettingsRepository, AntiNukeLicenseHandler],
+  exports: [ANTINUKE_ACTIVITIES, AntiNukeSettingsRepository, AntiNukeLicenseHandler, PendingChangesService],
 })
 export class AntiNukeModule {}
