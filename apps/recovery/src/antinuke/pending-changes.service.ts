@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ChatPlatformClient } from '@lib/chat-platform';
 import type { AntiNukeSettingsOutcome } from '@lib/contracts';
-import { DomainError, NotFoundError } from '@lib/problem-details';
+import { NotFoundError } from '@lib/problem-details';
 import { DataSource, type EntityManager } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
 import { isGuildOwner } from '../guilds/guild-owner';
@@ -10,6 +10,7 @@ import type { Guild } from '../guilds/guild.entity';
 import { RecoveryEvents } from '../recovery-events';
 import { AntiNukeSettingsRepository } from './antinuke-settings.repository';
 import { GUARD_SETTINGS, type GuardSettings } from './guard-settings';
+import { ownerOnly } from './owner-only';
 import { type PendingChange, PendingChangesRepository } from './pending-changes.repository';
 import { AntiNukeSettingsApplier, settingsOf } from './settings-applier';
 import { settingsChange, type SettingField } from './settings-change';
@@ -163,13 +164,4 @@ export class PendingChangesService {
 
 export function pendingChangeNotFound(): NotFoundError {
   return new NotFoundError('ErrPendingChangeNotFound', 'Pending AntiNuke change');
-}
-
-export function ownerOnly(): DomainError {
-  return new DomainError(
-    'ErrOwnerOnly',
-    403,
-    'Only the server owner may do this',
-    "Only the server's owner may refuse, apply early or undo this.",
-  );
 }
