@@ -153,7 +153,10 @@ export class RecoveryEvents {
     });
   }
 
-  async snapshotUndeleted(manager: EntityManager, undeleted: EventPayloads['SnapshotUndeleted']): Promise<void> {
+  async snapshotUndeleted(
+    manager: EntityManager,
+    undeleted: EventPayloads['SnapshotUndeleted'],
+  ): Promise<void> {
     await this.outbox.append(manager, {
       type: 'SnapshotUndeleted',
       aggregate_type: 'snapshot',

@@ -290,7 +290,13 @@ describe(planDm.name, () => {
   });
 
   describe('a change to AntiNuke by someone else', () => {
-    const before = { enabled: true, exempt_user_ids: [], threshold: 3, window_seconds: 10, auto_action_enabled: true };
+    const before = {
+      enabled: true,
+      exempt_user_ids: [],
+      threshold: 3,
+      window_seconds: 10,
+      auto_action_enabled: true,
+    };
     const change = (
       outcome: EventPayloads['AntiNukeSettingsChanged']['outcome'],
       actor = '300000000000000009',
@@ -340,7 +346,7 @@ describe(planDm.name, () => {
     });
   });
 
-  it("tells the owner of a snapshot someone else deleted, and until when it can be undone", () => {
+  it('tells the owner of a snapshot someone else deleted, and until when it can be undone', () => {
     const deleted = (by: string) =>
       planDm(
         event('SnapshotDeleted', {
@@ -355,8 +361,13 @@ describe(planDm.name, () => {
           purge_after: '2026-11-29T07:05:00.000Z',
         }),
       );
-    expect(deleted('300000000000000009')).toMatchObject({ template: 'snapshot.deleted', recipientPlatformUserId: PAYER });
-    expect(deleted('300000000000000009')!.content).toContain('`snap-1`을(를) <@300000000000000009>님이 삭제했습니다');
+    expect(deleted('300000000000000009')).toMatchObject({
+      template: 'snapshot.deleted',
+      recipientPlatformUserId: PAYER,
+    });
+    expect(deleted('300000000000000009')!.content).toContain(
+      '`snap-1`을(를) <@300000000000000009>님이 삭제했습니다',
+    );
     expect(deleted('300000000000000009')!.content).toContain(formatKstDateTime('2026-11-29T07:05:00.000Z'));
     expect(deleted(PAYER)).toBeNull();
   });

@@ -166,7 +166,11 @@ function settingValue(field: keyof AntiNukeSettingsFacts, settings: AntiNukeSett
 }
 
 /** `• 감지 기준(횟수): 3회 → 10회 (약해짐)`, one line per field that differs. */
-function settingLines(p: { before: AntiNukeSettingsFacts; after: AntiNukeSettingsFacts; loosened: string[] }): string[] {
+function settingLines(p: {
+  before: AntiNukeSettingsFacts;
+  after: AntiNukeSettingsFacts;
+  loosened: string[];
+}): string[] {
   return (Object.keys(SETTING_NAMES) as (keyof AntiNukeSettingsFacts)[])
     .filter((field) => settingValue(field, p.before) !== settingValue(field, p.after))
     .map(
@@ -187,7 +191,10 @@ function planAntiNukeSettingsChanged(p: EventPayloads['AntiNukeSettingsChanged']
       `${p.applies_at ? formatKstDateTime(p.applies_at) : '대기 시간이 지난 뒤'}에 적용됩니다. 원하지 않으면 그 전에 대시보드에서 거절하세요.`,
       ...(p.replaced_change_id ? ['이전에 대기 중이던 변경은 이 변경으로 대체되었습니다.'] : []),
     ],
-    applied: [`🛡️ ${guild(p.guild_name)} 서버의 AntiNuke 설정을 ${actor}님이 바꿨습니다.`, ...settingLines(p)],
+    applied: [
+      `🛡️ ${guild(p.guild_name)} 서버의 AntiNuke 설정을 ${actor}님이 바꿨습니다.`,
+      ...settingLines(p),
+    ],
     applied_after_delay: [
       `🛡️ ${guild(p.guild_name)} 서버에서 ${actor}님이 요청한 AntiNuke 변경이 대기 시간이 지나 적용되었습니다.`,
       ...settingLines(p),

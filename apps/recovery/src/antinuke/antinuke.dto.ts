@@ -129,5 +129,4 @@ export interface PendingChangeView {
 
 /** What a PUT did: applied (200, the setting) or held as the pending change (202). */
 export type AntiNukeUpdate =
-  | { status: 'applied'; body: AntiNukeView }
-  | { status: 'pending'; body: PendingChangeView };
+  { status: 'applied'; body: AntiNukeView } | { status: 'pending'; body: PendingChangeView };

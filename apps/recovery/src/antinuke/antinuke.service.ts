@@ -73,7 +73,10 @@ export class AntiNukeService {
         auto_action_enabled: body.auto_action_enabled,
       };
       if (newlyExempted(before, after).includes(caller.platformUserId)) {
-        await this.pendingChanges.announce(manager, guild, 'self_exemption_refused', caller, { before, after });
+        await this.pendingChanges.announce(manager, guild, 'self_exemption_refused', caller, {
+          before,
+          after,
+        });
         return { kind: 'self_exemption' } as const;
       }
       const { loosened } = settingsChange(before, after);
@@ -93,7 +96,8 @@ export class AntiNukeService {
         'Nobody may add their own account to the AntiNuke exemptions. The owner has been told of the attempt.',
       );
     }
-    if (decided.kind === 'pending') return { status: 'pending', body: await this.pendingView(guild, decided.change) };
+    if (decided.kind === 'pending')
+      return { status: 'pending', body: await this.pendingView(guild, decided.change) };
     return { status: 'applied', body: await this.view(guildId) };
   }
 

@@ -24,7 +24,10 @@ const COLUMNS = `id, guild_id, requested_by_user, requested_by_platform_user_id,
 export class PendingChangesRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  async get(guildId: string, manager: EntityManager = this.dataSource.manager): Promise<PendingChange | null> {
+  async get(
+    guildId: string,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<PendingChange | null> {
     const [row] = await manager.query<PendingChange[]>(
       `SELECT ${COLUMNS} FROM recovery.antinuke_pending_changes WHERE guild_id = $1`,
       [guildId],

@@ -99,13 +99,19 @@ export class PendingChangesService {
         const done = await this.dataSource.transaction(async (manager) => {
           const change = await this.pending.take(manager, guildId, { dueBy: now });
           if (!change) return false;
-          const requester = { userId: change.requested_by_user, platformUserId: change.requested_by_platform_user_id };
+          const requester = {
+            userId: change.requested_by_user,
+            platformUserId: change.requested_by_platform_user_id,
+          };
           await this.applyChange(manager, guild, change, 'applied_after_delay', requester);
           return true;
         });
         if (done) applied += 1;
       } catch (error) {
-        this.logger.warn({ guild_id: guildId, err: String(error) }, 'pending antinuke change not applied yet');
+        this.logger.warn(
+          { guild_id: guildId, err: String(error) },
+          'pending antinuke change not applied yet',
+        );
       }
     }
     return applied;

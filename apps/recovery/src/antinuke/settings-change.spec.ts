@@ -21,7 +21,11 @@ describe('settingsChange', () => {
 
   it.each<[string, Partial<AntiNukeSettings>, keyof AntiNukeSettings]>([
     ['switching AntiNuke off', { enabled: false }, 'enabled'],
-    ['exempting someone more', { exempt_user_ids: ['100000000000000001', '100000000000000002'] }, 'exempt_user_ids'],
+    [
+      'exempting someone more',
+      { exempt_user_ids: ['100000000000000001', '100000000000000002'] },
+      'exempt_user_ids',
+    ],
     ['raising the threshold', { threshold: base.threshold + 1 }, 'threshold'],
     ['narrowing the window', { window_seconds: base.window_seconds - 1 }, 'window_seconds'],
   ])('calls %s loosening', (_name, after, field) => {
@@ -69,9 +73,9 @@ describe('settingsChange', () => {
 
 describe('newlyExempted', () => {
   it('lists only the ids the new setting adds', () => {
-    expect(newlyExempted(base, { ...base, exempt_user_ids: ['100000000000000002', '100000000000000001'] })).toEqual([
-      '100000000000000002',
-    ]);
+    expect(
+      newlyExempted(base, { ...base, exempt_user_ids: ['100000000000000002', '100000000000000001'] }),
+    ).toEqual(['100000000000000002']);
     expect(newlyExempted(base, { ...base, exempt_user_ids: [] })).toEqual([]);
   });
 });

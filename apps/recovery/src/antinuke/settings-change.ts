@@ -9,7 +9,7 @@ type FieldRule<T> = (before: T, after: T) => FieldChange;
 function numeric(stricterWhen: 'higher' | 'lower'): FieldRule<number> {
   return (before, after) => {
     if (after === before) return 'unchanged';
-    return (after > before) === (stricterWhen === 'higher') ? 'tightening' : 'loosening';
+    return after > before === (stricterWhen === 'higher') ? 'tightening' : 'loosening';
   };
 }
 

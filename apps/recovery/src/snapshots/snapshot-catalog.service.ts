@@ -12,7 +12,12 @@ import { RecoveryEvents } from '../recovery-events';
 import { snapshotNotFound } from './snapshot-guild.lookup';
 import type { OmittedPart } from './snapshot-payload';
 import type { DeletedSnapshotView, SnapshotDetailView, SnapshotSummaryView } from './snapshots.dto';
-import { type DeletedSnapshotRow, INCIDENT_OPEN_DAYS, type SnapshotRow, SnapshotsRepository } from './snapshots.repository';
+import {
+  type DeletedSnapshotRow,
+  INCIDENT_OPEN_DAYS,
+  type SnapshotRow,
+  SnapshotsRepository,
+} from './snapshots.repository';
 
 const DAY_MS = 86_400_000;
 
