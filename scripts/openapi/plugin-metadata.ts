@@ -307,7 +307,7 @@ export default async () => {
                     import("../../apps/recovery/src/antinuke/antinuke.controller"),
                     {
                         "AntiNukeController": {
-                            "get": { description: "The guild's AntiNuke setting, what its plan allows, whether AntiNuke runs now, and a pending change.", type: Object },
+                            "get": { description: "The guild's AntiNuke setting, what its plan allows, whether AntiNuke runs now, a pending change,\nand whether the caller owns the guild.", type: Object },
                             "update": { description: "Replaces the setting. The owner's change, and anyone's that loosens nothing, applies at once\n(200, the setting). Anyone else's change that switches AntiNuke or auto-action off, exempts\nsomeone more, raises the threshold or narrows the window waits (202, the pending change): the\nowner is told by DM and may refuse it before it applies. Nobody may exempt themself.", type: Object },
                             "refuse": { description: "The owner refuses the pending change: it never applies.", type: Object },
                             "approve": { description: "The owner applies the pending change now.", type: Object },

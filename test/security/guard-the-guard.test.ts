@@ -176,7 +176,8 @@ describe('guard the guard: a hijacked admin cannot silently loosen AntiNuke or d
 
     // Nothing changed; the last request replaced the ones before it.
     const view = await antinuke(guildId);
-    expect(view).toMatchObject({ ...base, workflow_running: true });
+    expect(view).toMatchObject({ ...base, workflow_running: true, viewer_is_owner: true });
+    expect((await api(admin, 'GET', `/api/v1/guilds/${guildId}/antinuke`)).viewer_is_owner).toBe(false);
     expect(view.pending_change).toMatchObject({ id: pendingIds.at(-1), loosened: ['window_seconds'] });
 
     const audit = await auditEntries(guildId, 'AntiNukeSettingsChanged', 5);

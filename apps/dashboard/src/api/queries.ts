@@ -77,18 +77,9 @@ export function usePendingAntiNukeChange(guildId: string) {
   });
 }
 
-/** Whether the logged-in user owns the guild (as the platform's guild list says). */
+/** Whether the logged-in user owns the guild, as recovery's AntiNuke view says (read on every plan). */
 export function useOwnsGuild(guildId: string): boolean {
-  const guild = useGuild(guildId);
-  const mine = useMyGuilds();
-  return (
-    mine.data?.guilds.some(
-      (entry) =>
-        entry.guild_id === guildId &&
-        entry.platform_guild_id === guild.data?.platform_guild_id &&
-        entry.owner,
-    ) ?? false
-  );
+  return useAntiNuke(guildId).data?.viewer_is_owner ?? false;
 }
 
 export const useIncidents = (guildId: string) =>

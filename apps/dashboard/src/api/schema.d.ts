@@ -630,6 +630,8 @@ export interface components {
       threshold: number;
       /** @description null while the defaults apply. */
       updated_at: string | null;
+      /** @description The caller is the guild's owner: they alone answer a pending change and undo snapshot deletes. */
+      viewer_is_owner: boolean;
       window_seconds: number;
       /** @description The guild's AntiNuke workflow runs now; null when the workflow engine did not answer. */
       workflow_running: boolean | null;
@@ -2117,7 +2119,10 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The guild's AntiNuke setting, what its plan allows, whether AntiNuke runs now, and a pending change. */
+      /**
+       * @description The guild's AntiNuke setting, what its plan allows, whether AntiNuke runs now, a pending change,
+       *     and whether the caller owns the guild.
+       */
       200: {
         headers: {
           [name: string]: unknown;

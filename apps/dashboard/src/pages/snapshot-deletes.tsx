@@ -61,11 +61,19 @@ export function DeletedSnapshots({ guildId }: { guildId: string }) {
       </p>
       <ListTable
         caption="Deleted snapshots, most recently deleted first"
-        columns={['Taken', 'Deleted', 'By', 'Gone on', <span className="visually-hidden">Actions</span>]}
+        columns={[
+          'Taken',
+          'Description',
+          'Deleted',
+          'By',
+          'Gone on',
+          <span className="visually-hidden">Actions</span>,
+        ]}
       >
         {items.map((snapshot) => (
           <tr key={snapshot.id}>
             <td data-label="Taken">{dateTime(snapshot.created_at)}</td>
+            <td data-label="Description">{snapshot.description || <span className="muted">none</span>}</td>
             <td data-label="Deleted">{dateTime(snapshot.deleted_at)}</td>
             <td data-label="By">user {snapshot.deleted_by_platform_user_id}</td>
             <td data-label="Gone on">{dateTime(snapshot.purge_after)}</td>

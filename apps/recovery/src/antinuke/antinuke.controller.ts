@@ -20,12 +20,18 @@ import type { Actor } from './pending-changes.service';
 export class AntiNukeController {
   constructor(private readonly antinuke: AntiNukeService) {}
 
-  /** The guild's AntiNuke setting, what its plan allows, whether AntiNuke runs now, and a pending change. */
+  /**
+   * The guild's AntiNuke setting, what its plan allows, whether AntiNuke runs now, a pending change,
+   * and whether the caller owns the guild.
+   */
   @ApiOperation({ summary: 'Get the AntiNuke setting' })
   @Get('antinuke')
   @RequireManageGuild({ params: 'guildId' })
-  get(@Param('guildId', new ParseUUIDPipe()) guildId: string): Promise<AntiNukeView> {
-    return this.antinuke.get(guildId);
+  get(
+    @CurrentIdentity() identity: InternalIdentity,
+    @Param('guildId', new ParseUUIDPipe()) guildId: string,
+  ): Promise<AntiNukeView> {
+    return this.antinuke.get(guildId, actorOf(identity));
   }
 
   /**

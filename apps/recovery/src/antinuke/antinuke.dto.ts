@@ -99,6 +99,8 @@ export interface AntiNukeView {
   workflow_running: boolean | null;
   /** A change loosening AntiNuke that waits for its time or the owner; null when there is none. */
   pending_change: PendingChangeView | null;
+  /** The caller is the guild's owner: they alone answer a pending change and undo snapshot deletes. */
+  viewer_is_owner: boolean;
 }
 
 /** The setting's five fields. */

@@ -43,8 +43,8 @@ export class AntiNukeService {
     private readonly applier: AntiNukeSettingsApplier,
   ) {}
 
-  async get(guildId: string): Promise<AntiNukeView> {
-    return this.view(guildId);
+  async get(guildId: string, viewer: Actor): Promise<AntiNukeView> {
+    return this.view(guildId, viewer);
   }
 
   /**
@@ -98,7 +98,7 @@ export class AntiNukeService {
     }
     if (decided.kind === 'pending')
       return { status: 'pending', body: await this.pendingView(guild, decided.change) };
-    return { status: 'applied', body: await this.view(guildId) };
+    return { status: 'applied', body: await this.view(guildId, caller) };
   }
 
   /** The guild's pending change, as the dashboard shows it. */
@@ -118,12 +118,12 @@ export class AntiNukeService {
 
   async refusePending(guildId: string, changeId: string, owner: Actor): Promise<AntiNukeView> {
     await this.pendingChanges.refuse(guildId, changeId, owner);
-    return this.view(guildId);
+    return this.view(guildId, owner);
   }
 
   async approvePending(guildId: string, changeId: string, owner: Actor): Promise<AntiNukeView> {
     await this.pendingChanges.approve(guildId, changeId, owner);
-    return this.view(guildId);
+    return this.view(guildId, owner);
   }
 
   async listIncidents(
@@ -133,7 +133,8 @@ export class AntiNukeService {
     return this.incidents.list(guildId, query);
   }
 
-  private async view(guildId: string): Promise<AntiNukeView> {
+  /** `viewer_is_owner` from the registry's record (what the owner alone may do checks the platform too). */
+  private async view(guildId: string, viewer: Actor): Promise<AntiNukeView> {
     const [stored, entitlements, running, guild, pending] = await Promise.all([
       this.settings.get(guildId),
       this.entitlements.get(guildId),
@@ -155,6 +156,7 @@ export class AntiNukeService {
       auto_action_available: entitlements.features.includes('ANTINUKE_AUTO_ACTION'),
       workflow_running: running,
       pending_change: pending ? await this.pendingView(guild, pending) : null,
+      viewer_is_owner: guild.ownerPlatformUserId === viewer.platformUserId,
     };
   }
 }
