@@ -132,12 +132,13 @@ describe('guard the guard: a hijacked admin cannot silently loosen AntiNuke or d
     );
   }
 
-  async function incidentOnceOpened(guildId: string): Promise<Body> {
+  /** The guild's first incident, once open (`withSnapshot`: once its snapshot is stored too). */
+  async function incidentOnceOpened(guildId: string, { withSnapshot = false } = {}): Promise<Body> {
     return waitFor(
-      'an incident with its snapshot',
+      withSnapshot ? 'an incident with its snapshot' : 'an incident',
       async () => {
         const items = (await api(owner, 'GET', `/api/v1/guilds/${guildId}/incidents`)).items as Body[];
-        return items.find((incident) => incident.snapshot_id) ?? undefined;
+        return items.find((incident) => !withSnapshot || incident.snapshot_id) ?? undefined;
       },
       { timeoutMs: 60_000, intervalMs: 200 },
     );
@@ -318,7 +319,8 @@ describe('guard the guard: a hijacked admin cannot silently loosen AntiNuke or d
     for (const channel of ['rules', 'announcements', 'mod-chat']) {
       await raider.deleteChannel(seeded.channels[channel]);
     }
-    const incidentSnapshot = (await incidentOnceOpened(guildId)).snapshot_id as string;
+    const incidentSnapshot = (await incidentOnceOpened(guildId, { withSnapshot: true }))
+      .snapshot_id as string;
 
     // The admin deletes everything they can see (a scheduled snapshot may have been taken too).
     const listed = ((await api(admin, 'GET', `/api/v1/guilds/${guildId}/snapshots`)).items as Body[]).map(
