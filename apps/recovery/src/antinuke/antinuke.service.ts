@@ -93,7 +93,7 @@ export class AntiNukeService {
         'ErrSelfExemption',
         403,
         'You cannot exempt yourself',
-        'Nobody may add their own account to the AntiNuke exemptions. The owner has been told of the attempt.',
+        'Nobody may add their own account to the AntiNuke exemptions; the attempt is recorded in the audit log.',
       );
     }
     if (decided.kind === 'pending')
