@@ -94,7 +94,7 @@ export default async () => {
                     {
                         "AuditLogQuery": {
                             limit: { required: true, type: () => Object, default: 50, minimum: 1, maximum: 200 },
-                            event_type: { required: false, description: "Only events of this type.", enum: ["RestoreStarted", "RestoreCompleted", "RestoreFailed", "RestoreCanceled", "SnapshotCreated", "AntiNukeIncidentOpened", "LockdownStarted", "LockdownLifted", "BillingKeyIssued", "SubscriptionStarted", "PaymentSucceeded", "PlanUpgraded", "PlanDowngradeScheduled", "PlanDowngradeCanceled", "PlanDowngraded", "SubscriptionCanceled", "SubscriptionUncanceled", "SubscriptionCardChanged", "SubscriptionCanceledPeriodEnd", "LicenseUpgraded", "LicenseDowngraded"] },
+                            event_type: { required: false, description: "Only events of this type.", enum: ["RestoreStarted", "RestoreCompleted", "RestoreFailed", "RestoreCanceled", "SnapshotCreated", "AntiNukeIncidentOpened", "LockdownStarted", "LockdownLifted", "AntiNukeSettingsChanged", "SnapshotDeleted", "SnapshotUndeleted", "BillingKeyIssued", "SubscriptionStarted", "PaymentSucceeded", "PlanUpgraded", "PlanDowngradeScheduled", "PlanDowngradeCanceled", "PlanDowngraded", "SubscriptionCanceled", "SubscriptionUncanceled", "SubscriptionCardChanged", "SubscriptionCanceledPeriodEnd", "LicenseUpgraded", "LicenseDowngraded"] },
                             from: { required: false, type: () => String, description: "Only events that occurred at or after this instant (ISO 8601, e.g. `2026-11-01T00:00:00Z`)." },
                             to: { required: false, type: () => String, description: "Only events that occurred before this instant (ISO 8601); with `from`, not before it." },
                             cursor: { required: false, type: () => String, description: "The `next_cursor` of the previous page.", maxLength: 200, pattern: "^[A-Za-z0-9_-]+$" }
@@ -317,8 +317,10 @@ export default async () => {
                     import("../../apps/recovery/src/antinuke/antinuke.controller"),
                     {
                         "AntiNukeController": {
-                            "get": { description: "The guild's AntiNuke setting, what its plan allows, and whether AntiNuke runs now.", type: Object },
-                            "update": { description: "Replaces the setting; a running AntiNuke applies it at once.", type: Object },
+                            "get": { description: "The guild's AntiNuke setting, what its plan allows, whether AntiNuke runs now, a pending change,\nand whether the caller owns the guild.", type: Object },
+                            "update": { description: "Replaces the setting. The owner's change, and anyone's that loosens nothing, applies at once\n(200, the setting). Anyone else's change that switches AntiNuke or auto-action off, exempts\nsomeone more, raises the threshold or narrows the window waits (202, the pending change): the\nowner is told by DM and may refuse it before it applies. Nobody may exempt themself.", type: Object },
+                            "refuse": { description: "The owner refuses the pending change: it never applies.", type: Object },
+                            "approve": { description: "The owner applies the pending change now.", type: Object },
                             "listIncidents": { description: "The guild's AntiNuke incidents, newest first, each with the members its actor banned and kicked\nand the roles they stripped (at most 1,000 of each, with their totals), and the snapshot of the\nguild before the raid once \"Undo this raid\" composed it." },
                             "release": { description: "\"Give back\": returns to the incident's actor exactly what its quarantine took (roles, a bot\nrole's permissions). Idempotent; what cannot be given back (a role deleted since, a member who\nleft) is listed in `release_result.not_given_back` with its reason.", type: Object },
                             "undoIncident": { description: "\"Undo this raid\": a snapshot of the guild as it was just before the incident's actor first\nacted (what they touched put back, what they created gone, their bans lifted, the roles they\ntook given back; everyone else's changes kept), composed now and kept on the incident. Asked\nagain with nothing changed, the same snapshot. Restore from it to undo the raid.", type: Object }
@@ -389,7 +391,9 @@ export default async () => {
                             "create": { description: "docs/behaviour.md \u00A74.6: a manual snapshot, 200 with `{id, size, created_at}`.", type: Object },
                             "list": {},
                             "get": { type: Object },
-                            "delete": {}
+                            "delete": { description: "A soft delete: the snapshot is hidden and its manual slot free at once; the guild's owner can\nundo it for SNAPSHOT_DELETE_GRACE_DAYS, after which it is purged. The owner is told of a delete\nby anyone else. An open incident's snapshot cannot be deleted." },
+                            "undelete": { description: "The guild's owner brings a deleted snapshot back within the grace period.", type: Object },
+                            "listDeleted": { description: "The deleted snapshots the owner can still bring back (owner only)." }
                         }
                     }
                 ],

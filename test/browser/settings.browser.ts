@@ -246,6 +246,8 @@ test('the audit log reads as sentences, a page at a time, by kind and date', asy
   await expect(entries.first()).toBeVisible();
   // The newest first: the snapshot that is still there, by name.
   await expect(entries.first()).toContainText("You took the snapshot 'audit 8'");
+  // Deletes and setting changes are entries too: the subscription is further back than a page of 20.
+  await page.getByLabel('Per page').selectOption('50');
   await expect(page.getByText(/You subscribed to the Enterprise plan \(29,900 KRW\)/)).toBeVisible();
   // How long the guild's plan keeps its entries.
   await expect(page.getByTestId('audit-retention')).toHaveText(
@@ -290,4 +292,57 @@ test('the audit log reads as sentences, a page at a time, by kind and date', asy
   await capture(page, 'audit-log-filtered');
   await page.getByRole('button', { name: 'Clear filters' }).click();
   await expect(entries).toHaveCount(10);
+});
+
+test("an administrator's loosening waits for the owner, who refuses it; deletes are undone by the owner", async ({
+  browser,
+}) => {
+  // The administrator, in a browser of their own, raises the threshold: held, not applied.
+  const adminContext = await browser.newContext();
+  const adminPage = await adminContext.newPage();
+  try {
+    await logIn(adminPage, adminId);
+    await adminPage.goto(guildPath('antinuke'));
+    await adminPage.getByLabel('Actions by one person').fill('9');
+    await adminPage.getByRole('button', { name: 'Save the setting' }).click();
+    await expect(adminPage.getByText(/Not applied yet: this loosens AntiNuke/)).toBeVisible();
+    await expect(adminPage.getByTestId('antinuke-pending')).toContainText(
+      "Only the server's owner can refuse it or apply it early.",
+    );
+  } finally {
+    await adminContext.close();
+    await control('/login-as', { platform_user_id: state.demo.ownerId });
+  }
+
+  // The owner sees who asked what, and refuses it.
+  await page.goto(guildPath('antinuke'));
+  const pending = page.getByTestId('antinuke-pending');
+  await expect(pending).toContainText('A change that loosens AntiNuke is waiting');
+  await expect(pending).toContainText(adminId);
+  await expect(pending).toContainText('Actions by one person: 5 → 9 (weaker protection)');
+  await expect(page.getByLabel('Actions by one person')).toHaveValue('5');
+  await capture(page, 'antinuke-pending');
+  await pending.getByRole('button', { name: 'Refuse' }).click();
+  await expect(pending).toHaveCount(0);
+  expect(await api(page, 'GET', `/api/v1/guilds/${guildId}/antinuke`)).toMatchObject({
+    threshold: 5,
+    pending_change: null,
+  });
+
+  // A snapshot deleted from the list comes back with "Undo delete".
+  await api(page, 'POST', `/api/v1/guilds/${guildId}/snapshots`, { description: 'keep me' });
+  await page.goto(guildPath('snapshots'));
+  const saved = page.getByRole('table', { name: 'Snapshots, newest first' });
+  const row = saved.getByRole('row', { name: /keep me/ });
+  await row.getByRole('button', { name: /^Delete/ }).click();
+  await expect(row).toContainText("The server's owner is told and can undo it");
+  await row.getByRole('button', { name: 'Delete it' }).click();
+  await expect(saved.getByRole('row', { name: /keep me/ })).toHaveCount(0);
+  const deleted = page.getByRole('table', { name: /Deleted snapshots/ });
+  const deletedRow = deleted.getByRole('row', { name: /keep me/ });
+  await expect(deletedRow).toContainText(state.demo.ownerId);
+  await capture(page, 'snapshots-deleted');
+  await deletedRow.getByRole('button', { name: 'Undo delete' }).click();
+  await expect(saved.getByRole('row', { name: /keep me/ })).toHaveCount(1);
+  await expect(deleted.getByRole('row', { name: /keep me/ })).toHaveCount(0);
 });

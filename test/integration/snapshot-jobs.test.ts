@@ -218,6 +218,28 @@ describe('snapshot jobs', () => {
       expect((await remaining([...kept, inUse, ...expired])).sort()).toEqual([...kept, inUse].sort());
     });
 
+    it('purges deleted snapshots once the grace for undoing the delete is over, whatever their trigger', async () => {
+      const { guildId } = await guildOn('PRO');
+      const deletedAgo = async (trigger: string, ms: number) => {
+        const id = await insertSnapshot(guildId, trigger, HOUR_MS);
+        await dataSource.query(
+          `UPDATE recovery.snapshots SET deleted_at = now() - $2 * interval '1 millisecond',
+                  deleted_by_platform_user_id = $3 WHERE id = $1`,
+          [id, ms, OWNER],
+        );
+        return id;
+      };
+      const undoable = [await deletedAgo('manual', 6 * DAY_MS), await deletedAgo('scheduled', DAY_MS)];
+      const over = [
+        await deletedAgo('manual', 8 * DAY_MS),
+        await deletedAgo('antinuke', 7 * DAY_MS + HOUR_MS),
+      ];
+
+      const report = await retention.runOnce(new Date());
+      expect(report?.deleted).toBeGreaterThanOrEqual(over.length);
+      expect((await remaining([...undoable, ...over])).sort()).toEqual([...undoable].sort());
+    });
+
     it('after a downgrade, removes the surplus of old scheduled snapshots a batch per night', async () => {
       const { guildId } = await guildOn('PRO');
       const old = [];

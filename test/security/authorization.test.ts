@@ -169,6 +169,7 @@ describe('authorization comes before validation', () => {
     guild_id: guildId,
     plan_code: planCode,
   });
+  const PENDING_CHANGE_ID = '0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5c';
   const GUILD_ROUTES: GuildRoute[] = [
     { method: 'GET', path: (g) => `/api/v1/guilds/${g}` },
     {
@@ -189,6 +190,10 @@ describe('authorization comes before validation', () => {
       valid: () => ({ threshold: 3, window_seconds: 10, auto_action_enabled: false }),
       invalid: () => ({ threshold: 1000 }),
     },
+    // The owner's answers to a pending AntiNuke change, and their list of deleted snapshots.
+    { method: 'POST', path: (g) => `/api/v1/guilds/${g}/antinuke/pending/${PENDING_CHANGE_ID}/refuse` },
+    { method: 'POST', path: (g) => `/api/v1/guilds/${g}/antinuke/pending/${PENDING_CHANGE_ID}/approve` },
+    { method: 'GET', path: (g) => `/api/v1/guilds/${g}/deleted-snapshots` },
     {
       method: 'GET',
       path: (g) => `/api/v1/guilds/${g}/incidents?limit=5`,
@@ -314,6 +319,7 @@ describe('authorization comes before validation', () => {
         { method: 'GET', path: (id) => `/api/v1/snapshots/${id}?include_payload=true` },
         { method: 'GET', path: (id) => `/api/v1/snapshots/${id}?include_payload=true&unknown=1` },
         { method: 'DELETE', path: (id) => `/api/v1/snapshots/${id}` },
+        { method: 'POST', path: (id) => `/api/v1/snapshots/${id}/undelete` },
         { method: 'POST', path: () => '/api/v1/restore/preview', bodies: previewBodies },
         { method: 'POST', path: () => '/api/v1/restore/start', bodies: startBodies },
       ],

@@ -5,6 +5,7 @@ import { eventHandlers, MessagingModule, MESSAGING_READINESS, transportOf } from
 import { readinessChecks, retentionSweepProvider, serviceAppModule } from '@lib/runtime';
 import { AntiNukeModule } from './antinuke/antinuke.module';
 import { AntiNukeLicenseHandler } from './antinuke/license-events.handler';
+import { GuardModule } from './antinuke/pending-changes.schedule';
 import { recoveryDatabase } from './database';
 import { GuildsModule } from './guilds/guilds.module';
 import { InteractionsModule } from './interactions/interactions.module';
@@ -59,6 +60,11 @@ export class AppModule {
         RestoreModule,
         LiveSyncModule.forRoot(config),
         AntiNukeModule,
+        GuardModule.forRoot({
+          looseningDelayMinutes: config.ANTINUKE_LOOSENING_DELAY_MINUTES,
+          pendingChangesIntervalMs: config.ANTINUKE_PENDING_CHANGES_INTERVAL_MS,
+          snapshotDeleteGraceDays: config.SNAPSHOT_DELETE_GRACE_DAYS,
+        }),
       ],
       providers: [
         retentionSweepProvider({ name: 'recovery-retention', cron: config.RETENTION_CRON }, (dataSource) =>

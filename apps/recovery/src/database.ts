@@ -14,6 +14,7 @@ import { RetentionIndexes1766400000000 } from './migrations/1766400000000-retent
 import { RestoreJobLeftWaiting1766500000000 } from './migrations/1766500000000-restore-job-left-waiting';
 import { AntiNukeContainment1766630000000 } from './migrations/1766630000000-antinuke-containment';
 import { ChangeJournal1766600000000 } from './migrations/1766600000000-change-journal';
+import { GuardTheGuard1766610000000 } from './migrations/1766610000000-guard-the-guard';
 
 export const recoveryDatabase = {
   schema: 'recovery',
@@ -32,6 +33,7 @@ export const recoveryDatabase = {
     RetentionIndexes1766400000000,
     RestoreJobLeftWaiting1766500000000,
     ChangeJournal1766600000000,
+    GuardTheGuard1766610000000,
     AntiNukeContainment1766630000000,
   ],
 };

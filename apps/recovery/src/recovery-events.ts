@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { RestoreResultSummary, SnapshotTrigger } from '@lib/contracts';
+import type { EventPayloads, RestoreResultSummary, SnapshotTrigger } from '@lib/contracts';
 import { OutboxWriter } from '@lib/outbox';
 import type { EntityManager } from 'typeorm';
 import type { LockdownRow } from './antinuke/lockdown/lockdown.repository';
@@ -176,6 +176,44 @@ export class RecoveryEvents {
         send_messages_restored: lockdown.send_messages_taken,
         occurred_at: new Date(lockdown.lifted_at ?? Date.now()).toISOString(),
       },
+    });
+  }
+
+  // Who loosened AntiNuke or deleted a snapshot: the owner hears of each.
+
+  async antiNukeSettingsChanged(
+    manager: EntityManager,
+    change: EventPayloads['AntiNukeSettingsChanged'],
+  ): Promise<void> {
+    await this.outbox.append(manager, {
+      type: 'AntiNukeSettingsChanged',
+      aggregate_type: 'antinuke_settings',
+      aggregate_id: change.guild_id,
+      guild_id: change.guild_id,
+      payload: change,
+    });
+  }
+
+  async snapshotDeleted(manager: EntityManager, deleted: EventPayloads['SnapshotDeleted']): Promise<void> {
+    await this.outbox.append(manager, {
+      type: 'SnapshotDeleted',
+      aggregate_type: 'snapshot',
+      aggregate_id: deleted.snapshot_id,
+      guild_id: deleted.guild_id,
+      payload: deleted,
+    });
+  }
+
+  async snapshotUndeleted(
+    manager: EntityManager,
+    undeleted: EventPayloads['SnapshotUndeleted'],
+  ): Promise<void> {
+    await this.outbox.append(manager, {
+      type: 'SnapshotUndeleted',
+      aggregate_type: 'snapshot',
+      aggregate_id: undeleted.snapshot_id,
+      guild_id: undeleted.guild_id,
+      payload: undeleted,
     });
   }
 }

@@ -32,6 +32,25 @@ export class RecoveryEnv extends ConsumerEnv {
   SCHEDULED_SNAPSHOT_RUNS_RETENTION_DAYS: number = 30;
 
   /**
+   * Minutes a change loosening AntiNuke (switching it or auto-action off, exempting someone more, a
+   * higher threshold, a narrower window) waits when anyone but the guild's owner asks for it: the
+   * owner is told by DM and can refuse it meanwhile. The owner's own changes apply at once.
+   */
+  @IsIntegerInRange(1, 43_200)
+  ANTINUKE_LOOSENING_DELAY_MINUTES: number = 1_440;
+
+  /** How often AntiNuke changes whose delay has passed are applied, on every replica. */
+  @IsIntegerInRange(1_000, 3_600_000)
+  ANTINUKE_PENDING_CHANGES_INTERVAL_MS: number = 60_000;
+
+  /**
+   * Days a deleted snapshot is kept, hidden, so the guild's owner can undo the delete; the nightly
+   * retention job purges it after.
+   */
+  @IsIntegerInRange(1, 90)
+  SNAPSHOT_DELETE_GRACE_DAYS: number = 7;
+
+  /**
    * `api` serves HTTP only, `worker` also runs the Temporal worker, `all` both (docs/architecture.md).
    * With WORKFLOW_ENGINE=in-process there is no worker: the process that starts a restore runs it.
    */

@@ -56,6 +56,29 @@ export interface RestoreResultSummary {
   bans_lifted?: number;
 }
 
+export const ANTINUKE_SETTINGS_OUTCOMES = [
+  'applied',
+  'pending',
+  'approved',
+  'refused',
+  'applied_after_delay',
+  'self_exemption_refused',
+] as const;
+export type AntiNukeSettingsOutcome = (typeof ANTINUKE_SETTINGS_OUTCOMES)[number];
+
+/** A guild's AntiNuke setting as events carry it. */
+export interface AntiNukeSettingsFacts {
+  enabled: boolean;
+  exempt_user_ids: string[];
+  threshold: number;
+  window_seconds: number;
+  auto_action_enabled: boolean;
+  /** What auto-action does to the actor; absent from events written before it existed. */
+  auto_action_mode?: 'quarantine' | 'kick' | 'ban';
+  /** An incident locks the guild down; absent from events written before it existed. */
+  auto_lockdown_enabled?: boolean;
+}
+
 /**
  * Payloads of every domain event of docs/behaviour.md §6. Fields the spec lists come first; the rest are what
  * the consumers need so that none of them has to call back the producer.
@@ -164,6 +187,60 @@ export interface EventPayloads {
     /** SEND_MESSAGES came back to @everyone. */
     send_messages_restored: boolean;
     occurred_at: string;
+  };
+
+  // recovery: who loosened AntiNuke or deleted a snapshot (the owner hears of each)
+  /** A change of a guild's AntiNuke setting, what became of it, and who did what. */
+  AntiNukeSettingsChanged: {
+    guild_id: string;
+    guild_name: string;
+    owner_platform_user_id: string;
+    /**
+     * `applied`: in force now (the owner's, or one that loosens nothing); `pending`: it loosens
+     * AntiNuke and applies at `applies_at` unless the owner refuses it; `approved`: the owner
+     * applied a pending one early; `refused`: the owner refused a pending one; `applied_after_delay`:
+     * a pending one came due; `self_exemption_refused`: someone tried to exempt themself.
+     */
+    outcome: AntiNukeSettingsOutcome;
+    /** The pending change this is about; null for a change applied at once or refused outright. */
+    change_id: string | null;
+    /** Who did this (asked, approved or refused). */
+    actor_platform_user_id: string;
+    actor_user_id: string | null;
+    /** Who asked for the change (differs from the actor when the owner approves or refuses). */
+    requested_by_platform_user_id: string;
+    before: AntiNukeSettingsFacts;
+    after: AntiNukeSettingsFacts;
+    /** The fields `after` loosens (off, more exemptions, higher threshold, narrower window, auto-action off). */
+    loosened: string[];
+    /** When a pending change applies; null otherwise. */
+    applies_at: string | null;
+    /** A pending change this one replaced (one per guild). */
+    replaced_change_id: string | null;
+  };
+  /** A snapshot soft-deleted: hidden, and purged after `purge_after` unless the owner undoes it. */
+  SnapshotDeleted: {
+    snapshot_id: string;
+    guild_id: string;
+    guild_name: string;
+    owner_platform_user_id: string;
+    trigger: SnapshotTrigger;
+    snapshot_created_at: string;
+    deleted_by_user: string | null;
+    deleted_by_platform_user_id: string;
+    purge_after: string;
+  };
+  /** The owner undid a snapshot's delete within the grace period. */
+  SnapshotUndeleted: {
+    snapshot_id: string;
+    guild_id: string;
+    guild_name: string;
+    owner_platform_user_id: string;
+    trigger: SnapshotTrigger;
+    undeleted_by_user: string | null;
+    undeleted_by_platform_user_id: string;
+    /** Who had deleted it. */
+    deleted_by_platform_user_id: string;
   };
 
   // billing
@@ -369,6 +446,9 @@ export const EVENT_PRODUCERS = {
   AntiNukeIncidentOpened: 'recovery',
   LockdownStarted: 'recovery',
   LockdownLifted: 'recovery',
+  AntiNukeSettingsChanged: 'recovery',
+  SnapshotDeleted: 'recovery',
+  SnapshotUndeleted: 'recovery',
   BillingKeyIssued: 'billing',
   SubscriptionStarted: 'billing',
   PaymentSucceeded: 'billing',

@@ -10,6 +10,7 @@ export const keys = {
   guild: (guildId: string) => ['guild', guildId] as const,
   license: (guildId: string) => ['guild', guildId, 'license'] as const,
   snapshots: (guildId: string) => ['guild', guildId, 'snapshots'] as const,
+  deletedSnapshots: (guildId: string) => ['guild', guildId, 'snapshots', 'deleted'] as const,
   snapshot: (snapshotId: string, payload: boolean) => ['snapshot', snapshotId, payload] as const,
   antinuke: (guildId: string) => ['guild', guildId, 'antinuke'] as const,
   incidents: (guildId: string) => ['guild', guildId, 'incidents'] as const,
@@ -46,11 +47,33 @@ export const useAntiNuke = (guildId: string) =>
     queryFn: () => unwrap(api.GET('/api/v1/guilds/{guildId}/antinuke', { params: { path: { guildId } } })),
   });
 
+/**
+ * Saves the setting: the answer is the setting in force (applied), or the pending change when it
+ * loosens AntiNuke and waits for the owner; the setting is read again either way.
+ */
 export function useUpdateAntiNuke(guildId: string) {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (body: Schemas['UpdateAntiNukeSettingsDto']) =>
       unwrap(api.PUT('/api/v1/guilds/{guildId}/antinuke', { params: { path: { guildId } }, body })),
+    onSuccess: () => client.invalidateQueries({ queryKey: keys.antinuke(guildId) }),
+  });
+}
+
+/** The owner refuses, or applies now, the guild's pending AntiNuke change. */
+export function usePendingAntiNukeChange(guildId: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: ({ changeId, action }: { changeId: string; action: 'refuse' | 'approve' }) =>
+      unwrap(
+        action === 'refuse'
+          ? api.POST('/api/v1/guilds/{guildId}/antinuke/pending/{changeId}/refuse', {
+              params: { path: { guildId, changeId } },
+            })
+          : api.POST('/api/v1/guilds/{guildId}/antinuke/pending/{changeId}/approve', {
+              params: { path: { guildId, changeId } },
+            }),
+      ),
     onSuccess: (view) => client.setQueryData(keys.antinuke(guildId), view),
   });
 }
@@ -99,6 +122,11 @@ export function useReleaseQuarantine(guildId: string) {
       ),
     onSuccess: () => client.invalidateQueries({ queryKey: keys.incidents(guildId) }),
   });
+}
+
+/** Whether the logged-in user owns the guild, as recovery's AntiNuke view says (read on every plan). */
+export function useOwnsGuild(guildId: string): boolean {
+  return useAntiNuke(guildId).data?.viewer_is_owner ?? false;
 }
 
 export const useIncidents = (guildId: string) =>
@@ -163,6 +191,34 @@ export function useCreateSnapshot(guildId: string) {
           body: description ? { description } : {},
         }),
       ),
+    onSuccess: () => client.invalidateQueries({ queryKey: keys.snapshots(guildId) }),
+  });
+}
+
+/** A soft delete: hidden at once, and the owner can undo it for a grace period. */
+export function useDeleteSnapshot(guildId: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (snapshotId: string) =>
+      unwrap(api.DELETE('/api/v1/snapshots/{snapshotId}', { params: { path: { snapshotId } } })),
+    onSuccess: () => client.invalidateQueries({ queryKey: keys.snapshots(guildId) }),
+  });
+}
+
+/** The deleted snapshots the owner can still bring back; only asked for when the reader owns the guild. */
+export const useDeletedSnapshots = (guildId: string, owner: boolean) =>
+  useQuery({
+    queryKey: keys.deletedSnapshots(guildId),
+    enabled: owner,
+    queryFn: () =>
+      unwrap(api.GET('/api/v1/guilds/{guildId}/deleted-snapshots', { params: { path: { guildId } } })),
+  });
+
+export function useUndeleteSnapshot(guildId: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (snapshotId: string) =>
+      unwrap(api.POST('/api/v1/snapshots/{snapshotId}/undelete', { params: { path: { snapshotId } } })),
     onSuccess: () => client.invalidateQueries({ queryKey: keys.snapshots(guildId) }),
   });
 }

@@ -140,6 +140,40 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/guilds/{guildId}/antinuke/pending/{changeId}/approve': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Apply the pending AntiNuke change now */
+    post: operations['AntiNukeController_approve'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/guilds/{guildId}/antinuke/pending/{changeId}/refuse': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Refuse the pending AntiNuke change */
+    post: operations['AntiNukeController_refuse'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/guilds/{guildId}/audit-log': {
     parameters: {
       query?: never;
@@ -149,6 +183,23 @@ export interface paths {
     };
     /** List the audit log */
     get: operations['AuditLogController_list'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/guilds/{guildId}/deleted-snapshots': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List deleted snapshots */
+    get: operations['SnapshotsController_listDeleted'];
     put?: never;
     post?: never;
     delete?: never;
@@ -415,6 +466,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/snapshots/{snapshotId}/undelete': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Undo a snapshot delete */
+    post: operations['SnapshotsController_undelete'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/subscriptions/{id}': {
     parameters: {
       query?: never;
@@ -589,6 +657,16 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
   schemas: {
+    AntiNukeSettingsView: {
+      auto_action_enabled: boolean;
+      /** @enum {string} */
+      auto_action_mode: 'quarantine' | 'kick' | 'ban';
+      auto_lockdown_enabled: boolean;
+      enabled: boolean;
+      exempt_user_ids: string[];
+      threshold: number;
+      window_seconds: number;
+    };
     AntiNukeView: {
       /** @description The plan includes ANTINUKE_AUTO_ACTION. */
       auto_action_available: boolean;
@@ -604,11 +682,15 @@ export interface components {
       /** @description The same users, in the same order, with their names. */
       exempt_users: components['schemas']['ExemptUserView'][];
       guild_id: string;
+      /** @description A change loosening AntiNuke that waits for its time or the owner; null when there is none. */
+      pending_change: components['schemas']['PendingChangeView'] | null;
       /** @enum {string} */
       plan_code: 'FREE' | 'PRO' | 'ENTERPRISE';
       threshold: number;
       /** @description null while the defaults apply. */
       updated_at: string | null;
+      /** @description The caller is the guild's owner: they alone answer a pending change and undo snapshot deletes. */
+      viewer_is_owner: boolean;
       window_seconds: number;
       /** @description The guild's AntiNuke workflow runs now; null when the workflow engine did not answer. */
       workflow_running: boolean | null;
@@ -710,6 +792,20 @@ export interface components {
        * @enum {string}
        */
       trigger?: 'manual';
+    };
+    DeletedSnapshotView: {
+      created_at: string;
+      created_by_user: string | null;
+      deleted_at: string;
+      deleted_by_platform_user_id: string;
+      description: string | null;
+      guild_id: string;
+      id: string;
+      /** @description After this, retention purges it for good. */
+      purge_after: string;
+      size: number;
+      /** @enum {string} */
+      trigger: 'manual' | 'scheduled' | 'antinuke' | 'pre_restore';
     };
     EncodedMemberRoles: {
       members: string;
@@ -950,6 +1046,18 @@ export interface components {
       refunded_at: string | null;
       retry_number: number;
       status: components['schemas']['PaymentAttemptStatus'];
+    };
+    PendingChangeView: {
+      after: components['schemas']['AntiNukeSettingsView'];
+      applies_at: string;
+      before: components['schemas']['AntiNukeSettingsView'];
+      id: string;
+      /** @description The fields `after` loosens (names of AntiNukeSettingsView's fields). */
+      loosened: string[];
+      requested_at: string;
+      /** @description Their name in the guild; null when the platform did not say. */
+      requested_by_name: string | null;
+      requested_by_platform_user_id: string;
     };
     PermissionOverride: {
       allow: string;
@@ -2160,7 +2268,10 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The guild's AntiNuke setting, what its plan allows, and whether AntiNuke runs now. */
+      /**
+       * @description The guild's AntiNuke setting, what its plan allows, whether AntiNuke runs now, a pending change,
+       *     and whether the caller owns the guild.
+       */
       200: {
         headers: {
           [name: string]: unknown;
@@ -2247,13 +2358,24 @@ export interface operations {
       };
     };
     responses: {
-      /** @description Replaces the setting; a running AntiNuke applies it at once. */
+      /** @description Applied: the setting now in force. */
       200: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['AntiNukeView'];
+          'application/json':
+            components['schemas']['AntiNukeView'] | components['schemas']['PendingChangeView'];
+        };
+      };
+      /** @description It loosens AntiNuke: held as the pending change until `applies_at`. */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            components['schemas']['AntiNukeView'] | components['schemas']['PendingChangeView'];
         };
       };
       /** @description The request is not valid; `errors` lists each invalid field (ErrValidation). */
@@ -2288,7 +2410,7 @@ export interface operations {
         content: {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code?: 'ErrCrossOriginRequest' | 'ErrForbidden' | 'ErrPermissionDenied';
+            code?: 'ErrCrossOriginRequest' | 'ErrForbidden' | 'ErrPermissionDenied' | 'ErrSelfExemption';
           };
         };
       };
@@ -2853,6 +2975,198 @@ export interface operations {
       default: components['responses']['Problem'];
     };
   };
+  AntiNukeController_approve: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        changeId: string;
+        guildId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The owner applies the pending change now. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AntiNukeView'];
+        };
+      };
+      /** @description The request is not valid; `errors` lists each invalid field (ErrValidation). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrValidation';
+          };
+        };
+      };
+      /** @description No session, or it has ended: log in again. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrUnauthenticated';
+          };
+        };
+      };
+      /** @description Not allowed: no MANAGE_GUILD in the guild, a plan without the feature, or not the payer. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrCrossOriginRequest' | 'ErrForbidden' | 'ErrOwnerOnly';
+          };
+        };
+      };
+      /** @description Does not exist, or is not visible to you. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrPendingChangeNotFound';
+          };
+        };
+      };
+      /** @description Conflicts with the current state; the detail says what to do. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrGuildInactive';
+          };
+        };
+      };
+      /** @description Too many requests: wait for the Retry-After header. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrRateLimited';
+          };
+        };
+      };
+      default: components['responses']['Problem'];
+    };
+  };
+  AntiNukeController_refuse: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        changeId: string;
+        guildId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The owner refuses the pending change: it never applies. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AntiNukeView'];
+        };
+      };
+      /** @description The request is not valid; `errors` lists each invalid field (ErrValidation). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrValidation';
+          };
+        };
+      };
+      /** @description No session, or it has ended: log in again. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrUnauthenticated';
+          };
+        };
+      };
+      /** @description Not allowed: no MANAGE_GUILD in the guild, a plan without the feature, or not the payer. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrCrossOriginRequest' | 'ErrForbidden' | 'ErrOwnerOnly';
+          };
+        };
+      };
+      /** @description Does not exist, or is not visible to you. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrPendingChangeNotFound';
+          };
+        };
+      };
+      /** @description Conflicts with the current state; the detail says what to do. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrGuildInactive';
+          };
+        };
+      };
+      /** @description Too many requests: wait for the Retry-After header. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrRateLimited';
+          };
+        };
+      };
+      default: components['responses']['Problem'];
+    };
+  };
   AuditLogController_list: {
     parameters: {
       query?: {
@@ -2868,6 +3182,9 @@ export interface operations {
           | 'AntiNukeIncidentOpened'
           | 'LockdownStarted'
           | 'LockdownLifted'
+          | 'AntiNukeSettingsChanged'
+          | 'SnapshotDeleted'
+          | 'SnapshotUndeleted'
           | 'BillingKeyIssued'
           | 'SubscriptionStarted'
           | 'PaymentSucceeded'
@@ -2940,6 +3257,91 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
             code?: 'ErrForbidden';
+          };
+        };
+      };
+      /** @description Conflicts with the current state; the detail says what to do. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrGuildInactive';
+          };
+        };
+      };
+      /** @description Too many requests: wait for the Retry-After header. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrRateLimited';
+          };
+        };
+      };
+      default: components['responses']['Problem'];
+    };
+  };
+  SnapshotsController_listDeleted: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        guildId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The deleted snapshots the owner can still bring back (owner only). */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            items: components['schemas']['DeletedSnapshotView'][];
+          };
+        };
+      };
+      /** @description The request is not valid; `errors` lists each invalid field (ErrValidation). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrValidation';
+          };
+        };
+      };
+      /** @description No session, or it has ended: log in again. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrUnauthenticated';
+          };
+        };
+      };
+      /** @description Not allowed: no MANAGE_GUILD in the guild, a plan without the feature, or not the payer. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrForbidden' | 'ErrOwnerOnly';
           };
         };
       };
@@ -4410,7 +4812,11 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description No Content */
+      /**
+       * @description A soft delete: the snapshot is hidden and its manual slot free at once; the guild's owner can
+       *     undo it for SNAPSHOT_DELETE_GRACE_DAYS, after which it is purged. The owner is told of a delete
+       *     by anyone else. An open incident's snapshot cannot be deleted.
+       */
       204: {
         headers: {
           [name: string]: unknown;
@@ -4473,7 +4879,102 @@ export interface operations {
         content: {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code?: 'ErrGuildInactive' | 'ErrSnapshotInUse';
+            code?: 'ErrGuildInactive' | 'ErrSnapshotInUse' | 'ErrSnapshotOfOpenIncident';
+          };
+        };
+      };
+      /** @description Too many requests: wait for the Retry-After header. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrRateLimited';
+          };
+        };
+      };
+      default: components['responses']['Problem'];
+    };
+  };
+  SnapshotsController_undelete: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        snapshotId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The guild's owner brings a deleted snapshot back within the grace period. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DeletedSnapshotView'];
+        };
+      };
+      /** @description The request is not valid; `errors` lists each invalid field (ErrValidation). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrValidation';
+          };
+        };
+      };
+      /** @description No session, or it has ended: log in again. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrUnauthenticated';
+          };
+        };
+      };
+      /** @description Not allowed: no MANAGE_GUILD in the guild, a plan without the feature, or not the payer. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrCrossOriginRequest' | 'ErrOwnerOnly';
+          };
+        };
+      };
+      /** @description Does not exist, or is not visible to you. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrSnapshotNotFound';
+          };
+        };
+      };
+      /** @description Conflicts with the current state; the detail says what to do. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrGuildInactive';
           };
         };
       };

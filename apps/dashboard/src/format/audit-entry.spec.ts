@@ -101,6 +101,66 @@ describe(describeAuditEntry.name, () => {
     );
   });
 
+  it('tells who changed AntiNuke, what, and what became of it', () => {
+    const named = { ...names, platformUsers: new Map([['300000000000000009', 'mallory']]) };
+    const change = (outcome: string, actor = '300000000000000009') =>
+      entry('AntiNukeSettingsChanged', {
+        outcome,
+        actor_platform_user_id: actor,
+        requested_by_platform_user_id: '300000000000000009',
+        before: {
+          enabled: true,
+          exempt_user_ids: [],
+          threshold: 3,
+          window_seconds: 10,
+          auto_action_enabled: false,
+        },
+        after: {
+          enabled: false,
+          exempt_user_ids: [],
+          threshold: 10,
+          window_seconds: 10,
+          auto_action_enabled: false,
+        },
+        applies_at: '2026-11-23T07:05:00.000Z',
+      });
+    expect(describeAuditEntry(change('pending'), named)).toMatch(
+      /^mallory asked to loosen AntiNuke \(AntiNuke on → off, threshold 3 → 10\); it applies on .+ unless the owner refuses it$/,
+    );
+    expect(describeAuditEntry(change('refused', '200000000000000001'), named)).toBe(
+      'user 200000000000000001 refused the AntiNuke change mallory asked for',
+    );
+    expect(describeAuditEntry(change('self_exemption_refused'), named)).toBe(
+      'mallory tried to exempt themself from AntiNuke and was refused',
+    );
+    expect(describeAuditEntry(change('applied_after_delay'), named)).toBe(
+      'The AntiNuke change mallory asked for applied after its delay (AntiNuke on → off, threshold 3 → 10)',
+    );
+  });
+
+  it('tells who deleted a snapshot and who undid it', () => {
+    const named = { ...names, platformUsers: new Map([['300000000000000009', 'mallory']]) };
+    expect(
+      describeAuditEntry(
+        entry('SnapshotDeleted', {
+          snapshot_id: SNAP,
+          deleted_by_platform_user_id: '300000000000000009',
+          purge_after: '2026-11-29T07:05:00.000Z',
+        }),
+        named,
+      ),
+    ).toMatch(/^mallory deleted 'before the raid'; the owner can undo it until .+$/);
+    expect(
+      describeAuditEntry(
+        entry('SnapshotUndeleted', {
+          snapshot_id: SNAP,
+          undeleted_by_platform_user_id: '300000000000000009',
+        }),
+        named,
+      ),
+    ).toBe("mallory undid the delete of 'before the raid'");
+  });
+
   it('tells what AntiNuke saw and did', () => {
     const incident = { actor_platform_user_id: '300000000000000009', action: 'channel_delete', count: 3 };
     expect(describeAuditEntry(entry('AntiNukeIncidentOpened', incident), names)).toBe(

@@ -32,6 +32,9 @@ export const AUDIT_KINDS: Record<AuditKind, string> = {
   AntiNukeIncidentOpened: 'AntiNuke incident',
   LockdownStarted: 'Lockdown started',
   LockdownLifted: 'Lockdown lifted',
+  AntiNukeSettingsChanged: 'AntiNuke setting',
+  SnapshotDeleted: 'Snapshot deleted',
+  SnapshotUndeleted: 'Snapshot delete undone',
   BillingKeyIssued: 'Card registered',
   SubscriptionStarted: 'Subscription started',
   PaymentSucceeded: 'Payment',
@@ -116,6 +119,8 @@ const PLATFORM_USER_FIELDS = [
   'actor_platform_user_id',
   'started_by_platform_user_id',
   'lifted_by_platform_user_id',
+  'deleted_by_platform_user_id',
+  'undeleted_by_platform_user_id',
 ] as const;
 
 /** Who the entries name (ours and the platform's ids, each once, the reader left out): the names to ask for. */
@@ -133,6 +138,66 @@ export function namedUsers(entries: readonly Pick<AuditEntry, 'payload'>[], myUs
     }
   }
   return { userIds: [...users].sort(), platformUserIds: [...platformUsers].sort() };
+}
+
+/** A platform user named in an entry: their name once known, else "user 123…". */
+function platformUser(id: unknown, names: AuditNames): string {
+  const platformUserId = text(id);
+  return (
+    (platformUserId && names.platformUsers?.get(platformUserId)) ?? `user ${platformUserId ?? 'unknown'}`
+  );
+}
+
+/** AntiNuke's setting fields, as a sentence names them. */
+const SETTING_FIELDS: Record<string, string> = {
+  enabled: 'AntiNuke',
+  exempt_user_ids: 'exemptions',
+  threshold: 'threshold',
+  window_seconds: 'window',
+  auto_action_enabled: 'auto-action',
+  auto_action_mode: 'auto-action mode',
+  auto_lockdown_enabled: 'lockdown on an incident',
+};
+
+function settingValue(field: string, value: unknown): string {
+  if (typeof value === 'boolean') return value ? 'on' : 'off';
+  if (Array.isArray(value))
+    return value.length ? `${value.length} user${value.length === 1 ? '' : 's'}` : 'nobody';
+  if (field === 'window_seconds') return `${count(value)} s`;
+  return String(value);
+}
+
+/** "threshold 3 → 10, AntiNuke on → off": the fields that differ, or "nothing". */
+function settingChanges(before: unknown, after: unknown): string {
+  const b = (before ?? {}) as Record<string, unknown>;
+  const a = (after ?? {}) as Record<string, unknown>;
+  const parts = Object.keys(SETTING_FIELDS).flatMap((field) => {
+    const from = settingValue(field, b[field]);
+    const to = settingValue(field, a[field]);
+    const same = JSON.stringify(b[field]) === JSON.stringify(a[field]);
+    return same ? [] : [`${SETTING_FIELDS[field]} ${from} → ${to}`];
+  });
+  return parts.length ? parts.join(', ') : 'nothing';
+}
+
+function describeSettingsChange(p: Record<string, unknown>, names: AuditNames): string {
+  const actor = platformUser(p.actor_platform_user_id, names);
+  const requester = platformUser(p.requested_by_platform_user_id, names);
+  const changes = settingChanges(p.before, p.after);
+  switch (p.outcome) {
+    case 'pending':
+      return `${actor} asked to loosen AntiNuke (${changes}); it applies on ${day(p.applies_at)} unless the owner refuses it`;
+    case 'approved':
+      return `${actor} applied early the AntiNuke change ${requester} asked for (${changes})`;
+    case 'refused':
+      return `${actor} refused the AntiNuke change ${requester} asked for`;
+    case 'applied_after_delay':
+      return `The AntiNuke change ${requester} asked for applied after its delay (${changes})`;
+    case 'self_exemption_refused':
+      return `${actor} tried to exempt themself from AntiNuke and was refused`;
+    default:
+      return `${actor} changed AntiNuke (${changes})`;
+  }
 }
 
 function plan(code: unknown): string {
@@ -244,6 +309,14 @@ export function describeAuditEntry(entry: AuditEntry, names: AuditNames): string
       return p.reason === 'expired'
         ? 'The lockdown lifted itself when its time was up'
         : `${who(p.lifted_by_user, names, true, p.lifted_by_platform_user_id)} lifted the lockdown`;
+    case 'AntiNukeSettingsChanged':
+      return describeSettingsChange(p, names);
+    case 'SnapshotDeleted':
+      return `${platformUser(p.deleted_by_platform_user_id, names)} deleted ${snapshot(p.snapshot_id, names)}; the owner can undo it until ${day(
+        p.purge_after,
+      )}`;
+    case 'SnapshotUndeleted':
+      return `${platformUser(p.undeleted_by_platform_user_id, names)} undid the delete of ${snapshot(p.snapshot_id, names)}`;
     case 'BillingKeyIssued':
       return `${who(p.payer_user_id, names, true)} registered a card for payments`;
     case 'SubscriptionStarted':

@@ -7,6 +7,7 @@ import { LockdownCard } from '../components/lockdown-card';
 import { SaveActions } from '../components/save-actions';
 import { dateTime } from '../format/time';
 import { ExemptUsersField } from './antinuke-exempt';
+import { PendingAntiNukeChange, pendingSavedText } from './antinuke-pending';
 import { GuildPage } from './guild';
 
 type View = Schemas['AntiNukeView'];
@@ -118,6 +119,7 @@ function AntiNukeForm({ guildId, view }: { guildId: string; view: View }) {
           <dd>{view.updated_at ? dateTime(view.updated_at) : 'Never: the defaults apply'}</dd>
         </div>
       </dl>
+      {view.pending_change && <PendingAntiNukeChange guildId={guildId} pending={view.pending_change} />}
       {locked && (
         <div className="notice" role="note" data-testid="antinuke-unavailable">
           <p className="notice-title">AntiNuke is not part of the {plan} plan.</p>
@@ -234,7 +236,7 @@ function AntiNukeForm({ guildId, view }: { guildId: string; view: View }) {
         <SaveActions
           save={update}
           label="Save the setting"
-          saved="Saved. AntiNuke uses the new setting now."
+          saved={pendingSavedText(update.data) ?? 'Saved. AntiNuke uses the new setting now.'}
           canSave={!locked}
         />
       </form>

@@ -10,6 +10,7 @@ import { describeOverride } from '../format/permissions';
 import { CATEGORY, channelTypeName } from '../format/restore-diff';
 import { byteSize, dateTime, relativeTime } from '../format/time';
 import { GuildPage } from './guild';
+import { DeletedSnapshots, DeleteSnapshotButton } from './snapshot-deletes';
 
 const TRIGGERS: Record<Schemas['SnapshotSummaryView']['trigger'], string> = {
   manual: 'By hand',
@@ -68,7 +69,12 @@ export function SnapshotsPage({ guildId }: { guildId: string }) {
                 >
                   Restore from this
                   <span className="visually-hidden"> snapshot of {dateTime(snapshot.created_at)}</span>
-                </Link>
+                </Link>{' '}
+                <DeleteSnapshotButton
+                  guildId={guildId}
+                  snapshotId={snapshot.id}
+                  label={dateTime(snapshot.created_at)}
+                />
               </td>
             </tr>
           ))}
@@ -85,6 +91,7 @@ export function SnapshotsPage({ guildId }: { guildId: string }) {
           </button>
         </p>
       )}
+      <DeletedSnapshots guildId={guildId} />
     </GuildPage>
   );
 }

@@ -25,6 +25,12 @@ const ROUTES: { methods: readonly string[]; pattern: RegExp; upstream: Upstream 
     pattern: new RegExp(`^/api/v1/guilds/${ID}/antinuke/incidents/${ID}/release$`),
     upstream: 'recovery',
   },
+  {
+    methods: ['POST'],
+    pattern: new RegExp(`^/api/v1/guilds/${ID}/antinuke/pending/${ID}/(refuse|approve)$`),
+    upstream: 'recovery',
+  },
+  { methods: ['GET'], pattern: new RegExp(`^/api/v1/guilds/${ID}/deleted-snapshots$`), upstream: 'recovery' },
   { methods: ['GET'], pattern: new RegExp(`^/api/v1/guilds/${ID}/incidents$`), upstream: 'recovery' },
   {
     methods: ['POST'],
@@ -35,6 +41,7 @@ const ROUTES: { methods: readonly string[]; pattern: RegExp; upstream: Upstream 
   { methods: ['GET'], pattern: new RegExp(`^/api/v1/guilds/${ID}$`), upstream: 'recovery' },
   { methods: ['POST'], pattern: /^\/api\/v1\/guilds$/, upstream: 'recovery' },
   { methods: ['GET', 'DELETE'], pattern: new RegExp(`^/api/v1/snapshots/${ID}$`), upstream: 'recovery' },
+  { methods: ['POST'], pattern: new RegExp(`^/api/v1/snapshots/${ID}/undelete$`), upstream: 'recovery' },
   { methods: ['POST'], pattern: /^\/api\/v1\/restore\/(preview|start)$/, upstream: 'recovery' },
   { methods: ['GET'], pattern: new RegExp(`^/api/v1/restore/${ID}$`), upstream: 'recovery' },
   { methods: ['POST'], pattern: new RegExp(`^/api/v1/restore/${ID}/cancel$`), upstream: 'recovery' },

@@ -328,6 +328,89 @@ describe(planDm.name, () => {
     expect(lifted!.content).not.toContain('돌려주었습니다');
   });
 
+  describe('a change to AntiNuke by someone else', () => {
+    const before = {
+      enabled: true,
+      exempt_user_ids: [],
+      threshold: 3,
+      window_seconds: 10,
+      auto_action_enabled: true,
+    };
+    const change = (
+      outcome: EventPayloads['AntiNukeSettingsChanged']['outcome'],
+      actor = '300000000000000009',
+    ): EventPayloads['AntiNukeSettingsChanged'] => ({
+      guild_id: 'guild-1',
+      guild_name: 'Raid Test',
+      owner_platform_user_id: PAYER,
+      outcome,
+      change_id: 'change-1',
+      actor_platform_user_id: actor,
+      actor_user_id: null,
+      requested_by_platform_user_id: '300000000000000009',
+      before,
+      after: { ...before, enabled: false, threshold: 10, exempt_user_ids: ['300000000000000009'] },
+      loosened: ['enabled', 'exempt_user_ids', 'threshold'],
+      applies_at: outcome === 'pending' ? '2026-11-23T07:05:00.000Z' : null,
+      replaced_change_id: null,
+    });
+
+    it('tells the owner who asked to loosen what, and until when they can refuse', () => {
+      const dm = planDm(event('AntiNukeSettingsChanged', change('pending')));
+      expect(dm).toMatchObject({
+        template: 'antinuke.settings_changed',
+        recipientPlatformUserId: PAYER,
+        preference: null,
+      });
+      expect(dm!.content).toContain('<@300000000000000009>님이 AntiNuke 보호를 약하게 바꾸려 합니다');
+      expect(dm!.content).toContain('• AntiNuke: 켜짐 → 꺼짐 (보호 약해짐)');
+      expect(dm!.content).toContain('• 예외 사용자: 없음 → <@300000000000000009> (보호 약해짐)');
+      expect(dm!.content).toContain('• 감지 기준(횟수): 3회 → 10회 (보호 약해짐)');
+      expect(dm!.content).not.toContain('감지 시간');
+      expect(dm!.content).toContain(`${formatKstDateTime('2026-11-23T07:05:00.000Z')}에 적용됩니다`);
+    });
+
+    it('tells the owner of a refused self-exemption and of a change applied after its delay', () => {
+      expect(planDm(event('AntiNukeSettingsChanged', change('self_exemption_refused')))!.content).toContain(
+        '자신을 AntiNuke 예외 사용자로 넣으려 했으나 거부되었습니다',
+      );
+      expect(planDm(event('AntiNukeSettingsChanged', change('applied_after_delay')))!.content).toContain(
+        '대기 시간이 지나 적용되었습니다',
+      );
+    });
+
+    it('says nothing to the owner of what they did themself', () => {
+      expect(planDm(event('AntiNukeSettingsChanged', change('refused', PAYER)))).toBeNull();
+      expect(planDm(event('AntiNukeSettingsChanged', change('applied', PAYER)))).toBeNull();
+    });
+  });
+
+  it('tells the owner of a snapshot someone else deleted, and until when it can be undone', () => {
+    const deleted = (by: string) =>
+      planDm(
+        event('SnapshotDeleted', {
+          snapshot_id: 'snap-1',
+          guild_id: 'guild-1',
+          guild_name: 'Raid Test',
+          owner_platform_user_id: PAYER,
+          trigger: 'antinuke',
+          snapshot_created_at: '2026-11-20T07:05:00.000Z',
+          deleted_by_user: null,
+          deleted_by_platform_user_id: by,
+          purge_after: '2026-11-29T07:05:00.000Z',
+        }),
+      );
+    expect(deleted('300000000000000009')).toMatchObject({
+      template: 'snapshot.deleted',
+      recipientPlatformUserId: PAYER,
+    });
+    expect(deleted('300000000000000009')!.content).toContain(
+      '`snap-1`을(를) <@300000000000000009>님이 삭제했습니다',
+    );
+    expect(deleted('300000000000000009')!.content).toContain(formatKstDateTime('2026-11-29T07:05:00.000Z'));
+    expect(deleted(PAYER)).toBeNull();
+  });
+
   it('has nothing to say about events no user needs to hear of', () => {
     expect(
       planDm(

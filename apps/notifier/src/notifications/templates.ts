@@ -1,4 +1,10 @@
-import type { DomainEvent, EventPayloads, PlanCode, RestoreResultSummary } from '@lib/contracts';
+import type {
+  AntiNukeSettingsFacts,
+  DomainEvent,
+  EventPayloads,
+  PlanCode,
+  RestoreResultSummary,
+} from '@lib/contracts';
 import type { NotificationPreferences, PreferenceKey } from '../preferences/preferences.repository';
 
 /**
@@ -18,6 +24,8 @@ export const TEMPLATES = [
   'antinuke.incident',
   'antinuke.lockdown_started',
   'antinuke.lockdown_lifted',
+  'antinuke.settings_changed',
+  'snapshot.deleted',
 ] as const;
 export type Template = (typeof TEMPLATES)[number];
 
@@ -141,6 +149,79 @@ function preRestoreLines(p: {
     ];
   }
   return p.pre_restore_snapshot_requested === true ? ['복구 직전 상태의 스냅샷은 만들지 못했습니다.'] : [];
+}
+
+const AUTO_ACTION_MODE_NAMES: Record<string, string> = { quarantine: '격리', kick: '추방', ban: '차단' };
+
+/** AntiNuke's setting fields, as the owner reads them. */
+const SETTING_NAMES: Record<keyof AntiNukeSettingsFacts, string> = {
+  enabled: 'AntiNuke',
+  exempt_user_ids: '예외 사용자',
+  threshold: '감지 기준(횟수)',
+  window_seconds: '감지 시간',
+  auto_action_enabled: '자동 조치',
+  auto_action_mode: '자동 조치 방식',
+  auto_lockdown_enabled: '사건 시 자동 잠금',
+};
+
+function settingValue(field: keyof AntiNukeSettingsFacts, settings: AntiNukeSettingsFacts): string {
+  const value = settings[field];
+  if (typeof value === 'boolean') return value ? '켜짐' : '꺼짐';
+  if (value === undefined) return '-';
+  if (field === 'auto_action_mode') return AUTO_ACTION_MODE_NAMES[value as string] ?? String(value);
+  if (Array.isArray(value)) return value.length > 0 ? value.map((id) => `<@${id}>`).join(', ') : '없음';
+  return field === 'window_seconds' ? `${value}초` : `${value}회`;
+}
+
+/** `• 감지 기준(횟수): 3회 → 10회 (약해짐)`, one line per field that differs. */
+function settingLines(p: {
+  before: AntiNukeSettingsFacts;
+  after: AntiNukeSettingsFacts;
+  loosened: string[];
+}): string[] {
+  return (Object.keys(SETTING_NAMES) as (keyof AntiNukeSettingsFacts)[])
+    .filter((field) => settingValue(field, p.before) !== settingValue(field, p.after))
+    .map(
+      (field) =>
+        `• ${SETTING_NAMES[field]}: ${settingValue(field, p.before)} → ${settingValue(field, p.after)}` +
+        (p.loosened.includes(field) ? ' (보호 약해짐)' : ''),
+    );
+}
+
+/** What the owner is told of a change someone else made to AntiNuke; nothing of their own. */
+function planAntiNukeSettingsChanged(p: EventPayloads['AntiNukeSettingsChanged']): PlannedDm | null {
+  if (p.actor_platform_user_id === p.owner_platform_user_id) return null;
+  const actor = `<@${p.actor_platform_user_id}>`;
+  const head: Partial<Record<EventPayloads['AntiNukeSettingsChanged']['outcome'], string[]>> = {
+    pending: [
+      `⚠️ ${guild(p.guild_name)} 서버에서 ${actor}님이 AntiNuke 보호를 약하게 바꾸려 합니다.`,
+      ...settingLines(p),
+      `${p.applies_at ? formatKstDateTime(p.applies_at) : '대기 시간이 지난 뒤'}에 적용됩니다. 원하지 않으면 그 전에 대시보드에서 거절하세요.`,
+      ...(p.replaced_change_id ? ['이전에 대기 중이던 변경은 이 변경으로 대체되었습니다.'] : []),
+    ],
+    applied: [
+      `🛡️ ${guild(p.guild_name)} 서버의 AntiNuke 설정을 ${actor}님이 바꿨습니다.`,
+      ...settingLines(p),
+    ],
+    applied_after_delay: [
+      `🛡️ ${guild(p.guild_name)} 서버에서 ${actor}님이 요청한 AntiNuke 변경이 대기 시간이 지나 적용되었습니다.`,
+      ...settingLines(p),
+    ],
+    self_exemption_refused: [
+      `⛔ ${guild(p.guild_name)} 서버에서 ${actor}님이 자신을 AntiNuke 예외 사용자로 넣으려 했으나 거부되었습니다.`,
+      '계정이 탈취되었을 수 있습니다. 대시보드에서 설정과 관리자 권한을 확인하세요.',
+    ],
+  };
+  const lines = head[p.outcome];
+  if (!lines) return null;
+  return {
+    template: 'antinuke.settings_changed',
+    recipientPlatformUserId: p.owner_platform_user_id,
+    recipientUserId: null,
+    // The owner's guard against a hijacked manager: never switched off by a preference.
+    preference: null,
+    content: lines.join('\n'),
+  };
 }
 
 type Planner<T extends keyof EventPayloads> = (payload: EventPayloads[T]) => PlannedDm | null;
@@ -345,6 +426,22 @@ const PLANNERS: { [T in keyof EventPayloads]?: Planner<T> } = {
         : '초대와 DM이 다시 열렸습니다.',
     ].join('\n'),
   }),
+
+  AntiNukeSettingsChanged: planAntiNukeSettingsChanged,
+
+  SnapshotDeleted: (p) =>
+    p.deleted_by_platform_user_id === p.owner_platform_user_id
+      ? null
+      : {
+          template: 'snapshot.deleted',
+          recipientPlatformUserId: p.owner_platform_user_id,
+          recipientUserId: null,
+          preference: null,
+          content: [
+            `🗑️ ${guild(p.guild_name)} 서버의 스냅샷 \`${p.snapshot_id}\`을(를) <@${p.deleted_by_platform_user_id}>님이 삭제했습니다.`,
+            `${formatKstDateTime(p.purge_after)}까지 대시보드에서 삭제를 취소할 수 있고, 그 뒤에는 완전히 지워집니다.`,
+          ].join('\n'),
+        },
 };
 
 const KIND_NAMES: Record<PreferenceKey, string> = {

@@ -118,4 +118,40 @@ export interface AntiNukeView {
   auto_action_available: boolean;
   /** The guild's AntiNuke workflow runs now; null when the workflow engine did not answer. */
   workflow_running: boolean | null;
+  /** A change loosening AntiNuke that waits for its time or the owner; null when there is none. */
+  pending_change: PendingChangeView | null;
+  /** The caller is the guild's owner: they alone answer a pending change and undo snapshot deletes. */
+  viewer_is_owner: boolean;
 }
+
+/** The setting's fields. */
+export interface AntiNukeSettingsView {
+  enabled: boolean;
+  exempt_user_ids: string[];
+  threshold: number;
+  window_seconds: number;
+  auto_action_enabled: boolean;
+  auto_action_mode: AutoActionMode;
+  auto_lockdown_enabled: boolean;
+}
+
+/**
+ * A change that loosens AntiNuke, asked for by someone other than the owner: it applies at
+ * `applies_at` unless the owner refuses it first (or applies it early).
+ */
+export interface PendingChangeView {
+  id: string;
+  requested_by_platform_user_id: string;
+  /** Their name in the guild; null when the platform did not say. */
+  requested_by_name: string | null;
+  before: AntiNukeSettingsView;
+  after: AntiNukeSettingsView;
+  /** The fields `after` loosens (names of AntiNukeSettingsView's fields). */
+  loosened: string[];
+  requested_at: string;
+  applies_at: string;
+}
+
+/** What a PUT did: applied (200, the setting) or held as the pending change (202). */
+export type AntiNukeUpdate =
+  { status: 'applied'; body: AntiNukeView } | { status: 'pending'; body: PendingChangeView };

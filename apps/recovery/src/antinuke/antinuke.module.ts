@@ -19,6 +19,9 @@ import { QuarantineRepository } from './quarantine/quarantine.repository';
 import { ChangeJournalRepository } from '../sync/change-journal.repository';
 import { RaidUndoRepository } from './undo/raid-undo.repository';
 import { RaidUndoService } from './undo/raid-undo.service';
+import { PendingChangesRepository } from './pending-changes.repository';
+import { PendingChangesService } from './pending-changes.service';
+import { AntiNukeSettingsApplier } from './settings-applier';
 
 /**
  * AntiNuke (issue 10). The recovery worker registers ANTINUKE_ACTIVITIES (WORKFLOW_REGISTRY); the event consumer runs
@@ -42,6 +45,9 @@ import { RaidUndoService } from './undo/raid-undo.service';
     ChangeJournalRepository,
     RaidUndoRepository,
     RaidUndoService,
+    AntiNukeSettingsApplier,
+    PendingChangesRepository,
+    PendingChangesService,
     {
       provide: ANTINUKE_ACTIVITIES,
       inject: [
@@ -62,6 +68,6 @@ import { RaidUndoService } from './undo/raid-undo.service';
       ) => createAntiNukeActivities({ guilds, snapshots, platform, incidents, quarantines, lockdowns }),
     },
   ],
-  exports: [ANTINUKE_ACTIVITIES, AntiNukeSettingsRepository, AntiNukeLicenseHandler],
+  exports: [ANTINUKE_ACTIVITIES, AntiNukeSettingsRepository, AntiNukeLicenseHandler, PendingChangesService],
 })
 export class AntiNukeModule {}

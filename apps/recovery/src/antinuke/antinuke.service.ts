@@ -1,13 +1,26 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
+import { ChatPlatformClient } from '@lib/chat-platform';
 import { EntitlementsClient } from '@lib/entitlements';
 import { DomainError } from '@lib/problem-details';
 import { DataSource } from 'typeorm';
 import { AntiNukeIncidentsRepository, type IncidentView } from './antinuke-incidents.repository';
 import { AntiNukeSettingsRepository } from './antinuke-settings.repository';
 import { AntiNukeWorkflows } from './antinuke-workflows.service';
+import { isGuildOwner } from '../guilds/guild-owner';
 import { GuildRegistry } from '../guilds/guild-registry.service';
 import { GuildMemberNames } from '../guilds/guild-member-names';
-import type { AntiNukeView, ListIncidentsQuery, UpdateAntiNukeSettingsDto } from './antinuke.dto';
+import type { Guild } from '../guilds/guild.entity';
+import type {
+  AntiNukeUpdate,
+  AntiNukeView,
+  ListIncidentsQuery,
+  PendingChangeView,
+  UpdateAntiNukeSettingsDto,
+} from './antinuke.dto';
+import { type PendingChange, PendingChangesRepository } from './pending-changes.repository';
+import { type Actor, PendingChangesService } from './pending-changes.service';
+import { AntiNukeSettingsApplier, settingsOf } from './settings-applier';
+import { newlyExempted, settingsChange } from './settings-change';
 import type { AntiNukeSettings } from './workflows/antinuke-contract';
 
 /**
@@ -16,8 +29,6 @@ import type { AntiNukeSettings } from './workflows/antinuke-contract';
  */
 @Injectable()
 export class AntiNukeService {
-  private readonly logger = new Logger(AntiNukeService.name);
-
   constructor(
     private readonly dataSource: DataSource,
     private readonly entitlements: EntitlementsClient,
@@ -26,47 +37,97 @@ export class AntiNukeService {
     private readonly workflows: AntiNukeWorkflows,
     private readonly guilds: GuildRegistry,
     private readonly names: GuildMemberNames,
+    private readonly platform: ChatPlatformClient,
+    private readonly pending: PendingChangesRepository,
+    private readonly pendingChanges: PendingChangesService,
+    private readonly applier: AntiNukeSettingsApplier,
   ) {}
 
-  async get(guildId: string): Promise<AntiNukeView> {
-    return this.view(guildId);
+  async get(guildId: string, viewer: Actor): Promise<AntiNukeView> {
+    return this.view(guildId, viewer);
   }
 
   /**
    * The plan must include AntiNuke, and auto-action too to switch that on (403 ErrPermissionDenied
-   * with `required_feature`). The running workflow learns the new setting in the same transaction
-   * that stores it: if the engine cannot be told, nothing changes. A body without `enabled` or
-   * `exempt_user_ids` keeps the stored ones, read under the row's lock (docs/behaviour.md §1.6).
+   * with `required_feature`). A body without `enabled` or `exempt_user_ids` keeps the stored ones,
+   * read under the row's lock (docs/behaviour.md §1.6).
+   *
+   * Nobody may add themself to the exemptions (403 ErrSelfExemption, recorded). The owner's change,
+   * and anyone's that loosens nothing, applies at once: the running workflow learns it in the
+   * transaction that stores it. Anyone else's change that loosens AntiNuke becomes the guild's
+   * pending change (`pending`), which the owner is told of and which applies after the delay.
    */
-  async update(guildId: string, body: UpdateAntiNukeSettingsDto): Promise<AntiNukeView> {
+  async update(guildId: string, body: UpdateAntiNukeSettingsDto, caller: Actor): Promise<AntiNukeUpdate> {
     // Auto-action is named first: switching it on without ENTERPRISE is the refusal users meet.
     if (body.auto_action_enabled || body.auto_lockdown_enabled) {
       await this.entitlements.requireFeature(guildId, 'ANTINUKE_AUTO_ACTION');
     }
     await this.entitlements.requireFeature(guildId, 'ANTINUKE_DETECT');
-    await this.dataSource.transaction(async (manager) => {
-      const stored = await this.settings.get(guildId, manager, { lock: true });
-      const settings: AntiNukeSettings = {
-        enabled: body.enabled ?? stored.enabled,
-        exempt_user_ids: body.exempt_user_ids ?? stored.exempt_user_ids,
+    const guild = await this.guilds.get(guildId);
+    const owner = await isGuildOwner(this.platform, guild, caller.platformUserId);
+    const decided = await this.dataSource.transaction(async (manager) => {
+      const before = settingsOf(await this.settings.get(guildId, manager, { lock: true }));
+      const after: AntiNukeSettings = {
+        enabled: body.enabled ?? before.enabled,
+        exempt_user_ids: body.exempt_user_ids ?? before.exempt_user_ids,
         threshold: body.threshold,
         window_seconds: body.window_seconds,
         auto_action_enabled: body.auto_action_enabled,
-        auto_action_mode: body.auto_action_mode ?? stored.auto_action_mode,
-        auto_lockdown_enabled: body.auto_lockdown_enabled ?? stored.auto_lockdown_enabled,
+        auto_action_mode: body.auto_action_mode ?? before.auto_action_mode,
+        auto_lockdown_enabled: body.auto_lockdown_enabled ?? before.auto_lockdown_enabled,
       };
-      await this.settings.put(guildId, settings, manager);
-      await this.workflows.signalSettings(guildId, settings).catch((error: unknown) => {
-        this.logger.error({ err: error, guild_id: guildId }, 'antinuke settings could not be signalled');
-        throw new DomainError(
-          'ErrWorkflowUnavailable',
-          503,
-          'AntiNuke could not be updated',
-          'The running AntiNuke could not be reached, so the setting was not changed. Try again in a moment.',
-        );
-      });
+      if (newlyExempted(before, after).includes(caller.platformUserId)) {
+        await this.pendingChanges.announce(manager, guild, 'self_exemption_refused', caller, {
+          before,
+          after,
+        });
+        return { kind: 'self_exemption' } as const;
+      }
+      const { loosened } = settingsChange(before, after);
+      if (!owner && loosened.length > 0) {
+        const change = await this.pendingChanges.hold(manager, guild, caller, before, after, loosened);
+        return { kind: 'pending', change } as const;
+      }
+      await this.applier.apply(manager, guildId, after);
+      await this.pendingChanges.announce(manager, guild, 'applied', caller, { before, after });
+      return { kind: 'applied' } as const;
     });
-    return this.view(guildId);
+    if (decided.kind === 'self_exemption') {
+      throw new DomainError(
+        'ErrSelfExemption',
+        403,
+        'You cannot exempt yourself',
+        'Nobody may add their own account to the AntiNuke exemptions; the attempt is recorded in the audit log.',
+      );
+    }
+    if (decided.kind === 'pending')
+      return { status: 'pending', body: await this.pendingView(guild, decided.change) };
+    return { status: 'applied', body: await this.view(guildId, caller) };
+  }
+
+  /** The guild's pending change, as the dashboard shows it. */
+  private async pendingView(guild: Guild, change: PendingChange): Promise<PendingChangeView> {
+    const [name] = await this.names.of(guild.platformGuildId, [change.requested_by_platform_user_id]);
+    return {
+      id: change.id,
+      requested_by_platform_user_id: change.requested_by_platform_user_id,
+      requested_by_name: name?.name ?? null,
+      before: change.before,
+      after: change.after,
+      loosened: change.loosened,
+      requested_at: new Date(change.requested_at).toISOString(),
+      applies_at: new Date(change.applies_at).toISOString(),
+    };
+  }
+
+  async refusePending(guildId: string, changeId: string, owner: Actor): Promise<AntiNukeView> {
+    await this.pendingChanges.refuse(guildId, changeId, owner);
+    return this.view(guildId, owner);
+  }
+
+  async approvePending(guildId: string, changeId: string, owner: Actor): Promise<AntiNukeView> {
+    await this.pendingChanges.approve(guildId, changeId, owner);
+    return this.view(guildId, owner);
   }
 
   async listIncidents(
@@ -76,12 +137,14 @@ export class AntiNukeService {
     return this.incidents.list(guildId, query);
   }
 
-  private async view(guildId: string): Promise<AntiNukeView> {
-    const [stored, entitlements, running, guild] = await Promise.all([
+  /** `viewer_is_owner` from the registry's record (what the owner alone may do checks the platform too). */
+  private async view(guildId: string, viewer: Actor): Promise<AntiNukeView> {
+    const [stored, entitlements, running, guild, pending] = await Promise.all([
       this.settings.get(guildId),
       this.entitlements.get(guildId),
       this.workflows.isRunning(guildId),
       this.guilds.get(guildId),
+      this.pending.get(guildId),
     ]);
     return {
       guild_id: guildId,
@@ -98,6 +161,8 @@ export class AntiNukeService {
       detection_available: entitlements.features.includes('ANTINUKE_DETECT'),
       auto_action_available: entitlements.features.includes('ANTINUKE_AUTO_ACTION'),
       workflow_running: running,
+      pending_change: pending ? await this.pendingView(guild, pending) : null,
+      viewer_is_owner: guild.ownerPlatformUserId === viewer.platformUserId,
     };
   }
 }

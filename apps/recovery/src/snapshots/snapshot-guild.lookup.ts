@@ -24,3 +24,21 @@ export class SnapshotGuildLookup implements GuildResourceLookup {
     return snapshotNotFound();
   }
 }
+
+/**
+ * The guild of a deleted snapshot, for the route that undoes the delete; a snapshot not deleted
+ * (or purged) answers as missing.
+ */
+@Injectable()
+export class DeletedSnapshotGuildLookup implements GuildResourceLookup {
+  constructor(private readonly snapshots: SnapshotsRepository) {}
+
+  async find(snapshotId: string): Promise<{ guildId: string } | null> {
+    const guildId = await this.snapshots.guildOf(snapshotId, { deleted: true });
+    return guildId ? { guildId } : null;
+  }
+
+  notFound(): NotFoundError {
+    return snapshotNotFound();
+  }
+}

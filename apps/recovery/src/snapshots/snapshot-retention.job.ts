@@ -1,6 +1,7 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { EntitlementsClient } from '@lib/entitlements';
 import { Counter } from 'prom-client';
+import { DEFAULT_GUARD_SETTINGS, GUARD_SETTINGS, type GuardSettings } from '../antinuke/guard-settings';
 import { SnapshotRetentionRepository } from './snapshot-retention.repository';
 
 const snapshotsExpired = new Counter({
@@ -26,9 +27,14 @@ export interface RetentionReport {
   antinuke: number;
   pre_restore: number;
   scheduled: number;
+  /** Deleted snapshots whose grace period (SNAPSHOT_DELETE_GRACE_DAYS) is over, of any trigger. */
+  deleted: number;
 }
 
-/** docs/behaviour.md §4.10: nightly (04:00 UTC by default), snapshots older than their retention go; manual ones are kept. */
+/**
+ * docs/behaviour.md §4.10: nightly (04:00 UTC by default), snapshots older than their retention go;
+ * manual ones are kept. Deleted snapshots go once their grace period is over.
+ */
 @Injectable()
 export class SnapshotRetentionJob {
   private readonly logger = new Logger(SnapshotRetentionJob.name);
@@ -36,6 +42,7 @@ export class SnapshotRetentionJob {
   constructor(
     private readonly retention: SnapshotRetentionRepository,
     private readonly entitlements: EntitlementsClient,
+    @Optional() @Inject(GUARD_SETTINGS) private readonly guard: GuardSettings = DEFAULT_GUARD_SETTINGS,
   ) {}
 
   /** One pass, logged (SnapshotSchedules calls it on SNAPSHOT_RETENTION_CRON). */
@@ -54,6 +61,7 @@ export class SnapshotRetentionJob {
       antinuke: await this.deleteOlderThan('antinuke', new Date(now.getTime() - RETENTION.antinuke)),
       pre_restore: await this.deleteOlderThan('pre_restore', new Date(now.getTime() - RETENTION.pre_restore)),
       scheduled: 0,
+      deleted: await this.purgeDeleted(new Date(now.getTime() - this.guard.snapshotDeleteGraceDays * DAY_MS)),
     };
     const guilds = await this.retention.guildsWithScheduledBefore(
       new Date(now.getTime() - DEFAULT_SCHEDULED_RETENTION_DAYS * DAY_MS),
@@ -75,6 +83,17 @@ export class SnapshotRetentionJob {
     }
     snapshotsExpired.inc({ trigger: 'scheduled' }, report.scheduled);
     return report;
+  }
+
+  private async purgeDeleted(cutoff: Date): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const deleted = await this.retention.purgeDeletedBefore(cutoff, BATCH);
+      total += deleted;
+      if (deleted < BATCH) break;
+    }
+    snapshotsExpired.inc({ trigger: 'deleted' }, total);
+    return total;
   }
 
   private async deleteOlderThan(trigger: 'antinuke' | 'pre_restore', cutoff: Date): Promise<number> {

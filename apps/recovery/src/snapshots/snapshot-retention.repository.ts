@@ -33,6 +33,18 @@ export class SnapshotRetentionRepository {
     return deleted;
   }
 
+  /** Purges up to `limit` snapshots deleted before `cutoff` (their grace period over); returns how many went. */
+  async purgeDeletedBefore(cutoff: Date, limit: number): Promise<number> {
+    const [, deleted] = await this.dataSource.query<[unknown, number]>(
+      `DELETE FROM recovery.snapshots WHERE id IN (
+         SELECT s.id FROM recovery.snapshots s
+          WHERE s.deleted_at < $1 AND ${NOT_IN_USE}
+          LIMIT $2)`,
+      [cutoff, limit],
+    );
+    return deleted;
+  }
+
   /** The guilds holding scheduled snapshots created before `cutoff`. */
   async guildsWithScheduledBefore(cutoff: Date): Promise<string[]> {
     const guilds = await this.dataSource.query<{ guild_id: string }[]>(

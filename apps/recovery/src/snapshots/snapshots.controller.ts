@@ -5,11 +5,12 @@ import type { InternalIdentity } from '@lib/contracts';
 import { RequireManageGuild, RequireManageGuildOf, requireUser, ScopeGuildId } from '@lib/guild-access';
 import { CurrentIdentity } from '@lib/identity';
 import { GuildRegistry } from '../guilds/guild-registry.service';
-import { SnapshotCatalog } from './snapshot-catalog.service';
-import { SnapshotGuildLookup } from './snapshot-guild.lookup';
+import { SnapshotCatalog, type SnapshotActor } from './snapshot-catalog.service';
+import { DeletedSnapshotGuildLookup, SnapshotGuildLookup } from './snapshot-guild.lookup';
 import { type CreatedSnapshot, SnapshotService } from './snapshot.service';
 import {
   CreateSnapshotDto,
+  type DeletedSnapshotView,
   GetSnapshotQuery,
   ListSnapshotsQuery,
   type SnapshotDetailView,
@@ -73,15 +74,52 @@ export class SnapshotsController {
     return this.catalog.get(guildId, snapshotId, query.include_payload);
   }
 
+  /**
+   * A soft delete: the snapshot is hidden and its manual slot free at once; the guild's owner can
+   * undo it for SNAPSHOT_DELETE_GRACE_DAYS, after which it is purged. The owner is told of a delete
+   * by anyone else. An open incident's snapshot cannot be deleted.
+   */
   @ApiOperation({ summary: 'Delete a snapshot' })
-  @ProblemAnswers({ 404: ['ErrSnapshotNotFound'], 409: ['ErrSnapshotInUse'] })
+  @ProblemAnswers({ 404: ['ErrSnapshotNotFound'], 409: ['ErrSnapshotInUse', 'ErrSnapshotOfOpenIncident'] })
   @Delete('snapshots/:snapshotId')
   @HttpCode(204)
   @RequireManageGuildOf(SnapshotGuildLookup, { params: 'snapshotId' })
   delete(
+    @CurrentIdentity() identity: InternalIdentity,
     @ScopeGuildId() guildId: string,
     @Param('snapshotId', new ParseUUIDPipe()) snapshotId: string,
   ): Promise<void> {
-    return this.catalog.delete(guildId, snapshotId);
+    return this.catalog.delete(guildId, snapshotId, actorOf(identity));
   }
+
+  /** The guild's owner brings a deleted snapshot back within the grace period. */
+  @ApiOperation({ summary: 'Undo a snapshot delete' })
+  @ProblemAnswers({ 403: ['ErrOwnerOnly'], 404: ['ErrSnapshotNotFound'] })
+  @Post('snapshots/:snapshotId/undelete')
+  @HttpCode(200)
+  @RequireManageGuildOf(DeletedSnapshotGuildLookup, { params: 'snapshotId' })
+  undelete(
+    @CurrentIdentity() identity: InternalIdentity,
+    @ScopeGuildId() guildId: string,
+    @Param('snapshotId', new ParseUUIDPipe()) snapshotId: string,
+  ): Promise<DeletedSnapshotView> {
+    return this.catalog.undelete(guildId, snapshotId, actorOf(identity));
+  }
+
+  /** The deleted snapshots the owner can still bring back (owner only). */
+  @ApiOperation({ summary: 'List deleted snapshots' })
+  @ProblemAnswers({ 403: ['ErrOwnerOnly'] })
+  @Get('guilds/:guildId/deleted-snapshots')
+  @RequireManageGuild({ params: 'guildId' })
+  listDeleted(
+    @CurrentIdentity() identity: InternalIdentity,
+    @Param('guildId', new ParseUUIDPipe()) guildId: string,
+  ): Promise<{ items: DeletedSnapshotView[] }> {
+    return this.catalog.listDeleted(guildId, actorOf(identity));
+  }
+}
+
+function actorOf(identity: InternalIdentity): SnapshotActor {
+  const user = requireUser(identity);
+  return { userId: user.user_id, platformUserId: user.platform_user_id };
 }

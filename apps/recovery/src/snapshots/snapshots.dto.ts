@@ -60,3 +60,11 @@ export interface SnapshotDetailView extends SnapshotSummaryView {
   omitted: OmittedPart[];
   payload?: SnapshotPayload;
 }
+
+/** A deleted snapshot the owner can still bring back. */
+export interface DeletedSnapshotView extends SnapshotSummaryView {
+  deleted_at: string;
+  deleted_by_platform_user_id: string;
+  /** After this, retention purges it for good. */
+  purge_after: string;
+}

@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { GuildsModule } from '../guilds/guilds.module';
 import { ScheduledSnapshotsJob } from './scheduled-snapshots.job';
 import { SnapshotCatalog } from './snapshot-catalog.service';
-import { SnapshotGuildLookup } from './snapshot-guild.lookup';
+import { DeletedSnapshotGuildLookup, SnapshotGuildLookup } from './snapshot-guild.lookup';
 import { SnapshotRetentionJob } from './snapshot-retention.job';
 import { SnapshotService } from './snapshot.service';
 import { RecoveryEvents } from '../recovery-events';
@@ -22,6 +22,7 @@ import { SnapshotsRepository } from './snapshots.repository';
     SnapshotService,
     SnapshotCatalog,
     SnapshotGuildLookup,
+    DeletedSnapshotGuildLookup,
     ScheduledSnapshotsJob,
     SnapshotRetentionJob,
   ],

@@ -69,7 +69,8 @@ export class SnapshotsRepository {
 
   async countManual(guildId: string): Promise<number> {
     const [{ used }] = await this.dataSource.query<{ used: number }[]>(
-      `SELECT count(*)::int AS used FROM recovery.snapshots WHERE guild_id = $1 AND trigger = 'manual'`,
+      `SELECT count(*)::int AS used FROM recovery.snapshots
+        WHERE guild_id = $1 AND trigger = 'manual' AND deleted_at IS NULL`,
       [guildId],
     );
     return used;
@@ -91,7 +92,7 @@ export class SnapshotsRepository {
   ): Promise<(SnapshotRow & { cursor_at: string })[]> {
     return this.dataSource.query<(SnapshotRow & { cursor_at: string })[]>(
       `SELECT ${COLUMNS}, ${keysetTimeSql('created_at')} AS cursor_at FROM recovery.snapshots
-        WHERE guild_id = $1
+        WHERE guild_id = $1 AND deleted_at IS NULL
           AND ($2::text IS NULL OR trigger = $2)
           AND ($3::timestamptz IS NULL OR (created_at, id) < ($3::timestamptz, $4::uuid))
         ORDER BY created_at DESC, id DESC
@@ -116,25 +117,29 @@ export class SnapshotsRepository {
               jsonb_array_length(payload->'bans') AS bans,
               payload->'omitted' AS omitted
               ${includePayload ? ', payload' : ''}
-         FROM recovery.snapshots WHERE id = $1 AND guild_id = $2`,
+         FROM recovery.snapshots WHERE id = $1 AND guild_id = $2 AND deleted_at IS NULL`,
       [snapshotId, guildId],
     );
     return row;
   }
 
-  /** The payload as stored, or undefined when the guild has no such snapshot. */
+  /**
+   * The payload as stored, or undefined when the guild has no such snapshot or it was deleted (a
+   * restore from a deleted snapshot is refused as from a missing one).
+   */
   async payload(snapshotId: string, guildId: string): Promise<{ payload: unknown } | undefined> {
     const [row] = await this.dataSource.query<{ payload: unknown }[]>(
-      `SELECT payload FROM recovery.snapshots WHERE id = $1 AND guild_id = $2`,
+      `SELECT payload FROM recovery.snapshots WHERE id = $1 AND guild_id = $2 AND deleted_at IS NULL`,
       [snapshotId, guildId],
     );
     return row;
   }
 
-  async guildOf(snapshotId: string): Promise<string | null> {
+  /** The guild of a snapshot; a deleted one counts as missing unless `deleted` asks for those alone. */
+  async guildOf(snapshotId: string, { deleted = false }: { deleted?: boolean } = {}): Promise<string | null> {
     const [row] = await this.dataSource.query<{ guild_id: string }[]>(
-      `SELECT guild_id FROM recovery.snapshots WHERE id = $1`,
-      [snapshotId],
+      `SELECT guild_id FROM recovery.snapshots WHERE id = $1 AND (deleted_at IS NOT NULL) = $2`,
+      [snapshotId, deleted],
     );
     return row?.guild_id ?? null;
   }
@@ -152,12 +157,72 @@ export class SnapshotsRepository {
     return inUse.length > 0;
   }
 
-  /** Returns how many rows went (0 or 1). */
-  async delete(manager: EntityManager, guildId: string, snapshotId: string): Promise<number> {
-    const [, deleted] = await manager.query<[unknown, number]>(
-      `DELETE FROM recovery.snapshots WHERE id = $1 AND guild_id = $2`,
-      [snapshotId, guildId],
+  /**
+   * Whether the snapshot is the one an open AntiNuke incident keeps: an incident is open until a
+   * week after the raider's last counted action (its snapshot must outlive the raid's aftermath).
+   */
+  async isOpenIncidentSnapshot(manager: EntityManager, snapshotId: string, now: Date): Promise<boolean> {
+    const rows = await manager.query<unknown[]>(
+      `SELECT 1 FROM recovery.antinuke_incidents
+        WHERE snapshot_id = $1 AND last_action_at > $2::timestamptz - interval '${INCIDENT_OPEN_DAYS} days' LIMIT 1`,
+      [snapshotId, now],
     );
-    return deleted;
+    return rows.length > 0;
   }
+
+  /** Hides the snapshot as deleted by `by`; returns what it was, or null when there was none to delete. */
+  async softDelete(
+    manager: EntityManager,
+    guildId: string,
+    snapshotId: string,
+    by: { userId: string | null; platformUserId: string },
+  ): Promise<DeletedSnapshotRow | null> {
+    const [rows] = await manager.query<[DeletedSnapshotRow[], number]>(
+      `UPDATE recovery.snapshots
+          SET deleted_at = now(), deleted_by_user = $3, deleted_by_platform_user_id = $4
+        WHERE id = $1 AND guild_id = $2 AND deleted_at IS NULL
+        RETURNING ${COLUMNS}, deleted_at, deleted_by_platform_user_id`,
+      [snapshotId, guildId, by.userId, by.platformUserId],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Shows a snapshot deleted after `deletedAfter` again; returns it as it was, or null. */
+  async undelete(
+    manager: EntityManager,
+    guildId: string,
+    snapshotId: string,
+    deletedAfter: Date,
+  ): Promise<DeletedSnapshotRow | null> {
+    const [rows] = await manager.query<[DeletedSnapshotRow[], number]>(
+      `UPDATE recovery.snapshots s
+          SET deleted_at = NULL, deleted_by_user = NULL, deleted_by_platform_user_id = NULL
+         FROM recovery.snapshots old
+        WHERE s.id = old.id AND s.id = $1 AND s.guild_id = $2 AND s.deleted_at > $3
+        RETURNING ${prefixed('s')}, old.deleted_at, old.deleted_by_platform_user_id`,
+      [snapshotId, guildId, deletedAfter],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** The guild's snapshots deleted after `deletedAfter` (still undoable), most recently deleted first. */
+  async deleted(guildId: string, deletedAfter: Date): Promise<DeletedSnapshotRow[]> {
+    return this.dataSource.query<DeletedSnapshotRow[]>(
+      `SELECT ${COLUMNS}, deleted_at, deleted_by_platform_user_id FROM recovery.snapshots
+        WHERE guild_id = $1 AND deleted_at > $2
+        ORDER BY deleted_at DESC, id DESC LIMIT 200`,
+      [guildId, deletedAfter],
+    );
+  }
+}
+
+/** How long after its last counted action an AntiNuke incident stays open. */
+export const INCIDENT_OPEN_DAYS = 7;
+
+export type DeletedSnapshotRow = SnapshotRow & { deleted_at: Date; deleted_by_platform_user_id: string };
+
+function prefixed(alias: string): string {
+  return COLUMNS.split(', ')
+    .map((column) => `${alias}.${column}`)
+    .join(', ');
 }
