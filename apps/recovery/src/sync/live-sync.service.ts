@@ -11,6 +11,7 @@ import { EntitlementsClient } from '@lib/entitlements';
 import { RetryTimer, ScheduledPass, TtlCache } from '@lib/runtime';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { DESTRUCTIVE_ACTION_SINK, type DestructiveActionSink } from '../antinuke/destructive-action';
+import { GuildAccessChanges } from '../guilds/guild-access-changes';
 import { GuildRegistry } from '../guilds/guild-registry.service';
 import { toDestructiveAction, toMemberRolesRemoved } from './destructive-actions';
 import {
@@ -119,6 +120,8 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
     private readonly sink: DestructiveActionSink | null = null,
     /** The app's (ScheduleModule); a test's service gets one of its own. */
     @Optional() scheduler: SchedulerRegistry = new SchedulerRegistry(),
+    /** Ends cached permission answers on member and role changes; a test's service may go without. */
+    @Optional() private readonly accessChanges: GuildAccessChanges | null = null,
   ) {
     this.passes = {
       pauses: new ScheduledPass(scheduler, 'live-sync-pauses', () => this.resumeEnded()),
@@ -230,6 +233,8 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
     }
     if (event.type === 'shard_released') return this.forgetShard(event.shardId, event.shardCount);
     if (event.type === 'guilds_known') return this.know(event.platformGuildIds);
+    this.accessChanges?.notice(event);
+    if (event.type === 'member_update') return;
     const sequence = ++this.received;
     this.lanes.run(event.platformGuildId, () => this.handle(event, sequence));
   }
