@@ -31,8 +31,9 @@ export class GatewayStack extends BillingStack {
   readonly clientSecret = process.env.DISCORD_CLIENT_SECRET!;
   private gatewayEnv: Record<string, string> = {};
 
-  constructor() {
-    super({ worker: true });
+  /** `liveSync: true` connects recovery to the fake platform's gateway, as in production. */
+  constructor(options: { liveSync?: boolean } = {}) {
+    super({ worker: true, ...options });
   }
 
   override async start(): Promise<void> {

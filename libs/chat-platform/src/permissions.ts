@@ -81,7 +81,10 @@ export function hasManageGuild(input: GuildPermissionInput, now: Date = new Date
 }
 
 /** The names of the bits of `required` that `permissions` lacks, in PERMISSION's order. */
-export function missingPermissions(permissions: bigint, required: readonly PermissionName[]): PermissionName[] {
+export function missingPermissions(
+  permissions: bigint,
+  required: readonly PermissionName[],
+): PermissionName[] {
   return required.filter((name) => !hasPermission(permissions, PERMISSION[name]));
 }
 

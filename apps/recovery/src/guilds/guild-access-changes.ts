@@ -6,7 +6,14 @@ import { GuildsRepository } from './guilds.repository';
  * changed (member_update), they left or were banned, a role's permissions changed or the role went,
  * or the guild's settings changed (the owner among them). A new role has no members yet.
  */
-const ACCESS_CHANGING = new Set(['member_update', 'member_remove', 'member_ban', 'role_update', 'role_delete', 'guild_settings_update']);
+const ACCESS_CHANGING = new Set([
+  'member_update',
+  'member_remove',
+  'member_ban',
+  'role_update',
+  'role_delete',
+  'guild_settings_update',
+]);
 
 /**
  * Ends the cached permission answers of a guild when live sync sees a change that can alter them,

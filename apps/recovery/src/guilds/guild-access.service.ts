@@ -68,7 +68,10 @@ export class GuildAccessService implements GuildAccessSource {
 
   /** Reads the member's roles from the platform now (no cache). A non-member has no permission. */
   async liveManageGuild(platformGuildId: string, platformUserId: string): Promise<boolean> {
-    return hasPermission(await this.livePermissions(platformGuildId, platformUserId), PERMISSION.MANAGE_GUILD);
+    return hasPermission(
+      await this.livePermissions(platformGuildId, platformUserId),
+      PERMISSION.MANAGE_GUILD,
+    );
   }
 
   /**

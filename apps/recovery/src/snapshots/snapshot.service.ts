@@ -4,12 +4,20 @@ import type { SnapshotTrigger } from '@lib/contracts';
 import { EntitlementsClient } from '@lib/entitlements';
 import { ConflictError } from '@lib/problem-details';
 import { Counter, Histogram } from 'prom-client';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
 import type { Guild } from '../guilds/guild.entity';
 import { toUserFacingError } from '../platform/platform-errors';
 import { RecoveryEvents } from '../recovery-events';
 import { readGuildMembership } from './guild-membership';
+import {
+  KEPT_PER_GUILD,
+  type LimitedTrigger,
+  makeRoom,
+  OPEN_INCIDENT_MS,
+  SnapshotKindFullError,
+  snapshotInProgress,
+} from './snapshot-limits';
 import { SNAPSHOT_MAX_BYTES, serialiseSnapshot, SnapshotTooLargeError } from './snapshot-payload';
 import { SnapshotsRepository } from './snapshots.repository';
 
@@ -44,9 +52,16 @@ export interface CreatedSnapshot {
   created_at: string;
 }
 
+const snapshotsMadeRoomFor = new Counter({
+  name: 'snapshots_deleted_for_room_total',
+  help: 'Snapshots of the system’s own kinds deleted to keep a guild within its limit, by trigger',
+  labelNames: ['trigger'],
+});
+
 /**
  * The one creation routine every trigger converges on (docs/behaviour.md §1.1). Manual snapshots alone pass
- * the plan checks; the others are the system's own and never wait for a slot.
+ * the plan checks, one at a time per guild, the slot held from the check to the insert; incident
+ * and pre-restore snapshots are kept to KEPT_PER_GUILD per guild, the oldest unneeded making room.
  */
 @Injectable()
 export class SnapshotService {
@@ -62,7 +77,21 @@ export class SnapshotService {
 
   async create(input: CreateSnapshotInput): Promise<CreatedSnapshot> {
     const { guild, trigger } = input;
-    if (trigger === 'manual') await this.checkManualAllowed(guild);
+    if (trigger !== 'manual') return this.take(input);
+    // The slot is counted and held before the platform is read: a second request meanwhile is
+    // refused at once rather than spending the bot's platform budget on a snapshot with no slot.
+    const created = await this.snapshots.whileTakingManual(guild.id, async () => {
+      await this.checkManualAllowed(guild);
+      return this.take(input);
+    });
+    if (!created) throw snapshotInProgress();
+    return created;
+  }
+
+  private async take(input: CreateSnapshotInput): Promise<CreatedSnapshot> {
+    const { guild, trigger } = input;
+    const limited = isLimited(trigger) ? trigger : null;
+    if (limited) await this.dataSource.transaction((manager) => this.makeRoom(manager, guild.id, limited));
 
     const [state, membership] = await Promise.all([
       this.platform.getGuildState(guild.platformGuildId),
@@ -86,6 +115,7 @@ export class SnapshotService {
 
     const id = uuidv7();
     await this.dataSource.transaction(async (manager) => {
+      if (limited) await this.makeRoom(manager, guild.id, limited);
       const facts = {
         id,
         guildId: guild.id,
@@ -108,9 +138,30 @@ export class SnapshotService {
   }
 
   /**
+   * Deletes the oldest snapshots of the kind nothing needs so that one more fits; throws when all
+   * are needed. Before the platform read (nothing read for a snapshot that cannot be kept) and
+   * again in the insert's transaction, under the guild and kind's lock (what others took meanwhile).
+   */
+  private async makeRoom(manager: EntityManager, guildId: string, trigger: LimitedTrigger): Promise<void> {
+    const kept = await this.snapshots.keptOfKind(
+      manager,
+      guildId,
+      trigger,
+      new Date(Date.now() - OPEN_INCIDENT_MS),
+    );
+    const { deleted, room } = makeRoom(kept, KEPT_PER_GUILD[trigger]);
+    if (!room) throw new SnapshotKindFullError(trigger);
+    const count = await this.snapshots.deleteToMakeRoom(manager, guildId, deleted);
+    if (count > 0) {
+      snapshotsMadeRoomFor.inc({ trigger }, count);
+      this.logger.log({ guild_id: guildId, trigger, deleted }, 'oldest snapshots deleted to make room');
+    }
+  }
+
+  /**
    * docs/behaviour.md §4.6, §7, §8: the plan must include manual snapshots, no restore may be pending or
-   * running, and a slot must be free. Two concurrent requests may both see the last free slot;
-   * the spec accepts that race.
+   * running, and a slot must be free. Runs under the guild's manual-snapshot lock, so no other
+   * request can take the slot between this count and the insert.
    */
   private async checkManualAllowed(guild: Guild): Promise<void> {
     const entitlements = await this.entitlements.requireFeature(guild.id, 'RECOVERY_SNAPSHOT_MANUAL');
@@ -130,4 +181,8 @@ export class SnapshotService {
       );
     }
   }
+}
+
+function isLimited(trigger: SnapshotTrigger): trigger is LimitedTrigger {
+  return trigger in KEPT_PER_GUILD;
 }

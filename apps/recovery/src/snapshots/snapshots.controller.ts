@@ -31,7 +31,7 @@ export class SnapshotsController {
   @ApiOperation({ summary: 'Take a snapshot' })
   @ProblemAnswers({
     403: ['ErrPermissionDenied'],
-    409: ['ErrPlanLimitExceeded', 'ErrRestoreInProgress'],
+    409: ['ErrPlanLimitExceeded', 'ErrRestoreInProgress', 'ErrSnapshotInProgress'],
     413: ['ErrSnapshotTooLarge'],
   })
   @Post('guilds/:guildId/snapshots')

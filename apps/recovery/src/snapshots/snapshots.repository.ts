@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { SnapshotTrigger } from '@lib/contracts';
-import { keysetTimeSql } from '@lib/database';
+import { exclusively, keysetTimeSql } from '@lib/database';
 import { DataSource, type EntityManager } from 'typeorm';
+import type { KeptSnapshot, LimitedTrigger } from './snapshot-limits';
 
 /** A snapshot's row without its payload. */
 export interface SnapshotRow {
@@ -65,6 +66,49 @@ export class SnapshotsRepository {
         snapshot.createdAt,
       ],
     );
+  }
+
+  /**
+   * Runs `work` while this process holds the guild's manual-snapshot lock (a session advisory lock,
+   * on a connection of its own), or answers null at once when another request holds it: one manual
+   * snapshot of a guild in flight at a time, its slot counted and kept from the check to the insert.
+   */
+  whileTakingManual<T>(guildId: string, work: () => Promise<T>): Promise<T | null> {
+    return exclusively(this.dataSource, `snapshots:manual:${guildId}`, work);
+  }
+
+  /**
+   * The guild's snapshots of `trigger`, each with whether something still needs it, read under a
+   * transaction lock on the guild and kind, so concurrent takers make room one after the other.
+   */
+  async keptOfKind(
+    manager: EntityManager,
+    guildId: string,
+    trigger: LimitedTrigger,
+    openIncidentSince: Date,
+  ): Promise<KeptSnapshot[]> {
+    await manager.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`snapshots:${trigger}:${guildId}`]);
+    return manager.query<KeptSnapshot[]>(
+      `SELECT s.id, s.created_at,
+              (EXISTS (SELECT 1 FROM recovery.restore_jobs j
+                        WHERE j.status IN ('pending', 'running')
+                          AND (j.snapshot_id = s.id OR j.pre_restore_snapshot_id = s.id))
+               OR EXISTS (SELECT 1 FROM recovery.antinuke_incidents i
+                           WHERE i.snapshot_id = s.id AND i.opened_at >= $3)) AS needed
+         FROM recovery.snapshots s
+        WHERE s.guild_id = $1 AND s.trigger = $2`,
+      [guildId, trigger, openIncidentSince],
+    );
+  }
+
+  /** Deletes these snapshots of the guild (making room for a new one); returns how many went. */
+  async deleteToMakeRoom(manager: EntityManager, guildId: string, snapshotIds: string[]): Promise<number> {
+    if (snapshotIds.length === 0) return 0;
+    const [, deleted] = await manager.query<[unknown, number]>(
+      `DELETE FROM recovery.snapshots WHERE guild_id = $1 AND id = ANY($2::uuid[])`,
+      [guildId, snapshotIds],
+    );
+    return deleted;
   }
 
   async countManual(guildId: string): Promise<number> {

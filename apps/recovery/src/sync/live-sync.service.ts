@@ -121,7 +121,9 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
     /** The app's (ScheduleModule); a test's service gets one of its own. */
     @Optional() scheduler: SchedulerRegistry = new SchedulerRegistry(),
     /** Ends cached permission answers on member and role changes; a test's service may go without. */
-    @Optional() private readonly accessChanges: GuildAccessChanges | null = null,
+    @Optional()
+    @Inject(GuildAccessChanges)
+    private readonly accessChanges: GuildAccessChanges | null = null,
   ) {
     this.passes = {
       pauses: new ScheduledPass(scheduler, 'live-sync-pauses', () => this.resumeEnded()),
