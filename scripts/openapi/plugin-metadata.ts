@@ -366,7 +366,7 @@ export default async () => {
                         "SnapshotsController": {
                             "create": { description: "docs/behaviour.md \u00A74.6: a manual snapshot, 200 with `{id, size, created_at}`.", type: Object },
                             "list": {},
-                            "get": { type: Object },
+                            "get": { description: "The payload shows all of the guild (private channels' overwrites, ban reasons): with\n`include_payload` the caller needs every permission a restore of all of it would (the owner\nalways may); the counts alone need MANAGE_GUILD.", type: Object },
                             "delete": {}
                         }
                     }

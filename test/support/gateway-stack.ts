@@ -31,9 +31,8 @@ export class GatewayStack extends BillingStack {
   readonly clientSecret = process.env.DISCORD_CLIENT_SECRET!;
   private gatewayEnv: Record<string, string> = {};
 
-  /** `liveSync: true` connects recovery to the fake platform's gateway, as in production. */
-  constructor(options: { liveSync?: boolean } = {}) {
-    super({ worker: true, ...options });
+  constructor() {
+    super({ worker: true });
   }
 
   override async start(): Promise<void> {

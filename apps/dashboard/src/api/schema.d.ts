@@ -2738,7 +2738,8 @@ export interface operations {
         content: {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code?: 'ErrGuildInactive' | 'ErrPlanLimitExceeded' | 'ErrRestoreInProgress';
+            code?:
+              'ErrGuildInactive' | 'ErrPlanLimitExceeded' | 'ErrRestoreInProgress' | 'ErrSnapshotInProgress';
           };
         };
       };
@@ -3451,7 +3452,7 @@ export interface operations {
         content: {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code?: 'ErrCrossOriginRequest' | 'ErrPermissionDenied';
+            code?: 'ErrCrossOriginRequest' | 'ErrMissingPlatformPermission' | 'ErrPermissionDenied';
           };
         };
       };
@@ -3589,7 +3590,7 @@ export interface operations {
         content: {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code?: 'ErrCrossOriginRequest' | 'ErrPermissionDenied';
+            code?: 'ErrCrossOriginRequest' | 'ErrMissingPlatformPermission' | 'ErrPermissionDenied';
           };
         };
       };
@@ -3669,7 +3670,11 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description OK */
+      /**
+       * @description The payload shows all of the guild (private channels' overwrites, ban reasons): with
+       *     `include_payload` the caller needs every permission a restore of all of it would (the owner
+       *     always may); the counts alone need MANAGE_GUILD.
+       */
       200: {
         headers: {
           [name: string]: unknown;
@@ -3699,6 +3704,18 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
             code?: 'ErrUnauthenticated';
+          };
+        };
+      };
+      /** @description Not allowed: no MANAGE_GUILD in the guild, a plan without the feature, or not the payer. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrMissingPlatformPermission';
           };
         };
       };
