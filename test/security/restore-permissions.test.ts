@@ -5,7 +5,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { openDataSource } from '../support/database';
 import type { AppProcess } from '../support/app-process';
 import { GatewayStack, type GatewayResponse, type LoggedIn } from '../support/gateway-stack';
-import { ADMIN, OWNER, seedProtectedGuild } from '../support/restore-scenario';
+import { OWNER, seedProtectedGuild } from '../support/restore-scenario';
 import { waitFor } from '../support/wait';
 
 /** MANAGE_GUILD and nothing a restore exercises. */
