@@ -66,22 +66,19 @@ export class GuildAccessService implements GuildAccessSource {
     return BigInt(bits);
   }
 
-  /** Reads the member's roles from the platform now (no cache). A non-member has no permission. */
-  async liveManageGuild(platformGuildId: string, platformUserId: string): Promise<boolean> {
-    return hasPermission(
-      await this.livePermissions(platformGuildId, platformUserId),
-      PERMISSION.MANAGE_GUILD,
-    );
-  }
-
   /**
    * The member's guild-level permissions read from the platform now: their roles' bits, cut to
    * what a timed-out member keeps while a timeout is in force. A non-member holds none.
    */
-  async livePermissions(platformGuildId: string, platformUserId: string): Promise<bigint> {
+  async livePermissions(
+    platformGuildId: string,
+    platformUserId: string,
+    /** The guild's settings when the caller has just read them: not read again. */
+    known?: { owner_id: string },
+  ): Promise<bigint> {
     try {
       const [guild, roles, member] = await Promise.all([
-        this.platform.getGuild(platformGuildId),
+        known ?? this.platform.getGuild(platformGuildId),
         this.platform.getRoles(platformGuildId),
         this.platform.getMember(platformGuildId, platformUserId),
       ]);
