@@ -13,6 +13,7 @@ import { Snapshot } from './snapshots/snapshot.entity';
 import { RetentionIndexes1766400000000 } from './migrations/1766400000000-retention-indexes';
 import { RestoreJobLeftWaiting1766500000000 } from './migrations/1766500000000-restore-job-left-waiting';
 import { GuildAccessGeneration1766640000000 } from './migrations/1766640000000-guild-access-generation';
+import { ManualSnapshotReservations1766640000001 } from './migrations/1766640000001-manual-snapshot-reservations';
 
 export const recoveryDatabase = {
   schema: 'recovery',
@@ -31,5 +32,6 @@ export const recoveryDatabase = {
     RetentionIndexes1766400000000,
     RestoreJobLeftWaiting1766500000000,
     GuildAccessGeneration1766640000000,
+    ManualSnapshotReservations1766640000001,
   ],
 };

@@ -52,6 +52,12 @@ export interface CreatedSnapshot {
   created_at: string;
 }
 
+/**
+ * A manual snapshot's reservation older than this was left by a process that stopped mid-snapshot
+ * and is taken over: far longer than reading a guild at the platform's rate limits takes.
+ */
+export const RESERVATION_STALE_MS = 15 * 60_000;
+
 const snapshotsMadeRoomFor = new Counter({
   name: 'snapshots_deleted_for_room_total',
   help: 'Snapshots of the system’s own kinds deleted to keep a guild within its limit, by trigger',
@@ -78,20 +84,30 @@ export class SnapshotService {
   async create(input: CreateSnapshotInput): Promise<CreatedSnapshot> {
     const { guild, trigger } = input;
     if (trigger !== 'manual') return this.take(input);
-    // The slot is counted and held before the platform is read: a second request meanwhile is
+    // The slot is reserved and counted before the platform is read: a second request meanwhile is
     // refused at once rather than spending the bot's platform budget on a snapshot with no slot.
-    const created = await this.snapshots.whileTakingManual(guild.id, async () => {
+    const reservation = uuidv7();
+    const staleBefore = new Date(Date.now() - RESERVATION_STALE_MS);
+    if (!(await this.snapshots.reserveManual(guild.id, reservation, staleBefore))) throw snapshotInProgress();
+    try {
       await this.checkManualAllowed(guild);
-      return this.take(input);
-    });
-    if (!created) throw snapshotInProgress();
-    return created;
+      return await this.take(input, reservation);
+    } finally {
+      // Already given back when the snapshot was stored; this is for every other ending.
+      await this.snapshots.releaseManual(guild.id, reservation).catch((error: unknown) => {
+        this.logger.warn({ guild_id: guild.id, err: String(error) }, 'snapshot reservation not given back');
+      });
+    }
   }
 
-  private async take(input: CreateSnapshotInput): Promise<CreatedSnapshot> {
+  /** `reservation`: the manual snapshot's, given back with the insert (refused if no longer held). */
+  private async take(input: CreateSnapshotInput, reservation?: string): Promise<CreatedSnapshot> {
     const { guild, trigger } = input;
     const limited = isLimited(trigger) ? trigger : null;
-    if (limited) await this.dataSource.transaction((manager) => this.makeRoom(manager, guild.id, limited));
+    if (limited) {
+      // Nothing is read from the platform for a snapshot that could not be kept.
+      await this.dataSource.transaction((manager) => this.makeRoom(manager, guild.id, limited, false));
+    }
 
     const [state, membership] = await Promise.all([
       this.platform.getGuildState(guild.platformGuildId),
@@ -115,7 +131,10 @@ export class SnapshotService {
 
     const id = uuidv7();
     await this.dataSource.transaction(async (manager) => {
-      if (limited) await this.makeRoom(manager, guild.id, limited);
+      if (limited) await this.makeRoom(manager, guild.id, limited, true);
+      if (reservation && !(await this.snapshots.releaseManual(guild.id, reservation, manager))) {
+        throw snapshotInProgress();
+      }
       const facts = {
         id,
         guildId: guild.id,
@@ -138,11 +157,16 @@ export class SnapshotService {
   }
 
   /**
-   * Deletes the oldest snapshots of the kind nothing needs so that one more fits; throws when all
-   * are needed. Before the platform read (nothing read for a snapshot that cannot be kept) and
-   * again in the insert's transaction, under the guild and kind's lock (what others took meanwhile).
+   * Throws when every kept snapshot of the kind is still needed; with `remove`, deletes the oldest
+   * that nothing needs so that one more fits. Checked before the platform read and done in the
+   * insert's transaction, under the guild and kind's lock (what others took meanwhile counts).
    */
-  private async makeRoom(manager: EntityManager, guildId: string, trigger: LimitedTrigger): Promise<void> {
+  private async makeRoom(
+    manager: EntityManager,
+    guildId: string,
+    trigger: LimitedTrigger,
+    remove: boolean,
+  ): Promise<void> {
     const kept = await this.snapshots.keptOfKind(
       manager,
       guildId,
@@ -151,6 +175,7 @@ export class SnapshotService {
     );
     const { deleted, room } = makeRoom(kept, KEPT_PER_GUILD[trigger]);
     if (!room) throw new SnapshotKindFullError(trigger);
+    if (!remove) return;
     const count = await this.snapshots.deleteToMakeRoom(manager, guildId, deleted);
     if (count > 0) {
       snapshotsMadeRoomFor.inc({ trigger }, count);
@@ -160,8 +185,8 @@ export class SnapshotService {
 
   /**
    * docs/behaviour.md §4.6, §7, §8: the plan must include manual snapshots, no restore may be pending or
-   * running, and a slot must be free. Runs under the guild's manual-snapshot lock, so no other
-   * request can take the slot between this count and the insert.
+   * running, and a slot must be free. Runs holding the guild's manual-snapshot reservation, so no
+   * other request can take the slot between this count and the insert.
    */
   private async checkManualAllowed(guild: Guild): Promise<void> {
     const entitlements = await this.entitlements.requireFeature(guild.id, 'RECOVERY_SNAPSHOT_MANUAL');

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { SnapshotTrigger } from '@lib/contracts';
-import { exclusively, keysetTimeSql } from '@lib/database';
+import { keysetTimeSql } from '@lib/database';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { KeptSnapshot, LimitedTrigger } from './snapshot-limits';
 
@@ -69,12 +69,35 @@ export class SnapshotsRepository {
   }
 
   /**
-   * Runs `work` while this process holds the guild's manual-snapshot lock (a session advisory lock,
-   * on a connection of its own), or answers null at once when another request holds it: one manual
-   * snapshot of a guild in flight at a time, its slot counted and kept from the check to the insert.
+   * Reserves the guild's one manual snapshot in flight for `token`: true when this call holds it,
+   * false while another request does. A reservation older than `staleBefore` was left by a process
+   * that stopped mid-snapshot, and is taken over.
    */
-  whileTakingManual<T>(guildId: string, work: () => Promise<T>): Promise<T | null> {
-    return exclusively(this.dataSource, `snapshots:manual:${guildId}`, work);
+  async reserveManual(guildId: string, token: string, staleBefore: Date): Promise<boolean> {
+    const rows = await this.dataSource.query<unknown[]>(
+      `INSERT INTO recovery.manual_snapshot_reservations AS r (guild_id, token) VALUES ($1, $2)
+       ON CONFLICT (guild_id) DO UPDATE SET token = EXCLUDED.token, reserved_at = now()
+         WHERE r.reserved_at < $3
+       RETURNING guild_id`,
+      [guildId, token, staleBefore],
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * Gives the reservation back, in the caller's transaction (the one storing the snapshot); false
+   * when `token` no longer holds it (taken over as stale: the snapshot must not be stored).
+   */
+  async releaseManual(
+    guildId: string,
+    token: string,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<boolean> {
+    const rows = await manager.query<unknown[]>(
+      `DELETE FROM recovery.manual_snapshot_reservations WHERE guild_id = $1 AND token = $2 RETURNING guild_id`,
+      [guildId, token],
+    );
+    return rows.length > 0;
   }
 
   /**
