@@ -3,6 +3,7 @@ import { ConflictError } from '@lib/problem-details';
 import type { DataSource, QueryRunner } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
 import type { GuildRegistry } from '../../apps/recovery/src/guilds/guild-registry.service';
+import type { ScopePermissions } from '../../apps/recovery/src/guilds/scope-permissions';
 import type {
   RestoreComparison,
   RestoreComparisons,
@@ -78,7 +79,8 @@ describe('restore start against a concurrent start', () => {
       get: (id: string) => Promise.resolve({ id, platformGuildId: '1' }),
     } as unknown as GuildRegistry;
     const entitlements = { requireRestoreScopes: () => Promise.resolve() } as unknown as EntitlementsClient;
-    sut = new RestoreService(jobs, comparisons, guilds, entitlements, workflows);
+    const scopePermissions = { require: () => Promise.resolve() } as unknown as ScopePermissions;
+    sut = new RestoreService(jobs, comparisons, guilds, entitlements, workflows, scopePermissions);
   });
 
   afterAll(async () => {

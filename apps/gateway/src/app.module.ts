@@ -25,6 +25,7 @@ import type { GatewayEnv } from './gateway.env';
 import type { BotInviteOptions } from './guilds/bot-invite';
 import { GuildRegistryClient } from './guilds/guild-registry.client';
 import { BOT_INVITE, MyGuilds } from './guilds/my-guilds.service';
+import { RegistrationCheck } from './guilds/registration-check';
 
 @Module({})
 export class AppModule implements NestModule {
@@ -101,6 +102,7 @@ export class AppModule implements NestModule {
           useFactory: (codec: InternalTokenCodec) => new GuildRegistryClient(config.RECOVERY_URL, codec),
         },
         MyGuilds,
+        RegistrationCheck,
         { provide: TRUSTED_ORIGINS, useValue: [new URL(config.DASHBOARD_URL).origin] },
         CookieOriginCheck,
         Sessions,

@@ -15,6 +15,8 @@ import { RestoreJobLeftWaiting1766500000000 } from './migrations/1766500000000-r
 import { AntiNukeContainment1766630000000 } from './migrations/1766630000000-antinuke-containment';
 import { ChangeJournal1766600000000 } from './migrations/1766600000000-change-journal';
 import { GuardTheGuard1766610000000 } from './migrations/1766610000000-guard-the-guard';
+import { GuildAccessGeneration1766640000000 } from './migrations/1766640000000-guild-access-generation';
+import { ManualSnapshotReservations1766640000001 } from './migrations/1766640000001-manual-snapshot-reservations';
 
 export const recoveryDatabase = {
   schema: 'recovery',
@@ -35,5 +37,7 @@ export const recoveryDatabase = {
     ChangeJournal1766600000000,
     GuardTheGuard1766610000000,
     AntiNukeContainment1766630000000,
+    GuildAccessGeneration1766640000000,
+    ManualSnapshotReservations1766640000001,
   ],
 };

@@ -54,6 +54,9 @@ export class RecoveryEvents {
         guild_id: job.guildId,
         scope: job.scope,
         requested_by_user: job.requestedByUser,
+        requested_by_platform_user_id: job.requestedByPlatformUserId,
+        ...(job.ownerPlatformUserId ? { owner_platform_user_id: job.ownerPlatformUserId } : {}),
+        ...(job.guildName ? { guild_name: job.guildName } : {}),
       },
     });
   }

@@ -173,7 +173,13 @@ export function toPlatformUser(user: APIUser): PlatformUser {
 }
 
 export function toPlatformMember(member: APIGuildMember): PlatformMember {
-  return { user: toPlatformUser(member.user), roles: member.roles, nick: member.nick ?? null };
+  const until = member.communication_disabled_until;
+  return {
+    user: toPlatformUser(member.user),
+    roles: member.roles,
+    nick: member.nick ?? null,
+    ...(until ? { communication_disabled_until: until } : {}),
+  };
 }
 
 export function toPlatformBan(ban: APIBan): PlatformBan {

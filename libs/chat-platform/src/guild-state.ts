@@ -119,6 +119,11 @@ export interface PlatformMember {
   /** Role ids, without @everyone. */
   roles: string[];
   nick: string | null;
+  /**
+   * Until when the member is timed out (ISO 8601); present only while the platform reports one,
+   * which may be in the past: the platform leaves an ended timeout's time in place.
+   */
+  communication_disabled_until?: string;
 }
 
 /** A ban of the guild: who, and the reason given (the audit-log reason of the ban). */

@@ -4,6 +4,10 @@ import {
   PERMISSION,
   computeGuildPermissions,
   hasManageGuild,
+  isTimedOut,
+  memberPermissions,
+  missingPermissions,
+  TIMED_OUT_PERMISSIONS,
 } from './permissions';
 
 const GUILD = '100000000000000001';
@@ -89,5 +93,58 @@ describe(hasManageGuild.name, () => {
     expect(hasManageGuild(input({ memberRoles: [MANAGER_ROLE] }))).toBe(true);
     expect(hasManageGuild(input({ memberRoles: [ADMIN_ROLE] }))).toBe(true);
     expect(hasManageGuild(input({ member: { user: { id: OWNER }, roles: [] } }))).toBe(true);
+  });
+});
+
+const NOW = new Date('2026-11-29T08:00:00.000Z');
+const LATER = '2026-11-29T09:00:00.000Z';
+const EARLIER = '2026-11-29T07:00:00.000Z';
+
+function timedOut(until: string | null, roles: string[], userId = MEMBER): GuildPermissionInput {
+  return input({ member: { user: { id: userId }, roles, communication_disabled_until: until } });
+}
+
+describe(memberPermissions.name, () => {
+  it('is the roles’ bits for a member who is not timed out, or whose timeout has ended', () => {
+    const roles = [MODERATOR_ROLE, MANAGER_ROLE];
+    const bits = computeGuildPermissions(input({ memberRoles: roles }));
+    expect(memberPermissions(timedOut(null, roles), NOW)).toBe(bits);
+    expect(memberPermissions(timedOut(EARLIER, roles), NOW)).toBe(bits);
+  });
+
+  it('leaves a timed-out member only VIEW_CHANNEL and READ_MESSAGE_HISTORY of what they hold', () => {
+    const permissions = memberPermissions(timedOut(LATER, [MODERATOR_ROLE, MANAGER_ROLE]), NOW);
+    expect(permissions).toBe(PERMISSION.VIEW_CHANNEL);
+    expect(permissions & ~TIMED_OUT_PERMISSIONS).toBe(0n);
+    expect(hasManageGuild(timedOut(LATER, [MANAGER_ROLE]), NOW)).toBe(false);
+    expect(hasManageGuild(timedOut(EARLIER, [MANAGER_ROLE]), NOW)).toBe(true);
+  });
+
+  it('exempts the owner and ADMINISTRATOR from a timeout', () => {
+    expect(memberPermissions(timedOut(LATER, [], OWNER), NOW)).toBe(ALL_PERMISSIONS);
+    expect(memberPermissions(timedOut(LATER, [ADMIN_ROLE]), NOW)).toBe(ALL_PERMISSIONS);
+  });
+});
+
+describe(isTimedOut.name, () => {
+  it('holds only for a readable time in the future', () => {
+    expect([LATER, EARLIER, null, undefined, 'not a date'].map((until) => isTimedOut(until, NOW))).toEqual([
+      true,
+      false,
+      false,
+      false,
+      false,
+    ]);
+  });
+});
+
+describe(missingPermissions.name, () => {
+  it('names each required bit that is not held', () => {
+    const bits = PERMISSION.MANAGE_GUILD | PERMISSION.MANAGE_CHANNELS;
+    expect(missingPermissions(bits, ['MANAGE_CHANNELS', 'MANAGE_ROLES', 'BAN_MEMBERS'])).toEqual([
+      'MANAGE_ROLES',
+      'BAN_MEMBERS',
+    ]);
+    expect(missingPermissions(ALL_PERMISSIONS, ['MANAGE_ROLES', 'BAN_MEMBERS'])).toEqual([]);
   });
 });

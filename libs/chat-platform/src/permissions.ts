@@ -8,7 +8,19 @@ export const PERMISSION = {
   MANAGE_ROLES: PermissionFlagsBits.ManageRoles,
   VIEW_CHANNEL: PermissionFlagsBits.ViewChannel,
   SEND_MESSAGES: PermissionFlagsBits.SendMessages,
+  BAN_MEMBERS: PermissionFlagsBits.BanMembers,
+  READ_MESSAGE_HISTORY: PermissionFlagsBits.ReadMessageHistory,
 } as const;
+
+/** The permission names the service speaks of, as the platform names them. */
+export type PermissionName = keyof typeof PERMISSION;
+
+/**
+ * What a timed-out member keeps (topics/permissions, "Permissions for Timed Out Members"): every
+ * other bit is lost while `communication_disabled_until` is in the future. The owner and members
+ * holding ADMINISTRATOR are exempt.
+ */
+export const TIMED_OUT_PERMISSIONS: bigint = PERMISSION.VIEW_CHANNEL | PERMISSION.READ_MESSAGE_HISTORY;
 
 /** Every bit the platform defines; what the owner and administrators hold. */
 export const ALL_PERMISSIONS: bigint = Object.values(PermissionFlagsBits).reduce((all, bit) => all | bit, 0n);
@@ -19,7 +31,7 @@ export interface GuildPermissionInput {
   everyonePermissions: string | bigint;
   /** The guild's roles; only those the member holds count. */
   roles: { id: string; permissions: string }[];
-  member: { user: { id: string }; roles: string[] };
+  member: { user: { id: string }; roles: string[]; communication_disabled_until?: string | null };
 }
 
 /**
@@ -43,9 +55,37 @@ export function hasPermission(permissions: bigint, bit: bigint): boolean {
   return (permissions & bit) === bit;
 }
 
-/** Whether the member may administer the guild in this service (spec: MANAGE_GUILD). */
-export function hasManageGuild(input: GuildPermissionInput): boolean {
-  return hasPermission(computeGuildPermissions(input), PERMISSION.MANAGE_GUILD);
+/** Whether a timeout ending at `until` (ISO 8601) is in force at `now`; an unreadable time is not one. */
+export function isTimedOut(until: string | null | undefined, now: Date = new Date()): boolean {
+  if (!until) return false;
+  const ends = Date.parse(until);
+  return Number.isFinite(ends) && ends > now.getTime();
+}
+
+/**
+ * What a member may do in the guild now, as the platform decides it: the guild-level bits of their
+ * roles (computeGuildPermissions), cut to TIMED_OUT_PERMISSIONS while they are timed out unless
+ * they are the owner or hold ADMINISTRATOR.
+ */
+export function memberPermissions(input: GuildPermissionInput, now: Date = new Date()): bigint {
+  const permissions = computeGuildPermissions(input);
+  if (hasPermission(permissions, PERMISSION.ADMINISTRATOR)) return permissions;
+  return isTimedOut(input.member.communication_disabled_until, now)
+    ? permissions & TIMED_OUT_PERMISSIONS
+    : permissions;
+}
+
+/** Whether the member may administer the guild in this service (spec: MANAGE_GUILD), a timeout counted. */
+export function hasManageGuild(input: GuildPermissionInput, now: Date = new Date()): boolean {
+  return hasPermission(memberPermissions(input, now), PERMISSION.MANAGE_GUILD);
+}
+
+/** The names of the bits of `required` that `permissions` lacks, in PERMISSION's order. */
+export function missingPermissions(
+  permissions: bigint,
+  required: readonly PermissionName[],
+): PermissionName[] {
+  return required.filter((name) => !hasPermission(permissions, PERMISSION[name]));
 }
 
 export interface ChannelPermissionInput {

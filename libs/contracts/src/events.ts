@@ -91,6 +91,11 @@ export interface EventPayloads {
     guild_id: string;
     scope: RestoreScope[];
     requested_by_user: string;
+    /** Who started it; absent from events written before it was recorded. */
+    requested_by_platform_user_id?: string;
+    /** The guild's owner, who is told when someone else starts a restore; absent as above. */
+    owner_platform_user_id?: string;
+    guild_name?: string;
   };
   RestoreCompleted: {
     restore_job_id: string;

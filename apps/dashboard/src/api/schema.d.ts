@@ -3798,7 +3798,8 @@ export interface operations {
         content: {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code?: 'ErrGuildInactive' | 'ErrPlanLimitExceeded' | 'ErrRestoreInProgress';
+            code?:
+              'ErrGuildInactive' | 'ErrPlanLimitExceeded' | 'ErrRestoreInProgress' | 'ErrSnapshotInProgress';
           };
         };
       };
@@ -4511,7 +4512,7 @@ export interface operations {
         content: {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code?: 'ErrCrossOriginRequest' | 'ErrPermissionDenied';
+            code?: 'ErrCrossOriginRequest' | 'ErrMissingPlatformPermission' | 'ErrPermissionDenied';
           };
         };
       };
@@ -4649,7 +4650,7 @@ export interface operations {
         content: {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code?: 'ErrCrossOriginRequest' | 'ErrPermissionDenied';
+            code?: 'ErrCrossOriginRequest' | 'ErrMissingPlatformPermission' | 'ErrPermissionDenied';
           };
         };
       };
@@ -4729,7 +4730,11 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description OK */
+      /**
+       * @description The payload shows all of the guild (private channels' overwrites, ban reasons): with
+       *     `include_payload` the caller needs every permission a restore of all of it would (the owner
+       *     always may); the counts alone need MANAGE_GUILD.
+       */
       200: {
         headers: {
           [name: string]: unknown;
@@ -4759,6 +4764,18 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
             code?: 'ErrUnauthenticated';
+          };
+        };
+      };
+      /** @description Not allowed: no MANAGE_GUILD in the guild, a plan without the feature, or not the payer. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrMissingPlatformPermission';
           };
         };
       };

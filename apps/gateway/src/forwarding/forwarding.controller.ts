@@ -2,9 +2,10 @@ import { All, Controller, Req, Res, UseGuards } from '@nestjs/common';
 import { PublicRoute } from '@lib/identity';
 import { DomainError, NotFoundError } from '@lib/problem-details';
 import type { RawBodyRequest } from '@lib/runtime';
-import type { Request, Response } from 'express';
-import { CurrentSession, SessionGuard } from '../auth/session.guard';
+import type { Response } from 'express';
+import { CurrentSession, SessionGuard, type SessionRequest } from '../auth/session.guard';
 import type { Session } from '../auth/sessions';
+import { isRegistration, RegistrationCheck } from '../guilds/registration-check';
 import { readForwardedBody } from './forwarded-body';
 import { UpstreamProxy } from './upstream-proxy';
 import { matchUpstream } from './upstream-routes';
@@ -19,11 +20,14 @@ import { matchUpstream } from './upstream-routes';
 @PublicRoute()
 @UseGuards(SessionGuard)
 export class ForwardingController {
-  constructor(private readonly proxy: UpstreamProxy) {}
+  constructor(
+    private readonly proxy: UpstreamProxy,
+    private readonly registration: RegistrationCheck,
+  ) {}
 
   @All(['api/v1/*path', 'subscriptions/*path'])
   async forward(
-    @Req() req: RawBodyRequest & Request,
+    @Req() req: RawBodyRequest & SessionRequest,
     @Res() res: Response,
     @CurrentSession() session: Session,
   ): Promise<void> {
@@ -40,6 +44,9 @@ export class ForwardingController {
     }
     // Only now, with the caller known and the route served, is the body read.
     if (!(await readForwardedBody(req, res))) return;
+    if (isRegistration(req.method, req.path)) {
+      await this.registration.check(session, req.sessionToken, req.rawBody);
+    }
     await this.proxy.forward(req, res, match.upstream, session);
   }
 }

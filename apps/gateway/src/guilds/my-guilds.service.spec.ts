@@ -162,4 +162,29 @@ describe(MyGuilds.name, () => {
     const other = await login();
     await expect(myGuilds.list(session, other.token)).rejects.toMatchObject({ status: 401 });
   });
+  it('answers whether the user manages a guild from their own list, read again only for a guild it lacks', async () => {
+    const managed = platform.seedGuild({
+      name: 'Managed',
+      roles: [{ name: 'Managers', permissions: PermissionFlagsBits.ManageGuild }],
+      members: [{ username: 'owner', id: USER, roles: ['Managers'] }],
+    });
+    const memberOnly = platform.seedGuild({ name: 'Member', members: [{ username: 'owner', id: USER }] });
+    const stranger = platform.seedGuild({ name: 'Not in it' });
+    const { token, session } = await login();
+    const before = platform.requestLog().length;
+
+    const answers = [];
+    for (const guild of [managed, managed, memberOnly, stranger]) {
+      answers.push(await myGuilds.manages(session, token, guild.guildId));
+    }
+
+    expect(answers).toEqual([true, true, false, false]);
+    // The user's own list with their token, read again for each guild it lacks; nothing of the
+    // guilds themselves, nothing with the bot's token.
+    const routes = platform
+      .requestLog()
+      .slice(before)
+      .map((entry) => entry.route);
+    expect(routes).toEqual(['/users/@me/guilds', '/users/@me/guilds', '/users/@me/guilds']);
+  });
 });

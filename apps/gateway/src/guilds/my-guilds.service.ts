@@ -47,10 +47,7 @@ export class MyGuilds {
   ) {}
 
   async list(session: Session, sessionToken: string): Promise<MyGuildsView> {
-    const accessToken = this.sessions.platformAccessToken(session, sessionToken);
-    if (!accessToken) throw platformAccessRefused();
-    const all = await this.lists.get(session.session_id, () => this.oauth.guildsOf(accessToken));
-    const managed = all.filter(canManage);
+    const managed = (await this.guildsOf(session, sessionToken)).filter(canManage);
     const standing = new Map(
       (await this.registry.lookup(managed.map((guild) => guild.id))).map((entry) => [
         entry.platform_guild_id,
@@ -77,5 +74,25 @@ export class MyGuilds {
     const rank = (status: GuildStatus) => GUILD_STATUSES.indexOf(status);
     guilds.sort((a, b) => rank(a.status) - rank(b.status) || a.name.localeCompare(b.name));
     return { guilds };
+  }
+
+  /**
+   * Whether the user's own guild list (their token, the list reused as `list` reuses it) says they
+   * can manage the platform guild: asked before anything spends the bot's platform budget on them.
+   * A reused list without the guild is read again once (a guild made, or a role given, since): that
+   * costs the user's own token's budget, never the bot's.
+   */
+  async manages(session: Session, sessionToken: string, platformGuildId: string): Promise<boolean> {
+    const managed = (guilds: PlatformUserGuild[]) =>
+      guilds.some((guild) => guild.id === platformGuildId && canManage(guild));
+    if (managed(await this.guildsOf(session, sessionToken))) return true;
+    this.lists.invalidate(session.session_id);
+    return managed(await this.guildsOf(session, sessionToken));
+  }
+
+  private guildsOf(session: Session, sessionToken: string): Promise<PlatformUserGuild[]> {
+    const accessToken = this.sessions.platformAccessToken(session, sessionToken);
+    if (!accessToken) throw platformAccessRefused();
+    return this.lists.get(session.session_id, () => this.oauth.guildsOf(accessToken));
   }
 }

@@ -466,3 +466,38 @@ describe(testDmContent.name, () => {
     expect(testDmContent(none)).not.toContain('지금 받는 알림');
   });
 });
+
+describe('a restore someone else started', () => {
+  const OWNER = '80351110224678913';
+  const started = (requester: string, owner?: string) =>
+    event('RestoreStarted', {
+      restore_job_id: 'job-1',
+      snapshot_id: 'snap-1',
+      guild_id: 'guild-1',
+      scope: ['roles', 'bans'],
+      requested_by_user: PAYER_ID,
+      requested_by_platform_user_id: requester,
+      ...(owner ? { owner_platform_user_id: owner } : {}),
+      guild_name: 'Demo',
+    });
+
+  it('is told to the owner, naming who started it and what it restores', () => {
+    expect(planDm(started(PAYER, OWNER))).toEqual({
+      template: 'restore.started_by_other',
+      recipientPlatformUserId: OWNER,
+      recipientUserId: null,
+      preference: null,
+      content: [
+        `🛠️ **Demo** 서버에서 <@${PAYER}>님이 복구를 시작했습니다.`,
+        '복구 범위: 역할, 차단',
+        '스냅샷: `snap-1` · 작업: `job-1`',
+        '본인이 요청한 복구가 아니라면 대시보드에서 바로 취소하세요.',
+      ].join('\n'),
+    });
+  });
+
+  it('is not news to an owner who started it, nor sent for an event without the owner', () => {
+    expect(planDm(started(OWNER, OWNER))).toBeNull();
+    expect(planDm(started(PAYER))).toBeNull();
+  });
+});

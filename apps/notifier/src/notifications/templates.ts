@@ -26,6 +26,7 @@ export const TEMPLATES = [
   'antinuke.lockdown_lifted',
   'antinuke.settings_changed',
   'snapshot.deleted',
+  'restore.started_by_other',
 ] as const;
 export type Template = (typeof TEMPLATES)[number];
 
@@ -99,6 +100,16 @@ export function formatDuration(ms: number): string {
 function cardName(company: string, last4: string): string {
   return `${company}카드 ****${last4}`;
 }
+
+/** What each restore scope is called in a DM. */
+const SCOPE_NAMES: Record<string, string> = {
+  roles: '역할',
+  channels: '채널',
+  permission_overrides: '권한 설정',
+  guild_settings: '서버 설정',
+  member_roles: '멤버 역할',
+  bans: '차단',
+};
 
 /** `1.2 KB` */
 function formatBytes(bytes: number): string {
@@ -247,6 +258,24 @@ function planRestoreCanceled(
 }
 
 const PLANNERS: { [T in keyof EventPayloads]?: Planner<T> } = {
+  // The owner hears of every restore someone else starts: a restore rewrites their guild. Not
+  // something they can switch off; their own restores they started themselves.
+  RestoreStarted: (p) =>
+    !p.owner_platform_user_id || p.owner_platform_user_id === p.requested_by_platform_user_id
+      ? null
+      : {
+          template: 'restore.started_by_other',
+          recipientPlatformUserId: p.owner_platform_user_id,
+          recipientUserId: null,
+          preference: null,
+          content: [
+            `🛠️ ${guild(p.guild_name)} 서버에서 <@${p.requested_by_platform_user_id ?? p.requested_by_user}>님이 복구를 시작했습니다.`,
+            `복구 범위: ${p.scope.map((scope) => SCOPE_NAMES[scope] ?? scope).join(', ')}`,
+            `스냅샷: \`${p.snapshot_id}\` · 작업: \`${p.restore_job_id}\``,
+            '본인이 요청한 복구가 아니라면 대시보드에서 바로 취소하세요.',
+          ].join('\n'),
+        },
+
   RestoreCompleted: (p) =>
     p.requested_by_platform_user_id === null
       ? null

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ChatPlatformClient, isChatPlatformError } from '@lib/chat-platform';
+import { ChatPlatformClient, hasPermission, isChatPlatformError, PERMISSION } from '@lib/chat-platform';
 import { DomainError, ForbiddenError, NotFoundError } from '@lib/problem-details';
 import { v7 as uuidv7 } from 'uuid';
 import { toUserFacingError } from '../platform/platform-errors';
@@ -32,7 +32,9 @@ export class GuildRegistry {
       }
       throw toUserFacingError(error);
     });
-    if (!(await this.access.liveManageGuild(platformGuildId, platformUserId))) {
+    // The settings just read name the owner: the member's permissions take two more calls, not three.
+    const permissions = await this.access.livePermissions(platformGuildId, platformUserId, settings);
+    if (!hasPermission(permissions, PERMISSION.MANAGE_GUILD)) {
       throw new ForbiddenError('You need the Manage Server permission on this guild.');
     }
     const id = await this.guilds.upsertInstalled({

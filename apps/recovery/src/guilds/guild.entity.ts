@@ -22,6 +22,10 @@ export class Guild extends TimestampedEntity {
   @SnakeCaseColumn('timestamptz', { nullable: true })
   removedAt: Date | null;
 
+  /** Moves on whenever who may manage the guild can have changed (a bigint, read as a string). */
+  @SnakeCaseColumn('bigint', { default: 0 })
+  accessGeneration: string;
+
   get active(): boolean {
     return this.botInstalledAt !== null && this.removedAt === null;
   }

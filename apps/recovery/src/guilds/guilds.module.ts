@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { GuildAccessSource } from '@lib/guild-access';
 import { UsersModule } from '../users/users.module';
+import { GuildAccessChanges } from './guild-access-changes';
 import { GuildAccessService } from './guild-access.service';
 import { GuildLookupController } from './guild-lookup.controller';
 import { GuildMemberNames } from './guild-member-names';
@@ -8,6 +9,7 @@ import { GuildRegistry } from './guild-registry.service';
 import { GuildAccessController, GuildsController } from './guilds.controller';
 import { GuildsRepository } from './guilds.repository';
 import { MemberNamesController } from './member-names.controller';
+import { ScopePermissions } from './scope-permissions';
 
 @Module({
   imports: [UsersModule],
@@ -17,9 +19,19 @@ import { MemberNamesController } from './member-names.controller';
     GuildRegistry,
     GuildsRepository,
     GuildAccessService,
+    GuildAccessChanges,
+    ScopePermissions,
     GuildMemberNames,
     { provide: GuildAccessSource, useExisting: GuildAccessService },
   ],
-  exports: [GuildRegistry, GuildsRepository, GuildAccessService, GuildAccessSource, GuildMemberNames],
+  exports: [
+    GuildRegistry,
+    GuildsRepository,
+    GuildAccessService,
+    GuildAccessChanges,
+    ScopePermissions,
+    GuildAccessSource,
+    GuildMemberNames,
+  ],
 })
 export class GuildsModule {}

@@ -34,6 +34,17 @@ export class GuildsRepository {
     );
   }
 
+  /**
+   * Moves the guild's access generation on: every replica's cached permission answers for it end
+   * at once (they are keyed by the generation read with the guild row).
+   */
+  async moveAccessGeneration(platformGuildId: string): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE recovery.guilds SET access_generation = access_generation + 1 WHERE platform_guild_id = $1`,
+      [platformGuildId],
+    );
+  }
+
   /** Active guilds: bot installed, not removed. */
   async findActive(): Promise<Guild[]> {
     return this.dataSource

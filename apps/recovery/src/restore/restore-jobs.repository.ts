@@ -55,6 +55,9 @@ export interface NewRestoreJob {
   scope: RestoreScope[];
   options: { create_pre_restore_snapshot: boolean };
   previewDiff: RestoreDiff;
+  /** For RestoreStarted: the guild's name and owner (who hears of a restore someone else started). */
+  guildName?: string;
+  ownerPlatformUserId?: string;
 }
 
 const ACTIVE = `status IN ('pending', 'running')`;

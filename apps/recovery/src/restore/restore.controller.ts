@@ -18,25 +18,34 @@ import { RestoreService } from './restore.service';
 /**
  * MANAGE_GUILD on the guild of the snapshot (preview, start) or of the job is checked before the
  * body is validated: whoever may not see them gets the 404 of a missing one, whatever they sent.
+ * A preview or start then needs, for each scope, the platform permission restoring it exercises
+ * (403 ErrMissingPlatformPermission, before anything is written).
  */
 @Controller('api/v1/restore')
 export class RestoreController {
   constructor(private readonly restores: RestoreService) {}
 
   @ApiOperation({ summary: 'Preview a restore' })
-  @ProblemAnswers({ 403: ['ErrPermissionDenied'], 404: ['ErrSnapshotNotFound'] })
+  @ProblemAnswers({
+    403: ['ErrPermissionDenied', 'ErrMissingPlatformPermission'],
+    404: ['ErrSnapshotNotFound'],
+  })
   @Post('preview')
   @HttpCode(200)
   @RequireManageGuildOf(SnapshotGuildLookup, { body: 'snapshot_id' })
   @UseFilters(PlatformOutageFilter)
-  preview(@ScopeGuildId() guildId: string, @Body() body: PreviewRestoreDto): Promise<RestorePreviewView> {
-    return this.restores.preview(guildId, body);
+  preview(
+    @CurrentIdentity() identity: InternalIdentity,
+    @ScopeGuildId() guildId: string,
+    @Body() body: PreviewRestoreDto,
+  ): Promise<RestorePreviewView> {
+    return this.restores.preview(identity, guildId, body);
   }
 
   /** 202: the job is accepted and runs on the workflow engine; read it for progress. */
   @ApiOperation({ summary: 'Start a restore' })
   @ProblemAnswers({
-    403: ['ErrPermissionDenied'],
+    403: ['ErrPermissionDenied', 'ErrMissingPlatformPermission'],
     404: ['ErrSnapshotNotFound'],
     409: ['ErrDiffChanged', 'ErrRestoreAlreadyInProgress'],
   })

@@ -5,7 +5,9 @@ import { EntitlementsClient } from '@lib/entitlements';
 import { type GuildResourceLookup, requireUser } from '@lib/guild-access';
 import { ConflictError, DomainError, NotFoundError } from '@lib/problem-details';
 import { v7 as uuidv7 } from 'uuid';
+import type { Guild } from '../guilds/guild.entity';
 import { GuildRegistry } from '../guilds/guild-registry.service';
+import { ScopePermissions } from '../guilds/scope-permissions';
 import { guildStateUnavailable } from '../platform/platform-errors';
 import { type RestoreComparison, RestoreComparisons } from './restore-comparisons';
 import {
@@ -40,10 +42,22 @@ export class RestoreService implements GuildResourceLookup {
     private readonly guilds: GuildRegistry,
     private readonly entitlements: EntitlementsClient,
     private readonly workflows: RestoreWorkflows,
+    private readonly scopePermissions: ScopePermissions,
   ) {}
 
-  /** docs/behaviour.md §4.1, rules in order: snapshot (of `guildId`), plan, payload version, live state, diff. */
-  async preview(guildId: string, request: PreviewRestoreDto): Promise<RestorePreviewView> {
+  /**
+   * docs/behaviour.md §4.1, rules in order: the caller's platform permissions for each scope,
+   * snapshot (of `guildId`), plan, payload version, live state, diff.
+   */
+  async preview(
+    identity: InternalIdentity,
+    guildId: string,
+    request: PreviewRestoreDto,
+  ): Promise<RestorePreviewView> {
+    const user = requireUser(identity);
+    await this.scopePermissions.require(guildId, user.platform_user_id, request.scope, {
+      action: 'Previewing a restore of',
+    });
     await this.entitlements.requireRestoreScopes(guildId, request.scope);
     const { diff } = await this.compare(guildId, request);
     return { ...diff, diff_hash: restoreDiffHash(diff) };
@@ -59,9 +73,14 @@ export class RestoreService implements GuildResourceLookup {
     request: StartRestoreDto,
   ): Promise<RestoreStartView> {
     const user = requireUser(identity);
+    // Read from the platform now: a start changes the guild, and must not rest on a cached answer.
+    await this.scopePermissions.require(guildId, user.platform_user_id, request.scope, {
+      action: 'Restoring',
+      live: true,
+    });
     await this.entitlements.requireRestoreScopes(guildId, request.scope);
     await this.refuseIfActive(guildId);
-    const { diff } = await this.compare(guildId, request);
+    const { diff, guild } = await this.compare(guildId, request);
     if (restoreDiffHash(diff) !== request.approved_diff_hash) {
       throw new ConflictError(
         'ErrDiffChanged',
@@ -80,6 +99,8 @@ export class RestoreService implements GuildResourceLookup {
       scope: request.scope,
       options,
       previewDiff: diff,
+      guildName: guild.name,
+      ownerPlatformUserId: guild.ownerPlatformUserId,
     });
     // Another start got in while the diff was computed: its job is the guild's active one.
     if (!inserted.inserted) throw this.alreadyInProgress(inserted.active);
@@ -157,7 +178,10 @@ export class RestoreService implements GuildResourceLookup {
     return this.view((await this.jobs.get(job.id))!);
   }
 
-  private async compare(guildId: string, request: PreviewRestoreDto): Promise<RestoreComparison> {
+  private async compare(
+    guildId: string,
+    request: PreviewRestoreDto,
+  ): Promise<RestoreComparison & { guild: Guild }> {
     const guild = await this.guilds.get(guildId);
     const target = await this.comparisons.snapshotPayload(request.snapshot_id, guildId);
     const comparison = await this.comparisons
@@ -170,7 +194,7 @@ export class RestoreService implements GuildResourceLookup {
     // The creation quotas count the guild's earlier restores within their window too.
     const recent = await this.jobs.recentCreations(guildId, CREATION_QUOTA_WINDOW_SECONDS);
     comparison.diff.estimated_duration = estimateDuration(comparison.diff, recent);
-    return comparison;
+    return { ...comparison, guild };
   }
 
   private async refuseIfActive(guildId: string): Promise<void> {

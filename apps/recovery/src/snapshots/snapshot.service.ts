@@ -4,12 +4,19 @@ import type { SnapshotTrigger } from '@lib/contracts';
 import { EntitlementsClient } from '@lib/entitlements';
 import { ConflictError } from '@lib/problem-details';
 import { Counter, Histogram } from 'prom-client';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
 import type { Guild } from '../guilds/guild.entity';
 import { toUserFacingError } from '../platform/platform-errors';
 import { RecoveryEvents } from '../recovery-events';
 import { type GuildMembership, readGuildMembership } from './guild-membership';
+import {
+  KEPT_PER_GUILD,
+  type LimitedTrigger,
+  makeRoom,
+  SnapshotKindFullError,
+  snapshotInProgress,
+} from './snapshot-limits';
 import { SNAPSHOT_MAX_BYTES, serialiseSnapshot, SnapshotTooLargeError } from './snapshot-payload';
 import { SnapshotsRepository } from './snapshots.repository';
 
@@ -47,8 +54,21 @@ export interface CreatedSnapshot {
 }
 
 /**
+ * A manual snapshot's reservation older than this was left by a process that stopped mid-snapshot
+ * and is taken over: far longer than reading a guild at the platform's rate limits takes.
+ */
+export const RESERVATION_STALE_MS = 15 * 60_000;
+
+const snapshotsMadeRoomFor = new Counter({
+  name: 'snapshots_deleted_for_room_total',
+  help: 'Snapshots of the system’s own kinds deleted to keep a guild within its limit, by trigger',
+  labelNames: ['trigger'],
+});
+
+/**
  * The one creation routine every trigger converges on (docs/behaviour.md §1.1). Manual snapshots alone pass
- * the plan checks; the others are the system's own and never wait for a slot.
+ * the plan checks, one at a time per guild, the slot held from the check to the insert; incident
+ * and pre-restore snapshots are kept to KEPT_PER_GUILD per guild, the oldest unneeded making room.
  */
 @Injectable()
 export class SnapshotService {
@@ -64,7 +84,31 @@ export class SnapshotService {
 
   async create(input: CreateSnapshotInput): Promise<CreatedSnapshot> {
     const { guild, trigger } = input;
-    if (trigger === 'manual') await this.checkManualAllowed(guild);
+    if (trigger !== 'manual') return this.take(input);
+    // The slot is reserved and counted before the platform is read: a second request meanwhile is
+    // refused at once rather than spending the bot's platform budget on a snapshot with no slot.
+    const reservation = uuidv7();
+    const staleBefore = new Date(Date.now() - RESERVATION_STALE_MS);
+    if (!(await this.snapshots.reserveManual(guild.id, reservation, staleBefore))) throw snapshotInProgress();
+    try {
+      await this.checkManualAllowed(guild);
+      return await this.take(input, reservation);
+    } finally {
+      // Already given back when the snapshot was stored; this is for every other ending.
+      await this.snapshots.releaseManual(guild.id, reservation).catch((error: unknown) => {
+        this.logger.warn({ guild_id: guild.id, err: String(error) }, 'snapshot reservation not given back');
+      });
+    }
+  }
+
+  /** `reservation`: the manual snapshot's, given back with the insert (refused if no longer held). */
+  private async take(input: CreateSnapshotInput, reservation?: string): Promise<CreatedSnapshot> {
+    const { guild, trigger } = input;
+    const limited = isLimited(trigger) ? trigger : null;
+    if (limited) {
+      // Nothing is read from the platform for a snapshot that could not be kept.
+      await this.dataSource.transaction((manager) => this.makeRoom(manager, guild.id, limited, false));
+    }
 
     const { state, membership } = input.composed ?? (await this.read(guild));
     const createdAt = new Date();
@@ -83,6 +127,10 @@ export class SnapshotService {
 
     const id = uuidv7();
     await this.dataSource.transaction(async (manager) => {
+      if (limited) await this.makeRoom(manager, guild.id, limited, true);
+      if (reservation && !(await this.snapshots.releaseManual(guild.id, reservation, manager))) {
+        throw snapshotInProgress();
+      }
       const facts = {
         id,
         guildId: guild.id,
@@ -115,9 +163,31 @@ export class SnapshotService {
   }
 
   /**
+   * Throws when every kept snapshot of the kind is still needed; with `remove`, deletes the oldest
+   * that nothing needs so that one more fits. Checked before the platform read and done in the
+   * insert's transaction, under the guild and kind's lock (what others took meanwhile counts).
+   */
+  private async makeRoom(
+    manager: EntityManager,
+    guildId: string,
+    trigger: LimitedTrigger,
+    remove: boolean,
+  ): Promise<void> {
+    const kept = await this.snapshots.keptOfKind(manager, guildId, trigger, new Date());
+    const { deleted, room } = makeRoom(kept, KEPT_PER_GUILD[trigger]);
+    if (!room) throw new SnapshotKindFullError(trigger);
+    if (!remove) return;
+    const count = await this.snapshots.deleteToMakeRoom(manager, guildId, deleted);
+    if (count > 0) {
+      snapshotsMadeRoomFor.inc({ trigger }, count);
+      this.logger.log({ guild_id: guildId, trigger, deleted }, 'oldest snapshots deleted to make room');
+    }
+  }
+
+  /**
    * docs/behaviour.md §4.6, §7, §8: the plan must include manual snapshots, no restore may be pending or
-   * running, and a slot must be free. Two concurrent requests may both see the last free slot;
-   * the spec accepts that race.
+   * running, and a slot must be free. Runs holding the guild's manual-snapshot reservation, so no
+   * other request can take the slot between this count and the insert.
    */
   private async checkManualAllowed(guild: Guild): Promise<void> {
     const entitlements = await this.entitlements.requireFeature(guild.id, 'RECOVERY_SNAPSHOT_MANUAL');
@@ -137,4 +207,8 @@ export class SnapshotService {
       );
     }
   }
+}
+
+function isLimited(trigger: SnapshotTrigger): trigger is LimitedTrigger {
+  return trigger in KEPT_PER_GUILD;
 }

@@ -5,6 +5,7 @@ import type { InternalIdentity } from '@lib/contracts';
 import { RequireManageGuild, RequireManageGuildOf, requireUser, ScopeGuildId } from '@lib/guild-access';
 import { CurrentIdentity } from '@lib/identity';
 import { GuildRegistry } from '../guilds/guild-registry.service';
+import { PAYLOAD_SCOPES, ScopePermissions } from '../guilds/scope-permissions';
 import { SnapshotCatalog, type SnapshotActor } from './snapshot-catalog.service';
 import { DeletedSnapshotGuildLookup, SnapshotGuildLookup } from './snapshot-guild.lookup';
 import { type CreatedSnapshot, SnapshotService } from './snapshot.service';
@@ -24,13 +25,14 @@ export class SnapshotsController {
     private readonly guilds: GuildRegistry,
     private readonly snapshots: SnapshotService,
     private readonly catalog: SnapshotCatalog,
+    private readonly scopePermissions: ScopePermissions,
   ) {}
 
   /** docs/behaviour.md §4.6: a manual snapshot, 200 with `{id, size, created_at}`. */
   @ApiOperation({ summary: 'Take a snapshot' })
   @ProblemAnswers({
     403: ['ErrPermissionDenied'],
-    409: ['ErrPlanLimitExceeded', 'ErrRestoreInProgress'],
+    409: ['ErrPlanLimitExceeded', 'ErrRestoreInProgress', 'ErrSnapshotInProgress'],
     413: ['ErrSnapshotTooLarge'],
   })
   @Post('guilds/:guildId/snapshots')
@@ -62,15 +64,26 @@ export class SnapshotsController {
     return this.catalog.list(guildId, query);
   }
 
+  /**
+   * The payload shows all of the guild (private channels' overwrites, ban reasons): with
+   * `include_payload` the caller needs every permission a restore of all of it would (the owner
+   * always may); the counts alone need MANAGE_GUILD.
+   */
   @ApiOperation({ summary: 'Get a snapshot' })
-  @ProblemAnswers({ 404: ['ErrSnapshotNotFound'] })
+  @ProblemAnswers({ 403: ['ErrMissingPlatformPermission'], 404: ['ErrSnapshotNotFound'] })
   @Get('snapshots/:snapshotId')
   @RequireManageGuildOf(SnapshotGuildLookup, { params: 'snapshotId' })
-  get(
+  async get(
+    @CurrentIdentity() identity: InternalIdentity,
     @ScopeGuildId() guildId: string,
     @Param('snapshotId', new ParseUUIDPipe()) snapshotId: string,
     @Query() query: GetSnapshotQuery,
   ): Promise<SnapshotDetailView> {
+    if (query.include_payload) {
+      await this.scopePermissions.require(guildId, requireUser(identity).platform_user_id, PAYLOAD_SCOPES, {
+        action: 'Reading the snapshot’s',
+      });
+    }
     return this.catalog.get(guildId, snapshotId, query.include_payload);
   }
 

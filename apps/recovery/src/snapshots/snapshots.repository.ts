@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { SnapshotTrigger } from '@lib/contracts';
 import { keysetTimeSql } from '@lib/database';
 import { DataSource, type EntityManager } from 'typeorm';
+import type { KeptSnapshot, LimitedTrigger } from './snapshot-limits';
 
 /** A snapshot's row without its payload. */
 export interface SnapshotRow {
@@ -65,6 +66,73 @@ export class SnapshotsRepository {
         snapshot.createdAt,
       ],
     );
+  }
+
+  /**
+   * Reserves the guild's one manual snapshot in flight for `token`: true when this call holds it,
+   * false while another request does. A reservation older than `staleBefore` was left by a process
+   * that stopped mid-snapshot, and is taken over.
+   */
+  async reserveManual(guildId: string, token: string, staleBefore: Date): Promise<boolean> {
+    const rows = await this.dataSource.query<unknown[]>(
+      `INSERT INTO recovery.manual_snapshot_reservations AS r (guild_id, token) VALUES ($1, $2)
+       ON CONFLICT (guild_id) DO UPDATE SET token = EXCLUDED.token, reserved_at = now()
+         WHERE r.reserved_at < $3
+       RETURNING guild_id`,
+      [guildId, token, staleBefore],
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * Gives the reservation back, in the caller's transaction (the one storing the snapshot); false
+   * when `token` no longer holds it (taken over as stale: the snapshot must not be stored).
+   */
+  async releaseManual(
+    guildId: string,
+    token: string,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<boolean> {
+    const rows = await manager.query<unknown[]>(
+      `DELETE FROM recovery.manual_snapshot_reservations WHERE guild_id = $1 AND token = $2 RETURNING guild_id`,
+      [guildId, token],
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * The guild's snapshots of `trigger`, each with whether something still needs it, read under a
+   * transaction lock on the guild and kind, so concurrent takers make room one after the other.
+   */
+  async keptOfKind(
+    manager: EntityManager,
+    guildId: string,
+    trigger: LimitedTrigger,
+    now: Date,
+  ): Promise<KeptSnapshot[]> {
+    await manager.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`snapshots:${trigger}:${guildId}`]);
+    return manager.query<KeptSnapshot[]>(
+      `SELECT s.id, s.created_at,
+              (EXISTS (SELECT 1 FROM recovery.restore_jobs j
+                        WHERE j.status IN ('pending', 'running')
+                          AND (j.snapshot_id = s.id OR j.pre_restore_snapshot_id = s.id))
+               OR EXISTS (SELECT 1 FROM recovery.antinuke_incidents i
+                           WHERE (i.snapshot_id = s.id OR i.undo_snapshot_id = s.id)
+                             AND i.last_action_at > $3::timestamptz - interval '${INCIDENT_OPEN_DAYS} days')) AS needed
+         FROM recovery.snapshots s
+        WHERE s.guild_id = $1 AND s.trigger = $2`,
+      [guildId, trigger, now],
+    );
+  }
+
+  /** Deletes these snapshots of the guild (making room for a new one); returns how many went. */
+  async deleteToMakeRoom(manager: EntityManager, guildId: string, snapshotIds: string[]): Promise<number> {
+    if (snapshotIds.length === 0) return 0;
+    const [, deleted] = await manager.query<[unknown, number]>(
+      `DELETE FROM recovery.snapshots WHERE guild_id = $1 AND id = ANY($2::uuid[])`,
+      [guildId, snapshotIds],
+    );
+    return deleted;
   }
 
   async countManual(guildId: string): Promise<number> {
@@ -164,7 +232,7 @@ export class SnapshotsRepository {
   async isOpenIncidentSnapshot(manager: EntityManager, snapshotId: string, now: Date): Promise<boolean> {
     const rows = await manager.query<unknown[]>(
       `SELECT 1 FROM recovery.antinuke_incidents
-        WHERE snapshot_id = $1 AND last_action_at > $2::timestamptz - interval '${INCIDENT_OPEN_DAYS} days' LIMIT 1`,
+        WHERE (snapshot_id = $1 OR undo_snapshot_id = $1) AND last_action_at > $2::timestamptz - interval '${INCIDENT_OPEN_DAYS} days' LIMIT 1`,
       [snapshotId, now],
     );
     return rows.length > 0;

@@ -61,7 +61,7 @@ describe(toSourceEvent.name, () => {
     expect(toSourceEvent(dispatch('CHANNEL_CREATE', { id: GENERAL, type: 1, recipients: [] }))).toBeNull();
   });
 
-  it('reads role changes, settings, bans, members leaving and the bot’s identity', () => {
+  it('reads role changes, settings, bans, members changing or leaving and the bot’s identity', () => {
     const mods = guildState().roles.find((role) => role.id === MODS)!;
     expect(toSourceEvent(dispatch('GUILD_ROLE_UPDATE', { guild_id: GUILD, role: mods }))).toEqual({
       type: 'role_update',
@@ -86,6 +86,12 @@ describe(toSourceEvent.name, () => {
     });
     expect(toSourceEvent(dispatch('GUILD_MEMBER_REMOVE', { guild_id: GUILD, user }))).toEqual({
       type: 'member_remove',
+      platformGuildId: GUILD,
+      userId: user.id,
+    });
+    const member = { guild_id: GUILD, user, roles: [MODS], communication_disabled_until: null };
+    expect(toSourceEvent(dispatch('GUILD_MEMBER_UPDATE', member))).toEqual({
+      type: 'member_update',
       platformGuildId: GUILD,
       userId: user.id,
     });

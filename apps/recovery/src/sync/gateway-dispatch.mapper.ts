@@ -63,6 +63,11 @@ const MAPPERS: DispatchMappers = {
     platformGuildId: d.guild_id,
     userId: d.user.id,
   }),
+  [GatewayDispatchEvents.GuildMemberUpdate]: (d) => ({
+    type: 'member_update',
+    platformGuildId: d.guild_id,
+    userId: d.user.id,
+  }),
   [GatewayDispatchEvents.GuildMemberRemove]: (d) => ({
     type: 'member_remove',
     platformGuildId: d.guild_id,

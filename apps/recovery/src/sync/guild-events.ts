@@ -52,6 +52,16 @@ export interface AuditLogChange {
   new_value?: unknown;
 }
 
+/**
+ * A member's roles, nickname or timeout changed (GUILD_MEMBER_UPDATE). The mirror does not keep
+ * members; only who may manage the guild follows it.
+ */
+export interface MemberUpdated {
+  type: 'member_update';
+  platformGuildId: string;
+  userId: string;
+}
+
 /** The connection is up; `botUserId` is the bot's own user, whose actions are never a raid. */
 export interface SourceReady {
   type: 'ready';
@@ -74,7 +84,7 @@ export interface GuildsKnown {
   platformGuildIds: string[];
 }
 
-export type SourceEvent = SourceReady | ShardReleased | GuildsKnown | GuildEvent;
+export type SourceEvent = SourceReady | ShardReleased | GuildsKnown | MemberUpdated | GuildEvent;
 export type GuildEventType = GuildEvent['type'];
 
 /**

@@ -11,6 +11,7 @@ import { EntitlementsClient } from '@lib/entitlements';
 import { RetryTimer, ScheduledPass, TtlCache } from '@lib/runtime';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { DESTRUCTIVE_ACTION_SINK, type DestructiveActionSink } from '../antinuke/destructive-action';
+import { GuildAccessChanges } from '../guilds/guild-access-changes';
 import { GuildRegistry } from '../guilds/guild-registry.service';
 import { toJournalAuditEntry } from './change-journal-entry';
 import { ChangeJournal } from './change-journal';
@@ -123,6 +124,10 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
     @Optional() scheduler: SchedulerRegistry = new SchedulerRegistry(),
     /** Where before-images and audit-log entries are kept for undoing a raid; none in unit tests. */
     @Optional() @Inject(ChangeJournal) private readonly journal: ChangeJournal | null = null,
+    /** Ends cached permission answers on member and role changes; a test's service may go without. */
+    @Optional()
+    @Inject(GuildAccessChanges)
+    private readonly accessChanges: GuildAccessChanges | null = null,
   ) {
     this.passes = {
       pauses: new ScheduledPass(scheduler, 'live-sync-pauses', () => this.resumeEnded()),
@@ -235,6 +240,8 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
     }
     if (event.type === 'shard_released') return this.forgetShard(event.shardId, event.shardCount);
     if (event.type === 'guilds_known') return this.know(event.platformGuildIds);
+    this.accessChanges?.notice(event);
+    if (event.type === 'member_update') return;
     const sequence = ++this.received;
     this.lanes.run(event.platformGuildId, () => this.handle(event, sequence));
   }

@@ -1,5 +1,6 @@
 import { BOT_PERMISSIONS, LEAST_BOT_PERMISSIONS } from '@lib/chat-platform';
 import { PermissionFlagsBits as P } from 'discord-api-types/v10';
+import { guildPermissions } from './bot-authority';
 import { FakeChatPlatform } from './fake-chat-platform';
 import type { GuildSpec, SeededGuild } from './guild-seed';
 import { type JsonReply, sendJson } from '../../../../test/support/http-json';
@@ -204,6 +205,53 @@ describe('bot authority', () => {
       await expect(
         call('DELETE', `/guilds/${seeded.guildId}/bans/${seeded.bans.spammer}`),
       ).resolves.toMatchObject({ status: 204 });
+    });
+  });
+  describe('timeouts', () => {
+    const inMinutes = (minutes: number) => new Date(Date.now() + minutes * 60_000).toISOString();
+
+    it('times out a member the bot outranks with MODERATE_MEMBERS, who then keeps only viewing and history', async () => {
+      const seeded = seed({
+        bot: { permissions: LEAST_BOT_PERMISSIONS | P.ModerateMembers },
+        roles: [{ name: 'Low', permissions: P.ManageGuild | P.BanMembers }],
+      });
+      const path = `/guilds/${seeded.guildId}/members/${seeded.members.mia}`;
+      const until = inMinutes(10);
+      const answer = await call('PATCH', path, { communication_disabled_until: until });
+      expect(answer).toMatchObject({ status: 200, body: { communication_disabled_until: until } });
+      const member = sut.guild(seeded.guildId).members.find((m) => m.user_id === seeded.members.mia)!;
+      expect(guildPermissions(sut.guild(seeded.guildId), member.user_id)).toBe(
+        guildPermissions(sut.guild(seeded.guildId), member.user_id) & (P.ViewChannel | P.ReadMessageHistory),
+      );
+      expect(guildPermissions(sut.guild(seeded.guildId), member.user_id) & P.ManageGuild).toBe(0n);
+      await expect(call('PATCH', path, { communication_disabled_until: null })).resolves.toMatchObject({
+        status: 200,
+        body: { communication_disabled_until: null },
+      });
+      expect(guildPermissions(sut.guild(seeded.guildId), member.user_id) & P.ManageGuild).toBe(P.ManageGuild);
+    });
+
+    it('refuses without MODERATE_MEMBERS, on an administrator or the owner, and past 28 days', async () => {
+      const seeded = seed({
+        roles: [{ name: 'Low' }, { name: 'Admins', permissions: P.Administrator }],
+        members: [
+          { username: 'mia', roles: ['Low'] },
+          { username: 'ada', roles: ['Admins'] },
+        ],
+      });
+      const member = (id: string) => `/guilds/${seeded.guildId}/members/${id}`;
+      const timeout = { communication_disabled_until: inMinutes(10) };
+      await expect(call('PATCH', member(seeded.members.mia), timeout)).resolves.toMatchObject(
+        refusedAs(50013),
+      );
+      sut.registerBotToken('owner-token', seeded.ownerId);
+      const asOwner = (path: string, body: object) => call('PATCH', path, body, 'owner-token');
+      await expect(asOwner(member(seeded.members.ada), timeout)).resolves.toMatchObject(refusedAs(50013));
+      await expect(asOwner(member(seeded.ownerId), timeout)).resolves.toMatchObject(refusedAs(50013));
+      await expect(
+        asOwner(member(seeded.members.mia), { communication_disabled_until: inMinutes(29 * 24 * 60) }),
+      ).resolves.toMatchObject({ status: 400 });
+      await expect(asOwner(member(seeded.members.mia), timeout)).resolves.toMatchObject({ status: 200 });
     });
   });
 });

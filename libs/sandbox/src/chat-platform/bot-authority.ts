@@ -132,15 +132,26 @@ export class BotAuthority {
 
 /**
  * A member's guild-level permissions (bot or user): @everyone's and their roles' bits; the owner and
- * ADMINISTRATOR hold all of them. Nothing for someone who is not a member.
+ * ADMINISTRATOR hold all of them. Nothing for someone who is not a member. A timed-out member keeps
+ * only VIEW_CHANNEL and READ_MESSAGE_HISTORY of them until the timeout ends (topics/permissions,
+ * "Permissions for Timed Out Members"); the owner and ADMINISTRATOR are exempt.
  */
-export function guildPermissions(guild: FakeGuild, userId: string): bigint {
+export function guildPermissions(guild: FakeGuild, userId: string, now = Date.now()): bigint {
   const member = guild.members.find((candidate) => candidate.user_id === userId);
   if (!member) return 0n;
   if (guild.owner_id === userId) return ALL;
   const held = guild.roles.filter((role) => member.roles.includes(role.id) || role.id === guild.id);
   const combined = held.reduce((bits, role) => bits | BigInt(role.permissions), 0n);
-  return (combined & PermissionFlagsBits.Administrator) !== 0n ? ALL : combined;
+  if ((combined & PermissionFlagsBits.Administrator) !== 0n) return ALL;
+  return isTimedOut(member, now)
+    ? combined & (PermissionFlagsBits.ViewChannel | PermissionFlagsBits.ReadMessageHistory)
+    : combined;
+}
+
+/** Whether the member's timeout is in force: its end is in the future. */
+export function isTimedOut(member: FakeMember, now = Date.now()): boolean {
+  const until = member.communication_disabled_until;
+  return until ? Date.parse(until) > now : false;
 }
 
 /** The position of the member's highest role; 0 (@everyone's) for none, or for no member. */

@@ -102,6 +102,17 @@ function memberEntries(before: FakeMember, after: FakeMember | null, guild: Fake
       changes: fieldChanges({ nick: before.nick }, { nick: after.nick }),
     });
   }
+  const [timeoutBefore, timeoutAfter] = [before, after].map((m) => m.communication_disabled_until ?? null);
+  if (timeoutBefore !== timeoutAfter) {
+    entries.push({
+      target_id,
+      action_type: AuditLogEvent.MemberUpdate,
+      changes: fieldChanges(
+        { communication_disabled_until: timeoutBefore },
+        { communication_disabled_until: timeoutAfter },
+      ),
+    });
+  }
   const named = (ids: string[]) =>
     ids.map((id) => ({ id, name: guild.roles.find((role) => role.id === id)?.name ?? '' }));
   const added = after.roles.filter((id) => !before.roles.includes(id));

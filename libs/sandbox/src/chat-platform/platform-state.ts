@@ -44,6 +44,8 @@ export interface FakeMember {
   roles: string[];
   nick: string | null;
   joined_at: string;
+  /** Timed out until then (ISO 8601); absent or null when never timed out or the timeout was lifted. */
+  communication_disabled_until?: string | null;
 }
 
 export type FakeGuildSettings = GuildSettings;

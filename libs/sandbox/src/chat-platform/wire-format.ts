@@ -161,7 +161,7 @@ export function memberWire(member: FakeMember, user: FakeUser) {
     mute: false,
     flags: 0,
     pending: false,
-    communication_disabled_until: null,
+    communication_disabled_until: member.communication_disabled_until ?? null,
   };
 }
 

@@ -47,6 +47,44 @@ function checkNicknameRights(guild: FakeGuild, actorId: string, member: FakeMemb
   bot.requireOutranks(member);
 }
 
+/** The longest timeout the platform accepts: 28 days (resources/guild, Modify Guild Member). */
+const MAX_TIMEOUT_MS = 28 * 24 * 3_600_000;
+
+/**
+ * `communication_disabled_until` of Modify Guild Member: needs MODERATE_MEMBERS and a member the
+ * caller outranks; the owner and members with ADMINISTRATOR cannot be timed out (the platform
+ * answers Missing Permissions); at most 28 days ahead. Null lifts the timeout.
+ */
+function checkTimeout(
+  guild: FakeGuild,
+  actorId: string,
+  member: FakeMember,
+  form: FormBody,
+): string | null | undefined {
+  if (!form.has('communication_disabled_until')) return undefined;
+  const until = form.string('communication_disabled_until');
+  if (until === undefined) return undefined;
+  if (until !== null) {
+    const ends = Date.parse(until);
+    if (!Number.isFinite(ends)) {
+      return form.fail('communication_disabled_until', 'DATE_TIME_TYPE_PARSE', 'Could not parse the date.');
+    }
+    if (ends - Date.now() > MAX_TIMEOUT_MS) {
+      return form.fail(
+        'communication_disabled_until',
+        'BASE_TYPE_BAD_INT',
+        'The timeout may be at most 28 days in the future.',
+      );
+    }
+  }
+  const bot = new BotAuthority(guild, actorId);
+  bot.require(PermissionFlagsBits.ModerateMembers);
+  bot.requireOutranks(member);
+  const target = new BotAuthority(guild, member.user_id);
+  if (target.holds(PermissionFlagsBits.Administrator)) throw platformError.missingPermissions();
+  return until === null ? null : new Date(until).toISOString();
+}
+
 /** The platform's bounds for a page of the member list. */
 const MAX_MEMBERS_PER_PAGE = 1000;
 
@@ -97,6 +135,7 @@ export const memberRoutes: PlatformRoute[] = [
       const form = FormBody.object(body);
       const requested = form.snowflakes('roles');
       const nick = form.string('nick', { max: 32 });
+      const timeout = checkTimeout(guild, actorId, member, form);
       form.check();
       let roles: string[] | undefined;
       if (requested !== undefined) {
@@ -113,6 +152,7 @@ export const memberRoutes: PlatformRoute[] = [
       if (roles) member.roles = roles;
       // An empty nickname removes it, as null does.
       if (nick !== undefined) member.nick = nick || null;
+      if (timeout !== undefined) member.communication_disabled_until = timeout;
       return ok(memberWire(member, store.user(member.user_id)), watch.changes([member.user_id]));
     },
   },
