@@ -12,6 +12,7 @@ import { LiveSyncShards1766300000000 } from './migrations/1766300000000-live-syn
 import { Snapshot } from './snapshots/snapshot.entity';
 import { RetentionIndexes1766400000000 } from './migrations/1766400000000-retention-indexes';
 import { RestoreJobLeftWaiting1766500000000 } from './migrations/1766500000000-restore-job-left-waiting';
+import { AntiNukeIncidentActions1766620000000 } from './migrations/1766620000000-antinuke-incident-actions';
 
 export const recoveryDatabase = {
   schema: 'recovery',
@@ -29,5 +30,6 @@ export const recoveryDatabase = {
     LiveSyncShards1766300000000,
     RetentionIndexes1766400000000,
     RestoreJobLeftWaiting1766500000000,
+    AntiNukeIncidentActions1766620000000,
   ],
 };

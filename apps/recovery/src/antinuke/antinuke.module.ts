@@ -9,6 +9,7 @@ import { AntiNukeIncidentsRepository } from './antinuke-incidents.repository';
 import { AntiNukeSettingsRepository } from './antinuke-settings.repository';
 import { AntiNukeController } from './antinuke.controller';
 import { AntiNukeService } from './antinuke.service';
+import { BotRemovalRecorder } from './bot-removal.recorder';
 import { AntiNukeLicenseHandler } from './license-events.handler';
 
 /**
@@ -25,6 +26,7 @@ import { AntiNukeLicenseHandler } from './license-events.handler';
     AntiNukeIncidentsRepository,
     AntiNukeService,
     AntiNukeLicenseHandler,
+    BotRemovalRecorder,
     {
       provide: ANTINUKE_ACTIVITIES,
       inject: [GuildRegistry, SnapshotService, ChatPlatformClient, AntiNukeIncidentsRepository],
@@ -36,6 +38,6 @@ import { AntiNukeLicenseHandler } from './license-events.handler';
       ) => createAntiNukeActivities({ guilds, snapshots, platform, incidents }),
     },
   ],
-  exports: [ANTINUKE_ACTIVITIES, AntiNukeSettingsRepository, AntiNukeLicenseHandler],
+  exports: [ANTINUKE_ACTIVITIES, AntiNukeSettingsRepository, AntiNukeLicenseHandler, BotRemovalRecorder],
 })
 export class AntiNukeModule {}

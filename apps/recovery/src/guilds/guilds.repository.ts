@@ -50,6 +50,26 @@ export class GuildsRepository {
   }
 
   /**
+   * The bot was removed from the platform guild: the registry stops protecting it (`removed_at`)
+   * until it is registered again. Returns the guild when this call removed it, null when it was
+   * not registered or already removed.
+   */
+  async markRemoved(
+    platformGuildId: string,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<{ id: string; name: string; owner_platform_user_id: string } | null> {
+    const [rows] = await manager.query<
+      [{ id: string; name: string; owner_platform_user_id: string }[], number]
+    >(
+      `UPDATE recovery.guilds SET removed_at = now(), updated_at = now()
+        WHERE platform_guild_id = $1 AND removed_at IS NULL
+        RETURNING id, name, owner_platform_user_id`,
+      [platformGuildId],
+    );
+    return rows[0] ?? null;
+  }
+
+  /**
    * Registers the platform guild under `id`, or re-activates (and renames) the registered one;
    * returns the id the registry holds for it.
    */

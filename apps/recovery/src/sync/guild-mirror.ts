@@ -66,6 +66,11 @@ export class GuildMirror {
     }
   }
 
+  /** A role's permissions (decimal string), or null for a role the mirror does not hold. */
+  rolePermissions(roleId: string): string | null {
+    return this.roles.get(roleId)?.permissions ?? null;
+  }
+
   /** The mirrored guild in the order of a REST read (`ChatPlatformClient.getGuildState`). */
   state(): GuildState {
     const channels = sortByPosition([...this.channels.values()]);

@@ -10,9 +10,15 @@ import { ChatPlatformClient, type GuildState, shardOf } from '@lib/chat-platform
 import { EntitlementsClient } from '@lib/entitlements';
 import { RetryTimer, ScheduledPass, TtlCache } from '@lib/runtime';
 import { SchedulerRegistry } from '@nestjs/schedule';
-import { DESTRUCTIVE_ACTION_SINK, type DestructiveActionSink } from '../antinuke/destructive-action';
+import { AuditLogEvent } from 'discord-api-types/v10';
+import {
+  DESTRUCTIVE_ACTION_SINK,
+  type DestructiveAction,
+  type DestructiveActionSink,
+} from '../antinuke/destructive-action';
+import { BotRemovalRecorder } from '../antinuke/bot-removal.recorder';
 import { GuildRegistry } from '../guilds/guild-registry.service';
-import { toDestructiveAction, toMemberRolesRemoved } from './destructive-actions';
+import { snowflakeTime, toDestructiveAction, toMemberRolesRemoved } from './destructive-actions';
 import {
   GUILD_EVENT_SOURCE,
   type AuditLogEntry,
@@ -61,6 +67,8 @@ interface GuildSync {
   buffered: GuildEvent[];
   droppedFromBuffer: number;
   nextSeedAttemptAt: number;
+  /** The audit-log entry that kicked or banned the bot, when it arrived before the removal. */
+  botRemovedBy: AuditLogEntry | null;
 }
 
 export interface LiveSyncGuildStatus {
@@ -119,6 +127,8 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
     private readonly sink: DestructiveActionSink | null = null,
     /** The app's (ScheduleModule); a test's service gets one of its own. */
     @Optional() scheduler: SchedulerRegistry = new SchedulerRegistry(),
+    /** AntiNuke's; without it a removal only forgets the guild. */
+    @Optional() private readonly botRemovals: BotRemovalRecorder | null = null,
   ) {
     this.passes = {
       pauses: new ScheduledPass(scheduler, 'live-sync-pauses', () => this.resumeEnded()),
@@ -221,6 +231,16 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
     );
   }
 
+  /** A kick or ban of the bot itself: its GUILD_DELETE follows. */
+  private removesBot(entry: AuditLogEntry): boolean {
+    return (
+      this.botUserId !== undefined &&
+      entry.targetId === this.botUserId &&
+      (entry.actionType === Number(AuditLogEvent.MemberKick) ||
+        entry.actionType === Number(AuditLogEvent.MemberBanAdd))
+    );
+  }
+
   /** The source's listener: counts the event and queues it on its guild's lane. */
   private receive(event: SourceEvent): void {
     metrics.events.inc({ type: event.type });
@@ -236,6 +256,7 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
 
   private async handle(event: GuildEvent, sequence: number): Promise<void> {
     if (event.type === 'guild_unavailable') {
+      if (event.removed) await this.botRemoved(event.platformGuildId);
       // Removed, or in an outage: either way what the mirror holds can no longer be trusted.
       this.forget(event.platformGuildId);
       return;
@@ -244,7 +265,7 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
     const guild = await this.registered(event.platformGuildId);
     if (!guild || !(await this.isEntitled(sync, guild))) return this.dropMirror(sync);
     const paused = await this.pausedNow(guild);
-    if (event.type === 'audit_log_entry') await this.inspect(guild, event.entry);
+    if (event.type === 'audit_log_entry') await this.inspect(guild, event.entry, sync);
     if (paused) return this.hold(sync, event);
     if (sync.paused) await this.resume(sync, guild);
 
@@ -260,11 +281,48 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
   /**
    * Hands a destructive action to AntiNuke unless the bot did it (a restore's writes, AntiNuke's
    * own role removals). Who did it is the platform's word (the entry's actor); the reason is the
-   * actor's own text and is not looked at.
+   * actor's own text and is not looked at. Which roles are dangerous the mirror tells, before the
+   * event is applied (paused or not mirrored yet: none is known dangerous). Roles taken from a
+   * member are both counted and recorded for the actor's incident.
    */
-  private async inspect(guild: RegisteredGuild, entry: AuditLogEntry): Promise<void> {
-    const action = toDestructiveAction(guild, entry);
-    if (!action) return this.inspectRoleRemoval(guild, entry);
+  private async inspect(guild: RegisteredGuild, entry: AuditLogEntry, sync: GuildSync): Promise<void> {
+    if (this.removesBot(entry)) sync.botRemovedBy = entry;
+    const mirror = sync.paused ? null : sync.mirror;
+    const action = toDestructiveAction(guild, entry, (roleId) => mirror?.rolePermissions(roleId) ?? null);
+    if (action) await this.report(action);
+    await this.inspectRoleRemoval(guild, entry);
+  }
+
+  /**
+   * The bot was removed from the guild (not an outage): the registry stops protecting it, and with
+   * AntiNuke in the plan an incident opens at once. Who removed it is known only when the entry
+   * that did reached live sync first; the platform stops showing the bot the audit log as it goes.
+   * A plan that cannot be checked counts as having AntiNuke: a missed raid costs more than a DM.
+   */
+  private async botRemoved(platformGuildId: string): Promise<void> {
+    const guild = await this.registered(platformGuildId);
+    if (!guild || !this.botRemovals) return;
+    const removedBy = this.guilds.get(platformGuildId)?.botRemovedBy ?? null;
+    const incident = await this.entitlements.get(guild.id).then(
+      ({ features }) => features.includes('ANTINUKE_DETECT'),
+      () => true,
+    );
+    try {
+      await this.botRemovals.record({
+        platformGuildId,
+        action: 'bot_removed',
+        actorPlatformUserId: removedBy?.actorId ?? null,
+        auditLogEntryId: removedBy?.id ?? null,
+        at: removedBy ? snowflakeTime(removedBy.id).getTime() : Date.now(),
+        incident,
+      });
+      metrics.botRemovals.inc();
+    } catch (error) {
+      this.logger.error({ guild_id: guild.id, err: String(error) }, 'the bot’s removal was not recorded');
+    }
+  }
+
+  private async report(action: DestructiveAction): Promise<void> {
     if (action.actor_platform_user_id === this.botUserId) {
       metrics.ownActionsIgnored.inc();
       return;
@@ -274,6 +332,7 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
       {
         guild_id: action.guild_id,
         kind: action.kind,
+        weight: action.weight,
         actor_platform_user_id: action.actor_platform_user_id,
         target_id: action.target_id,
         audit_log_entry_id: action.audit_log_entry_id,
@@ -294,7 +353,7 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
 
   /**
    * Hands roles taken from a member to AntiNuke, which records them on the actor's open incident
-   * (they open none). The bot's own removals (AntiNuke's auto-action, a restore) are not reported.
+   * (their weight came with the destructive action of the same entry). The bot's own removals (AntiNuke's auto-action, a restore) are not reported.
    */
   private async inspectRoleRemoval(guild: RegisteredGuild, entry: AuditLogEntry): Promise<void> {
     const removal = toMemberRolesRemoved(guild, entry);
@@ -399,6 +458,7 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
         buffered: [],
         droppedFromBuffer: 0,
         nextSeedAttemptAt: 0,
+        botRemovedBy: null,
       };
       this.guilds.set(platformGuildId, sync);
       this.updateGauges();

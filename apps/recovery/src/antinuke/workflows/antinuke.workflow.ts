@@ -54,13 +54,24 @@ const { recordIncidentTargets } = proxyActivities<AntiNukeActivities>(RECORD_TAR
 export const INCIDENT_TARGETS_PATCH = 'antinuke-incident-targets';
 
 /**
- * One guild's AntiNuke on Temporal (the guard in antinuke-guard.ts): counts the destructive
- * actions live sync signals, and when one actor reaches the threshold of one kind within the
- * window, opens one incident for that burst. Runs until the plan loses ANTINUKE_DETECT; continues
+ * Marks runs that weigh every kind of action into one score per actor (RaidScore). A run begun
+ * before replays with the per-kind counting its history was made with; its next run has it, and
+ * takes the per-kind windows over.
+ */
+export const RAID_SCORE_PATCH = 'antinuke-raid-score';
+
+/**
+ * One guild's AntiNuke on Temporal (the guard in antinuke-guard.ts): weighs the destructive
+ * actions live sync signals into one score per actor, and when an actor's score reaches the
+ * threshold within the short window (or three times it within the long one), opens one incident
+ * for that burst. Runs until the plan loses ANTINUKE_DETECT; continues
  * as new every SIGNALS_PER_RUN signals with its windows carried over.
  */
 export async function antinukeWorkflow(input: AntiNukeWorkflowInput): Promise<AntiNukeWorkflowResult> {
-  const guard = new AntiNukeGuard(input, log, { recordsTargets: patched(INCIDENT_TARGETS_PATCH) });
+  const guard = new AntiNukeGuard(input, log, {
+    recordsTargets: patched(INCIDENT_TARGETS_PATCH),
+    scoresActions: patched(RAID_SCORE_PATCH),
+  });
   const signalsPerRun = input.signalsPerRun ?? SIGNALS_PER_RUN;
 
   setHandler(destructiveActionSignal, (action) => guard.destructiveAction(action, Date.now()));
