@@ -2,15 +2,18 @@ import { auditLogRoutes } from './audit-logs.routes';
 import { banRoutes } from './bans.routes';
 import { channelRoutes } from './channels.routes';
 import { directMessageRoutes } from './direct-messages.routes';
+import { expressionRoutes } from './expressions.routes';
 import { gatewayRoutes } from './gateway.routes';
 import { guildRoutes } from './guilds.routes';
 import { interactionWebhookRoutes } from './interaction-webhooks.routes';
 import { memberRoutes } from './members.routes';
 import { oauth2Routes } from './oauth2.routes';
 import { overwriteRoutes } from './overwrites.routes';
+import { pruneRoutes } from './prune.routes';
 import type { PlatformRoute } from './platform-route';
 import { roleRoutes } from './roles.routes';
 import { userRoutes } from './users.routes';
+import { webhookRoutes } from './webhooks.routes';
 
 export type { PlatformRoute, RouteRequest, RouteResponse } from './platform-route';
 
@@ -23,6 +26,9 @@ export const platformRoutes: PlatformRoute[] = [
   ...overwriteRoutes,
   ...memberRoutes,
   ...banRoutes,
+  ...pruneRoutes,
+  ...webhookRoutes,
+  ...expressionRoutes,
   ...auditLogRoutes,
   ...gatewayRoutes,
   ...directMessageRoutes,
