@@ -1,7 +1,7 @@
 import { AuditLogEvent, PermissionFlagsBits as P } from 'discord-api-types/v10';
 import { FakeChatPlatform } from './fake-chat-platform';
 import type { SeededGuild } from './guild-seed';
-import { type Json, type JsonReply, sendJson } from '../../../../test/support/http-json';
+import { type JsonReply, sendJson } from '../../../../test/support/http-json';
 import { fakeForSuite } from '../../../../test/support/loopback-fake';
 
 const OWNER = '200000000000000001';
@@ -121,11 +121,11 @@ describe(`${FakeChatPlatform.name} raid actions`, () => {
       status: 200,
       body: { type: 1, name: 'spam', channel_id: channelId, guild_id: seeded.guildId, application_id: null },
     });
-    expect(typeof (created.body as Json).token).toBe('string');
+    expect(typeof (created.body).token).toBe('string');
     expect(entries(AuditLogEvent.WebhookCreate)).toEqual([
       expect.objectContaining({
         user_id: RAIDER,
-        target_id: (created.body as Json).id,
+        target_id: (created.body).id,
         changes: [
           { key: 'type', new_value: 1 },
           { key: 'name', new_value: 'spam' },
