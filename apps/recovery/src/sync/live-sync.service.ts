@@ -128,7 +128,9 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
     /** The app's (ScheduleModule); a test's service gets one of its own. */
     @Optional() scheduler: SchedulerRegistry = new SchedulerRegistry(),
     /** AntiNuke's; without it a removal only forgets the guild. */
-    @Optional() private readonly botRemovals: BotRemovalRecorder | null = null,
+    @Optional()
+    @Inject(BotRemovalRecorder)
+    private readonly botRemovals: BotRemovalRecorder | null = null,
   ) {
     this.passes = {
       pauses: new ScheduledPass(scheduler, 'live-sync-pauses', () => this.resumeEnded()),
