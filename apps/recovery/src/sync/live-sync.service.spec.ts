@@ -52,7 +52,12 @@ function setup() {
   const entitlements = {
     get: jest.fn((guildId: string) => Promise.resolve({ features: features.get(guildId) ?? [] })),
   };
-  const platform = { getGuildState: jest.fn(() => Promise.resolve(platformState)) };
+  const platform = {
+    getGuildState: jest.fn(() => Promise.resolve(platformState)),
+    getMember: jest.fn((_guildId: string, userId: string) =>
+      Promise.resolve({ user: { id: userId }, roles: [ADMINS], nick: null }),
+    ),
+  };
   const recorded: DestructiveAction[] = [];
   const roleRemovals: MemberRolesRemoved[] = [];
   const sink = {
@@ -242,6 +247,52 @@ describe(LiveSyncService.name, () => {
           incident: true,
         }),
       );
+    });
+
+    it('opens an incident once when a role change leaves the bot unable to read the audit log', async () => {
+      const state = guildState();
+      const auditors = platformRole(ADMINS, { permissions: PermissionFlagsBits.ViewAuditLog.toString() });
+      const update = (permissions: bigint): GuildEvent => ({
+        type: 'role_update',
+        platformGuildId: GUILD,
+        role: { ...auditors, permissions: permissions.toString() },
+      });
+      await h.emit(
+        available({ ...state, roles: [...state.roles, auditors] }),
+        update(PermissionFlagsBits.ViewAuditLog),
+      );
+      expect(h.platform.getMember).not.toHaveBeenCalled();
+
+      await h.emit(update(0n), update(0n));
+      expect(h.platform.getMember).toHaveBeenCalledWith(GUILD, BOT);
+      expect(h.botRemovals.record).toHaveBeenCalledTimes(1);
+      expect(h.botRemovals.record).toHaveBeenCalledWith(
+        expect.objectContaining({
+          platformGuildId: GUILD,
+          action: 'bot_audit_log_lost',
+          actorPlatformUserId: null,
+        }),
+      );
+    });
+
+    it('opens none when the bot still reads the audit log through another role', async () => {
+      const state = guildState();
+      const auditors = platformRole(ADMINS, { permissions: PermissionFlagsBits.ViewAuditLog.toString() });
+      const admins = platformRole('100000000000000078', {
+        permissions: PermissionFlagsBits.Administrator.toString(),
+      });
+      h.platform.getMember.mockResolvedValueOnce({
+        user: { id: BOT },
+        roles: [ADMINS, admins.id],
+        nick: null,
+      });
+      await h.emit(available({ ...state, roles: [...state.roles, auditors, admins] }), {
+        type: 'role_delete',
+        platformGuildId: GUILD,
+        roleId: ADMINS,
+      });
+      expect(h.platform.getMember).toHaveBeenCalledTimes(1);
+      expect(h.botRemovals.record).not.toHaveBeenCalled();
     });
 
     it('does not take an outage for a removal', async () => {

@@ -26,6 +26,7 @@ import {
   type GuildEventSource,
   type SourceEvent,
 } from './guild-events';
+import { mayTakeAuditLog, readsAuditLog } from './audit-log-access';
 import { GuildMirror } from './guild-mirror';
 import { LiveSyncControl } from './live-sync-control.repository';
 import { liveSyncMetrics as metrics } from './live-sync.metrics';
@@ -69,6 +70,8 @@ interface GuildSync {
   nextSeedAttemptAt: number;
   /** The audit-log entry that kicked or banned the bot, when it arrived before the removal. */
   botRemovedBy: AuditLogEntry | null;
+  /** The bot was found unable to read the audit log (its incident opened). */
+  auditLogLost: boolean;
 }
 
 export interface LiveSyncGuildStatus {
@@ -271,12 +274,56 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
     if (paused) return this.hold(sync, event);
     if (sync.paused) await this.resume(sync, guild);
 
+    const auditLogAtRisk = sync.mirror !== null && mayTakeAuditLog(sync.mirror, event);
     if (event.type === 'guild_available') {
       this.setMirror(sync, new GuildMirror(event.state), sequence);
     } else if (!sync.mirror) {
       await this.seed(sync, guild);
     } else if (sequence > sync.seededThrough) {
       sync.mirror.apply(event);
+    }
+    if (auditLogAtRisk) await this.checkAuditLogAccess(sync, guild);
+  }
+
+  /**
+   * A role that let its holders read the audit log lost that, or went: when the bot was among them,
+   * AntiNuke is blind from now on, which opens an incident at once (once, until the bot reads the
+   * audit log again). The bot's roles are read from the platform; who changed the role, the audit
+   * log the bot can no longer read would have said.
+   */
+  private async checkAuditLogAccess(sync: GuildSync, guild: RegisteredGuild): Promise<void> {
+    if (!sync.mirror || !this.botUserId || !this.botRemovals) return;
+    let roles: string[];
+    try {
+      roles = (await this.platform.getMember(guild.platformGuildId, this.botUserId)).roles;
+    } catch (error) {
+      this.logger.warn({ guild_id: guild.id, err: String(error) }, 'the bot’s roles not read');
+      return;
+    }
+    const reads = readsAuditLog(sync.mirror.state(), this.botUserId, roles);
+    if (reads || sync.auditLogLost) {
+      sync.auditLogLost = !reads;
+      return;
+    }
+    sync.auditLogLost = true;
+    const incident = await this.entitlements.get(guild.id).then(
+      ({ features }) => features.includes('ANTINUKE_DETECT'),
+      () => true,
+    );
+    try {
+      await this.botRemovals.record({
+        platformGuildId: guild.platformGuildId,
+        action: 'bot_audit_log_lost',
+        actorPlatformUserId: null,
+        auditLogEntryId: null,
+        at: Date.now(),
+        incident,
+      });
+    } catch (error) {
+      this.logger.error(
+        { guild_id: guild.id, err: String(error) },
+        'the bot’s loss of the audit log was not recorded',
+      );
     }
   }
 
@@ -461,6 +508,7 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
         droppedFromBuffer: 0,
         nextSeedAttemptAt: 0,
         botRemovedBy: null,
+        auditLogLost: false,
       };
       this.guilds.set(platformGuildId, sync);
       this.updateGauges();
