@@ -121,11 +121,11 @@ describe(`${FakeChatPlatform.name} raid actions`, () => {
       status: 200,
       body: { type: 1, name: 'spam', channel_id: channelId, guild_id: seeded.guildId, application_id: null },
     });
-    expect(typeof (created.body).token).toBe('string');
+    expect(typeof created.body.token).toBe('string');
     expect(entries(AuditLogEvent.WebhookCreate)).toEqual([
       expect.objectContaining({
         user_id: RAIDER,
-        target_id: (created.body).id,
+        target_id: created.body.id,
         changes: [
           { key: 'type', new_value: 1 },
           { key: 'name', new_value: 'spam' },
