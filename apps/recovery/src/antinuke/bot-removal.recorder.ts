@@ -1,7 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
 import { GuildsRepository } from '../guilds/guilds.repository';
+import { SnapshotsRepository } from '../snapshots/snapshots.repository';
 import type { IncidentAction } from './destructive-action';
 import { AntiNukeIncidentsRepository } from './antinuke-incidents.repository';
 
@@ -35,6 +36,7 @@ export class BotRemovalRecorder {
   constructor(
     private readonly dataSource: DataSource,
     private readonly guilds: GuildsRepository,
+    private readonly snapshots: SnapshotsRepository,
     private readonly incidents: AntiNukeIncidentsRepository,
   ) {}
 
@@ -44,12 +46,9 @@ export class BotRemovalRecorder {
       const guild =
         removal.action === 'bot_removed'
           ? await this.guilds.markRemoved(removal.platformGuildId, manager)
-          : await this.activeGuild(manager, removal.platformGuildId);
+          : await this.guilds.activeByPlatformId(removal.platformGuildId, manager);
       if (!guild || !removal.incident) return null;
-      const [last] = await manager.query<{ id: string }[]>(
-        `SELECT id FROM recovery.snapshots WHERE guild_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1`,
-        [guild.id],
-      );
+      const lastSnapshotId = await this.snapshots.newestId(guild.id, manager);
       const incidentId = uuidv7();
       await this.incidents.openIn(manager, {
         incidentId,
@@ -62,8 +61,8 @@ export class BotRemovalRecorder {
           first_at: removal.at,
           last_at: removal.at,
         },
-        snapshotId: last?.id ?? null,
-        snapshotError: last ? null : 'no snapshot of the guild was taken before',
+        snapshotId: lastSnapshotId,
+        snapshotError: lastSnapshotId ? null : 'no snapshot of the guild was taken before',
         autoActionTaken: false,
         autoActionError: null,
         openedAt: new Date().toISOString(),
@@ -74,14 +73,5 @@ export class BotRemovalRecorder {
       );
       return incidentId;
     });
-  }
-
-  private async activeGuild(manager: EntityManager, platformGuildId: string): Promise<{ id: string } | null> {
-    const [row] = await manager.query<{ id: string }[]>(
-      `SELECT id FROM recovery.guilds
-        WHERE platform_guild_id = $1 AND bot_installed_at IS NOT NULL AND removed_at IS NULL`,
-      [platformGuildId],
-    );
-    return row ?? null;
   }
 }
