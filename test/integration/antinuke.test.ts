@@ -498,9 +498,11 @@ describe('antinuke', () => {
 
     it('removes the actor’s roles when auto-action is on, never the owner’s, and not after ENTERPRISE is gone', async () => {
       const guild = await guildOnPlan('ENTERPRISE');
+      // A short window: the actor's raid ends once they are quiet for it, so a later raid of theirs
+      // is a new incident.
       const enabled = await putSettings(guild.id, {
         threshold: 3,
-        window_seconds: 60,
+        window_seconds: 5,
         auto_action_enabled: true,
       });
       expect(enabled).toMatchObject({ status: 200, body: { auto_action_enabled: true } });
@@ -555,6 +557,16 @@ describe('antinuke', () => {
       expect(settingsRow).toEqual({ auto_action_enabled: false });
       stack.platform.mutate(guild.platformId, (live) => {
         live.members.find((member) => member.user_id === ADMIN)!.roles = [guild.seeded.roles.Admin];
+      });
+      // The admin's first raid is over once a window has passed since their last action.
+      const lastByAdmin = stack.platform
+        .auditLog(guild.platformId)
+        .filter((entry) => entry.user_id === ADMIN)
+        .at(-1)!;
+      const quietFrom = Number((BigInt(lastByAdmin.id) >> 22n) + PLATFORM_EPOCH_MS) + 5_000;
+      await waitFor('a quiet window after the admin’s raid', () => Date.now() > quietFrom, {
+        timeoutMs: 10_000,
+        intervalMs: 100,
       });
       await guild.deleteRoles(ADMIN, ['low-4', 'low-5', 'low-6']);
       await guild.report();
