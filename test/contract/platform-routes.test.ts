@@ -300,6 +300,20 @@ describe('the fake platform and the product against the published Discord schema
     await rest.get(Routes.guildBan(guildId, raiderId));
     await rest.get(Routes.channel(text.id));
     await rest.get(Routes.guildAuditLog(guildId));
+    // A raider's other tools: a webhook, emojis and stickers deleted, a bulk ban, a prune (last: it
+    // removes the members without roles).
+    await rest.post(Routes.channelWebhooks(text.id), { body: { name: 'raid hook' } });
+    const emojiId = platform.addEmoji(guildId, 'party');
+    await rest.get(Routes.guildEmojis(guildId));
+    await rest.delete(Routes.guildEmoji(guildId, emojiId));
+    const stickerId = platform.addSticker(guildId, 'wave');
+    await rest.get(Routes.guildStickers(guildId));
+    await rest.delete(Routes.guildSticker(guildId, stickerId));
+    await rest.post(Routes.guildBulkBan(guildId), {
+      body: { user_ids: [seeded.members.carol], delete_message_seconds: 0 },
+    });
+    await rest.get(Routes.guildPrune(guildId), { query: new URLSearchParams({ days: '7' }) });
+    await rest.post(Routes.guildPrune(guildId), { body: { days: 7, compute_prune_count: true } });
 
     // What the platform refuses, each in its error format: the product maps them by their codes.
     await refused(client.getGuild('1'));

@@ -17,6 +17,7 @@ import { ChangeJournal1766600000000 } from './migrations/1766600000000-change-jo
 import { GuardTheGuard1766610000000 } from './migrations/1766610000000-guard-the-guard';
 import { GuildAccessGeneration1766640000000 } from './migrations/1766640000000-guild-access-generation';
 import { ManualSnapshotReservations1766640000001 } from './migrations/1766640000001-manual-snapshot-reservations';
+import { AntiNukeIncidentActions1766620000000 } from './migrations/1766620000000-antinuke-incident-actions';
 
 export const recoveryDatabase = {
   schema: 'recovery',
@@ -36,6 +37,7 @@ export const recoveryDatabase = {
     RestoreJobLeftWaiting1766500000000,
     ChangeJournal1766600000000,
     GuardTheGuard1766610000000,
+    AntiNukeIncidentActions1766620000000,
     AntiNukeContainment1766630000000,
     GuildAccessGeneration1766640000000,
     ManualSnapshotReservations1766640000001,

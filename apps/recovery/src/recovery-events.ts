@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import type { EventPayloads, RestoreResultSummary, SnapshotTrigger } from '@lib/contracts';
 import { OutboxWriter } from '@lib/outbox';
 import type { EntityManager } from 'typeorm';
+import type { IncidentToOpen } from './antinuke/workflows/antinuke-contract';
 import type { LockdownRow } from './antinuke/lockdown/lockdown.repository';
-import type { OpenIncidentInput } from './antinuke/workflows/antinuke-contract';
 import type { EndedJobRow, NewRestoreJob, RestoreJobRow } from './restore/restore-jobs.repository';
 import type { RestoreFailure } from './restore/workflows/restore-contract';
 
@@ -107,7 +107,7 @@ export class RecoveryEvents {
 
   async antiNukeIncidentOpened(
     manager: EntityManager,
-    input: OpenIncidentInput,
+    input: IncidentToOpen,
     guild: { name: string; owner_platform_user_id: string },
   ): Promise<void> {
     const { burst } = input;

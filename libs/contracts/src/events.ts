@@ -151,9 +151,12 @@ export interface EventPayloads {
   AntiNukeIncidentOpened: {
     incident_id: string;
     guild_id: string;
-    actor_platform_user_id: string;
+    /** Null when the bot was removed and could not learn who removed it (`action` `bot_removed`). */
+    actor_platform_user_id: string | null;
+    /** What the actor did (`mixed`: several kinds), or `bot_removed` / `bot_audit_log_lost`. */
     action: string;
     count: number;
+    /** The incident's snapshot; for `bot_removed`, the last snapshot taken before the removal. */
     snapshot_id: string | null;
     owner_platform_user_id: string;
     guild_name: string;

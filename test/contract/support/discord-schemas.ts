@@ -192,6 +192,49 @@ export const ROUTE_CONTRACTS: RouteContract[] = [
     notByProduct: true,
     response: discordSchema('GuildAuditLogResponse'),
   },
+  // A raider's other tools: prune, bulk ban, webhooks, deleting emojis and stickers.
+  {
+    method: 'GET',
+    path: '/guilds/{guild_id}/prune',
+    notByProduct: true,
+    response: discordSchema('GuildPruneResponse'),
+  },
+  {
+    method: 'POST',
+    path: '/guilds/{guild_id}/prune',
+    notByProduct: true,
+    request: discordSchema('PruneGuildRequest'),
+    response: discordSchema('GuildPruneResponse'),
+  },
+  {
+    method: 'POST',
+    path: '/guilds/{guild_id}/bulk-ban',
+    notByProduct: true,
+    request: discordSchema('BulkBanUsersRequest'),
+    response: discordSchema('BulkBanUsersResponse'),
+  },
+  {
+    method: 'POST',
+    path: '/channels/{channel_id}/webhooks',
+    notByProduct: true,
+    // Declared inline in the path.
+    request: z.strictObject({ name: z.string(), avatar: z.optional(z.nullable(z.string())) }),
+    response: discordSchema('GuildIncomingWebhookResponse'),
+  },
+  {
+    method: 'GET',
+    path: '/guilds/{guild_id}/emojis',
+    notByProduct: true,
+    response: z.array(discordSchema('EmojiResponse')),
+  },
+  { method: 'DELETE', path: '/guilds/{guild_id}/emojis/{emoji_id}', notByProduct: true },
+  {
+    method: 'GET',
+    path: '/guilds/{guild_id}/stickers',
+    notByProduct: true,
+    response: z.array(discordSchema('GuildStickerResponse')),
+  },
+  { method: 'DELETE', path: '/guilds/{guild_id}/stickers/{sticker_id}', notByProduct: true },
   // The interaction's token in the path is the authentication (interactions/receiving-and-responding,
   // "Followup Messages": the webhook id is the application's id); the product edits the loading
   // message a deferred response left with the command's outcome.

@@ -852,9 +852,33 @@ export interface components {
       platform_guild_id: string;
     };
     IncidentView: {
-      /** @enum {string} */
-      action: 'channel_delete' | 'role_delete' | 'member_ban' | 'member_kick';
-      actor_platform_user_id: string;
+      /**
+       * @description The kind that weighed most in the burst, `mixed`, or the bot's removal or loss of the audit log.
+       * @enum {string}
+       */
+      action:
+        | 'channel_delete'
+        | 'role_delete'
+        | 'member_ban'
+        | 'member_kick'
+        | 'member_prune'
+        | 'permission_grant'
+        | 'dangerous_role_grant'
+        | 'member_role_remove'
+        | 'channel_overwrite'
+        | 'webhook_create'
+        | 'bot_add'
+        | 'vanity_url_change'
+        | 'emoji_delete'
+        | 'sticker_delete'
+        | 'mixed'
+        | 'bot_removed'
+        | 'bot_audit_log_lost';
+      /**
+       * @description Who did it; null when the bot was removed from the guild and could no longer read its audit
+       *     log to learn who removed it.
+       */
+      actor_platform_user_id: string | null;
       audit_log_entry_ids: string[];
       auto_action_error: string | null;
       auto_action_taken: boolean;

@@ -67,6 +67,19 @@ const ACTIONS: Record<string, [verb: string, one: string, many: string]> = {
   role_delete: ['delete', 'a role', 'roles'],
   member_ban: ['ban', 'a member', 'members'],
   member_kick: ['kick', 'a member', 'members'],
+  member_prune: ['prune', 'members', 'prunes of members'],
+  permission_grant: ['give', 'a role a dangerous permission', 'dangerous permissions to roles'],
+  dangerous_role_grant: ['give', 'a member a dangerous role', 'dangerous roles to members'],
+  member_role_remove: ['strip', "a member's roles", 'roles from members'],
+  channel_overwrite: ['rewrite', "a channel's permissions", 'channel permissions'],
+  webhook_create: ['create', 'a webhook', 'webhooks'],
+  bot_add: ['add', 'a bot', 'bots'],
+  vanity_url_change: ['change', 'the vanity URL', 'vanity URLs'],
+  emoji_delete: ['delete', 'an emoji', 'emojis'],
+  sticker_delete: ['delete', 'a sticker', 'stickers'],
+  mixed: ['make', 'a destructive change', 'destructive changes'],
+  bot_removed: ['remove', 'guildkeeper from the guild', 'bots'],
+  bot_audit_log_lost: ['take', "guildkeeper's access to the audit log", 'permissions'],
 };
 
 const won = new Intl.NumberFormat('en-US');

@@ -16,6 +16,22 @@ const ACTIONS: Record<Schemas['IncidentView']['action'], [one: string, many: str
   role_delete: ['deleted a role', 'roles deleted'],
   member_ban: ['banned a member', 'members banned'],
   member_kick: ['kicked a member', 'members kicked'],
+  member_prune: ['pruned members', 'prunes of members'],
+  permission_grant: ['gave a role a dangerous permission', 'dangerous permissions given to roles'],
+  dangerous_role_grant: ['gave a member a dangerous role', 'dangerous roles given to members'],
+  member_role_remove: ["stripped a member's roles", 'role strips'],
+  channel_overwrite: ["rewrote a channel's permissions", 'channel permissions rewritten'],
+  webhook_create: ['created a webhook', 'webhooks created'],
+  bot_add: ['added a bot', 'bots added'],
+  vanity_url_change: ['changed the vanity URL', 'vanity URL changes'],
+  emoji_delete: ['deleted an emoji', 'emojis deleted'],
+  sticker_delete: ['deleted a sticker', 'stickers deleted'],
+  mixed: ['made a destructive change', 'destructive changes of several kinds'],
+  bot_removed: ['removed guildkeeper from the guild', 'removals of guildkeeper'],
+  bot_audit_log_lost: [
+    "took guildkeeper's access to the audit log",
+    "removals of guildkeeper's access to the audit log",
+  ],
 };
 
 /**
@@ -28,7 +44,7 @@ const ACTIONS: Record<Schemas['IncidentView']['action'], [one: string, many: str
 export function IncidentsPage({ guildId }: { guildId: string }) {
   const incidents = useIncidents(guildId);
   const items = incidents.data?.items ?? [];
-  const actors = [...new Set(items.map((incident) => incident.actor_platform_user_id))].sort();
+  const actors = [...new Set(items.flatMap((incident) => incident.actor_platform_user_id ?? []))].sort();
   // Actors first: useMemberNames names the first 50 users it is given.
   const targets = [...new Set(items.flatMap(incidentTargetUserIds))].filter((id) => !actors.includes(id));
   const names = useMemberNames(guildId, { userIds: [], platformUserIds: [...actors, ...targets] });

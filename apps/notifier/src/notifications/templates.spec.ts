@@ -411,6 +411,51 @@ describe(planDm.name, () => {
     expect(deleted(PAYER)).toBeNull();
   });
 
+  it('names a raid of several kinds, and a new kind, in Korean', () => {
+    const dm = (action: string) =>
+      planDm(
+        event('AntiNukeIncidentOpened', {
+          incident_id: 'inc-2',
+          guild_id: 'guild-1',
+          actor_platform_user_id: '111',
+          action,
+          count: 4,
+          snapshot_id: 'snap-1',
+          owner_platform_user_id: PAYER,
+          guild_name: 'Raid Test',
+          auto_action_taken: false,
+          occurred_at: '2026-11-22T07:05:00Z',
+        }),
+      );
+    expect(dm('mixed')!.content).toContain('<@111> · 여러 종류의 파괴 행위 4회');
+    expect(dm('webhook_create')!.content).toContain('<@111> · 웹훅 생성 4회');
+  });
+
+  it('tells the owner the bot was removed, by whom if known, and the last snapshot', () => {
+    const removed = (actor: string | null, snapshot: string | null) =>
+      planDm(
+        event('AntiNukeIncidentOpened', {
+          incident_id: 'inc-3',
+          guild_id: 'guild-1',
+          actor_platform_user_id: actor,
+          action: 'bot_removed',
+          count: 1,
+          snapshot_id: snapshot,
+          owner_platform_user_id: PAYER,
+          guild_name: 'Raid Test',
+          auto_action_taken: false,
+          occurred_at: '2026-11-22T07:05:00Z',
+        }),
+      );
+    const unknown = removed(null, '0190a000-0000-7000-8000-00000000000a');
+    expect(unknown).toMatchObject({ template: 'antinuke.incident', recipientPlatformUserId: PAYER });
+    expect(unknown!.content).toContain('봇이 서버에서 제거되었습니다');
+    expect(unknown!.content).toContain('행위자: 알 수 없음');
+    expect(unknown!.content).toContain('마지막 스냅샷: `0190a000-0000-7000-8000-00000000000a`');
+    expect(removed('222', null)!.content).toContain('행위자: <@222>');
+    expect(removed('222', null)!.content).toContain('저장된 스냅샷이 없습니다');
+  });
+
   it('has nothing to say about events no user needs to hear of', () => {
     expect(
       planDm(

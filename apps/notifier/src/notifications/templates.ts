@@ -50,7 +50,41 @@ const ACTION_NAMES: Record<string, string> = {
   role_delete: '역할 삭제',
   member_ban: '멤버 차단',
   member_kick: '멤버 추방',
+  member_prune: '멤버 정리(prune)',
+  permission_grant: '역할에 위험 권한 부여',
+  dangerous_role_grant: '멤버에게 위험 역할 부여',
+  member_role_remove: '멤버 역할 회수',
+  channel_overwrite: '채널 권한 변경',
+  webhook_create: '웹훅 생성',
+  bot_add: '봇 추가',
+  vanity_url_change: '초대 링크(vanity URL) 변경',
+  emoji_delete: '이모지 삭제',
+  sticker_delete: '스티커 삭제',
+  mixed: '여러 종류의 파괴 행위',
 };
+
+/** Incidents about the bot itself: it was removed, or can no longer read the audit log. */
+const BOT_LOST: Record<string, string> = {
+  bot_removed: '봇이 서버에서 제거되었습니다',
+  bot_audit_log_lost: '봇이 감사 로그를 볼 권한(VIEW_AUDIT_LOG)을 잃었습니다',
+};
+
+/**
+ * The bot lost the guild: who did it when known, and the last snapshot, from which the owner can
+ * restore once the bot is back.
+ */
+function botLostContent(p: EventPayloads['AntiNukeIncidentOpened']): string {
+  return [
+    `🚨 ${guild(p.guild_name)} 서버에서 ${BOT_LOST[p.action]}. (${formatKstDateTime(p.occurred_at)})`,
+    p.actor_platform_user_id
+      ? `행위자: <@${p.actor_platform_user_id}>`
+      : '행위자: 알 수 없음 (봇이 감사 로그를 더 이상 읽을 수 없습니다)',
+    'AntiNuke가 더 이상 이 서버를 지킬 수 없습니다. 본인이 한 일이 아니라면 관리자 계정을 점검하세요.',
+    p.snapshot_id
+      ? `마지막 스냅샷: \`${p.snapshot_id}\` — 봇을 다시 초대한 뒤 이 스냅샷으로 복구할 수 있습니다.`
+      : '저장된 스냅샷이 없습니다.',
+  ].join('\n');
+}
 
 const won = new Intl.NumberFormat('ko-KR');
 const kstDateTime = new Intl.DateTimeFormat('ko-KR', {
@@ -411,16 +445,18 @@ const PLANNERS: { [T in keyof EventPayloads]?: Planner<T> } = {
     recipientPlatformUserId: p.owner_platform_user_id,
     recipientUserId: null,
     preference: 'incident_notifications',
-    content: [
-      `🚨 ${guild(p.guild_name)} 서버에서 대량 파괴 행위가 감지되었습니다. (${formatKstDateTime(p.occurred_at)})`,
-      `행위자: <@${p.actor_platform_user_id}> · ${ACTION_NAMES[p.action] ?? p.action} ${p.count}회`,
-      p.snapshot_id
-        ? `감지 직후 상태를 스냅샷 \`${p.snapshot_id}\`에 저장했습니다.`
-        : '스냅샷 저장에 실패했습니다. 운영팀에 알렸습니다; 가장 최근 스냅샷으로 복구할 수 있습니다.',
-      p.auto_action_taken
-        ? '자동 조치로 행위자의 위험 권한 역할을 회수했습니다.'
-        : '자동 조치는 꺼져 있습니다.',
-    ].join('\n'),
+    content: BOT_LOST[p.action]
+      ? botLostContent(p)
+      : [
+          `🚨 ${guild(p.guild_name)} 서버에서 대량 파괴 행위가 감지되었습니다. (${formatKstDateTime(p.occurred_at)})`,
+          `행위자: <@${p.actor_platform_user_id}> · ${ACTION_NAMES[p.action] ?? p.action} ${p.count}회`,
+          p.snapshot_id
+            ? `감지 직후 상태를 스냅샷 \`${p.snapshot_id}\`에 저장했습니다.`
+            : '스냅샷 저장에 실패했습니다. 운영팀에 알렸습니다; 가장 최근 스냅샷으로 복구할 수 있습니다.',
+          p.auto_action_taken
+            ? '자동 조치로 행위자의 위험 권한 역할을 회수했습니다.'
+            : '자동 조치는 꺼져 있습니다.',
+        ].join('\n'),
   }),
 
   // The owner hears of every lockdown, whoever started it: it silences their whole guild.

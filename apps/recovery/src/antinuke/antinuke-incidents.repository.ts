@@ -3,12 +3,13 @@ import { type KeysetPage, keysetPage, keysetStart, keysetTimeSql, withIsoDates }
 import { NotFoundError } from '@lib/problem-details';
 import { DataSource, type EntityManager } from 'typeorm';
 import { RecoveryEvents } from '../recovery-events';
+import type { IncidentAction } from './destructive-action';
 import { QuarantineRepository, type StoredQuarantine } from './quarantine/quarantine.repository';
 import type { DestructiveActionKind } from './destructive-action';
 import type {
   IncidentTarget,
+  IncidentToOpen,
   IncidentTargetKind,
-  OpenIncidentInput,
   RecordIncidentTargetsInput,
 } from './workflows/antinuke-contract';
 
@@ -42,8 +43,13 @@ export interface IncidentTargetsView {
 export interface IncidentView extends IncidentTargetsView {
   id: string;
   guild_id: string;
-  actor_platform_user_id: string;
-  action: DestructiveActionKind;
+  /**
+   * Who did it; null when the bot was removed from the guild and could no longer read its audit
+   * log to learn who removed it.
+   */
+  actor_platform_user_id: string | null;
+  /** The kind that weighed most in the burst, `mixed`, or the bot's removal or loss of the audit log. */
+  action: IncidentAction;
   count: number;
   audit_log_entry_ids: string[];
   first_action_at: string;
@@ -85,9 +91,14 @@ export class AntiNukeIncidentsRepository {
    * The incident and AntiNukeIncidentOpened in one transaction. Idempotent by incident id (minted
    * by the workflow): a retried activity writes neither twice. True when this call inserted it.
    */
-  async open(input: OpenIncidentInput): Promise<boolean> {
+  async open(input: IncidentToOpen): Promise<boolean> {
+    return this.dataSource.transaction((manager) => this.openIn(manager, input));
+  }
+
+  /** open() in the caller's transaction. */
+  async openIn(manager: EntityManager, input: IncidentToOpen): Promise<boolean> {
     const { burst } = input;
-    return this.dataSource.transaction(async (manager) => {
+    {
       const [guild] = await manager.query<{ name: string; owner_platform_user_id: string }[]>(
         `SELECT name, owner_platform_user_id FROM recovery.guilds WHERE id = $1`,
         [input.guildId],
@@ -120,7 +131,7 @@ export class AntiNukeIncidentsRepository {
       await this.insertTargets(manager, input.incidentId, input.targets ?? []);
       await this.events.antiNukeIncidentOpened(manager, input, guild);
       return true;
-    });
+    }
   }
 
   /**

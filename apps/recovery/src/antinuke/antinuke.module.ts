@@ -9,6 +9,7 @@ import { AntiNukeIncidentsRepository } from './antinuke-incidents.repository';
 import { AntiNukeSettingsRepository } from './antinuke-settings.repository';
 import { AntiNukeController } from './antinuke.controller';
 import { AntiNukeService } from './antinuke.service';
+import { BotRemovalRecorder } from './bot-removal.recorder';
 import { AntiNukeLicenseHandler } from './license-events.handler';
 import { LockdownController } from './lockdown/lockdown.controller';
 import { LockdownLifter } from './lockdown/lockdown-lifter';
@@ -48,6 +49,7 @@ import { AntiNukeSettingsApplier } from './settings-applier';
     AntiNukeSettingsApplier,
     PendingChangesRepository,
     PendingChangesService,
+    BotRemovalRecorder,
     {
       provide: ANTINUKE_ACTIVITIES,
       inject: [
@@ -68,6 +70,12 @@ import { AntiNukeSettingsApplier } from './settings-applier';
       ) => createAntiNukeActivities({ guilds, snapshots, platform, incidents, quarantines, lockdowns }),
     },
   ],
-  exports: [ANTINUKE_ACTIVITIES, AntiNukeSettingsRepository, AntiNukeLicenseHandler, PendingChangesService],
+  exports: [
+    ANTINUKE_ACTIVITIES,
+    AntiNukeSettingsRepository,
+    AntiNukeLicenseHandler,
+    PendingChangesService,
+    BotRemovalRecorder,
+  ],
 })
 export class AntiNukeModule {}

@@ -60,6 +60,39 @@ export class GuildsRepository {
     return rows.length > 0;
   }
 
+  /** The registered, active guild of a platform guild id, read in the caller's transaction. */
+  async activeByPlatformId(
+    platformGuildId: string,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<{ id: string } | null> {
+    const [row] = await manager.query<{ id: string }[]>(
+      `SELECT id FROM recovery.guilds
+        WHERE platform_guild_id = $1 AND bot_installed_at IS NOT NULL AND removed_at IS NULL`,
+      [platformGuildId],
+    );
+    return row ?? null;
+  }
+
+  /**
+   * The bot was removed from the platform guild: the registry stops protecting it (`removed_at`)
+   * until it is registered again. Returns the guild when this call removed it, null when it was
+   * not registered or already removed.
+   */
+  async markRemoved(
+    platformGuildId: string,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<{ id: string; name: string; owner_platform_user_id: string } | null> {
+    const [rows] = await manager.query<
+      [{ id: string; name: string; owner_platform_user_id: string }[], number]
+    >(
+      `UPDATE recovery.guilds SET removed_at = now(), updated_at = now()
+        WHERE platform_guild_id = $1 AND removed_at IS NULL
+        RETURNING id, name, owner_platform_user_id`,
+      [platformGuildId],
+    );
+    return rows[0] ?? null;
+  }
+
   /**
    * Registers the platform guild under `id`, or re-activates (and renames) the registered one;
    * returns the id the registry holds for it.

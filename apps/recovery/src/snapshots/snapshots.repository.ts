@@ -48,6 +48,15 @@ const COLUMNS = 'id, guild_id, trigger, payload_size, description, created_by_us
 export class SnapshotsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
+  /** The guild's newest snapshot's id, any trigger, read in the caller's transaction; null when it has none. */
+  async newestId(guildId: string, manager: EntityManager = this.dataSource.manager): Promise<string | null> {
+    const [row] = await manager.query<{ id: string }[]>(
+      `SELECT id FROM recovery.snapshots WHERE guild_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1`,
+      [guildId],
+    );
+    return row?.id ?? null;
+  }
+
   async insert(manager: EntityManager, snapshot: NewSnapshot): Promise<void> {
     await manager.query(
       `INSERT INTO recovery.snapshots

@@ -129,6 +129,20 @@ describe(toSourceEvent.name, () => {
     });
   });
 
+  it('keeps an entry’s options (a prune’s members_removed)', () => {
+    const prune = {
+      id: '500000000000000002',
+      guild_id: GUILD,
+      user_id: '300000000000000001',
+      action_type: 21,
+      target_id: null,
+      options: { delete_member_days: '7', members_removed: '12' },
+    };
+    expect(toSourceEvent(dispatch('GUILD_AUDIT_LOG_ENTRY_CREATE', prune))).toMatchObject({
+      entry: { actionType: 21, targetId: null, options: { delete_member_days: '7', members_removed: '12' } },
+    });
+  });
+
   it('passes over what live sync does not follow, and what is not a dispatch', () => {
     expect(toSourceEvent(dispatch('MESSAGE_CREATE', { id: '1', content: 'hi' }))).toBeNull();
     expect(toSourceEvent({ op: 11 })).toBeNull();

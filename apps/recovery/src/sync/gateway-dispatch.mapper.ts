@@ -83,6 +83,7 @@ const MAPPERS: DispatchMappers = {
       targetId: d.target_id ?? null,
       reason: d.reason ?? null,
       changes: (d.changes ?? []).map((change) => ({ ...change })),
+      ...(d.options ? { options: { ...d.options } } : {}),
     },
   }),
 };

@@ -43,6 +43,11 @@ export interface AuditLogEntry {
   reason: string | null;
   /** What changed, as the platform lists it (`$remove` of MEMBER_ROLE_UPDATE: the roles taken). */
   changes: AuditLogChange[];
+  /**
+   * The entry's optional info, as the platform sends it (MEMBER_PRUNE: `members_removed` and
+   * `delete_member_days`, decimal strings); absent when it has none.
+   */
+  options?: Record<string, unknown>;
 }
 
 /** One change of an audit-log entry; the values are the platform's, unchecked. */

@@ -59,6 +59,11 @@ export class GuildMirror {
     }
   }
 
+  /** A role's permissions (decimal string), or null for a role the mirror does not hold. */
+  rolePermissions(roleId: string): string | null {
+    return this.roles.get(roleId)?.permissions ?? null;
+  }
+
   /**
    * What `apply(event)` is about to change, as the mirror holds it now (call it before `apply`):
    * the object's previous version, or a creation. Null for an event that changes no object here,

@@ -50,9 +50,13 @@ export const liveSyncMetrics = {
     name: 'live_sync_resumes_total',
     help: 'Guilds re-read from the platform after a restore ended its pause',
   }),
+  botRemovals: new Counter({
+    name: 'live_sync_bot_removals_total',
+    help: 'Removals of the bot from a registered guild recorded (the guild marked removed)',
+  }),
   destructiveActions: new Counter({
     name: 'live_sync_destructive_actions_total',
-    help: 'Destructive actions (deletes, bans, kicks by anyone but the bot) handed to AntiNuke, by kind',
+    help: 'Destructive actions (by anyone but the bot) handed to AntiNuke, by kind',
     labelNames: ['kind'],
   }),
   ownActionsIgnored: new Counter({

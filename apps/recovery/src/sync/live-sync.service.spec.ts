@@ -3,15 +3,26 @@ import type { ChatPlatformClient, GuildState } from '@lib/chat-platform';
 import type { PlanFeature } from '@lib/contracts';
 import type { EntitlementsClient } from '@lib/entitlements';
 import { SchedulerRegistry } from '@nestjs/schedule';
+import { PermissionFlagsBits } from 'discord-api-types/v10';
 import { register } from 'prom-client';
 import { expectNoRetryAfterStop, expectRetriesAfter } from '../../../../test/support/retry-timer';
+import type { BotRemoval, BotRemovalRecorder } from '../antinuke/bot-removal.recorder';
 import type { DestructiveAction, MemberRolesRemoved } from '../antinuke/destructive-action';
 import type { GuildRegistry } from '../guilds/guild-registry.service';
 import type { ChangeJournal } from './change-journal';
 import type { JournalAuditEntry, JournalChange } from './change-journal-entry';
 import type { AuditLogEntry, GuildEvent } from './guild-events';
 import { GuildMirror } from './guild-mirror';
-import { CATEGORY, channel, GENERAL, GUILD, guildState, MODS, RULES } from './guild-state.fixture';
+import {
+  CATEGORY,
+  channel,
+  GENERAL,
+  GUILD,
+  guildState,
+  MODS,
+  platformRole,
+  RULES,
+} from './guild-state.fixture';
 import { InMemoryGuildEventSource } from './in-memory-guild-event.source';
 import type { LiveSyncControl } from './live-sync-control.repository';
 import { LiveSyncService } from './live-sync.service';
@@ -43,7 +54,12 @@ function setup() {
   const entitlements = {
     get: jest.fn((guildId: string) => Promise.resolve({ features: features.get(guildId) ?? [] })),
   };
-  const platform = { getGuildState: jest.fn(() => Promise.resolve(platformState)) };
+  const platform = {
+    getGuildState: jest.fn(() => Promise.resolve(platformState)),
+    getMember: jest.fn((_guildId: string, userId: string) =>
+      Promise.resolve({ user: { id: userId }, roles: [ADMINS], nick: null }),
+    ),
+  };
   const recorded: DestructiveAction[] = [];
   const roleRemovals: MemberRolesRemoved[] = [];
   const sink = {
@@ -56,6 +72,7 @@ function setup() {
       return Promise.resolve();
     }),
   };
+  const botRemovals = { record: jest.fn((_removal: BotRemoval) => Promise.resolve('incident-1')) };
   const journalled: { guildId: string; change?: JournalChange; entry?: JournalAuditEntry }[] = [];
   const journal = {
     change: (guildId: string, change: JournalChange) => journalled.push({ guildId, change }),
@@ -71,11 +88,13 @@ function setup() {
     platform as unknown as ChatPlatformClient,
     sink,
     undefined,
+    botRemovals as unknown as BotRemovalRecorder,
     journal as unknown as ChangeJournal,
   );
 
   return {
     sut,
+    botRemovals,
     source,
     paused,
     features,
@@ -98,6 +117,8 @@ function setup() {
 }
 
 type Harness = ReturnType<typeof setup>;
+
+const ADMINS = '100000000000000077';
 
 const available = (state = guildState()): GuildEvent => ({
   type: 'guild_available',
@@ -240,10 +261,83 @@ describe(LiveSyncService.name, () => {
       expect(await counterValue('live_sync_guilds')).toBe(1);
     });
 
-    it('forgets a guild the bot was removed from', async () => {
+    it('forgets a guild the bot was removed from, and records the removal', async () => {
       await h.emit(available(), { type: 'guild_unavailable', platformGuildId: GUILD, removed: true });
       expect(h.sut.mirrorOf(GUILD)).toBeNull();
       expect(h.sut.status()).toEqual([]);
+      expect(h.botRemovals.record).toHaveBeenCalledWith({
+        platformGuildId: GUILD,
+        action: 'bot_removed',
+        actorPlatformUserId: null,
+        auditLogEntryId: null,
+        at: expect.any(Number),
+        incident: false,
+      });
+    });
+
+    it('names who removed the bot when their entry came first, and opens an incident with AntiNuke', async () => {
+      h.features.set(GUILD_ID, [...PRO, 'ANTINUKE_DETECT']);
+      const kick = audit(20, RAIDER, { target: BOT });
+      await h.emit(available(), kick, { type: 'guild_unavailable', platformGuildId: GUILD, removed: true });
+      expect(h.botRemovals.record).toHaveBeenCalledWith(
+        expect.objectContaining({
+          actorPlatformUserId: RAIDER,
+          auditLogEntryId: (kick as { entry: AuditLogEntry }).entry.id,
+          incident: true,
+        }),
+      );
+    });
+
+    it('opens an incident once when a role change leaves the bot unable to read the audit log', async () => {
+      const state = guildState();
+      const auditors = platformRole(ADMINS, { permissions: PermissionFlagsBits.ViewAuditLog.toString() });
+      const update = (permissions: bigint): GuildEvent => ({
+        type: 'role_update',
+        platformGuildId: GUILD,
+        role: { ...auditors, permissions: permissions.toString() },
+      });
+      await h.emit(
+        available({ ...state, roles: [...state.roles, auditors] }),
+        update(PermissionFlagsBits.ViewAuditLog),
+      );
+      expect(h.platform.getMember).not.toHaveBeenCalled();
+
+      await h.emit(update(0n), update(0n));
+      expect(h.platform.getMember).toHaveBeenCalledWith(GUILD, BOT);
+      expect(h.botRemovals.record).toHaveBeenCalledTimes(1);
+      expect(h.botRemovals.record).toHaveBeenCalledWith(
+        expect.objectContaining({
+          platformGuildId: GUILD,
+          action: 'bot_audit_log_lost',
+          actorPlatformUserId: null,
+        }),
+      );
+    });
+
+    it('opens none when the bot still reads the audit log through another role', async () => {
+      const state = guildState();
+      const auditors = platformRole(ADMINS, { permissions: PermissionFlagsBits.ViewAuditLog.toString() });
+      const admins = platformRole('100000000000000078', {
+        permissions: PermissionFlagsBits.Administrator.toString(),
+      });
+      h.platform.getMember.mockResolvedValueOnce({
+        user: { id: BOT },
+        roles: [ADMINS, admins.id],
+        nick: null,
+      });
+      await h.emit(available({ ...state, roles: [...state.roles, auditors, admins] }), {
+        type: 'role_delete',
+        platformGuildId: GUILD,
+        roleId: ADMINS,
+      });
+      expect(h.platform.getMember).toHaveBeenCalledTimes(1);
+      expect(h.botRemovals.record).not.toHaveBeenCalled();
+    });
+
+    it('does not take an outage for a removal', async () => {
+      await h.emit(available(), { type: 'guild_unavailable', platformGuildId: GUILD, removed: false });
+      expect(h.sut.mirrorOf(GUILD)).toBeNull();
+      expect(h.botRemovals.record).not.toHaveBeenCalled();
     });
   });
 
@@ -421,7 +515,7 @@ describe(LiveSyncService.name, () => {
       ]);
     });
 
-    it('hand roles a member lost to AntiNuke, not as a destructive action, and never the bot’s', async () => {
+    it('count roles a member lost and hand them to AntiNuke for the incident, never the bot’s', async () => {
       const removed = { changes: [{ key: '$remove', new_value: [{ id: MODS, name: 'Mods' }] }] };
       await h.emit(
         available(),
@@ -433,7 +527,14 @@ describe(LiveSyncService.name, () => {
         }),
       );
 
-      expect(h.recorded).toEqual([]);
+      expect(h.recorded).toEqual([
+        expect.objectContaining({
+          kind: 'member_role_remove',
+          weight: 1,
+          actor_platform_user_id: RAIDER,
+          target_id: '300000000000000001',
+        }),
+      ]);
       expect(h.roleRemovals).toEqual([
         expect.objectContaining({
           guild_id: GUILD_ID,
@@ -442,6 +543,24 @@ describe(LiveSyncService.name, () => {
           roles: [{ id: MODS, name: 'Mods' }],
         }),
       ]);
+    });
+
+    it('count giving a member a role the mirror holds with a dangerous permission', async () => {
+      const state = guildState();
+      const admins = platformRole(ADMINS, {
+        name: 'admins',
+        permissions: PermissionFlagsBits.Administrator.toString(),
+      });
+      const give = (roleId: string) => ({
+        target: '300000000000000001',
+        changes: [{ key: '$add', new_value: [{ id: roleId, name: 'x' }] }],
+      });
+      await h.emit(
+        available({ ...state, roles: [...state.roles, admins] }),
+        audit(25, RAIDER, give(MODS)),
+        audit(25, RAIDER, give(ADMINS)),
+      );
+      expect(h.recorded).toEqual([expect.objectContaining({ kind: 'dangerous_role_grant', weight: 1 })]);
     });
 
     it('keep coming after AntiNuke failed to take one', async () => {

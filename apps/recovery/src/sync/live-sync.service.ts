@@ -10,12 +10,18 @@ import { ChatPlatformClient, type GuildState, shardOf } from '@lib/chat-platform
 import { EntitlementsClient } from '@lib/entitlements';
 import { RetryTimer, ScheduledPass, TtlCache } from '@lib/runtime';
 import { SchedulerRegistry } from '@nestjs/schedule';
-import { DESTRUCTIVE_ACTION_SINK, type DestructiveActionSink } from '../antinuke/destructive-action';
-import { GuildAccessChanges } from '../guilds/guild-access-changes';
+import { AuditLogEvent } from 'discord-api-types/v10';
+import {
+  DESTRUCTIVE_ACTION_SINK,
+  type DestructiveAction,
+  type DestructiveActionSink,
+} from '../antinuke/destructive-action';
+import { BotRemovalRecorder } from '../antinuke/bot-removal.recorder';
 import { GuildRegistry } from '../guilds/guild-registry.service';
+import { snowflakeTime, toDestructiveAction, toMemberRolesRemoved } from './destructive-actions';
+import { GuildAccessChanges } from '../guilds/guild-access-changes';
 import { toJournalAuditEntry } from './change-journal-entry';
 import { ChangeJournal } from './change-journal';
-import { toDestructiveAction, toMemberRolesRemoved } from './destructive-actions';
 import {
   GUILD_EVENT_SOURCE,
   type AuditLogEntry,
@@ -23,6 +29,7 @@ import {
   type GuildEventSource,
   type SourceEvent,
 } from './guild-events';
+import { mayTakeAuditLog, readsAuditLog } from './audit-log-access';
 import { GuildMirror } from './guild-mirror';
 import { LiveSyncControl } from './live-sync-control.repository';
 import { liveSyncMetrics as metrics } from './live-sync.metrics';
@@ -64,6 +71,10 @@ interface GuildSync {
   buffered: GuildEvent[];
   droppedFromBuffer: number;
   nextSeedAttemptAt: number;
+  /** The audit-log entry that kicked or banned the bot, when it arrived before the removal. */
+  botRemovedBy: AuditLogEntry | null;
+  /** The bot was found unable to read the audit log (its incident opened). */
+  auditLogLost: boolean;
 }
 
 export interface LiveSyncGuildStatus {
@@ -122,6 +133,10 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
     private readonly sink: DestructiveActionSink | null = null,
     /** The app's (ScheduleModule); a test's service gets one of its own. */
     @Optional() scheduler: SchedulerRegistry = new SchedulerRegistry(),
+    /** AntiNuke's; without it a removal only forgets the guild. */
+    @Optional()
+    @Inject(BotRemovalRecorder)
+    private readonly botRemovals: BotRemovalRecorder | null = null,
     /** Where before-images and audit-log entries are kept for undoing a raid; none in unit tests. */
     @Optional() @Inject(ChangeJournal) private readonly journal: ChangeJournal | null = null,
     /** Ends cached permission answers on member and role changes; a test's service may go without. */
@@ -231,6 +246,16 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
     );
   }
 
+  /** A kick or ban of the bot itself: its GUILD_DELETE follows. */
+  private removesBot(entry: AuditLogEntry): boolean {
+    return (
+      this.botUserId !== undefined &&
+      entry.targetId === this.botUserId &&
+      (entry.actionType === Number(AuditLogEvent.MemberKick) ||
+        entry.actionType === Number(AuditLogEvent.MemberBanAdd))
+    );
+  }
+
   /** The source's listener: counts the event and queues it on its guild's lane. */
   private receive(event: SourceEvent): void {
     metrics.events.inc({ type: event.type });
@@ -248,6 +273,7 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
 
   private async handle(event: GuildEvent, sequence: number): Promise<void> {
     if (event.type === 'guild_unavailable') {
+      if (event.removed) await this.botRemoved(event.platformGuildId);
       // Removed, or in an outage: either way what the mirror holds can no longer be trusted.
       this.forget(event.platformGuildId);
       return;
@@ -259,11 +285,12 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
     if (event.type === 'audit_log_entry') {
       if (event.entry.actorId !== this.botUserId)
         this.journal?.auditEntry(guild.id, toJournalAuditEntry(event.entry));
-      await this.inspect(guild, event.entry);
+      await this.inspect(guild, event.entry, sync);
     }
     if (paused) return this.hold(sync, event);
     if (sync.paused) await this.resume(sync, guild);
 
+    const auditLogAtRisk = sync.mirror !== null && mayTakeAuditLog(sync.mirror, event);
     if (event.type === 'guild_available') {
       this.setMirror(sync, new GuildMirror(event.state), sequence);
     } else if (!sync.mirror) {
@@ -271,6 +298,49 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
     } else if (sequence > sync.seededThrough) {
       this.keepBeforeImage(guild, sync.mirror, event);
       sync.mirror.apply(event);
+    }
+    if (auditLogAtRisk) await this.checkAuditLogAccess(sync, guild);
+  }
+
+  /**
+   * A role that let its holders read the audit log lost that, or went: when the bot was among them,
+   * AntiNuke is blind from now on, which opens an incident at once (once, until the bot reads the
+   * audit log again). The bot's roles are read from the platform; who changed the role, the audit
+   * log the bot can no longer read would have said.
+   */
+  private async checkAuditLogAccess(sync: GuildSync, guild: RegisteredGuild): Promise<void> {
+    if (!sync.mirror || !this.botUserId || !this.botRemovals) return;
+    let roles: string[];
+    try {
+      roles = (await this.platform.getMember(guild.platformGuildId, this.botUserId)).roles;
+    } catch (error) {
+      this.logger.warn({ guild_id: guild.id, err: String(error) }, 'the bot’s roles not read');
+      return;
+    }
+    const reads = readsAuditLog(sync.mirror.state(), this.botUserId, roles);
+    if (reads || sync.auditLogLost) {
+      sync.auditLogLost = !reads;
+      return;
+    }
+    sync.auditLogLost = true;
+    const incident = await this.entitlements.get(guild.id).then(
+      ({ features }) => features.includes('ANTINUKE_DETECT'),
+      () => true,
+    );
+    try {
+      await this.botRemovals.record({
+        platformGuildId: guild.platformGuildId,
+        action: 'bot_audit_log_lost',
+        actorPlatformUserId: null,
+        auditLogEntryId: null,
+        at: Date.now(),
+        incident,
+      });
+    } catch (error) {
+      this.logger.error(
+        { guild_id: guild.id, err: String(error) },
+        'the bot’s loss of the audit log was not recorded',
+      );
     }
   }
 
@@ -284,11 +354,48 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
   /**
    * Hands a destructive action to AntiNuke unless the bot did it (a restore's writes, AntiNuke's
    * own role removals). Who did it is the platform's word (the entry's actor); the reason is the
-   * actor's own text and is not looked at.
+   * actor's own text and is not looked at. Which roles are dangerous the mirror tells, before the
+   * event is applied (paused or not mirrored yet: none is known dangerous). Roles taken from a
+   * member are both counted and recorded for the actor's incident.
    */
-  private async inspect(guild: RegisteredGuild, entry: AuditLogEntry): Promise<void> {
-    const action = toDestructiveAction(guild, entry);
-    if (!action) return this.inspectRoleRemoval(guild, entry);
+  private async inspect(guild: RegisteredGuild, entry: AuditLogEntry, sync: GuildSync): Promise<void> {
+    if (this.removesBot(entry)) sync.botRemovedBy = entry;
+    const mirror = sync.paused ? null : sync.mirror;
+    const action = toDestructiveAction(guild, entry, (roleId) => mirror?.rolePermissions(roleId) ?? null);
+    if (action) await this.report(action);
+    await this.inspectRoleRemoval(guild, entry);
+  }
+
+  /**
+   * The bot was removed from the guild (not an outage): the registry stops protecting it, and with
+   * AntiNuke in the plan an incident opens at once. Who removed it is known only when the entry
+   * that did reached live sync first; the platform stops showing the bot the audit log as it goes.
+   * A plan that cannot be checked counts as having AntiNuke: a missed raid costs more than a DM.
+   */
+  private async botRemoved(platformGuildId: string): Promise<void> {
+    const guild = await this.registered(platformGuildId);
+    if (!guild || !this.botRemovals) return;
+    const removedBy = this.guilds.get(platformGuildId)?.botRemovedBy ?? null;
+    const incident = await this.entitlements.get(guild.id).then(
+      ({ features }) => features.includes('ANTINUKE_DETECT'),
+      () => true,
+    );
+    try {
+      await this.botRemovals.record({
+        platformGuildId,
+        action: 'bot_removed',
+        actorPlatformUserId: removedBy?.actorId ?? null,
+        auditLogEntryId: removedBy?.id ?? null,
+        at: removedBy ? snowflakeTime(removedBy.id).getTime() : Date.now(),
+        incident,
+      });
+      metrics.botRemovals.inc();
+    } catch (error) {
+      this.logger.error({ guild_id: guild.id, err: String(error) }, 'the bot’s removal was not recorded');
+    }
+  }
+
+  private async report(action: DestructiveAction): Promise<void> {
     if (action.actor_platform_user_id === this.botUserId) {
       metrics.ownActionsIgnored.inc();
       return;
@@ -298,6 +405,7 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
       {
         guild_id: action.guild_id,
         kind: action.kind,
+        weight: action.weight,
         actor_platform_user_id: action.actor_platform_user_id,
         target_id: action.target_id,
         audit_log_entry_id: action.audit_log_entry_id,
@@ -318,7 +426,7 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
 
   /**
    * Hands roles taken from a member to AntiNuke, which records them on the actor's open incident
-   * (they open none). The bot's own removals (AntiNuke's auto-action, a restore) are not reported.
+   * (their weight came with the destructive action of the same entry). The bot's own removals (AntiNuke's auto-action, a restore) are not reported.
    */
   private async inspectRoleRemoval(guild: RegisteredGuild, entry: AuditLogEntry): Promise<void> {
     const removal = toMemberRolesRemoved(guild, entry);
@@ -423,6 +531,8 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
         buffered: [],
         droppedFromBuffer: 0,
         nextSeedAttemptAt: 0,
+        botRemovedBy: null,
+        auditLogLost: false,
       };
       this.guilds.set(platformGuildId, sync);
       this.updateGauges();

@@ -46,8 +46,13 @@ export class BotAuthority {
    * never on the owner; the owner acts on anyone.
    */
   requireOutranks(member: FakeMember): void {
-    if (member.user_id === this.guild.owner_id) throw platformError.missingPermissions();
-    this.requireBelow(highestPosition(this.guild, member));
+    if (!this.outranks(member)) throw platformError.missingPermissions();
+  }
+
+  /** Whether requireOutranks lets the bot act on the member. */
+  outranks(member: FakeMember): boolean {
+    if (member.user_id === this.guild.owner_id) return false;
+    return this.isOwner || highestPosition(this.guild, member) < this.highestPosition;
   }
 
   /** A bot can grant, in a role, only permissions it holds itself. */

@@ -1,8 +1,14 @@
-import { GatewayDispatchEvents, GatewayIntentBits } from 'discord-api-types/v10';
+import {
+  AuditLogEvent,
+  GatewayDispatchEvents,
+  GatewayIntentBits,
+  PermissionFlagsBits,
+} from 'discord-api-types/v10';
 import { createServer } from 'node:http';
 import { LoopbackServer } from '../loopback-server';
 import type { FakeAuditLogEntry } from './audit-log';
 import { BotAccounts } from './bot-accounts';
+import { BotAuthority } from './bot-authority';
 import { BoundedLog } from './bounded-log';
 import { FailureInjector, type FailureRule } from './failure-injector';
 import type {
@@ -29,6 +35,7 @@ import { PlatformStore } from './platform-store';
 import { DEFAULT_RATE_LIMITS, PlatformRateLimits, type RateLimitSettings } from './rate-limiter';
 import { handlePlatformRequest } from './request-handler';
 import { Router } from './router';
+import { guildWire, memberWire } from './wire-format';
 import { platformRoutes } from './routes';
 
 /** The guilds and users of a fake platform, as JSON, for the sandbox to keep across restarts. */
@@ -220,6 +227,115 @@ export class FakeChatPlatform {
   registerBotToken(token: string, userId: string, username?: string): void {
     this.addUser(userId, username);
     this.bots.register(token, userId);
+  }
+
+  /**
+   * A user authorizes a bot into the guild (the OAuth2 bot flow, which the fake has no page for):
+   * the bot becomes a member with no role, and the guild's audit log gets BOT_ADD in `by`'s name,
+   * who must be able to manage the guild. The bot's user is created as `addUser` would, marked a bot.
+   */
+  addBot(guildId: string, botUserId: string, by: string, username?: string): void {
+    const guild = this.liveGuild(guildId);
+    if (!new BotAuthority(guild, by).holds(PermissionFlagsBits.ManageGuild)) {
+      throw new Error(`${by} may not add a bot to guild ${guildId} (Manage Server)`);
+    }
+    const user = this.store.ensureUser(botUserId, username ?? `bot-${botUserId.slice(-4)}`);
+    user.bot = true;
+    if (guild.members.some((member) => member.user_id === botUserId)) return;
+    const member = { user_id: botUserId, roles: [], nick: null, joined_at: new Date().toISOString() };
+    guild.members.push(member);
+    this.publish(
+      [
+        {
+          kind: 'entry',
+          guildId,
+          entry: { target_id: botUserId, action_type: AuditLogEvent.BotAdd },
+          dispatch: {
+            event: GatewayDispatchEvents.GuildMemberAdd,
+            data: { guild_id: guildId, ...memberWire(member, user) },
+            intent: GatewayIntentBits.GuildMembers,
+          },
+        },
+      ],
+      by,
+    );
+  }
+
+  /**
+   * A user with Manage Server changes the guild's vanity URL code (a client-only setting, no bot
+   * route): GUILD_UPDATE in the audit log with the `vanity_url_code` change, and on the gateway.
+   */
+  changeVanityUrl(guildId: string, code: string | null, by: string): void {
+    const guild = this.liveGuild(guildId);
+    if (!new BotAuthority(guild, by).holds(PermissionFlagsBits.ManageGuild)) {
+      throw new Error(`${by} may not change the vanity URL of guild ${guildId} (Manage Server)`);
+    }
+    const before = this.store.expressions.vanityCode(guildId);
+    if (before === code) return;
+    this.store.expressions.setVanityCode(guildId, code);
+    this.publish(
+      [
+        {
+          kind: 'entry',
+          guildId,
+          entry: {
+            target_id: guildId,
+            action_type: AuditLogEvent.GuildUpdate,
+            changes: [
+              {
+                key: 'vanity_url_code',
+                ...(before ? { old_value: before } : {}),
+                ...(code ? { new_value: code } : {}),
+              },
+            ],
+          },
+          dispatch: {
+            event: GatewayDispatchEvents.GuildUpdate,
+            data: { ...guildWire(guild), vanity_url_code: code },
+            intent: GatewayIntentBits.Guilds,
+          },
+        },
+      ],
+      by,
+    );
+  }
+
+  /** Gives the guild a custom emoji (as an upload would, without its audit-log entry); returns its id. */
+  addEmoji(guildId: string, name: string): string {
+    this.liveGuild(guildId);
+    const id = this.store.ids.next();
+    this.store.expressions.emojis(guildId).push({
+      id,
+      name,
+      roles: [],
+      require_colons: true,
+      managed: false,
+      animated: false,
+      available: true,
+    });
+    return id;
+  }
+
+  /** Gives the guild a sticker (PNG, as an upload would, without its audit-log entry); returns its id. */
+  addSticker(guildId: string, name: string): string {
+    this.liveGuild(guildId);
+    const id = this.store.ids.next();
+    this.store.expressions.stickers(guildId).push({
+      id,
+      name,
+      description: null,
+      tags: name,
+      type: 2,
+      format_type: 1,
+      available: true,
+      guild_id: guildId,
+    });
+    return id;
+  }
+
+  /** Records changes made outside a request, as a request by `actorId` would: audit log and gateway. */
+  private publish(changes: GuildChange[], actorId: string): void {
+    this.gateway.dispatch(recordChanges(this.store, changes, { actorId, reason: null }));
   }
 
   /** The guild's audit log, oldest first: an entry for each change a REST request made. */

@@ -226,6 +226,13 @@ function describe(change: GuildChange, guild: FakeGuild, store: PlatformStore) {
           ),
         ],
       };
+    case 'entry':
+      return {
+        entries: [change.entry],
+        dispatches: change.dispatch
+          ? [dispatch(change.dispatch.event, change.dispatch.data, change.dispatch.intent)]
+          : [],
+      };
     case 'unban':
       return {
         entries: [{ target_id: change.userId, action_type: AuditLogEvent.MemberBanRemove }],

@@ -1,4 +1,6 @@
+import type { AuditLogEvent, GatewayDispatchEvents, GatewayIntentBits } from 'discord-api-types/v10';
 import { isDeepStrictEqual } from 'node:util';
+import type { AuditLogChange } from './audit-log';
 import type { FakeChannel, FakeGuild, FakeGuildSettings, FakeMember, FakeRole } from './platform-state';
 
 /**
@@ -26,7 +28,23 @@ export type GuildChange =
   /** A member left (`after` null) when kicked or banned. */
   | { kind: 'member'; guildId: string; before: FakeMember; after: FakeMember | null; audited: boolean }
   | { kind: 'ban'; guildId: string; userId: string }
-  | { kind: 'unban'; guildId: string; userId: string };
+  | { kind: 'unban'; guildId: string; userId: string }
+  /**
+   * What the store does not keep as a guild part (a prune's count, a webhook, an emoji, a sticker,
+   * a bot added, the vanity URL): the one audit-log entry the platform writes for it, and the
+   * gateway event that reports it, if any.
+   */
+  | {
+      kind: 'entry';
+      guildId: string;
+      entry: {
+        target_id: string | null;
+        action_type: AuditLogEvent;
+        changes?: AuditLogChange[];
+        options?: Record<string, string>;
+      };
+      dispatch?: { event: GatewayDispatchEvents; data: unknown; intent: GatewayIntentBits };
+    };
 
 /**
  * What a request may change: a whole list (roles, channels), the settings, or one member. Members
@@ -116,5 +134,5 @@ function memberOf(guild: FakeGuild, userId: string): FakeMember | undefined {
 }
 
 function isAudited(change: GuildChange): boolean {
-  return change.kind === 'ban' || change.kind === 'unban' || change.audited;
+  return change.kind === 'ban' || change.kind === 'unban' || change.kind === 'entry' || change.audited;
 }

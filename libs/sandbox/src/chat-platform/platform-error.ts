@@ -40,7 +40,9 @@ export const platformError = {
   unknownRole: error(404, 10011, 'Unknown Role'),
   unknownUser: error(404, 10013, 'Unknown User'),
   unknownWebhook: error(404, 10015, 'Unknown Webhook'),
+  unknownEmoji: error(404, 10014, 'Unknown Emoji'),
   unknownBan: error(404, 10026, 'Unknown Ban'),
+  unknownSticker: error(404, 10060, 'Unknown Sticker'),
   maxRoles: error(400, 30005, 'Maximum number of guild roles reached (250)'),
   maxChannels: error(400, 30013, 'Maximum number of guild channels reached (500)'),
   requestTooLarge: error(413, 40005, 'Request entity too large'),
@@ -54,5 +56,7 @@ export const platformError = {
    * (topics/permissions, Role Colors Object) but not this answer; 670008 is what it is seen to send.
    */
   invalidRoleColor: error(400, 670008, 'Invalid role color'),
+  /** A bulk ban that banned nobody. */
+  failedToBanUsers: error(500, 500000, 'Failed to ban users'),
   invalidFormBody: (errors: FieldErrors) => new PlatformHttpError(400, 50035, 'Invalid Form Body', errors),
 };

@@ -1,6 +1,7 @@
 import { AuditLogs } from './audit-log';
 import { BoundedLog } from './bounded-log';
 import { GatewayLimits } from './gateway/gateway-limits';
+import { type FakeWebhook, GuildExpressions } from './guild-expressions';
 import { InteractionStore } from './interactions';
 import { OAuthStore } from './oauth-store';
 import { platformError } from './platform-error';
@@ -28,6 +29,10 @@ export class PlatformStore {
   readonly gatewayLimits: GatewayLimits;
   /** Banned user ids and the ban's reason, by guild. */
   readonly bans = new Map<string, Map<string, string | null>>();
+  /** Each guild's custom emojis and stickers, and its vanity URL code (parts the guild object leaves to its own routes). */
+  readonly expressions = new GuildExpressions();
+  /** Webhooks by id. */
+  readonly webhooks = new Map<string, FakeWebhook>();
   /**
    * Bot accounts whose application has the privileged GUILD_MEMBERS intent turned off (it is on
    * for every other): the platform then refuses them the member list.
@@ -139,6 +144,9 @@ export class PlatformStore {
   deleteGuild(id: string): void {
     this.guilds.delete(id);
     this.bans.delete(id);
+    this.expressions.dropGuild(id);
+    for (const [webhookId, webhook] of this.webhooks)
+      if (webhook.guild_id === id) this.webhooks.delete(webhookId);
     this.auditLogs.dropGuild(id);
   }
 
@@ -150,6 +158,8 @@ export class PlatformStore {
     this.guilds.clear();
     this.gatewayLimits.clear();
     this.bans.clear();
+    this.expressions.clear();
+    this.webhooks.clear();
     this.withoutMembersIntent.clear();
     this.auditLogs.clear();
     this.users.clear();

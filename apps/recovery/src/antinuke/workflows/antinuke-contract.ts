@@ -2,7 +2,12 @@
  * What the AntiNuke workflow, its activities, the sink, the licence handler and the API agree on.
  * Only types and plain constants: workflow code imports this, and it runs in Temporal's sandbox.
  */
-import type { DestructiveAction, DestructiveActionKind, MemberRolesRemoved } from '../destructive-action';
+import type {
+  DestructiveAction,
+  DestructiveActionKind,
+  IncidentAction,
+  MemberRolesRemoved,
+} from '../destructive-action';
 
 export const ANTINUKE_WORKFLOW_TYPE = 'antinukeWorkflow';
 export const DESTRUCTIVE_ACTION_SIGNAL = 'destructiveAction';
@@ -22,9 +27,12 @@ export interface AntiNukeSettings {
   enabled: boolean;
   /** Platform user ids the owner trusts (their own other bots, co-owners): never counted. */
   exempt_user_ids: string[];
-  /** Actions of one kind by one actor that make a raid. */
+  /**
+   * The score one actor's actions reach to make a raid: `threshold` actions of weight one (a
+   * dangerous grant or a prune weighs more). Three times it within ten minutes is a raid too.
+   */
   threshold: number;
-  /** ... within this many seconds. */
+  /** ... within this many seconds (the short window). */
   window_seconds: number;
   /** The guild opted in to containing the actor (ENTERPRISE only). */
   auto_action_enabled: boolean;
@@ -74,19 +82,25 @@ export interface AntiNukeEntitlements {
   auto_action_allowed: boolean;
 }
 
-/** One (kind, actor) burst that reached the threshold. */
+/** One actor's actions that reached the threshold. */
 export interface Burst {
-  kind: DestructiveActionKind;
+  /** The kind that weighed most, or `mixed` (a run from before weights: the one kind it counted). */
+  kind: IncidentAction;
   actor_platform_user_id: string;
   /** Actions in the window when the threshold was reached. */
   count: number;
+  /** Their weights added up; absent from a run from before weights (each weighed one). */
+  score?: number;
   audit_log_entry_ids: string[];
   /** Epoch milliseconds of the first and last counted action. */
   first_at: number;
   last_at: number;
 }
 
-/** The sliding windows, carried from one run to the next on continue-as-new (plain JSON). */
+/**
+ * The per-kind sliding windows of a run from before weights (BurstDetector), carried from one run
+ * to the next on continue-as-new (plain JSON); a run with weights takes them over.
+ */
 export interface BurstDetectorState {
   /** The newest action time seen (epoch ms); older than this minus the window is stale. */
   latest_at: number;
@@ -95,6 +109,19 @@ export interface BurstDetectorState {
     key: string;
     actions: { id: string; at: number }[];
     burst_last_at: number | null;
+  }[];
+}
+
+/** Each actor's score (RaidScore), carried from one run to the next on continue-as-new (plain JSON). */
+export interface RaidScoreState {
+  /** The newest action time seen (epoch ms); older than this minus the long window is stale. */
+  latest_at: number;
+  /** Per actor: the actions counted since their last burst, and their open burst if any. */
+  actors: {
+    actor: string;
+    actions: { id: string; at: number; kind: DestructiveActionKind; weight: number }[];
+    /** `quiet_ms`: how long without an action of theirs ends it. */
+    burst: { last_at: number; quiet_ms: number } | null;
   }[];
 }
 
@@ -129,7 +156,12 @@ export interface AntiNukeWorkflowInput {
   settings: AntiNukeSettings;
   entitlements: AntiNukeEntitlements;
   /** Set by continue-as-new: the windows and counters of the previous run (`raids` since incident targets). */
-  carried?: { detector: BurstDetectorState; incidents_opened: number; raids?: RaidTrackerState };
+  carried?: {
+    /** BurstDetectorState from a run before weights, RaidScoreState since. */
+    detector: BurstDetectorState | RaidScoreState;
+    incidents_opened: number;
+    raids?: RaidTrackerState;
+  };
   /** Signals one run handles before it continues as new; tests lower it. */
   signalsPerRun?: number;
 }
@@ -184,6 +216,14 @@ export interface OpenIncidentInput {
   /** What the actor did to members so far in this raid; absent from a workflow started before targets. */
   targets?: IncidentTarget[];
 }
+
+/**
+ * An incident as recorded: the workflow's burst, or the bot's removal, whose actor may be unknown
+ * (the bot can no longer read the audit log that names them).
+ */
+export type IncidentToOpen = Omit<OpenIncidentInput, 'burst'> & {
+  burst: Omit<Burst, 'actor_platform_user_id'> & { actor_platform_user_id: string | null };
+};
 
 export interface RecordIncidentTargetsInput {
   guildId: string;

@@ -51,7 +51,7 @@ async function incident(
       entitlements: { detect: true, auto_action_allowed: options.autoActionAllowed ?? true },
     },
     { warn: jest.fn(), error: jest.fn() },
-    { recordsTargets: true, containsFirst: options.containsFirst },
+    { recordsTargets: true, scoresActions: true, containsFirst: options.containsFirst },
   );
   const log = { warn: jest.fn(), error: jest.fn() };
   let rollOver = false;

@@ -1,5 +1,9 @@
 import type { DestructiveAction } from '../destructive-action';
-import { type AntiNukeSettings, DEFAULT_ANTINUKE_SETTINGS } from './antinuke-contract';
+import {
+  type AntiNukeSettings,
+  type AntiNukeWorkflowInput,
+  DEFAULT_ANTINUKE_SETTINGS,
+} from './antinuke-contract';
 import { AntiNukeGuard, validSettings } from './antinuke-guard';
 
 const GUILD = '01a20182-0000-7000-8000-000000000001';
@@ -8,17 +12,31 @@ const TRUSTED_BOT = '300000000000000002';
 const NOW = Date.parse('2026-11-25T10:00:00Z');
 
 let nextEntry = 1;
-function action(actor = RAIDER): DestructiveAction {
+function action(actor = RAIDER, fields: Partial<DestructiveAction> = {}): DestructiveAction {
   const n = nextEntry++;
   return {
     guild_id: GUILD,
     platform_guild_id: '900000000000000001',
     kind: 'channel_delete',
+    ...fields,
     actor_platform_user_id: actor,
     target_id: null,
     audit_log_entry_id: `7000000000000${String(n).padStart(5, '0')}`,
     at: new Date(NOW + n).toISOString(),
   };
+}
+
+function legacyGuard(carried?: AntiNukeWorkflowInput['carried']): AntiNukeGuard {
+  return new AntiNukeGuard(
+    {
+      guildId: GUILD,
+      settings: { ...DEFAULT_ANTINUKE_SETTINGS, threshold: 3, window_seconds: 60 },
+      entitlements: { detect: true, auto_action_allowed: true },
+      carried,
+    },
+    { warn: jest.fn(), error: jest.fn() },
+    { recordsTargets: true, scoresActions: false },
+  );
 }
 
 function guard(settings: Partial<AntiNukeSettings> = {}): AntiNukeGuard {
@@ -122,5 +140,45 @@ describe(validSettings.name, () => {
   ])('keeps the current list for a signalled list that is %s', (_why, exempt) => {
     const next = { ...current, enabled: 'no', exempt_user_ids: exempt } as unknown as AntiNukeSettings;
     expect(validSettings(next, current)).toEqual(current);
+  });
+});
+
+describe(`${AntiNukeGuard.name} scoring`, () => {
+  it('adds every kind an actor does into one score, weights included', () => {
+    const sut = guard();
+    sut.destructiveAction(action(RAIDER, { kind: 'webhook_create' }), NOW + 1_000);
+    sut.destructiveAction(action(RAIDER, { kind: 'member_prune', weight: 2 }), NOW + 1_000);
+    expect(sut.nextBurst()).toMatchObject({ actor_platform_user_id: RAIDER, kind: 'member_prune', score: 3 });
+  });
+
+  it('takes a missing or invalid weight as one', () => {
+    const sut = guard();
+    for (const weight of [undefined, 0, -5, 1.5])
+      sut.destructiveAction(action(RAIDER, { weight }), NOW + 1_000);
+    expect(sut.nextBurst()).toMatchObject({ count: 3, score: 3 });
+  });
+
+  it('in a run from before weights, counts each of the four old kinds on its own and nothing else', () => {
+    const sut = legacyGuard();
+    sut.destructiveAction(action(RAIDER, { kind: 'channel_delete' }), NOW + 1_000);
+    sut.destructiveAction(action(RAIDER, { kind: 'role_delete' }), NOW + 1_000);
+    for (let i = 0; i < 5; i++)
+      sut.destructiveAction(action(RAIDER, { kind: 'webhook_create' }), NOW + 1_000);
+    expect(sut.hasWork()).toBe(false);
+    sut.destructiveAction(action(RAIDER, { kind: 'channel_delete' }), NOW + 1_000);
+    sut.destructiveAction(action(RAIDER, { kind: 'channel_delete', weight: 50 }), NOW + 1_000);
+    expect(sut.nextBurst()).toMatchObject({ kind: 'channel_delete', count: 3 });
+  });
+
+  it('takes over the windows a run from before weights carried', () => {
+    const old = legacyGuard();
+    old.destructiveAction(action(RAIDER, { kind: 'channel_delete' }), NOW + 1_000);
+    old.destructiveAction(action(RAIDER, { kind: 'role_delete' }), NOW + 1_000);
+    const carried = JSON.parse(
+      JSON.stringify(old.continuation().carried),
+    ) as AntiNukeWorkflowInput['carried'];
+    const sut = new AntiNukeGuard({ ...old.continuation(), carried }, { warn: jest.fn(), error: jest.fn() });
+    sut.destructiveAction(action(RAIDER, { kind: 'member_kick' }), NOW + 1_000);
+    expect(sut.nextBurst()).toMatchObject({ kind: 'mixed', count: 3 });
   });
 });

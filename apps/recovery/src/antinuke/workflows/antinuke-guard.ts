@@ -2,6 +2,8 @@ import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
 import {
   DESTRUCTIVE_ACTION_KINDS,
   type DestructiveAction,
+  type DestructiveActionKind,
+  LEGACY_DESTRUCTIVE_ACTION_KINDS,
   type MemberRolesRemoved,
 } from '../destructive-action';
 import {
@@ -19,9 +21,12 @@ import {
   type AutoActionMode,
   type AutoActionOutcome,
   type Burst,
+  type BurstDetectorState,
   type IncidentTarget,
+  type RaidScoreState,
 } from './antinuke-contract';
-import { BurstDetector, type CountedAction } from './burst-detector';
+import { BurstDetector, type RecordOutcome } from './burst-detector';
+import { RaidScore, type ScoredAction } from './raid-score';
 import { RaidTracker } from './raid-tracker';
 
 export interface AntiNukeLog {
@@ -50,12 +55,30 @@ export interface AntiNukeGuardOptions {
    */
   recordsTargets: boolean;
   /**
+   * One weighted score per actor across kinds, short and long window (RaidScore). False only for
+   * a Temporal run started by code from before: it replays with the per-kind BurstDetector, the
+   * four kinds it counted, and so opens exactly the incidents its history holds.
+   */
+  scoresActions: boolean;
+  /**
    * Contain first: quarantine the actor before the snapshot, and lock the guild down when opted in.
    * False only for a Temporal run started by code from before: its history has the snapshot first
    * and removeActorRoles after it.
    */
   containsFirst?: boolean;
 }
+
+/** What counts actions: RaidScore, or BurstDetector in a run from before weights. */
+interface Detector {
+  record(action: ScoredAction): RecordOutcome;
+  configure(settings: { threshold: number; window_seconds: number }): void;
+  forgetAll(): void;
+  forgetActor(actor: string): void;
+  state(): BurstDetectorState | RaidScoreState;
+}
+
+/** An action's weight as counted: a signalled one is checked, as a signal bypasses live sync's mapping. */
+const MAX_ACTION_WEIGHT = 1_000;
 
 /**
  * One guild's AntiNuke state (docs/architecture.md "antinuke"), as plain deterministic code: the
@@ -65,7 +88,7 @@ export interface AntiNukeGuardOptions {
 export class AntiNukeGuard {
   private settings: AntiNukeSettings;
   private entitlements: AntiNukeEntitlements;
-  private readonly detector: BurstDetector;
+  private readonly detector: Detector;
   private readonly raids: RaidTracker;
   private readonly pending: Burst[] = [];
   private incidentsOpened: number;
@@ -76,12 +99,15 @@ export class AntiNukeGuard {
   constructor(
     private readonly input: AntiNukeWorkflowInput,
     private readonly log: AntiNukeLog,
-    private readonly options: AntiNukeGuardOptions = { recordsTargets: true, containsFirst: true },
+    private readonly options: AntiNukeGuardOptions = { recordsTargets: true, scoresActions: true, containsFirst: true },
   ) {
     // A run started before the switch and the exempt list existed carries neither: the defaults.
     this.settings = validSettings(input.settings, DEFAULT_ANTINUKE_SETTINGS);
     this.entitlements = { ...input.entitlements };
-    this.detector = new BurstDetector(this.settings, input.carried?.detector);
+    const carried = input.carried?.detector;
+    this.detector = options.scoresActions
+      ? new RaidScore(this.settings, carried)
+      : new BurstDetector(this.settings, carried && 'windows' in carried ? carried : undefined);
     this.raids = new RaidTracker(this.settings.window_seconds * 1000, input.carried?.raids);
     this.incidentsOpened = input.carried?.incidents_opened ?? 0;
   }
@@ -119,7 +145,8 @@ export class AntiNukeGuard {
       this.actionsIgnored++;
       return;
     }
-    const counted = countedAction(this.input.guildId, action, now);
+    const kinds = this.options.scoresActions ? DESTRUCTIVE_ACTION_KINDS : LEGACY_DESTRUCTIVE_ACTION_KINDS;
+    const counted = countedAction(this.input.guildId, action, now, kinds);
     if (!counted) {
       this.log.warn('destructive action ignored: not one of this guild', { guild_id: this.input.guildId });
       return;
@@ -402,7 +429,7 @@ async function recordTargets(
 }
 
 /** The member a ban or kick removed, as its incident records it; null for other kinds. */
-function memberTarget(action: DestructiveAction, counted: CountedAction): IncidentTarget | null {
+function memberTarget(action: DestructiveAction, counted: ScoredAction): IncidentTarget | null {
   if (counted.kind !== 'member_ban' && counted.kind !== 'member_kick') return null;
   if (typeof action.target_id !== 'string' || action.target_id === '') return null;
   return {
@@ -451,13 +478,21 @@ function platformTime(at: string, now: number): number {
   return Number.isFinite(parsed) ? Math.min(parsed, now) : now;
 }
 
-/** The action as the detector counts it, or null when it is not a valid action of this guild. */
-function countedAction(guildId: string, action: DestructiveAction, now: number): CountedAction | null {
+/**
+ * The action as the detector counts it, or null when it is not a valid action of this guild or
+ * not of the kinds counted. A missing or invalid weight (a live sync from before weights) is one.
+ */
+function countedAction(
+  guildId: string,
+  action: DestructiveAction,
+  now: number,
+  kinds: readonly DestructiveActionKind[],
+): ScoredAction | null {
   if (
     typeof action !== 'object' ||
     action === null ||
     action.guild_id !== guildId ||
-    !(DESTRUCTIVE_ACTION_KINDS as readonly string[]).includes(action.kind) ||
+    !(kinds as readonly string[]).includes(action.kind) ||
     typeof action.actor_platform_user_id !== 'string' ||
     action.actor_platform_user_id === '' ||
     typeof action.audit_log_entry_id !== 'string' ||
@@ -465,8 +500,11 @@ function countedAction(guildId: string, action: DestructiveAction, now: number):
   ) {
     return null;
   }
+  const weight = action.weight;
   return {
     kind: action.kind,
+    weight:
+      Number.isInteger(weight) && (weight as number) >= 1 ? Math.min(weight as number, MAX_ACTION_WEIGHT) : 1,
     actor_platform_user_id: action.actor_platform_user_id,
     audit_log_entry_id: action.audit_log_entry_id,
     at: platformTime(action.at, now),

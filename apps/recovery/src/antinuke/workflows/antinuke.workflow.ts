@@ -58,20 +58,29 @@ const { recordIncidentTargets } = proxyActivities<AntiNukeActivities>(RECORD_TAR
 export const INCIDENT_TARGETS_PATCH = 'antinuke-incident-targets';
 
 /**
+ * Marks runs that weigh every kind of action into one score per actor (RaidScore). A run begun
+ * before replays with the per-kind counting its history was made with; its next run has it, and
+ * takes the per-kind windows over.
+ */
+export const RAID_SCORE_PATCH = 'antinuke-raid-score';
+
+/**
  * Marks runs that contain first (quarantine before the snapshot, lockdown when opted in). A run
  * begun before replays its own order (snapshot, then removeActorRoles); its next run has it.
  */
 export const CONTAINMENT_PATCH = 'antinuke-containment';
 
 /**
- * One guild's AntiNuke on Temporal (the guard in antinuke-guard.ts): counts the destructive
- * actions live sync signals, and when one actor reaches the threshold of one kind within the
- * window, opens one incident for that burst. Runs until the plan loses ANTINUKE_DETECT; continues
+ * One guild's AntiNuke on Temporal (the guard in antinuke-guard.ts): weighs the destructive
+ * actions live sync signals into one score per actor, and when an actor's score reaches the
+ * threshold within the short window (or three times it within the long one), opens one incident
+ * for that burst. Runs until the plan loses ANTINUKE_DETECT; continues
  * as new every SIGNALS_PER_RUN signals with its windows carried over.
  */
 export async function antinukeWorkflow(input: AntiNukeWorkflowInput): Promise<AntiNukeWorkflowResult> {
   const guard = new AntiNukeGuard(input, log, {
     recordsTargets: patched(INCIDENT_TARGETS_PATCH),
+    scoresActions: patched(RAID_SCORE_PATCH),
     containsFirst: patched(CONTAINMENT_PATCH),
   });
   const signalsPerRun = input.signalsPerRun ?? SIGNALS_PER_RUN;

@@ -47,7 +47,7 @@ function guard(input: Partial<AntiNukeWorkflowInput> = {}, recordsTargets = true
       ...input,
     },
     { warn: jest.fn(), error: jest.fn() },
-    { recordsTargets },
+    { recordsTargets, scoresActions: recordsTargets },
   );
 }
 

@@ -1,7 +1,7 @@
 import { PermissionFlagsBits } from 'discord-api-types/v10';
 import { BotAuthority } from '../bot-authority';
 import { FormBody } from '../form-body';
-import { GuildWatch } from '../guild-change';
+import { type GuildChange, GuildWatch } from '../guild-change';
 import { platformError } from '../platform-error';
 import { compareSnowflakes } from '../snowflake';
 import { userWire } from '../wire-format';
@@ -11,6 +11,8 @@ import { type PlatformRoute, type RouteRequest, noContent, ok } from './platform
 /** The platform deletes up to 7 days of the banned user's messages, if asked. */
 const MAX_DELETE_MESSAGE_SECONDS = 7 * 24 * 3600;
 const MAX_BANS_PER_PAGE = 1000;
+/** A bulk ban takes up to 200 users. */
+const MAX_BULK_BAN_USERS = 200;
 
 /** The guild's bans as `[user id, reason]`, by user id. */
 function bansByUserId(bans: Map<string, string | null> | undefined): [string, string | null][] {
@@ -26,7 +28,49 @@ function existingBan({ params, actorId }: RouteRequest, store: PlatformStore) {
   return { guild, bans, userId: params.user_id };
 }
 
+/**
+ * Bans the users it can: not the owner, the caller, one already banned, or a member the caller
+ * does not outrank. Each ban is its own MEMBER_BAN_ADD entry, as the platform writes them. None
+ * banned: error 500000.
+ */
+function bulkBan({ params, body, actorId, auditLogReason }: RouteRequest, store: PlatformStore) {
+  const guild = store.guild(params.guild_id, actorId);
+  const bot = new BotAuthority(guild, actorId);
+  bot.require(PermissionFlagsBits.BanMembers);
+  bot.require(PermissionFlagsBits.ManageGuild);
+  const form = FormBody.object(body ?? {});
+  const userIds = form.snowflakes('user_ids');
+  if (userIds === undefined || userIds === null)
+    form.fail('user_ids', 'BASE_TYPE_REQUIRED', 'This field is required');
+  else if (userIds.length > MAX_BULK_BAN_USERS)
+    form.fail('user_ids', 'BASE_TYPE_MAX_LENGTH', `Must be ${MAX_BULK_BAN_USERS} or fewer in length.`);
+  form.integer('delete_message_seconds', { min: 0, max: MAX_DELETE_MESSAGE_SECONDS });
+  form.check();
+  const bans = store.bans.get(guild.id) ?? new Map<string, string | null>();
+  const banned: string[] = [];
+  const failed: string[] = [];
+  const changes: GuildChange[] = [];
+  for (const userId of new Set(userIds ?? [])) {
+    const member = guild.members.find((candidate) => candidate.user_id === userId);
+    const bannable =
+      store.users.has(userId) && userId !== actorId && !bans.has(userId) && (!member || bot.outranks(member));
+    if (!bannable) {
+      failed.push(userId);
+      continue;
+    }
+    const watch = new GuildWatch(guild, [{ member: userId }]);
+    guild.members = guild.members.filter((other) => other !== member);
+    bans.set(userId, auditLogReason);
+    banned.push(userId);
+    changes.push({ kind: 'ban', guildId: guild.id, userId }, ...watch.changes([]));
+  }
+  if (banned.length === 0) throw platformError.failedToBanUsers();
+  store.bans.set(guild.id, bans);
+  return ok({ banned_users: banned, failed_users: failed }, changes);
+}
+
 export const banRoutes: PlatformRoute[] = [
+  { method: 'POST', path: '/guilds/:guild_id/bulk-ban', handle: bulkBan },
   {
     method: 'GET',
     path: '/guilds/:guild_id/bans',

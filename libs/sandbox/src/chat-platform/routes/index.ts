@@ -2,6 +2,7 @@ import { auditLogRoutes } from './audit-logs.routes';
 import { banRoutes } from './bans.routes';
 import { channelRoutes } from './channels.routes';
 import { directMessageRoutes } from './direct-messages.routes';
+import { expressionRoutes } from './expressions.routes';
 import { gatewayRoutes } from './gateway.routes';
 import { guildRoutes } from './guilds.routes';
 import { incidentActionRoutes } from './incident-actions.routes';
@@ -9,9 +10,11 @@ import { interactionWebhookRoutes } from './interaction-webhooks.routes';
 import { memberRoutes } from './members.routes';
 import { oauth2Routes } from './oauth2.routes';
 import { overwriteRoutes } from './overwrites.routes';
+import { pruneRoutes } from './prune.routes';
 import type { PlatformRoute } from './platform-route';
 import { roleRoutes } from './roles.routes';
 import { userRoutes } from './users.routes';
+import { webhookRoutes } from './webhooks.routes';
 
 export type { PlatformRoute, RouteRequest, RouteResponse } from './platform-route';
 
@@ -25,6 +28,9 @@ export const platformRoutes: PlatformRoute[] = [
   ...overwriteRoutes,
   ...memberRoutes,
   ...banRoutes,
+  ...pruneRoutes,
+  ...webhookRoutes,
+  ...expressionRoutes,
   ...auditLogRoutes,
   ...gatewayRoutes,
   ...directMessageRoutes,
