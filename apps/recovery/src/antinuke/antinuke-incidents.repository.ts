@@ -5,7 +5,6 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { RecoveryEvents } from '../recovery-events';
 import type { IncidentAction } from './destructive-action';
 import { QuarantineRepository, type StoredQuarantine } from './quarantine/quarantine.repository';
-import type { DestructiveActionKind } from './destructive-action';
 import type {
   IncidentTarget,
   IncidentToOpen,

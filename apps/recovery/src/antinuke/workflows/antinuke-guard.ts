@@ -99,7 +99,11 @@ export class AntiNukeGuard {
   constructor(
     private readonly input: AntiNukeWorkflowInput,
     private readonly log: AntiNukeLog,
-    private readonly options: AntiNukeGuardOptions = { recordsTargets: true, scoresActions: true, containsFirst: true },
+    private readonly options: AntiNukeGuardOptions = {
+      recordsTargets: true,
+      scoresActions: true,
+      containsFirst: true,
+    },
   ) {
     // A run started before the switch and the exempt list existed carries neither: the defaults.
     this.settings = validSettings(input.settings, DEFAULT_ANTINUKE_SETTINGS);
