@@ -1677,6 +1677,8 @@ export interface components {
       name: string;
       /** @description The role's permissions before (decimal string). */
       permissions: string;
+      /** @description What the quarantine set them to; absent: none (a bot's own role). */
+      set_to?: string;
     };
     StrippedRoleView: {
       role_id: string;

@@ -44,7 +44,13 @@ export function quarantineActivity(deps: {
         platform.getMember(platformGuildId, bot.id),
         platform.getBotRoleIds(platformGuildId, actorPlatformUserId),
       ]);
-      const plan = planQuarantine({ state, actor, botRoleIds: botMember.roles, actorBotRoleIds });
+      const plan = planQuarantine({
+        platformGuildId,
+        state,
+        actor,
+        botRoleIds: botMember.roles,
+        actorBotRoleIds,
+      });
       // A retry keeps the first attempt's record: it knows what the actor held before.
       const record: QuarantineRecord =
         stored ??
@@ -62,8 +68,9 @@ export function quarantineActivity(deps: {
       }
       for (const role of record.role_permissions_stripped) {
         const now = state.roles.find((candidate) => candidate.id === role.id);
-        if (now && BigInt(now.permissions) !== 0n) {
-          writes.push(platform.updateRole(platformGuildId, role.id, { permissions: '0' }, reason));
+        const target = role.set_to ?? '0';
+        if (now && BigInt(now.permissions) !== BigInt(target)) {
+          writes.push(platform.updateRole(platformGuildId, role.id, { permissions: target }, reason));
         }
       }
       await Promise.all(writes);

@@ -33,10 +33,12 @@ function plan(
   actorRoles: string[],
   overrides: { id: string; allow: bigint }[] = [],
   actorBotRoleIds: string[] = [],
+  extraRoles: PlatformRole[] = [],
 ) {
   return planQuarantine({
+    platformGuildId: 'guild',
     state: {
-      roles,
+      roles: [...roles, ...extraRoles],
       permission_overrides: overrides.map((o) => ({
         channel_id: 'c1',
         id: o.id,
@@ -93,5 +95,18 @@ describe(planQuarantine.name, () => {
       remove: [{ id: 'admin' }],
       outranked: [{ id: 'owner-top', name: 'role-owner-top' }],
     });
+  });
+
+  it('cuts a dangerous permission given to @everyone, keeping the rest of what it holds', () => {
+    const everyone = role('guild', 0, P.Administrator | P.ViewChannel | P.SendMessages);
+    expect(plan(['member'], [], [], [everyone]).strip).toEqual([
+      {
+        id: 'guild',
+        name: 'role-guild',
+        permissions: (P.Administrator | P.ViewChannel | P.SendMessages).toString(),
+        set_to: (P.ViewChannel | P.SendMessages).toString(),
+      },
+    ]);
+    expect(plan(['member'], [], [], [role('guild', 0, P.ViewChannel)]).strip).toEqual([]);
   });
 });

@@ -1,16 +1,26 @@
-import { type GuildState, type PlatformMember, grantsDangerousPermission } from '@lib/chat-platform';
+import {
+  DANGEROUS_PERMISSION_BITS,
+  type GuildState,
+  type PlatformMember,
+  grantsDangerousPermission,
+} from '@lib/chat-platform';
 import type { QuarantinedRole, StrippedRolePermissions } from '../workflows/antinuke-contract';
 
 export interface QuarantinePlan {
   /** Roles to take from the actor. */
   remove: QuarantinedRole[];
-  /** The actor's own integration roles (a bot), whose permissions go to none. */
+  /**
+   * Roles whose permissions are cut: the actor's own integration roles (a bot) to none, and
+   * @everyone to what it holds without its dangerous permissions (`set_to`).
+   */
   strip: StrippedRolePermissions[];
   /** Dangerous roles the bot cannot take: at or above its highest role. */
   outranked: QuarantinedRole[];
 }
 
 export interface QuarantinePlanInput {
+  /** The platform's guild id: also the id of its @everyone role. */
+  platformGuildId: string;
   state: Pick<GuildState, 'roles' | 'permission_overrides'>;
   actor: PlatformMember;
   /** The roles the bot holds (its highest decides what it may act on). */
@@ -26,7 +36,8 @@ export interface QuarantinePlanInput {
  * and a false alarm costs the member less. A managed role cannot be taken from a member: when it
  * is the actor's own integration role (a bot), its permissions are set to none instead; someone
  * else's managed role (a booster role) is shared, and stays. The bot acts only below its highest
- * role: a dangerous role above it is reported, not taken.
+ * role: a dangerous role above it is reported, not taken. A dangerous permission given to
+ * @everyone is cut from it as well.
  */
 export function planQuarantine(input: QuarantinePlanInput): QuarantinePlan {
   const { state, actor } = input;
@@ -51,6 +62,17 @@ export function planQuarantine(input: QuarantinePlanInput): QuarantinePlan {
     } else if (ownIntegration.has(role.id) && BigInt(role.permissions) !== 0n) {
       plan.strip.push({ id: role.id, name: role.name, permissions: role.permissions });
     }
+  }
+  // A dangerous permission on @everyone makes everyone a raider, the actor included, whatever
+  // roles are taken from them: it goes too, and is given back like the rest.
+  const everyone = roles.get(input.platformGuildId);
+  if (everyone && grantsDangerousPermission(everyone.permissions)) {
+    plan.strip.push({
+      id: everyone.id,
+      name: everyone.name,
+      permissions: everyone.permissions,
+      set_to: (BigInt(everyone.permissions) & ~DANGEROUS_PERMISSION_BITS).toString(),
+    });
   }
   return plan;
 }

@@ -284,6 +284,8 @@ export interface StrippedRolePermissions {
   name: string;
   /** The role's permissions before (decimal string). */
   permissions: string;
+  /** What the quarantine set them to; absent: none (a bot's own role). */
+  set_to?: string;
 }
 
 /** Exactly what the quarantine took, so that "give back" can return it. */
