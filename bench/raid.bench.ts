@@ -14,10 +14,10 @@ import { percentile } from './percentile';
  * `npm run bench:raid` (infrastructure up): a scripted raider against live sync following 10,000
  * guilds (3 replicas, 8 shards, as bench/live-sync.bench.ts), with AntiNuke's auto-action on in
  * the raided guilds. For each raid type, RAIDS_PER_TYPE guilds are raided one at a time: the raider
- * (a hijacked admin holding Administrator, through the platform's API with a token of their own,
- * which the fake does not rate-limit: the fastest a raider can go) sends one destructive request
- * after the other until the platform refuses one (the auto-action took their roles), or
- * MAX_ACTIONS. Printed per type:
+ * (a hijacked admin holding Administrator, through the platform's API with a token of their own)
+ * sends one destructive request after the other, no faster than the platform's documented global
+ * limit of 50 requests a second per token (the fake does not limit this token itself), until the
+ * platform refuses one (the auto-action took their roles), or MAX_ACTIONS. Printed per type:
  *
  * - destructive actions completed before containment: the requests the platform carried out;
  * - time from the first action to containment: from just before the first request (this process's
@@ -32,6 +32,8 @@ const REPLICAS = 3;
 const RAIDS_PER_TYPE = 5;
 const MAX_ACTIONS = 60;
 const AIM_P99_MS = 1_000;
+/** Discord's global rate limit: 50 requests a second per token. */
+const RAIDER_INTERVAL_MS = 20;
 const SHARDING: Partial<ShardingSettings> = { shards: SHARDS, maxConcurrency: 16, identifyIntervalMs: 1_000 };
 
 type Step = (guild: RaidGuild, n: number) => { method: string; path: string; body?: unknown };
@@ -76,6 +78,8 @@ async function raid(cluster: LiveSyncCluster, guild: RaidGuild, step: Step): Pro
     // Channel deletes run out after the guild's six channels.
     if (step === RAID_TYPES['channel deletes'] && n >= guild.channels.length) break;
     const { method, path, body } = step(guild, n);
+    const due = started + n * RAIDER_INTERVAL_MS;
+    if (Date.now() < due) await sleep(due - Date.now());
     const answer = await sendJson(`${cluster.platform.url}/api/v10${path}`, method, body, {
       Authorization: `Bot ${RAIDER_TOKEN}`,
     });
@@ -110,7 +114,7 @@ async function main(): Promise<void> {
         'PUT',
         `/api/v1/guilds/${guild.guildId}/antinuke`,
         owner,
-        { auto_action_enabled: true },
+        { threshold: guild.threshold, window_seconds: guild.windowSeconds, auto_action_enabled: true },
       );
       if (answer.status >= 300)
         throw new Error(`auto-action not switched on: ${JSON.stringify(answer.body)}`);
@@ -129,7 +133,7 @@ async function main(): Promise<void> {
     );
     console.log(
       `raid: ${REPLICAS} live-sync replicas, ${SHARDS} shards, ${total} followed guilds; ` +
-        `${RAIDS_PER_TYPE} raids per type, threshold ${guilds[0].threshold}, auto-action on, raider unthrottled`,
+        `${RAIDS_PER_TYPE} raids per type, threshold ${guilds[0].threshold}, auto-action on, raider at 50 requests/s`,
     );
 
     let pass = true;

@@ -45,6 +45,8 @@ export interface RaidGuild {
   channels: string[];
   /** AntiNuke's threshold for the guild: this many deletes by one actor open an incident. */
   threshold: number;
+  /** ... within this many seconds. */
+  windowSeconds: number;
 }
 
 /** A moment the metrics or the fake showed one shard followed twice. */
@@ -183,6 +185,7 @@ export class LiveSyncCluster {
       platformGuildId: seeded.guildId,
       channels: Array.from({ length: RAID_CHANNELS }, (_, i) => seeded.channels[`ch-${i + 1}`]),
       threshold,
+      windowSeconds: Number(settings.window_seconds),
     };
   }
 
