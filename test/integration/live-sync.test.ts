@@ -35,11 +35,7 @@ describe('live sync', () => {
     const api = `${stack.platform.url}/api`;
     raider = new ChatPlatformClient({ apiBaseUrl: api, botToken: RAIDER_TOKEN });
     raiderRest = new REST({ version: '10', api }).setToken(RAIDER_TOKEN);
-    await waitFor('recovery on the gateway', () =>
-      stack.platform
-        .gatewayConnections()
-        .some((connection) => connection.userId === stack.platform.botUserId),
-    );
+    await stack.onTheGateway();
   }, 120_000);
 
   afterAll(async () => {

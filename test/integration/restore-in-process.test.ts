@@ -65,11 +65,7 @@ describe('restore in process', () => {
   const start = (snapshotId: string, options: Body = {}) => harness.start(snapshotId, ALL_SCOPES, options);
 
   function onTheGateway() {
-    return waitFor('recovery on the gateway', () =>
-      stack.platform
-        .gatewayConnections()
-        .some((connection) => connection.userId === stack.platform.botUserId),
-    );
+    return stack.onTheGateway();
   }
 
   async function expectRestored(guildId: string, platformGuildId: string, payload: GuildState) {

@@ -32,11 +32,7 @@ describe('AntiNuke and a copied restore reason', () => {
     await stack.start();
     stack.platform.registerBotToken(RAIDER_TOKEN, ADMIN, 'admin');
     raider = new ChatPlatformClient({ apiBaseUrl: `${stack.platform.url}/api`, botToken: RAIDER_TOKEN });
-    await waitFor('recovery on the gateway', () =>
-      stack.platform
-        .gatewayConnections()
-        .some((connection) => connection.userId === stack.platform.botUserId),
-    );
+    await stack.onTheGateway();
   });
 
   afterAll(async () => {

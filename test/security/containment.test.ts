@@ -38,16 +38,7 @@ describe('AntiNuke containment', () => {
     stack.platform.registerBotToken(ADMIN_TOKEN, ADMIN, 'admin');
     stack.platform.registerBotToken(OWNER_TOKEN, OWNER, 'owner');
     stack.platform.registerBotToken(RAIDER_BOT_TOKEN, RAIDER_BOT, 'helper-bot');
-    await waitFor(
-      'recovery on the gateway',
-      () =>
-        stack.platform
-          .gatewayConnections()
-          .some((connection) => connection.userId === stack.platform.botUserId),
-      { timeoutMs: 60_000 },
-    ).catch((error: Error) => {
-      throw new Error(`${error.message}\n--- recovery ---\n${stack.recovery.output().slice(-4000)}`);
-    });
+    await stack.onTheGateway();
   });
 
   afterAll(async () => {

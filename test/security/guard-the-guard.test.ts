@@ -56,14 +56,7 @@ describe('guard the guard: a hijacked admin cannot silently loosen AntiNuke or d
     stack.platform.registerBotToken(RAIDER_TOKEN, ADMIN, 'admin');
     raider = new ChatPlatformClient({ apiBaseUrl: `${stack.platform.url}/api`, botToken: RAIDER_TOKEN });
     // Gateway identifies are paced across every recovery on the database: a busy machine waits longer.
-    await waitFor(
-      'recovery on the gateway',
-      () =>
-        stack.platform
-          .gatewayConnections()
-          .some((connection) => connection.userId === stack.platform.botUserId),
-      { timeoutMs: 120_000, intervalMs: 200 },
-    );
+    await stack.onTheGateway(120_000);
   });
 
   afterAll(async () => {

@@ -28,17 +28,7 @@ describe('AntiNuke when the bot is kicked first', () => {
     billing = new BillingEventStream();
     await stack.start();
     stack.platform.registerBotToken(ADMIN_TOKEN, ADMIN, 'admin');
-    await waitFor(
-      'recovery on the gateway',
-      () =>
-        stack.platform
-          .gatewayConnections()
-          .some((connection) => connection.userId === stack.platform.botUserId),
-      // Startup on a machine busy with other suites.
-      { timeoutMs: 90_000 },
-    ).catch((error: Error) => {
-      throw new Error(`${error.message}\n--- recovery ---\n${stack.recovery.output().slice(-4000)}`);
-    });
+    await stack.onTheGateway();
   });
 
   afterAll(async () => {

@@ -38,17 +38,7 @@ describe('AntiNuke raid detection', () => {
     billing = new BillingEventStream();
     await stack.start();
     for (const [userId, token] of Object.entries(TOKENS)) stack.platform.registerBotToken(token, userId);
-    await waitFor(
-      'recovery on the gateway',
-      () =>
-        stack.platform
-          .gatewayConnections()
-          .some((connection) => connection.userId === stack.platform.botUserId),
-      // Startup on a machine busy with other suites.
-      { timeoutMs: 90_000 },
-    ).catch((error: Error) => {
-      throw new Error(`${error.message}\n--- recovery ---\n${stack.recovery.output().slice(-4000)}`);
-    });
+    await stack.onTheGateway();
   });
 
   afterAll(async () => {

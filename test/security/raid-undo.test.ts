@@ -33,19 +33,7 @@ describe('Undo this raid', () => {
     billing = new BillingEventStream();
     await stack.start();
     reader = new ChatPlatformClient({ apiBaseUrl: `${stack.platform.url}/api`, botToken: 'fake-bot-token' });
-    await waitFor(
-      'recovery on the gateway',
-      () =>
-        stack.platform
-          .gatewayConnections()
-          .some((connection) => connection.userId === stack.platform.botUserId),
-      { timeoutMs: 90_000 },
-    ).catch(async (error: Error) => {
-      const metrics = await (await fetch(`${stack.recovery.url}/metrics`)).text();
-      const shards = metrics.split('\n').filter((line) => line.startsWith('live_sync_'));
-      const refusals = JSON.stringify(stack.platform.identifyRefusals());
-      throw new Error(`${error.message}\n${shards.join('\n')}\nrefused IDENTIFYs: ${refusals}`);
-    });
+    await stack.onTheGateway();
   });
 
   afterAll(async () => {

@@ -2,6 +2,7 @@ import { type InternalIdentity, INTERNAL_TOKEN_HEADER } from '@lib/contracts';
 import { FakeChatPlatform } from '@lib/sandbox';
 import { v7 as uuidv7 } from 'uuid';
 import { type AppProcess, freePort, startApp } from './app-process';
+import { waitFor } from './wait';
 import { signInternalToken } from './internal-tokens';
 import { OWNER, seedProtectedGuild } from './restore-scenario';
 
@@ -70,6 +71,27 @@ export class RecoveryStack {
   async restartRecovery(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
     await this.recovery.stop(signal);
     this.recovery = await startApp('recovery', this.recoveryEnv, { port: this.recoveryPort });
+  }
+
+  /**
+   * Resolves once recovery's live sync holds a gateway connection to the fake platform
+   * (`liveSync: true`). Identifies are paced across every recovery on the database, so a busy
+   * machine waits long; a failure says what recovery logged and which IDENTIFYs were refused.
+   */
+  async onTheGateway(timeoutMs = 90_000): Promise<void> {
+    await waitFor(
+      'recovery on the gateway',
+      () =>
+        this.platform
+          .gatewayConnections()
+          .some((connection) => connection.userId === this.platform.botUserId),
+      { timeoutMs, intervalMs: 200 },
+    ).catch((error: Error) => {
+      const refused = JSON.stringify(this.platform.identifyRefusals());
+      throw new Error(
+        `${error.message}\nrefused IDENTIFYs: ${refused}\n--- recovery ---\n${this.recovery.output().slice(-4000)}`,
+      );
+    });
   }
 
   async stop(): Promise<void> {
