@@ -105,5 +105,18 @@ describe('AntiNuke when the bot is kicked first', () => {
         owner_platform_user_id: OWNER,
       }),
     ]);
+
+    // No raider is named, so there is no raid to take apart: the owner is sent to the snapshot.
+    const [{ id: incidentId }] = await dataSource.query<{ id: string }[]>(
+      `SELECT id FROM recovery.antinuke_incidents WHERE guild_id = $1`,
+      [guildId],
+    );
+    const undo = await stack.call(
+      stack.recovery,
+      'POST',
+      `/api/v1/guilds/${guildId}/antinuke/incidents/${incidentId}/undo`,
+      owner,
+    );
+    expect(undo).toMatchObject({ status: 409, body: { code: 'ErrIncidentWithoutRaider' } });
   });
 });

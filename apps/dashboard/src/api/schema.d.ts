@@ -2674,7 +2674,7 @@ export interface operations {
         content: {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code?: 'ErrGuildInactive';
+            code?: 'ErrGuildInactive' | 'ErrIncidentWithoutRaider';
           };
         };
       };

@@ -111,16 +111,19 @@ export function IncidentsPage({ guildId }: { guildId: string }) {
                 )}
               </dl>
               <p className="actions">
-                <button
-                  type="button"
-                  className="button button-primary"
-                  disabled={undo.isPending}
-                  onClick={() => undoRaid(incident.id)}
-                >
-                  {undo.isPending && undo.variables === incident.id
-                    ? 'Working out what the raid changed…'
-                    : 'Undo this raid'}
-                </button>
+                {/* No raider named (guildkeeper removed, or its audit log taken): nothing to take apart. */}
+                {incident.actor_platform_user_id !== null && (
+                  <button
+                    type="button"
+                    className="button button-primary"
+                    disabled={undo.isPending}
+                    onClick={() => undoRaid(incident.id)}
+                  >
+                    {undo.isPending && undo.variables === incident.id
+                      ? 'Working out what the raid changed…'
+                      : 'Undo this raid'}
+                  </button>
+                )}
                 {incident.snapshot_id && (
                   <Link
                     className="button"

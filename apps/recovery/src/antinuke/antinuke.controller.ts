@@ -135,6 +135,7 @@ export class AntiNukeController {
   @ProblemAnswers({
     403: ['ErrBotPermissionDenied'],
     404: ['ErrIncidentNotFound'],
+    409: ['ErrIncidentWithoutRaider'],
     413: ['ErrSnapshotTooLarge'],
   })
   @Post('antinuke/incidents/:incidentId/undo')

@@ -3,7 +3,8 @@ import { DataSource } from 'typeorm';
 
 /** What undoing a raid needs of an incident. */
 export interface IncidentToUndo {
-  actor_platform_user_id: string;
+  /** Null for an incident with no known raider (the bot removed, or its audit log taken). */
+  actor_platform_user_id: string | null;
   first_action_at: Date;
   undo_snapshot_id: string | null;
 }

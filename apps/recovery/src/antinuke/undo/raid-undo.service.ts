@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { Injectable, Logger } from '@nestjs/common';
 import { ChatPlatformClient } from '@lib/chat-platform';
-import { NotFoundError } from '@lib/problem-details';
+import { ConflictError, NotFoundError } from '@lib/problem-details';
 import { GuildRegistry } from '../../guilds/guild-registry.service';
 import { toUserFacingError } from '../../platform/platform-errors';
 import { readGuildMembership } from '../../snapshots/guild-membership';
@@ -45,6 +45,13 @@ export class RaidUndoService {
   async undo(guildId: string, incidentId: string): Promise<RaidUndo> {
     const incident = await this.repository.incident(guildId, incidentId);
     if (!incident) throw new NotFoundError('ErrIncidentNotFound', 'Incident');
+    const actor = incident.actor_platform_user_id;
+    if (actor === null) {
+      throw new ConflictError(
+        'ErrIncidentWithoutRaider',
+        'This incident names no raider (guildkeeper was removed, or lost the audit log), so there is no raid to take apart: restore from the last snapshot taken before it.',
+      );
+    }
     const guild = await this.guilds.get(guildId);
     const raidStart = new Date(incident.first_action_at);
     const since = new Date(raidStart.getTime() - BEFORE_IMAGE_SLACK_MS);
@@ -52,7 +59,7 @@ export class RaidUndoService {
     const [now, membership, actorEntries, journal, targets, snapshot] = await Promise.all([
       this.platform.getGuildState(guild.platformGuildId),
       readGuildMembership(this.platform, guild.platformGuildId, { members: true, bans: true }),
-      this.journal.entriesBy(guildId, incident.actor_platform_user_id, since),
+      this.journal.entriesBy(guildId, actor, since),
       this.journal.changesSince(guildId, new Date(since.getTime() - BEFORE_IMAGE_SLACK_MS)),
       this.repository.targets(incidentId),
       this.snapshotBefore(guildId, raidStart),
