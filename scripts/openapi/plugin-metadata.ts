@@ -333,7 +333,7 @@ export default async () => {
                         "LockdownController": {
                             "get": { description: "The lockdown in force, or null." },
                             "start": { description: "Pauses invites and DMs and takes SEND_MESSAGES from @everyone for `minutes`, then lifts itself.\n409 ErrLockdownActive while one is in force.", type: Object },
-                            "lift": { description: "Lifts the lockdown now, giving back exactly what it changed. 404 ErrNoLockdown when none is in force.", type: Object }
+                            "lift": { description: "Lifts the lockdown now, giving back exactly what it changed: the owner, or the manager who\nstarted it by hand (403 ErrOwnerOnly for anyone else). 404 ErrNoLockdown when none is in force.", type: Object }
                         }
                     }
                 ],

@@ -253,6 +253,15 @@ describe('AntiNuke containment', () => {
     ).toMatchObject({
       status: 400,
     });
+    // A manager who is not the owner, and did not start it, cannot open the guild early.
+    const lockdownPath = `/api/v1/guilds/${guildId}/antinuke/lockdown`;
+    expect(await stack.call(stack.recovery, 'DELETE', lockdownPath, stack.user(ADMIN))).toMatchObject({
+      status: 403,
+      body: { code: 'ErrOwnerOnly' },
+    });
+    expect(stack.platform.guild(seeded.guildId).incidents_data?.invites_disabled_until).toBe(
+      lockdown.lockdown_until,
+    );
 
     // Meanwhile someone takes EMBED_LINKS from @everyone: that stays; SEND_MESSAGES comes back.
     stack.platform.mutate(seeded.guildId, (guild) => {

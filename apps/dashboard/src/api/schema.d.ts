@@ -2916,7 +2916,10 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Lifts the lockdown now, giving back exactly what it changed. 404 ErrNoLockdown when none is in force. */
+      /**
+       * @description Lifts the lockdown now, giving back exactly what it changed: the owner, or the manager who
+       *     started it by hand (403 ErrOwnerOnly for anyone else). 404 ErrNoLockdown when none is in force.
+       */
       200: {
         headers: {
           [name: string]: unknown;
@@ -2958,7 +2961,11 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
             code?:
-              'ErrBotPermissionDenied' | 'ErrCrossOriginRequest' | 'ErrForbidden' | 'ErrPermissionDenied';
+              | 'ErrBotPermissionDenied'
+              | 'ErrCrossOriginRequest'
+              | 'ErrForbidden'
+              | 'ErrOwnerOnly'
+              | 'ErrPermissionDenied';
           };
         };
       };

@@ -65,9 +65,15 @@ export class LockdownController {
     return started.lockdown;
   }
 
-  /** Lifts the lockdown now, giving back exactly what it changed. 404 ErrNoLockdown when none is in force. */
+  /**
+   * Lifts the lockdown now, giving back exactly what it changed: the owner, or the manager who
+   * started it by hand (403 ErrOwnerOnly for anyone else). 404 ErrNoLockdown when none is in force.
+   */
   @ApiOperation({ summary: 'Lift the lockdown' })
-  @ProblemAnswers({ 403: ['ErrPermissionDenied', 'ErrBotPermissionDenied'], 404: ['ErrNoLockdown'] })
+  @ProblemAnswers({
+    403: ['ErrPermissionDenied', 'ErrBotPermissionDenied', 'ErrOwnerOnly'],
+    404: ['ErrNoLockdown'],
+  })
   @Delete()
   @RequireManageGuild({ params: 'guildId' })
   lift(

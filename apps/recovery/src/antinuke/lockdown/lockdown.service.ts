@@ -3,6 +3,7 @@ import { ChatPlatformClient, isChatPlatformError } from '@lib/chat-platform';
 import { DomainError } from '@lib/problem-details';
 import { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
+import { isGuildOwner } from '../../guilds/guild-owner';
 import { GuildRegistry } from '../../guilds/guild-registry.service';
 import { type LockdownEventFacts, RecoveryEvents } from '../../recovery-events';
 import { LOCKDOWN_MINUTES_LIMITS } from '../workflows/antinuke-contract';
@@ -126,6 +127,20 @@ export class LockdownService {
     const row = await this.lockdowns.current(guildId);
     if (!row || row.state !== 'active') {
       throw new DomainError('ErrNoLockdown', 404, 'No lockdown', 'The guild is not locked down.');
+    }
+    // Lifting early loosens the guard: a hijacked manager must not open the guild mid-raid. The
+    // owner may; so may the manager who started this lockdown by hand; it lifts itself anyway.
+    const ownLockdown = row.incident_id === null && row.started_by_user === by.userId;
+    if (!ownLockdown) {
+      const guild = await this.guilds.get(guildId);
+      if (!by.platformUserId || !(await isGuildOwner(this.platform, guild, by.platformUserId))) {
+        throw new DomainError(
+          'ErrOwnerOnly',
+          403,
+          'Only the server owner may lift this lockdown',
+          `Only the server's owner, or whoever started it, may lift a lockdown before its time; it lifts itself at ${row.lockdown_until.toISOString()}.`,
+        );
+      }
     }
     return toView(await this.lift(row, { by, reason: 'user' }));
   }
