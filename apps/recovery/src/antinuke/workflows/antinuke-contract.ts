@@ -314,6 +314,8 @@ export const ANTINUKE_NON_RETRYABLE_FAILURES = [
   'ErrBotPermissionDenied',
   'ErrPlatformRequestRefused',
   'ErrSnapshotTooLarge',
+  /** Every kept incident snapshot of the guild is still needed: a retry finds them all still needed. */
+  'ErrSnapshotLimitReached',
 ] as const;
 
 export type { DestructiveAction, MemberRolesRemoved };
