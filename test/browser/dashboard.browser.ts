@@ -292,6 +292,9 @@ test('a member without MANAGE_GUILD sees no restore controls', async ({ browser 
 test('an expired session goes to the login and back to where it was', async () => {
   await page.goto(`${GUILD_PATH()}/snapshots`);
   await expect(page.getByRole('heading', { level: 1, name: /Snapshots/ })).toBeVisible();
+  // The page's reads settle first (the owner's deleted snapshots are read once the AntiNuke view
+  // says who owns the guild): one sent after the session expires would go to the login itself.
+  await page.waitForLoadState('networkidle');
   // A token the gateway does not know: what an expired session looks like to it.
   await context.addCookies([{ name: 'sid', value: 'A'.repeat(43), url: stack().url }]);
   await page.getByRole('navigation', { name: 'Guild' }).getByRole('link', { name: 'Incidents' }).click();
