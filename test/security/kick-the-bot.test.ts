@@ -106,7 +106,8 @@ describe('AntiNuke when the bot is kicked first', () => {
       }),
     ]);
 
-    // No raider is named, so there is no raid to take apart: the owner is sent to the snapshot.
+    // The guild is gone from the bot's reach: no undo composes from it (an incident that names no
+    // raider in a guild still here is refused as ErrIncidentWithoutRaider).
     const [{ id: incidentId }] = await dataSource.query<{ id: string }[]>(
       `SELECT id FROM recovery.antinuke_incidents WHERE guild_id = $1`,
       [guildId],
@@ -117,6 +118,6 @@ describe('AntiNuke when the bot is kicked first', () => {
       `/api/v1/guilds/${guildId}/antinuke/incidents/${incidentId}/undo`,
       owner,
     );
-    expect(undo).toMatchObject({ status: 409, body: { code: 'ErrIncidentWithoutRaider' } });
+    expect(undo).toMatchObject({ status: 409, body: { code: 'ErrGuildInactive' } });
   });
 });

@@ -1,0 +1,31 @@
+import type { ChatPlatformClient } from '@lib/chat-platform';
+import type { GuildRegistry } from '../../guilds/guild-registry.service';
+import type { SnapshotService } from '../../snapshots/snapshot.service';
+import type { ChangeJournalRepository } from '../../sync/change-journal.repository';
+import type { RaidUndoRepository } from './raid-undo.repository';
+import { RaidUndoService } from './raid-undo.service';
+
+describe(RaidUndoService.name, () => {
+  it('refuses an incident that names no raider, reading nothing of the guild', async () => {
+    const platform = { getGuildState: jest.fn() };
+    const service = new RaidUndoService(
+      {
+        incident: () =>
+          Promise.resolve({
+            actor_platform_user_id: null,
+            first_action_at: new Date(),
+            undo_snapshot_id: null,
+          }),
+      } as unknown as RaidUndoRepository,
+      {} as ChangeJournalRepository,
+      {} as GuildRegistry,
+      platform as unknown as ChatPlatformClient,
+      {} as SnapshotService,
+    );
+    await expect(service.undo('guild-1', 'incident-1')).rejects.toMatchObject({
+      code: 'ErrIncidentWithoutRaider',
+      status: 409,
+    });
+    expect(platform.getGuildState).not.toHaveBeenCalled();
+  });
+});
