@@ -3,7 +3,7 @@ import type { SeededGuild } from '@lib/sandbox';
 import { PermissionFlagsBits as P } from 'discord-api-types/v10';
 import type { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
-import { BillingEventStream, SubscriptionScenario } from '../support/billing-events';
+import { BillingEventStream } from '../support/billing-events';
 import { openDataSource } from '../support/database';
 import { RecoveryStack } from '../support/recovery-stack';
 import { ADMIN, OWNER, seedProtectedGuild } from '../support/restore-scenario';
@@ -87,13 +87,7 @@ describe('AntiNuke containment', () => {
       });
       seeded.roles['helper-bot'] = roleId;
     });
-    const guildId = (await api('POST', '/api/v1/guilds', { platform_guild_id: seeded.guildId })).id as string;
-    await billing.publish(new SubscriptionScenario(guildId).started('ENTERPRISE'));
-    await waitFor(
-      'AntiNuke to watch the guild',
-      async () => (await api('GET', `/api/v1/guilds/${guildId}/antinuke`)).workflow_running === true,
-      { timeoutMs: 60_000, intervalMs: 200 },
-    );
+    const guildId = await stack.guildWatchedByAntiNuke(seeded.guildId, billing);
     await api('PUT', `/api/v1/guilds/${guildId}/antinuke`, { threshold: 3, window_seconds: 60, ...settings });
     return { seeded, guildId };
   }

@@ -3,7 +3,7 @@ import type { SeededGuild } from '@lib/sandbox';
 import type { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
 import { type AppProcess, startApp } from '../support/app-process';
-import { BillingEventStream, SubscriptionScenario } from '../support/billing-events';
+import { BillingEventStream } from '../support/billing-events';
 import { openDataSource } from '../support/database';
 import { skipNotifierBacklog } from '../support/notifier-backlog';
 import { RecoveryStack } from '../support/recovery-stack';
@@ -81,14 +81,7 @@ describe('guard the guard: a hijacked admin cannot silently loosen AntiNuke or d
   ): Promise<{ seeded: SeededGuild; guildId: string; name: string }> {
     const name = `Guard ${uuidv7().slice(-6)}`;
     const seeded = seedProtectedGuild(stack.platform, name);
-    const guildId = (await api(owner, 'POST', '/api/v1/guilds', { platform_guild_id: seeded.guildId }))
-      .id as string;
-    await billing.publish(new SubscriptionScenario(guildId).started('ENTERPRISE'));
-    await waitFor(
-      'AntiNuke to watch the guild',
-      async () => (await api(owner, 'GET', `/api/v1/guilds/${guildId}/antinuke`)).workflow_running === true,
-      { timeoutMs: 60_000, intervalMs: 200 },
-    );
+    const guildId = await stack.guildWatchedByAntiNuke(seeded.guildId, billing);
     const answer = await call(owner, 'PUT', `/api/v1/guilds/${guildId}/antinuke`, setting);
     expect(answer.status).toBe(200);
     return { seeded, guildId, name };

@@ -1,7 +1,7 @@
 import type { DomainEvent } from '@lib/contracts';
 import { v7 as uuidv7 } from 'uuid';
 import type { DataSource } from 'typeorm';
-import { BillingEventStream, SubscriptionScenario } from '../support/billing-events';
+import { BillingEventStream } from '../support/billing-events';
 import { openDataSource } from '../support/database';
 import { sendJson } from '../support/http-json';
 import { RecoveryStack } from '../support/recovery-stack';
@@ -48,13 +48,7 @@ describe('AntiNuke when the bot is kicked first', () => {
     const seeded = seedProtectedGuild(stack.platform, `Kick ${uuidv7().slice(-6)}`, 0, 0, {
       rolePosition: 1,
     });
-    const guildId = (await api('POST', '/api/v1/guilds', { platform_guild_id: seeded.guildId })).id as string;
-    await billing.publish(new SubscriptionScenario(guildId).started('ENTERPRISE'));
-    await waitFor(
-      'AntiNuke to watch the guild',
-      async () => (await api('GET', `/api/v1/guilds/${guildId}/antinuke`)).workflow_running === true,
-      { timeoutMs: 60_000, intervalMs: 200 },
-    );
+    const guildId = await stack.guildWatchedByAntiNuke(seeded.guildId, billing);
     const snapshotId = (await api('POST', `/api/v1/guilds/${guildId}/snapshots`, {})).id as string;
 
     const kicked = await sendJson(

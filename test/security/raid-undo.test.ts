@@ -5,7 +5,7 @@ import { demoGuildSpec, type SeededGuild } from '@lib/sandbox';
 import { AuditLogEvent, Routes } from 'discord-api-types/v10';
 import type { DataSource } from 'typeorm';
 import { raidDemoGuild, seedDemoGuild } from '../../standalone/sandbox';
-import { BillingEventStream, SubscriptionScenario } from '../support/billing-events';
+import { BillingEventStream } from '../support/billing-events';
 import { openDataSource } from '../support/database';
 import { RecoveryStack } from '../support/recovery-stack';
 import { restorable } from '../support/restore-scenario';
@@ -78,14 +78,7 @@ describe('Undo this raid', () => {
   async function watchedGuild(seeded: { guildId: string; ownerId: string }) {
     const owner = seeded.ownerId;
     const mirroredBefore = await mirroredGuilds();
-    const guildId = (await api(owner, 'POST', '/api/v1/guilds', { platform_guild_id: seeded.guildId }))
-      .id as string;
-    await billing.publish(new SubscriptionScenario(guildId).started('ENTERPRISE'));
-    await waitFor(
-      'AntiNuke to watch the guild',
-      async () => (await api(owner, 'GET', `/api/v1/guilds/${guildId}/antinuke`)).workflow_running === true,
-      { timeoutMs: 60_000, intervalMs: 200 },
-    );
+    const guildId = await stack.guildWatchedByAntiNuke(seeded.guildId, billing, owner);
     await api(owner, 'PUT', `/api/v1/guilds/${guildId}/antinuke`, {
       threshold: 3,
       window_seconds: 60,

@@ -2,6 +2,7 @@ import { type InternalIdentity, INTERNAL_TOKEN_HEADER } from '@lib/contracts';
 import { FakeChatPlatform } from '@lib/sandbox';
 import { v7 as uuidv7 } from 'uuid';
 import { type AppProcess, freePort, startApp } from './app-process';
+import { type BillingEventStream, SubscriptionScenario } from './billing-events';
 import { waitFor } from './wait';
 import { signInternalToken } from './internal-tokens';
 import { OWNER, seedProtectedGuild } from './restore-scenario';
@@ -112,6 +113,33 @@ export class RecoveryStack {
     if (registered.status !== 200)
       throw new Error(`guild registration failed: ${JSON.stringify(registered)}`);
     return { guildId: registered.body.id as string, platformGuildId: seeded.guildId };
+  }
+
+  /**
+   * Registers a guild seeded on the fake platform as its owner, puts it on ENTERPRISE through
+   * billing's events, and resolves with our guild id once its AntiNuke workflow runs.
+   */
+  async guildWatchedByAntiNuke(
+    platformGuildId: string,
+    billing: BillingEventStream,
+    ownerPlatformUserId = OWNER,
+  ): Promise<string> {
+    const owner = this.user(ownerPlatformUserId);
+    const registered = await this.call(this.recovery, 'POST', '/api/v1/guilds', owner, {
+      platform_guild_id: platformGuildId,
+    });
+    if (registered.status !== 200)
+      throw new Error(`guild registration failed: ${JSON.stringify(registered)}`);
+    const guildId = registered.body.id as string;
+    await billing.publish(new SubscriptionScenario(guildId).started('ENTERPRISE'));
+    await waitFor(
+      'AntiNuke to watch the guild',
+      async () =>
+        (await this.call(this.recovery, 'GET', `/api/v1/guilds/${guildId}/antinuke`, owner)).body
+          .workflow_running === true,
+      { timeoutMs: 60_000, intervalMs: 200 },
+    );
+    return guildId;
   }
 
   /** A request to an app as the gateway would forward it for `identity`. */
