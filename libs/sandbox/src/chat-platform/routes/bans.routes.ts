@@ -11,7 +11,10 @@ import { type PlatformRoute, type RouteRequest, noContent, ok } from './platform
 /** The platform deletes up to 7 days of the banned user's messages, if asked. */
 const MAX_DELETE_MESSAGE_SECONDS = 7 * 24 * 3600;
 const MAX_BANS_PER_PAGE = 1000;
-/** A bulk ban takes up to 200 users. */
+/**
+ * Discord's "Bulk Guild Ban" (resources/guild): BAN_MEMBERS and MANAGE_GUILD, at most 200
+ * `user_ids`, answered with `banned_users` and `failed_users`; error 500000 when none was banned.
+ */
 const MAX_BULK_BAN_USERS = 200;
 
 /** The guild's bans as `[user id, reason]`, by user id. */

@@ -9,6 +9,11 @@ import { type PlatformRoute, type RouteRequest, ok } from './platform-route';
 const DEFAULT_PRUNE_DAYS = 7;
 
 /**
+ * Discord's "Get Guild Prune Count" and "Begin Guild Prune" (resources/guild): KICK_MEMBERS and
+ * MANAGE_GUILD; `days` 1-30, 7 by default; members with roles stay unless `include_roles` names
+ * them; `compute_prune_count` false answers `pruned: null`; one MEMBER_PRUNE audit-log entry with
+ * `delete_member_days` and `members_removed` (resources/audit-log, "Optional Audit Entry Info").
+ *
  * The members a prune removes: those holding no role, or only roles of `include_roles`; never the
  * owner, a bot, or a member the caller does not outrank. The platform prunes members inactive for
  * `days`; the fake keeps no activity, so every such member counts as inactive (undocumented here:

@@ -7,13 +7,17 @@ import {
 import { randomBytes } from 'node:crypto';
 import { BotAuthority } from '../bot-authority';
 import { FormBody } from '../form-body';
-import { platformError } from '../platform-error';
 import type { FakeWebhook } from '../guild-expressions';
 import { userWire } from '../wire-format';
 import type { PlatformStore } from '../platform-store';
 import { type PlatformRoute, ok } from './platform-route';
 
-/** The platform refuses these in a webhook's name. */
+/**
+ * Discord's "Create Webhook" and "Get Channel Webhooks" (resources/webhook): MANAGE_WEBHOOKS; a
+ * name of 1-80 characters that does not contain "clyde" or "discord" (case-insensitive); a
+ * WEBHOOK_CREATE audit-log entry and a WEBHOOKS_UPDATE gateway event. The answer leaves out the
+ * optional `url` (discord-api-spec's GuildIncomingWebhookResponse): the fake executes no webhooks.
+ */
 const FORBIDDEN_NAME_PARTS = ['clyde', 'discord'];
 
 function webhookWire(webhook: FakeWebhook, store: PlatformStore) {
@@ -36,11 +40,8 @@ export const webhookRoutes: PlatformRoute[] = [
     path: '/channels/:channel_id/webhooks',
     handle: ({ params, body, actorId }, store) => {
       const { guild, channel } = store.channel(params.channel_id, actorId);
-      // Manage Webhooks in the channel, overwrites counted.
-      const bot = new BotAuthority(guild, actorId);
-      if ((bot.channelPermissions(channel) & PermissionFlagsBits.ManageWebhooks) === 0n) {
-        throw platformError.missingPermissions();
-      }
+      // Manage Webhooks in the channel, its overwrites counted.
+      new BotAuthority(guild, actorId).requireInChannel(channel, PermissionFlagsBits.ManageWebhooks);
       const form = FormBody.object(body ?? {});
       const name = form.string('name', { required: true, min: 1, max: 80 });
       if (name && FORBIDDEN_NAME_PARTS.some((part) => name.toLowerCase().includes(part))) {
@@ -86,7 +87,8 @@ export const webhookRoutes: PlatformRoute[] = [
     path: '/channels/:channel_id/webhooks',
     handle: ({ params, actorId }, store) => {
       const { guild, channel } = store.channel(params.channel_id, actorId);
-      new BotAuthority(guild, actorId).require(PermissionFlagsBits.ManageWebhooks);
+      // Manage Webhooks in the channel, its overwrites counted.
+      new BotAuthority(guild, actorId).requireInChannel(channel, PermissionFlagsBits.ManageWebhooks);
       return ok(
         [...store.webhooks.values()]
           .filter((webhook) => webhook.channel_id === channel.id)
