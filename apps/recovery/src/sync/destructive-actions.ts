@@ -1,24 +1,11 @@
-import { AuditLogEvent, PermissionFlagsBits } from 'discord-api-types/v10';
+import { DANGEROUS_PERMISSION_BITS } from '@lib/chat-platform';
+import { AuditLogEvent } from 'discord-api-types/v10';
 import type {
   DestructiveAction,
   DestructiveActionKind,
   MemberRolesRemoved,
 } from '../antinuke/destructive-action';
 import type { AuditLogChange, AuditLogEntry } from './guild-events';
-
-/**
- * The permissions a raider hands out to take a guild over or wreck it: given to a role, or a role
- * holding one given to a member, it counts as a destructive action.
- */
-export const DANGEROUS_PERMISSIONS: bigint =
-  PermissionFlagsBits.Administrator |
-  PermissionFlagsBits.ManageGuild |
-  PermissionFlagsBits.ManageRoles |
-  PermissionFlagsBits.ManageChannels |
-  PermissionFlagsBits.BanMembers |
-  PermissionFlagsBits.KickMembers |
-  PermissionFlagsBits.ManageWebhooks |
-  PermissionFlagsBits.MentionEveryone;
 
 /**
  * What each kind weighs towards the actor's score. The guild's threshold is a score: `threshold`
@@ -115,7 +102,7 @@ function weigh(
     }
     case Number(AuditLogEvent.RoleUpdate): {
       const change = entry.changes.find((candidate) => candidate.key === 'permissions');
-      if (!change || (grantedBits(change) & DANGEROUS_PERMISSIONS) === 0n) return null;
+      if (!change || (grantedBits(change) & DANGEROUS_PERMISSION_BITS) === 0n) return null;
       // The @everyone role's id is the guild's.
       const everyone = entry.targetId === platformGuildId;
       return {
@@ -153,7 +140,7 @@ function bits(value: unknown): bigint {
 }
 
 function isDangerous(permissions: string | null): boolean {
-  return permissions !== null && (bits(permissions) & DANGEROUS_PERMISSIONS) !== 0n;
+  return permissions !== null && (bits(permissions) & DANGEROUS_PERMISSION_BITS) !== 0n;
 }
 
 /** The roles of a MEMBER_ROLE_UPDATE's `$add` or `$remove` change (`[{ id, name }]`). */

@@ -4,6 +4,7 @@ import { DomainError } from '@lib/problem-details';
 import { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
 import { isGuildOwner } from '../../guilds/guild-owner';
+import { ownerOnly } from '../owner-only';
 import { GuildRegistry } from '../../guilds/guild-registry.service';
 import { type LockdownEventFacts, RecoveryEvents } from '../../recovery-events';
 import { LOCKDOWN_MINUTES_LIMITS } from '../workflows/antinuke-contract';
@@ -134,10 +135,7 @@ export class LockdownService {
     if (!ownLockdown) {
       const guild = await this.guilds.get(guildId);
       if (!by.platformUserId || !(await isGuildOwner(this.platform, guild, by.platformUserId))) {
-        throw new DomainError(
-          'ErrOwnerOnly',
-          403,
-          'Only the server owner may lift this lockdown',
+        throw ownerOnly(
           `Only the server's owner, or whoever started it, may lift a lockdown before its time; it lifts itself at ${row.lockdown_until.toISOString()}.`,
         );
       }
