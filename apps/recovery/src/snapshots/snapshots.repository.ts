@@ -126,8 +126,7 @@ export class SnapshotsRepository {
                         WHERE j.status IN ('pending', 'running')
                           AND (j.snapshot_id = s.id OR j.pre_restore_snapshot_id = s.id))
                OR EXISTS (SELECT 1 FROM recovery.antinuke_incidents i
-                           WHERE (i.snapshot_id = s.id OR i.undo_snapshot_id = s.id)
-                             AND i.last_action_at > $3::timestamptz - interval '${INCIDENT_OPEN_DAYS} days')) AS needed
+                           WHERE ${openIncidentKeeps('i', 's.id', '$3')})) AS needed
          FROM recovery.snapshots s
         WHERE s.guild_id = $1 AND s.trigger = $2`,
       [guildId, trigger, now],
@@ -240,8 +239,7 @@ export class SnapshotsRepository {
    */
   async isOpenIncidentSnapshot(manager: EntityManager, snapshotId: string, now: Date): Promise<boolean> {
     const rows = await manager.query<unknown[]>(
-      `SELECT 1 FROM recovery.antinuke_incidents
-        WHERE (snapshot_id = $1 OR undo_snapshot_id = $1) AND last_action_at > $2::timestamptz - interval '${INCIDENT_OPEN_DAYS} days' LIMIT 1`,
+      `SELECT 1 FROM recovery.antinuke_incidents i WHERE ${openIncidentKeeps('i', '$1', '$2')} LIMIT 1`,
       [snapshotId, now],
     );
     return rows.length > 0;
@@ -295,6 +293,15 @@ export class SnapshotsRepository {
 
 /** How long after its last counted action an AntiNuke incident stays open. */
 export const INCIDENT_OPEN_DAYS = 7;
+
+/**
+ * SQL: incident `i` is open at `now` and keeps `snapshot` (its own snapshot or its undo's): such a
+ * snapshot is neither deleted by a user nor dropped to make room.
+ */
+function openIncidentKeeps(i: string, snapshot: string, now: string): string {
+  return `(${i}.snapshot_id = ${snapshot} OR ${i}.undo_snapshot_id = ${snapshot})
+    AND ${i}.last_action_at > ${now}::timestamptz - interval '${INCIDENT_OPEN_DAYS} days'`;
+}
 
 export type DeletedSnapshotRow = SnapshotRow & { deleted_at: Date; deleted_by_platform_user_id: string };
 
