@@ -41,6 +41,8 @@ step "lint (type-aware, zero warnings)"
 npx eslint --max-warnings 0 apps libs scripts standalone test bench
 step "format"
 npx prettier --check . --log-level warn
+step "commit subjects (the commits since the check came: at most 72 characters, area: what changed)"
+node -r @swc-node/register scripts/commit-subjects.ts
 
 step "unit tests"
 npx jest --selectProjects unit $(jest_json unit) --ci --forceExit
