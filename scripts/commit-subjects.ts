@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -66,7 +67,12 @@ export function judgeSubject(subject: string, merge = false): Verdict {
 const ROOT = path.resolve(__dirname, '..');
 
 function git(...args: string[]): string {
-  return execFileSync('git', args, { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }).trim();
+  return execFileSync('git', args, {
+    cwd: ROOT,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  }).trim();
 }
 
 interface Commit {
@@ -78,21 +84,39 @@ interface Commit {
 /** The commits of `revisions`, each with its subject and whether it has more than one parent. */
 function commits(...revisions: string[]): Commit[] {
   const out = git('log', '--format=%H%x00%P%x00%s%x1e', ...revisions);
+  const boundaries = shallowBoundaries();
   return out
     .split('\x1e')
     .map((record) => record.trim())
     .filter((record) => record !== '')
     .map((record) => {
       const [hash, parents, subject] = record.split('\x00');
-      return { hash, merge: parents.split(' ').filter(Boolean).length > 1, subject };
+      // A shallow clone shows its boundary commits without parents; the commit object keeps them.
+      const parentCount = boundaries.has(hash)
+        ? git('cat-file', 'commit', hash)
+            .split('\n')
+            .filter((line) => line.startsWith('parent ')).length
+        : parents.split(' ').filter(Boolean).length;
+      return { hash, merge: parentCount > 1, subject };
     });
 }
 
-/** The oldest commit whose change to this file added the marker line. */
+/** The commits a shallow clone was cut at: git shows each as adding every file it holds. */
+function shallowBoundaries(): Set<string> {
+  const file = path.resolve(ROOT, git('rev-parse', '--git-path', 'shallow'));
+  if (!existsSync(file)) return new Set();
+  return new Set(readFileSync(file, 'utf8').split('\n').filter(Boolean));
+}
+
+/**
+ * The oldest commit whose change to this file added the marker line; none when the history is
+ * cut before it (a shallow clone's boundary commit seems to add it, but is no proof).
+ */
 function introducingCommit(): string | undefined {
   const file = path.relative(ROOT, __filename);
   const found = git('log', '--reverse', '--format=%H', `-S${INTRODUCED_MARKER}`, '--', file);
-  return found.split('\n').find((line) => line !== '');
+  const oldest = found.split('\n').find((line) => line !== '');
+  return oldest && !shallowBoundaries().has(oldest) ? oldest : undefined;
 }
 
 function main(): number {
@@ -126,7 +150,10 @@ function main(): number {
     );
     return 1;
   }
-  if (toCheck.length === 0) say('commit subjects: nothing to check yet');
+  if (toCheck.length === 0) {
+    say('commit subjects: nothing to check yet');
+    return 0;
+  }
   let bad = 0;
   for (const commit of toCheck) {
     const verdict = judgeSubject(commit.subject, commit.merge);
