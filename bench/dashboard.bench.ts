@@ -9,7 +9,7 @@ import { startStandalone } from '../standalone/standalone';
 import { generatedGuild } from './generated-guild';
 
 /**
- * `npm run bench:dashboard`: the dashboard's budgets (issue 24), in Debian's Chromium on loopback,
+ * `npm run bench:dashboard`: the dashboard's budgets, in Debian's Chromium on loopback,
  * against the product as `npm start` runs it (a fresh data folder):
  * - JavaScript for the first page (the shell's entry and what it preloads), gzipped: ≤ 150 KB;
  * - navigation to a usable guild picker (a new browser context each time, so nothing cached, until

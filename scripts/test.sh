@@ -69,11 +69,12 @@ bash scripts/infra.sh fetch >"$TIMINGS/infrastructure.log" 2>&1 &&
 INFRA_PID=$!
 INFRA_UP=1
 
-step "static checks at once (typecheck of the services and of the dashboard, type-aware lint, format)"
+step "static checks at once (typecheck: services, dashboard; lint; format; commit subjects)"
 check "typecheck (the services)" npx tsc --noEmit -p tsconfig.json
 check "typecheck (the dashboard)" npx tsc --noEmit -p apps/dashboard
 check "lint (type-aware, zero warnings)" npx eslint --max-warnings 0 apps libs scripts standalone test bench
 check "format" npx prettier --check . --log-level warn
+check "commit subjects (at most 72 characters, area: what)" node -r @swc-node/register scripts/commit-subjects.ts
 checks_pass
 
 step "unit tests"

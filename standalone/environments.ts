@@ -65,7 +65,7 @@ function defined(values: Record<string, string | undefined>): Record<string, str
 }
 
 /**
- * Each service's environment in standalone mode (docs/architecture.md standalone mode): the same
+ * Each service's environment in standalone mode (docs/decisions/standalone-mode.md): the same
  * variables it reads when deployed alone, pointing at its siblings' loopback ports, the embedded
  * parts or the real ones the user configured, its own signing key and its own database login.
  */

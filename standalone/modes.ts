@@ -21,7 +21,7 @@ export const PUBLIC_SERVICES = ['webhook-intake', 'gateway'] as const satisfies 
 export interface StandalonePlan {
   modes: StandaloneModes;
   /**
-   * The parts the sandbox fakes (docs/architecture.md standalone mode), or undefined when it runs
+   * The parts the sandbox fakes (docs/decisions/standalone-mode.md), or undefined when it runs
    * none: both are real, or the caller (a test) brings fakes of its own.
    */
   sandbox: { platform: boolean; provider: boolean } | undefined;
@@ -31,7 +31,7 @@ export interface StandalonePlan {
 }
 
 /**
- * docs/architecture.md standalone mode: each of DATABASE_URL, KAFKA_BROKERS, TEMPORAL_ADDRESS,
+ * docs/decisions/standalone-mode.md: each of DATABASE_URL, KAFKA_BROKERS, TEMPORAL_ADDRESS,
  * REDIS_URL, DISCORD_BOT_TOKEN and PROVIDER_SECRET_KEY, when set and not empty, switches its part
  * from the embedded one to the real one. A caller's fakes stand in for both outside parts.
  */

@@ -24,7 +24,7 @@ export function publicRouteOf(pathname: string, hasSandbox: boolean): keyof Publ
 }
 
 /**
- * The public port's request listener (docs/architecture.md standalone mode): the webhook intake,
+ * The public port's request listener (docs/decisions/standalone-mode.md): the webhook intake,
  * the sandbox and the gateway on one origin. The request's lines in the log name the service that
  * answers it (`enterService`); the sandbox is no service.
  */

@@ -47,7 +47,7 @@ export interface Standalone {
 }
 
 /**
- * Standalone mode (docs/architecture.md): every service in this process, each the same Nest application
+ * Standalone mode (docs/decisions/standalone-mode.md): every service in this process, each the same Nest application
  * it is when deployed alone, with its own environment. The gateway and the webhook intake answer on
  * the one public port; the other services listen on loopback ports of their own, and the services
  * still call each other over HTTP with the internal token, exactly as deployed. What is not

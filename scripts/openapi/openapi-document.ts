@@ -26,7 +26,10 @@ type PluginMetadata = Parameters<typeof SwaggerModule.loadPluginMetadata>[0];
 
 export const OPENAPI_FILE = join(REPO_ROOT, 'apps/gateway/src/docs/openapi.json');
 
-/** The public API (docs/architecture.md): what the gateway serves or forwards. Everything else is internal. */
+/**
+ * The public API (docs/decisions/public-routes.md): what the gateway serves or forwards. Everything
+ * else is internal.
+ */
 export function isPublicPath(path: string): boolean {
   return path.startsWith('/api/v1/') || path.startsWith('/auth/') || path === '/subscriptions/{id}/cancel';
 }

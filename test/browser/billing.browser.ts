@@ -3,7 +3,7 @@ import { api, capture, control, logIn, sandbox, stack, subscribePlan } from './s
 import type { SandboxState } from './support/stack-info';
 
 /**
- * Issue 25's billing in the browser, against the stack BROWSER_STACK names: a payer subscribes
+ * Billing in the browser, against the stack BROWSER_STACK names: a payer subscribes
  * through the provider's JS SDK (the sandbox's stand-in, loaded from the URL billing hands out) and
  * its card page, upgrades, schedules a downgrade and takes it back,
  * cancels and takes that back; a declined card; the slow card whose first payment the webhook
@@ -183,7 +183,7 @@ test('subscribes PRO with the sandbox card, then upgrading to ENTERPRISE makes A
   await expect(fact('AntiNuke')).toContainText('Not on the');
 
   await page.getByRole('navigation', { name: 'Guild' }).getByRole('link', { name: 'Subscription' }).click();
-  // Said before the click: what the upgrade charges now (issue 41; its own test below has the rest).
+  // Said before the click: what the upgrade charges now (its own test below has the rest).
   await expect(
     page.getByText(/Upgrade to Enterprise: ₩[\d,]+ is charged now on your card ending/),
   ).toBeVisible();

@@ -4,7 +4,7 @@ import { api, capture, control, logIn, sandbox, stack, subscribePlan } from './s
 import type { SandboxState } from './support/stack-info';
 
 /**
- * Issue 24's scenarios, in order, as a guild owner and a member would go through them, against the
+ * The dashboard's first scenarios, in order, as a guild owner and a member would go through them, against the
  * stack BROWSER_STACK names: log in, pick the demo guild, register it, snapshot, the raid, the
  * preview of what the raid removed, the restore to completion, the guild equal to the snapshot,
  * nothing left to restore; then a guild changed between preview and restore, a cancelled restore,
@@ -94,7 +94,7 @@ test('registers the demo guild, subscribes, and takes a snapshot', async () => {
   guildId = new URL(page.url()).pathname.split('/')[2];
   await expect(page.getByRole('heading', { level: 1, name: `Overview · ${state.demo.name}` })).toBeVisible();
 
-  // Billing's pages are issue 25's: the subscription is made through the API, as the dashboard will.
+  // Billing's pages have their own suite (billing.browser.ts): here the subscription is made directly.
   await subscribePlan(page, guildId, 'ENTERPRISE');
   await page.reload();
   await expect(page.getByRole('definition').first()).toContainText('Enterprise');

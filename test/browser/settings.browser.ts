@@ -3,7 +3,7 @@ import { api, capture, control, logIn, sandbox, stack, subscribePlan } from './s
 import type { SandboxState } from './support/stack-info';
 
 /**
- * Issue 25's guild settings, as the demo owner goes through them on a guild of their own (so the
+ * The guild settings pages, as the demo owner goes through them on a guild of their own (so the
  * other suites' guild and plan do not matter): AntiNuke shown disabled on FREE, then set and read
  * back on ENTERPRISE with a per-field validation problem, switched off and users exempted; DM preferences saved and a muted kind
  * not sent; the test DM arriving on the platform; the audit log paged and filtered. Every page is

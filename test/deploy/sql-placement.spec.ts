@@ -3,7 +3,7 @@ import { join, relative } from 'node:path';
 import * as ts from 'typescript';
 
 /**
- * Issue 26, "one way to do each thing": all SQL lives in `*.repository.ts` (and migrations);
+ * One way to do each thing (docs/decisions/data-access.md): all SQL lives in `*.repository.ts` (and migrations);
  * services, controllers, jobs and handlers call repositories. This scans the source of apps/ and
  * libs/ (not specs, not migrations, not the dashboard) for database access outside repositories.
  *

@@ -215,7 +215,7 @@ function fingerprintDifference(before: Fingerprint, after: Fingerprint): string[
 const UUID_IN_TEXT = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 const DIGITS_IN_JSON = /"([0-9]{1,20})"/g;
 
-/** The public API under malformed, oversize, wrong-type and injection input (issue 13). */
+/** The public API under malformed, oversize, wrong-type and injection input. */
 describe('bad input across the public API', () => {
   const stack = new GatewayStack();
   let dataSource: DataSource;

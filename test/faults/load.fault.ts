@@ -18,7 +18,7 @@ import {
 } from './support/load-users';
 
 /**
- * Issue 13, a load run: USERS virtual users, each with a platform user and a guild of its own, go
+ * A load run: USERS virtual users, each with a platform user and a guild of its own, go
  * through the user journey at the same time through the gateway, as the dashboard would: log in
  * (the real OAuth flow), register the guild, subscribe to PRO (prepare, the provider's card widget,
  * confirm), take the baseline snapshot; then, for LOAD_DURATION_S, a mix of reads with a manual

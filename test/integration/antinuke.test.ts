@@ -389,7 +389,7 @@ describe('antinuke', () => {
       expect(await incidentEvents(guild.id)).toHaveLength(1);
     });
 
-    it('records the members the raider banned and kicked and the roles they stripped, once each (issue 28)', async () => {
+    it('records the members the raider banned and kicked and the roles they stripped, once each', async () => {
       const victims = [
         '200000000000000101',
         '200000000000000102',

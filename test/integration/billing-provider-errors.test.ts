@@ -17,7 +17,7 @@ interface AttemptRow {
 }
 
 /**
- * How billing reads a charge Toss refused or did not answer (issue 41, items 3 and 4): only card
+ * How billing reads a charge Toss refused or did not answer: only card
  * declines fail it; a temporary error, a lost answer or a DUPLICATED_ORDER_ID leaves it pending,
  * and the scheduled look-up (`GET /v1/payments/orders/{orderId}`) settles it once, without a
  * second charge. Real billing, Postgres, Kafka, recovery and licensing, and the fake provider.

@@ -40,7 +40,7 @@ interface AttemptRow {
 
 const DAY_MS = 86_400_000;
 
-/** Billing against real Postgres and Kafka, recovery and licensing, and the fake provider (issue 6). */
+/** Billing against real Postgres and Kafka, recovery and licensing, and the fake provider. */
 describe('billing', () => {
   const stack = new BillingStack();
   let dataSource: DataSource;
@@ -650,7 +650,7 @@ describe('billing', () => {
           guild_name: guildName,
         },
       });
-      // The prorated difference (issue 41 item 5; test/integration/upgrade-charge.test.ts has the rest).
+      // The prorated difference (test/integration/upgrade-charge.test.ts has the rest).
       const charged = stack.provider.charges().slice(chargesBefore);
       expect(charged).toEqual([expect.objectContaining({ orderId: `upg_${id}_001_r0`, status: 'DONE' })]);
       expect(charged[0].amount).toBe((upgraded.body.payment as { amount_krw: number }).amount_krw);

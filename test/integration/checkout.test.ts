@@ -7,7 +7,7 @@ import { ADMIN, OWNER } from '../support/restore-scenario';
 import { waitFor } from '../support/wait';
 
 /**
- * Issue 41 (item 6): a confirm is only ever the one the payer's own checkout started. A checkout
+ * Checkouts: a confirm is only ever the one the payer's own checkout started. A checkout
  * id that is forged, another user's, expired, already used, or for another guild, plan or customer
  * key is refused with its problem code before the provider is asked anything: no billing key
  * issued, no card on file replaced, nothing charged, nothing written.

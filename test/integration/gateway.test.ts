@@ -154,7 +154,7 @@ describe('gateway', () => {
     expect(wrongMethod.headers.get('allow')).toBe('POST');
   });
 
-  it("logs the card form's return address without its authKey (issue 41)", async () => {
+  it("logs the card form's return address without its authKey", async () => {
     const logging = await stack.startGateway({ LOG_LEVEL: 'info' });
     try {
       const authKey = `ak_${uuidv7().replace(/-/g, '')}`;

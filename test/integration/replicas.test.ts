@@ -111,7 +111,7 @@ function row(
 }
 
 /**
- * Issue 12, scaling correctness: two processes of every app on one database, one Kafka (same consumer
+ * Scaling correctness: two processes of every app on one database, one Kafka (same consumer
  * groups), one Temporal task queue and one Redis. Every scheduled job must do each due item once
  * across the replicas, every consumer group must apply each event once while both of its members
  * own partitions, and the stateless apps must answer alike. Each app's calls to the fake platform

@@ -19,7 +19,7 @@ interface PeriodRow {
 }
 
 /**
- * Issue 41 item 5: an upgrade charges the prorated difference on the card on file and takes effect
+ * Upgrades are paid for when they are made: an upgrade charges the prorated difference on the card on file and takes effect
  * when that charge is approved (README "Where the product departs from the spec"). Billing against
  * Postgres, Kafka, recovery, licensing and the sandbox provider.
  */

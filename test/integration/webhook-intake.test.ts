@@ -41,7 +41,7 @@ interface EventRow {
   payload: unknown;
 }
 
-/** Webhook intake with real Redis, Postgres and billing behind it (issue 7, docs/behaviour.md §4.9). */
+/** Webhook intake with real Redis, Postgres and billing behind it (docs/behaviour.md §4.9). */
 describe('webhook intake', () => {
   const stack = new BillingStack();
   let tap: BillingTap;
@@ -361,7 +361,7 @@ describe('webhook intake', () => {
     const after = await dataSource.query<{ count: number }[]>(
       `SELECT count(*)::int AS count FROM webhook.webhook_events WHERE body_bytes > 1048576`,
     );
-    // Refused before it was read (security issue 22): there is nothing to record.
+    // Refused before it was read: there is nothing to record.
     expect(after[0].count).toBe(before[0].count);
   });
 

@@ -13,7 +13,7 @@ const RAIDER_TOKEN = 'antinuke-reason-raider-token';
 type Body = Record<string, unknown>;
 
 /**
- * Issue 22, item 2: the restore's platform writes carry the audit-log reason `Restore <job id>`,
+ * A forged restore reason: the restore's platform writes carry the audit-log reason `Restore <job id>`,
  * which anyone in the guild can read. A raider (a compromised administrator, through the
  * platform's API with a token of their own) who sends that reason while the restore runs, or just
  * after it ended, must still open an incident; the bot's own deletes during the restore open none.

@@ -22,7 +22,7 @@ interface OwnedGuild {
 }
 
 /**
- * Issue 22, item 7: access is checked before anything else. A user who cannot manage the owner's
+ * Access is checked before anything else. A user who cannot manage the owner's
  * guild probes it through the gateway, as an attacker would with ids read from a screenshot or a
  * log: every answer must be the one a random id gets, whatever the body, whatever the guild's
  * state. A guild route answers 403 ErrForbidden to anyone who does not manage the guild (a guild

@@ -22,7 +22,7 @@ import { TopicReader } from '../support/topic-reader';
 import { waitFor } from '../support/wait';
 
 /**
- * Issue 22 item 6: Kafka trusts nobody on its SASL listener (scripts/infra.sh, 127.0.0.1:9094).
+ * Kafka trusts nobody on its SASL listener (scripts/infra.sh, 127.0.0.1:9094).
  * Each service logs in with SCRAM as its own user and may only do what the ACL matrix of
  * libs/contracts/src/kafka-access.ts grants. The plaintext listener (KAFKA_BROKERS) is the
  * test stack's own, used here only to look at the topics from outside.

@@ -15,7 +15,7 @@ import {
 } from './support/redis-server';
 
 /**
- * Issue 22 item 6: Redis trusts nobody without its password. A redis-server of this test's own
+ * Redis trusts nobody without its password. A redis-server of this test's own
  * with `requirepass` (and one with TLS); the gateway and the webhook intake reach it through
  * REDIS_URL alone (`redis://:password@host:port`, `rediss://` for TLS).
  */

@@ -89,7 +89,7 @@ async function streamChunked(
 }
 
 /**
- * Issue 22 item 3 and the webhook half of item 7: what anyone who can reach `POST /webhooks/provider`
+ * Webhook storage, and access checked before the body is read: what anyone who can reach `POST /webhooks/provider`
  * can make the intake read, store and do without the provider's secret, against the real app.
  */
 describe('webhook intake against unauthenticated callers', () => {

@@ -277,7 +277,7 @@ export function samplePayloads(parties: SampleParties): EventPayloads {
   };
 }
 
-/** The envelope its producer would write (docs/architecture.md "Events"). */
+/** The envelope its producer would write (docs/decisions/events.md). */
 export function envelope<T extends EventType>(
   type: T,
   guildId: string,

@@ -51,7 +51,7 @@ export class RecoveryEnv extends ConsumerEnv {
   SNAPSHOT_DELETE_GRACE_DAYS: number = 7;
 
   /**
-   * `api` serves HTTP only, `worker` also runs the Temporal worker, `all` both (docs/architecture.md).
+   * `api` serves HTTP only, `worker` also runs the Temporal worker, `all` both (docs/decisions/recovery-roles.md).
    * With WORKFLOW_ENGINE=in-process there is no worker: the process that starts a restore runs it.
    */
   @IsIn(RECOVERY_ROLES, { message: `RECOVERY_ROLE must be one of ${RECOVERY_ROLES.join(', ')}` })
@@ -119,7 +119,7 @@ export class RecoveryEnv extends ConsumerEnv {
   /**
    * Take part in live sync here (mirror, destructive actions for AntiNuke). Any number of replicas
    * may: the gateway's shards are spread over them through Postgres leases, each followed by one
-   * replica at a time (docs/architecture.md, "Live sync across replicas"). Off by default.
+   * replica at a time (docs/decisions/live-sync-across-replicas.md). Off by default.
    */
   @IsEnvBoolean()
   LIVE_SYNC_ENABLED: boolean = false;

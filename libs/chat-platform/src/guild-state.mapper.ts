@@ -37,7 +37,7 @@ export interface WireGuildChannel {
   rate_limit_per_user?: number;
   bitrate?: number;
   user_limit?: number;
-  /** The wire's name for our permission overrides (docs/architecture.md#one-word-for-permission-overrides). */
+  /** The wire's name for our permission overrides (docs/decisions/permission-overrides.md). */
   permission_overwrites?: APIOverwrite[];
 }
 

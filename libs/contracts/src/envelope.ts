@@ -2,7 +2,7 @@
 export type Producer = 'recovery' | 'billing' | 'licensing';
 
 /**
- * What travels on Kafka for every domain event (docs/architecture.md "Events").
+ * What travels on Kafka for every domain event (docs/decisions/events.md).
  * `payload` is typed per event in `events.ts`; the envelope never changes shape.
  */
 export interface EventEnvelope<TType extends string = string, TPayload = unknown> {

@@ -13,7 +13,7 @@ export function loginOf(url: string): { user: string; password: string } {
 
 /**
  * Makes `url`'s user the login of one service, able to use its own schema and nothing else
- * (docs/architecture.md: each service connects with its own role). Run by the migration job (and by
+ * (docs/decisions/database-roles.md: each service connects with its own role). Run by the migration job (and by
  * standalone mode) with an administrator connection that may create roles, before the service's
  * migrations, which then run as the service's own login.
  *

@@ -3,7 +3,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 /**
  * A migration that is two fixed lists of statements: `upStatements` run in order to apply it,
  * `downStatements` to undo it. Most migrations are only that, so each one declares its statements
- * and this runs them (docs/architecture.md, "Data access"). A migration that looks before it acts (an
+ * and this runs them (docs/decisions/data-access.md). A migration that looks before it acts (an
  * index build a failed run may have left invalid) implements `MigrationInterface` itself.
  *
  * The statements of a committed migration never change: test/deploy/migration-history.spec.ts.

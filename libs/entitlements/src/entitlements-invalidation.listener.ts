@@ -53,7 +53,7 @@ export class EntitlementsInvalidationListener {
 
   private onMessage(message: KafkaMessage): void {
     const type = message.headers?.[KAFKA_HEADER_EVENT_TYPE]?.toString();
-    // The message key is the guild id (docs/architecture.md "Events").
+    // The message key is the guild id (docs/decisions/events.md).
     const guildId = message.key?.toString();
     if (type && guildId && LICENSE_CHANGES.has(type)) {
       this.client.invalidate(guildId);

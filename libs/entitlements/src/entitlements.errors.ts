@@ -35,8 +35,8 @@ export class PlanFeatureRequiredError extends DomainError {
 }
 
 /**
- * The guild's plan includes restores but not every scope asked for (issue 28: members' roles and bans
- * are on some plans only). The same code as a missing feature, as it is the same refusal to the
+ * The guild's plan includes restores but not every scope asked for (members' roles and bans may be
+ * on some plans only). The same code as a missing feature, as it is the same refusal to the
  * user; `missing_scopes` says which part of the request to drop or pay for.
  */
 export class PlanRestoreScopesRequiredError extends DomainError {

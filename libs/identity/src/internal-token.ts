@@ -18,7 +18,7 @@ export interface InternalKeyOptions {
 }
 
 /**
- * Signs and verifies the short-lived identity token on internal requests (docs/architecture.md).
+ * Signs and verifies the short-lived identity token on internal requests (docs/decisions/identity-token.md).
  *
  * Each service signs with a private key of its own (EdDSA) and names itself as issuer; the token is
  * addressed to one service (audience), which believes it only when it verifies with the issuer's

@@ -25,7 +25,7 @@ export interface KeyValueModuleOptions {
 const { ConfigurableModuleClass, MODULE_OPTIONS_TOKEN: OPTIONS } =
   new ConfigurableModuleBuilder<KeyValueModuleOptions>().setClassMethodName('forRoot').build();
 
-/** docs/architecture.md standalone mode: Redis is replaced by Postgres unless REDIS_URL is set. */
+/** docs/decisions/standalone-mode.md: Redis is replaced by Postgres unless REDIS_URL is set. */
 export function createKeyValueStore(
   options: KeyValueModuleOptions,
   dataSource: DataSource,

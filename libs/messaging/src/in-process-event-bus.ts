@@ -23,7 +23,7 @@ export interface InProcessSubscription {
 }
 
 /**
- * Standalone mode's transport (docs/architecture.md): the outbox relays of every context in this
+ * Standalone mode's transport (docs/decisions/standalone-mode.md): the outbox relays of every context in this
  * process hand their batches here, and each consumer group applies them before the relay marks
  * the rows sent. The outbox table is the durable log: a group that fails makes `deliver` throw, the
  * relay rolls its claim back and retries later, and the groups that had already applied the batch

@@ -20,7 +20,7 @@ export class InProcessContext extends BaseRpcContext<[InProcessDelivery]> {
  * calls in the distributed deployment): each handled topic subscribes to the process's
  * InProcessEventBus as the consumer group, and the bus's batches for it go to the handler. The bus
  * keeps its guarantees: batches in the relay's order, and a handler's error fails the relay's round,
- * which retries it (docs/architecture.md, standalone mode).
+ * which retries it (docs/decisions/standalone-mode.md).
  */
 export class InProcessEventServer extends Server implements CustomTransportStrategy {
   private readonly unsubscribes: (() => void)[] = [];

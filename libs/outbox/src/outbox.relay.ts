@@ -34,7 +34,7 @@ const FIRST_BACKOFF_MS = 100;
 /** The relays running in this process, read when Prometheus scrapes the backlog. */
 const runningRelays = new Set<OutboxRelay>();
 
-/** Outbox backlog (docs/architecture.md): committed events not yet handed to the transport, per schema. */
+/** Outbox backlog (docs/decisions/events.md): committed events not yet handed to the transport, per schema. */
 export const outboxUnsentEvents = new Gauge({
   name: 'outbox_unsent_events',
   help: 'Events committed to the outbox and not yet published, by schema',

@@ -50,7 +50,8 @@ export async function api<T = Record<string, unknown>>(
   return (text ? JSON.parse(text) : {}) as T;
 }
 
-/** A paid plan for the guild through the card widget's flow (billing's pages are issue 25's). */
+/** A paid plan for the guild through the card widget's flow (the billing pages' own suite
+ * covers those pages). */
 export async function subscribePlan(page: Page, guildId: string, plan: 'PRO' | 'ENTERPRISE'): Promise<void> {
   const prepared = await api<{ checkout_id: string; customer_key: string }>(
     page,

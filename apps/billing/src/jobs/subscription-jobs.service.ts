@@ -33,7 +33,7 @@ export interface JobReport {
 
 /**
  * docs/behaviour.md §4.10 and the appendix: pending downgrades and scheduled cancels at period end, renewals when
- * due (with the past_due retries of docs/architecture.md), and settling charges whose outcome is unknown by
+ * due (with the past_due retries of docs/decisions/past-due.md), and settling charges whose outcome is unknown by
  * looking them up at the provider.
  *
  * Every replica runs the loop; each item is claimed with `FOR UPDATE SKIP LOCKED` and changed in

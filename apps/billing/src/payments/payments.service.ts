@@ -314,7 +314,7 @@ export class PaymentsService {
       return { attempt, subscription: canceled, applied: true };
     }
     if (!isRenewalOf(attempt, subscription)) return { attempt, subscription, applied: true };
-    // docs/architecture.md past_due: retries 1, 3 and 5 days after the renewal was due, then the end.
+    // docs/decisions/past-due.md: retries 1, 3 and 5 days after the renewal was due, then the end.
     const retry = retryAt(subscription.current_period_end!, attempt.retry_number + 1);
     if (retry === null) {
       const ended = await this.subscriptions.end(manager, subscription.id, 'payment_failed', now);

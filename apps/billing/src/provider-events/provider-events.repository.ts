@@ -43,7 +43,7 @@ export class ProviderEventsRepository {
 
   /**
    * Deletes up to `limit` records applied before `cutoff`, oldest first, skipping rows held
-   * elsewhere (the batch form of docs/architecture.md, "Retention").
+   * elsewhere (the batch form of docs/decisions/retention.md).
    */
   async deleteAppliedBefore(dataSource: DataSource, cutoff: Date, limit: number): Promise<number> {
     const [, deleted] = await dataSource.query<[unknown, number]>(

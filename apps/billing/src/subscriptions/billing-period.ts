@@ -95,7 +95,7 @@ export function retryAt(dueAt: Date, retryNumber: number): Date | null {
 
 /**
  * Until when the licence of a subscription that renews stays in force after its period ends
- * (docs/architecture.md "licence through renewals"): through the jittered renewal charge and every
+ * (docs/decisions/licence-through-renewals.md): through the jittered renewal charge and every
  * past_due retry, so a guild keeps its plan until billing says the subscription ended. Past it the
  * licence lapses even if billing never said so, which bounds what a stalled billing can give away.
  */

@@ -15,7 +15,7 @@ import { upgradeQuote } from './proration';
 import type { PaidPlanCode } from './subscription';
 
 /**
- * Issue 41 item 5: no sequence of upgrades, downgrades, cancels, uncancels and renewals leaves a
+ * Upgrades are paid for when they are made: no sequence of upgrades, downgrades, cancels, uncancels and renewals leaves a
  * subscription holding a plan for time it did not pay for. The model below runs the product's own
  * rules (plan-rules.ts, proration.ts, billing-period.ts) in the order the services and jobs apply
  * them, over random months, with charges approved, declined or unanswered (settled later by the
@@ -293,7 +293,7 @@ const scenario = fc.record({
   commands: fc.array(command, { minLength: 1, maxLength: 60 }),
 });
 
-describe('money collected covers every plan held (issue 41 item 5)', () => {
+describe('money collected covers every plan held', () => {
   it('for any sequence of plan changes, cancels, uncancels and renewals over months', () => {
     fc.assert(
       fc.property(scenario, ({ anchor, pro, extra, plan, commands }) => {

@@ -1,7 +1,7 @@
 /**
  * Every page of the dashboard and its path. The gateway serves the app's shell for any of them
  * (and the deployment's ingress routes their first segments to the gateway: test/deploy checks
- * it against this table). A page of issue 25 (plans, settings, audit log) is one more entry here
+ * it against this table). A new page (as plans, settings and the audit log were) is one more entry here
  * and one more component in pages.tsx.
  */
 export const ROUTES = {

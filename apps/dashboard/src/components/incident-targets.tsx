@@ -24,7 +24,7 @@ function listed(labels: string[], total: number): string {
 }
 
 /**
- * What the raider did to members (issue 28): who they banned and kicked, which roles they took
+ * What the raider did to members: who they banned and kicked, which roles they took
  * from whom. Only the lists that have something; nothing at all for an incident without any.
  */
 export function IncidentTargets({

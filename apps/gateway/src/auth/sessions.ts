@@ -17,7 +17,7 @@ export interface Session {
 export const SESSION_OPTIONS = Symbol('SESSION_OPTIONS');
 
 /**
- * Server-side sessions (docs/architecture.md): the client holds an opaque random token (cookie `sid` or
+ * Server-side sessions (docs/decisions/sessions.md): the client holds an opaque random token (cookie `sid` or
  * `Authorization: Bearer`); the key-value store (Redis, or Postgres in standalone mode) holds the
  * session under the token's SHA-256, so a copy of the store yields no usable token. Fixed lifetime
  * from login; logout deletes it.

@@ -5,8 +5,8 @@ export type Upstream = 'recovery' | 'billing' | 'licensing' | 'notifier';
 const ID = '[A-Za-z0-9_-]+';
 
 /**
- * Which service owns each public route (docs/behaviour.md §4, docs/architecture.md). Checked in order; anything not
- * here is not public and is answered 404 by the gateway itself, so `/internal/...` and
+ * Which service owns each public route (docs/behaviour.md §4, docs/decisions/public-routes.md).
+ * Checked in order; anything not here is not public and is answered 404 by the gateway itself, so `/internal/...` and
  * `/admin/...` can never be reached from outside, whatever a service mounts.
  */
 const ROUTES: { methods: readonly string[]; pattern: RegExp; upstream: Upstream }[] = [

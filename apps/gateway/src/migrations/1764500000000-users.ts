@@ -1,6 +1,6 @@
 import { StatementMigration } from '@lib/database';
 
-/** docs/architecture.md: `identity.users` maps our user id (UUID v7) to the platform's user id. */
+/** docs/decisions/users.md: `identity.users` maps our user id (UUID v7) to the platform's user id. */
 export class Users1764500000000 extends StatementMigration {
   name = 'Users1764500000000';
 

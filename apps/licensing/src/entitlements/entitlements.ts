@@ -11,8 +11,8 @@ export interface LicenseState {
 
 /**
  * When a paid licence stops counting: at the period end for a subscription that ends then (spec
- * appendix rule 6: no grace), at the end of the renewal grace for one that renews (docs/architecture.md
- * "licence through renewals"). Null for a paid licence without either: it never counts.
+ * appendix rule 6: no grace), at the end of the renewal grace for one that renews
+ * (docs/decisions/licence-through-renewals.md). Null for a paid licence without either: it never counts.
  */
 export function inForceUntil(license: Pick<LicenseState, 'expiresAt' | 'graceUntil'>): Date | null {
   const { expiresAt, graceUntil } = license;

@@ -1,7 +1,7 @@
 import { StatementMigration } from '@lib/database';
 
 /**
- * The plan catalogue (docs/architecture.md "plans") and one licence row per guild. Plan ids are fixed
+ * The plan catalogue (docs/decisions/plans.md) and one licence row per guild. Plan ids are fixed
  * so that every environment agrees on them; a price or feature change is a new migration.
  */
 export class PlansAndLicenses1763900000000 extends StatementMigration {

@@ -2,8 +2,8 @@ import { StatementMigration } from '@lib/database';
 
 /**
  * `grace_until`: a licence whose subscription renews stays in force past `expires_at` (the period
- * end) until then, through the renewal charge and its past_due retries (docs/architecture.md "licence
- * through renewals"); null when the subscription ends at period end.
+ * end) until then, through the renewal charge and its past_due retries
+ * (docs/decisions/licence-through-renewals.md); null when the subscription ends at period end.
  *
  * A licence row may now exist before any billing event: billing reserves the guild's licence id at
  * checkout so that its events name it. Such a row is FREE and has applied no event yet.

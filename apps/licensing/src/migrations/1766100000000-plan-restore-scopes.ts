@@ -1,7 +1,7 @@
 import { StatementMigration } from '@lib/database';
 
 /**
- * What a restore may put back on each plan (issue 28): the spec's four scopes and, new, members'
+ * What a restore may put back on each plan: the spec's four scopes and, new, members'
  * roles and bans. PRO and ENTERPRISE may restore all six; FREE has no RECOVERY_RESTORE, so none.
  *
  * The scope list is written out rather than taken from RESTORE_SCOPES: a migration runs the same

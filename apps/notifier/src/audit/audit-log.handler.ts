@@ -4,7 +4,7 @@ import type { EventHandler } from '@lib/messaging';
 import type { EntityManager } from 'typeorm';
 import { AuditLogRepository } from './audit-log.repository';
 
-/** Audit consumes every event of every producer and appends it (docs/architecture.md "Events"). */
+/** Audit consumes every event of every producer and appends it (docs/decisions/events.md). */
 @Injectable()
 export class AuditLogHandler implements EventHandler {
   readonly consumer = 'audit';

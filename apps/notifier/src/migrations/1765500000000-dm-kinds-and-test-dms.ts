@@ -1,7 +1,7 @@
 import { StatementMigration } from '@lib/database';
 
 /**
- * Issue 25: restore and incident DMs can be turned off like payment DMs, and a user can ask for a
+ * Restore and incident DMs can be turned off like payment DMs, and a user can ask for a
  * test DM. An incident DM names its recipient by platform id only (the owner may never have logged
  * in), so a preference row also records the platform id it was set by.
  */

@@ -9,7 +9,7 @@ import { PutNotificationPreferencesDto, type TestDmView } from './preferences.dt
 import { type NotificationPreferences, PreferencesRepository } from './preferences.repository';
 import { TestDmService } from './test-dm.service';
 
-/** docs/architecture.md: per user, `GET/PUT /api/v1/me/notification-preferences`. */
+/** docs/decisions/notification-preferences.md: per user, `GET/PUT /api/v1/me/notification-preferences`. */
 @Controller('api/v1/me/notification-preferences')
 export class PreferencesController {
   constructor(

@@ -14,7 +14,7 @@ export type NotificationPreferences = Record<PreferenceKey, boolean> & {
   updated_at: string | null;
 };
 
-/** docs/architecture.md: `payment_notifications` defaults to on; so do the others (issue 25). */
+/** docs/decisions/notification-preferences.md: every kind of DM is on until the user turns it off. */
 const DEFAULTS: Record<PreferenceKey, boolean> = {
   payment_notifications: true,
   restore_notifications: true,

@@ -15,7 +15,7 @@ import type { Guild } from './guild.entity';
 import { GuildsRepository } from './guilds.repository';
 
 /**
- * docs/behaviour.md §8 / docs/architecture.md: a member's permissions are cached for 60 s per guild
+ * docs/behaviour.md §8 / docs/decisions/manage-guild-check.md: a member's permissions are cached for 60 s per guild
  * and user, and no longer than the guild's access generation stays where it is (live sync moves it
  * on every member and role change it sees).
  */

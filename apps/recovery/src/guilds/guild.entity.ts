@@ -1,7 +1,7 @@
 import { SnakeCaseColumn, TimestampedEntity } from '@lib/database';
 import { Entity, PrimaryColumn } from 'typeorm';
 
-/** The registry entry mapping our guild id to the platform's (docs/architecture.md "guild registry"). */
+/** The registry entry mapping our guild id to the platform's (docs/decisions/guild-registry.md). */
 @Entity({ name: 'guilds' })
 export class Guild extends TimestampedEntity {
   @PrimaryColumn('uuid')

@@ -8,7 +8,7 @@ import { InteractionVerifier } from './interaction-signature';
 import { type IncomingInteraction, InteractionsService } from './interactions.service';
 
 /**
- * The platform's HTTP interactions endpoint (docs/architecture.md: slash commands). It carries no
+ * The platform's HTTP interactions endpoint (docs/decisions/slash-commands.md). It carries no
  * internal identity: the Ed25519 signature over the raw body is the authentication.
  */
 @Controller('interactions')

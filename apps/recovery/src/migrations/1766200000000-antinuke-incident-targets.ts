@@ -1,7 +1,7 @@
 import { StatementMigration } from '@lib/database';
 
 /**
- * What a raider did to members, per incident (issue 28): each member banned or kicked, and each
+ * What a raider did to members, per incident: each member banned or kicked, and each
  * role stripped from a member (one row per role), so the incident view can show it and offer to
  * undo the raid. An audit-log entry (and role) is recorded once per incident, however often it is
  * reported. The incident's rows go with it.

@@ -1,7 +1,7 @@
 import { StatementMigration } from '@lib/database';
 
 /**
- * Live sync across replicas (issue 29). Which replica follows which gateway shard is held in
+ * Live sync across replicas (docs/decisions/live-sync-across-replicas.md). Which replica follows which gateway shard is held in
  * Postgres advisory locks, not in a table; these two tables are what replicas hand each other:
  * - `live_sync_shard_sessions`: a shard's gateway session (id, last sequence, resume address),
  *   saved by its owner with the guilds the shard carried as of that sequence, so the next owner

@@ -85,7 +85,7 @@ export interface LiveSyncGuildStatus {
 }
 
 /**
- * Live sync (docs/architecture.md "live sync"): a mirror of the roles, channels, overrides and
+ * Live sync (docs/decisions/live-sync.md): a mirror of the roles, channels, overrides and
  * settings of every guild whose plan has RECOVERY_LIVE_SYNC, kept from the gateway's events, and
  * the destructive actions in those guilds handed to AntiNuke with their actor.
  *

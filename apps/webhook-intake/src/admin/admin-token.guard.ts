@@ -13,7 +13,7 @@ export class AdminTokenDigests {
 }
 
 /**
- * Operator tools authenticate with `Authorization: Bearer <token>` (docs/architecture.md): the token's
+ * Operator tools authenticate with `Authorization: Bearer <token>` (docs/decisions/operator-tools.md): the token's
  * SHA-256 is compared in constant time with every configured digest.
  */
 @Injectable()

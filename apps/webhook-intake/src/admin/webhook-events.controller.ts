@@ -9,7 +9,7 @@ import { AdminTokenGuard } from './admin-token.guard';
 import { ListWebhookEventsQuery, type WebhookEventView } from './webhook-events.dto';
 
 /**
- * Operator tools (docs/architecture.md): recent events by source and result, one event, and reprocessing.
+ * Operator tools (docs/decisions/operator-tools.md): recent events by source and result, one event, and reprocessing.
  * Not behind the gateway; the admin token guards them instead of a user's identity.
  *
  * A row is one delivery (or one reprocess) with its own outcome and error; one row read alone lists

@@ -4,8 +4,8 @@ const HEX = /^[0-9a-f]{64}$/i;
 const BASE64 = /^[A-Za-z0-9+/_-]{43}=?$/;
 
 /**
- * docs/behaviour.md §5.4 / docs/architecture.md: `Provider-Signature` is HMAC-SHA256 of the raw body bytes with the
- * webhook secret, as hex or base64 (optionally `sha256=`-prefixed). Compared in constant time over
+ * docs/behaviour.md §5.4 / docs/decisions/webhook-signature.md: `Provider-Signature` is HMAC-SHA256
+ * of the raw body bytes with the webhook secret, as hex or base64 (optionally `sha256=`-prefixed). Compared in constant time over
  * the decoded 32 bytes, so neither the encoding nor the position of a wrong byte shows in timing.
  */
 export function verifyProviderSignature(

@@ -15,7 +15,7 @@ import { WebhookIntakeService } from './webhook-intake.service';
 import { WebhookRateLimiter } from './webhook-rate-limit';
 
 export const WEBHOOK_PATH = '/webhooks/provider';
-/** docs/architecture.md: webhook body limit 1 MiB. */
+/** docs/decisions/webhook-signature.md: webhook body limit 1 MiB. */
 export const WEBHOOK_BODY_LIMIT_BYTES = 1024 * 1024;
 
 /**

@@ -10,7 +10,7 @@ import {
  * The fake platform's in-memory state, in the platform's own field names. `guild(id)` hands out
  * deep copies of it and `mutate(id, fn)` the live object.
  * This fake is the platform, so it says "overwrite" where our code says permission override
- * (docs/architecture.md#one-word-for-permission-overrides).
+ * (docs/decisions/permission-overrides.md).
  * Users, roles, channels and guild settings have the fields the service's client reads
  * (libs/chat-platform), which are the platform's own, and the fake keeps a few more.
  */

@@ -16,7 +16,7 @@ export interface ShardCoordinatorOptions {
 }
 
 /**
- * Live sync's event source across replicas (docs/architecture.md, "Live sync across replicas"):
+ * Live sync's event source across replicas (docs/decisions/live-sync-across-replicas.md):
  * this replica follows the gateway shards it holds a lease on, and only those. Every pass it
  * looks at who takes part and who holds what, lets go of shards above its fair share and claims
  * free ones up to it, so the shards spread evenly and a dead replica's are taken within a pass.

@@ -31,9 +31,9 @@ function shardKey(shardCount: number, shardId: number): number {
 }
 
 /**
- * Live sync's shard ownership as Postgres session advisory locks (docs/architecture.md, "Live sync
- * across replicas"). The locks live on ONE dedicated connection per replica: they are released
- * when it closes, whether the replica unlocks them, shuts down, or dies (a SIGKILLed process's
+ * Live sync's shard ownership as Postgres session advisory locks
+ * (docs/decisions/live-sync-across-replicas.md). The locks live on ONE dedicated connection per
+ * replica: they are released when it closes, whether the replica unlocks them, shuts down, or dies (a SIGKILLed process's
  * socket is closed by its kernel, and Postgres ends the session at once). Nothing else is kept:
  * `pg_locks` answers who holds what.
  */
