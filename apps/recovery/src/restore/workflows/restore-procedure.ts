@@ -14,6 +14,7 @@ import {
   type StepPhases,
 } from './restore-contract';
 import type { RestoreProgress } from './restore-progress';
+import { describeStep, type OutcomeCount, type SummaryCounter } from '../steps/change-steps';
 
 /** What the engine running the procedure provides (Temporal, or the standalone runner). */
 export interface RestoreEngine {
@@ -220,52 +221,23 @@ async function runStep(
   progress.finish(step);
 }
 
+/** The summary before any step ran: every counter of the steps counted even when not run, at 0. */
 function emptySummary(): RestoreResultSummary {
-  return {
-    roles_created: 0,
-    roles_updated: 0,
-    roles_deleted: 0,
-    channels_created: 0,
-    channels_updated: 0,
-    channels_deleted: 0,
-    overrides_applied: 0,
-    overrides_removed: 0,
-    guild_settings_updated: 0,
-    skipped: 0,
-  };
+  const summary: Partial<RestoreResultSummary> = { skipped: 0 };
+  for (const step of CHANGE_STEPS) {
+    const { counts, countedOnlyWhenRun } = describeStep(step);
+    if (countedOnlyWhenRun) continue;
+    for (const counter of Object.values(counts)) summary[counter] = 0;
+  }
+  return summary as RestoreResultSummary;
 }
 
+/** Adds a call's counts to the summary's counters (CHANGE_STEP_TABLE's `counts`). */
 function count(summary: RestoreResultSummary, step: ChangeStep, outcome: StepOutcome): void {
-  switch (step) {
-    case 'DeleteRemovedOverrides':
-      summary.overrides_removed += outcome.deleted;
-      break;
-    case 'DeleteRemovedChannels':
-      summary.channels_deleted += outcome.deleted;
-      break;
-    case 'DeleteRemovedRoles':
-      summary.roles_deleted += outcome.deleted;
-      break;
-    case 'CreateOrUpdateRoles':
-      summary.roles_created += outcome.created;
-      summary.roles_updated += outcome.updated;
-      break;
-    case 'CreateOrUpdateChannels':
-      summary.channels_created += outcome.created;
-      summary.channels_updated += outcome.updated;
-      break;
-    case 'ApplyPermissionOverrides':
-      summary.overrides_applied += outcome.created + outcome.updated;
-      break;
-    case 'UpdateGuildSettings':
-      summary.guild_settings_updated += outcome.updated;
-      break;
-    case 'RestoreMemberRoles':
-      summary.members_updated = (summary.members_updated ?? 0) + outcome.updated;
-      summary.member_roles_restored = (summary.member_roles_restored ?? 0) + (outcome.assigned ?? 0);
-      break;
-    case 'LiftBans':
-      summary.bans_lifted = (summary.bans_lifted ?? 0) + outcome.deleted;
-      break;
+  for (const [field, counter] of Object.entries(describeStep(step).counts) as [
+    OutcomeCount,
+    SummaryCounter,
+  ][]) {
+    summary[counter] = (summary[counter] ?? 0) + (outcome[field] ?? 0);
   }
 }

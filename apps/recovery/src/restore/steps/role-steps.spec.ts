@@ -1,7 +1,7 @@
 import { CHANNEL_TYPE, type PermissionOverride } from '@lib/chat-platform';
-import type { SnapshotPayload } from '../snapshots/snapshot-payload';
-import { guildState, platformChannel, platformRole } from '../sync/guild-state.fixture';
-import { byChannelNeed } from './restore-steps';
+import type { SnapshotPayload } from '../../snapshots/snapshot-payload';
+import { guildState, platformChannel, platformRole } from '../../sync/guild-state.fixture';
+import { byChannelNeed } from './role-steps';
 
 function override(channelId: string, roleId: string): PermissionOverride {
   return { channel_id: channelId, id: roleId, type: 'role', allow: '1024', deny: '0' };
