@@ -18,6 +18,7 @@ import {
 } from './restore-diff';
 import { type RestoreJobRow, RestoreJobsRepository } from './restore-jobs.repository';
 import { RestoreRunner } from './restore-runner';
+import { stepLabel } from './steps/change-steps';
 import type {
   PreviewRestoreDto,
   RestoreJobView,
@@ -140,7 +141,10 @@ export class RestoreService implements GuildResourceLookup {
     const view = this.view(job);
     if (job.status === 'running' && job.engine_workflow_id) {
       const progress = await this.runner.progress(job.engine_workflow_id);
-      if (progress) view.progress = progress;
+      if (progress) {
+        const steps = progress.steps.map((step) => ({ ...step, label: stepLabel(step.name) }));
+        view.progress = { ...progress, steps };
+      }
     }
     return view;
   }

@@ -138,3 +138,10 @@ export const SETUP_STEP_LABELS = {
   CreatePreRestoreSnapshot: 'Snapshot the guild as it is',
   PauseLiveSync: 'Pause live sync',
 } as const;
+
+/** How the dashboard names a step of the restore (ProgressView's `label`). */
+export function stepLabel(name: keyof typeof SETUP_STEP_LABELS | ChangeStep): string {
+  return name in SETUP_STEP_LABELS
+    ? SETUP_STEP_LABELS[name as keyof typeof SETUP_STEP_LABELS]
+    : CHANGE_STEP_TABLE[name as ChangeStep].label;
+}
