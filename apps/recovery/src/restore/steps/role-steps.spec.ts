@@ -1,7 +1,8 @@
-import { CHANNEL_TYPE, type PermissionOverride } from '@lib/chat-platform';
+import { CHANNEL_TYPE, type PermissionOverride, type PlatformRole } from '@lib/chat-platform';
+import { stepSandbox } from '../../../../../test/support/restore-step-sandbox';
 import type { SnapshotPayload } from '../../snapshots/snapshot-payload';
 import { guildState, platformChannel, platformRole } from '../../sync/guild-state.fixture';
-import { byChannelNeed } from './role-steps';
+import { byChannelNeed, createOrUpdateRoles } from './role-steps';
 
 function override(channelId: string, roleId: string): PermissionOverride {
   return { channel_id: channelId, id: roleId, type: 'role', allow: '1024', deny: '0' };
@@ -41,5 +42,35 @@ describe(byChannelNeed.name, () => {
       [{ channel_id: 'text-a', id: 'r1', type: 'member', allow: '0', deny: '0' }, override('text-a', 'r4')],
     );
     expect(ids(byChannelNeed(target, roles))).toEqual(['r4', 'r1', 'r2', 'r3']);
+  });
+});
+
+/** CreateOrUpdateRoles against the sandbox platform. */
+describe(createOrUpdateRoles.name, () => {
+  const sandbox = stepSandbox();
+  const fields = (role: PlatformRole) => ({
+    name: role.name,
+    permissions: role.permissions,
+    colors: role.colors,
+    hoist: role.hoist,
+    mentionable: role.mentionable,
+  });
+
+  it('makes a deleted role again, records where it is now, and sets a changed one back', async () => {
+    const seeded = sandbox.seed();
+    const target = await sandbox.snapshot(seeded.guildId);
+    await sandbox.client.deleteRole(seeded.guildId, seeded.roles.VIP);
+    await sandbox.client.updateRole(seeded.guildId, seeded.roles.Helper, { name: 'pwned', hoist: false });
+
+    const run = await sandbox.runToEnd(createOrUpdateRoles, seeded.guildId, target, ['roles']);
+
+    expect([run.created, run.updated]).toEqual([1, 1]);
+    const live = await sandbox.state(seeded.guildId);
+    const byName = (roles: PlatformRole[], name: string) => roles.find((role) => role.name === name)!;
+    expect(fields(byName(live.roles, 'VIP'))).toEqual(fields(byName(target.roles, 'VIP')));
+    expect(byName(live.roles, 'VIP').id).not.toBe(seeded.roles.VIP);
+    expect(fields(live.roles.find((role) => role.id === seeded.roles.Helper)!)).toEqual(
+      fields(byName(target.roles, 'Helper')),
+    );
   });
 });
