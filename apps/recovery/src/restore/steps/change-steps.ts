@@ -1,12 +1,14 @@
 /**
  * Every change step of a restore, described once: what the rest of the restore (the procedure's
- * order and phases, the activity Temporal runs, the summary's counts, the progress labels) derives
- * from. Adding a step: its entry here, its handler in a file of this folder (with its spec), and
- * its line in STEP_HANDLERS (index.ts).
+ * order and phases, the activity Temporal runs, the progress totals, the summary's counts, the
+ * progress labels) derives from. Adding a step: its entry here, its handler in a file of this
+ * folder (with its spec), and its line in STEP_HANDLERS (index.ts).
  *
- * Only types and plain data: workflow code imports this, and it runs in Temporal's sandbox.
+ * Only plain data and small pure functions: workflow code imports this, and it runs in
+ * Temporal's sandbox.
  */
 import type { RestoreResultSummary, RestoreScope } from '@lib/contracts';
+import type { RestoreDiff } from '../diff/diff-model';
 
 /** The counts of one call of a step (StepOutcome) that go into the restore's summary. */
 export type OutcomeCount = 'created' | 'updated' | 'deleted' | 'assigned';
@@ -30,6 +32,8 @@ export interface ChangeStepDescription {
   phase: 1 | 2 | 3;
   /** Steps of its phase whose work it needs: it waits for what names theirs while they run. */
   dependsOn?: readonly string[];
+  /** The changes it makes for an approved diff: its progress total, and whether it has work. */
+  changes: (diff: RestoreDiff) => number;
   /** Which of a call's counts go to which summary counter (several may add to one counter). */
   counts: Partial<Record<OutcomeCount, SummaryCounter>>;
   /**
@@ -51,6 +55,7 @@ export const CHANGE_STEP_TABLE = {
     scope: 'permission_overrides',
     activity: 'deleteRemovedOverrides',
     phase: 2,
+    changes: (diff) => diff.overrides_to_remove.length,
     counts: { deleted: 'overrides_removed' },
     label: 'Remove overrides',
   },
@@ -58,6 +63,7 @@ export const CHANGE_STEP_TABLE = {
     scope: 'channels',
     activity: 'deleteRemovedChannels',
     phase: 1,
+    changes: (diff) => diff.channels_to_delete.length,
     counts: { deleted: 'channels_deleted' },
     label: 'Delete channels',
   },
@@ -65,6 +71,7 @@ export const CHANGE_STEP_TABLE = {
     scope: 'roles',
     activity: 'deleteRemovedRoles',
     phase: 1,
+    changes: (diff) => diff.roles_to_delete.length,
     counts: { deleted: 'roles_deleted' },
     label: 'Delete roles',
   },
@@ -72,6 +79,7 @@ export const CHANGE_STEP_TABLE = {
     scope: 'roles',
     activity: 'createOrUpdateRoles',
     phase: 2,
+    changes: (diff) => diff.roles_to_create.length + diff.roles_to_update.length,
     counts: { created: 'roles_created', updated: 'roles_updated' },
     label: 'Create and update roles',
   },
@@ -80,6 +88,7 @@ export const CHANGE_STEP_TABLE = {
     activity: 'createOrUpdateChannels',
     phase: 2,
     dependsOn: ['CreateOrUpdateRoles'],
+    changes: (diff) => diff.channels_to_create.length + diff.channels_to_update.length,
     counts: { created: 'channels_created', updated: 'channels_updated' },
     label: 'Create and update channels',
   },
@@ -88,6 +97,7 @@ export const CHANGE_STEP_TABLE = {
     activity: 'applyPermissionOverrides',
     phase: 2,
     dependsOn: ['CreateOrUpdateRoles', 'CreateOrUpdateChannels'],
+    changes: (diff) => diff.overrides_to_apply.length,
     counts: { created: 'overrides_applied', updated: 'overrides_applied' },
     label: 'Set overrides',
   },
@@ -95,6 +105,7 @@ export const CHANGE_STEP_TABLE = {
     scope: 'guild_settings',
     activity: 'updateGuildSettings',
     phase: 3,
+    changes: (diff) => Object.keys(diff.guild_settings_diff).length,
     counts: { updated: 'guild_settings_updated' },
     label: 'Update guild settings',
   },
@@ -102,6 +113,7 @@ export const CHANGE_STEP_TABLE = {
     scope: 'member_roles',
     activity: 'restoreMemberRoles',
     phase: 3,
+    changes: (diff) => diff.members_to_update,
     counts: { updated: 'members_updated', assigned: 'member_roles_restored' },
     countedOnlyWhenRun: true,
     label: 'Give members their roles back',
@@ -110,6 +122,7 @@ export const CHANGE_STEP_TABLE = {
     scope: 'bans',
     activity: 'liftBans',
     phase: 3,
+    changes: (diff) => diff.bans_to_lift.length,
     counts: { deleted: 'bans_lifted' },
     countedOnlyWhenRun: true,
     label: 'Lift the raid’s bans',
