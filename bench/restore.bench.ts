@@ -21,7 +21,7 @@ import { createRestoreActivities } from '../apps/recovery/src/restore/activities
 import { RestoreComparisons } from '../apps/recovery/src/restore/restore-comparisons';
 import { changesPerStep, type RestoreDiff } from '../apps/recovery/src/restore/restore-diff';
 import { RestoreJobsRepository } from '../apps/recovery/src/restore/restore-jobs.repository';
-import { RestoreSteps } from '../apps/recovery/src/restore/restore-steps';
+import { RestoreSteps } from '../apps/recovery/src/restore/steps';
 import {
   CHANGE_STEPS,
   type ChangeStep,

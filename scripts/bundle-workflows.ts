@@ -9,11 +9,11 @@ import { bundleWorkflowCode } from '@temporalio/worker';
  * The bundle comes from the same entry the worker bundles in development and tests.
  */
 const ROOT = path.resolve(__dirname, '..');
-export const WORKFLOWS_ENTRY = path.join(ROOT, 'apps/recovery/src/workflow-engine/workflows/index.ts');
+export const WORKER_BUNDLE_ENTRY = path.join(ROOT, 'apps/recovery/src/workflow-engine/worker-bundle.ts');
 export const DEFAULT_BUNDLE_FILE = path.join(ROOT, 'dist/apps/recovery/workflow-bundle.js');
 
 export async function bundleRecoveryWorkflows(outFile: string): Promise<number> {
-  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_ENTRY });
+  const { code } = await bundleWorkflowCode({ workflowsPath: WORKER_BUNDLE_ENTRY });
   mkdirSync(path.dirname(outFile), { recursive: true });
   writeFileSync(outFile, code);
   return Buffer.byteLength(code);

@@ -10,7 +10,7 @@ import type {
 } from '../../apps/recovery/src/restore/restore-comparisons';
 import { type RestoreDiff, restoreDiffHash } from '../../apps/recovery/src/restore/restore-diff';
 import { RestoreJobsRepository } from '../../apps/recovery/src/restore/restore-jobs.repository';
-import type { RestoreWorkflows } from '../../apps/recovery/src/restore/restore-workflows';
+import type { RestoreRunner } from '../../apps/recovery/src/restore/restore-runner';
 import { RestoreService } from '../../apps/recovery/src/restore/restore.service';
 import type { RestoreWorkflowInput } from '../../apps/recovery/src/restore/workflows/restore-contract';
 import { openDataSource } from '../support/database';
@@ -58,7 +58,7 @@ describe('restore start against a concurrent start', () => {
       started.push(input);
       return Promise.resolve(`restore-${input.jobId}`);
     },
-  } as unknown as RestoreWorkflows;
+  } as unknown as RestoreRunner;
 
   let sut: RestoreService;
 

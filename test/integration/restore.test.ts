@@ -446,7 +446,9 @@ describe('restore', () => {
         done: expect.any(Number),
         total: expect.any(Number),
         steps: expect.arrayContaining([
-          expect.objectContaining({ name: 'DeleteRemovedRoles', status: 'done' }),
+          expect.objectContaining({ name: 'DeleteRemovedRoles', status: 'done', label: 'Delete roles' }),
+          expect.objectContaining({ name: 'ValidateSnapshot', label: 'Check the snapshot' }),
+          expect.objectContaining({ name: 'CreateOrUpdateRoles', label: 'Create and update roles' }),
         ]),
       });
       const canceled = await post(`/api/v1/restore/${jobId}/cancel`, {});

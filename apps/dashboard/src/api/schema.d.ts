@@ -1235,7 +1235,7 @@ export interface components {
     } & {
       [key: string]: unknown;
     };
-    ProgressSummary: {
+    ProgressView: {
       /** @enum {string|null} */
       current_step:
         | 'ValidateSnapshot'
@@ -1254,6 +1254,7 @@ export interface components {
       done: number;
       steps: {
         done: number;
+        label: string;
         name: components['schemas']['StepName'];
         status: components['schemas']['StepStatus'];
         total: number;
@@ -1427,7 +1428,7 @@ export interface components {
       };
       pre_restore_snapshot_id: string | null;
       preview_diff: components['schemas']['RestoreDiff'];
-      progress?: components['schemas']['ProgressSummary'];
+      progress?: components['schemas']['ProgressView'];
       requested_by_user: string;
       result_summary: components['schemas']['RestoreResultSummary'] | null;
       scope: ('roles' | 'channels' | 'permission_overrides' | 'guild_settings' | 'member_roles' | 'bans')[];

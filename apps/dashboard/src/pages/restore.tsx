@@ -466,24 +466,14 @@ export function readableDuration(iso: string): string {
   return parts.length ? `about ${parts.join(' ')}` : 'under a second';
 }
 
-const STEP_LABELS: Record<string, string> = {
-  ValidateSnapshot: 'Check the snapshot',
-  CreatePreRestoreSnapshot: 'Snapshot the guild as it is',
-  PauseLiveSync: 'Pause live sync',
-  DeleteRemovedOverrides: 'Remove overrides',
-  DeleteRemovedChannels: 'Delete channels',
-  DeleteRemovedRoles: 'Delete roles',
-  CreateOrUpdateRoles: 'Create and update roles',
-  CreateOrUpdateChannels: 'Create and update channels',
-  ApplyPermissionOverrides: 'Set overrides',
-  UpdateGuildSettings: 'Update guild settings',
-  RestoreMemberRoles: 'Give members their roles back',
-  LiftBans: 'Lift the raid’s bans',
-};
+type PlatformWait = NonNullable<Schemas['ProgressView']['waiting']>;
 
-type PlatformWait = NonNullable<Schemas['ProgressSummary']['waiting']>;
+/** The running step's name as the API labels it (each step of the progress has its `label`). */
+function currentLabel(progress: Schemas['ProgressView']): string {
+  return progress.steps.find((step) => step.name === progress.current_step)?.label ?? '';
+}
 
-/** What the platform makes a restore wait for (ProgressSummary.waiting.reason). */
+/** What the platform makes a restore wait for (ProgressView.waiting.reason). */
 const WAIT_TEXT: Record<PlatformWait['reason'], string> = {
   role_creation_quota: 'the platform’s role creation quota (about 250 roles per 48 hours)',
   channel_creation_quota: 'the platform’s channel creation quota (about 500 channels per 48 hours)',
@@ -530,20 +520,17 @@ export function RestoreJobPage({ guildId, jobId }: { guildId: string; jobId: str
             <div className="progress-block">
               <label htmlFor="restore-progress">
                 {progress.done} of {progress.total} changes
-                {progress.current_step &&
-                  ` · now: ${STEP_LABELS[progress.current_step] ?? progress.current_step}`}
+                {progress.current_step && ` · now: ${currentLabel(progress)}`}
               </label>
               <progress id="restore-progress" max={Math.max(progress.total, 1)} value={progress.done} />
               {progress.waiting && <PlatformWaitNotice wait={progress.waiting} />}
               <p className="visually-hidden" aria-live="polite">
-                {progress.current_step
-                  ? `Now: ${STEP_LABELS[progress.current_step] ?? progress.current_step}`
-                  : ''}
+                {progress.current_step ? `Now: ${currentLabel(progress)}` : ''}
               </p>
               <ol className="steps">
                 {progress.steps.map((step) => (
                   <li key={step.name} className={`step step-${step.status}`}>
-                    <span className="step-name">{STEP_LABELS[step.name] ?? step.name}</span>
+                    <span className="step-name">{step.label}</span>
                     <span className="step-status">
                       {step.status}
                       {step.total > 0 && ` · ${step.done}/${step.total}`}

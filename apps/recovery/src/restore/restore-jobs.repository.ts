@@ -262,12 +262,13 @@ export class RestoreJobsRepository {
 
   /**
    * Failed, with `RestoreFailed`; or canceled, by the user or because the guild is gone, with
-   * `RestoreCanceled`. Once: a job that has already ended is left as it is.
+   * `RestoreCanceled`. Once: a job that has already ended is left as it is. The end is counted in
+   * the metrics after the commit, so a rolled-back end is never counted.
    */
-  async endUnsuccessfully(failure: RestoreFailure, manager?: EntityManager): Promise<boolean> {
-    const run = async (tx: EntityManager) => {
+  async endUnsuccessfully(failure: RestoreFailure): Promise<boolean> {
+    const ended = await this.dataSource.transaction(async (manager) => {
       const job = await endedRow(
-        tx,
+        manager,
         END_ACTIVE_JOB(`status = $2, error_message = $3, completed_at = now()`),
         [
           failure.jobId,
@@ -276,11 +277,11 @@ export class RestoreJobsRepository {
         ],
       );
       if (!job) return false;
-      restoreJobsEnded.inc({ status: failure.status, code: failure.code });
-      await this.events.restoreEndedUnsuccessfully(tx, job, failure);
+      await this.events.restoreEndedUnsuccessfully(manager, job, failure);
       return true;
-    };
-    return manager ? run(manager) : this.dataSource.transaction(run);
+    });
+    if (ended) restoreJobsEnded.inc({ status: failure.status, code: failure.code });
+    return ended;
   }
 }
 

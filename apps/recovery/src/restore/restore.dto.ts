@@ -61,7 +61,15 @@ export type RestoreJobView = Omit<
   // Internal: the platform wait an in-process run kept across a restart (its progress shows it).
   'requested_by_platform_user_id' | 'left_waiting'
 > & {
-  progress?: ProgressSummary;
+  progress?: ProgressView;
+};
+
+/**
+ * A run's progress as the API answers it: each step with `label`, how the dashboard names it
+ * (CHANGE_STEP_TABLE), so a new step's name is written once, beside the rest of its description.
+ */
+export type ProgressView = Omit<ProgressSummary, 'steps'> & {
+  steps: (ProgressSummary['steps'][number] & { label: string })[];
 };
 
 /** The start answer (docs/behaviour.md §4.2): `job_id`, and the job's own fields beside it. */

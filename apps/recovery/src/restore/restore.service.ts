@@ -17,7 +17,8 @@ import {
   restoreDiffHash,
 } from './restore-diff';
 import { type RestoreJobRow, RestoreJobsRepository } from './restore-jobs.repository';
-import { RestoreWorkflows } from './restore-workflows';
+import { RestoreRunner } from './restore-runner';
+import { stepLabel } from './steps/change-steps';
 import type {
   PreviewRestoreDto,
   RestoreJobView,
@@ -41,7 +42,7 @@ export class RestoreService implements GuildResourceLookup {
     private readonly comparisons: RestoreComparisons,
     private readonly guilds: GuildRegistry,
     private readonly entitlements: EntitlementsClient,
-    private readonly workflows: RestoreWorkflows,
+    private readonly runner: RestoreRunner,
     private readonly scopePermissions: ScopePermissions,
   ) {}
 
@@ -113,7 +114,7 @@ export class RestoreService implements GuildResourceLookup {
     };
     let workflowId: string;
     try {
-      workflowId = await this.workflows.start(input);
+      workflowId = await this.runner.start(input);
     } catch (error) {
       this.logger.error({ err: error, restore_job_id: jobId }, 'restore workflow could not be started');
       await this.jobs.endUnsuccessfully({
@@ -139,8 +140,11 @@ export class RestoreService implements GuildResourceLookup {
     const job = await this.jobOf(guildId, jobId);
     const view = this.view(job);
     if (job.status === 'running' && job.engine_workflow_id) {
-      const progress = await this.workflows.progress(job.engine_workflow_id);
-      if (progress) view.progress = progress;
+      const progress = await this.runner.progress(job.engine_workflow_id);
+      if (progress) {
+        const steps = progress.steps.map((step) => ({ ...step, label: stepLabel(step.name) }));
+        view.progress = { ...progress, steps };
+      }
     }
     return view;
   }
@@ -156,7 +160,7 @@ export class RestoreService implements GuildResourceLookup {
     await this.jobs.requestCancel(job.id);
     if (job.engine_workflow_id) {
       try {
-        await this.workflows.cancel(job.engine_workflow_id);
+        await this.runner.cancel(job.engine_workflow_id);
       } catch (error) {
         this.logger.error({ err: error, restore_job_id: job.id }, 'cancel signal could not be delivered');
         throw new DomainError(

@@ -1,4 +1,4 @@
-import * as bundleEntry from './workflows';
+import * as bundleEntry from './worker-bundle';
 import { WORKFLOW_REGISTRY } from './workflow-registry';
 
 describe('WORKFLOW_REGISTRY', () => {

@@ -5,17 +5,17 @@ import { DESTRUCTIVE_ACTION_SINK } from '../antinuke/destructive-action';
 import { ANTINUKE_WORKFLOW_TYPE } from '../antinuke/workflows/antinuke-contract';
 import { RestoreActivitiesModule } from '../restore/activities/restore-activities.module';
 import { RESTORE_ACTIVITIES } from '../restore/activities/restore.activities';
-import { RestoreWorkflows } from '../restore/restore-workflows';
+import { RestoreRunner } from '../restore/restore-runner';
 import { RESTORE_WORKFLOW_TYPE } from '../restore/workflows/restore-contract';
 import { InProcessAntiNukeWorkflows } from './in-process/in-process-antinuke-workflows';
-import { InProcessRestoreWorkflows } from './in-process/in-process-restore-workflows';
+import { InProcessRestoreRunner } from './in-process/in-process-restore-runner';
 import { AntiNukeSignalSink } from './temporal/antinuke-signal.sink';
 import { TemporalAntiNukeWorkflows } from './temporal/temporal-antinuke-workflows';
-import { TemporalRestoreWorkflows } from './temporal/temporal-restore-workflows';
+import { TemporalRestoreRunner } from './temporal/temporal-restore-runner';
 
 /** One workflow of the recovery task queue, as both engines run it. */
 export interface RegisteredWorkflow {
-  /** The workflow function's name, exported by workflows/index.ts (the worker's bundle entry). */
+  /** The workflow function's name, exported by worker-bundle.ts (the worker's bundle entry). */
   workflowType: string;
   /** Its activities (an object of functions): the Temporal worker registers them. */
   activities: InjectionToken;
@@ -32,16 +32,16 @@ export interface RegisteredWorkflow {
 /**
  * Every workflow of the recovery task queue. Adding one: its workflow code, contract and
  * activities in its own folder (as restore/ and antinuke/), its engine classes in temporal/ and
- * in-process/, one entry here and one export in workflows/index.ts.
+ * in-process/, one entry here and one export in worker-bundle.ts.
  */
 export const WORKFLOW_REGISTRY: readonly RegisteredWorkflow[] = [
   {
     workflowType: RESTORE_WORKFLOW_TYPE,
     activities: RESTORE_ACTIVITIES,
     imports: [RestoreActivitiesModule],
-    exports: [RestoreWorkflows],
-    temporal: [{ provide: RestoreWorkflows, useClass: TemporalRestoreWorkflows }],
-    inProcess: [{ provide: RestoreWorkflows, useClass: InProcessRestoreWorkflows }],
+    exports: [RestoreRunner],
+    temporal: [{ provide: RestoreRunner, useClass: TemporalRestoreRunner }],
+    inProcess: [{ provide: RestoreRunner, useClass: InProcessRestoreRunner }],
   },
   {
     workflowType: ANTINUKE_WORKFLOW_TYPE,

@@ -7,7 +7,7 @@ import { LiveSyncControl } from '../../sync/live-sync-control.repository';
 import { PlatformIdReplacementsRepository } from '../platform-id-replacements.repository';
 import { RestoreComparisons } from '../restore-comparisons';
 import { RestoreJobsRepository } from '../restore-jobs.repository';
-import { RestoreSteps } from '../restore-steps';
+import { RestoreSteps } from '../steps';
 import { createRestoreActivities, RESTORE_ACTIVITIES } from './restore.activities';
 
 /**

@@ -5,15 +5,19 @@ import type { SnapshotService } from '../../snapshots/snapshot.service';
 import type { LiveSyncControl } from '../../sync/live-sync-control.repository';
 import type { RestoreComparisons } from '../restore-comparisons';
 import type { RestoreJobRow, RestoreJobsRepository } from '../restore-jobs.repository';
-import type { RestoreSteps } from '../restore-steps';
+import type { RestoreSteps } from '../steps';
 import { withFailureTypes } from '../../activity-failures';
 import {
+  CHANGE_STEPS,
   type ChangeStep,
   type JobRef,
   type StepRef,
   NON_RETRYABLE_FAILURES,
   type RestoreActivities,
+  STEP_ACTIVITY,
   STEP_SCOPE,
+  type StepActivity,
+  type StepActivityName,
   type StepOutcome,
 } from '../workflows/restore-contract';
 
@@ -73,6 +77,11 @@ export function createRestoreActivities(deps: RestoreActivityDeps): RestoreActiv
     });
   }
 
+  // One activity per change step, under the name CHANGE_STEP_TABLE gives it.
+  const stepActivities = Object.fromEntries(
+    CHANGE_STEPS.map((step) => [STEP_ACTIVITY[step], (ref: StepRef) => changeStep(step, ref)]),
+  ) as Record<StepActivityName, StepActivity>;
+
   const activities: RestoreActivities = {
     /** Step 1: the snapshot is still there and of a payload version this build restores. */
     async validateSnapshot(ref) {
@@ -111,15 +120,7 @@ export function createRestoreActivities(deps: RestoreActivityDeps): RestoreActiv
       await liveSync.resume(row.guild_id, row.id);
     },
 
-    deleteRemovedOverrides: (ref) => changeStep('DeleteRemovedOverrides', ref),
-    deleteRemovedChannels: (ref) => changeStep('DeleteRemovedChannels', ref),
-    deleteRemovedRoles: (ref) => changeStep('DeleteRemovedRoles', ref),
-    createOrUpdateRoles: (ref) => changeStep('CreateOrUpdateRoles', ref),
-    createOrUpdateChannels: (ref) => changeStep('CreateOrUpdateChannels', ref),
-    applyPermissionOverrides: (ref) => changeStep('ApplyPermissionOverrides', ref),
-    updateGuildSettings: (ref) => changeStep('UpdateGuildSettings', ref),
-    restoreMemberRoles: (ref) => changeStep('RestoreMemberRoles', ref),
-    liftBans: (ref) => changeStep('LiftBans', ref),
+    ...stepActivities,
 
     /** Step 11. The approved preview's skipped items are what the user was told would be left. */
     async completeRestore({ jobId, summary }) {

@@ -1,4 +1,4 @@
-import type { ChangeStep } from '../workflows/restore-contract';
+import { CHANGE_STEPS, type ChangeStep, describeStep } from '../steps/change-steps';
 import type { RestoreDiff } from './diff-model';
 
 /** The platform's common default: requests per second on one rate-limit bucket. */
@@ -144,31 +144,13 @@ function channelsNeedReorder(diff: RestoreDiff): boolean {
 
 /** The workflow steps (docs/behaviour.md appendix) that have something to do in this diff. */
 function stepsWithWork(diff: RestoreDiff): number {
-  const steps = [
-    diff.overrides_to_remove.length,
-    diff.channels_to_delete.length,
-    diff.roles_to_delete.length,
-    diff.roles_to_create.length + diff.roles_to_update.length,
-    diff.channels_to_create.length + diff.channels_to_update.length,
-    diff.overrides_to_apply.length,
-    Object.keys(diff.guild_settings_diff).length,
-    diff.members_to_update,
-    diff.bans_to_lift.length,
-  ];
-  return steps.filter((work) => work > 0).length;
+  return CHANGE_STEPS.filter((step) => describeStep(step).changes(diff) > 0).length;
 }
 
 /** The changes each step of the workflow makes for this diff: the progress totals of a run. */
 export function changesPerStep(diff: RestoreDiff): Record<ChangeStep, number> {
-  return {
-    DeleteRemovedOverrides: diff.overrides_to_remove.length,
-    DeleteRemovedChannels: diff.channels_to_delete.length,
-    DeleteRemovedRoles: diff.roles_to_delete.length,
-    CreateOrUpdateRoles: diff.roles_to_create.length + diff.roles_to_update.length,
-    CreateOrUpdateChannels: diff.channels_to_create.length + diff.channels_to_update.length,
-    ApplyPermissionOverrides: diff.overrides_to_apply.length,
-    UpdateGuildSettings: Object.keys(diff.guild_settings_diff).length,
-    RestoreMemberRoles: diff.members_to_update,
-    LiftBans: diff.bans_to_lift.length,
-  };
+  return Object.fromEntries(CHANGE_STEPS.map((step) => [step, describeStep(step).changes(diff)])) as Record<
+    ChangeStep,
+    number
+  >;
 }

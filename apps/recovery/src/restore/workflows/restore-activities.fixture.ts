@@ -1,4 +1,11 @@
-import type { RestoreActivities, RestoreFailure, StepOutcome } from './restore-contract';
+import {
+  CHANGE_STEPS,
+  type RestoreActivities,
+  type RestoreFailure,
+  STEP_ACTIVITY,
+  type StepActivityName,
+  type StepOutcome,
+} from './restore-contract';
 
 /** A step's outcome when it has done all its work. */
 export const STEP_DONE: StepOutcome = { created: 1, updated: 0, deleted: 0, remaining: 0 };
@@ -36,15 +43,9 @@ export function fakeRestoreActivities(behave: ActivityBehaviour = {}) {
     createPreRestoreSnapshot: activity('createPreRestoreSnapshot', { snapshotId: null, warning: null }),
     pauseLiveSync: activity('pauseLiveSync', undefined),
     resumeLiveSync: activity('resumeLiveSync', undefined),
-    deleteRemovedOverrides: activity('deleteRemovedOverrides', STEP_DONE),
-    deleteRemovedChannels: activity('deleteRemovedChannels', STEP_DONE),
-    deleteRemovedRoles: activity('deleteRemovedRoles', STEP_DONE),
-    createOrUpdateRoles: activity('createOrUpdateRoles', STEP_DONE),
-    createOrUpdateChannels: activity('createOrUpdateChannels', STEP_DONE),
-    applyPermissionOverrides: activity('applyPermissionOverrides', STEP_DONE),
-    updateGuildSettings: activity('updateGuildSettings', STEP_DONE),
-    restoreMemberRoles: activity('restoreMemberRoles', STEP_DONE),
-    liftBans: activity('liftBans', STEP_DONE),
+    ...(Object.fromEntries(
+      CHANGE_STEPS.map((step) => [STEP_ACTIVITY[step], activity(STEP_ACTIVITY[step], STEP_DONE)]),
+    ) as Record<StepActivityName, (input: unknown) => Promise<never>>),
     completeRestore: activity('completeRestore', undefined),
     endRestoreUnsuccessfully: activity('endRestoreUnsuccessfully', undefined),
   };

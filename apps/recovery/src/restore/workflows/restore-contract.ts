@@ -3,6 +3,7 @@
  * types and plain constants: workflow code imports this, and it runs in Temporal's sandbox.
  */
 import type { RestoreResultSummary, RestoreScope } from '@lib/contracts';
+import { CHANGE_STEPS, type ChangeStep, describeStep, type StepActivityName } from '../steps/change-steps';
 
 export const RESTORE_WORKFLOW_TYPE = 'restoreWorkflow';
 export const CANCEL_RESTORE_SIGNAL = 'cancel';
@@ -12,34 +13,12 @@ export function restoreWorkflowId(jobId: string): string {
   return `restore-${jobId}`;
 }
 
-/**
- * Steps 4-10 of the spec's appendix: the ones that change the guild, in their order; then members'
- * roles (which need the roles made) and bans.
- */
-export const CHANGE_STEPS = [
-  'DeleteRemovedOverrides',
-  'DeleteRemovedChannels',
-  'DeleteRemovedRoles',
-  'CreateOrUpdateRoles',
-  'CreateOrUpdateChannels',
-  'ApplyPermissionOverrides',
-  'UpdateGuildSettings',
-  'RestoreMemberRoles',
-  'LiftBans',
-] as const;
-export type ChangeStep = (typeof CHANGE_STEPS)[number];
+export { CHANGE_STEPS, type ChangeStep, type StepActivityName } from '../steps/change-steps';
 
-export const STEP_SCOPE: Record<ChangeStep, RestoreScope> = {
-  DeleteRemovedOverrides: 'permission_overrides',
-  DeleteRemovedChannels: 'channels',
-  DeleteRemovedRoles: 'roles',
-  CreateOrUpdateRoles: 'roles',
-  CreateOrUpdateChannels: 'channels',
-  ApplyPermissionOverrides: 'permission_overrides',
-  UpdateGuildSettings: 'guild_settings',
-  RestoreMemberRoles: 'member_roles',
-  LiftBans: 'bans',
-};
+/** The restore scope each change step belongs to (CHANGE_STEP_TABLE). */
+export const STEP_SCOPE = Object.fromEntries(
+  CHANGE_STEPS.map((step) => [step, describeStep(step).scope]),
+) as Record<ChangeStep, RestoreScope>;
 
 export type StepName = 'ValidateSnapshot' | 'CreatePreRestoreSnapshot' | 'PauseLiveSync' | ChangeStep;
 export type StepStatus = 'pending' | 'running' | 'done' | 'skipped' | 'failed' | 'canceled';
@@ -138,25 +117,24 @@ export interface StepOutcome {
 export type StepPhases = readonly (readonly ChangeStep[])[];
 
 /**
- * Which change steps run side by side, phase after phase: the channel and role deletes (each its
- * own rate-limit bucket, and they make room under the platform's channel and role limits); then
- * overwrite deletes, roles, channels and overwrites (channels wait for the roles their overwrites
- * name, overwrites for their channel and role, each item by itself rather than the whole step);
- * then the settings, which name channels, beside members' roles (which need every role made) and
- * the bans. Within the second phase the platform's busiest bucket (channel creation) is kept busy
- * from the start instead of after every role exists. (A run begun before members' roles existed
- * never has their scopes, so their steps in the last phase replay as skipped.)
+ * Which change steps run side by side, phase after phase (CHANGE_STEP_TABLE's `phase`): the
+ * channel and role deletes (each its own rate-limit bucket, and they make room under the
+ * platform's channel and role limits); then overwrite deletes, roles, channels and overwrites
+ * (channels wait for the roles their overwrites name, overwrites for their channel and role, each
+ * item by itself rather than the whole step); then the settings, which name channels, beside
+ * members' roles (which need every role made) and the bans. Within the second phase the platform's
+ * busiest bucket (channel creation) is kept busy from the start instead of after every role
+ * exists. (A run begun before members' roles existed never has their scopes, so their steps in the
+ * last phase replay as skipped.)
  *
  * Overwrite deletes run beside the creates safely because a comparison reads the recorded
  * replacements after the guild (RestoreComparisons.compare): an overwrite the read shows for a
  * recreated role or on a recreated channel was made from a replacement already recorded, so it is
  * never taken for one to remove.
  */
-export const OVERLAPPED_PHASES: StepPhases = [
-  ['DeleteRemovedChannels', 'DeleteRemovedRoles'],
-  ['DeleteRemovedOverrides', 'CreateOrUpdateRoles', 'CreateOrUpdateChannels', 'ApplyPermissionOverrides'],
-  ['UpdateGuildSettings', 'RestoreMemberRoles', 'LiftBans'],
-];
+export const OVERLAPPED_PHASES: StepPhases = ([1, 2, 3] as const).map((phase) =>
+  CHANGE_STEPS.filter((step) => describeStep(step).phase === phase),
+);
 
 /** The phases of the first overlapped build: how a run begun on it replays. */
 export const FIRST_OVERLAPPED_PHASES: StepPhases = [
@@ -166,10 +144,9 @@ export const FIRST_OVERLAPPED_PHASES: StepPhases = [
 ];
 
 /** What a step waits for while it runs beside them (the others of its phase it depends on). */
-export const STEP_DEPENDS_ON: Partial<Record<ChangeStep, readonly ChangeStep[]>> = {
-  CreateOrUpdateChannels: ['CreateOrUpdateRoles'],
-  ApplyPermissionOverrides: ['CreateOrUpdateRoles', 'CreateOrUpdateChannels'],
-};
+export const STEP_DEPENDS_ON = Object.fromEntries(
+  CHANGE_STEPS.map((step) => [step, describeStep(step).dependsOn ?? []]),
+) as Record<ChangeStep, readonly ChangeStep[]>;
 
 export interface PreRestoreOutcome {
   snapshotId: string | null;
@@ -188,43 +165,26 @@ export interface RestoreFailure extends JobRef {
   message: string;
 }
 
-/** The activities, named as the spec's appendix names the steps. */
-export interface RestoreActivities {
+/** A change step's activity: one call of the step (StepOutcome). */
+export type StepActivity = (input: StepRef) => Promise<StepOutcome>;
+
+/**
+ * The activities: those around the change steps, named as the restore order names them, and one
+ * per change step (CHANGE_STEP_TABLE's `activity`).
+ */
+export interface RestoreActivities extends Record<StepActivityName, StepActivity> {
   validateSnapshot(input: JobRef): Promise<void>;
   createPreRestoreSnapshot(input: JobRef): Promise<PreRestoreOutcome>;
   pauseLiveSync(input: JobRef): Promise<void>;
   resumeLiveSync(input: JobRef): Promise<void>;
-  deleteRemovedOverrides(input: StepRef): Promise<StepOutcome>;
-  deleteRemovedChannels(input: StepRef): Promise<StepOutcome>;
-  deleteRemovedRoles(input: StepRef): Promise<StepOutcome>;
-  createOrUpdateRoles(input: StepRef): Promise<StepOutcome>;
-  createOrUpdateChannels(input: StepRef): Promise<StepOutcome>;
-  applyPermissionOverrides(input: StepRef): Promise<StepOutcome>;
-  updateGuildSettings(input: StepRef): Promise<StepOutcome>;
-  restoreMemberRoles(input: StepRef): Promise<StepOutcome>;
-  liftBans(input: StepRef): Promise<StepOutcome>;
   completeRestore(input: RestoreEnding): Promise<void>;
   endRestoreUnsuccessfully(input: RestoreFailure): Promise<void>;
 }
 
-/** The activities that carry out a change step. */
-export type StepActivityName = {
-  [K in keyof RestoreActivities]: RestoreActivities[K] extends (input: StepRef) => Promise<StepOutcome>
-    ? K
-    : never;
-}[keyof RestoreActivities];
-
-export const STEP_ACTIVITY: Record<ChangeStep, StepActivityName> = {
-  DeleteRemovedOverrides: 'deleteRemovedOverrides',
-  DeleteRemovedChannels: 'deleteRemovedChannels',
-  DeleteRemovedRoles: 'deleteRemovedRoles',
-  CreateOrUpdateRoles: 'createOrUpdateRoles',
-  CreateOrUpdateChannels: 'createOrUpdateChannels',
-  ApplyPermissionOverrides: 'applyPermissionOverrides',
-  UpdateGuildSettings: 'updateGuildSettings',
-  RestoreMemberRoles: 'restoreMemberRoles',
-  LiftBans: 'liftBans',
-};
+/** The activity carrying out each change step. */
+export const STEP_ACTIVITY = Object.fromEntries(
+  CHANGE_STEPS.map((step) => [step, describeStep(step).activity]),
+) as Record<ChangeStep, StepActivityName>;
 
 /**
  * Failure types that end a run at once (docs/behaviour.md §7: PermissionDenied and GuildNotFound), those

@@ -14,9 +14,13 @@ import {
   type StepPhases,
 } from './restore-contract';
 import type { RestoreProgress } from './restore-progress';
+import { describeStep, type OutcomeCount, type SummaryCounter } from '../steps/change-steps';
 
-/** What the engine running the procedure provides (Temporal, or the standalone runner). */
-export interface RestoreEngine {
+/**
+ * What the engine hosting a run gives the procedure (Temporal, or the in-process engine): the
+ * service starts runs through RestoreRunner, and each run gets its engine's RestoreRunHost.
+ */
+export interface RestoreRunHost {
   activities: RestoreActivities;
   /** The user asked to cancel: the current activity finishes, later steps are skipped. */
   cancelRequested(): boolean;
@@ -47,11 +51,11 @@ export type RestoreOutcome = 'completed' | 'failed' | 'canceled';
  */
 export async function runRestore(
   input: RestoreWorkflowInput,
-  engine: RestoreEngine,
+  host: RestoreRunHost,
   progress: RestoreProgress,
 ): Promise<RestoreOutcome> {
   const ref: JobRef = { jobId: input.jobId };
-  const { activities } = engine;
+  const { activities } = host;
   const { resume } = input;
   const summary = resume ? { ...resume.summary } : emptySummary();
   if (resume) progress.carryOver(resume.progress);
@@ -79,13 +83,13 @@ export async function runRestore(
     await activities.pauseLiveSync(ref);
     progress.finish('PauseLiveSync');
 
-    if (engine.phases) {
-      for (const phase of engine.phases) {
+    if (host.phases) {
+      for (const phase of host.phases) {
         const wanted = phase.filter((step) => input.scope.includes(STEP_SCOPE[step]));
         for (const step of phase) if (!wanted.includes(step)) progress.skip(step);
         if (wanted.length === 0) continue;
-        if (engine.cancelRequested()) break;
-        await runPhase(wanted, ref, engine, progress, summary, resume?.waiting);
+        if (host.cancelRequested()) break;
+        await runPhase(wanted, ref, host, progress, summary, resume?.waiting);
       }
     } else {
       for (const step of CHANGE_STEPS) {
@@ -93,27 +97,27 @@ export async function runRestore(
           progress.skip(step);
           continue;
         }
-        if (engine.cancelRequested()) break;
-        await runStep(step, ref, engine, progress, summary, resume?.waiting);
+        if (host.cancelRequested()) break;
+        await runStep(step, ref, host, progress, summary, resume?.waiting);
       }
     }
   } catch (error) {
-    ending = engine.classify(error, ref);
+    ending = host.classify(error, ref);
   }
 
   try {
-    await engine.shielded(() => activities.resumeLiveSync(ref));
+    await host.shielded(() => activities.resumeLiveSync(ref));
   } catch (error) {
-    ending ??= engine.classify(error, ref);
+    ending ??= host.classify(error, ref);
   }
 
-  if (!ending && engine.cancelRequested()) {
+  if (!ending && host.cancelRequested()) {
     ending = { ...ref, status: 'canceled', code: 'canceled', message: 'Canceled by the user.' };
   }
   if (ending) {
     progress.end(ending.status);
     const failure = ending;
-    await engine.shielded(() => activities.endRestoreUnsuccessfully(failure));
+    await host.shielded(() => activities.endRestoreUnsuccessfully(failure));
     return ending.status;
   }
   await activities.completeRestore({ ...ref, summary });
@@ -128,7 +132,7 @@ export async function runRestore(
 async function runPhase(
   steps: ChangeStep[],
   ref: JobRef,
-  engine: RestoreEngine,
+  host: RestoreRunHost,
   progress: RestoreProgress,
   summary: RestoreResultSummary,
   resumed?: RestoreResume['waiting'],
@@ -139,7 +143,7 @@ async function runPhase(
   let failed = false;
   const runs = steps.map(async (step) => {
     try {
-      await runStep(step, ref, engine, progress, summary, resumed, {
+      await runStep(step, ref, host, progress, summary, resumed, {
         awaiting: () => (STEP_DEPENDS_ON[step] ?? []).filter((other) => running.has(other)),
         anyEnded: (others) => Promise.race(others.map((other) => ended.get(other) ?? Promise.resolve())),
         halted: () => failed,
@@ -175,7 +179,7 @@ interface SideBySide {
 async function runStep(
   step: ChangeStep,
   ref: JobRef,
-  engine: RestoreEngine,
+  host: RestoreRunHost,
   progress: RestoreProgress,
   summary: RestoreResultSummary,
   resumed?: RestoreResume['waiting'],
@@ -185,14 +189,14 @@ async function runStep(
   if (resumed?.step === step) {
     // The wait the resumed run stopped in: out first, then the step goes on as after any wait.
     progress.wait(step, { reason: resumed.reason, until: resumed.until });
-    await engine.sleepUntil(resumed.until, summary);
+    await host.sleepUntil(resumed.until, summary);
     progress.resume(step);
-    if (engine.cancelRequested()) return;
+    if (host.cancelRequested()) return;
   }
   let outcome: StepOutcome;
   do {
     const awaiting = side?.awaiting() ?? [];
-    outcome = await engine.activities[STEP_ACTIVITY[step]]({
+    outcome = await host.activities[STEP_ACTIVITY[step]]({
       ...ref,
       ...(awaiting.length > 0 && { awaiting }),
     });
@@ -203,7 +207,7 @@ async function runStep(
       // channel's edit limit): wait without an activity, then call the step again, which re-reads
       // the guild and goes on where it stopped. A cancel ends the wait at once.
       progress.wait(step, outcome.pause);
-      await engine.sleepUntil(outcome.pause.until, summary);
+      await host.sleepUntil(outcome.pause.until, summary);
       progress.resume(step);
       continue;
     }
@@ -214,58 +218,29 @@ async function runStep(
       // global limit is shared by every guild being restored). A failure beside it ends them too.
       await side.anyEnded(awaiting);
     }
-  } while (outcome.remaining > 0 && !engine.cancelRequested() && !side?.halted());
+  } while (outcome.remaining > 0 && !host.cancelRequested() && !side?.halted());
   // A step stopped because another failed stays running: the run's ending marks it.
   if (side?.halted()) return;
   progress.finish(step);
 }
 
+/** The summary before any step ran: every counter of the steps counted even when not run, at 0. */
 function emptySummary(): RestoreResultSummary {
-  return {
-    roles_created: 0,
-    roles_updated: 0,
-    roles_deleted: 0,
-    channels_created: 0,
-    channels_updated: 0,
-    channels_deleted: 0,
-    overrides_applied: 0,
-    overrides_removed: 0,
-    guild_settings_updated: 0,
-    skipped: 0,
-  };
+  const summary: Partial<RestoreResultSummary> = { skipped: 0 };
+  for (const step of CHANGE_STEPS) {
+    const { counts, countedOnlyWhenRun } = describeStep(step);
+    if (countedOnlyWhenRun) continue;
+    for (const counter of Object.values(counts)) summary[counter] = 0;
+  }
+  return summary as RestoreResultSummary;
 }
 
+/** Adds a call's counts to the summary's counters (CHANGE_STEP_TABLE's `counts`). */
 function count(summary: RestoreResultSummary, step: ChangeStep, outcome: StepOutcome): void {
-  switch (step) {
-    case 'DeleteRemovedOverrides':
-      summary.overrides_removed += outcome.deleted;
-      break;
-    case 'DeleteRemovedChannels':
-      summary.channels_deleted += outcome.deleted;
-      break;
-    case 'DeleteRemovedRoles':
-      summary.roles_deleted += outcome.deleted;
-      break;
-    case 'CreateOrUpdateRoles':
-      summary.roles_created += outcome.created;
-      summary.roles_updated += outcome.updated;
-      break;
-    case 'CreateOrUpdateChannels':
-      summary.channels_created += outcome.created;
-      summary.channels_updated += outcome.updated;
-      break;
-    case 'ApplyPermissionOverrides':
-      summary.overrides_applied += outcome.created + outcome.updated;
-      break;
-    case 'UpdateGuildSettings':
-      summary.guild_settings_updated += outcome.updated;
-      break;
-    case 'RestoreMemberRoles':
-      summary.members_updated = (summary.members_updated ?? 0) + outcome.updated;
-      summary.member_roles_restored = (summary.member_roles_restored ?? 0) + (outcome.assigned ?? 0);
-      break;
-    case 'LiftBans':
-      summary.bans_lifted = (summary.bans_lifted ?? 0) + outcome.deleted;
-      break;
+  for (const [field, counter] of Object.entries(describeStep(step).counts) as [
+    OutcomeCount,
+    SummaryCounter,
+  ][]) {
+    summary[counter] = (summary[counter] ?? 0) + (outcome[field] ?? 0);
   }
 }

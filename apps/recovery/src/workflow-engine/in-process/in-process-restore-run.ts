@@ -136,7 +136,7 @@ export class InProcessRestoreRun {
   /**
    * A timer in this process. A wait can last two days, so a stopping process (a deploy) keeps it
    * for the next start (handBack) and leaves the run as it is, never resolving the wait: the job
-   * stays `running` and the next start takes it up (InProcessRestoreWorkflows). Without a
+   * stays `running` and the next start takes it up (InProcessRestoreRunner). Without a
    * handBack, or if it fails, the wait ends at once, the next activity is refused and the run ends
    * failed (SERVICE_STOPPED), as any run cut short by a stop does.
    */

@@ -65,7 +65,7 @@ export class RecoveryWorkerService implements OnApplicationBootstrap, BeforeAppl
         taskQueue: temporal.taskQueue,
         workflows: temporal.workflowBundlePath
           ? { workflowBundle: { codePath: temporal.workflowBundlePath } }
-          : { workflowsPath: require.resolve('../workflows') },
+          : { workflowsPath: require.resolve('../worker-bundle') },
         activities: this.activities,
       });
       if (this.stopping) return;

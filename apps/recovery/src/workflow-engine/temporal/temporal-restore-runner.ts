@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { TemporalEngineAdapter } from './temporal-engine-adapter';
-import type { RestoreWorkflows } from '../../restore/restore-workflows';
+import type { RestoreRunner } from '../../restore/restore-runner';
 import {
   CANCEL_RESTORE_SIGNAL,
   type ProgressSummary,
@@ -15,7 +15,7 @@ const PROGRESS_QUERY_TIMEOUT_MS = 2_000;
 
 /** Restores on Temporal: `restoreWorkflow` on the task queue, signal `cancel`, query `getProgress`. */
 @Injectable()
-export class TemporalRestoreWorkflows extends TemporalEngineAdapter implements RestoreWorkflows {
+export class TemporalRestoreRunner extends TemporalEngineAdapter implements RestoreRunner {
   async start(input: RestoreWorkflowInput): Promise<string> {
     const workflowId = restoreWorkflowId(input.jobId);
     await this.temporal.workflow.start(RESTORE_WORKFLOW_TYPE, {

@@ -4,7 +4,7 @@ import type { ProgressSummary, RestoreWorkflowInput } from './workflows/restore-
  * Where restores run (WORKFLOW_ENGINE): on Temporal or in this process (workflow-engine/). All
  * RestoreService knows of the engine; WorkflowEngineModule provides the one configured.
  */
-export abstract class RestoreWorkflows {
+export abstract class RestoreRunner {
   /**
    * Starts the job's run; resolves with its engine workflow id, throws when the engine cannot take
    * it. The caller records the id on the job (RestoreJobsRepository.markRunning) at once.

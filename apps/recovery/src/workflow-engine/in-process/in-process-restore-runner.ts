@@ -17,7 +17,7 @@ import {
 import { InProcessEngineAdapter } from './in-process-engine-adapter';
 import { changesPerStep } from '../../restore/restore-diff';
 import { type RestoreJobRow, RestoreJobsRepository } from '../../restore/restore-jobs.repository';
-import type { RestoreWorkflows } from '../../restore/restore-workflows';
+import type { RestoreRunner } from '../../restore/restore-runner';
 import type {
   ProgressSummary,
   RestoreActivities,
@@ -44,9 +44,9 @@ import type {
  * One process per database: a second one would take the first one's runs for leftovers.
  */
 @Injectable()
-export class InProcessRestoreWorkflows
+export class InProcessRestoreRunner
   extends InProcessEngineAdapter<InProcessRestoreRun>
-  implements RestoreWorkflows, OnApplicationBootstrap, BeforeApplicationShutdown
+  implements RestoreRunner, OnApplicationBootstrap, BeforeApplicationShutdown
 {
   private readonly stopping = new AbortController();
   private readonly endings: RestoreActivities;

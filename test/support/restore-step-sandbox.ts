@@ -1,0 +1,109 @@
+import { ChatPlatformClient, type GuildState } from '@lib/chat-platform';
+import type { RestoreScope } from '@lib/contracts';
+import { demoGuildSpec, FakeChatPlatform, type SeededGuild } from '@lib/sandbox';
+import { fakeForSuite } from './loopback-fake';
+import { encodeMemberRoles } from '../../apps/recovery/src/snapshots/member-roles-codec';
+import type { SnapshotPayload } from '../../apps/recovery/src/snapshots/snapshot-payload';
+import type { PlatformIdReplacementsRepository } from '../../apps/recovery/src/restore/platform-id-replacements.repository';
+import { RestoreComparisons } from '../../apps/recovery/src/restore/restore-comparisons';
+import type { IdReplacement } from '../../apps/recovery/src/restore/restore-diff';
+import type { SnapshotsRepository } from '../../apps/recovery/src/snapshots/snapshots.repository';
+import type { StepOutcome } from '../../apps/recovery/src/restore/workflows/restore-contract';
+import type { StepContext, StepHandler } from '../../apps/recovery/src/restore/steps/step-context';
+
+/** What running a step to its end did: each call's outcome, in order. */
+export interface StepRun {
+  calls: StepOutcome[];
+  created: number;
+  updated: number;
+  deleted: number;
+}
+
+/**
+ * For a step family's spec: the sandbox chat platform on loopback (reset before each test), the
+ * bot's client to it, a fresh demo guild, its snapshot, and a step run to its end as a restore
+ * runs it (every call from a fresh comparison of the snapshot with the guild).
+ */
+export function stepSandbox() {
+  const fake = fakeForSuite(new FakeChatPlatform());
+  let client!: ChatPlatformClient;
+  beforeAll(() => {
+    client = new ChatPlatformClient({ apiBaseUrl: `${fake.url}/api`, botToken: fake.botToken });
+  });
+
+  return {
+    get client(): ChatPlatformClient {
+      return client;
+    },
+
+    seed(): SeededGuild {
+      return fake.seedGuild(demoGuildSpec());
+    },
+
+    /** The guild as a snapshot keeps it, members' roles and bans included. */
+    async snapshot(guildId: string): Promise<SnapshotPayload> {
+      const [state, members, bans] = await Promise.all([
+        client.getGuildState(guildId),
+        client.listMembers(guildId),
+        client.listBans(guildId),
+      ]);
+      return {
+        ...state,
+        version: 1,
+        snapshot_at: new Date().toISOString(),
+        member_roles: encodeMemberRoles(members.map((m) => ({ id: m.user.id, roles: m.roles }))),
+        bans: bans.map((ban) => ({ user_id: ban.user.id, reason: ban.reason })),
+      };
+    },
+
+    /** Calls `handler` until it has nothing left (at most `maxCalls`), as the restore procedure does. */
+    async runToEnd(
+      handler: StepHandler,
+      guildId: string,
+      target: SnapshotPayload,
+      scope: RestoreScope[],
+      maxCalls = 10,
+    ): Promise<StepRun> {
+      const recorded: IdReplacement[] = [];
+      const replacements = {
+        record: (_guild: string, _job: string, replacement: IdReplacement) => {
+          recorded.push(replacement);
+          return Promise.resolve();
+        },
+        ofGuild: () => Promise.resolve([...recorded]),
+      } as unknown as PlatformIdReplacementsRepository;
+      const comparisons = new RestoreComparisons({} as SnapshotsRepository, replacements, client);
+      const preview = (await comparisons.compare('guild', guildId, target, scope)).diff;
+      const run: StepRun = { calls: [], created: 0, updated: 0, deleted: 0 };
+      do {
+        const comparison = await comparisons.compare('guild', guildId, target, scope);
+        const context: StepContext = {
+          jobId: 'job-1',
+          guildId: 'guild',
+          platformGuildId: guildId,
+          comparison,
+          preview,
+          awaiting: [],
+          recordReplacement: (kind, original, replacement) =>
+            comparisons.recordReplacement('guild', 'job-1', {
+              kind,
+              original_id: original,
+              replacement_id: replacement,
+            }),
+          learnRecordedIds: () => Promise.resolve(comparison.ids.learnRecorded(recorded)),
+        };
+        const outcome = await handler(client, context);
+        run.calls.push(outcome);
+        run.created += outcome.created;
+        run.updated += outcome.updated;
+        run.deleted += outcome.deleted;
+      } while (run.calls.at(-1)!.remaining > 0 && run.calls.length < maxCalls);
+      return run;
+    },
+
+    /** The guild now, as the platform answers it. */
+    state(guildId: string): Promise<GuildState> {
+      return client.getGuildState(guildId);
+    },
+  };
+}
