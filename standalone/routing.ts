@@ -1,4 +1,4 @@
-import { DomainError, sendProblem, toProblem } from '@lib/problem-details';
+import { CommonErrors, sendProblem, toProblem } from '@lib/problem-details';
 import { enterService, requestIdFor } from '@lib/runtime';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { WEBHOOK_PATH } from '../apps/webhook-intake/src/webhooks/webhook-endpoint';
@@ -46,10 +46,7 @@ const STARTING_RETRY_AFTER_S = 1;
  * waiting on a connection that is accepted and never answered.
  */
 export function answerStarting(req: IncomingMessage, res: ServerResponse): void {
-  const starting = new DomainError(
-    'ErrUnavailable',
-    503,
-    'Service unavailable',
+  const starting = CommonErrors.unavailable(
     `guildkeeper is starting. Try again in ${STARTING_RETRY_AFTER_S} s.`,
   );
   sendProblem(res, toProblem(starting, requestIdFor(req, res)), {

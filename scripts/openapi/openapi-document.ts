@@ -9,7 +9,8 @@ import {
   SwaggerModule,
 } from '@nestjs/swagger';
 import { Test } from '@nestjs/testing';
-import { mergeProblemAnswers, type ProblemAnswerMap } from '@lib/problem-details';
+import { CommonErrors, mergeProblemAnswers, type ProblemAnswerMap } from '@lib/problem-details';
+import { GatewayErrors } from '../../apps/gateway/src/gateway.errors';
 import { REPO_ROOT } from './app-sources';
 import {
   declaredProblemAnswers,
@@ -61,21 +62,22 @@ function commonProblemAnswers(
   method: string,
   operation: OperationObject,
 ): Record<string, string[]> {
-  const answers: Record<string, string[]> = { '429': ['ErrRateLimited'] };
+  const answers: Record<string, string[]> = { '429': [CommonErrors.rateLimited.code] };
   const sessionRoute = !SESSION_OPTIONAL_PATHS.has(path);
-  if (sessionRoute) answers[401] = ['ErrUnauthenticated'];
+  if (sessionRoute) answers[401] = [CommonErrors.unauthenticated.code];
   const parameters = (operation.parameters ?? []) as { in?: string }[];
   if (
     operation.requestBody ||
     parameters.some((parameter) => parameter.in === 'query' || parameter.in === 'path')
   ) {
-    answers[400] = ['ErrValidation'];
+    answers[400] = [CommonErrors.validation.code];
   }
   if (operation.requestBody) {
-    answers[413] = ['ErrPayloadTooLarge'];
-    answers[415] = ['ErrUnsupportedMediaType'];
+    answers[413] = [CommonErrors.payloadTooLarge.code];
+    answers[415] = [CommonErrors.unsupportedMediaType.code];
   }
-  if (method !== 'get' && !SESSIONLESS_PATHS.has(path)) answers[403] = ['ErrCrossOriginRequest'];
+  if (method !== 'get' && !SESSIONLESS_PATHS.has(path))
+    answers[403] = [GatewayErrors.crossOriginRequest.code];
   return answers;
 }
 
@@ -115,7 +117,11 @@ const PROBLEM_SCHEMA = {
     title: { type: 'string', example: 'Request is not valid' },
     status: { type: 'integer', example: 400 },
     detail: { type: 'string' },
-    code: { type: 'string', description: 'Stable error code to branch on.', example: 'ErrValidation' },
+    code: {
+      type: 'string',
+      description: 'Stable error code to branch on.',
+      example: CommonErrors.validation.code,
+    },
     request_id: {
       type: 'string',
       nullable: true,

@@ -1,6 +1,6 @@
 import { SchedulerRegistry } from '@nestjs/schedule';
 import type { PlanCode } from '@lib/contracts';
-import { EntitlementsClient, LicensingUnavailableError } from '@lib/entitlements';
+import { EntitlementErrors, EntitlementsClient } from '@lib/entitlements';
 import { RetentionSweep } from '@lib/runtime';
 import type { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
@@ -125,7 +125,7 @@ describe('audit log retention', () => {
       plans: () => client.plans(),
       get: (guildId) =>
         guildId === guilds.get('UNREADABLE')
-          ? Promise.reject(new LicensingUnavailableError())
+          ? Promise.reject(EntitlementErrors.licensingUnavailable())
           : client.get(guildId),
     };
   }

@@ -1,5 +1,5 @@
 import type { EntitlementsClient } from '@lib/entitlements';
-import { ConflictError } from '@lib/problem-details';
+import { DomainError } from '@lib/problem-details';
 import type { DataSource, QueryRunner } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
 import type { GuildRegistry } from '../../apps/recovery/src/guilds/guild-registry.service';
@@ -191,7 +191,7 @@ describe('restore start against a concurrent start', () => {
 
     const answer = await start(guildId).catch((error: unknown) => error);
 
-    expect(answer).toBeInstanceOf(ConflictError);
+    expect(answer).toBeInstanceOf(DomainError);
     expect(answer).toMatchObject({
       code: 'ErrRestoreAlreadyInProgress',
       extensions: { existing_job: { id: other } },

@@ -7,10 +7,10 @@ import {
   type RestoreScope,
 } from '@lib/contracts';
 import { generateInternalKeys, InternalTokenCodec } from '@lib/identity';
-import { toProblem } from '@lib/problem-details';
+import { type DomainError, toProblem } from '@lib/problem-details';
 import { answerJson, scriptedUpstreamForSuite } from '../../../test/support/scripted-upstream';
 import { EntitlementsClient } from './entitlements.client';
-import { PlanFeatureRequiredError, PlanRestoreScopesRequiredError } from './entitlements.errors';
+import { EntitlementErrors } from './entitlements.errors';
 
 const FREE_GUILD = '01a20182-0000-7000-8000-000000000001';
 const PRO_GUILD = '01a20182-0000-7000-8000-000000000002';
@@ -96,7 +96,7 @@ describe(EntitlementsClient.name, () => {
   describe('requireFeature', () => {
     it('refuses a FREE guild a restore, naming the lowest plan that has restores', async () => {
       const refusal = client().requireFeature(FREE_GUILD, 'RECOVERY_RESTORE');
-      await expect(refusal).rejects.toBeInstanceOf(PlanFeatureRequiredError);
+      await expect(refusal).rejects.toMatchObject({ title: EntitlementErrors.featureRequired.title });
       await expect(refusal).rejects.toMatchObject({
         code: 'ErrPermissionDenied',
         status: 403,
@@ -121,7 +121,7 @@ describe(EntitlementsClient.name, () => {
         message:
           "This needs RECOVERY_RESTORE, which the guild's FREE plan does not include. Upgrade the plan to use it.",
       });
-      const error = (await refusal.catch((caught: unknown) => caught)) as PlanFeatureRequiredError;
+      const error = (await refusal.catch((caught: unknown) => caught)) as DomainError;
       expect(error.extensions).toEqual({ required_feature: 'RECOVERY_RESTORE', plan_code: 'FREE' });
     });
 
@@ -149,8 +149,8 @@ describe(EntitlementsClient.name, () => {
       catalogue = NARROW_PRO;
       proPlan = NARROW_PRO[1];
       const refusal = client().requireRestoreScopes(PRO_GUILD, ['roles', 'member_roles', 'bans']);
-      await expect(refusal).rejects.toBeInstanceOf(PlanRestoreScopesRequiredError);
-      const error = (await refusal.catch((caught: unknown) => caught)) as PlanRestoreScopesRequiredError;
+      await expect(refusal).rejects.toMatchObject({ title: EntitlementErrors.restoreScopesRequired.title });
+      const error = (await refusal.catch((caught: unknown) => caught)) as DomainError;
       expect(toProblem(error, 'req-1')).toEqual({
         type: expect.stringContaining('ErrPermissionDenied'),
         title: 'Your plan does not include this restore scope',
@@ -170,8 +170,8 @@ describe(EntitlementsClient.name, () => {
       proPlan = NARROW_PRO[1];
       const error = (await client()
         .requireRestoreScopes(PRO_GUILD, ['bans'])
-        .catch((caught: unknown) => caught)) as PlanRestoreScopesRequiredError;
-      expect(error).toBeInstanceOf(PlanRestoreScopesRequiredError);
+        .catch((caught: unknown) => caught)) as DomainError;
+      expect(error.title).toBe(EntitlementErrors.restoreScopesRequired.title);
       expect(error.status).toBe(403);
       expect(error.message).toBe(
         "This restore puts back bans, which the guild's PRO plan does not include. Upgrade the plan to restore them.",

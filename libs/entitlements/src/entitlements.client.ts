@@ -8,11 +8,7 @@ import type {
 } from '@lib/contracts';
 import { InternalHttp, InternalHttpError, type InternalTokenCodec } from '@lib/identity';
 import { TtlCache } from '@lib/runtime';
-import {
-  LicensingUnavailableError,
-  PlanFeatureRequiredError,
-  PlanRestoreScopesRequiredError,
-} from './entitlements.errors';
+import { EntitlementErrors } from './entitlements.errors';
 import { lowestPlanWhere, missingRestoreScopes, type RequiredPlan } from './plan-requirements';
 
 /** docs/behaviour.md §8: permission cache lifetime. */
@@ -67,7 +63,7 @@ export class EntitlementsClient {
     const entitlements = await this.get(guildId);
     if (!entitlements.features.includes(feature)) {
       const requiredPlan = await this.lowestPlanWhere((plan) => plan.features.includes(feature));
-      throw new PlanFeatureRequiredError(feature, entitlements.plan_code, requiredPlan);
+      throw EntitlementErrors.featureRequired(feature, entitlements.plan_code, requiredPlan);
     }
     return entitlements;
   }
@@ -86,7 +82,7 @@ export class EntitlementsClient {
           plan.features.includes('RECOVERY_RESTORE') &&
           scopes.every((scope) => plan.restore_scopes.includes(scope)),
       );
-      throw new PlanRestoreScopesRequiredError(missing, entitlements.plan_code, requiredPlan);
+      throw EntitlementErrors.restoreScopesRequired(missing, entitlements.plan_code, requiredPlan);
     }
     return entitlements;
   }
@@ -152,7 +148,7 @@ export class EntitlementsClient {
         throw new Error(`licensing refused ${path} with ${status}`, { cause: error });
       }
       this.logger.warn({ path, status, err: String(error) }, 'licensing did not answer');
-      throw new LicensingUnavailableError();
+      throw EntitlementErrors.licensingUnavailable();
     }
   }
 }

@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import type { GuildAccess } from '@lib/contracts';
 import { InternalHttp, InternalHttpError, type InternalTokenCodec } from '@lib/identity';
 import { DomainError } from '@lib/problem-details';
+import { GuildAccessErrors } from './guild-access.errors';
 import type { GuildAccessSource } from './guild-scope';
 
 export interface GuildAccessClientOptions {
@@ -57,17 +58,12 @@ export class GuildAccessClient implements GuildAccessSource {
       if (response && typeof problem?.code === 'string' && response.status !== 500) {
         const { code, title, detail } = problem;
         throw new DomainError(
-          code,
-          response.status,
-          typeof title === 'string' ? title : 'Guild check failed',
+          { code, status: response.status, title: typeof title === 'string' ? title : 'Guild check failed' },
           typeof detail === 'string' ? detail : undefined,
         );
       }
       this.logger.warn({ path, status: response?.status, err: String(error) }, 'recovery did not answer');
-      throw new DomainError(
-        'ErrRecoveryUnavailable',
-        503,
-        'Service unavailable',
+      throw GuildAccessErrors.recoveryUnavailable(
         'Your permissions on this guild cannot be checked right now. Try again in a moment.',
       );
     }

@@ -1,7 +1,7 @@
 import { Body, Controller, Injectable, type INestApplication, Post } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import type { GuildAccess, InternalIdentity } from '@lib/contracts';
-import { NotFoundError, ProblemDetailsFilter } from '@lib/problem-details';
+import { defineNotFound, type DomainError, ProblemDetailsFilter } from '@lib/problem-details';
 import { createValidationPipe } from '@lib/runtime';
 import { IsInt, IsUUID, Max } from 'class-validator';
 import type { NextFunction, Request, Response } from 'express';
@@ -51,7 +51,7 @@ class FakeAccessSource extends GuildAccessSource {
     this.asked.push(guildId);
     if (this.failWith) return Promise.reject(this.failWith);
     if (guildId !== ACTIVE && guildId !== INACTIVE) {
-      return Promise.reject(new NotFoundError('ErrGuildNotFound', 'Guild'));
+      return Promise.reject(defineNotFound('ErrGuildNotFound', 'Guild')());
     }
     const active = guildId === ACTIVE;
     return Promise.resolve({
@@ -77,8 +77,8 @@ class ThingLookup implements GuildResourceLookup {
     });
   }
 
-  notFound(): NotFoundError {
-    return new NotFoundError('ErrThingNotFound', 'Thing');
+  notFound(): DomainError {
+    return defineNotFound('ErrThingNotFound', 'Thing')();
   }
 }
 

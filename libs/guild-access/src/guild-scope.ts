@@ -10,7 +10,8 @@ import {
 } from '@nestjs/common';
 import { ModuleRef, Reflector } from '@nestjs/core';
 import type { GuildAccess, InternalIdentity } from '@lib/contracts';
-import { DomainError, ProblemAnswers, UnauthenticatedError } from '@lib/problem-details';
+import { CommonErrors, DomainError, ProblemAnswers } from '@lib/problem-details';
+import { GuildAccessErrors } from './guild-access.errors';
 import type { Request } from 'express';
 import { assertManageGuild, requireUser, type UserIdentity } from './manage-guild';
 
@@ -76,7 +77,7 @@ export class GuildScopeGuard implements CanActivate {
     const rule = this.reflector.get<ScopeRule | undefined>(SCOPE_RULE, context.getHandler());
     if (!rule) throw new Error(`${context.getHandler().name} uses GuildScopeGuard without a scope rule`);
     const request = context.switchToHttp().getRequest<ScopedRequest>();
-    if (!request.identity) throw new UnauthenticatedError();
+    if (!request.identity) throw CommonErrors.unauthenticated();
     const user = requireUser(request.identity);
     const id = uuidIn(request, rule.field);
     request.guildScope = rule.lookup
@@ -134,7 +135,7 @@ export function RequireManageGuild(field: RequestField): MethodDecorator {
   return applyDecorators(
     SetMetadata(SCOPE_RULE, { field } satisfies ScopeRule),
     UseGuards(GuildScopeGuard),
-    ProblemAnswers({ 403: ['ErrForbidden'], 409: ['ErrGuildInactive'] }),
+    ProblemAnswers(CommonErrors.forbidden, GuildAccessErrors.guildInactive),
   );
 }
 
@@ -151,7 +152,7 @@ export function RequireManageGuildOf(
     SetMetadata(SCOPE_RULE, { field, lookup } satisfies ScopeRule),
     UseGuards(GuildScopeGuard),
     // The resource's own 404 is the route's to declare (its code is the lookup's).
-    ProblemAnswers({ 409: ['ErrGuildInactive'] }),
+    ProblemAnswers(GuildAccessErrors.guildInactive),
   );
 }
 

@@ -1,11 +1,12 @@
 import type { GuildAccess, InternalIdentity } from '@lib/contracts';
-import { DomainError, ForbiddenError, UnauthenticatedError } from '@lib/problem-details';
+import { CommonErrors } from '@lib/problem-details';
+import { GuildAccessErrors } from './guild-access.errors';
 
 export type UserIdentity = Extract<InternalIdentity, { kind: 'user' }>;
 
 /** The platform user behind a request, or 401 when the caller is not a logged-in user. */
 export function requireUser(identity: InternalIdentity): UserIdentity {
-  if (identity.kind !== 'user') throw new UnauthenticatedError('This action needs a logged-in user.');
+  if (identity.kind !== 'user') throw CommonErrors.unauthenticated('This action needs a logged-in user.');
   return identity;
 }
 
@@ -17,15 +18,10 @@ export function requireUser(identity: InternalIdentity): UserIdentity {
  */
 export function assertManageGuild(access: GuildAccess | null): GuildAccess {
   if (!access?.manage_guild) {
-    throw new ForbiddenError('You need the Manage Server permission on this guild.');
+    throw CommonErrors.forbidden('You need the Manage Server permission on this guild.');
   }
   if (!access.active) {
-    throw new DomainError(
-      'ErrGuildInactive',
-      409,
-      'Guild inactive',
-      'The bot is not installed on this guild any more. Invite it again to continue.',
-    );
+    throw GuildAccessErrors.guildInactive();
   }
   return access;
 }

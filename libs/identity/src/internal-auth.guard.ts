@@ -7,7 +7,7 @@ import {
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { INTERNAL_TOKEN_HEADER, type InternalIdentity, type ServiceName } from '@lib/contracts';
-import { ForbiddenError, UnauthenticatedError } from '@lib/problem-details';
+import { CommonErrors } from '@lib/problem-details';
 import type { Request } from 'express';
 import { InternalTokenCodec } from './internal-token';
 
@@ -47,20 +47,20 @@ export class InternalAuthGuard implements CanActivate {
     const request = context.switchToHttp().getRequest<IdentifiedRequest>();
     const header = request.headers[INTERNAL_TOKEN_HEADER];
     const identity = await this.codec.verify(Array.isArray(header) ? header[0] : header);
-    if (!identity) throw new UnauthenticatedError('A valid internal identity token is required.');
+    if (!identity) throw CommonErrors.unauthenticated('A valid internal identity token is required.');
     const serviceOnly = this.reflector.getAllAndOverride<boolean | ServiceName[] | undefined>(SERVICE_ROUTE, [
       context.getHandler(),
       context.getClass(),
     ]);
     if (serviceOnly && identity.kind !== 'service') {
-      throw new ForbiddenError('This route is for internal service calls only.');
+      throw CommonErrors.forbidden('This route is for internal service calls only.');
     }
     if (
       Array.isArray(serviceOnly) &&
       identity.kind === 'service' &&
       !serviceOnly.includes(identity.service)
     ) {
-      throw new ForbiddenError(`This route is for ${serviceOnly.join(', ')} only.`);
+      throw CommonErrors.forbidden(`This route is for ${serviceOnly.join(', ')} only.`);
     }
     request.identity = identity;
     return true;
@@ -70,6 +70,6 @@ export class InternalAuthGuard implements CanActivate {
 /** The verified caller of the current request. */
 export const CurrentIdentity = createParamDecorator((_: unknown, context: ExecutionContext) => {
   const request = context.switchToHttp().getRequest<IdentifiedRequest>();
-  if (!request.identity) throw new UnauthenticatedError();
+  if (!request.identity) throw CommonErrors.unauthenticated();
   return request.identity;
 });

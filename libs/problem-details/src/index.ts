@@ -3,3 +3,4 @@ export * from './problem';
 export * from './problem-details.filter';
 export * from './redact-url';
 export * from './problem-answers';
+export * from './problem-details.errors';

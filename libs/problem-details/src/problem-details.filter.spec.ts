@@ -1,13 +1,17 @@
 import { BadRequestException, NotFoundException } from '@nestjs/common';
-import { ConflictError, ValidationError } from './domain-error';
+import { defineProblem } from './domain-error';
+import { ValidationError } from './problem-details.errors';
 import { toProblem } from './problem-details.filter';
 
 describe(toProblem.name, () => {
   it('renders a domain error with its code, status and extensions', () => {
     const problem = toProblem(
-      new ConflictError('ErrRestoreAlreadyInProgress', 'A restore is already running.', {
-        existing_job: { id: 'j' },
-      }),
+      defineProblem({ code: 'ErrRestoreAlreadyInProgress', status: 409, title: 'Conflict' })(
+        'A restore is already running.',
+        {
+          existing_job: { id: 'j' },
+        },
+      ),
       'req-1',
       '/api/v1/restore/start',
     );

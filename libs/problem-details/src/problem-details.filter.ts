@@ -1,23 +1,24 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import type { ServerResponse } from 'node:http';
-import { DomainError } from './domain-error';
+import { DomainError, type ProblemKind } from './domain-error';
+import { CommonErrors } from './problem-details.errors';
 import { redactUrl } from './redact-url';
 import { PROBLEM_CONTENT_TYPE, type ProblemDetails, problemType } from './problem';
 
 /** Maps plain HTTP statuses (from Nest, Express or body-parser) to stable codes. */
-const CODE_BY_STATUS: Record<number, [code: string, title: string]> = {
-  400: ['ErrValidation', 'Request is not valid'],
-  401: ['ErrUnauthenticated', 'Authentication required'],
-  403: ['ErrForbidden', 'Forbidden'],
-  404: ['ErrNotFound', 'Not found'],
-  405: ['ErrMethodNotAllowed', 'Method not allowed'],
-  409: ['ErrConflict', 'Conflict'],
-  413: ['ErrPayloadTooLarge', 'Request body too large'],
-  415: ['ErrUnsupportedMediaType', 'Unsupported media type'],
-  422: ['ErrUnprocessable', 'Unprocessable request'],
-  429: ['ErrRateLimited', 'Too many requests'],
-  503: ['ErrUnavailable', 'Service unavailable'],
+const PROBLEM_BY_STATUS: Record<number, ProblemKind> = {
+  400: CommonErrors.validation,
+  401: CommonErrors.unauthenticated,
+  403: CommonErrors.forbidden,
+  404: CommonErrors.notFound,
+  405: CommonErrors.methodNotAllowed,
+  409: CommonErrors.conflict,
+  413: CommonErrors.payloadTooLarge,
+  415: CommonErrors.unsupportedMediaType,
+  422: CommonErrors.unprocessable,
+  429: CommonErrors.rateLimited,
+  503: CommonErrors.unavailable,
 };
 
 interface BodyParserError {
@@ -83,7 +84,9 @@ export function toProblem(error: unknown, requestId: string | null, instance?: s
   }
   if (error instanceof HttpException) {
     const status = error.getStatus();
-    const [code, title] = CODE_BY_STATUS[status] ?? [status >= 500 ? 'ErrInternal' : 'ErrHttp', error.name];
+    const known = PROBLEM_BY_STATUS[status];
+    const code = known?.code ?? (status >= 500 ? CommonErrors.internal : CommonErrors.http).code;
+    const title = known?.title ?? error.name;
     const response = error.getResponse();
     const messages =
       typeof response === 'object' && response !== null
@@ -103,7 +106,7 @@ export function toProblem(error: unknown, requestId: string | null, instance?: s
   // body-parser errors carry an HTTP status and a safe message when `expose` is set; zlib's, for a
   // body that claims an encoding it does not have, a 4xx status without a type.
   if (isClientError(error)) {
-    const [code, title] = CODE_BY_STATUS[error.status] ?? ['ErrValidation', 'Request is not valid'];
+    const { code, title } = PROBLEM_BY_STATUS[error.status] ?? CommonErrors.validation;
     const detail =
       error.type === 'entity.parse.failed'
         ? notValidJson(error.message)
@@ -115,21 +118,23 @@ export function toProblem(error: unknown, requestId: string | null, instance?: s
     return { type: problemType(code), title, status: error.status, detail, code, ...base };
   }
   if (isDatabaseUnavailable(error)) {
+    const { code, title, status } = CommonErrors.unavailable;
     return {
-      type: problemType('ErrUnavailable'),
-      title: 'Service unavailable',
-      status: 503,
+      type: problemType(code),
+      title,
+      status,
       detail: 'The service could not reach its database. Try again in a few seconds.',
-      code: 'ErrUnavailable',
+      code,
       ...base,
     };
   }
+  const { code, title, status } = CommonErrors.internal;
   return {
-    type: problemType('ErrInternal'),
-    title: 'Internal error',
-    status: 500,
+    type: problemType(code),
+    title,
+    status,
     detail: 'An unexpected error occurred. Quote the request id when you contact support.',
-    code: 'ErrInternal',
+    code,
     ...base,
   };
 }

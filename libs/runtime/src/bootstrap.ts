@@ -5,7 +5,14 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ConfigError } from '@lib/config';
-import { PROBLEM_CONTENT_TYPE, ProblemDetailsFilter, problemType } from '@lib/problem-details';
+import {
+  CommonErrors,
+  PROBLEM_CONTENT_TYPE,
+  ProblemDetailsFilter,
+  type ProblemKind,
+  problemType,
+} from '@lib/problem-details';
+import { RuntimeErrors } from './runtime.errors';
 import { Logger } from 'nestjs-pino';
 import { isParsedJson } from './deferred-body';
 import { httpMetrics } from './http-metrics';
@@ -27,19 +34,9 @@ export const JSON_BODY_LIMIT = '1mb';
 export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
 /** What Node answers itself, before any route runs, for a request it cannot even read. */
-const CLIENT_ERRORS: Record<string, [status: number, code: string, title: string, detail: string]> = {
-  HPE_HEADER_OVERFLOW: [
-    431,
-    'ErrHeadersTooLarge',
-    'Request header fields too large',
-    'The request line and headers are over 16 KiB.',
-  ],
-  ERR_HTTP_REQUEST_TIMEOUT: [
-    408,
-    'ErrRequestTimeout',
-    'Request timeout',
-    'The request was not received in time.',
-  ],
+const CLIENT_ERRORS: Record<string, [problem: ProblemKind, detail: string]> = {
+  HPE_HEADER_OVERFLOW: [RuntimeErrors.headersTooLarge, 'The request line and headers are over 16 KiB.'],
+  ERR_HTTP_REQUEST_TIMEOUT: [RuntimeErrors.requestTimeout, 'The request was not received in time.'],
 };
 
 /**
@@ -67,10 +64,8 @@ export function keepIdleConnections(server: Server): void {
       socket.destroy();
       return;
     }
-    const [status, code, title, detail] = CLIENT_ERRORS[error.code ?? ''] ?? [
-      400,
-      'ErrBadRequest',
-      'Bad request',
+    const [{ status, code, title }, detail] = CLIENT_ERRORS[error.code ?? ''] ?? [
+      CommonErrors.badRequest,
       'The request is not valid HTTP.',
     ];
     const body = JSON.stringify({ type: problemType(code), title, status, detail, code, request_id: null });

@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
-import { DomainError, sendProblem, toProblem } from '@lib/problem-details';
+import { CommonErrors, sendProblem, toProblem } from '@lib/problem-details';
 import { observeHttpRequest } from './http-metrics';
 import { requestIdFor } from './logging.module';
 
@@ -51,12 +51,7 @@ function refuseRequestTarget(req: IncomingMessage, res: ServerResponse): void {
   sendProblem(
     res,
     toProblem(
-      new DomainError(
-        'ErrBadRequest',
-        400,
-        'Bad request',
-        'The request target must be a path starting with a single "/".',
-      ),
+      CommonErrors.badRequest('The request target must be a path starting with a single "/".'),
       requestId,
     ),
   );

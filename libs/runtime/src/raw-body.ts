@@ -1,5 +1,5 @@
 import { REQUEST_ID_HEADER } from '@lib/contracts';
-import { DomainError, sendProblem, toProblem } from '@lib/problem-details';
+import { CommonErrors, sendProblem, toProblem } from '@lib/problem-details';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { requestIdFor } from './logging.module';
 
@@ -75,12 +75,7 @@ function refuseTooLarge(req: RawBodyRequest, res: ServerResponse, limitBytes: nu
   // The webhook endpoint has its request id already; under Express the logger has not run yet.
   const known = res.getHeader(REQUEST_ID_HEADER);
   const requestId = typeof known === 'string' ? known : requestIdFor(req, res);
-  const error = new DomainError(
-    'ErrPayloadTooLarge',
-    413,
-    'Request body too large',
-    `The request body is over the limit of ${limitBytes} bytes.`,
-  );
+  const error = CommonErrors.payloadTooLarge(`The request body is over the limit of ${limitBytes} bytes.`);
   // Express strips the mount path from `url`; `originalUrl` is what the client asked for.
   const { originalUrl } = req as { originalUrl?: string };
   sendProblem(res, toProblem(error, requestId, originalUrl ?? req.url));

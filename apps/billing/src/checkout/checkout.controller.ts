@@ -5,6 +5,8 @@ import type { GuildAccess, InternalIdentity } from '@lib/contracts';
 import { ManagedGuild, RequireManageGuild } from '@lib/guild-access';
 import { CurrentIdentity } from '@lib/identity';
 import type { Response } from 'express';
+import { SubscriptionErrors } from '../subscriptions/subscriptions.errors';
+import { CheckoutErrors } from './checkout.errors';
 import { ConfirmDto, PrepareQuery, type PrepareView } from './checkout.dto';
 import { type ConfirmResult, CheckoutService } from './checkout.service';
 
@@ -15,7 +17,7 @@ export class CheckoutController {
 
   /** docs/behaviour.md §4.4. */
   @ApiOperation({ summary: 'Prepare a checkout' })
-  @ProblemAnswers({ 409: ['ErrSubscriptionExists'] })
+  @ProblemAnswers(SubscriptionErrors.exists)
   @Get('prepare')
   @RequireManageGuild({ query: 'guild_id' })
   prepare(
@@ -31,12 +33,15 @@ export class CheckoutController {
    * unanswered. Only with the checkout `prepare` started (`checkout_id`), once.
    */
   @ApiOperation({ summary: 'Confirm a subscription' })
-  @ProblemAnswers({
-    400: ['ErrCardAuthenticationFailed', 'ErrCheckoutMismatch'],
-    402: ['ErrPaymentRejected'],
-    404: ['ErrCheckoutNotFound'],
-    409: ['ErrSubscriptionExists', 'ErrCheckoutExpired', 'ErrCheckoutUsed'],
-  })
+  @ProblemAnswers(
+    CheckoutErrors.cardAuthenticationFailed,
+    CheckoutErrors.mismatch,
+    SubscriptionErrors.paymentRejected,
+    CheckoutErrors.notFound,
+    SubscriptionErrors.exists,
+    CheckoutErrors.expired,
+    CheckoutErrors.used,
+  )
   @Post('confirm')
   @HttpCode(200)
   @RequireManageGuild({ body: 'guild_id' })

@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { GuildAccess, InternalIdentity, PlanCode, PlanDefinition } from '@lib/contracts';
 import { EntitlementsClient } from '@lib/entitlements';
 import { requireUser } from '@lib/guild-access';
-import { DomainError, ValidationError } from '@lib/problem-details';
+import { ValidationError } from '@lib/problem-details';
 import { DataSource, type EntityManager } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
 import { BillingSettings } from '../billing-settings';
@@ -21,13 +21,9 @@ import {
   toSubscriptionView,
 } from '../subscriptions/subscription';
 import { SubscriptionEvents } from '../subscriptions/subscription-events';
-import { SubscriptionExistsError, SubscriptionsRepository } from '../subscriptions/subscriptions.repository';
-import {
-  CheckoutExpiredError,
-  CheckoutMismatchError,
-  CheckoutNotFoundError,
-  CheckoutUsedError,
-} from './checkout-errors';
+import { SubscriptionErrors } from '../subscriptions/subscriptions.errors';
+import { SubscriptionsRepository } from '../subscriptions/subscriptions.repository';
+import { CheckoutErrors } from './checkout.errors';
 import type { ConfirmDto, PrepareQuery, PrepareView } from './checkout.dto';
 import { type CheckoutRow, CheckoutsRepository } from './checkouts.repository';
 
@@ -72,7 +68,7 @@ export class CheckoutService {
   async prepare(identity: InternalIdentity, guild: GuildAccess, query: PrepareQuery): Promise<PrepareView> {
     const user = requireUser(identity);
     const plan = await this.paidPlan(query.plan, 'plan');
-    if (await this.subscriptions.findLive(guild.guild_id)) throw new SubscriptionExistsError();
+    if (await this.subscriptions.findLive(guild.guild_id)) throw SubscriptionErrors.exists();
     const manager = this.dataSource.manager;
     const card = await this.billingKeys.findActiveForUser(manager, user.user_id);
     const running = await this.subscriptions.listRunningOfPayer(manager, user.user_id);
@@ -111,7 +107,7 @@ export class CheckoutService {
     // First of all, this must be the user's own checkout, taken now for good (single use).
     await this.takeCheckout(user.user_id, guild.guild_id, request);
     // Refused before the provider is called; the partial unique index decides under concurrency.
-    if (await this.subscriptions.findLive(guild.guild_id)) throw new SubscriptionExistsError();
+    if (await this.subscriptions.findLive(guild.guild_id)) throw SubscriptionErrors.exists();
     if (request.auth_key === undefined) {
       // Checked again under the lock below; here so that nothing is asked of licensing in vain.
       await this.requireSavedCard(this.dataSource.manager, user.user_id);
@@ -166,10 +162,7 @@ export class CheckoutService {
       };
     }
     if (settlement.attempt.status === 'failed') {
-      throw new DomainError(
-        'ErrPaymentRejected',
-        402,
-        'Payment failed',
+      throw SubscriptionErrors.paymentRejected(
         'The card was declined. Register another card and try again.',
         {
           subscription_id: subscription.id,
@@ -191,7 +184,7 @@ export class CheckoutService {
     await this.dataSource.transaction(async (manager) => {
       const checkout = await this.checkouts.lock(manager, request.checkout_id);
       refuseUnlessConfirmable(checkout, userId, guildId, request);
-      if (!(await this.checkouts.markUsed(manager, checkout.id))) throw new CheckoutUsedError();
+      if (!(await this.checkouts.markUsed(manager, checkout.id))) throw CheckoutErrors.used();
     });
   }
 
@@ -241,22 +234,16 @@ export class CheckoutService {
             'the provider refused our secret key when issuing a billing key',
           );
         }
-        throw new DomainError(
-          'ErrCardAuthenticationFailed',
-          400,
-          'Card authentication failed',
-          'The card could not be registered. Authenticate the card again, or use another one.',
-          { provider_code: error.code, provider_message: error.providerMessage },
-        );
+        throw CheckoutErrors.cardAuthenticationFailed({
+          provider_code: error.code,
+          provider_message: error.providerMessage,
+        });
       }
       this.logger.error(
         { alert: 'provider_issue_failed', err: error instanceof Error ? error.message : 'unknown' },
         'the provider did not issue a billing key',
       );
-      throw new DomainError(
-        'ErrProviderUnavailable',
-        503,
-        'Payment provider unavailable',
+      throw SubscriptionErrors.providerUnavailable(
         'The card could not be registered right now; nothing was charged. Try again in a moment.',
       );
     }
@@ -280,10 +267,10 @@ export function refuseUnlessConfirmable(
   guildId: string,
   request: Pick<ConfirmDto, 'plan_code' | 'customer_key'>,
 ): asserts checkout is CheckoutRow {
-  if (!checkout || checkout.user_id !== userId) throw new CheckoutNotFoundError();
-  if (checkout.used_at) throw new CheckoutUsedError();
-  if (checkout.expired) throw new CheckoutExpiredError();
-  if (checkout.guild_id !== guildId) throw new CheckoutMismatchError('guild_id');
-  if (checkout.plan_code !== request.plan_code) throw new CheckoutMismatchError('plan_code');
-  if (checkout.customer_key !== request.customer_key) throw new CheckoutMismatchError('customer_key');
+  if (!checkout || checkout.user_id !== userId) throw CheckoutErrors.notFound();
+  if (checkout.used_at) throw CheckoutErrors.used();
+  if (checkout.expired) throw CheckoutErrors.expired();
+  if (checkout.guild_id !== guildId) throw CheckoutErrors.mismatch('guild_id');
+  if (checkout.plan_code !== request.plan_code) throw CheckoutErrors.mismatch('plan_code');
+  if (checkout.customer_key !== request.customer_key) throw CheckoutErrors.mismatch('customer_key');
 }

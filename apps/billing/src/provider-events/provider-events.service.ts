@@ -5,7 +5,7 @@ import {
   type ProviderEventData,
   type ProviderEventOutcome,
 } from '@lib/contracts';
-import { DomainError, ValidationError } from '@lib/problem-details';
+import { ValidationError } from '@lib/problem-details';
 import { DataSource, type EntityManager } from 'typeorm';
 import { BillingKeysRepository } from '../billing-keys/billing-keys.repository';
 import { PaymentAttemptsRepository } from '../payments/payment-attempts.repository';
@@ -16,6 +16,7 @@ import {
   ProviderUnavailableError,
 } from '../provider/payment-provider.client';
 import type { RoutedProviderEventDto } from './provider-events.dto';
+import { SubscriptionErrors } from '../subscriptions/subscriptions.errors';
 import { ProviderEventsRepository, repeatOf } from './provider-events.repository';
 import { claimNote, truthOf } from './provider-truth';
 
@@ -101,10 +102,7 @@ export class ProviderEventsService {
       return await this.provider.getPayment(paymentKey);
     } catch (error) {
       if (!(error instanceof ProviderUnavailableError)) throw error;
-      throw new DomainError(
-        'ErrProviderUnavailable',
-        503,
-        'Payment provider unavailable',
+      throw SubscriptionErrors.providerUnavailable(
         `The payment could not be looked up at the provider (${error.reason}); resend later.`,
       );
     }

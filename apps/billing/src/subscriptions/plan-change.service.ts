@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import type { InternalIdentity, PlanCode, PlanDefinition } from '@lib/contracts';
 import { EntitlementsClient } from '@lib/entitlements';
 import { requireUser } from '@lib/guild-access';
-import { ConflictError, DomainError, NotFoundError } from '@lib/problem-details';
 import { DataSource, type EntityManager } from 'typeorm';
 import { BillingSettings } from '../billing-settings';
 import { BillingKeysRepository } from '../billing-keys/billing-keys.repository';
@@ -23,6 +22,7 @@ import {
   toSubscriptionView,
 } from './subscription';
 import { SubscriptionEvents } from './subscription-events';
+import { SubscriptionErrors } from './subscriptions.errors';
 import { type SubscriptionChange, SubscriptionsRepository } from './subscriptions.repository';
 
 export interface PlanChangeView {
@@ -134,8 +134,7 @@ export class PlanChangeService {
           };
         }
         if (decision.kind === 'refused' && decision.reason === 'payment_pending') {
-          throw new ConflictError(
-            'ErrPaymentPending',
+          throw SubscriptionErrors.paymentPending(
             'A payment of this subscription is still being processed. Try again once it is settled.',
             { order_id: pending!.order_id },
           );
@@ -145,8 +144,7 @@ export class PlanChangeService {
         }
         if (decision.kind === 'refused') {
           // The cancel takes priority over any downgrade; scheduling one under it would be ignored.
-          throw new ConflictError(
-            'ErrCancelScheduled',
+          throw SubscriptionErrors.cancelScheduled(
             'The subscription ends at period end. Withdraw the cancel before choosing a lower plan.',
             { active_until: periodEnd(subscription) },
           );
@@ -183,12 +181,7 @@ export class PlanChangeService {
   ): Promise<UpgradeCharge> {
     const key = await this.billingKeys.get(manager, subscription.billing_key_id);
     if (key?.status !== 'active') {
-      throw new DomainError(
-        'ErrBillingKeyMissing',
-        422,
-        'No card on file',
-        'The card for this subscription was removed. Register a card again before upgrading.',
-      );
+      throw SubscriptionErrors.billingKeyMissing();
     }
     const priceOf = (code: PaidPlanCode): PlanDefinition => {
       const plan = plans.find((candidate) => candidate.code === code);
@@ -252,10 +245,7 @@ export class PlanChangeService {
       };
     }
     if (settlement.attempt.status === 'failed') {
-      throw new DomainError(
-        'ErrPaymentRejected',
-        402,
-        'Payment failed',
+      throw SubscriptionErrors.paymentRejected(
         `The upgrade was not charged: ${settlement.attempt.failure_message ?? 'the card was declined'}. The plan has not changed.`,
         {
           subscription_id: subscription.id,
@@ -379,18 +369,12 @@ export class PlanChangeService {
     const user = requireUser(identity);
     return this.dataSource.transaction(async (manager) => {
       const subscription = await this.subscriptions.lock(manager, id);
-      if (!subscription) throw new NotFoundError('ErrSubscriptionNotFound', 'Subscription');
+      if (!subscription) throw SubscriptionErrors.notFound();
       if (subscription.payer_user_id !== user.user_id) {
-        throw new DomainError(
-          'ErrNotPayer',
-          403,
-          'Forbidden',
-          'Only the payment owner may change this subscription.',
-        );
+        throw SubscriptionErrors.notPayer();
       }
       if (subscription.status !== 'active') {
-        throw new ConflictError(
-          'ErrSubscriptionNotActive',
+        throw SubscriptionErrors.notActive(
           subscription.status === 'past_due'
             ? 'The last payment failed. Resolve the payment problem first.'
             : `The subscription is ${subscription.status}; only an active subscription can be changed.`,

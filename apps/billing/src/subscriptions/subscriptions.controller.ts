@@ -16,30 +16,27 @@ import type { Response } from 'express';
 import type { InternalIdentity } from '@lib/contracts';
 import { RequireManageGuild, RequireManageGuildOf, ScopeGuildId } from '@lib/guild-access';
 import { CurrentIdentity } from '@lib/identity';
-import { type ProblemAnswerMap, ProblemAnswers } from '@lib/problem-details';
+import { ProblemAnswers, type ProblemKind } from '@lib/problem-details';
 import type { PaymentView } from '../payments/payment-view';
 import { type CancelView, PlanChangeService, type PlanChangeView } from './plan-change.service';
 import type { SubscriptionDetailView, SubscriptionView } from './subscription';
 import { ChangePlanDto, ListPaymentsQuery, ListSubscriptionsQuery } from './subscriptions.dto';
+import { SubscriptionErrors } from './subscriptions.errors';
 import { SubscriptionsService } from './subscriptions.service';
 
 const uuid = new ParseUUIDPipe();
 
 /**
  * A change the payer makes to subscription `:id` (PlanChangeService): a manager of its guild who
- * is not the payer is refused (403), and only an active subscription changes (409). `answers` adds
+ * is not the payer is refused (403), and only an active subscription changes (409). `problems` adds
  * the route's own problems, listed first.
  */
-function PayerChange(answers: ProblemAnswerMap = {}): MethodDecorator {
+function PayerChange(...problems: ProblemKind[]): MethodDecorator {
   return applyDecorators(
     HttpCode(200),
     RequireManageGuildOf(SubscriptionsService, { params: 'id' }),
-    ProblemAnswers(answers),
-    ProblemAnswers({
-      403: ['ErrNotPayer'],
-      404: ['ErrSubscriptionNotFound'],
-      409: ['ErrSubscriptionNotActive'],
-    }),
+    ProblemAnswers(...problems),
+    ProblemAnswers(SubscriptionErrors.notPayer, SubscriptionErrors.notFound, SubscriptionErrors.notActive),
   );
 }
 
@@ -65,7 +62,7 @@ export class SubscriptionsController {
   }
 
   @ApiOperation({ summary: 'Get a subscription' })
-  @ProblemAnswers({ 404: ['ErrSubscriptionNotFound'] })
+  @ProblemAnswers(SubscriptionErrors.notFound)
   @Get('api/v1/subscriptions/:id')
   @RequireManageGuildOf(SubscriptionsService, { params: 'id' })
   get(@ScopeGuildId() guildId: string, @Param('id', uuid) id: string): Promise<SubscriptionDetailView> {
@@ -74,7 +71,7 @@ export class SubscriptionsController {
 
   @Get('api/v1/subscriptions/:id/payments')
   @ApiOperation({ summary: "List a subscription's payment attempts" })
-  @ProblemAnswers({ 404: ['ErrSubscriptionNotFound'] })
+  @ProblemAnswers(SubscriptionErrors.notFound)
   @RequireManageGuildOf(SubscriptionsService, { params: 'id' })
   payments(
     @ScopeGuildId() guildId: string,
@@ -87,11 +84,12 @@ export class SubscriptionsController {
   /** docs/behaviour.md §4.7; an upgrade charges the prorated difference first (README departures). */
   @ApiOperation({ summary: 'Change plan' })
   @Post('api/v1/subscriptions/:id/change-plan')
-  @PayerChange({
-    402: ['ErrPaymentRejected'],
-    409: ['ErrCancelScheduled', 'ErrPaymentPending'],
-    422: ['ErrBillingKeyMissing'],
-  })
+  @PayerChange(
+    SubscriptionErrors.paymentRejected,
+    SubscriptionErrors.cancelScheduled,
+    SubscriptionErrors.paymentPending,
+    SubscriptionErrors.billingKeyMissing,
+  )
   @ApiOkResponse({
     description: 'Done: a downgrade or cancel is scheduled, or an upgrade was charged and is in force.',
   })

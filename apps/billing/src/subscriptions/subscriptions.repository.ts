@@ -1,6 +1,6 @@
 import { firstRow } from '@lib/database';
 import { Injectable } from '@nestjs/common';
-import { ConflictError } from '@lib/problem-details';
+import { SubscriptionErrors } from './subscriptions.errors';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { CancelReason, PaidPlanCode, SubscriptionRow } from './subscription';
 
@@ -32,15 +32,6 @@ export interface NewSubscription {
   payerUserId: string;
   payerPlatformUserId: string;
   guildName: string;
-}
-
-export class SubscriptionExistsError extends ConflictError {
-  constructor() {
-    super(
-      'ErrSubscriptionExists',
-      'This guild already has a subscription that is active or being paid. Refresh the page to see it.',
-    );
-  }
 }
 
 const LIVE = `status IN ('pending', 'active', 'past_due')`;
@@ -110,7 +101,7 @@ export class SubscriptionsRepository {
     );
   }
 
-  /** Throws SubscriptionExistsError when the guild already has a live one, even under concurrency. */
+  /** Throws SubscriptionErrors.exists when the guild already has a live one, even under concurrency. */
   async insertPending(manager: EntityManager, subscription: NewSubscription): Promise<SubscriptionRow> {
     try {
       const [row] = await manager.query<SubscriptionRow[]>(
@@ -132,7 +123,7 @@ export class SubscriptionsRepository {
       );
       return row;
     } catch (error) {
-      if ((error as { code?: string }).code === UNIQUE_VIOLATION) throw new SubscriptionExistsError();
+      if ((error as { code?: string }).code === UNIQUE_VIOLATION) throw SubscriptionErrors.exists();
       throw error;
     }
   }

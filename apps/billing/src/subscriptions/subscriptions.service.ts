@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntitlementsClient } from '@lib/entitlements';
 import type { GuildResourceLookup, UserIdentity } from '@lib/guild-access';
-import { NotFoundError } from '@lib/problem-details';
+import type { DomainError } from '@lib/problem-details';
 import { DataSource } from 'typeorm';
 import { BillingKeysRepository } from '../billing-keys/billing-keys.repository';
 import { PaymentAttemptsRepository } from '../payments/payment-attempts.repository';
@@ -15,6 +15,7 @@ import {
   toSubscriptionView,
   upgradeOptionsOf,
 } from './subscription';
+import { SubscriptionErrors } from './subscriptions.errors';
 import { SubscriptionsRepository } from './subscriptions.repository';
 
 /**
@@ -37,8 +38,8 @@ export class SubscriptionsService implements GuildResourceLookup {
     return row ? { guildId: row.guild_id, ownedByCaller: row.payer_user_id === user.user_id } : null;
   }
 
-  notFound(): NotFoundError {
-    return new NotFoundError('ErrSubscriptionNotFound', 'Subscription');
+  notFound(): DomainError {
+    return SubscriptionErrors.notFound();
   }
 
   async listForGuild(guildId: string, limit: number): Promise<{ items: SubscriptionView[] }> {

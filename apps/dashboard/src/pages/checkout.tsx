@@ -10,6 +10,7 @@ import {
   useRefreshBilling,
   useSubscription,
 } from '../api/billing-queries';
+import { CHECKOUT_REFUSALS, PROBLEM_CODES } from '../api/api.errors';
 import { ApiProblem } from '../api/problem';
 import { Fact } from '../components/facts';
 import { won } from '../format/money';
@@ -118,7 +119,8 @@ function Checkout({
 
   if (prepared.isPending) return <Loading what="the checkout" />;
   if (prepared.isError) {
-    const exists = prepared.error instanceof ApiProblem && prepared.error.code === 'ErrSubscriptionExists';
+    const exists =
+      prepared.error instanceof ApiProblem && prepared.error.code === PROBLEM_CODES.subscriptionExists;
     return (
       <ProblemMessage error={prepared.error}>
         {exists && (
@@ -309,7 +311,7 @@ function CardReturned({
 
 /** Billing refused the checkout itself (not the card's, not the payment's). */
 const isCheckoutRefusal = (error: unknown) =>
-  error instanceof ApiProblem && (error.code ?? '').startsWith('ErrCheckout');
+  error instanceof ApiProblem && CHECKOUT_REFUSALS.includes(error.code ?? '');
 
 /**
  * A refused payment in plain words: the problem's title and detail, and the card company's own

@@ -3,6 +3,7 @@ import { useMutation } from '@tanstack/react-query';
 import { ProblemMessage, QueryStatus } from '../app/layout';
 import { Link, navigate } from '../app/router';
 import { pathTo } from '../app/routes';
+import { PROBLEM_CODES } from '../api/api.errors';
 import type { Schemas } from '../api/client';
 import { ApiProblem } from '../api/problem';
 import {
@@ -70,7 +71,7 @@ export function RestorePage({
       }),
     onSuccess: (job) => navigate(pathTo('restoreJob', { guildId, jobId: job.job_id })),
   });
-  const changed = start.error instanceof ApiProblem && start.error.code === 'ErrDiffChanged';
+  const changed = start.error instanceof ApiProblem && start.error.code === PROBLEM_CODES.diffChanged;
   const hasChanges = useMemo(
     () => (previewed ? groupPreview(previewed.preview).counts.total > 0 : false),
     [previewed],

@@ -2,7 +2,8 @@ import { Controller, Get, HttpCode, Inject, Post, Query, Req, Res } from '@nestj
 import { PublicRoute } from '@lib/identity';
 import { ApiFoundResponse, ApiOkResponse, ApiQuery, ApiOperation } from '@nestjs/swagger';
 import { KEY_VALUE_STORE, type KeyValueStore } from '@lib/key-value';
-import { DomainError, ValidationError, ProblemAnswers } from '@lib/problem-details';
+import { ProblemAnswers, ValidationError } from '@lib/problem-details';
+import { GatewayErrors } from '../gateway.errors';
 import type { CookieOptions, Request, Response } from 'express';
 import { randomBytes } from 'node:crypto';
 import { PlatformOAuthClient } from './platform-oauth.client';
@@ -65,7 +66,7 @@ export class AuthController {
   }
 
   @ApiOperation({ summary: 'Complete login' })
-  @ProblemAnswers({ 400: ['ErrInvalidOAuthState', 'ErrLoginFailed'], 401: ['ErrLoginDenied'] })
+  @ProblemAnswers(GatewayErrors.invalidOAuthState, GatewayErrors.loginFailed, GatewayErrors.loginDenied)
   @Get('callback')
   @ApiQuery({ name: 'code', required: false, description: 'From the platform, on consent.' })
   @ApiQuery({ name: 'state', required: true, description: 'The state /auth/login issued.' })
@@ -87,16 +88,10 @@ export class AuthController {
       state === cookieState &&
       (await this.store.take(`oauth:state:${state}`)) !== null;
     if (!known) {
-      throw new DomainError(
-        'ErrInvalidOAuthState',
-        400,
-        'Login could not be verified',
-        'This login was not started in this browser, was already used, or expired. Log in again.',
-      );
+      throw GatewayErrors.invalidOAuthState();
     }
     if (error !== undefined) {
-      if (wantsJson(req))
-        throw new DomainError('ErrLoginDenied', 401, 'Login denied', `The platform said: ${error}.`);
+      if (wantsJson(req)) throw GatewayErrors.loginDenied(error);
       res.redirect(302, this.dashboard({ login_error: error === 'access_denied' ? 'denied' : 'failed' }));
       return;
     }

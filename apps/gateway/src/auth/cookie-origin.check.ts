@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DomainError } from '@lib/problem-details';
+import { GatewayErrors } from '../gateway.errors';
 import type { Request } from 'express';
 import { cookieValue, SESSION_COOKIE } from './session-token';
 
@@ -28,12 +28,6 @@ export class CookieOriginCheck {
     if (req.headers['sec-fetch-site'] === 'same-origin') return;
     const origin = req.headers.origin;
     if (origin !== undefined && this.origins.includes(origin)) return;
-    throw new DomainError(
-      'ErrCrossOriginRequest',
-      403,
-      'Cross-origin request refused',
-      'A change made with the session cookie must come from the dashboard (its Origin); other clients send ' +
-        'the session token as Authorization: Bearer.',
-    );
+    throw GatewayErrors.crossOriginRequest();
   }
 }

@@ -1,7 +1,8 @@
 import { ApiOperation } from '@nestjs/swagger';
 import { Controller, Get, Req, UseGuards } from '@nestjs/common';
 import { PublicRoute } from '@lib/identity';
-import { UnauthenticatedError, ProblemAnswers } from '@lib/problem-details';
+import { CommonErrors, ProblemAnswers } from '@lib/problem-details';
+import { GatewayErrors } from '../gateway.errors';
 import type { MyGuildsView } from '../guilds/my-guilds.dto';
 import { MyGuilds } from '../guilds/my-guilds.service';
 import type { MeView } from './me.dto';
@@ -24,7 +25,7 @@ export class MeController {
   @Get()
   async me(@CurrentSession() session: Session): Promise<MeView> {
     const user = await this.users.get(session.user_id);
-    if (!user) throw new UnauthenticatedError('This account no longer exists. Log in again.');
+    if (!user) throw CommonErrors.unauthenticated('This account no longer exists. Log in again.');
     return {
       ...toUserView(user),
       session: { id: session.session_id, created_at: session.created_at, expires_at: session.expires_at },
@@ -36,10 +37,10 @@ export class MeController {
    * `registered`, `bot_present` or `bot_missing`; the platform's list is reused for 30 s.
    */
   @ApiOperation({ summary: 'List my guilds' })
-  @ProblemAnswers({ 401: ['ErrPlatformAccessExpired'] })
+  @ProblemAnswers(GatewayErrors.platformAccessExpired)
   @Get('guilds')
   guilds(@CurrentSession() session: Session, @Req() req: SessionRequest): Promise<MyGuildsView> {
-    if (!req.sessionToken) throw new UnauthenticatedError();
+    if (!req.sessionToken) throw CommonErrors.unauthenticated();
     return this.myGuilds.list(session, req.sessionToken);
   }
 }

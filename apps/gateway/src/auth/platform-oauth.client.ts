@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
-import { DomainError } from '@lib/problem-details';
+import type { DomainError } from '@lib/problem-details';
+import { GatewayErrors } from '../gateway.errors';
 import axios, { type AxiosInstance, isAxiosError } from 'axios';
 import type { PlatformAccess } from './platform-access';
 
@@ -93,12 +94,7 @@ export class PlatformOAuthClient {
       };
     } catch (error) {
       if (isAxiosError(error) && error.response?.status === 400) {
-        throw new DomainError(
-          'ErrLoginFailed',
-          400,
-          'Login failed',
-          'The platform did not accept this login (expired or already used). Log in again.',
-        );
+        throw GatewayErrors.loginFailed();
       }
       throw this.unavailable(error, 'token exchange');
     }
@@ -163,21 +159,11 @@ export class PlatformOAuthClient {
       },
       'chat platform login call failed',
     );
-    return new DomainError(
-      'ErrPlatformUnavailable',
-      502,
-      'Chat platform unavailable',
-      `${detail} Try again in a moment.`,
-    );
+    return GatewayErrors.platformUnavailable(`${detail} Try again in a moment.`);
   }
 }
 
 /** The session holds no platform access the platform still honours: logging in again renews it. */
 export function platformAccessRefused(): DomainError {
-  return new DomainError(
-    'ErrPlatformAccessExpired',
-    401,
-    'Log in again',
-    'The chat platform no longer lets this session list your guilds. Log in again.',
-  );
+  return GatewayErrors.platformAccessExpired();
 }

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { DomainError } from '@lib/problem-details';
+import { CommonErrors } from '@lib/problem-details';
 import { KEY_VALUE_STORE, type KeyValueStore } from '@lib/key-value';
 import type { Response } from 'express';
 
@@ -31,12 +31,8 @@ export class RateLimiter {
     if (count <= limit) return;
     const retryAfterS = Math.max(1, Math.ceil(((window + 1) * WINDOW_MS - now) / 1_000));
     res.setHeader('Retry-After', String(retryAfterS));
-    throw new DomainError(
-      'ErrRateLimited',
-      429,
-      'Too many requests',
-      `More than ${limit} requests a minute. Try again in ${retryAfterS} s.`,
-      { retry_after: retryAfterS },
-    );
+    throw CommonErrors.rateLimited(`More than ${limit} requests a minute. Try again in ${retryAfterS} s.`, {
+      retry_after: retryAfterS,
+    });
   }
 }

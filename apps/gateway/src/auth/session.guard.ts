@@ -5,7 +5,7 @@ import {
   Inject,
   Injectable,
 } from '@nestjs/common';
-import { UnauthenticatedError } from '@lib/problem-details';
+import { CommonErrors } from '@lib/problem-details';
 import type { Request, Response } from 'express';
 import { CookieOriginCheck } from './cookie-origin.check';
 import { RateLimiter } from './rate-limiter';
@@ -39,7 +39,7 @@ export class SessionGuard implements CanActivate {
     this.origin.assert(req);
     const token = sessionToken(req);
     const session = token ? await this.sessions.find(token) : null;
-    if (!session) throw new UnauthenticatedError('Log in with the chat platform first (/auth/login).');
+    if (!session) throw CommonErrors.unauthenticated('Log in with the chat platform first (/auth/login).');
     await this.limiter.consume(
       `s:${session.session_id}`,
       this.limits.perSession,
@@ -53,6 +53,6 @@ export class SessionGuard implements CanActivate {
 
 export const CurrentSession = createParamDecorator((_: unknown, context: ExecutionContext): Session => {
   const session = context.switchToHttp().getRequest<SessionRequest>().session;
-  if (!session) throw new UnauthenticatedError();
+  if (!session) throw CommonErrors.unauthenticated();
   return session;
 });

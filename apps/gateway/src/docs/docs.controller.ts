@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Controller, Get, Header, Param, Res } from '@nestjs/common';
 import { PublicRoute } from '@lib/identity';
-import { NotFoundError } from '@lib/problem-details';
+import { GatewayErrors } from '../gateway.errors';
 import type { Response } from 'express';
 
 /** Committed, and regenerated from the code by `npm run openapi` (a unit test fails when it drifts). */
@@ -76,7 +76,7 @@ export class DocsController {
 
   @Get(':file')
   asset(@Param('file') file: string, @Res() res: Response): void {
-    if (!UI_FILES.has(file)) throw new NotFoundError('ErrNotFound', 'Document');
+    if (!UI_FILES.has(file)) throw GatewayErrors.documentNotFound();
     res.sendFile(file, { root: UI_DIR, maxAge: '1h' });
   }
 }

@@ -1,4 +1,4 @@
-import { DomainError, redactUrl, sendProblem, toProblem } from '@lib/problem-details';
+import { CommonErrors, redactUrl, sendProblem, toProblem } from '@lib/problem-details';
 import {
   captureRawBody,
   closeWithoutReading,
@@ -25,12 +25,7 @@ const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
 export function deferForwardedBody(req: IncomingMessage, res: ServerResponse, next: () => void): void {
   if (!METHODS_WITH_BODY.has(req.method ?? '') && hasBody(req)) {
     closeWithoutReading(req, res);
-    const error = new DomainError(
-      'ErrBadRequest',
-      400,
-      'Bad request',
-      `A ${req.method} request takes no body here; send it without one.`,
-    );
+    const error = CommonErrors.badRequest(`A ${req.method} request takes no body here; send it without one.`);
     sendProblem(res, toProblem(error, requestIdFor(req, res), redactUrl(req.url ?? '/')));
     return;
   }

@@ -1,6 +1,7 @@
 import { All, Controller, Req, Res, UseGuards } from '@nestjs/common';
 import { PublicRoute } from '@lib/identity';
-import { DomainError, NotFoundError } from '@lib/problem-details';
+import { CommonErrors } from '@lib/problem-details';
+import { GatewayErrors } from '../gateway.errors';
 import type { RawBodyRequest } from '@lib/runtime';
 import type { Response } from 'express';
 import { CurrentSession, SessionGuard, type SessionRequest } from '../auth/session.guard';
@@ -32,15 +33,10 @@ export class ForwardingController {
     @CurrentSession() session: Session,
   ): Promise<void> {
     const match = matchUpstream(req.method, req.path);
-    if (!match) throw new NotFoundError('ErrNotFound', 'Route');
+    if (!match) throw GatewayErrors.routeNotFound();
     if ('notAllowed' in match) {
       res.setHeader('Allow', [...new Set(match.notAllowed)].join(', '));
-      throw new DomainError(
-        'ErrMethodNotAllowed',
-        405,
-        'Method not allowed',
-        `Use ${match.notAllowed.join(' or ')}.`,
-      );
+      throw CommonErrors.methodNotAllowed(`Use ${match.notAllowed.join(' or ')}.`);
     }
     // Only now, with the caller known and the route served, is the body read.
     if (!(await readForwardedBody(req, res))) return;

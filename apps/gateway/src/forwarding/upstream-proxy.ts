@@ -1,7 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { INTERNAL_TOKEN_HEADER, REQUEST_ID_HEADER } from '@lib/contracts';
 import { InternalTokenCodec, keepAliveAgent, sendOnceMoreIfStale, StaleConnection } from '@lib/identity';
-import { DomainError } from '@lib/problem-details';
+import { CommonErrors, DomainError } from '@lib/problem-details';
+import { GatewayErrors } from '../gateway.errors';
 import { isOriginForm, type RawBodyRequest, TtlCache } from '@lib/runtime';
 import type { Request, Response } from 'express';
 import { type IncomingHttpHeaders, type OutgoingHttpHeaders, request } from 'node:http';
@@ -153,18 +154,10 @@ export class UpstreamProxy {
   private unavailable(upstream: Upstream, error: Error): DomainError {
     upstreamSeconds.observe({ upstream, status: 'error' }, 0);
     if (error instanceof UpstreamTimeout) {
-      return new DomainError(
-        'ErrUpstreamTimeout',
-        504,
-        'Service timed out',
-        `The ${upstream} service did not answer in time.`,
-      );
+      return GatewayErrors.upstreamTimeout(`The ${upstream} service did not answer in time.`);
     }
     this.logger.warn({ upstream, err: error.message }, 'upstream unreachable');
-    return new DomainError(
-      'ErrServiceUnavailable',
-      503,
-      'Service unavailable',
+    return GatewayErrors.serviceUnavailable(
       `The ${upstream} service cannot be reached right now. Try again in a moment.`,
     );
   }
@@ -187,7 +180,7 @@ export function upstreamUrl(base: string, target: string): URL {
 /** A request target that is not a path (absolute or authority form): answered 400 at the edge. */
 export class InvalidRequestTarget extends DomainError {
   constructor() {
-    super('ErrBadRequest', 400, 'Bad request', 'The request target must be a path starting with "/".');
+    super(CommonErrors.badRequest, 'The request target must be a path starting with "/".');
   }
 }
 

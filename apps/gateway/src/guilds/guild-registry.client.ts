@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { InternalHttp, type InternalTokenCodec } from '@lib/identity';
-import { DomainError } from '@lib/problem-details';
+import { GuildAccessErrors } from '@lib/guild-access';
 
 /** What recovery's registry says about one platform guild (`POST /internal/v1/guilds/lookup`). */
 export interface RegistryLookup {
@@ -34,10 +34,7 @@ export class GuildRegistryClient {
         { err: error instanceof Error ? error.message : String(error) },
         'guild lookup failed',
       );
-      throw new DomainError(
-        'ErrRecoveryUnavailable',
-        503,
-        'Service unavailable',
+      throw GuildAccessErrors.recoveryUnavailable(
         'Which of your guilds are protected cannot be checked right now. Try again in a moment.',
       );
     }

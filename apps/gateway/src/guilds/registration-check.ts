@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ForbiddenError, UnauthenticatedError } from '@lib/problem-details';
+import { CommonErrors } from '@lib/problem-details';
 import type { Session } from '../auth/sessions';
 import { MyGuilds } from './my-guilds.service';
 
@@ -25,9 +25,9 @@ export class RegistrationCheck {
   ): Promise<void> {
     const platformGuildId = guildNamed(rawBody);
     if (platformGuildId === null) return;
-    if (!sessionToken) throw new UnauthenticatedError();
+    if (!sessionToken) throw CommonErrors.unauthenticated();
     if (!(await this.myGuilds.manages(session, sessionToken, platformGuildId))) {
-      throw new ForbiddenError('You need the Manage Server permission on this guild.');
+      throw CommonErrors.forbidden('You need the Manage Server permission on this guild.');
     }
   }
 }

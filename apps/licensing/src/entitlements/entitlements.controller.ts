@@ -1,7 +1,7 @@
 import { Controller, Get, HttpCode, Param, ParseUUIDPipe, Post } from '@nestjs/common';
 import type { Entitlements, InternalIdentity, PlanDefinition, ReservedLicense } from '@lib/contracts';
 import { CurrentIdentity, ServiceRoute } from '@lib/identity';
-import { ForbiddenError } from '@lib/problem-details';
+import { CommonErrors } from '@lib/problem-details';
 import { LicenseService } from '../licenses/license.service';
 import { PlanCatalog } from '../plans/plan-catalog';
 import { EntitlementsService } from './entitlements.service';
@@ -32,7 +32,7 @@ export class EntitlementsController {
     @Param('guildId', new ParseUUIDPipe()) guildId: string,
   ): Promise<ReservedLicense> {
     if (caller.kind !== 'service' || caller.service !== 'billing') {
-      throw new ForbiddenError('Only billing creates licences.');
+      throw CommonErrors.forbidden('Only billing creates licences.');
     }
     return { guild_id: guildId, license_id: await this.licenses.reserve(guildId) };
   }

@@ -11,7 +11,7 @@ export class PlansController {
 
   @Get()
   @ApiOperation({ summary: 'List the plans' })
-  @ProblemAnswers({})
+  @ProblemAnswers()
   list(): { items: PlanDefinition[] } {
     return { items: this.plans.definitions() };
   }

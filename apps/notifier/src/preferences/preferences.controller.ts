@@ -5,6 +5,7 @@ import { requireUser } from '@lib/guild-access';
 import { CurrentIdentity } from '@lib/identity';
 import { ProblemAnswers } from '@lib/problem-details';
 import type { Response } from 'express';
+import { TestDmErrors } from './preferences.errors';
 import { PutNotificationPreferencesDto, type TestDmView } from './preferences.dto';
 import { type NotificationPreferences, PreferencesRepository } from './preferences.repository';
 import { TestDmService } from './test-dm.service';
@@ -35,7 +36,7 @@ export class PreferencesController {
 
   /** Sends the caller a DM now; 422 when the platform refuses it, 429 more often than the interval. */
   @ApiOperation({ summary: 'Send me a test DM' })
-  @ProblemAnswers({ 422: ['ErrDmRefused'], 429: ['ErrRateLimited'] })
+  @ProblemAnswers(TestDmErrors.dmRefused, TestDmErrors.tooOften)
   @Post('test-dm')
   @HttpCode(200)
   sendTestDm(

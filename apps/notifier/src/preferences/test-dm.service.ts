@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ChatPlatformClient, isChatPlatformError } from '@lib/chat-platform';
-import { DomainError } from '@lib/problem-details';
 import type { Response } from 'express';
 import { testDmContent } from '../notifications/templates';
 import type { TestDmView } from './preferences.dto';
+import { TestDmErrors } from './preferences.errors';
 import { PreferencesRepository } from './preferences.repository';
 
 export const TEST_DM_INTERVAL_SECONDS = Symbol('TEST_DM_INTERVAL_SECONDS');
@@ -30,17 +30,9 @@ export class TestDmService {
     } catch (error) {
       if (!isChatPlatformError(error)) throw error;
       if (error.retryable) {
-        throw new DomainError(
-          'ErrPlatformUnavailable',
-          503,
-          'The chat platform did not answer',
-          'The test DM could not be sent because the chat platform is not answering. Try again in a moment.',
-        );
+        throw TestDmErrors.platformUnavailable();
       }
-      throw new DomainError(
-        'ErrDmRefused',
-        422,
-        'The chat platform refused the DM',
+      throw TestDmErrors.dmRefused(
         error.code === 'DmBlocked'
           ? 'The platform does not let the bot send you DMs. Allow direct messages from server members in your privacy settings, then try again.'
           : `The platform refused the test DM (${error.message}).`,
@@ -53,12 +45,8 @@ export class TestDmService {
     const wait = await this.preferences.claimTestDm(userId, this.intervalSeconds);
     if (wait === null) return;
     res.setHeader('Retry-After', String(wait));
-    throw new DomainError(
-      'ErrRateLimited',
-      429,
-      'Too many test DMs',
-      `One test DM every ${this.intervalSeconds} s. Try again in ${wait} s.`,
-      { retry_after: wait },
-    );
+    throw TestDmErrors.tooOften(`One test DM every ${this.intervalSeconds} s. Try again in ${wait} s.`, {
+      retry_after: wait,
+    });
   }
 }

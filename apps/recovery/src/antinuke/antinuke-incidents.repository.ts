@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { type KeysetPage, keysetPage, keysetStart, keysetTimeSql, withIsoDates } from '@lib/database';
-import { NotFoundError } from '@lib/problem-details';
 import { DataSource, type EntityManager } from 'typeorm';
 import { RecoveryEvents } from '../recovery-events';
 import type { IncidentAction } from './destructive-action';
@@ -11,6 +10,7 @@ import type {
   IncidentTargetKind,
   RecordIncidentTargetsInput,
 } from './workflows/antinuke-contract';
+import { GuildErrors } from '../guilds/guilds.errors';
 
 /** Each list of what a raider did to members holds at most this many; its total says how many there were. */
 export const MAX_TARGETS_LISTED = 1_000;
@@ -102,7 +102,7 @@ export class AntiNukeIncidentsRepository {
         `SELECT name, owner_platform_user_id FROM recovery.guilds WHERE id = $1`,
         [input.guildId],
       );
-      if (!guild) throw new NotFoundError('ErrGuildNotFound', 'Guild');
+      if (!guild) throw GuildErrors.notFound();
       const inserted = await manager.query<{ id: string }[]>(
         `INSERT INTO recovery.antinuke_incidents
            (id, guild_id, actor_platform_user_id, action, count, audit_log_entry_ids, first_action_at,

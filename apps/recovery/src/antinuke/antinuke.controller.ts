@@ -17,6 +17,10 @@ import { QuarantineReleaseService } from './quarantine/quarantine-release.servic
 import type { StoredQuarantine } from './quarantine/quarantine.repository';
 import { type RaidUndo, RaidUndoService } from './undo/raid-undo.service';
 import type { Actor } from './pending-changes.service';
+import { AntiNukeErrors } from './antinuke.errors';
+import { EntitlementErrors } from '@lib/entitlements';
+import { PlatformErrors } from '../platform/platform.errors';
+import { SnapshotErrors } from '../snapshots/snapshots.errors';
 
 /** AntiNuke's setting and incidents (MANAGE_GUILD on the guild, checked before anything is validated). */
 @Controller('api/v1/guilds/:guildId')
@@ -50,7 +54,7 @@ export class AntiNukeController {
   @ApiOperation({ summary: 'Update the AntiNuke setting' })
   @ApiOkResponse({ description: 'Applied: the setting now in force.' })
   @ApiAcceptedResponse({ description: 'It loosens AntiNuke: held as the pending change until `applies_at`.' })
-  @ProblemAnswers({ 403: ['ErrPermissionDenied', 'ErrSelfExemption'] })
+  @ProblemAnswers(EntitlementErrors.featureRequired, AntiNukeErrors.selfExemption)
   @Put('antinuke')
   @RequireManageGuild({ params: 'guildId' })
   async update(
@@ -66,7 +70,7 @@ export class AntiNukeController {
 
   /** The owner refuses the pending change: it never applies. */
   @ApiOperation({ summary: 'Refuse the pending AntiNuke change' })
-  @ProblemAnswers({ 403: ['ErrOwnerOnly'], 404: ['ErrPendingChangeNotFound'] })
+  @ProblemAnswers(AntiNukeErrors.ownerOnly, AntiNukeErrors.pendingChangeNotFound)
   @Post('antinuke/pending/:changeId/refuse')
   @HttpCode(200)
   @RequireManageGuild({ params: 'guildId' })
@@ -80,7 +84,7 @@ export class AntiNukeController {
 
   /** The owner applies the pending change now. */
   @ApiOperation({ summary: 'Apply the pending AntiNuke change now' })
-  @ProblemAnswers({ 403: ['ErrOwnerOnly'], 404: ['ErrPendingChangeNotFound'] })
+  @ProblemAnswers(AntiNukeErrors.ownerOnly, AntiNukeErrors.pendingChangeNotFound)
   @Post('antinuke/pending/:changeId/approve')
   @HttpCode(200)
   @RequireManageGuild({ params: 'guildId' })
@@ -113,7 +117,11 @@ export class AntiNukeController {
    * left) is listed in `release_result.not_given_back` with its reason.
    */
   @ApiOperation({ summary: 'Give back what the quarantine took' })
-  @ProblemAnswers({ 403: ['ErrPermissionDenied', 'ErrBotPermissionDenied'], 404: ['ErrQuarantineNotFound'] })
+  @ProblemAnswers(
+    EntitlementErrors.featureRequired,
+    PlatformErrors.botPermissionDenied,
+    AntiNukeErrors.quarantineNotFound,
+  )
   @Post('antinuke/incidents/:incidentId/release')
   @HttpCode(200)
   @RequireManageGuild({ params: 'guildId' })
@@ -132,12 +140,12 @@ export class AntiNukeController {
    * again with nothing changed, the same snapshot. Restore from it to undo the raid.
    */
   @ApiOperation({ summary: "Compose the snapshot that undoes an incident's raid" })
-  @ProblemAnswers({
-    403: ['ErrBotPermissionDenied'],
-    404: ['ErrIncidentNotFound'],
-    409: ['ErrIncidentWithoutRaider'],
-    413: ['ErrSnapshotTooLarge'],
-  })
+  @ProblemAnswers(
+    PlatformErrors.botPermissionDenied,
+    AntiNukeErrors.incidentNotFound,
+    AntiNukeErrors.incidentWithoutRaider,
+    SnapshotErrors.tooLarge,
+  )
   @Post('antinuke/incidents/:incidentId/undo')
   @HttpCode(200)
   @RequireManageGuild({ params: 'guildId' })

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ChatPlatformClient } from '@lib/chat-platform';
 import { EntitlementsClient } from '@lib/entitlements';
-import { DomainError } from '@lib/problem-details';
 import { DataSource } from 'typeorm';
 import { AntiNukeIncidentsRepository, type IncidentView } from './antinuke-incidents.repository';
 import { AntiNukeSettingsRepository } from './antinuke-settings.repository';
@@ -22,6 +21,7 @@ import { type Actor, PendingChangesService } from './pending-changes.service';
 import { AntiNukeSettingsApplier, settingsOf } from './settings-applier';
 import { newlyExempted, settingsChange } from './settings-change';
 import type { AntiNukeSettings } from './workflows/antinuke-contract';
+import { AntiNukeErrors } from './antinuke.errors';
 
 /**
  * The guild administrator's view of AntiNuke: its setting, the plan's part, and the incidents.
@@ -93,12 +93,7 @@ export class AntiNukeService {
       return { kind: 'applied' } as const;
     });
     if (decided.kind === 'self_exemption') {
-      throw new DomainError(
-        'ErrSelfExemption',
-        403,
-        'You cannot exempt yourself',
-        'Nobody may add their own account to the AntiNuke exemptions; the attempt is recorded in the audit log.',
-      );
+      throw AntiNukeErrors.selfExemption();
     }
     if (decided.kind === 'pending')
       return { status: 'pending', body: await this.pendingView(guild, decided.change) };

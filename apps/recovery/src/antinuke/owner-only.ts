@@ -1,4 +1,5 @@
-import { DomainError } from '@lib/problem-details';
+import type { DomainError } from '@lib/problem-details';
+import { AntiNukeErrors } from './antinuke.errors';
 
 /**
  * 403 for what only the guild's owner may do (refuse a pending change, undo a snapshot's delete,
@@ -7,5 +8,5 @@ import { DomainError } from '@lib/problem-details';
 export function ownerOnly(
   detail = "Only the server's owner may refuse or apply early a pending AntiNuke change, and see or undo deleted snapshots.",
 ): DomainError {
-  return new DomainError('ErrOwnerOnly', 403, 'Only the server owner may do this', detail);
+  return AntiNukeErrors.ownerOnly(detail);
 }

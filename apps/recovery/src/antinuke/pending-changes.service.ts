@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ChatPlatformClient } from '@lib/chat-platform';
 import type { AntiNukeSettingsOutcome } from '@lib/contracts';
-import { NotFoundError } from '@lib/problem-details';
+import type { DomainError } from '@lib/problem-details';
 import { DataSource, type EntityManager } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
 import { isGuildOwner } from '../guilds/guild-owner';
@@ -15,6 +15,7 @@ import { type PendingChange, PendingChangesRepository } from './pending-changes.
 import { AntiNukeSettingsApplier, settingsOf } from './settings-applier';
 import { settingsChange, type SettingField } from './settings-change';
 import type { AntiNukeSettings } from './workflows/antinuke-contract';
+import { AntiNukeErrors } from './antinuke.errors';
 
 /** Who acts: the service's user id (null for the system) and their platform user id. */
 export interface Actor {
@@ -168,6 +169,6 @@ export class PendingChangesService {
   }
 }
 
-export function pendingChangeNotFound(): NotFoundError {
-  return new NotFoundError('ErrPendingChangeNotFound', 'Pending AntiNuke change');
+export function pendingChangeNotFound(): DomainError {
+  return AntiNukeErrors.pendingChangeNotFound();
 }

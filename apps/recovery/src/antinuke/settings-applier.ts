@@ -1,9 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { DomainError } from '@lib/problem-details';
 import type { EntityManager } from 'typeorm';
 import { AntiNukeSettingsRepository } from './antinuke-settings.repository';
 import { AntiNukeWorkflows } from './antinuke-workflows.service';
 import type { AntiNukeSettings } from './workflows/antinuke-contract';
+import { AntiNukeErrors } from './antinuke.errors';
 
 /**
  * Puts a setting in force: stored, and the running workflow told, in the caller's transaction. If
@@ -22,12 +22,7 @@ export class AntiNukeSettingsApplier {
     await this.settings.put(guildId, settings, manager);
     await this.workflows.signalSettings(guildId, settings).catch((error: unknown) => {
       this.logger.error({ err: error, guild_id: guildId }, 'antinuke settings could not be signalled');
-      throw new DomainError(
-        'ErrWorkflowUnavailable',
-        503,
-        'AntiNuke could not be updated',
-        'The running AntiNuke could not be reached, so the setting was not changed. Try again in a moment.',
-      );
+      throw AntiNukeErrors.settingsNotSignalled();
     });
   }
 }

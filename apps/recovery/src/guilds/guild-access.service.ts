@@ -8,11 +8,11 @@ import {
 } from '@lib/chat-platform';
 import type { GuildAccess } from '@lib/contracts';
 import type { GuildAccessSource } from '@lib/guild-access';
-import { NotFoundError } from '@lib/problem-details';
 import { TtlCache } from '@lib/runtime';
 import { toUserFacingError } from '../platform/platform-errors';
 import type { Guild } from './guild.entity';
 import { GuildsRepository } from './guilds.repository';
+import { GuildErrors } from './guilds.errors';
 
 /**
  * docs/behaviour.md §8 / docs/decisions/manage-guild-check.md: a member's permissions are cached for 60 s per guild
@@ -43,7 +43,7 @@ export class GuildAccessService implements GuildAccessSource {
    */
   async access(guildId: string, platformUserId: string): Promise<GuildAccess> {
     const guild = await this.guilds.findById(guildId);
-    if (!guild) throw new NotFoundError('ErrGuildNotFound', 'Guild');
+    if (!guild) throw GuildErrors.notFound();
     const manageGuild = guild.active
       ? hasPermission(await this.permissionsIn(guild, platformUserId), PERMISSION.MANAGE_GUILD)
       : platformUserId === guild.ownerPlatformUserId;

@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { ChatPlatformClient, hasPermission, isChatPlatformError, PERMISSION } from '@lib/chat-platform';
-import { DomainError, ForbiddenError, NotFoundError } from '@lib/problem-details';
+import { CommonErrors } from '@lib/problem-details';
 import { v7 as uuidv7 } from 'uuid';
 import { toUserFacingError } from '../platform/platform-errors';
 import { GuildAccessService } from './guild-access.service';
 import type { Guild } from './guild.entity';
 import { GuildsRepository } from './guilds.repository';
+import { GuildErrors } from './guilds.errors';
 
 /** The guild registry: which platform guilds the service protects, under which internal id. */
 @Injectable()
@@ -23,19 +24,14 @@ export class GuildRegistry {
   async register(platformGuildId: string, platformUserId: string): Promise<Guild> {
     const settings = await this.platform.getGuild(platformGuildId).catch((error: unknown) => {
       if (isChatPlatformError(error) && error.code === 'GuildNotFound') {
-        throw new DomainError(
-          'ErrBotNotInstalled',
-          404,
-          'Bot not installed',
-          'The bot is not a member of this guild. Invite it first, then register the guild.',
-        );
+        throw GuildErrors.botNotInstalled();
       }
       throw toUserFacingError(error);
     });
     // The settings just read name the owner: the member's permissions take two more calls, not three.
     const permissions = await this.access.livePermissions(platformGuildId, platformUserId, settings);
     if (!hasPermission(permissions, PERMISSION.MANAGE_GUILD)) {
-      throw new ForbiddenError('You need the Manage Server permission on this guild.');
+      throw CommonErrors.forbidden('You need the Manage Server permission on this guild.');
     }
     const id = await this.guilds.upsertInstalled({
       id: uuidv7(),
@@ -48,7 +44,7 @@ export class GuildRegistry {
 
   async get(guildId: string): Promise<Guild> {
     const guild = await this.guilds.findById(guildId);
-    if (!guild) throw new NotFoundError('ErrGuildNotFound', 'Guild');
+    if (!guild) throw GuildErrors.notFound();
     return guild;
   }
 

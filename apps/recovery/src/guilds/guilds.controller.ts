@@ -3,11 +3,12 @@ import { Body, Controller, Get, HttpCode, Logger, Param, ParseUUIDPipe, Post, Qu
 import type { GuildAccess, InternalIdentity } from '@lib/contracts';
 import { RequireManageGuild, requireUser } from '@lib/guild-access';
 import { CurrentIdentity, ServiceRoute } from '@lib/identity';
-import { ValidationError, ProblemAnswers } from '@lib/problem-details';
+import { CommonErrors, ProblemAnswers, ValidationError } from '@lib/problem-details';
 import { UserDirectory } from '../users/user-directory.repository';
 import { GuildAccessService } from './guild-access.service';
 import { GuildRegistry } from './guild-registry.service';
 import { type GuildView, RegisterGuildDto, SNOWFLAKE, toGuildView } from './guilds.dto';
+import { GuildErrors } from './guilds.errors';
 
 @Controller('api/v1/guilds')
 export class GuildsController {
@@ -15,7 +16,7 @@ export class GuildsController {
 
   /** Registers a guild the bot was invited to; the caller must administer it on the platform. */
   @ApiOperation({ summary: 'Register a guild' })
-  @ProblemAnswers({ 403: ['ErrForbidden'], 404: ['ErrBotNotInstalled'] })
+  @ProblemAnswers(CommonErrors.forbidden, GuildErrors.botNotInstalled)
   @Post()
   @HttpCode(200)
   async register(

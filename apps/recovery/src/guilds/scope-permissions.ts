@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { missingPermissions, type PermissionName } from '@lib/chat-platform';
 import type { RestoreScope } from '@lib/contracts';
-import { DomainError } from '@lib/problem-details';
+import type { DomainError } from '@lib/problem-details';
 import { GuildAccessService } from './guild-access.service';
 import { GuildsRepository } from './guilds.repository';
+import { GuildErrors } from './guilds.errors';
 
 /**
  * The platform permissions a restore scope exercises: what the user would need to make the same
@@ -45,10 +46,7 @@ export function refusedScopes(permissions: bigint, scopes: readonly RestoreScope
 export function missingPermissionError(refused: RefusedScope[], action: string): DomainError {
   const [first] = refused;
   const names = first.missing.map((name) => PERMISSION_TITLES[name] ?? name).join(' and ');
-  return new DomainError(
-    'ErrMissingPlatformPermission',
-    403,
-    'Missing platform permission',
+  return GuildErrors.missingPlatformPermission(
     `${action} ${first.scope} needs the ${names} permission on the server, which you do not hold there.`,
     {
       scope: first.scope,

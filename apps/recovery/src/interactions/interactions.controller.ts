@@ -1,7 +1,7 @@
 import { Body, Controller, Headers, HttpCode, Post, Req, Res } from '@nestjs/common';
 import type { RawBodyRequest } from '@nestjs/common';
 import { PublicRoute } from '@lib/identity';
-import { UnauthenticatedError } from '@lib/problem-details';
+import { CommonErrors } from '@lib/problem-details';
 import type { APIInteractionResponse } from 'discord-api-types/v10';
 import type { Request, Response } from 'express';
 import { InteractionVerifier } from './interaction-signature';
@@ -29,7 +29,7 @@ export class InteractionsController {
     @Body() body: IncomingInteraction,
   ): APIInteractionResponse {
     if (!this.verifier.verify(signature, timestamp, request.rawBody)) {
-      throw new UnauthenticatedError('The interaction signature is missing or invalid.');
+      throw CommonErrors.unauthenticated('The interaction signature is missing or invalid.');
     }
     const answer = this.interactions.handle(body);
     // The command's work starts only once its first answer has gone out: the platform holds that

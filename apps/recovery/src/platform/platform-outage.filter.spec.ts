@@ -1,8 +1,8 @@
 import type { ArgumentsHost } from '@nestjs/common';
 import { ChatPlatformError } from '@lib/chat-platform';
-import { DomainError } from '@lib/problem-details';
 import { guildStateUnavailable, toUserFacingError } from './platform-errors';
 import { PlatformOutageFilter } from './platform-outage.filter';
+import { SnapshotErrors } from '../snapshots/snapshots.errors';
 
 /** What the filter wrote: status, headers (setHeader and writeHead together) and the body. */
 function answerTo(error: unknown) {
@@ -61,7 +61,7 @@ describe(PlatformOutageFilter.name, () => {
   });
 
   it('answers everything else as the global filter does', () => {
-    const answer = answerTo(new DomainError('ErrSnapshotNotFound', 404, 'Snapshot not found'));
+    const answer = answerTo(SnapshotErrors.notFound());
     expect(answer).toMatchObject({ status: 404, body: { code: 'ErrSnapshotNotFound', request_id: 'req-1' } });
     expect(answer.headers).not.toHaveProperty('retry-after');
     expect(answerTo(new Error('boom'))).toMatchObject({ status: 500, body: { code: 'ErrInternal' } });

@@ -1,11 +1,8 @@
 import { type ArgumentsHost, Catch } from '@nestjs/common';
 import { DomainError, ProblemDetailsFilter } from '@lib/problem-details';
 import type { Response } from 'express';
-import {
-  GUILD_STATE_RETRY_AFTER_SECONDS,
-  GUILD_STATE_UNAVAILABLE,
-  guildStateUnavailable,
-} from './platform-errors';
+import { guildStateUnavailable } from './platform-errors';
+import { GUILD_STATE_RETRY_AFTER_SECONDS, PlatformErrors } from './platform.errors';
 
 /**
  * For routes that read the live guild (preview, start): a chat-platform outage is the spec's 500
@@ -17,12 +14,12 @@ import {
 export class PlatformOutageFilter extends ProblemDetailsFilter {
   override catch(error: unknown, host: ArgumentsHost): void {
     const outage =
-      error instanceof DomainError && error.code === 'ErrPlatformUnavailable'
+      error instanceof DomainError && PlatformErrors.unavailable.is(error)
         ? guildStateUnavailable('PlatformUnavailable')
         : error;
     if (
       outage instanceof DomainError &&
-      outage.code === GUILD_STATE_UNAVAILABLE &&
+      PlatformErrors.guildStateUnavailable.is(outage) &&
       outage.extensions.retry_after_seconds !== undefined &&
       host.getType() === 'http'
     ) {

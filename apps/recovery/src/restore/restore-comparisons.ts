@@ -6,7 +6,6 @@ import {
   type PlatformMember,
 } from '@lib/chat-platform';
 import type { RestoreScope } from '@lib/contracts';
-import { NotFoundError } from '@lib/problem-details';
 import { readGuildMembership } from '../snapshots/guild-membership';
 import { readSnapshotPayload, type SnapshotPayload } from '../snapshots/snapshot-payload';
 import { SnapshotsRepository } from '../snapshots/snapshots.repository';
@@ -20,6 +19,7 @@ import {
   type RestoreDiff,
   SnapshotIdResolution,
 } from './restore-diff';
+import { SnapshotErrors } from '../snapshots/snapshots.errors';
 
 /** A snapshot compared with the guild as it is now: what preview shows and every step re-reads. */
 export interface RestoreComparison {
@@ -52,7 +52,7 @@ export class RestoreComparisons {
 
   async snapshotPayload(snapshotId: string, guildId: string): Promise<SnapshotPayload> {
     const row = await this.snapshots.payload(snapshotId, guildId);
-    if (!row) throw new NotFoundError('ErrSnapshotNotFound', 'Snapshot');
+    if (!row) throw SnapshotErrors.notFound();
     return readSnapshotPayload(row.payload);
   }
 

@@ -14,6 +14,10 @@ import {
   StartRestoreDto,
 } from './restore.dto';
 import { RestoreService } from './restore.service';
+import { EntitlementErrors } from '@lib/entitlements';
+import { GuildErrors } from '../guilds/guilds.errors';
+import { RestoreErrors } from './restore.errors';
+import { SnapshotErrors } from '../snapshots/snapshots.errors';
 
 /**
  * MANAGE_GUILD on the guild of the snapshot (preview, start) or of the job is checked before the
@@ -26,10 +30,11 @@ export class RestoreController {
   constructor(private readonly restores: RestoreService) {}
 
   @ApiOperation({ summary: 'Preview a restore' })
-  @ProblemAnswers({
-    403: ['ErrPermissionDenied', 'ErrMissingPlatformPermission'],
-    404: ['ErrSnapshotNotFound'],
-  })
+  @ProblemAnswers(
+    EntitlementErrors.featureRequired,
+    GuildErrors.missingPlatformPermission,
+    SnapshotErrors.notFound,
+  )
   @Post('preview')
   @HttpCode(200)
   @RequireManageGuildOf(SnapshotGuildLookup, { body: 'snapshot_id' })
@@ -44,11 +49,13 @@ export class RestoreController {
 
   /** 202: the job is accepted and runs on the workflow engine; read it for progress. */
   @ApiOperation({ summary: 'Start a restore' })
-  @ProblemAnswers({
-    403: ['ErrPermissionDenied', 'ErrMissingPlatformPermission'],
-    404: ['ErrSnapshotNotFound'],
-    409: ['ErrDiffChanged', 'ErrRestoreAlreadyInProgress'],
-  })
+  @ProblemAnswers(
+    EntitlementErrors.featureRequired,
+    GuildErrors.missingPlatformPermission,
+    SnapshotErrors.notFound,
+    RestoreErrors.diffChanged,
+    RestoreErrors.alreadyInProgress,
+  )
   @Post('start')
   @HttpCode(202)
   @RequireManageGuildOf(SnapshotGuildLookup, { body: 'snapshot_id' })
@@ -79,7 +86,7 @@ export class RestoreController {
   }
 
   @ApiOperation({ summary: 'Get a restore job' })
-  @ProblemAnswers({ 404: ['ErrRestoreJobNotFound'] })
+  @ProblemAnswers(RestoreErrors.jobNotFound)
   @Get(':jobId')
   @RequireManageGuildOf(RestoreService, { params: 'jobId' })
   get(
@@ -90,7 +97,7 @@ export class RestoreController {
   }
 
   @ApiOperation({ summary: 'Cancel a restore' })
-  @ProblemAnswers({ 404: ['ErrRestoreJobNotFound'], 409: ['ErrRestoreNotActive'] })
+  @ProblemAnswers(RestoreErrors.jobNotFound, RestoreErrors.notActive)
   @Post(':jobId/cancel')
   @HttpCode(202)
   @RequireManageGuildOf(RestoreService, { params: 'jobId' })

@@ -3,7 +3,7 @@ import { isChatPlatformError } from '@lib/chat-platform';
 import type { InternalIdentity } from '@lib/contracts';
 import { EntitlementsClient } from '@lib/entitlements';
 import { type GuildResourceLookup, requireUser } from '@lib/guild-access';
-import { ConflictError, DomainError, NotFoundError } from '@lib/problem-details';
+import type { DomainError } from '@lib/problem-details';
 import { v7 as uuidv7 } from 'uuid';
 import type { Guild } from '../guilds/guild.entity';
 import { GuildRegistry } from '../guilds/guild-registry.service';
@@ -27,6 +27,7 @@ import type {
   StartRestoreDto,
 } from './restore.dto';
 import type { RestoreWorkflowInput } from './workflows/restore-contract';
+import { RestoreErrors } from './restore.errors';
 
 /**
  * Preview, start, read and cancel restores (docs/behaviour.md §4.1-4.3, docs/architecture.md cancel). The routes
@@ -83,10 +84,7 @@ export class RestoreService implements GuildResourceLookup {
     await this.refuseIfActive(guildId);
     const { diff, guild } = await this.compare(guildId, request);
     if (restoreDiffHash(diff) !== request.approved_diff_hash) {
-      throw new ConflictError(
-        'ErrDiffChanged',
-        'The guild has changed since the preview. Preview the restore again and approve the new changes.',
-      );
+      throw RestoreErrors.diffChanged();
     }
 
     const jobId = uuidv7();
@@ -120,16 +118,10 @@ export class RestoreService implements GuildResourceLookup {
       await this.jobs.endUnsuccessfully({
         jobId,
         status: 'failed',
-        code: 'ErrWorkflowUnavailable',
+        code: RestoreErrors.workflowUnavailable.code,
         message: 'The workflow engine could not start the restore.',
       });
-      throw new DomainError(
-        'ErrWorkflowUnavailable',
-        503,
-        'Restore could not start',
-        'The restore could not be started right now. Nothing was changed; try again in a few minutes.',
-        { job_id: jobId },
-      );
+      throw RestoreErrors.workflowUnavailable(jobId);
     }
     await this.jobs.markRunning(jobId, workflowId);
     return { job_id: jobId, ...this.view((await this.jobs.get(jobId))!) };
@@ -153,7 +145,7 @@ export class RestoreService implements GuildResourceLookup {
   async cancel(guildId: string, jobId: string): Promise<RestoreJobView> {
     const job = await this.jobOf(guildId, jobId);
     if (job.status !== 'pending' && job.status !== 'running') {
-      throw new ConflictError('ErrRestoreNotActive', `This restore has already ended (${job.status}).`, {
+      throw RestoreErrors.notActive(`This restore has already ended (${job.status}).`, {
         status: job.status,
       });
     }
@@ -163,12 +155,7 @@ export class RestoreService implements GuildResourceLookup {
         await this.runner.cancel(job.engine_workflow_id);
       } catch (error) {
         this.logger.error({ err: error, restore_job_id: job.id }, 'cancel signal could not be delivered');
-        throw new DomainError(
-          'ErrWorkflowUnavailable',
-          503,
-          'Cancel not delivered',
-          'The restore could not be reached to cancel it. Try again in a moment.',
-        );
+        throw RestoreErrors.cancelNotDelivered();
       }
     } else {
       // Not started on the engine (yet): nothing runs that could finish a step.
@@ -207,12 +194,8 @@ export class RestoreService implements GuildResourceLookup {
   }
 
   /** docs/behaviour.md §4.2 rule 2: 409 with the existing job's information. */
-  private alreadyInProgress(active: RestoreJobRow): ConflictError {
-    return new ConflictError(
-      'ErrRestoreAlreadyInProgress',
-      'A restore of this guild is already pending or running. Wait for it to finish or cancel it.',
-      { existing_job: this.view(active) },
-    );
+  private alreadyInProgress(active: RestoreJobRow): DomainError {
+    return RestoreErrors.alreadyInProgress(this.view(active));
   }
 
   async find(jobId: string): Promise<{ guildId: string } | null> {
@@ -220,8 +203,8 @@ export class RestoreService implements GuildResourceLookup {
     return job ? { guildId: job.guild_id } : null;
   }
 
-  notFound(): NotFoundError {
-    return new NotFoundError('ErrRestoreJobNotFound', 'Restore job');
+  notFound(): DomainError {
+    return RestoreErrors.jobNotFound();
   }
 
   private async jobOf(guildId: string, jobId: string): Promise<RestoreJobRow> {

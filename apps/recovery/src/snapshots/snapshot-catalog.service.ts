@@ -2,14 +2,12 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { ChatPlatformClient } from '@lib/chat-platform';
 import type { SnapshotTrigger } from '@lib/contracts';
 import { type KeysetPage, keysetPage, keysetStart } from '@lib/database';
-import { ConflictError } from '@lib/problem-details';
 import { DataSource } from 'typeorm';
 import { DEFAULT_GUARD_SETTINGS, GUARD_SETTINGS, type GuardSettings } from '../antinuke/guard-settings';
 import { ownerOnly } from '../antinuke/owner-only';
 import { isGuildOwner } from '../guilds/guild-owner';
 import { GuildRegistry } from '../guilds/guild-registry.service';
 import { RecoveryEvents } from '../recovery-events';
-import { snapshotNotFound } from './snapshot-guild.lookup';
 import type { OmittedPart } from './snapshot-payload';
 import type { DeletedSnapshotView, SnapshotDetailView, SnapshotSummaryView } from './snapshots.dto';
 import {
@@ -18,6 +16,7 @@ import {
   type SnapshotRow,
   SnapshotsRepository,
 } from './snapshots.repository';
+import { SnapshotErrors } from './snapshots.errors';
 
 const DAY_MS = 86_400_000;
 
@@ -62,7 +61,7 @@ export class SnapshotCatalog {
   /** The snapshot of the guild the caller manages (`find` said which guild that is). */
   async get(guildId: string, snapshotId: string, includePayload: boolean): Promise<SnapshotDetailView> {
     const row = await this.snapshots.detail(guildId, snapshotId, includePayload);
-    if (!row) throw snapshotNotFound();
+    if (!row) throw SnapshotErrors.notFound();
     return {
       ...toSummary(row),
       version: Number(row.version),
@@ -87,19 +86,15 @@ export class SnapshotCatalog {
     const guild = await this.guilds.get(guildId);
     await this.dataSource.transaction(async (manager) => {
       if (await this.snapshots.isInUse(manager, snapshotId)) {
-        throw new ConflictError(
-          'ErrSnapshotInUse',
-          'A running restore is using this snapshot. Delete it afterwards.',
-        );
+        throw SnapshotErrors.inUse();
       }
       if (await this.snapshots.isOpenIncidentSnapshot(manager, snapshotId, new Date())) {
-        throw new ConflictError(
-          'ErrSnapshotOfOpenIncident',
+        throw SnapshotErrors.ofOpenIncident(
           `This snapshot belongs to an AntiNuke incident that is still open (until ${INCIDENT_OPEN_DAYS} days after the raider's last action). It cannot be deleted before then.`,
         );
       }
       const deleted = await this.snapshots.softDelete(manager, guildId, snapshotId, actor);
-      if (!deleted) throw snapshotNotFound();
+      if (!deleted) throw SnapshotErrors.notFound();
       await this.events.snapshotDeleted(manager, {
         snapshot_id: snapshotId,
         guild_id: guildId,
@@ -120,7 +115,7 @@ export class SnapshotCatalog {
     if (!(await isGuildOwner(this.platform, guild, actor.platformUserId))) throw ownerOnly();
     return this.dataSource.transaction(async (manager) => {
       const row = await this.snapshots.undelete(manager, guildId, snapshotId, this.graceStart());
-      if (!row) throw snapshotNotFound();
+      if (!row) throw SnapshotErrors.notFound();
       await this.events.snapshotUndeleted(manager, {
         snapshot_id: snapshotId,
         guild_id: guildId,

@@ -1,11 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { GuildResourceLookup } from '@lib/guild-access';
-import { NotFoundError } from '@lib/problem-details';
+import type { DomainError } from '@lib/problem-details';
+import { SnapshotErrors } from './snapshots.errors';
 import { SnapshotsRepository } from './snapshots.repository';
-
-export function snapshotNotFound(): NotFoundError {
-  return new NotFoundError('ErrSnapshotNotFound', 'Snapshot');
-}
 
 /**
  * Which guild's managers may see a snapshot, for the routes that name one (by path or by
@@ -20,8 +17,8 @@ export class SnapshotGuildLookup implements GuildResourceLookup {
     return guildId ? { guildId } : null;
   }
 
-  notFound(): NotFoundError {
-    return snapshotNotFound();
+  notFound(): DomainError {
+    return SnapshotErrors.notFound();
   }
 }
 
@@ -38,7 +35,7 @@ export class DeletedSnapshotGuildLookup implements GuildResourceLookup {
     return guildId ? { guildId } : null;
   }
 
-  notFound(): NotFoundError {
-    return snapshotNotFound();
+  notFound(): DomainError {
+    return SnapshotErrors.notFound();
   }
 }

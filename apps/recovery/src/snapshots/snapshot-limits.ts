@@ -1,5 +1,3 @@
-import { ConflictError, DomainError } from '@lib/problem-details';
-
 /**
  * The most snapshots of the system's own kinds a guild keeps. A new one makes room by deleting the
  * oldest of its kind that nothing needs; a raid that opens incident after incident, or restore
@@ -34,25 +32,4 @@ export function makeRoom(
     excess -= 1;
   }
   return { deleted, room: excess <= 0 };
-}
-
-/** 409: another manual snapshot of the guild is being taken; its slot is reserved until it is stored. */
-export function snapshotInProgress(): ConflictError {
-  return new ConflictError(
-    'ErrSnapshotInProgress',
-    'A snapshot of this guild is being taken. Try again once it has been stored.',
-  );
-}
-
-/** Every kept snapshot of the kind is still needed: the new one is not taken. */
-export class SnapshotKindFullError extends DomainError {
-  constructor(trigger: LimitedTrigger) {
-    super(
-      'ErrSnapshotLimitReached',
-      409,
-      'Snapshot limit reached',
-      `The guild already keeps ${KEPT_PER_GUILD[trigger]} ${trigger} snapshots, all still needed.`,
-      { trigger, limit: KEPT_PER_GUILD[trigger] },
-    );
-  }
 }

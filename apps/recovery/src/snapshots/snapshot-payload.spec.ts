@@ -6,10 +6,20 @@ import {
   serialiseSnapshot,
   SNAPSHOT_MAX_BYTES,
   snapshotMemberRoles,
-  SnapshotUnsupportedError,
 } from './snapshot-payload';
+import { SnapshotErrors } from './snapshots.errors';
 
 const AT = new Date('2026-11-28T00:00:00.000Z');
+
+/** What `read` threw (it must throw). */
+function thrownBy(read: () => unknown): unknown {
+  try {
+    read();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a throw');
+}
 
 function member(id: string, roles: string[]): PlatformMember {
   return { user: { id, username: 'u', global_name: null, bot: false }, roles, nick: null };
@@ -66,10 +76,15 @@ describe('snapshot payload version 2', () => {
 
   it('refuses malformed members’ roles or bans as unsupported', () => {
     const base = { version: 2, snapshot_at: AT.toISOString(), ...guildState() };
-    expect(() =>
-      snapshotMemberRoles(readSnapshotPayload({ ...base, member_roles: { members: '1,0', roles: {} } })),
-    ).toThrow(SnapshotUnsupportedError);
-    expect(() => readSnapshotPayload({ ...base, bans: [{ user_id: 5 }] })).toThrow(SnapshotUnsupportedError);
-    expect(() => readSnapshotPayload({ ...base, version: 3 })).toThrow(SnapshotUnsupportedError);
+    const unsupported = { code: SnapshotErrors.unsupported.code, status: 422 };
+    expect(
+      thrownBy(() =>
+        snapshotMemberRoles(readSnapshotPayload({ ...base, member_roles: { members: '1,0', roles: {} } })),
+      ),
+    ).toMatchObject(unsupported);
+    expect(thrownBy(() => readSnapshotPayload({ ...base, bans: [{ user_id: 5 }] }))).toMatchObject(
+      unsupported,
+    );
+    expect(thrownBy(() => readSnapshotPayload({ ...base, version: 3 }))).toMatchObject(unsupported);
   });
 });

@@ -1,6 +1,6 @@
 import type { GuildState, PlatformRole } from '@lib/chat-platform';
 import type { GuildMembership } from './guild-membership';
-import { DomainError } from '@lib/problem-details';
+import { SnapshotErrors } from './snapshots.errors';
 import {
   decodeMemberRoles,
   encodeMemberRoles,
@@ -43,18 +43,6 @@ export interface SnapshotPayload extends GuildState {
 }
 
 export const OMITTED_FOR_SIZE = `the snapshot would pass its ${SNAPSHOT_MAX_BYTES} byte limit with it`;
-
-export class SnapshotTooLargeError extends DomainError {
-  constructor(size: number) {
-    super(
-      'ErrSnapshotTooLarge',
-      413,
-      'Snapshot too large',
-      `The guild's state is ${size} bytes, over the ${SNAPSHOT_MAX_BYTES} byte limit for a snapshot.`,
-      { size, limit: SNAPSHOT_MAX_BYTES },
-    );
-  }
-}
 
 /**
  * Builds and serialises the payload, measuring what is stored. The adapter maps the platform's
@@ -105,25 +93,12 @@ export function serialiseSnapshot(
   return { payload, ...measured };
 }
 
-/** docs/behaviour.md §9.2: a payload of a version this build cannot read is refused, for preview and restore. */
-export class SnapshotUnsupportedError extends DomainError {
-  constructor(version: unknown) {
-    super(
-      'ErrSnapshotUnsupported',
-      422,
-      'Snapshot unsupported',
-      `This snapshot's payload version (${JSON.stringify(version ?? null)}) cannot be restored by this version of the service.`,
-      { version: version ?? null, supported_versions: SUPPORTED_SNAPSHOT_VERSIONS },
-    );
-  }
-}
-
 /** Checks the version and the shape a restore relies on before anything reads the payload. */
 export function readSnapshotPayload(raw: unknown): SnapshotPayload {
   const payload = raw as Partial<SnapshotPayload> | null;
   const version = payload?.version;
   if (typeof version !== 'number' || !SUPPORTED_SNAPSHOT_VERSIONS.includes(version)) {
-    throw new SnapshotUnsupportedError(version);
+    throw SnapshotErrors.unsupported(version, SUPPORTED_SNAPSHOT_VERSIONS);
   }
   const complete =
     typeof payload?.guild === 'object' &&
@@ -132,7 +107,7 @@ export function readSnapshotPayload(raw: unknown): SnapshotPayload {
     Array.isArray(payload.channels) &&
     Array.isArray(payload.permission_overrides) &&
     (payload.bans === undefined || (Array.isArray(payload.bans) && payload.bans.every(isSnapshotBan)));
-  if (!complete) throw new SnapshotUnsupportedError(version);
+  if (!complete) throw SnapshotErrors.unsupported(version, SUPPORTED_SNAPSHOT_VERSIONS);
   const read = payload as SnapshotPayload;
   return { ...read, roles: read.roles.map(withColors) };
 }
@@ -156,7 +131,8 @@ export function snapshotMemberRoles(payload: SnapshotPayload): Map<string, strin
   try {
     return decodeMemberRoles(payload.member_roles);
   } catch (error) {
-    if (error instanceof MalformedMemberRolesError) throw new SnapshotUnsupportedError(payload.version);
+    if (error instanceof MalformedMemberRolesError)
+      throw SnapshotErrors.unsupported(payload.version, SUPPORTED_SNAPSHOT_VERSIONS);
     throw error;
   }
 }

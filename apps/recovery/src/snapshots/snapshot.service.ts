@@ -2,7 +2,6 @@ import { Injectable, Logger } from '@nestjs/common';
 import { ChatPlatformClient, type GuildState } from '@lib/chat-platform';
 import type { SnapshotTrigger } from '@lib/contracts';
 import { EntitlementsClient } from '@lib/entitlements';
-import { ConflictError } from '@lib/problem-details';
 import { Counter, Histogram } from 'prom-client';
 import { DataSource, type EntityManager } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
@@ -10,14 +9,9 @@ import type { Guild } from '../guilds/guild.entity';
 import { toUserFacingError } from '../platform/platform-errors';
 import { RecoveryEvents } from '../recovery-events';
 import { type GuildMembership, readGuildMembership } from './guild-membership';
-import {
-  KEPT_PER_GUILD,
-  type LimitedTrigger,
-  makeRoom,
-  SnapshotKindFullError,
-  snapshotInProgress,
-} from './snapshot-limits';
-import { SNAPSHOT_MAX_BYTES, serialiseSnapshot, SnapshotTooLargeError } from './snapshot-payload';
+import { KEPT_PER_GUILD, type LimitedTrigger, makeRoom } from './snapshot-limits';
+import { SNAPSHOT_MAX_BYTES, serialiseSnapshot } from './snapshot-payload';
+import { SnapshotErrors } from './snapshots.errors';
 import { SnapshotsRepository } from './snapshots.repository';
 
 const snapshotsCreated = new Counter({
@@ -89,7 +83,8 @@ export class SnapshotService {
     // refused at once rather than spending the bot's platform budget on a snapshot with no slot.
     const reservation = uuidv7();
     const staleBefore = new Date(Date.now() - RESERVATION_STALE_MS);
-    if (!(await this.snapshots.reserveManual(guild.id, reservation, staleBefore))) throw snapshotInProgress();
+    if (!(await this.snapshots.reserveManual(guild.id, reservation, staleBefore)))
+      throw SnapshotErrors.inProgress();
     try {
       await this.checkManualAllowed(guild);
       return await this.take(input, reservation);
@@ -122,14 +117,14 @@ export class SnapshotService {
         { alert: 'snapshot_too_large', guild_id: guild.id, trigger, size, limit: SNAPSHOT_MAX_BYTES },
         'snapshot refused: payload over the size limit',
       );
-      throw new SnapshotTooLargeError(size);
+      throw SnapshotErrors.tooLarge(size, SNAPSHOT_MAX_BYTES);
     }
 
     const id = uuidv7();
     await this.dataSource.transaction(async (manager) => {
       if (limited) await this.makeRoom(manager, guild.id, limited, true);
       if (reservation && !(await this.snapshots.releaseManual(guild.id, reservation, manager))) {
-        throw snapshotInProgress();
+        throw SnapshotErrors.inProgress();
       }
       const facts = {
         id,
@@ -175,7 +170,7 @@ export class SnapshotService {
   ): Promise<void> {
     const kept = await this.snapshots.keptOfKind(manager, guildId, trigger, new Date());
     const { deleted, room } = makeRoom(kept, KEPT_PER_GUILD[trigger]);
-    if (!room) throw new SnapshotKindFullError(trigger);
+    if (!room) throw SnapshotErrors.limitReached(trigger, KEPT_PER_GUILD[trigger]);
     if (!remove) return;
     const count = await this.snapshots.deleteToMakeRoom(manager, guildId, deleted);
     if (count > 0) {
@@ -192,16 +187,12 @@ export class SnapshotService {
   private async checkManualAllowed(guild: Guild): Promise<void> {
     const entitlements = await this.entitlements.requireFeature(guild.id, 'RECOVERY_SNAPSHOT_MANUAL');
     if (await this.snapshots.hasActiveRestore(guild.id)) {
-      throw new ConflictError(
-        'ErrRestoreInProgress',
-        'A restore of this guild is running. Take the snapshot once it has finished.',
-      );
+      throw SnapshotErrors.restoreInProgress();
     }
     const used = await this.snapshots.countManual(guild.id);
     const max = entitlements.limits.snapshot_manual_max;
     if (used >= max) {
-      throw new ConflictError(
-        'ErrPlanLimitExceeded',
+      throw SnapshotErrors.planLimitExceeded(
         `All ${max} manual snapshot slot(s) of the ${entitlements.plan_code} plan are in use. Delete an existing manual snapshot first.`,
         { limit: max, used },
       );

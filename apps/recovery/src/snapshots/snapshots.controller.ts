@@ -17,6 +17,10 @@ import {
   type SnapshotDetailView,
   type SnapshotSummaryView,
 } from './snapshots.dto';
+import { AntiNukeErrors } from '../antinuke/antinuke.errors';
+import { EntitlementErrors } from '@lib/entitlements';
+import { GuildErrors } from '../guilds/guilds.errors';
+import { SnapshotErrors } from './snapshots.errors';
 
 /** Every route checks MANAGE_GUILD on the guild (or the snapshot's guild) before it validates. */
 @Controller('api/v1')
@@ -30,11 +34,13 @@ export class SnapshotsController {
 
   /** docs/behaviour.md §4.6: a manual snapshot, 200 with `{id, size, created_at}`. */
   @ApiOperation({ summary: 'Take a snapshot' })
-  @ProblemAnswers({
-    403: ['ErrPermissionDenied'],
-    409: ['ErrPlanLimitExceeded', 'ErrRestoreInProgress', 'ErrSnapshotInProgress'],
-    413: ['ErrSnapshotTooLarge'],
-  })
+  @ProblemAnswers(
+    EntitlementErrors.featureRequired,
+    SnapshotErrors.planLimitExceeded,
+    SnapshotErrors.restoreInProgress,
+    SnapshotErrors.inProgress,
+    SnapshotErrors.tooLarge,
+  )
   @Post('guilds/:guildId/snapshots')
   @HttpCode(200)
   @RequireManageGuild({ params: 'guildId' })
@@ -70,7 +76,7 @@ export class SnapshotsController {
    * always may); the counts alone need MANAGE_GUILD.
    */
   @ApiOperation({ summary: 'Get a snapshot' })
-  @ProblemAnswers({ 403: ['ErrMissingPlatformPermission'], 404: ['ErrSnapshotNotFound'] })
+  @ProblemAnswers(GuildErrors.missingPlatformPermission, SnapshotErrors.notFound)
   @Get('snapshots/:snapshotId')
   @RequireManageGuildOf(SnapshotGuildLookup, { params: 'snapshotId' })
   async get(
@@ -93,7 +99,7 @@ export class SnapshotsController {
    * by anyone else. An open incident's snapshot cannot be deleted.
    */
   @ApiOperation({ summary: 'Delete a snapshot' })
-  @ProblemAnswers({ 404: ['ErrSnapshotNotFound'], 409: ['ErrSnapshotInUse', 'ErrSnapshotOfOpenIncident'] })
+  @ProblemAnswers(SnapshotErrors.notFound, SnapshotErrors.inUse, SnapshotErrors.ofOpenIncident)
   @Delete('snapshots/:snapshotId')
   @HttpCode(204)
   @RequireManageGuildOf(SnapshotGuildLookup, { params: 'snapshotId' })
@@ -107,7 +113,7 @@ export class SnapshotsController {
 
   /** The guild's owner brings a deleted snapshot back within the grace period. */
   @ApiOperation({ summary: 'Undo a snapshot delete' })
-  @ProblemAnswers({ 403: ['ErrOwnerOnly'], 404: ['ErrSnapshotNotFound'] })
+  @ProblemAnswers(AntiNukeErrors.ownerOnly, SnapshotErrors.notFound)
   @Post('snapshots/:snapshotId/undelete')
   @HttpCode(200)
   @RequireManageGuildOf(DeletedSnapshotGuildLookup, { params: 'snapshotId' })
@@ -121,7 +127,7 @@ export class SnapshotsController {
 
   /** The deleted snapshots the owner can still bring back (owner only). */
   @ApiOperation({ summary: 'List deleted snapshots' })
-  @ProblemAnswers({ 403: ['ErrOwnerOnly'] })
+  @ProblemAnswers(AntiNukeErrors.ownerOnly)
   @Get('guilds/:guildId/deleted-snapshots')
   @RequireManageGuild({ params: 'guildId' })
   listDeleted(

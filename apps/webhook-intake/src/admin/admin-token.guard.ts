@@ -1,5 +1,5 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
-import { UnauthenticatedError } from '@lib/problem-details';
+import { CommonErrors } from '@lib/problem-details';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
 
@@ -23,11 +23,12 @@ export class AdminTokenGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     const header = context.switchToHttp().getRequest<Request>().headers.authorization ?? '';
     const match = /^Bearer ([\x21-\x7e]{16,512})$/.exec(header);
-    if (!match) throw new UnauthenticatedError('Operator tools need Authorization: Bearer <admin token>.');
+    if (!match)
+      throw CommonErrors.unauthenticated('Operator tools need Authorization: Bearer <admin token>.');
     const digest = createHash('sha256').update(match[1]).digest();
     let valid = false;
     for (const known of this.tokens.digests) valid = timingSafeEqual(digest, known) || valid;
-    if (!valid) throw new UnauthenticatedError('The admin token is not valid.');
+    if (!valid) throw CommonErrors.unauthenticated('The admin token is not valid.');
     return true;
   }
 }

@@ -1,7 +1,7 @@
 import { Controller, Get, HttpCode, Param, ParseUUIDPipe, Post, Query, UseGuards } from '@nestjs/common';
 import { PublicRoute } from '@lib/identity';
 import { decodeKeysetCursor, type KeysetPage, keysetPage } from '@lib/database';
-import { ConflictError, NotFoundError } from '@lib/problem-details';
+import { WebhookErrors } from '../webhooks/webhooks.errors';
 import { outcomeError } from '../webhooks/webhook-endpoint';
 import { WebhookIntakeService } from '../webhooks/webhook-intake.service';
 import { type WebhookEventRow, WebhookEventsRepository } from '../webhooks/webhook-events.repository';
@@ -52,11 +52,9 @@ export class WebhookEventsController {
       case 'unparseable':
         throw outcomeError(outcome);
       case 'already_routed':
-        throw new ConflictError(
-          'ErrWebhookAlreadyRouted',
-          `The event is routed, or being routed now, by row ${outcome.id}.`,
-          { routed_by: outcome.id },
-        );
+        throw WebhookErrors.alreadyRouted(`The event is routed, or being routed now, by row ${outcome.id}.`, {
+          routed_by: outcome.id,
+        });
       case 'attempted':
         return this.detail(await this.require(outcome.id));
     }
@@ -64,7 +62,7 @@ export class WebhookEventsController {
 
   private async require(id: string): Promise<WebhookEventRow> {
     const row = await this.events.get(id);
-    if (!row) throw new NotFoundError('ErrWebhookEventNotFound', 'Webhook event');
+    if (!row) throw WebhookErrors.eventNotFound();
     return row;
   }
 

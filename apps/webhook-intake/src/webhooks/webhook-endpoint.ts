@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { PROVIDER_SIGNATURE_HEADER } from '@lib/contracts';
-import { DomainError, sendProblem, toProblem } from '@lib/problem-details';
+import { CommonErrors, DomainError, sendProblem, toProblem } from '@lib/problem-details';
 import {
   captureRawBody,
   closeWithoutReading,
@@ -13,6 +13,7 @@ import type { ServerResponse } from 'node:http';
 import type { IntakeOutcome } from './webhook-intake.service';
 import { WebhookIntakeService } from './webhook-intake.service';
 import { WebhookRateLimiter } from './webhook-rate-limit';
+import { WebhookErrors } from './webhooks.errors';
 
 export const WEBHOOK_PATH = '/webhooks/provider';
 /** docs/decisions/webhook-signature.md: webhook body limit 1 MiB. */
@@ -84,10 +85,7 @@ export class WebhookEndpoint {
     res.setHeader('retry-after', String(retryAfterS));
     closeWithoutReading(req, res);
     const limit = this.rateLimiter.perMinute;
-    const error = new DomainError(
-      'ErrRateLimited',
-      429,
-      'Too many requests',
+    const error = CommonErrors.rateLimited(
       `More than ${limit} webhook requests a minute from this address. Try again in ${retryAfterS} s.`,
       { retry_after: retryAfterS },
     );
@@ -117,12 +115,12 @@ export function outcomeError(outcome: IntakeOutcome): DomainError | null {
     case 'duplicate':
       return null;
     case 'invalid_signature':
-      return new DomainError('ErrInvalidSignature', 401, 'Invalid signature', outcome.detail);
+      return WebhookErrors.invalidSignature(outcome.detail);
     case 'unparseable':
-      return new DomainError('ErrUnparseableWebhook', 400, 'Webhook body not understood', outcome.detail);
+      return WebhookErrors.unparseable(outcome.detail);
     case 'refused':
-      return new DomainError('ErrWebhookRefused', 500, 'Webhook refused by billing', outcome.detail);
+      return WebhookErrors.refused(outcome.detail);
     case 'routing_failed':
-      return new DomainError('ErrWebhookRoutingFailed', 500, 'Webhook not processed', outcome.detail);
+      return WebhookErrors.routingFailed(outcome.detail);
   }
 }

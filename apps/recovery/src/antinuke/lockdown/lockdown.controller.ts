@@ -3,11 +3,13 @@ import { ProblemAnswers } from '@lib/problem-details';
 import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Post } from '@nestjs/common';
 import type { InternalIdentity } from '@lib/contracts';
 import { EntitlementsClient } from '@lib/entitlements';
-import { DomainError } from '@lib/problem-details';
 import { RequireManageGuild, requireUser } from '@lib/guild-access';
 import { CurrentIdentity } from '@lib/identity';
 import { StartLockdownDto } from './lockdown.dto';
 import { LockdownService, type LockdownView } from './lockdown.service';
+import { AntiNukeErrors } from '../antinuke.errors';
+import { EntitlementErrors } from '@lib/entitlements';
+import { PlatformErrors } from '../../platform/platform.errors';
 
 /**
  * The guild's lockdown (MANAGE_GUILD on the guild). Starting one by hand needs ANTINUKE_DETECT,
@@ -36,7 +38,11 @@ export class LockdownController {
    * 409 ErrLockdownActive while one is in force.
    */
   @ApiOperation({ summary: 'Lock the guild down' })
-  @ProblemAnswers({ 403: ['ErrPermissionDenied', 'ErrBotPermissionDenied'], 409: ['ErrLockdownActive'] })
+  @ProblemAnswers(
+    EntitlementErrors.featureRequired,
+    PlatformErrors.botPermissionDenied,
+    AntiNukeErrors.lockdownActive,
+  )
   @Post()
   @HttpCode(201)
   @RequireManageGuild({ params: 'guildId' })
@@ -54,10 +60,7 @@ export class LockdownController {
       platformUserId: user.platform_user_id,
     });
     if (!started.created) {
-      throw new DomainError(
-        'ErrLockdownActive',
-        409,
-        'The guild is locked down already',
+      throw AntiNukeErrors.lockdownActive(
         `A lockdown is in force until ${started.lockdown.lockdown_until}; lift it first to start another.`,
         { lockdown: started.lockdown },
       );
@@ -70,10 +73,12 @@ export class LockdownController {
    * started it by hand (403 ErrOwnerOnly for anyone else). 404 ErrNoLockdown when none is in force.
    */
   @ApiOperation({ summary: 'Lift the lockdown' })
-  @ProblemAnswers({
-    403: ['ErrPermissionDenied', 'ErrBotPermissionDenied', 'ErrOwnerOnly'],
-    404: ['ErrNoLockdown'],
-  })
+  @ProblemAnswers(
+    EntitlementErrors.featureRequired,
+    PlatformErrors.botPermissionDenied,
+    AntiNukeErrors.ownerOnly,
+    AntiNukeErrors.noLockdown,
+  )
   @Delete()
   @RequireManageGuild({ params: 'guildId' })
   lift(

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ChatPlatformClient, isChatPlatformError } from '@lib/chat-platform';
-import { DomainError } from '@lib/problem-details';
+import type { DomainError } from '@lib/problem-details';
 import { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
 import { isGuildOwner } from '../../guilds/guild-owner';
@@ -10,6 +10,7 @@ import { type LockdownEventFacts, RecoveryEvents } from '../../recovery-events';
 import { LOCKDOWN_MINUTES_LIMITS } from '../workflows/antinuke-contract';
 import { liftedPermissions, lockedPermissions } from './lockdown-permissions';
 import { LockdownRepository, type LockdownRow } from './lockdown.repository';
+import { AntiNukeErrors } from '../antinuke.errors';
 
 /** Who starts or lifts a lockdown: a manager (their ids), or null for an incident or the timer. */
 export interface LockdownActor {
@@ -127,7 +128,7 @@ export class LockdownService {
   async liftNow(guildId: string, by: LockdownActor): Promise<LockdownView> {
     const row = await this.lockdowns.current(guildId);
     if (!row || row.state !== 'active') {
-      throw new DomainError('ErrNoLockdown', 404, 'No lockdown', 'The guild is not locked down.');
+      throw AntiNukeErrors.noLockdown();
     }
     // Lifting early loosens the guard: a hijacked manager must not open the guild mid-raid. The
     // owner may; so may the manager who started this lockdown by hand; it lifts itself anyway.
@@ -234,20 +235,12 @@ function facts(
 }
 
 function lockdownBusy(): DomainError {
-  return new DomainError(
-    'ErrLockdownInProgress',
-    409,
-    'A lockdown is starting',
-    'A lockdown of this guild is being started or lifted. Try again in a moment.',
-  );
+  return AntiNukeErrors.lockdownInProgress();
 }
 
 function platformRefused(error: unknown, what: 'started' | 'lifted'): Error {
   if (isChatPlatformError(error) && !error.retryable) {
-    return new DomainError(
-      'ErrBotPermissionDenied',
-      403,
-      `The lockdown could not be ${what}`,
+    return (what === 'started' ? AntiNukeErrors.lockdownNotStarted : AntiNukeErrors.lockdownNotLifted)(
       `The platform refused the bot (${error.code}): it needs Manage Guild and Manage Roles. ${error.message}`,
     );
   }

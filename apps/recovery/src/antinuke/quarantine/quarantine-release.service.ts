@@ -1,8 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ChatPlatformClient, isChatPlatformError } from '@lib/chat-platform';
-import { DomainError, NotFoundError } from '@lib/problem-details';
 import { GuildRegistry } from '../../guilds/guild-registry.service';
 import { QuarantineRepository, type ReleaseResult, type StoredQuarantine } from './quarantine.repository';
+import { AntiNukeErrors } from '../antinuke.errors';
 
 /**
  * "Give back": returns to the actor exactly what their incident's quarantine took, the roles and a
@@ -22,7 +22,7 @@ export class QuarantineReleaseService {
 
   async release(guildId: string, incidentId: string, userId: string): Promise<StoredQuarantine> {
     const stored = await this.quarantines.get(guildId, incidentId);
-    if (!stored) throw new NotFoundError('ErrQuarantineNotFound', 'Quarantine');
+    if (!stored) throw AntiNukeErrors.quarantineNotFound();
     if (!(await this.quarantines.claimRelease(incidentId, userId))) {
       return (await this.quarantines.get(guildId, incidentId))!;
     }
@@ -42,10 +42,7 @@ export class QuarantineReleaseService {
     } catch (error) {
       await this.quarantines.unclaimRelease(incidentId);
       if (isChatPlatformError(error) && !error.retryable) {
-        throw new DomainError(
-          'ErrBotPermissionDenied',
-          403,
-          'The quarantine could not be given back',
+        throw AntiNukeErrors.quarantineNotGivenBack(
           `The platform refused the bot (${error.code}): ${error.message}`,
         );
       }

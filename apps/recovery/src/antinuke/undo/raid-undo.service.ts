@@ -1,7 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { Injectable, Logger } from '@nestjs/common';
 import { ChatPlatformClient } from '@lib/chat-platform';
-import { ConflictError, NotFoundError } from '@lib/problem-details';
 import { GuildRegistry } from '../../guilds/guild-registry.service';
 import { toUserFacingError } from '../../platform/platform-errors';
 import { readGuildMembership } from '../../snapshots/guild-membership';
@@ -14,6 +13,7 @@ import { SnapshotService } from '../../snapshots/snapshot.service';
 import { ChangeJournalRepository } from '../../sync/change-journal.repository';
 import { BEFORE_IMAGE_SLACK_MS, composePreRaidState, type UnknownObject } from './pre-raid-state';
 import { RaidUndoRepository } from './raid-undo.repository';
+import { AntiNukeErrors } from '../antinuke.errors';
 
 export interface RaidUndo {
   /** The snapshot of the guild as it was before the raid, to restore from. */
@@ -44,13 +44,10 @@ export class RaidUndoService {
 
   async undo(guildId: string, incidentId: string): Promise<RaidUndo> {
     const incident = await this.repository.incident(guildId, incidentId);
-    if (!incident) throw new NotFoundError('ErrIncidentNotFound', 'Incident');
+    if (!incident) throw AntiNukeErrors.incidentNotFound();
     const actor = incident.actor_platform_user_id;
     if (actor === null) {
-      throw new ConflictError(
-        'ErrIncidentWithoutRaider',
-        'This incident names no raider (guildkeeper was removed, or lost the audit log), so there is no raid to take apart: restore from the last snapshot taken before it.',
-      );
+      throw AntiNukeErrors.incidentWithoutRaider();
     }
     const guild = await this.guilds.get(guildId);
     const raidStart = new Date(incident.first_action_at);

@@ -1,5 +1,4 @@
 import { Logger } from '@nestjs/common';
-import { DomainError } from '@lib/problem-details';
 import type { GuildRegistry } from '../../guilds/guild-registry.service';
 import type { SnapshotService } from '../../snapshots/snapshot.service';
 import type { LiveSyncControl } from '../../sync/live-sync-control.repository';
@@ -20,6 +19,7 @@ import {
   type StepActivityName,
   type StepOutcome,
 } from '../workflows/restore-contract';
+import { RestoreErrors } from '../restore.errors';
 
 export interface RestoreActivityDeps {
   jobs: RestoreJobsRepository;
@@ -43,7 +43,7 @@ export function createRestoreActivities(deps: RestoreActivityDeps): RestoreActiv
 
   async function job(ref: JobRef): Promise<RestoreJobRow> {
     const row = await jobs.get(ref.jobId);
-    if (!row) throw new DomainError('ErrRestoreJobNotFound', 404, 'Restore job not found');
+    if (!row) throw RestoreErrors.jobNotFound();
     return row;
   }
 
