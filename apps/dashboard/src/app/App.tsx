@@ -14,7 +14,9 @@ import { scopesFromQuery } from '../format/restore-scopes';
 const SnapshotsPage = lazy(() => import('../pages/snapshots').then((m) => ({ default: m.SnapshotsPage })));
 const SnapshotPage = lazy(() => import('../pages/snapshots').then((m) => ({ default: m.SnapshotPage })));
 const RestorePage = lazy(() => import('../pages/restore').then((m) => ({ default: m.RestorePage })));
-const RestoreJobPage = lazy(() => import('../pages/restore').then((m) => ({ default: m.RestoreJobPage })));
+const RestoreJobPage = lazy(() =>
+  import('../pages/restore-job').then((m) => ({ default: m.RestoreJobPage })),
+);
 const IncidentsPage = lazy(() => import('../pages/incidents').then((m) => ({ default: m.IncidentsPage })));
 const AntiNukePage = lazy(() => import('../pages/antinuke').then((m) => ({ default: m.AntiNukePage })));
 const AuditLogPage = lazy(() => import('../pages/audit-log').then((m) => ({ default: m.AuditLogPage })));

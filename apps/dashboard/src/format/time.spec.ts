@@ -1,4 +1,4 @@
-import { byteSize, duration, nextMidnightUtc, relativeTime } from './time';
+import { byteSize, duration, nextMidnightUtc, readableDuration, relativeTime } from './time';
 
 describe('times and sizes in words', () => {
   const now = Date.parse('2026-05-01T12:00:00Z');
@@ -16,6 +16,14 @@ describe('times and sizes in words', () => {
     expect(byteSize(512)).toBe('512 B');
     expect(byteSize(12_500)).toBe('12.5 KB');
     expect(byteSize(3_400_000)).toBe('3.40 MB');
+  });
+
+  it('reads the API’s ISO 8601 estimates in words', () => {
+    expect(readableDuration('PT1M30S')).toBe('about 1 min 30 s');
+    expect(readableDuration('PT2H')).toBe('about 2 h');
+    expect(readableDuration('PT0.2S')).toBe('about 1 s');
+    expect(readableDuration('PT')).toBe('under a second');
+    expect(readableDuration('P1D')).toBe('P1D');
   });
 
   it('finds the next midnight in UTC', () => {

@@ -47,3 +47,16 @@ export function nextMidnightUtc(now = Date.now()): string {
   next.setUTCHours(24, 0, 0, 0);
   return next.toISOString();
 }
+
+/** ISO 8601 durations as the API estimates them (`PT1M30S`) in words. */
+export function readableDuration(iso: string): string {
+  const match = /^PT(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?$/.exec(iso);
+  if (!match) return iso;
+  const [, hours, minutes, seconds] = match;
+  const parts = [
+    hours && `${hours} h`,
+    minutes && `${minutes} min`,
+    seconds && `${Math.ceil(Number(seconds))} s`,
+  ].filter(Boolean);
+  return parts.length ? `about ${parts.join(' ')}` : 'under a second';
+}
