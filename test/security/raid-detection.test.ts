@@ -1,11 +1,15 @@
+import { ChatPlatformClient } from '@lib/chat-platform';
 import type { SeededGuild } from '@lib/sandbox';
 import { PermissionFlagsBits as P } from 'discord-api-types/v10';
+import type { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
 import { BillingEventStream } from '../support/billing-events';
+import { openDataSource } from '../support/database';
 import { type JsonReply, sendJson } from '../support/http-json';
 import { RecoveryStack } from '../support/recovery-stack';
 import { ADMIN, OWNER, seedProtectedGuild } from '../support/restore-scenario';
 import { waitFor } from '../support/wait';
+import { type Damage, damage, damageIn, type PlatformRead, RaidUndo } from './support/raid-undo';
 
 type Body = Record<string, unknown>;
 
@@ -17,6 +21,7 @@ const TOKENS: Record<string, string> = {
   [ADMIN]: 'raid-detection-admin-token',
   [HIJACKED_BOT]: 'raid-detection-bot-token',
   [MODERATOR]: 'raid-detection-moderator-token',
+  [OWNER]: 'raid-detection-owner-token',
 };
 const RAIDERS = [
   ['a hijacked admin', ADMIN],
@@ -27,16 +32,22 @@ const RAIDERS = [
  * Raids AntiNuke never counted before it weighed every kind of action into one score per actor:
  * each opens an incident naming the raider, played as a hijacked admin and as a hijacked bot token
  * through the platform's API, against the running apps (live sync on the fake platform's gateway,
- * AntiNuke's workflow). Moderation below the score opens none.
+ * AntiNuke's workflow). Moderation below the score opens none. After each, "Undo this raid"
+ * previews exactly the raid's damage and the restore leaves the guild as it was before the raid,
+ * as far as a bot can put it back (members removed from the guild cannot be added back).
  */
 describe('AntiNuke raid detection', () => {
   const stack = new RecoveryStack({ worker: true, liveSync: true });
   let billing: BillingEventStream;
+  let dataSource: DataSource;
+  let undo: RaidUndo;
   const owner = stack.user(OWNER);
 
   beforeAll(async () => {
+    dataSource = await openDataSource();
     billing = new BillingEventStream();
     await stack.start();
+    undo = new RaidUndo(stack, dataSource);
     for (const [userId, token] of Object.entries(TOKENS)) stack.platform.registerBotToken(token, userId);
     await stack.onTheGateway();
   });
@@ -44,6 +55,7 @@ describe('AntiNuke raid detection', () => {
   afterAll(async () => {
     await stack.stop();
     await billing?.close();
+    await dataSource?.destroy();
   });
 
   const api = async (method: string, path: string, body?: unknown): Promise<Body> => {
@@ -61,8 +73,15 @@ describe('AntiNuke raid detection', () => {
     return answer;
   }
 
-  /** An ENTERPRISE guild AntiNuke watches (no auto-action), with the hijacked bot and a moderator in it. */
-  async function watchedGuild(settings: Body = {}): Promise<{ seeded: SeededGuild; guildId: string }> {
+  /**
+   * An ENTERPRISE guild AntiNuke watches (no auto-action), with the hijacked bot and a moderator in
+   * it, a manual snapshot, and live sync journalling its changes (the owner set #general's topic and
+   * created a role after the snapshot); `before` is the platform's read of it before the raid.
+   */
+  async function watchedGuild(
+    settings: Body = {},
+  ): Promise<{ seeded: SeededGuild; guildId: string; before: PlatformRead }> {
+    const mirroredBefore = await undo.mirroredGuilds();
     const seeded = seedProtectedGuild(
       stack.platform,
       `Raid ${uuidv7().slice(-6)}`,
@@ -84,7 +103,41 @@ describe('AntiNuke raid detection', () => {
       auto_action_enabled: false,
       ...settings,
     });
-    return { seeded, guildId };
+    await api('POST', `/api/v1/guilds/${guildId}/snapshots`, { description: 'known good' });
+    const admin = new ChatPlatformClient({
+      apiBaseUrl: `${stack.platform.url}/api`,
+      botToken: TOKENS[OWNER],
+    });
+    await undo.journalling(
+      guildId,
+      mirroredBefore,
+      () => admin.updateChannel(seeded.channels.general, { topic: 'Anything goes, kindly' }),
+      async () => (await admin.createRole(seeded.guildId, { name: 'Event Staff', permissions: '0' })).id,
+    );
+    return { seeded, guildId, before: await undo.platformRead(seeded.guildId) };
+  }
+
+  /**
+   * "Undo this raid" once the journal holds the raider's `actions` entries: its preview is exactly
+   * `expected`, and the restore leaves the guild as `before` was, less the members no longer in it
+   * (kicked, banned or pruned: a bot cannot add a member back; those banned have the ban lifted).
+   */
+  async function undoneExactly(
+    guildId: string,
+    seeded: SeededGuild,
+    raider: string,
+    actions: number,
+    before: PlatformRead,
+    expected: Damage,
+    gone: readonly string[] = [],
+  ): Promise<void> {
+    await undo.journalHoldsAll(guildId, raider, actions);
+    const [incident] = await incidentsOnceOpened(guildId);
+    const { body, preview } = await undo.undoPreview(OWNER, guildId, incident.id as string);
+    expect(damageIn(preview)).toEqual(expected);
+    await undo.restore(OWNER, body, preview);
+    const members = new Map([...before.members].filter(([id]) => !gone.includes(id)));
+    await undo.expectAsBefore(guildId, seeded.guildId, { ...before, members });
   }
 
   async function incidentsOnceOpened(guildId: string): Promise<Body[]> {
@@ -109,7 +162,7 @@ describe('AntiNuke raid detection', () => {
     it('opens an incident for a paced raid: two actions of different kinds per short window', async () => {
       // A one-second window: two actions every 1.5 s never make three in it; nine within ten
       // minutes (three times the threshold) are a raid all the same.
-      const { seeded, guildId } = await watchedGuild({ window_seconds: 1 });
+      const { seeded, guildId, before } = await watchedGuild({ window_seconds: 1 });
       const members = crowd(seeded);
       const pairs: (() => Promise<unknown>)[][] = [
         [
@@ -141,21 +194,99 @@ describe('AntiNuke raid detection', () => {
       expect(await incidentsOnceOpened(guildId)).toEqual([
         expect.objectContaining({ actor_platform_user_id: raider, action: 'mixed', count: 9 }),
       ]);
+      // Everything from the raid's first action is undone, the deleted role given back to those
+      // still here who held it; the kicked and banned stay out (the bans lifted).
+      const banned = [members[0], members[3], members[5]];
+      await undoneExactly(
+        guildId,
+        seeded,
+        raider,
+        10,
+        before,
+        damage({
+          roles_to_create: ['Moderator'],
+          channels_to_create: ['announcements', 'mod-chat', 'rules'],
+          // The role's overwrites went with it, and #rules' with the channel.
+          overrides_to_apply: ['Staff: Moderator', 'rules: Moderator'],
+          bans_to_lift: banned,
+        }),
+        [...banned, members[1], members[2], members[4]],
+      );
+    });
+
+    it('opens an incident for a fast raid, and its undo puts back each kind of damage', async () => {
+      const { seeded, guildId, before } = await watchedGuild();
+      const g = seeded.guildId;
+      const banned = crowd(seeded)[1];
+      await as(raider, 'PUT', `/channels/${seeded.channels.Staff}/permissions/${seeded.everyoneRoleId}`, {
+        type: 0,
+        allow: String(P.ViewChannel),
+        deny: '0',
+      });
+      await as(raider, 'PUT', `/channels/${seeded.channels.rules}/permissions/${seeded.roles.Moderator}`, {
+        type: 0,
+        allow: '0',
+        deny: String(P.SendMessages),
+      });
+      await as(raider, 'PATCH', `/channels/${seeded.channels['mod-chat']}`, {
+        name: 'pwned',
+        topic: 'raided',
+      });
+      await as(raider, 'DELETE', `/channels/${seeded.channels.general}`);
+      await as(raider, 'DELETE', `/guilds/${g}/roles/${seeded.roles.Member}`);
+      await as(raider, 'PUT', `/guilds/${g}/bans/${banned}`, {});
+      expect(await incidentsOnceOpened(guildId)).toEqual([
+        expect.objectContaining({ actor_platform_user_id: raider }),
+      ]);
+      // Everyone who held Member and is still here gets it back; #general is the system channel
+      // again; the overwrites are as they were.
+      const memberHolders = [...before.members].filter(
+        ([id, roles]) => roles.includes(seeded.roles.Member) && id !== banned,
+      );
+      await undoneExactly(
+        guildId,
+        seeded,
+        raider,
+        6,
+        before,
+        damage({
+          roles_to_create: ['Member'],
+          channels_to_create: ['general'],
+          channels_to_update: [{ name: 'pwned', target: 'mod-chat', changed_fields: ['name', 'topic'] }],
+          overrides_to_apply: ['Staff: @everyone', 'rules: Moderator'],
+          guild_settings_diff: ['system_channel_id'],
+          member_roles_to_restore: [`Member: ${memberHolders.length}`],
+          members_to_update: memberHolders.length,
+          bans_to_lift: [banned],
+        }),
+        [banned],
+      );
     });
 
     it('opens an incident for one dangerous permission given to @everyone', async () => {
-      const { seeded, guildId } = await watchedGuild();
+      const { seeded, guildId, before } = await watchedGuild();
       await as(raider, 'PATCH', `/guilds/${seeded.guildId}/roles/${seeded.everyoneRoleId}`, {
         permissions: String(P.ViewChannel | P.SendMessages | P.Administrator),
       });
       expect(await incidentsOnceOpened(guildId)).toEqual([
         expect.objectContaining({ actor_platform_user_id: raider, action: 'permission_grant', count: 1 }),
       ]);
+      await undoneExactly(
+        guildId,
+        seeded,
+        raider,
+        1,
+        before,
+        damage({
+          roles_to_update: [{ name: '@everyone', target: '@everyone', changed_fields: ['permissions'] }],
+        }),
+      );
     });
 
     it('opens an incident for roles stripped from members', async () => {
-      const { seeded, guildId } = await watchedGuild();
-      for (const member of crowd(seeded).slice(0, 3)) {
+      const { seeded, guildId, before } = await watchedGuild();
+      const stripped = crowd(seeded).slice(0, 3);
+      for (const member of stripped) {
         await as(
           raider,
           'DELETE',
@@ -165,10 +296,18 @@ describe('AntiNuke raid detection', () => {
       expect(await incidentsOnceOpened(guildId)).toEqual([
         expect.objectContaining({ actor_platform_user_id: raider, action: 'member_role_remove', count: 3 }),
       ]);
+      await undoneExactly(
+        guildId,
+        seeded,
+        raider,
+        3,
+        before,
+        damage({ member_roles_to_restore: ['Member: 3'], members_to_update: stripped.length }),
+      );
     });
 
     it('opens an incident for one prune, weighed by the members it removed', async () => {
-      const { seeded, guildId } = await watchedGuild();
+      const { seeded, guildId, before } = await watchedGuild();
       const pruned = await as(raider, 'POST', `/guilds/${seeded.guildId}/prune`, {
         days: 1,
         include_roles: [seeded.roles.Member, seeded.roles.Moderator],
@@ -177,20 +316,35 @@ describe('AntiNuke raid detection', () => {
       expect(await incidentsOnceOpened(guildId)).toEqual([
         expect.objectContaining({ actor_platform_user_id: raider, action: 'member_prune', count: 1 }),
       ]);
+      // The pruned left the guild: a bot cannot add a member back, so the undo has nothing to do
+      // and says so (it names none of them as absent: it is composed from the members now).
+      const left = await undo.platformRead(seeded.guildId);
+      const removed = [...before.members.keys()].filter((id) => !left.members.has(id));
+      expect(removed).toHaveLength(pruned.body.pruned as number);
+      await undoneExactly(guildId, seeded, raider, 1, before, damage({}), removed);
     });
 
     it('opens an incident for webhooks created', async () => {
-      const { seeded, guildId } = await watchedGuild();
+      const { seeded, guildId, before } = await watchedGuild();
       for (const name of ['hook-1', 'hook-2', 'hook-3']) {
         await as(raider, 'POST', `/channels/${seeded.channels.general}/webhooks`, { name });
       }
       expect(await incidentsOnceOpened(guildId)).toEqual([
         expect.objectContaining({ actor_platform_user_id: raider, action: 'webhook_create', count: 3 }),
       ]);
+      // Snapshots do not hold webhooks yet, so the undo cannot delete the raider's: its preview
+      // claims nothing about them (no part of the guild changes), and they stay.
+      await undoneExactly(guildId, seeded, raider, 3, before, damage({}));
+      const hooks = await as(OWNER, 'GET', `/channels/${seeded.channels.general}/webhooks`);
+      expect((hooks.body as unknown as { name: string }[]).map((hook) => hook.name).sort()).toEqual([
+        'hook-1',
+        'hook-2',
+        'hook-3',
+      ]);
     });
 
     it('opens no incident for moderation below the score, only for the raid after it', async () => {
-      const { seeded, guildId } = await watchedGuild();
+      const { seeded, guildId, before } = await watchedGuild();
       const [first, second] = crowd(seeded);
       await as(MODERATOR, 'DELETE', `/guilds/${seeded.guildId}/members/${first}`);
       await as(MODERATOR, 'DELETE', `/guilds/${seeded.guildId}/members/${second}`);
@@ -202,6 +356,19 @@ describe('AntiNuke raid detection', () => {
       expect(await incidentsOnceOpened(guildId)).toEqual([
         expect.objectContaining({ actor_platform_user_id: raider, action: 'channel_delete', count: 3 }),
       ]);
+      // The moderator's kicks are not the raid's: the undo puts back the channels only.
+      await undoneExactly(
+        guildId,
+        seeded,
+        raider,
+        3,
+        before,
+        damage({
+          channels_to_create: ['announcements', 'mod-chat', 'rules'],
+          overrides_to_apply: ['rules: Moderator'],
+        }),
+        [first, second],
+      );
     });
   });
 });
