@@ -1,5 +1,6 @@
 import { ChatPlatformClient } from '@lib/chat-platform';
-import type { SeededGuild } from '@lib/sandbox';
+import { RESTORE_SCOPES } from '@lib/contracts';
+import type { GuildSpec, SeededGuild } from '@lib/sandbox';
 import { PermissionFlagsBits as P } from 'discord-api-types/v10';
 import type { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
@@ -80,22 +81,16 @@ describe('AntiNuke raid detection', () => {
    */
   async function watchedGuild(
     settings: Body = {},
+    bot?: GuildSpec['bot'],
   ): Promise<{ seeded: SeededGuild; guildId: string; before: PlatformRead }> {
     const mirroredBefore = await undo.mirroredGuilds();
-    const seeded = seedProtectedGuild(
-      stack.platform,
-      `Raid ${uuidv7().slice(-6)}`,
-      0,
-      8,
-      undefined,
-      (spec) => {
-        spec.roles!.push({ name: 'Kicker', permissions: P.KickMembers });
-        spec.members!.push(
-          { username: 'helper-bot', id: HIJACKED_BOT, roles: ['Admin'] },
-          { username: 'moderator', id: MODERATOR, roles: ['Kicker'] },
-        );
-      },
-    );
+    const seeded = seedProtectedGuild(stack.platform, `Raid ${uuidv7().slice(-6)}`, 0, 8, bot, (spec) => {
+      spec.roles!.push({ name: 'Kicker', permissions: P.KickMembers });
+      spec.members!.push(
+        { username: 'helper-bot', id: HIJACKED_BOT, roles: ['Admin'] },
+        { username: 'moderator', id: MODERATOR, roles: ['Kicker'] },
+      );
+    });
     const guildId = await stack.guildWatchedByAntiNuke(seeded.guildId, billing);
     await api('PUT', `/api/v1/guilds/${guildId}/antinuke`, {
       threshold: 3,
@@ -260,6 +255,63 @@ describe('AntiNuke raid detection', () => {
           bans_to_lift: [banned],
         }),
         [banned],
+      );
+    });
+
+    it('kicked first: the undo names no raider, so the owner falls back to the last snapshot', async () => {
+      // The bot's role lowest, as an owner who never moved it up has it: the raider outranks it.
+      const { seeded, guildId } = await watchedGuild({}, { rolePosition: 1 });
+      const g = seeded.guildId;
+      const banned = crowd(seeded)[1];
+      await as(raider, 'DELETE', `/guilds/${g}/members/${stack.platform.botUserId}`);
+      // The guild is inactive until the bot is back, so the incident is read from the database.
+      const [incident] = await waitFor(
+        'the removal’s incident',
+        async () => {
+          const rows = await dataSource.query<Body[]>(
+            `SELECT id, actor_platform_user_id, action, count, snapshot_id
+               FROM recovery.antinuke_incidents WHERE guild_id = $1`,
+            [guildId],
+          );
+          return rows.length > 0 ? rows : undefined;
+        },
+        { timeoutMs: 30_000, intervalMs: 200 },
+      );
+      expect(incident).toEqual(
+        expect.objectContaining({ actor_platform_user_id: null, action: 'bot_removed', count: 1 }),
+      );
+      // With the bot gone, nothing of what follows reaches live sync or its journal.
+      await as(raider, 'DELETE', `/channels/${seeded.channels.rules}`);
+      await as(raider, 'DELETE', `/guilds/${g}/roles/${seeded.roles.Moderator}`);
+      await as(raider, 'PUT', `/guilds/${g}/bans/${banned}`, {});
+      // The owner adds the bot back, gives it Admin and registers the guild again.
+      stack.platform.addBot(g, stack.platform.botUserId, OWNER);
+      await as(OWNER, 'PUT', `/guilds/${g}/members/${stack.platform.botUserId}/roles/${seeded.roles.Admin}`);
+      await api('POST', '/api/v1/guilds', { platform_guild_id: g });
+
+      const refused = await stack.call(
+        stack.recovery,
+        'POST',
+        `/api/v1/guilds/${guildId}/antinuke/incidents/${incident.id as string}/undo`,
+        owner,
+      );
+      expect(refused).toMatchObject({ status: 409, body: { code: 'ErrIncidentWithoutRaider' } });
+      // What is left is the incident's snapshot, the last one before the kick ("known good"): it
+      // undoes the raid and also the owner's changes made after it (the role, #general's topic).
+      const body = { snapshot_id: incident.snapshot_id, scope: [...RESTORE_SCOPES] };
+      const preview = await api('POST', '/api/v1/restore/preview', body);
+      expect(damageIn(preview)).toEqual(
+        damage({
+          roles_to_create: ['Moderator'],
+          roles_to_delete: ['Event Staff'],
+          channels_to_create: ['rules'],
+          channels_to_update: [{ name: 'general', target: 'general', changed_fields: ['topic'] }],
+          overrides_to_apply: ['Staff: Moderator', 'rules: Moderator'],
+          member_roles_to_restore: ['Moderator: 2'],
+          members_to_update: 2,
+          members_absent: 1,
+          bans_to_lift: [banned],
+        }),
       );
     });
 
