@@ -1,11 +1,16 @@
-import type { SeededGuild } from '@lib/sandbox';
+import { ChatPlatformClient } from '@lib/chat-platform';
+import { RESTORE_SCOPES } from '@lib/contracts';
+import type { GuildSpec, SeededGuild } from '@lib/sandbox';
 import { PermissionFlagsBits as P } from 'discord-api-types/v10';
+import type { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
 import { BillingEventStream } from '../support/billing-events';
+import { openDataSource } from '../support/database';
 import { type JsonReply, sendJson } from '../support/http-json';
 import { RecoveryStack } from '../support/recovery-stack';
 import { ADMIN, OWNER, seedProtectedGuild } from '../support/restore-scenario';
 import { waitFor } from '../support/wait';
+import { type Damage, damage, damageIn, type PlatformRead, RaidUndo } from './support/raid-undo';
 
 type Body = Record<string, unknown>;
 
@@ -17,6 +22,7 @@ const TOKENS: Record<string, string> = {
   [ADMIN]: 'raid-detection-admin-token',
   [HIJACKED_BOT]: 'raid-detection-bot-token',
   [MODERATOR]: 'raid-detection-moderator-token',
+  [OWNER]: 'raid-detection-owner-token',
 };
 const RAIDERS = [
   ['a hijacked admin', ADMIN],
@@ -27,16 +33,22 @@ const RAIDERS = [
  * Raids AntiNuke never counted before it weighed every kind of action into one score per actor:
  * each opens an incident naming the raider, played as a hijacked admin and as a hijacked bot token
  * through the platform's API, against the running apps (live sync on the fake platform's gateway,
- * AntiNuke's workflow). Moderation below the score opens none.
+ * AntiNuke's workflow). Moderation below the score opens none. After each, "Undo this raid"
+ * previews exactly the raid's damage and the restore leaves the guild as it was before the raid,
+ * as far as a bot can put it back (members removed from the guild cannot be added back).
  */
 describe('AntiNuke raid detection', () => {
   const stack = new RecoveryStack({ worker: true, liveSync: true });
   let billing: BillingEventStream;
+  let dataSource: DataSource;
+  let undo: RaidUndo;
   const owner = stack.user(OWNER);
 
   beforeAll(async () => {
+    dataSource = await openDataSource();
     billing = new BillingEventStream();
     await stack.start();
+    undo = new RaidUndo(stack, dataSource);
     for (const [userId, token] of Object.entries(TOKENS)) stack.platform.registerBotToken(token, userId);
     await stack.onTheGateway();
   });
@@ -44,6 +56,7 @@ describe('AntiNuke raid detection', () => {
   afterAll(async () => {
     await stack.stop();
     await billing?.close();
+    await dataSource?.destroy();
   });
 
   const api = async (method: string, path: string, body?: unknown): Promise<Body> => {
@@ -61,22 +74,23 @@ describe('AntiNuke raid detection', () => {
     return answer;
   }
 
-  /** An ENTERPRISE guild AntiNuke watches (no auto-action), with the hijacked bot and a moderator in it. */
-  async function watchedGuild(settings: Body = {}): Promise<{ seeded: SeededGuild; guildId: string }> {
-    const seeded = seedProtectedGuild(
-      stack.platform,
-      `Raid ${uuidv7().slice(-6)}`,
-      0,
-      8,
-      undefined,
-      (spec) => {
-        spec.roles!.push({ name: 'Kicker', permissions: P.KickMembers });
-        spec.members!.push(
-          { username: 'helper-bot', id: HIJACKED_BOT, roles: ['Admin'] },
-          { username: 'moderator', id: MODERATOR, roles: ['Kicker'] },
-        );
-      },
-    );
+  /**
+   * An ENTERPRISE guild AntiNuke watches (no auto-action), with the hijacked bot and a moderator in
+   * it, a manual snapshot, and live sync journalling its changes (the owner set #general's topic and
+   * created a role after the snapshot); `before` is the platform's read of it before the raid.
+   */
+  async function watchedGuild(
+    settings: Body = {},
+    bot?: GuildSpec['bot'],
+  ): Promise<{ seeded: SeededGuild; guildId: string; before: PlatformRead }> {
+    const mirroredBefore = await undo.mirroredGuilds();
+    const seeded = seedProtectedGuild(stack.platform, `Raid ${uuidv7().slice(-6)}`, 0, 8, bot, (spec) => {
+      spec.roles!.push({ name: 'Kicker', permissions: P.KickMembers });
+      spec.members!.push(
+        { username: 'helper-bot', id: HIJACKED_BOT, roles: ['Admin'] },
+        { username: 'moderator', id: MODERATOR, roles: ['Kicker'] },
+      );
+    });
     const guildId = await stack.guildWatchedByAntiNuke(seeded.guildId, billing);
     await api('PUT', `/api/v1/guilds/${guildId}/antinuke`, {
       threshold: 3,
@@ -84,7 +98,41 @@ describe('AntiNuke raid detection', () => {
       auto_action_enabled: false,
       ...settings,
     });
-    return { seeded, guildId };
+    await api('POST', `/api/v1/guilds/${guildId}/snapshots`, { description: 'known good' });
+    const admin = new ChatPlatformClient({
+      apiBaseUrl: `${stack.platform.url}/api`,
+      botToken: TOKENS[OWNER],
+    });
+    await undo.journalling(
+      guildId,
+      mirroredBefore,
+      () => admin.updateChannel(seeded.channels.general, { topic: 'Anything goes, kindly' }),
+      async () => (await admin.createRole(seeded.guildId, { name: 'Event Staff', permissions: '0' })).id,
+    );
+    return { seeded, guildId, before: await undo.platformRead(seeded.guildId) };
+  }
+
+  /**
+   * "Undo this raid" once the journal holds the raider's `actions` entries: its preview is exactly
+   * `expected`, and the restore leaves the guild as `before` was, less the members no longer in it
+   * (kicked, banned or pruned: a bot cannot add a member back; those banned have the ban lifted).
+   */
+  async function undoneExactly(
+    guildId: string,
+    seeded: SeededGuild,
+    raider: string,
+    actions: number,
+    before: PlatformRead,
+    expected: Damage,
+    gone: readonly string[] = [],
+  ): Promise<void> {
+    await undo.journalHoldsAll(guildId, raider, actions);
+    const [incident] = await incidentsOnceOpened(guildId);
+    const { body, preview } = await undo.undoPreview(OWNER, guildId, incident.id as string);
+    expect(damageIn(preview)).toEqual(expected);
+    await undo.restore(OWNER, body, preview);
+    const members = new Map([...before.members].filter(([id]) => !gone.includes(id)));
+    await undo.expectAsBefore(guildId, seeded.guildId, { ...before, members });
   }
 
   async function incidentsOnceOpened(guildId: string): Promise<Body[]> {
@@ -109,7 +157,7 @@ describe('AntiNuke raid detection', () => {
     it('opens an incident for a paced raid: two actions of different kinds per short window', async () => {
       // A one-second window: two actions every 1.5 s never make three in it; nine within ten
       // minutes (three times the threshold) are a raid all the same.
-      const { seeded, guildId } = await watchedGuild({ window_seconds: 1 });
+      const { seeded, guildId, before } = await watchedGuild({ window_seconds: 1 });
       const members = crowd(seeded);
       const pairs: (() => Promise<unknown>)[][] = [
         [
@@ -141,21 +189,156 @@ describe('AntiNuke raid detection', () => {
       expect(await incidentsOnceOpened(guildId)).toEqual([
         expect.objectContaining({ actor_platform_user_id: raider, action: 'mixed', count: 9 }),
       ]);
+      // Everything from the raid's first action is undone, the deleted role given back to those
+      // still here who held it; the kicked and banned stay out (the bans lifted).
+      const banned = [members[0], members[3], members[5]];
+      await undoneExactly(
+        guildId,
+        seeded,
+        raider,
+        10,
+        before,
+        damage({
+          roles_to_create: ['Moderator'],
+          channels_to_create: ['announcements', 'mod-chat', 'rules'],
+          // The role's overwrites went with it, and #rules' with the channel.
+          overrides_to_apply: ['Staff: Moderator', 'rules: Moderator'],
+          bans_to_lift: banned,
+        }),
+        [...banned, members[1], members[2], members[4]],
+      );
+    });
+
+    it('opens an incident for a fast raid, and its undo puts back each kind of damage', async () => {
+      const { seeded, guildId, before } = await watchedGuild();
+      const g = seeded.guildId;
+      const banned = crowd(seeded)[1];
+      await as(raider, 'PUT', `/channels/${seeded.channels.Staff}/permissions/${seeded.everyoneRoleId}`, {
+        type: 0,
+        allow: String(P.ViewChannel),
+        deny: '0',
+      });
+      await as(raider, 'PUT', `/channels/${seeded.channels.rules}/permissions/${seeded.roles.Moderator}`, {
+        type: 0,
+        allow: '0',
+        deny: String(P.SendMessages),
+      });
+      await as(raider, 'PATCH', `/channels/${seeded.channels['mod-chat']}`, {
+        name: 'pwned',
+        topic: 'raided',
+      });
+      await as(raider, 'DELETE', `/channels/${seeded.channels.general}`);
+      await as(raider, 'DELETE', `/guilds/${g}/roles/${seeded.roles.Member}`);
+      await as(raider, 'PUT', `/guilds/${g}/bans/${banned}`, {});
+      expect(await incidentsOnceOpened(guildId)).toEqual([
+        expect.objectContaining({ actor_platform_user_id: raider }),
+      ]);
+      // Everyone who held Member and is still here gets it back; #general is the system channel
+      // again; the overwrites are as they were.
+      const memberHolders = [...before.members].filter(
+        ([id, roles]) => roles.includes(seeded.roles.Member) && id !== banned,
+      );
+      await undoneExactly(
+        guildId,
+        seeded,
+        raider,
+        6,
+        before,
+        damage({
+          roles_to_create: ['Member'],
+          channels_to_create: ['general'],
+          channels_to_update: [{ name: 'pwned', target: 'mod-chat', changed_fields: ['name', 'topic'] }],
+          overrides_to_apply: ['Staff: @everyone', 'rules: Moderator'],
+          guild_settings_diff: ['system_channel_id'],
+          member_roles_to_restore: [`Member: ${memberHolders.length}`],
+          members_to_update: memberHolders.length,
+          bans_to_lift: [banned],
+        }),
+        [banned],
+      );
+    });
+
+    it('kicked first: the undo names no raider, so the owner falls back to the last snapshot', async () => {
+      // The bot's role lowest, as an owner who never moved it up has it: the raider outranks it.
+      const { seeded, guildId } = await watchedGuild({}, { rolePosition: 1 });
+      const g = seeded.guildId;
+      const banned = crowd(seeded)[1];
+      await as(raider, 'DELETE', `/guilds/${g}/members/${stack.platform.botUserId}`);
+      // The guild is inactive until the bot is back, so the incident is read from the database.
+      const [incident] = await waitFor(
+        'the removal’s incident',
+        async () => {
+          const rows = await dataSource.query<Body[]>(
+            `SELECT id, actor_platform_user_id, action, count, snapshot_id
+               FROM recovery.antinuke_incidents WHERE guild_id = $1`,
+            [guildId],
+          );
+          return rows.length > 0 ? rows : undefined;
+        },
+        { timeoutMs: 30_000, intervalMs: 200 },
+      );
+      expect(incident).toEqual(
+        expect.objectContaining({ actor_platform_user_id: null, action: 'bot_removed', count: 1 }),
+      );
+      // With the bot gone, nothing of what follows reaches live sync or its journal.
+      await as(raider, 'DELETE', `/channels/${seeded.channels.rules}`);
+      await as(raider, 'DELETE', `/guilds/${g}/roles/${seeded.roles.Moderator}`);
+      await as(raider, 'PUT', `/guilds/${g}/bans/${banned}`, {});
+      // The owner adds the bot back, gives it Admin and registers the guild again.
+      stack.platform.addBot(g, stack.platform.botUserId, OWNER);
+      await as(OWNER, 'PUT', `/guilds/${g}/members/${stack.platform.botUserId}/roles/${seeded.roles.Admin}`);
+      await api('POST', '/api/v1/guilds', { platform_guild_id: g });
+
+      const refused = await stack.call(
+        stack.recovery,
+        'POST',
+        `/api/v1/guilds/${guildId}/antinuke/incidents/${incident.id as string}/undo`,
+        owner,
+      );
+      expect(refused).toMatchObject({ status: 409, body: { code: 'ErrIncidentWithoutRaider' } });
+      // What is left is the incident's snapshot, the last one before the kick ("known good"): it
+      // undoes the raid and also the owner's changes made after it (the role, #general's topic).
+      const body = { snapshot_id: incident.snapshot_id, scope: [...RESTORE_SCOPES] };
+      const preview = await api('POST', '/api/v1/restore/preview', body);
+      expect(damageIn(preview)).toEqual(
+        damage({
+          roles_to_create: ['Moderator'],
+          roles_to_delete: ['Event Staff'],
+          channels_to_create: ['rules'],
+          channels_to_update: [{ name: 'general', target: 'general', changed_fields: ['topic'] }],
+          overrides_to_apply: ['Staff: Moderator', 'rules: Moderator'],
+          member_roles_to_restore: ['Moderator: 2'],
+          members_to_update: 2,
+          members_absent: 1,
+          bans_to_lift: [banned],
+        }),
+      );
     });
 
     it('opens an incident for one dangerous permission given to @everyone', async () => {
-      const { seeded, guildId } = await watchedGuild();
+      const { seeded, guildId, before } = await watchedGuild();
       await as(raider, 'PATCH', `/guilds/${seeded.guildId}/roles/${seeded.everyoneRoleId}`, {
         permissions: String(P.ViewChannel | P.SendMessages | P.Administrator),
       });
       expect(await incidentsOnceOpened(guildId)).toEqual([
         expect.objectContaining({ actor_platform_user_id: raider, action: 'permission_grant', count: 1 }),
       ]);
+      await undoneExactly(
+        guildId,
+        seeded,
+        raider,
+        1,
+        before,
+        damage({
+          roles_to_update: [{ name: '@everyone', target: '@everyone', changed_fields: ['permissions'] }],
+        }),
+      );
     });
 
     it('opens an incident for roles stripped from members', async () => {
-      const { seeded, guildId } = await watchedGuild();
-      for (const member of crowd(seeded).slice(0, 3)) {
+      const { seeded, guildId, before } = await watchedGuild();
+      const stripped = crowd(seeded).slice(0, 3);
+      for (const member of stripped) {
         await as(
           raider,
           'DELETE',
@@ -165,10 +348,18 @@ describe('AntiNuke raid detection', () => {
       expect(await incidentsOnceOpened(guildId)).toEqual([
         expect.objectContaining({ actor_platform_user_id: raider, action: 'member_role_remove', count: 3 }),
       ]);
+      await undoneExactly(
+        guildId,
+        seeded,
+        raider,
+        3,
+        before,
+        damage({ member_roles_to_restore: ['Member: 3'], members_to_update: stripped.length }),
+      );
     });
 
     it('opens an incident for one prune, weighed by the members it removed', async () => {
-      const { seeded, guildId } = await watchedGuild();
+      const { seeded, guildId, before } = await watchedGuild();
       const pruned = await as(raider, 'POST', `/guilds/${seeded.guildId}/prune`, {
         days: 1,
         include_roles: [seeded.roles.Member, seeded.roles.Moderator],
@@ -177,20 +368,35 @@ describe('AntiNuke raid detection', () => {
       expect(await incidentsOnceOpened(guildId)).toEqual([
         expect.objectContaining({ actor_platform_user_id: raider, action: 'member_prune', count: 1 }),
       ]);
+      // The pruned left the guild: a bot cannot add a member back, so the undo has nothing to do
+      // and says so (it names none of them as absent: it is composed from the members now).
+      const left = await undo.platformRead(seeded.guildId);
+      const removed = [...before.members.keys()].filter((id) => !left.members.has(id));
+      expect(removed).toHaveLength(pruned.body.pruned as number);
+      await undoneExactly(guildId, seeded, raider, 1, before, damage({}), removed);
     });
 
     it('opens an incident for webhooks created', async () => {
-      const { seeded, guildId } = await watchedGuild();
+      const { seeded, guildId, before } = await watchedGuild();
       for (const name of ['hook-1', 'hook-2', 'hook-3']) {
         await as(raider, 'POST', `/channels/${seeded.channels.general}/webhooks`, { name });
       }
       expect(await incidentsOnceOpened(guildId)).toEqual([
         expect.objectContaining({ actor_platform_user_id: raider, action: 'webhook_create', count: 3 }),
       ]);
+      // Snapshots do not hold webhooks yet, so the undo cannot delete the raider's: its preview
+      // claims nothing about them (no part of the guild changes), and they stay.
+      await undoneExactly(guildId, seeded, raider, 3, before, damage({}));
+      const hooks = await as(OWNER, 'GET', `/channels/${seeded.channels.general}/webhooks`);
+      expect((hooks.body as unknown as { name: string }[]).map((hook) => hook.name).sort()).toEqual([
+        'hook-1',
+        'hook-2',
+        'hook-3',
+      ]);
     });
 
     it('opens no incident for moderation below the score, only for the raid after it', async () => {
-      const { seeded, guildId } = await watchedGuild();
+      const { seeded, guildId, before } = await watchedGuild();
       const [first, second] = crowd(seeded);
       await as(MODERATOR, 'DELETE', `/guilds/${seeded.guildId}/members/${first}`);
       await as(MODERATOR, 'DELETE', `/guilds/${seeded.guildId}/members/${second}`);
@@ -202,6 +408,19 @@ describe('AntiNuke raid detection', () => {
       expect(await incidentsOnceOpened(guildId)).toEqual([
         expect.objectContaining({ actor_platform_user_id: raider, action: 'channel_delete', count: 3 }),
       ]);
+      // The moderator's kicks are not the raid's: the undo puts back the channels only.
+      await undoneExactly(
+        guildId,
+        seeded,
+        raider,
+        3,
+        before,
+        damage({
+          channels_to_create: ['announcements', 'mod-chat', 'rules'],
+          overrides_to_apply: ['rules: Moderator'],
+        }),
+        [first, second],
+      );
     });
   });
 });

@@ -393,4 +393,64 @@ describe('composePreRaidState, roles in order', () => {
       ['mods', 3],
     ]);
   });
+
+  describe('an update nothing journalled (the raid’s first event is the one live sync read the guild on)', () => {
+    /** @everyone-like: MEMBERS given Administrator by the raider, a channel renamed; no before-image. */
+    function grant(timeline: Timeline): void {
+      const members = timeline.mirror.state().roles.find((r) => r.id === MEMBERS)!;
+      const general = timeline.mirror.state().channels.find((c) => c.id === GENERAL)!;
+      timeline.act(
+        0,
+        RAIDER,
+        AuditLogEvent.RoleUpdate,
+        MEMBERS,
+        { ...on, type: 'role_update', role: { ...members, permissions: '8' } },
+        [{ key: 'permissions', old_value: members.permissions, new_value: '8' }],
+      );
+      timeline.act(
+        100,
+        RAIDER,
+        AuditLogEvent.ChannelUpdate,
+        GENERAL,
+        {
+          ...on,
+          type: 'channel_update',
+          channel: { ...general, name: 'owned' },
+          overrides: timeline.mirror.state().permission_overrides.filter((o) => o.channel_id === GENERAL),
+        },
+        [{ key: 'name', old_value: general.name, new_value: 'owned' }],
+      );
+    }
+
+    it('reverts the fields from the audit log’s old values when no snapshot has the object either', () => {
+      const timeline = new Timeline();
+      grant(timeline);
+
+      const { state, unknown } = composePreRaidState(timeline.input({ journal: [], snapshot: null }));
+
+      expect(state).toEqual(guildState());
+      expect(unknown).toEqual([]);
+    });
+
+    it('takes the audit log’s old value over a snapshot that predates another admin’s change', () => {
+      const timeline = new Timeline();
+      const snapshot = snapshotOf(guildState());
+      const members = () => timeline.mirror.state().roles.find((r) => r.id === MEMBERS)!;
+      // After the snapshot, before the raid: another admin lets members embed links.
+      timeline.act(
+        -30_000,
+        ADMIN,
+        AuditLogEvent.RoleUpdate,
+        MEMBERS,
+        { ...on, type: 'role_update', role: { ...members(), permissions: '16384' } },
+        [{ key: 'permissions', old_value: members().permissions, new_value: '16384' }],
+      );
+      const legitimate = timeline.mirror.state();
+      grant(timeline);
+
+      const { state } = composePreRaidState(timeline.input({ journal: [], snapshot }));
+
+      expect(state).toEqual(legitimate);
+    });
+  });
 });

@@ -89,6 +89,8 @@ interface Touched {
   overridesChanged: boolean;
   /** The old values of the actor's first entry on it (a delete lists every field). */
   oldValues: Record<string, unknown>;
+  /** Per field the actor updated, its old value in their first update entry naming it. */
+  firstOld: Map<string, unknown>;
 }
 
 /**
@@ -127,12 +129,17 @@ export function composePreRaidState(input: PreRaidInput): PreRaidState {
     if (object.type === 'channel') {
       const before = channelBefore(input, object);
       if (!before) {
+        const current = channels.get(object.id);
         if (object.deleted) unknown.push({ object_type: 'channel', object_id: object.id });
+        else if (current) channels.set(object.id, fieldsBefore(current, null, object, false));
         continue;
       }
       const current = channels.get(object.id);
       const whole = object.deleted || !current;
-      channels.set(object.id, whole ? before.channel : pick(current, before.channel, object.keys));
+      channels.set(
+        object.id,
+        whole ? before.channel : fieldsBefore(current, before.channel, object, journalled(input, object)),
+      );
       if (whole || object.overridesChanged) {
         overrides = [...overrides.filter((o) => o.channel_id !== object.id), ...before.overrides];
       }
@@ -142,18 +149,19 @@ export function composePreRaidState(input: PreRaidInput): PreRaidState {
       }
     } else {
       const before = roleBefore(input, object);
+      const current = roles.get(object.id);
       if (!before) {
         if (object.deleted) unknown.push({ object_type: 'role', object_id: object.id });
+        else if (current) roles.set(object.id, fieldsBefore(current, null, object, false));
         continue;
       }
-      const current = roles.get(object.id);
       if (object.deleted || !current) {
         roles.set(object.id, before.role);
         restoredRoles.push(object.id);
         reinserted.push(before);
         roleOverrides.push(...before.overrides);
       } else {
-        roles.set(object.id, pick(current, before.role, object.keys));
+        roles.set(object.id, fieldsBefore(current, before.role, object, journalled(input, object)));
       }
     }
   }
@@ -263,12 +271,21 @@ function touchedObjects(entries: readonly JournalAuditEntry[]): Map<string, Touc
         keys: new Set(),
         overridesChanged: false,
         oldValues: Object.fromEntries(entry.changes.map((change) => [change.key, change.old_value])),
+        firstOld: new Map(),
       };
       touched.set(key, object);
     }
     if (DELETES.has(entry.action_type)) object.deleted = true;
     if (OVERWRITE_ACTIONS.has(entry.action_type)) object.overridesChanged = true;
-    else for (const change of entry.changes) object.keys.add(FIELD_OF_KEY[change.key] ?? change.key);
+    else {
+      for (const change of entry.changes) {
+        const key = FIELD_OF_KEY[change.key] ?? change.key;
+        object.keys.add(key);
+        const update = !CREATES.has(entry.action_type) && !DELETES.has(entry.action_type);
+        if (update && 'old_value' in change && !object.firstOld.has(key))
+          object.firstOld.set(key, change.old_value);
+      }
+    }
   }
   return touched;
 }
@@ -367,6 +384,37 @@ function roleFromOldValues(object: Touched): PlatformRole | null {
     icon: typeof old.icon_hash === 'string' ? old.icon_hash : null,
     unicode_emoji: typeof old.unicode_emoji === 'string' ? old.unicode_emoji : null,
   };
+}
+
+/** Whether the journal kept the object as it was just before the actor's first change to it. */
+function journalled(input: PreRaidInput, object: Touched): boolean {
+  return journalBefore(input, object) !== undefined;
+}
+
+/**
+ * `current` with the fields the actor changed as they were before: the journal's before-image is
+ * the object just before their first change, so it is taken whole for those fields. Otherwise the
+ * audit log's old value of each field (what it held just before the actor first changed it) comes
+ * first, and the snapshot from before the raid, which may predate others' changes, only fills the
+ * fields the log gives no old value for.
+ */
+function fieldsBefore<T extends PlatformChannel | PlatformRole>(
+  current: T,
+  before: T | null,
+  object: Touched,
+  fromJournal: boolean,
+): T {
+  const picked = before ? pick(current, before, object.keys) : { ...current };
+  if (fromJournal) return picked;
+  const result = picked as unknown as Record<string, unknown>;
+  for (const [key, value] of object.firstOld) {
+    if (!(key in current) || key === 'id') continue;
+    result[key] = value ?? null;
+    if (key === 'color' && 'colors' in current && typeof value === 'number') {
+      result.colors = { ...(result.colors as PlatformRole['colors']), primary_color: value };
+    }
+  }
+  return picked;
 }
 
 /** `current` with the fields the actor changed taken from `before` (a role's colour with its colours). */
