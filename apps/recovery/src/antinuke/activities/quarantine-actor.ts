@@ -138,10 +138,11 @@ export function containActor(deps: {
         }
       }
       await Promise.all(writes);
+      // The other quarantine of the actor may have removed them a moment ago: gone is what was wanted.
       if (record.member_removed === 'kick')
-        await platform.kickMember(platformGuildId, actorPlatformUserId, reason);
+        await platform.kickMember(platformGuildId, actorPlatformUserId, reason).catch(unlessGone);
       if (record.member_removed === 'ban')
-        await platform.banMember(platformGuildId, actorPlatformUserId, reason);
+        await platform.banMember(platformGuildId, actorPlatformUserId, reason).catch(unlessGone);
       logger.warn(
         {
           guild_id: guildId,
@@ -179,6 +180,11 @@ export function quarantineActivity(deps: {
 }): (input: QuarantineActorInput) => Promise<QuarantineOutcome> {
   const contain = containActor(deps);
   return (input) => contain(input, { adopt: true });
+}
+
+function unlessGone(error: unknown): void {
+  if (isChatPlatformError(error) && error.code === 'NotFound') return;
+  throw error;
 }
 
 function tookAnything(record: QuarantineRecord): boolean {
