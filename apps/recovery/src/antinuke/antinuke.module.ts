@@ -15,6 +15,7 @@ import { LockdownController } from './lockdown/lockdown.controller';
 import { LockdownLifter } from './lockdown/lockdown-lifter';
 import { LockdownRepository } from './lockdown/lockdown.repository';
 import { LockdownService } from './lockdown/lockdown.service';
+import { ImmediateQuarantine } from './quarantine/immediate-quarantine';
 import { QuarantineReleaseService } from './quarantine/quarantine-release.service';
 import { QuarantineRepository } from './quarantine/quarantine.repository';
 import { ChangeJournalRepository } from '../sync/change-journal.repository';
@@ -37,6 +38,7 @@ import { AntiNukeSettingsApplier } from './settings-applier';
     AntiNukeSettingsRepository,
     QuarantineRepository,
     QuarantineReleaseService,
+    ImmediateQuarantine,
     LockdownRepository,
     LockdownService,
     LockdownLifter,
@@ -76,6 +78,7 @@ import { AntiNukeSettingsApplier } from './settings-applier';
     AntiNukeLicenseHandler,
     PendingChangesService,
     BotRemovalRecorder,
+    ImmediateQuarantine,
   ],
 })
 export class AntiNukeModule {}

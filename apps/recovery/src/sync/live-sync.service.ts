@@ -17,6 +17,7 @@ import {
   type DestructiveActionSink,
 } from '../antinuke/destructive-action';
 import { BotRemovalRecorder } from '../antinuke/bot-removal.recorder';
+import { ImmediateQuarantine } from '../antinuke/quarantine/immediate-quarantine';
 import { GuildRegistry } from '../guilds/guild-registry.service';
 import { snowflakeTime, toDestructiveAction, toMemberRolesRemoved } from './destructive-actions';
 import { GuildAccessChanges } from '../guilds/guild-access-changes';
@@ -143,6 +144,10 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
     @Optional()
     @Inject(GuildAccessChanges)
     private readonly accessChanges: GuildAccessChanges | null = null,
+    /** AntiNuke's quarantine at the moment the threshold is crossed; without it the workflow alone acts. */
+    @Optional()
+    @Inject(ImmediateQuarantine)
+    private readonly immediate: ImmediateQuarantine | null = null,
   ) {
     this.passes = {
       pauses: new ScheduledPass(scheduler, 'live-sync-pauses', () => this.resumeEnded()),
@@ -362,7 +367,7 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
     if (this.removesBot(entry)) sync.botRemovedBy = entry;
     const mirror = sync.paused ? null : sync.mirror;
     const action = toDestructiveAction(guild, entry, (roleId) => mirror?.rolePermissions(roleId) ?? null);
-    if (action) await this.report(action);
+    if (action) await this.report(action, guild, () => (sync.paused ? null : (sync.mirror?.state() ?? null)));
     await this.inspectRoleRemoval(guild, entry);
   }
 
@@ -395,7 +400,16 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
     }
   }
 
-  private async report(action: DestructiveAction): Promise<void> {
+  /**
+   * Signals the action to the guild's workflow and, at the same time, lets the immediate
+   * quarantine score it: when it crosses the threshold, the actor is quarantined here at once
+   * (ImmediateQuarantine), the mirror answering what it can of the guild.
+   */
+  private async report(
+    action: DestructiveAction,
+    guild: RegisteredGuild,
+    mirror: () => GuildState | null,
+  ): Promise<void> {
     if (action.actor_platform_user_id === this.botUserId) {
       metrics.ownActionsIgnored.inc();
       return;
@@ -413,6 +427,11 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
       'destructive action',
     );
     if (!this.sink) return;
+    const contained = this.immediate?.record(action, {
+      platformGuildId: guild.platformGuildId,
+      botUserId: this.botUserId,
+      mirror,
+    });
     try {
       await this.sink.record(action);
     } catch (error) {
@@ -422,6 +441,7 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
         'AntiNuke did not take the action',
       );
     }
+    await contained;
   }
 
   /**

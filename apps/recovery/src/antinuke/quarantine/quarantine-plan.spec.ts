@@ -1,6 +1,6 @@
 import type { PlatformRole } from '@lib/chat-platform';
 import { PermissionFlagsBits as P } from 'discord-api-types/v10';
-import { planQuarantine } from './quarantine-plan';
+import { mergeQuarantines, planQuarantine } from './quarantine-plan';
 
 function role(id: string, position: number, permissions: bigint, managed = false): PlatformRole {
   return {
@@ -108,5 +108,46 @@ describe(planQuarantine.name, () => {
       },
     ]);
     expect(plan(['member'], [], [], [role('guild', 0, P.ViewChannel)]).strip).toEqual([]);
+  });
+});
+
+describe(mergeQuarantines.name, () => {
+  const admin = { id: 'admin', name: 'Admin' };
+  const mod = { id: 'mod', name: 'Mod' };
+
+  it('keeps every role and permission taken once, as the first record to take it says', () => {
+    const merged = mergeQuarantines([
+      {
+        actor_platform_user_id: 'raider',
+        roles_removed: [admin],
+        role_permissions_stripped: [{ id: 'guild', name: '@everyone', permissions: '8', set_to: '0' }],
+        member_removed: null,
+      },
+      {
+        actor_platform_user_id: 'raider',
+        roles_removed: [admin, mod],
+        // Seen after the first quarantine cut it: what it held before is the first record's word.
+        role_permissions_stripped: [{ id: 'guild', name: '@everyone', permissions: '0', set_to: '0' }],
+        member_removed: 'kick',
+      },
+    ]);
+    expect(merged).toEqual({
+      actor_platform_user_id: 'raider',
+      roles_removed: [admin, mod],
+      role_permissions_stripped: [{ id: 'guild', name: '@everyone', permissions: '8', set_to: '0' }],
+      member_removed: 'kick',
+    });
+  });
+
+  it('keeps a kick or ban once decided, and an empty plan changes nothing', () => {
+    const banned = {
+      actor_platform_user_id: 'raider',
+      roles_removed: [admin],
+      role_permissions_stripped: [],
+      member_removed: 'ban' as const,
+    };
+    const empty = { ...banned, roles_removed: [], member_removed: null };
+    expect(mergeQuarantines([banned, empty])).toEqual(banned);
+    expect(() => mergeQuarantines([])).toThrow();
   });
 });

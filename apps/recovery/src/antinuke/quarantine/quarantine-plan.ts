@@ -4,7 +4,11 @@ import {
   type PlatformMember,
   grantsDangerousPermission,
 } from '@lib/chat-platform';
-import type { QuarantinedRole, StrippedRolePermissions } from '../workflows/antinuke-contract';
+import type {
+  QuarantinedRole,
+  QuarantineRecord,
+  StrippedRolePermissions,
+} from '../workflows/antinuke-contract';
 
 export interface QuarantinePlan {
   /** Roles to take from the actor. */
@@ -75,4 +79,29 @@ export function planQuarantine(input: QuarantinePlanInput): QuarantinePlan {
     });
   }
   return plan;
+}
+
+/**
+ * One record out of several stored for the same actor (the quarantine live sync ran at once, the
+ * workflow's own, a retry's plan): every role and permission any of them took, each once. The
+ * first record naming a role wins, so what is given back is what the actor held before the first
+ * taking (a later plan sees the role already stripped). A kick or ban is kept once decided.
+ */
+export function mergeQuarantines(records: readonly QuarantineRecord[]): QuarantineRecord {
+  if (records.length === 0) throw new Error('nothing to merge');
+  const roles = new Map<string, QuarantinedRole>();
+  const stripped = new Map<string, StrippedRolePermissions>();
+  let memberRemoved: QuarantineRecord['member_removed'] = null;
+  for (const record of records) {
+    for (const role of record.roles_removed) if (!roles.has(role.id)) roles.set(role.id, role);
+    for (const role of record.role_permissions_stripped)
+      if (!stripped.has(role.id)) stripped.set(role.id, role);
+    memberRemoved ??= record.member_removed;
+  }
+  return {
+    actor_platform_user_id: records[0].actor_platform_user_id,
+    roles_removed: [...roles.values()],
+    role_permissions_stripped: [...stripped.values()],
+    member_removed: memberRemoved,
+  };
 }

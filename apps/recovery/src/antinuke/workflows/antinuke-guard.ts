@@ -485,8 +485,9 @@ function platformTime(at: string, now: number): number {
 /**
  * The action as the detector counts it, or null when it is not a valid action of this guild or
  * not of the kinds counted. A missing or invalid weight (a live sync from before weights) is one.
+ * Live sync's immediate quarantine counts with it too, so both score an action alike.
  */
-function countedAction(
+export function countedAction(
   guildId: string,
   action: DestructiveAction,
   now: number,
