@@ -23,7 +23,7 @@ export interface StrippedRoleView {
   role_name: string | null;
 }
 
-/** What the raider did to members while the incident was open (issue 28), each member or role once. */
+/** What the raider did to members while the incident was open, each member or role once. */
 export interface IncidentTargetsView {
   /** Platform user ids of the members the actor banned, oldest first, at most 1,000. */
   members_banned: string[];

@@ -26,7 +26,7 @@ import { PendingChangesService } from './pending-changes.service';
 import { AntiNukeSettingsApplier } from './settings-applier';
 
 /**
- * AntiNuke (issue 10). The recovery worker registers ANTINUKE_ACTIVITIES (WORKFLOW_REGISTRY); the event consumer runs
+ * AntiNuke. The recovery worker registers ANTINUKE_ACTIVITIES (WORKFLOW_REGISTRY); the event consumer runs
  * AntiNukeLicenseHandler. The engine side (AntiNukeWorkflows, and DESTRUCTIVE_ACTION_SINK for live
  * sync) comes from WorkflowEngineModule, Temporal's or this process's.
  */

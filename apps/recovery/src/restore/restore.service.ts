@@ -30,7 +30,7 @@ import type { RestoreWorkflowInput } from './workflows/restore-contract';
 import { RestoreErrors } from './restore.errors';
 
 /**
- * Preview, start, read and cancel restores (docs/behaviour.md §4.1-4.3, docs/architecture.md cancel). The routes
+ * Preview, start, read and cancel restores (docs/behaviour.md §4.1-4.3, docs/decisions/cancel.md). The routes
  * check MANAGE_GUILD on the snapshot's or the job's guild first (a GuildResourceLookup: this
  * service for jobs, SnapshotGuildLookup for snapshots) and hand over that guild's id.
  */

@@ -16,7 +16,7 @@ export const SETTINGS_CHANGED_SIGNAL = 'settingsChanged';
 export const ENTITLEMENTS_CHANGED_SIGNAL = 'entitlementsChanged';
 export const ANTINUKE_STATE_QUERY = 'getState';
 
-/** docs/architecture.md: one long-lived workflow per guild. */
+/** docs/decisions/antinuke.md: one long-lived workflow per guild. */
 export function antinukeWorkflowId(guildId: string): string {
   return `antinuke-${guildId}`;
 }

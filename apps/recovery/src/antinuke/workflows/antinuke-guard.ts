@@ -50,7 +50,7 @@ export interface AntiNukeEngine {
 
 export interface AntiNukeGuardOptions {
   /**
-   * Record what raiders do to members on their incidents (issue 28). False only for a Temporal run
+   * Record what raiders do to members on their incidents. False only for a Temporal run
    * started by code from before: its history has no such activity to replay.
    */
   recordsTargets: boolean;
@@ -81,7 +81,7 @@ interface Detector {
 const MAX_ACTION_WEIGHT = 1_000;
 
 /**
- * One guild's AntiNuke state (docs/architecture.md "antinuke"), as plain deterministic code: the
+ * One guild's AntiNuke state (docs/decisions/antinuke.md), as plain deterministic code: the
  * settings and plan it runs with, the burst detector, and the bursts waiting for their incident.
  * The engine delivers its signals to the methods; guardGuild() works off the bursts.
  */

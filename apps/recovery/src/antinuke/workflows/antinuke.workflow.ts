@@ -52,7 +52,7 @@ const { openIncident } = proxyActivities<AntiNukeActivities>(OPEN_INCIDENT_OPTIO
 const { recordIncidentTargets } = proxyActivities<AntiNukeActivities>(RECORD_TARGETS_OPTIONS);
 
 /**
- * Marks runs that record what raiders do to members (issue 28). A run begun before replays
+ * Marks runs that record what raiders do to members (roles taken, bans, kicks). A run begun before replays
  * without it, and so schedules no recordIncidentTargets its history lacks; its next run has it.
  */
 export const INCIDENT_TARGETS_PATCH = 'antinuke-incident-targets';

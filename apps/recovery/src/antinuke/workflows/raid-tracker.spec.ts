@@ -60,7 +60,7 @@ function openIncident(sut: AntiNukeGuard, incidentId: string) {
   return { burst, targets: sut.targetsToOpenWith(incidentId) };
 }
 
-describe('AntiNuke incident targets (issue 28)', () => {
+describe('AntiNuke incident targets: what raiders do to members', () => {
   it('opens the incident with the bans of the burst and the roles stripped in the window before', () => {
     const sut = guard();
     sut.memberRolesRemoved(stripped(0, VICTIMS[3]), NOW);

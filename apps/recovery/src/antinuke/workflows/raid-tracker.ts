@@ -22,7 +22,7 @@ interface Raid {
 
 /**
  * What a raider does to members (bans, kicks, roles stripped), attached to their incidents so that
- * "undo this raid" can show and give it back (issue 28). A burst opens the actor's raid; their
+ * "undo this raid" can show and give it back. A burst opens the actor's raid; their
  * member actions of the window before it, and every one after until a whole window passes without
  * an action of theirs, are recorded on each incident the raid opened. Nothing here opens an
  * incident: that stays the burst detector's. Deterministic and plain, like BurstDetector: the

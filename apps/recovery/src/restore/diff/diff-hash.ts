@@ -4,7 +4,7 @@ import canonicalize from 'canonicalize';
 import type { RestoreDiff } from './diff-model';
 
 /**
- * The approved-diff fingerprint (docs/architecture.md "diff hash"): SHA-256 over the RFC 8785 canonical
+ * The approved-diff fingerprint (docs/decisions/diff-hash.md): SHA-256 over the RFC 8785 canonical
  * JSON of the diff. The duration estimate is left out so that tuning the estimate never
  * invalidates a preview the user already approved.
  *

@@ -43,7 +43,7 @@ export interface PlatformWait {
   until: string;
 }
 
-/** docs/architecture.md: `{ done, total, current_step, steps: [{ name, status, done, total }] }`. */
+/** docs/decisions/progress.md: `{ done, total, current_step, steps: [{ name, status, done, total }] }`. */
 export interface ProgressSummary {
   done: number;
   total: number;
