@@ -27,7 +27,7 @@ import { AntiNukeSettingsApplier } from './settings-applier';
 
 /**
  * AntiNuke. The recovery worker registers ANTINUKE_ACTIVITIES (WORKFLOW_REGISTRY); the event consumer runs
- * AntiNukeLicenseHandler. The engine side (AntiNukeWorkflows, and DESTRUCTIVE_ACTION_SINK for live
+ * AntiNukeLicenseHandler. The engine side (AntiNukeRunner, and DESTRUCTIVE_ACTION_SINK for live
  * sync) comes from WorkflowEngineModule, Temporal's or this process's.
  */
 @Global()

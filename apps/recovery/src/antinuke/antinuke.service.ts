@@ -4,7 +4,7 @@ import { EntitlementsClient } from '@lib/entitlements';
 import { DataSource } from 'typeorm';
 import { AntiNukeIncidentsRepository, type IncidentView } from './antinuke-incidents.repository';
 import { AntiNukeSettingsRepository } from './antinuke-settings.repository';
-import { AntiNukeWorkflows } from './antinuke-workflows.service';
+import { AntiNukeRunner } from './antinuke-runner';
 import { isGuildOwner } from '../guilds/guild-owner';
 import { GuildRegistry } from '../guilds/guild-registry.service';
 import { GuildMemberNames } from '../guilds/guild-member-names';
@@ -34,7 +34,7 @@ export class AntiNukeService {
     private readonly entitlements: EntitlementsClient,
     private readonly settings: AntiNukeSettingsRepository,
     private readonly incidents: AntiNukeIncidentsRepository,
-    private readonly workflows: AntiNukeWorkflows,
+    private readonly runner: AntiNukeRunner,
     private readonly guilds: GuildRegistry,
     private readonly names: GuildMemberNames,
     private readonly platform: ChatPlatformClient,
@@ -137,7 +137,7 @@ export class AntiNukeService {
     const [stored, entitlements, running, guild, pending] = await Promise.all([
       this.settings.get(guildId),
       this.entitlements.get(guildId),
-      this.workflows.isRunning(guildId),
+      this.runner.isRunning(guildId),
       this.guilds.get(guildId),
       this.pending.get(guildId),
     ]);

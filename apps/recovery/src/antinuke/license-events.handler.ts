@@ -4,7 +4,7 @@ import { type EventHandler, PermanentEventError } from '@lib/messaging';
 import type { EntityManager } from 'typeorm';
 import { GuildsRepository } from '../guilds/guilds.repository';
 import { AntiNukeSettingsRepository } from './antinuke-settings.repository';
-import { AntiNukeWorkflows } from './antinuke-workflows.service';
+import { AntiNukeRunner } from './antinuke-runner';
 import { type AntiNukeEntitlements, startingSettings } from './workflows/antinuke-contract';
 
 /**
@@ -21,7 +21,7 @@ export class AntiNukeLicenseHandler implements EventHandler {
 
   constructor(
     private readonly settings: AntiNukeSettingsRepository,
-    private readonly workflows: AntiNukeWorkflows,
+    private readonly runner: AntiNukeRunner,
     private readonly guilds: GuildsRepository,
   ) {}
 
@@ -57,7 +57,7 @@ export class AntiNukeLicenseHandler implements EventHandler {
     if (stored.auto_action_enabled && !settings.auto_action_enabled) {
       await this.settings.switchAutoActionOff(guildId, manager);
     }
-    const { runId } = await this.workflows.ensureRunning(guildId, settings, entitlements);
+    const { runId } = await this.runner.ensureRunning(guildId, settings, entitlements);
     this.logger.log({ guild_id: guildId, run_id: runId, ...entitlements }, 'antinuke workflow running');
   }
 
@@ -78,7 +78,7 @@ export class AntiNukeLicenseHandler implements EventHandler {
       detect: !losesDetection,
       auto_action_allowed: !losesAutoAction,
     };
-    const signalled = await this.workflows.signalEntitlements(guildId, entitlements);
+    const signalled = await this.runner.signalEntitlements(guildId, entitlements);
     this.logger.log(
       { guild_id: guildId, ...entitlements, workflow_running: signalled },
       losesDetection ? 'antinuke detection removed' : 'antinuke auto-action switched off',

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { AntiNukeSettingsRepository } from './antinuke-settings.repository';
-import { AntiNukeWorkflows } from './antinuke-workflows.service';
+import { AntiNukeRunner } from './antinuke-runner';
 import type { AntiNukeSettings } from './workflows/antinuke-contract';
 import { AntiNukeErrors } from './antinuke.errors';
 
@@ -15,12 +15,12 @@ export class AntiNukeSettingsApplier {
 
   constructor(
     private readonly settings: AntiNukeSettingsRepository,
-    private readonly workflows: AntiNukeWorkflows,
+    private readonly runner: AntiNukeRunner,
   ) {}
 
   async apply(manager: EntityManager, guildId: string, settings: AntiNukeSettings): Promise<void> {
     await this.settings.put(guildId, settings, manager);
-    await this.workflows.signalSettings(guildId, settings).catch((error: unknown) => {
+    await this.runner.signalSettings(guildId, settings).catch((error: unknown) => {
       this.logger.error({ err: error, guild_id: guildId }, 'antinuke settings could not be signalled');
       throw AntiNukeErrors.settingsNotSignalled();
     });

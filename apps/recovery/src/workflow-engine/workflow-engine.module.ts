@@ -27,7 +27,7 @@ type WorkflowEngineConfig = Pick<
  * What runs the workflows of WORKFLOW_REGISTRY (restores, AntiNuke), as WORKFLOW_ENGINE says:
  * Temporal (the distributed deployment; with RECOVERY_ROLE worker or all this process also runs
  * the worker, RecoveryWorkerService) or this process (standalone mode). Provides each registered
- * workflow's exports (RestoreRunner, AntiNukeWorkflows, DESTRUCTIVE_ACTION_SINK) and
+ * workflow's exports (RestoreRunner, AntiNukeRunner, DESTRUCTIVE_ACTION_SINK) and
  * WORKFLOW_ENGINE_READINESS.
  */
 @Module({})

@@ -1,16 +1,16 @@
 import type { InjectionToken, ModuleMetadata, Provider } from '@nestjs/common';
 import { ANTINUKE_ACTIVITIES } from '../antinuke/activities/antinuke.activities';
-import { AntiNukeWorkflows } from '../antinuke/antinuke-workflows.service';
+import { AntiNukeRunner } from '../antinuke/antinuke-runner';
 import { DESTRUCTIVE_ACTION_SINK } from '../antinuke/destructive-action';
 import { ANTINUKE_WORKFLOW_TYPE } from '../antinuke/workflows/antinuke-contract';
 import { RestoreActivitiesModule } from '../restore/activities/restore-activities.module';
 import { RESTORE_ACTIVITIES } from '../restore/activities/restore.activities';
 import { RestoreRunner } from '../restore/restore-runner';
 import { RESTORE_WORKFLOW_TYPE } from '../restore/workflows/restore-contract';
-import { InProcessAntiNukeWorkflows } from './in-process/in-process-antinuke-workflows';
+import { InProcessAntiNukeRunner } from './in-process/in-process-antinuke-runner';
 import { InProcessRestoreRunner } from './in-process/in-process-restore-runner';
 import { AntiNukeSignalSink } from './temporal/antinuke-signal.sink';
-import { TemporalAntiNukeWorkflows } from './temporal/temporal-antinuke-workflows';
+import { TemporalAntiNukeRunner } from './temporal/temporal-antinuke-runner';
 import { TemporalRestoreRunner } from './temporal/temporal-restore-runner';
 
 /** One workflow of the recovery task queue, as both engines run it. */
@@ -48,15 +48,15 @@ export const WORKFLOW_REGISTRY: readonly RegisteredWorkflow[] = [
     // ANTINUKE_ACTIVITIES and the settings repository come from the global AntiNukeModule.
     activities: ANTINUKE_ACTIVITIES,
     imports: [],
-    exports: [AntiNukeWorkflows, DESTRUCTIVE_ACTION_SINK],
+    exports: [AntiNukeRunner, DESTRUCTIVE_ACTION_SINK],
     temporal: [
-      { provide: AntiNukeWorkflows, useClass: TemporalAntiNukeWorkflows },
+      { provide: AntiNukeRunner, useClass: TemporalAntiNukeRunner },
       { provide: DESTRUCTIVE_ACTION_SINK, useClass: AntiNukeSignalSink },
     ],
     inProcess: [
-      { provide: AntiNukeWorkflows, useClass: InProcessAntiNukeWorkflows },
+      { provide: AntiNukeRunner, useClass: InProcessAntiNukeRunner },
       // The in-process engine counts the actions itself.
-      { provide: DESTRUCTIVE_ACTION_SINK, useExisting: AntiNukeWorkflows },
+      { provide: DESTRUCTIVE_ACTION_SINK, useExisting: AntiNukeRunner },
     ],
   },
 ];

@@ -8,7 +8,7 @@ import { type ContainActor, containActor } from '../activities/quarantine-actor'
 import { AntiNukeSettingsRepository } from '../antinuke-settings.repository';
 import { DESTRUCTIVE_ACTION_KINDS, type DestructiveAction } from '../destructive-action';
 import { type AntiNukeSettings, startingSettings } from '../workflows/antinuke-contract';
-import { countedAction } from '../workflows/antinuke-guard';
+import { countedAction } from '../workflows/signal-checks';
 import { incidentIdFrom } from '../workflows/incident-id';
 import { RaidScore } from '../workflows/raid-score';
 import { QuarantineRepository } from './quarantine.repository';

@@ -5,7 +5,9 @@ import {
   DEFAULT_ANTINUKE_SETTINGS,
   type OpenIncidentInput,
 } from './antinuke-contract';
-import { type AntiNukeEngine, AntiNukeGuard, guardGuild, validSettings } from './antinuke-guard';
+import { type AntiNukeRunHost, AntiNukeGuard } from './antinuke-guard';
+import { guardGuild } from './incident-loop';
+import { validSettings } from './signal-checks';
 
 const GUILD = '01a20182-0000-7000-8000-000000000001';
 const RAIDER = '300000000000000001';
@@ -55,7 +57,7 @@ async function incident(
   );
   const log = { warn: jest.fn(), error: jest.fn() };
   let rollOver = false;
-  const engine: AntiNukeEngine = {
+  const engine: AntiNukeRunHost = {
     activities,
     // Nothing to wait for: the burst is there at once, and once it is handled the run rolls over.
     waitUntil: (ready) => {

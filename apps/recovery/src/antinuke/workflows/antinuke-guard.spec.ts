@@ -4,7 +4,8 @@ import {
   type AntiNukeWorkflowInput,
   DEFAULT_ANTINUKE_SETTINGS,
 } from './antinuke-contract';
-import { AntiNukeGuard, validSettings } from './antinuke-guard';
+import { AntiNukeGuard } from './antinuke-guard';
+import { validSettings } from './signal-checks';
 
 const GUILD = '01a20182-0000-7000-8000-000000000001';
 const RAIDER = '300000000000000001';

@@ -25,7 +25,8 @@ import {
   MEMBER_ROLES_REMOVED_SIGNAL,
   SETTINGS_CHANGED_SIGNAL,
 } from './antinuke-contract';
-import { AntiNukeGuard, guardGuild } from './antinuke-guard';
+import { AntiNukeGuard } from './antinuke-guard';
+import { guardGuild } from './incident-loop';
 import {
   AUTO_ACTION_OPTIONS,
   INCIDENT_LOCKDOWN_OPTIONS,

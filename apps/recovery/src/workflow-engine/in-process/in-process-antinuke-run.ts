@@ -10,7 +10,8 @@ import type {
   AntiNukeWorkflowResult,
   AntiNukeWorkflowState,
 } from '../../antinuke/workflows/antinuke-contract';
-import { AntiNukeGuard, type AntiNukeLog, guardGuild } from '../../antinuke/workflows/antinuke-guard';
+import { AntiNukeGuard, type AntiNukeLog } from '../../antinuke/workflows/antinuke-guard';
+import { guardGuild } from '../../antinuke/workflows/incident-loop';
 import {
   AUTO_ACTION_OPTIONS,
   INCIDENT_LOCKDOWN_OPTIONS,

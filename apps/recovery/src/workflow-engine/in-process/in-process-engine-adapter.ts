@@ -7,7 +7,7 @@ const SHUTDOWN_GRACE_MS = 10_000;
 /**
  * What each workflow's engine class in this process (WORKFLOW_ENGINE=in-process) starts from: the
  * runs it holds, a logger under the class's own name, and shutdown's wait for the runs. The
- * classes implement their workflow's abstract class (RestoreRunner, AntiNukeWorkflows), under
+ * classes implement their workflow's abstract class (RestoreRunner, AntiNukeRunner), under
  * which the registry provides them.
  */
 export abstract class InProcessEngineAdapter<Run> {

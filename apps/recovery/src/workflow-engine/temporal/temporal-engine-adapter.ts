@@ -5,7 +5,7 @@ import { TEMPORAL_OPTIONS, type TemporalOptions } from './temporal.module';
 /**
  * What each workflow's engine class on Temporal starts from: the client, the options that name the
  * task queue, and a logger under the class's own name. The classes implement their workflow's
- * abstract class (RestoreRunner, AntiNukeWorkflows), under which the registry provides them.
+ * abstract class (RestoreRunner, AntiNukeRunner), under which the registry provides them.
  */
 @Injectable()
 export abstract class TemporalEngineAdapter {

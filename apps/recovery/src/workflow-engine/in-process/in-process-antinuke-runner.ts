@@ -2,7 +2,7 @@ import { type BeforeApplicationShutdown, Inject, Injectable } from '@nestjs/comm
 import { EntitlementsClient } from '@lib/entitlements';
 import { ANTINUKE_ACTIVITIES } from '../../antinuke/activities/antinuke.activities';
 import { AntiNukeSettingsRepository } from '../../antinuke/antinuke-settings.repository';
-import type { AntiNukeWorkflows } from '../../antinuke/antinuke-workflows.service';
+import type { AntiNukeRunner } from '../../antinuke/antinuke-runner';
 import type {
   DestructiveAction,
   DestructiveActionSink,
@@ -28,9 +28,9 @@ import type { AntiNukeLog } from '../../antinuke/workflows/antinuke-guard';
  * next LicenseUpgraded, as on Temporal.
  */
 @Injectable()
-export class InProcessAntiNukeWorkflows
+export class InProcessAntiNukeRunner
   extends InProcessEngineAdapter<InProcessAntiNukeRun>
-  implements AntiNukeWorkflows, DestructiveActionSink, BeforeApplicationShutdown
+  implements AntiNukeRunner, DestructiveActionSink, BeforeApplicationShutdown
 {
   private readonly reviving = new Map<string, Promise<InProcessAntiNukeRun | null>>();
   /** Guilds whose detection was removed here: cached entitlements must not bring them back. */

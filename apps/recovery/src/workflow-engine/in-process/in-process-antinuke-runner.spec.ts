@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import type { EntitlementsClient } from '@lib/entitlements';
 import type { AntiNukeSettingsRepository } from '../../antinuke/antinuke-settings.repository';
 import type { DestructiveAction } from '../../antinuke/destructive-action';
-import { InProcessAntiNukeWorkflows } from './in-process-antinuke-workflows';
+import { InProcessAntiNukeRunner } from './in-process-antinuke-runner';
 import type {
   AntiNukeActivities,
   AntiNukeSettings,
@@ -60,7 +60,7 @@ function setUp(features: string[] | Error = ENTERPRISE) {
     ),
   };
   const settings = { get: jest.fn(() => Promise.resolve({ ...SETTINGS, updated_at: null })) };
-  const sut = new InProcessAntiNukeWorkflows(
+  const sut = new InProcessAntiNukeRunner(
     activities,
     settings as unknown as AntiNukeSettingsRepository,
     entitlements as unknown as EntitlementsClient,
@@ -73,7 +73,7 @@ function setUp(features: string[] | Error = ENTERPRISE) {
   return { sut, entitlements, settings, opened, removed, incidents };
 }
 
-describe(InProcessAntiNukeWorkflows.name, () => {
+describe(InProcessAntiNukeRunner.name, () => {
   // Failures are logged on purpose here; the assertions say what matters.
   beforeAll(() => {
     Logger.overrideLogger(false);

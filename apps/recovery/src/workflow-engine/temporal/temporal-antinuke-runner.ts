@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { WorkflowIdReusePolicy, WorkflowNotFoundError } from '@temporalio/client';
 import { TemporalEngineAdapter } from './temporal-engine-adapter';
-import type { AntiNukeWorkflows } from '../../antinuke/antinuke-workflows.service';
+import type { AntiNukeRunner } from '../../antinuke/antinuke-runner';
 import {
   ANTINUKE_WORKFLOW_TYPE,
   type AntiNukeEntitlements,
@@ -19,7 +19,7 @@ const DESCRIBE_TIMEOUT_MS = 2_000;
 
 /** The per-guild AntiNuke workflow on Temporal: signalWithStart, signals, describe. */
 @Injectable()
-export class TemporalAntiNukeWorkflows extends TemporalEngineAdapter implements AntiNukeWorkflows {
+export class TemporalAntiNukeRunner extends TemporalEngineAdapter implements AntiNukeRunner {
   /** signalWithStart; ALLOW_DUPLICATE lets a new run follow one a downgrade ended. */
   async ensureRunning(
     guildId: string,

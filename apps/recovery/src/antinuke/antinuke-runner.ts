@@ -5,7 +5,7 @@ import type { AntiNukeEntitlements, AntiNukeSettings } from './workflows/antinuk
  * consumer. On Temporal or in this process (workflow-engine/), as WORKFLOW_ENGINE says;
  * WorkflowEngineModule provides the one.
  */
-export abstract class AntiNukeWorkflows {
+export abstract class AntiNukeRunner {
   /**
    * Starts the guild's workflow, or only signals it when it is already running: a redelivered
    * LicenseUpgraded never starts a second one. A run that has ended (downgrade) may be followed
