@@ -290,13 +290,30 @@ describe('AntiNuke raid detection', () => {
         owner,
       );
       expect(early).toMatchObject({ status: 409, body: { code: 'ErrGuildInactive' } });
-      // The owner adds the bot back, gives it Admin and registers the guild again.
+      // The owner adds the bot back, registers the guild again and gives the bot Admin.
       stack.platform.addBot(g, bot, OWNER);
-      await as(OWNER, 'PUT', `/guilds/${g}/members/${bot}/roles/${seeded.roles.Admin}`);
       await api('POST', '/api/v1/guilds', { platform_guild_id: g });
+      await as(OWNER, 'PUT', `/guilds/${g}/members/${bot}/roles/${seeded.roles.Admin}`);
+      // Live sync follows the guild again and reads the audit log back: the kick names the raider
+      // and starts the raid, before anyone asks for the undo.
+      const named = await waitFor(
+        'the raider named',
+        async () => {
+          const [row] = await dataSource.query<{ actor_platform_user_id: string; first_action_at: Date }[]>(
+            `SELECT actor_platform_user_id, first_action_at FROM recovery.antinuke_incidents WHERE id = $1`,
+            [incident.id],
+          );
+          return row.actor_platform_user_id === null ? undefined : row;
+        },
+        { timeoutMs: 30_000, intervalMs: 200 },
+      );
+      expect(named.actor_platform_user_id).toBe(raider);
+      expect(named.first_action_at.getTime()).toBeLessThanOrEqual(
+        new Date(incident.first_action_at as string).getTime(),
+      );
 
-      // The undo reads the audit log back: exactly the raid after the kick, none of the owner's
-      // changes from before it (the role, #general's topic) nor the bot's return.
+      // The undo (asked twice, reading the log back each time): exactly the raid after the kick,
+      // none of the owner's changes from before it (the role, #general's topic) nor the bot's return.
       const { body, preview } = await undo.undoPreview(OWNER, guildId, incident.id as string);
       expect(damageIn(preview)).toEqual(
         damage({
@@ -308,16 +325,7 @@ describe('AntiNuke raid detection', () => {
           bans_to_lift: [banned],
         }),
       );
-      // The kick named the raider and starts the raid; its entries are journalled once, though
-      // read back twice (the undo asked again).
-      const [named] = await dataSource.query<{ actor_platform_user_id: string; first_action_at: Date }[]>(
-        `SELECT actor_platform_user_id, first_action_at FROM recovery.antinuke_incidents WHERE id = $1`,
-        [incident.id],
-      );
-      expect(named.actor_platform_user_id).toBe(raider);
-      expect(named.first_action_at.getTime()).toBeLessThanOrEqual(
-        new Date(incident.first_action_at as string).getTime(),
-      );
+      // The raider's entries are journalled once each, though read back three times.
       const journalled = await dataSource.query<{ action_type: number; target_id: string }[]>(
         `SELECT action_type, target_id FROM recovery.change_journal_audit_entries
           WHERE guild_id = $1 AND actor_id = $2 ORDER BY at, entry_id`,

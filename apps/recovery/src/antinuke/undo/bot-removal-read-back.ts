@@ -44,6 +44,22 @@ export class BotRemovalReadBack {
     private readonly journal: ChangeJournalRepository,
   ) {}
 
+  /**
+   * The bot follows the guild again (live sync mirrors it): each removal of it that names no
+   * raider yet is read back, so the incident names one before anyone asks for the undo.
+   */
+  async readBackUnnamed(guild: { id: string; platformGuildId: string }): Promise<void> {
+    for (const incident of await this.incidents.unnamedRemovals(guild.id)) {
+      await this.readBack({
+        incidentId: incident.id,
+        guildId: guild.id,
+        platformGuildId: guild.platformGuildId,
+        actor: null,
+        removedAt: new Date(incident.first_action_at),
+      });
+    }
+  }
+
   /** The incident's raider once read back, or null when the audit log does not name one. */
   async readBack(removal: RemovalToReadBack): Promise<string | null> {
     const botUserId = await this.ownUserId();

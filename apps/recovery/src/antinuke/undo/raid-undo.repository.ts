@@ -63,6 +63,20 @@ export class RaidUndoRepository {
   }
 
   /**
+   * The guild's `bot_removed` incidents that name no raider yet, within the 45 days the platform
+   * keeps its audit log: those a read-back on the bot's return may name.
+   */
+  async unnamedRemovals(guildId: string): Promise<{ id: string; first_action_at: Date }[]> {
+    return this.dataSource.query(
+      `SELECT id, first_action_at FROM recovery.antinuke_incidents
+        WHERE guild_id = $1 AND action = 'bot_removed' AND actor_platform_user_id IS NULL
+          AND opened_at > now() - interval '45 days'
+        ORDER BY opened_at`,
+      [guildId],
+    );
+  }
+
+  /**
    * Names the raider of an incident that named none, from the audit-log entry that removed the
    * bot: the raid starts at that entry. An incident that names one already is left as it is, so
    * a second read-back (or another replica's) changes nothing. Returns whether it was named now.
