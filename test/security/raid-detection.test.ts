@@ -278,9 +278,13 @@ describe('AntiNuke raid detection', () => {
         { timeoutMs: 30_000, intervalMs: 200 },
       );
       expect(incident).toEqual(expect.objectContaining({ action: 'bot_removed', count: 1 }));
-      // With the bot gone, nothing of what follows reaches live sync or its journal.
+      // With the bot gone, nothing of what follows reaches live sync or its journal. #general and
+      // Event Staff were changed or made after the last snapshot: the snapshot alone is not enough.
+      const eventStaff = before.state.roles.find((role) => role.name === 'Event Staff')!.id;
       await as(raider, 'DELETE', `/channels/${seeded.channels.rules}`);
       await as(raider, 'DELETE', `/guilds/${g}/roles/${seeded.roles.Moderator}`);
+      await as(raider, 'DELETE', `/channels/${seeded.channels.general}`);
+      await as(raider, 'DELETE', `/guilds/${g}/roles/${eventStaff}`);
       await as(raider, 'PUT', `/guilds/${g}/bans/${banned}`, {});
       // While it is out, the guild is inactive: nothing of it can be read, nor undone.
       const early = await stack.call(
@@ -317,9 +321,10 @@ describe('AntiNuke raid detection', () => {
       const { body, preview } = await undo.undoPreview(OWNER, guildId, incident.id as string);
       expect(damageIn(preview)).toEqual(
         damage({
-          roles_to_create: ['Moderator'],
-          channels_to_create: ['rules'],
+          roles_to_create: ['Event Staff', 'Moderator'],
+          channels_to_create: ['general', 'rules'],
           overrides_to_apply: ['Staff: Moderator', 'rules: Moderator'],
+          guild_settings_diff: ['system_channel_id'],
           member_roles_to_restore: ['Moderator: 2'],
           members_to_update: 2,
           bans_to_lift: [banned],
@@ -335,6 +340,8 @@ describe('AntiNuke raid detection', () => {
         { action_type: 20, target_id: bot },
         { action_type: 12, target_id: seeded.channels.rules },
         { action_type: 32, target_id: seeded.roles.Moderator },
+        { action_type: 12, target_id: seeded.channels.general },
+        { action_type: 32, target_id: eventStaff },
         { action_type: 22, target_id: banned },
       ]);
 
