@@ -44,6 +44,7 @@ const CLIENT_METHODS = {
   getMember: true,
   listMembers: true,
   listBans: true,
+  readAuditLog: true,
   removeBan: true,
   createRole: true,
   updateRole: true,
@@ -296,6 +297,9 @@ describe('the fake platform and the product against the published Discord schema
       { invites_disabled_until: null, dms_disabled_until: null },
       REASON,
     );
+    // The audit log as the product reads it back (newest first, paged with `before`).
+    const [newest] = await client.readAuditLog(guildId, { limit: 5 });
+    await client.readAuditLog(guildId, { before: newest.id, limit: 100 });
     // What only tests and the sandbox call: a ban's read with message deletion, a channel read, the audit log.
     await rest.get(Routes.guildBan(guildId, raiderId));
     await rest.get(Routes.channel(text.id));

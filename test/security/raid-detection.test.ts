@@ -1,5 +1,4 @@
 import { ChatPlatformClient } from '@lib/chat-platform';
-import { RESTORE_SCOPES } from '@lib/contracts';
 import type { GuildSpec, SeededGuild } from '@lib/sandbox';
 import { PermissionFlagsBits as P } from 'discord-api-types/v10';
 import type { DataSource } from 'typeorm';
@@ -258,18 +257,19 @@ describe('AntiNuke raid detection', () => {
       );
     });
 
-    it('kicked first: the undo names no raider, so the owner falls back to the last snapshot', async () => {
+    it('kicked first: once the bot is back, the audit log names the raider and the raid is undone', async () => {
       // The bot's role lowest, as an owner who never moved it up has it: the raider outranks it.
-      const { seeded, guildId } = await watchedGuild({}, { rolePosition: 1 });
+      const { seeded, guildId, before } = await watchedGuild({}, { rolePosition: 1 });
       const g = seeded.guildId;
+      const bot = stack.platform.botUserId;
       const banned = crowd(seeded)[1];
-      await as(raider, 'DELETE', `/guilds/${g}/members/${stack.platform.botUserId}`);
+      await as(raider, 'DELETE', `/guilds/${g}/members/${bot}`);
       // The guild is inactive until the bot is back, so the incident is read from the database.
       const [incident] = await waitFor(
         'the removal’s incident',
         async () => {
           const rows = await dataSource.query<Body[]>(
-            `SELECT id, actor_platform_user_id, action, count, snapshot_id
+            `SELECT id, actor_platform_user_id, action, count, first_action_at
                FROM recovery.antinuke_incidents WHERE guild_id = $1`,
             [guildId],
           );
@@ -277,42 +277,80 @@ describe('AntiNuke raid detection', () => {
         },
         { timeoutMs: 30_000, intervalMs: 200 },
       );
-      expect(incident).toEqual(
-        expect.objectContaining({ actor_platform_user_id: null, action: 'bot_removed', count: 1 }),
-      );
-      // With the bot gone, nothing of what follows reaches live sync or its journal.
+      expect(incident).toEqual(expect.objectContaining({ action: 'bot_removed', count: 1 }));
+      // With the bot gone, nothing of what follows reaches live sync or its journal. #general and
+      // Event Staff were changed or made after the last snapshot: the snapshot alone is not enough.
+      const eventStaff = before.state.roles.find((role) => role.name === 'Event Staff')!.id;
       await as(raider, 'DELETE', `/channels/${seeded.channels.rules}`);
       await as(raider, 'DELETE', `/guilds/${g}/roles/${seeded.roles.Moderator}`);
+      await as(raider, 'DELETE', `/channels/${seeded.channels.general}`);
+      await as(raider, 'DELETE', `/guilds/${g}/roles/${eventStaff}`);
       await as(raider, 'PUT', `/guilds/${g}/bans/${banned}`, {});
-      // The owner adds the bot back, gives it Admin and registers the guild again.
-      stack.platform.addBot(g, stack.platform.botUserId, OWNER);
-      await as(OWNER, 'PUT', `/guilds/${g}/members/${stack.platform.botUserId}/roles/${seeded.roles.Admin}`);
-      await api('POST', '/api/v1/guilds', { platform_guild_id: g });
-
-      const refused = await stack.call(
+      // While it is out, the guild is inactive: nothing of it can be read, nor undone.
+      const early = await stack.call(
         stack.recovery,
         'POST',
         `/api/v1/guilds/${guildId}/antinuke/incidents/${incident.id as string}/undo`,
         owner,
       );
-      expect(refused).toMatchObject({ status: 409, body: { code: 'ErrIncidentWithoutRaider' } });
-      // What is left is the incident's snapshot, the last one before the kick ("known good"): it
-      // undoes the raid and also the owner's changes made after it (the role, #general's topic).
-      const body = { snapshot_id: incident.snapshot_id, scope: [...RESTORE_SCOPES] };
-      const preview = await api('POST', '/api/v1/restore/preview', body);
+      expect(early).toMatchObject({ status: 409, body: { code: 'ErrGuildInactive' } });
+      // The owner adds the bot back, registers the guild again and gives the bot Admin.
+      stack.platform.addBot(g, bot, OWNER);
+      await api('POST', '/api/v1/guilds', { platform_guild_id: g });
+      await as(OWNER, 'PUT', `/guilds/${g}/members/${bot}/roles/${seeded.roles.Admin}`);
+      // Live sync follows the guild again and reads the audit log back: the kick names the raider
+      // and starts the raid, before anyone asks for the undo.
+      const named = await waitFor(
+        'the raider named',
+        async () => {
+          const [row] = await dataSource.query<{ actor_platform_user_id: string; first_action_at: Date }[]>(
+            `SELECT actor_platform_user_id, first_action_at FROM recovery.antinuke_incidents WHERE id = $1`,
+            [incident.id],
+          );
+          return row.actor_platform_user_id === null ? undefined : row;
+        },
+        { timeoutMs: 30_000, intervalMs: 200 },
+      );
+      expect(named.actor_platform_user_id).toBe(raider);
+      expect(named.first_action_at.getTime()).toBeLessThanOrEqual(
+        new Date(incident.first_action_at as string).getTime(),
+      );
+
+      // The undo (asked twice, reading the log back each time): exactly the raid after the kick,
+      // none of the owner's changes from before it (the role, #general's topic) nor the bot's return.
+      const { body, preview } = await undo.undoPreview(OWNER, guildId, incident.id as string);
       expect(damageIn(preview)).toEqual(
         damage({
-          roles_to_create: ['Moderator'],
-          roles_to_delete: ['Event Staff'],
-          channels_to_create: ['rules'],
-          channels_to_update: [{ name: 'general', target: 'general', changed_fields: ['topic'] }],
+          roles_to_create: ['Event Staff', 'Moderator'],
+          channels_to_create: ['general', 'rules'],
           overrides_to_apply: ['Staff: Moderator', 'rules: Moderator'],
+          guild_settings_diff: ['system_channel_id'],
           member_roles_to_restore: ['Moderator: 2'],
           members_to_update: 2,
-          members_absent: 1,
           bans_to_lift: [banned],
         }),
       );
+      // The raider's entries are journalled once each, though read back three times.
+      const journalled = await dataSource.query<{ action_type: number; target_id: string }[]>(
+        `SELECT action_type, target_id FROM recovery.change_journal_audit_entries
+          WHERE guild_id = $1 AND actor_id = $2 ORDER BY at, entry_id`,
+        [guildId, raider],
+      );
+      expect(journalled).toEqual([
+        { action_type: 20, target_id: bot },
+        { action_type: 12, target_id: seeded.channels.rules },
+        { action_type: 32, target_id: seeded.roles.Moderator },
+        { action_type: 12, target_id: seeded.channels.general },
+        { action_type: 32, target_id: eventStaff },
+        { action_type: 22, target_id: banned },
+      ]);
+
+      await undo.restore(OWNER, body, preview);
+      // As before the kick, less the banned member (a bot cannot add a member back) and with the
+      // bot holding what the owner gave it on its return.
+      const members = new Map([...before.members].filter(([id]) => id !== banned));
+      members.set(bot, [seeded.roles.Admin]);
+      await undo.expectAsBefore(guildId, g, { ...before, members });
     });
 
     it('opens an incident for one dangerous permission given to @everyone', async () => {

@@ -6,6 +6,7 @@ import {
   makeURLSearchParams,
 } from '@discordjs/rest';
 import {
+  type APIAuditLog,
   type APIBan,
   type APIChannel,
   type APIGuild,
@@ -14,6 +15,7 @@ import {
   type APIMessage,
   type APIRole,
   type APIUser,
+  type RESTGetAPIAuditLogQuery,
   type RESTGetAPIGuildBansQuery,
   type RESTGetAPIGuildMembersQuery,
   Routes,
@@ -24,6 +26,7 @@ import type {
   GuildSettings,
   GuildState,
   PermissionOverride,
+  PlatformAuditLogEntry,
   PlatformBan,
   PlatformChannelWithOverrides,
   PlatformMember,
@@ -91,6 +94,8 @@ const BUCKET_MARGIN_MS = 10;
 const PACER_BURST = 25;
 /** The platform's largest page of the member list and of the ban list. */
 const LIST_PAGE_SIZE = 1000;
+/** The audit log's largest page. */
+export const AUDIT_LOG_PAGE_SIZE = 100;
 const MISSING_ACCESS = 50001;
 /** The interaction webhooks' paths (after the version), authenticated by the token they carry. */
 const INTERACTION_WEBHOOKS = '/webhooks/';
@@ -213,6 +218,27 @@ export class ChatPlatformClient {
   async listBans(guildId: string): Promise<PlatformBan[]> {
     const bans = await this.readAllByUserId<APIBan>(Routes.guildBans(guildId));
     return bans.map(toPlatformBan);
+  }
+
+  /**
+   * One page of the guild's audit log, newest first (the platform keeps 45 days): at most `limit`
+   * (1-100) entries, those older than `before` when it is given. Needs VIEW_AUDIT_LOG.
+   */
+  async readAuditLog(
+    guildId: string,
+    page: { before?: string; limit?: number } = {},
+  ): Promise<PlatformAuditLogEntry[]> {
+    const query: RESTGetAPIAuditLogQuery = { limit: page.limit ?? AUDIT_LOG_PAGE_SIZE, before: page.before };
+    const log = await this.read<APIAuditLog>(Routes.guildAuditLog(guildId), makeURLSearchParams(query));
+    return log.audit_log_entries.map((entry) => ({
+      id: entry.id,
+      user_id: entry.user_id ?? null,
+      action_type: entry.action_type,
+      target_id: entry.target_id ?? null,
+      reason: entry.reason ?? null,
+      changes: (entry.changes ?? []).map((change) => ({ ...change })),
+      ...(entry.options ? { options: { ...entry.options } } : {}),
+    }));
   }
 
   /** Lifts the user's ban; NotFound when they are not banned. */

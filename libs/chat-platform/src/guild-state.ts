@@ -126,6 +126,21 @@ export interface PlatformMember {
   communication_disabled_until?: string;
 }
 
+/**
+ * One entry of a guild's audit log as the platform answers it: who (`user_id`, null for the
+ * platform's own), what (`action_type`, the platform's AuditLogEvent), to what (`target_id`), and
+ * the changes with their old and new values, unchecked. `reason` is the actor's own text.
+ */
+export interface PlatformAuditLogEntry {
+  id: string;
+  user_id: string | null;
+  action_type: number;
+  target_id: string | null;
+  reason: string | null;
+  changes: { key: string; old_value?: unknown; new_value?: unknown }[];
+  options?: Record<string, unknown>;
+}
+
 /** A ban of the guild: who, and the reason given (the audit-log reason of the ban). */
 export interface PlatformBan {
   user: PlatformUser;

@@ -2,6 +2,8 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { ChatPlatformClient } from '@lib/chat-platform';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { DataSource } from 'typeorm';
+import { BotRemovalReadBack } from '../antinuke/undo/bot-removal-read-back';
+import { RaidUndoRepository } from '../antinuke/undo/raid-undo.repository';
 import { GuildsModule } from '../guilds/guilds.module';
 import type { RecoveryEnv } from '../recovery.env';
 import { GUILD_EVENT_SOURCE } from './guild-events';
@@ -96,6 +98,15 @@ export class LiveSyncModule {
         LiveSyncControl,
         ChangeJournalRepository,
         ChangeJournal,
+        {
+          provide: BotRemovalReadBack,
+          inject: [ChatPlatformClient, DataSource, ChangeJournalRepository],
+          useFactory: (
+            platform: ChatPlatformClient,
+            dataSource: DataSource,
+            journal: ChangeJournalRepository,
+          ) => new BotRemovalReadBack(platform, new RaidUndoRepository(dataSource), journal),
+        },
         LiveSyncService,
       ],
       exports: [LiveSyncService, LIVE_SYNC_READINESS],

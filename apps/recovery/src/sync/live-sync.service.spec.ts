@@ -7,6 +7,7 @@ import { PermissionFlagsBits } from 'discord-api-types/v10';
 import { register } from 'prom-client';
 import { expectNoRetryAfterStop, expectRetriesAfter } from '../../../../test/support/retry-timer';
 import type { BotRemoval, BotRemovalRecorder } from '../antinuke/bot-removal.recorder';
+import type { BotRemovalReadBack } from '../antinuke/undo/bot-removal-read-back';
 import type { DestructiveAction, MemberRolesRemoved } from '../antinuke/destructive-action';
 import type { GuildRegistry } from '../guilds/guild-registry.service';
 import type { ChangeJournal } from './change-journal';
@@ -79,6 +80,7 @@ function setup() {
     auditEntry: (guildId: string, entry: JournalAuditEntry) => journalled.push({ guildId, entry }),
     flush: () => Promise.resolve(),
   };
+  const readBack = { readBackUnnamed: jest.fn(() => Promise.resolve()) };
   const sut = new LiveSyncService(
     source,
     { enabled: true, pausePollMs: HOUR, entitlementRecheckMs: HOUR },
@@ -90,10 +92,14 @@ function setup() {
     undefined,
     botRemovals as unknown as BotRemovalRecorder,
     journal as unknown as ChangeJournal,
+    undefined,
+    undefined,
+    readBack as unknown as BotRemovalReadBack,
   );
 
   return {
     sut,
+    readBack,
     botRemovals,
     source,
     paused,
@@ -369,6 +375,18 @@ describe(LiveSyncService.name, () => {
 
       expect(h.sut.mirrorOf(GUILD)).toEqual(guildState());
       expect(h.recorded).toEqual([expect.objectContaining({ guild_id: GUILD_ID, kind: 'channel_delete' })]);
+    });
+
+    it('reads back the removals of a guild it mirrors again (the bot back), once per mirroring', async () => {
+      h.registered.delete(GUILD);
+      await h.emit(available());
+      expect(h.readBack.readBackUnnamed).not.toHaveBeenCalled();
+
+      h.registered.set(GUILD, GUILD_ID);
+      await h.emit(audit(12, RAIDER), audit(12, RAIDER));
+
+      expect(h.readBack.readBackUnnamed).toHaveBeenCalledTimes(1);
+      expect(h.readBack.readBackUnnamed).toHaveBeenCalledWith({ id: GUILD_ID, platformGuildId: GUILD });
     });
 
     it('starts mirroring after an upgrade and stops after a downgrade', async () => {

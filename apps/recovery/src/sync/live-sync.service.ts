@@ -17,6 +17,7 @@ import {
   type DestructiveActionSink,
 } from '../antinuke/destructive-action';
 import { BotRemovalRecorder } from '../antinuke/bot-removal.recorder';
+import { BotRemovalReadBack } from '../antinuke/undo/bot-removal-read-back';
 import { ImmediateQuarantine } from '../antinuke/quarantine/immediate-quarantine';
 import { GuildRegistry } from '../guilds/guild-registry.service';
 import { snowflakeTime, toDestructiveAction, toMemberRolesRemoved } from './destructive-actions';
@@ -120,6 +121,8 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
   /** Kept as guilds change rather than counted on every event: a shard brings thousands at once. */
   private mirrored = 0;
   private pausedCount = 0;
+  /** Guilds (ours) whose audit log is being read back now, each once at a time. */
+  private readonly readingBack = new Set<string>();
 
   constructor(
     @Inject(GUILD_EVENT_SOURCE) private readonly source: GuildEventSource,
@@ -148,6 +151,10 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
     @Optional()
     @Inject(ImmediateQuarantine)
     private readonly immediate: ImmediateQuarantine | null = null,
+    /** Names the raider of a kick of the bot once it is back; without it the undo does, when asked. */
+    @Optional()
+    @Inject(BotRemovalReadBack)
+    private readonly readBack: BotRemovalReadBack | null = null,
   ) {
     this.passes = {
       pauses: new ScheduledPass(scheduler, 'live-sync-pauses', () => this.resumeEnded()),
@@ -297,6 +304,7 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
 
     const auditLogAtRisk = sync.mirror !== null && mayTakeAuditLog(sync.mirror, event);
     if (event.type === 'guild_available') {
+      if (!sync.mirror) this.readBackRemovals(guild);
       this.setMirror(sync, new GuildMirror(event.state), sequence);
     } else if (!sync.mirror) {
       await this.seed(sync, guild);
@@ -494,16 +502,33 @@ export class LiveSyncService implements OnApplicationBootstrap, BeforeApplicatio
     if (Date.now() < sync.nextSeedAttemptAt) return;
     const through = this.received;
     try {
-      this.setMirror(
-        sync,
-        new GuildMirror(await this.platform.getGuildState(guild.platformGuildId)),
-        through,
-      );
+      const state = await this.platform.getGuildState(guild.platformGuildId);
+      if (!sync.mirror) this.readBackRemovals(guild);
+      this.setMirror(sync, new GuildMirror(state), through);
     } catch (error) {
       sync.nextSeedAttemptAt = Date.now() + SEED_RETRY_MS;
       this.dropMirror(sync);
       this.logger.warn({ guild_id: guild.id, err: String(error) }, 'guild not read; mirrored again later');
     }
+  }
+
+  /**
+   * The guild is mirrored here again, perhaps after the bot was kicked and added back: its
+   * removals that name no raider are read back from the audit log (BotRemovalReadBack), off the
+   * guild's lane, whose events do not wait for it.
+   */
+  private readBackRemovals(guild: RegisteredGuild): void {
+    if (!this.readBack || this.readingBack.has(guild.id)) return;
+    this.readingBack.add(guild.id);
+    void this.readBack
+      .readBackUnnamed(guild)
+      .catch((error: unknown) =>
+        this.logger.warn(
+          { guild_id: guild.id, err: String(error) },
+          'audit log not read back; the undo will',
+        ),
+      )
+      .finally(() => this.readingBack.delete(guild.id));
   }
 
   /** Unknown answers count as paused: buffering is safe, mistaking a restore for a raid is not. */

@@ -164,6 +164,38 @@ describe(composePreRaidState.name, () => {
     expect(state).toEqual(legitimatelyChanged());
   });
 
+  it('brings the snapshot’s version of a deleted object up to date with its delete entry’s old values', () => {
+    // Seen by nobody (the bot kicked first): after the snapshot an admin set #rules' topic and
+    // renamed the mods role, then the raider deleted both; the journal holds neither.
+    const timeline = new Timeline();
+    const snapshot = snapshotOf(guildState());
+    const rulesBefore = { ...snapshot.channels.find((c) => c.id === RULES)!, topic: 'be kind' };
+    const modsBefore = { ...snapshot.roles.find((r) => r.id === MODS)!, name: 'Moderators' };
+    timeline.act(0, RAIDER, AuditLogEvent.RoleDelete, MODS, { ...on, type: 'role_delete', roleId: MODS }, [
+      { key: 'name', old_value: 'Moderators' },
+      { key: 'permissions', old_value: modsBefore.permissions },
+      { key: 'position', old_value: 99 },
+    ]);
+    timeline.act(
+      100,
+      RAIDER,
+      AuditLogEvent.ChannelDelete,
+      RULES,
+      { ...on, type: 'channel_delete', channelId: RULES },
+      [
+        { key: 'name', old_value: rulesBefore.name },
+        { key: 'topic', old_value: 'be kind' },
+        { key: 'flags', old_value: 0 },
+      ],
+    );
+
+    const { state } = composePreRaidState(timeline.input({ journal: [], snapshot }));
+
+    expect(state.channels.find((c) => c.id === RULES)).toEqual(rulesBefore);
+    // Its place is the snapshot's, the position in the entry another numbering's.
+    expect(state.roles.find((r) => r.id === MODS)).toEqual(modsBefore);
+  });
+
   it('rebuilds a deleted channel from the audit log alone, and names what nothing kept', () => {
     const timeline = new Timeline();
     const now = guildState();

@@ -317,7 +317,7 @@ function channelBefore(input: PreRaidInput, object: Touched): ChannelBefore | nu
   const channel = snapshot?.channels.find((candidate) => candidate.id === object.id);
   if (snapshot && channel) {
     return {
-      channel,
+      channel: upToDate(channel, object),
       overrides: snapshot.permission_overrides.filter((o) => o.channel_id === object.id),
       children: snapshot.channels.filter((child) => child.parent_id === object.id).map((child) => child.id),
       settings: CHANNEL_SETTINGS.filter((setting) => snapshot.guild[setting] === object.id),
@@ -336,13 +336,34 @@ function roleBefore(input: PreRaidInput, object: Touched): RoleBefore | null {
     const order = sortByPosition([...snapshot.roles]);
     const below = order[order.indexOf(role) - 1]?.id;
     return {
-      role,
+      role: upToDate(role, object),
       overrides: snapshot.permission_overrides.filter((o) => o.type === 'role' && o.id === object.id),
       ...(below !== undefined && { below }),
     };
   }
   const fromAudit = roleFromOldValues(object);
   return fromAudit && { role: fromAudit, overrides: [] };
+}
+
+/**
+ * The snapshot's version of an object the actor deleted first, with the fields the delete's entry
+ * lists as they were just before it: others may have changed it between the snapshot and the raid
+ * (seen by nobody when the bot was out). Its position stays the snapshot's (the platform renumbers
+ * the others as objects go), its overrides too (a delete's entry does not list them as ours).
+ */
+function upToDate<T extends PlatformChannel | PlatformRole>(version: T, object: Touched): T {
+  if (object.firstChange !== 'delete') return version;
+  const result = { ...version } as Record<string, unknown>;
+  for (const [auditKey, value] of Object.entries(object.oldValues)) {
+    const key = FIELD_OF_KEY[auditKey] ?? auditKey;
+    if (!(key in version) || key === 'id' || key === 'position' || value === undefined) continue;
+    if (typeof value !== typeof result[key] && result[key] !== null) continue;
+    result[key] = value;
+    if (key === 'color' && 'colors' in version && typeof value === 'number') {
+      result.colors = { ...version.colors, primary_color: value };
+    }
+  }
+  return result as T;
 }
 
 /**

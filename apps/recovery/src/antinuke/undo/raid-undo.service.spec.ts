@@ -6,12 +6,40 @@ import type { RaidUndoRepository } from './raid-undo.repository';
 import { RaidUndoService } from './raid-undo.service';
 
 describe(RaidUndoService.name, () => {
+  it('refuses a removal of the bot that names no raider while the bot is still out, reading nothing', async () => {
+    const platform = { getGuildState: jest.fn(), readAuditLog: jest.fn(), getCurrentUser: jest.fn() };
+    const service = new RaidUndoService(
+      {
+        incident: () =>
+          Promise.resolve({
+            action: 'bot_removed',
+            actor_platform_user_id: null,
+            first_action_at: new Date(),
+            undo_snapshot_id: null,
+          }),
+      } as unknown as RaidUndoRepository,
+      {} as ChangeJournalRepository,
+      {
+        get: () => Promise.resolve({ id: 'guild-1', platformGuildId: '5', removedAt: new Date() }),
+      } as unknown as GuildRegistry,
+      platform as unknown as ChatPlatformClient,
+      {} as SnapshotService,
+    );
+    await expect(service.undo('guild-1', 'incident-1')).rejects.toMatchObject({
+      code: 'ErrIncidentWithoutRaider',
+      status: 409,
+    });
+    expect(platform.readAuditLog).not.toHaveBeenCalled();
+    expect(platform.getGuildState).not.toHaveBeenCalled();
+  });
+
   it('refuses an incident that names no raider, reading nothing of the guild', async () => {
     const platform = { getGuildState: jest.fn() };
     const service = new RaidUndoService(
       {
         incident: () =>
           Promise.resolve({
+            action: 'channel_delete',
             actor_platform_user_id: null,
             first_action_at: new Date(),
             undo_snapshot_id: null,

@@ -11,6 +11,7 @@ import {
 } from '../../snapshots/snapshot-payload';
 import { SnapshotService } from '../../snapshots/snapshot.service';
 import { ChangeJournalRepository } from '../../sync/change-journal.repository';
+import { BotRemovalReadBack } from './bot-removal-read-back';
 import { BEFORE_IMAGE_SLACK_MS, composePreRaidState, type UnknownObject } from './pre-raid-state';
 import { RaidUndoRepository } from './raid-undo.repository';
 import { AntiNukeErrors } from '../antinuke.errors';
@@ -29,10 +30,15 @@ export interface RaidUndo {
  * the incident's actor first acted, composed on request from the guild now, the change journal
  * live sync keeps, the newest snapshot from before the raid and what the incident recorded. It is
  * kept on the incident; asked again with nothing changed, the same snapshot is answered.
+ *
+ * The bot kicked or banned first (`bot_removed`): once it is back, the audit log is read back
+ * (BotRemovalReadBack) to name the raider and journal what they did while it was out, then the
+ * undo is composed the same way.
  */
 @Injectable()
 export class RaidUndoService {
   private readonly logger = new Logger(RaidUndoService.name);
+  private readonly readBack: BotRemovalReadBack;
 
   constructor(
     private readonly repository: RaidUndoRepository,
@@ -40,16 +46,36 @@ export class RaidUndoService {
     private readonly guilds: GuildRegistry,
     private readonly platform: ChatPlatformClient,
     private readonly snapshots: SnapshotService,
-  ) {}
+  ) {
+    this.readBack = new BotRemovalReadBack(platform, repository, journal);
+  }
 
   async undo(guildId: string, incidentId: string): Promise<RaidUndo> {
-    const incident = await this.repository.incident(guildId, incidentId);
+    let incident = await this.repository.incident(guildId, incidentId);
     if (!incident) throw AntiNukeErrors.incidentNotFound();
-    const actor = incident.actor_platform_user_id;
-    if (actor === null) {
-      throw AntiNukeErrors.incidentWithoutRaider();
-    }
+    const raiderKnown = incident.actor_platform_user_id !== null;
+    if (!raiderKnown && incident.action !== 'bot_removed') throw AntiNukeErrors.incidentWithoutRaider();
     const guild = await this.guilds.get(guildId);
+    if (incident.action === 'bot_removed') {
+      // Until the bot is back, nothing of the guild can be read: the raider stays unknown.
+      if (guild.removedAt !== null && !raiderKnown) throw AntiNukeErrors.incidentWithoutRaider();
+      if (guild.removedAt === null) {
+        await this.readBack
+          .readBack({
+            incidentId,
+            guildId,
+            platformGuildId: guild.platformGuildId,
+            actor: incident.actor_platform_user_id,
+            removedAt: new Date(incident.first_action_at),
+          })
+          .catch((error: unknown) => {
+            throw toUserFacingError(error);
+          });
+        incident = (await this.repository.incident(guildId, incidentId))!;
+      }
+    }
+    const actor = incident.actor_platform_user_id;
+    if (actor === null) throw AntiNukeErrors.incidentWithoutRaider();
     const raidStart = new Date(incident.first_action_at);
     const since = new Date(raidStart.getTime() - BEFORE_IMAGE_SLACK_MS);
 
