@@ -1,9 +1,11 @@
 import 'reflect-metadata';
 import type { ShardingSettings } from '@lib/sandbox';
+import './raid-env';
 import '../test/support/test-env';
 import { PermissionFlagsBits as P } from 'discord-api-types/v10';
 import { setTimeout as sleep } from 'node:timers/promises';
 import migrateTestDatabase from '../test/support/global-setup';
+import { dropDatabase } from './growth/database';
 import { sendJson } from '../test/support/http-json';
 import { LiveSyncCluster, RAIDER_TOKEN, type RaidGuild } from '../test/support/live-sync-cluster';
 import { ADMIN, OWNER } from '../test/support/restore-scenario';
@@ -100,6 +102,7 @@ async function raid(cluster: LiveSyncCluster, guild: RaidGuild, step: Step): Pro
 }
 
 async function main(): Promise<void> {
+  await dropDatabase(process.env.DATABASE_URL!);
   migrateTestDatabase();
   const cluster = new LiveSyncCluster({ sharding: SHARDING });
   try {

@@ -119,15 +119,20 @@ export class LockdownRepository {
 
   /**
    * Lockdowns to lift, oldest first: those in force whose time is up, and starts cut short (still
-   * `starting` a minute on, their process gone), which may have changed the guild already.
+   * `starting` a minute on, their process gone), which may have changed the guild already. Not in a
+   * guild the bot has left: nothing can be given back there until it is back, when this finds it.
+   * `skip`: lockdowns the caller tries later, so that they never fill the batch.
    */
-  async due(limit: number): Promise<LockdownRow[]> {
+  async due(limit: number, skip: readonly string[] = []): Promise<LockdownRow[]> {
     return this.dataSource.query<LockdownRow[]>(
-      `SELECT * FROM recovery.antinuke_lockdowns
-        WHERE (state = 'active' AND lockdown_until <= now())
-           OR (state = 'starting' AND started_at < now() - interval '1 minute')
-        ORDER BY lockdown_until LIMIT $1`,
-      [limit],
+      `SELECT l.* FROM recovery.antinuke_lockdowns l
+         JOIN recovery.guilds g ON g.id = l.guild_id
+        WHERE ((l.state = 'active' AND l.lockdown_until <= now())
+           OR (l.state = 'starting' AND l.started_at < now() - interval '1 minute'))
+          AND g.bot_installed_at IS NOT NULL AND g.removed_at IS NULL
+          AND NOT (l.id = ANY($2::uuid[]))
+        ORDER BY l.lockdown_until LIMIT $1`,
+      [limit, skip],
     );
   }
 }
