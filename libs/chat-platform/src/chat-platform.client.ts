@@ -22,11 +22,11 @@ import {
 } from 'discord-api-types/v10';
 import { ChatPlatformError } from './chat-platform-error';
 import type {
+  AuditLogEntry,
   DirectMessage,
   GuildSettings,
   GuildState,
   PermissionOverride,
-  PlatformAuditLogEntry,
   PlatformBan,
   PlatformChannelWithOverrides,
   PlatformMember,
@@ -37,6 +37,7 @@ import type {
 import {
   type WireGuildChannel,
   sortByPosition,
+  toAuditLogEntry,
   toChannelBody,
   toChannelWithOverrides,
   toGuildSettings,
@@ -227,18 +228,10 @@ export class ChatPlatformClient {
   async readAuditLog(
     guildId: string,
     page: { before?: string; limit?: number } = {},
-  ): Promise<PlatformAuditLogEntry[]> {
+  ): Promise<AuditLogEntry[]> {
     const query: RESTGetAPIAuditLogQuery = { limit: page.limit ?? AUDIT_LOG_PAGE_SIZE, before: page.before };
     const log = await this.read<APIAuditLog>(Routes.guildAuditLog(guildId), makeURLSearchParams(query));
-    return log.audit_log_entries.map((entry) => ({
-      id: entry.id,
-      user_id: entry.user_id ?? null,
-      action_type: entry.action_type,
-      target_id: entry.target_id ?? null,
-      reason: entry.reason ?? null,
-      changes: (entry.changes ?? []).map((change) => ({ ...change })),
-      ...(entry.options ? { options: { ...entry.options } } : {}),
-    }));
+    return log.audit_log_entries.map(toAuditLogEntry);
   }
 
   /** Lifts the user's ban; NotFound when they are not banned. */

@@ -1,4 +1,5 @@
 import {
+  type APIAuditLogEntry,
   type APIBan,
   type APIGuild,
   type APIGuildMember,
@@ -9,6 +10,7 @@ import {
   OverwriteType,
 } from 'discord-api-types/v10';
 import type {
+  AuditLogEntry,
   GuildSettings,
   GuildState,
   PermissionOverride,
@@ -179,6 +181,19 @@ export function toPlatformMember(member: APIGuildMember): PlatformMember {
     roles: member.roles,
     nick: member.nick ?? null,
     ...(until ? { communication_disabled_until: until } : {}),
+  };
+}
+
+/** An audit-log entry as the REST read and the gateway's GUILD_AUDIT_LOG_ENTRY_CREATE carry it. */
+export function toAuditLogEntry(entry: APIAuditLogEntry): AuditLogEntry {
+  return {
+    id: entry.id,
+    actorId: entry.user_id ?? null,
+    actionType: entry.action_type,
+    targetId: entry.target_id ?? null,
+    reason: entry.reason ?? null,
+    changes: (entry.changes ?? []).map((change) => ({ ...change })),
+    ...(entry.options ? { options: { ...entry.options } } : {}),
   };
 }
 

@@ -127,18 +127,33 @@ export interface PlatformMember {
 }
 
 /**
- * One entry of a guild's audit log as the platform answers it: who (`user_id`, null for the
- * platform's own), what (`action_type`, the platform's AuditLogEvent), to what (`target_id`), and
- * the changes with their old and new values, unchecked. `reason` is the actor's own text.
+ * One entry of a guild's audit log, the same from the REST read and from the gateway's
+ * GUILD_AUDIT_LOG_ENTRY_CREATE.
  */
-export interface PlatformAuditLogEntry {
+export interface AuditLogEntry {
   id: string;
-  user_id: string | null;
-  action_type: number;
-  target_id: string | null;
+  /** Who did it; null for the platform's own actions. */
+  actorId: string | null;
+  /** The platform's audit-log action type (`AuditLogEvent` of discord-api-types). */
+  actionType: number;
+  /** What it was done to: a channel, role or user id. */
+  targetId: string | null;
+  /** The `X-Audit-Log-Reason` the actor sent, if any: the actor's own text. */
   reason: string | null;
-  changes: { key: string; old_value?: unknown; new_value?: unknown }[];
+  /** What changed, as the platform lists it (`$remove` of MEMBER_ROLE_UPDATE: the roles taken). */
+  changes: AuditLogChange[];
+  /**
+   * The entry's optional info, as the platform sends it (MEMBER_PRUNE: `members_removed` and
+   * `delete_member_days`, decimal strings); absent when it has none.
+   */
   options?: Record<string, unknown>;
+}
+
+/** One change of an audit-log entry; the values are the platform's, unchecked. */
+export interface AuditLogChange {
+  key: string;
+  old_value?: unknown;
+  new_value?: unknown;
 }
 
 /** A ban of the guild: who, and the reason given (the audit-log reason of the ban). */

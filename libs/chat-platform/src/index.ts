@@ -7,6 +7,7 @@ export * from './guild-state';
 export {
   type WireGuildChannel,
   sortByPosition,
+  toAuditLogEntry,
   toGuildSettings,
   toGuildState,
   toPermissionOverrides,

@@ -1,4 +1,5 @@
 import {
+  toAuditLogEntry,
   toGuildSettings,
   toGuildState,
   toPermissionOverrides,
@@ -76,15 +77,7 @@ const MAPPERS: DispatchMappers = {
   [GatewayDispatchEvents.GuildAuditLogEntryCreate]: (d) => ({
     type: 'audit_log_entry',
     platformGuildId: d.guild_id,
-    entry: {
-      id: d.id,
-      actorId: d.user_id ?? null,
-      actionType: d.action_type,
-      targetId: d.target_id ?? null,
-      reason: d.reason ?? null,
-      changes: (d.changes ?? []).map((change) => ({ ...change })),
-      ...(d.options ? { options: { ...d.options } } : {}),
-    },
+    entry: toAuditLogEntry(d),
   }),
 };
 

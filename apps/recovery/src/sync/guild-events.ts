@@ -1,10 +1,14 @@
 import type {
+  AuditLogEntry,
   GuildSettings,
   GuildState,
   PermissionOverride,
   PlatformChannel,
   PlatformRole,
 } from '@lib/chat-platform';
+
+/** The audit-log shapes are the library's: the same from the REST read and from the gateway. */
+export type { AuditLogChange, AuditLogEntry } from '@lib/chat-platform';
 
 /**
  * What live sync learns from the platform's gateway, in the shapes of `GuildState` (the same a
@@ -29,33 +33,6 @@ export type GuildEvent =
   | { type: 'guild_settings_update'; platformGuildId: string; settings: GuildSettings }
   | { type: 'member_ban' | 'member_remove'; platformGuildId: string; userId: string }
   | { type: 'audit_log_entry'; platformGuildId: string; entry: AuditLogEntry };
-
-/** One entry of the guild's audit log, as the platform announces it when it is written. */
-export interface AuditLogEntry {
-  id: string;
-  /** Who did it; null for the platform's own actions. */
-  actorId: string | null;
-  /** The platform's audit-log action type (`AuditLogEvent` of discord-api-types). */
-  actionType: number;
-  /** What it was done to: a channel, role or user id. */
-  targetId: string | null;
-  /** The `X-Audit-Log-Reason` the actor sent, if any. */
-  reason: string | null;
-  /** What changed, as the platform lists it (`$remove` of MEMBER_ROLE_UPDATE: the roles taken). */
-  changes: AuditLogChange[];
-  /**
-   * The entry's optional info, as the platform sends it (MEMBER_PRUNE: `members_removed` and
-   * `delete_member_days`, decimal strings); absent when it has none.
-   */
-  options?: Record<string, unknown>;
-}
-
-/** One change of an audit-log entry; the values are the platform's, unchecked. */
-export interface AuditLogChange {
-  key: string;
-  old_value?: unknown;
-  new_value?: unknown;
-}
 
 /**
  * A member's roles, nickname or timeout changed (GUILD_MEMBER_UPDATE). The mirror does not keep

@@ -1,4 +1,3 @@
-import type { PlatformAuditLogEntry } from '@lib/chat-platform';
 import { AuditLogEvent } from 'discord-api-types/v10';
 import type { JournalAuditEntry } from '../../sync/change-journal-entry';
 import { snowflakeTime } from '../../sync/destructive-actions';
@@ -24,19 +23,6 @@ export interface ReadBackFindings {
   raider: string | null;
   /** The raider's entries from the removal on, oldest first, as the journal keeps them. */
   entries: JournalAuditEntry[];
-}
-
-/** A platform audit-log entry in the shape live sync handles its gateway entries in. */
-export function toAuditLogEntry(entry: PlatformAuditLogEntry): AuditLogEntry {
-  return {
-    id: entry.id,
-    actorId: entry.user_id,
-    actionType: entry.action_type,
-    targetId: entry.target_id,
-    reason: entry.reason,
-    changes: entry.changes.map((change) => ({ ...change })),
-    ...(entry.options ? { options: { ...entry.options } } : {}),
-  };
 }
 
 /** The smallest snowflake of that millisecond: entries with a greater id were written at it or later. */

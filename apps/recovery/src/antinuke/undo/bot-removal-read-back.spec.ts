@@ -1,4 +1,4 @@
-import type { ChatPlatformClient, PlatformAuditLogEntry } from '@lib/chat-platform';
+import type { AuditLogEntry, ChatPlatformClient } from '@lib/chat-platform';
 import { AuditLogEvent } from 'discord-api-types/v10';
 import type { ChangeJournalRepository, JournalAuditEntryToStore } from '../../sync/change-journal.repository';
 import { snowflakeAt } from './audit-log-read-back';
@@ -10,13 +10,13 @@ const RAIDER = '100000000000000002';
 const OWNER = '100000000000000003';
 const REMOVED_AT = new Date('2026-11-29T12:00:00.000Z');
 
-function entry(seconds: number, userId: string, actionType: number, targetId: string): PlatformAuditLogEntry {
+function entry(seconds: number, userId: string, actionType: number, targetId: string): AuditLogEntry {
   const id = (BigInt(snowflakeAt(new Date(REMOVED_AT.getTime() + seconds * 1_000))) + 1n).toString();
-  return { id, user_id: userId, action_type: actionType, target_id: targetId, reason: null, changes: [] };
+  return { id, actorId: userId, actionType, targetId, reason: null, changes: [] };
 }
 
 /** A platform whose audit log holds `log` (oldest first) and answers pages as the platform does. */
-function setUp(log: PlatformAuditLogEntry[]) {
+function setUp(log: AuditLogEntry[]) {
   const pages: { before?: string; limit?: number }[] = [];
   const platform = {
     getCurrentUser: jest.fn(() => Promise.resolve({ id: BOT })),

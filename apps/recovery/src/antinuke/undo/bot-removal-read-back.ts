@@ -1,13 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { AUDIT_LOG_PAGE_SIZE, ChatPlatformClient, type PlatformAuditLogEntry } from '@lib/chat-platform';
+import { AUDIT_LOG_PAGE_SIZE, type AuditLogEntry, ChatPlatformClient } from '@lib/chat-platform';
 import { ChangeJournalRepository } from '../../sync/change-journal.repository';
 import { snowflakeTime } from '../../sync/destructive-actions';
-import {
-  REMOVAL_SLACK_MS,
-  compareSnowflakes,
-  readBackFindings,
-  toAuditLogEntry,
-} from './audit-log-read-back';
+import { REMOVAL_SLACK_MS, compareSnowflakes, readBackFindings } from './audit-log-read-back';
 import { RaidUndoRepository } from './raid-undo.repository';
 
 /** Pages read at most per read-back (10,000 entries); a busier guild's removal is not reached. */
@@ -65,7 +60,7 @@ export class BotRemovalReadBack {
     const botUserId = await this.ownUserId();
     const from = new Date(removal.removedAt.getTime() - REMOVAL_SLACK_MS);
     const read = await this.entriesSince(removal.platformGuildId, from);
-    const findings = readBackFindings(read.map(toAuditLogEntry), {
+    const findings = readBackFindings(read, {
       botUserId,
       removedAt: removal.removedAt,
       knownRaider: removal.actor,
@@ -104,8 +99,8 @@ export class BotRemovalReadBack {
    * The guild's audit-log entries written since `from`, newest first, a page at a time (each after
    * the last through the client's pacer), stopping at the first page that reaches back past it.
    */
-  private async entriesSince(platformGuildId: string, from: Date): Promise<PlatformAuditLogEntry[]> {
-    const entries: PlatformAuditLogEntry[] = [];
+  private async entriesSince(platformGuildId: string, from: Date): Promise<AuditLogEntry[]> {
+    const entries: AuditLogEntry[] = [];
     let before: string | undefined;
     for (let page = 0; page < MAX_READ_BACK_PAGES; page++) {
       const read = await this.platform.readAuditLog(platformGuildId, { before, limit: AUDIT_LOG_PAGE_SIZE });

@@ -14,10 +14,10 @@ import { type PlatformRoute, type RouteRequest, noContent, ok } from './platform
  * Discord's "List Guild Emojis" / "Delete Guild Emoji" (resources/emoji) and "List Guild Stickers" /
  * "Delete Guild Sticker" (resources/sticker); the audit-log events EMOJI_DELETE and STICKER_DELETE
  * (resources/audit-log); GUILD_EMOJIS_UPDATE / GUILD_STICKERS_UPDATE carry the whole new list
- * (events/gateway-events). A guild's emojis and stickers: listed by any member, deleted with Manage Expressions (the fake
- * does not record who uploaded one, so the narrower "Create Expressions for one's own" is not
- * offered). Each delete is an EMOJI_DELETE or STICKER_DELETE entry with the old values, and the
- * guild's whole new list on the gateway.
+ * (events/gateway-events). Listed by any member, deleted with Manage Expressions (the fake does
+ * not record who uploaded one, so the narrower "Create Expressions for one's own" is not offered).
+ * Each delete is an EMOJI_DELETE or STICKER_DELETE entry with the old values, and the guild's whole
+ * new list on the gateway.
  */
 function manager({ params, actorId }: RouteRequest, store: PlatformStore) {
   const guild = store.guild(params.guild_id, actorId);
