@@ -5,6 +5,7 @@ import type { GuildRegistry } from '../../guilds/guild-registry.service';
 import type { AntiNukeSettingsRepository } from '../antinuke-settings.repository';
 import type { DestructiveAction } from '../destructive-action';
 import { DEFAULT_ANTINUKE_SETTINGS, type QuarantineRecord } from '../workflows/antinuke-contract';
+import { platformRole } from '../../sync/guild-state.fixture';
 import { ImmediateQuarantine } from './immediate-quarantine';
 import type { QuarantineRepository, StoredQuarantine } from './quarantine.repository';
 
@@ -15,19 +16,7 @@ const OWNER = '100';
 const RAIDER = '200';
 
 function role(id: string, position: number, permissions: bigint): PlatformRole {
-  return {
-    id,
-    name: `role-${id}`,
-    color: 0,
-    colors: { primary_color: 0, secondary_color: null, tertiary_color: null },
-    position,
-    permissions: permissions.toString(),
-    hoist: false,
-    mentionable: false,
-    managed: false,
-    icon: null,
-    unicode_emoji: null,
-  };
+  return platformRole(id, { name: `role-${id}`, position, permissions: permissions.toString() });
 }
 
 const state = {

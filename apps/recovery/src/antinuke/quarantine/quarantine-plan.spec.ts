@@ -1,21 +1,10 @@
 import type { PlatformRole } from '@lib/chat-platform';
 import { PermissionFlagsBits as P } from 'discord-api-types/v10';
+import { platformRole } from '../../sync/guild-state.fixture';
 import { mergeQuarantines, planQuarantine } from './quarantine-plan';
 
 function role(id: string, position: number, permissions: bigint, managed = false): PlatformRole {
-  return {
-    id,
-    name: `role-${id}`,
-    color: 0,
-    colors: { primary_color: 0, secondary_color: null, tertiary_color: null },
-    position,
-    permissions: permissions.toString(),
-    hoist: false,
-    mentionable: false,
-    managed,
-    icon: null,
-    unicode_emoji: null,
-  };
+  return platformRole(id, { name: `role-${id}`, position, permissions: permissions.toString(), managed });
 }
 
 const roles = [
