@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { ActivityOptions } from '@temporalio/workflow';
 import { CommonErrors, type ProblemKind } from '@lib/problem-details';
 import { AntiNukeErrors } from './antinuke/antinuke.errors';
@@ -10,9 +12,10 @@ import { NON_RETRYABLE_FAILURES } from './restore/workflows/restore-contract';
 import { SnapshotErrors } from './snapshots/snapshots.errors';
 
 /**
- * Workflow code runs in Temporal's sandbox, which cannot load the `*.errors.ts` modules (they
- * bring in Nest), so the failure types it names are written there as strings: each must stay the
- * code of a named problem the activities throw.
+ * Workflow code names the problems no retry can fix by the named problems of the `*.errors.ts`
+ * modules it imports (they load in Temporal's sandbox: see libs/problem-details/src/definitions.ts),
+ * so each failure type it gives Temporal must stay the code of a named problem the activities throw,
+ * and none is written there as a string.
  */
 const NAMED_CODES = new Set(
   [CommonErrors, GuildErrors, PlatformErrors, SnapshotErrors, RestoreErrors, AntiNukeErrors].flatMap((area) =>
@@ -21,6 +24,14 @@ const NAMED_CODES = new Set(
 );
 
 const isProblemCode = (type: string) => type.startsWith('Err');
+
+/** The workflow code of each area: what Temporal's sandbox runs (fixtures and specs aside). */
+const WORKFLOW_DIRS = ['restore/workflows', 'antinuke/workflows'].map((dir) => path.join(__dirname, dir));
+const workflowModules = WORKFLOW_DIRS.flatMap((dir) =>
+  readdirSync(dir)
+    .filter((file) => file.endsWith('.ts') && !/\.(spec|fixture)\.ts$/.test(file))
+    .map((file) => path.join(dir, file)),
+);
 
 describe('the failure types workflow code names', () => {
   const antinukeOptions = Object.values(antinukePolicy).filter(
@@ -49,5 +60,15 @@ describe('the failure types workflow code names', () => {
 
   it('are each the code of a named problem', () => {
     expect(named.filter((code) => !NAMED_CODES.has(code))).toEqual([]);
+  });
+
+  it('are never written as a string in workflow code', () => {
+    expect(workflowModules.length).toBeGreaterThan(0);
+    const literals = workflowModules.flatMap((file) =>
+      [...readFileSync(file, 'utf8').matchAll(/['"`](Err[A-Z]\w*)/g)].map(
+        (match) => `${path.relative(__dirname, file)}: ${match[1]}`,
+      ),
+    );
+    expect(literals).toEqual([]);
   });
 });

@@ -1,5 +1,8 @@
 import type { ChatPlatformErrorCode } from '@lib/chat-platform';
-import { defineProblem } from '@lib/problem-details';
+// Loaded in Temporal's workflow sandbox (recovery's workflow code names its failures by these
+// problems): the relative path is one the workflow bundler resolves, and the file brings in no Nest.
+// The type import above is erased before bundling.
+import { defineProblem } from '../../../../libs/problem-details/src/definitions';
 
 /** When to try a read of the guild again after the platform failed it (the client had retried already). */
 export const GUILD_STATE_RETRY_AFTER_SECONDS = 30;

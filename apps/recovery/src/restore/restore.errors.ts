@@ -1,4 +1,6 @@
-import { defineNotFound, defineProblem } from '@lib/problem-details';
+// Loaded in Temporal's workflow sandbox (recovery's workflow code names its failures by these
+// problems): the relative path is one the workflow bundler resolves, and the file brings in no Nest.
+import { defineNotFound, defineProblem } from '../../../../libs/problem-details/src/definitions';
 
 /** The problems of starting, following and cancelling a restore. */
 export const RestoreErrors = {

@@ -1,7 +1,10 @@
 /**
  * What the AntiNuke workflow, its activities, the sink, the licence handler and the API agree on.
- * Only types and plain constants: workflow code imports this, and it runs in Temporal's sandbox.
+ * Only types, plain constants and named problems: workflow code imports this, and it runs in
+ * Temporal's sandbox.
  */
+import { PlatformErrors } from '../../platform/platform.errors';
+import { SnapshotErrors } from '../../snapshots/snapshots.errors';
 import type {
   DestructiveAction,
   DestructiveActionKind,
@@ -310,12 +313,12 @@ export interface IncidentLockdownInput {
 
 /** Failure types the activities raise that no retry can fix. */
 export const ANTINUKE_NON_RETRYABLE_FAILURES = [
-  'ErrGuildNotFound',
-  'ErrBotPermissionDenied',
-  'ErrPlatformRequestRefused',
-  'ErrSnapshotTooLarge',
+  PlatformErrors.guildNotFound.code,
+  PlatformErrors.botPermissionDenied.code,
+  PlatformErrors.requestRefused.code,
+  SnapshotErrors.tooLarge.code,
   /** Every kept incident snapshot of the guild is still needed: a retry finds them all still needed. */
-  'ErrSnapshotLimitReached',
+  SnapshotErrors.limitReached.code,
 ] as const;
 
 export type { DestructiveAction, MemberRolesRemoved };

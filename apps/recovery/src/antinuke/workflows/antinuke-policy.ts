@@ -1,4 +1,5 @@
 import type { ActivityOptions } from '@temporalio/workflow';
+import { PlatformErrors } from '../../platform/platform.errors';
 import { ANTINUKE_NON_RETRYABLE_FAILURES } from './antinuke-contract';
 
 const NON_RETRYABLE = [...ANTINUKE_NON_RETRYABLE_FAILURES];
@@ -61,7 +62,7 @@ export const OPEN_INCIDENT_OPTIONS: ActivityOptions = {
     initialInterval: '1 second',
     backoffCoefficient: 2,
     maximumInterval: '1 minute',
-    nonRetryableErrorTypes: ['ErrGuildNotFound'],
+    nonRetryableErrorTypes: [PlatformErrors.guildNotFound.code],
   },
 };
 

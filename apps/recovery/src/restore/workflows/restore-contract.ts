@@ -1,8 +1,11 @@
 /**
  * What the restore workflow, its activities and the API agree on: names, inputs and outputs. Only
- * types and plain constants: workflow code imports this, and it runs in Temporal's sandbox.
+ * types, plain constants and named problems: workflow code imports this, and it runs in Temporal's
+ * sandbox.
  */
 import type { RestoreResultSummary, RestoreScope } from '@lib/contracts';
+import { SnapshotErrors } from '../../snapshots/snapshots.errors';
+import { RestoreErrors } from '../restore.errors';
 import { CHANGE_STEPS, type ChangeStep, describeStep, type StepActivityName } from '../steps/change-steps';
 
 export const RESTORE_WORKFLOW_TYPE = 'restoreWorkflow';
@@ -203,9 +206,9 @@ export const NON_RETRYABLE_FAILURES = [
   /** docs/behaviour.md §7.1: the guild is gone from the platform; the job ends canceled ("guild deleted"). */
   'GuildNotFound',
   /** The snapshot's payload version is one this build cannot read; a stored payload never changes. */
-  'ErrSnapshotUnsupported',
+  SnapshotErrors.unsupported.code,
   /** The snapshot was deleted (by a user or retention); a deleted snapshot never comes back. */
-  'ErrSnapshotNotFound',
+  SnapshotErrors.notFound.code,
   /** The job's own row is gone; nothing is left to restore for. */
-  'ErrRestoreJobNotFound',
+  RestoreErrors.jobNotFound.code,
 ] as const;
