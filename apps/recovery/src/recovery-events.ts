@@ -139,14 +139,9 @@ export class RecoveryEvents {
   ): Promise<void> {
     await this.outbox.append(manager, {
       type: 'LockdownStarted',
-      aggregate_type: 'antinuke_lockdown',
-      aggregate_id: lockdown.id,
-      guild_id: lockdown.guild_id,
+      ...lockdownAggregate(lockdown),
       payload: {
-        lockdown_id: lockdown.id,
-        guild_id: lockdown.guild_id,
-        guild_name: facts.guildName,
-        owner_platform_user_id: facts.ownerPlatformUserId,
+        ...lockdownSubject(lockdown, facts),
         started_by_user: lockdown.started_by_user,
         started_by_platform_user_id: facts.byPlatformUserId,
         incident_id: lockdown.incident_id,
@@ -165,14 +160,9 @@ export class RecoveryEvents {
   ): Promise<void> {
     await this.outbox.append(manager, {
       type: 'LockdownLifted',
-      aggregate_type: 'antinuke_lockdown',
-      aggregate_id: lockdown.id,
-      guild_id: lockdown.guild_id,
+      ...lockdownAggregate(lockdown),
       payload: {
-        lockdown_id: lockdown.id,
-        guild_id: lockdown.guild_id,
-        guild_name: facts.guildName,
-        owner_platform_user_id: facts.ownerPlatformUserId,
+        ...lockdownSubject(lockdown, facts),
         lifted_by_user: lockdown.lifted_by_user,
         lifted_by_platform_user_id: facts.byPlatformUserId,
         reason: lockdown.lift_reason ?? 'expired',
@@ -226,6 +216,24 @@ export interface LockdownEventFacts {
   guildName: string;
   ownerPlatformUserId: string;
   byPlatformUserId: string | null;
+}
+
+function lockdownAggregate(lockdown: LockdownRow) {
+  return {
+    aggregate_type: 'antinuke_lockdown',
+    aggregate_id: lockdown.id,
+    guild_id: lockdown.guild_id,
+  } as const;
+}
+
+/** What every lockdown event tells first: the lockdown, its guild, and the owner the notifier DMs. */
+function lockdownSubject(lockdown: LockdownRow, facts: LockdownEventFacts) {
+  return {
+    lockdown_id: lockdown.id,
+    guild_id: lockdown.guild_id,
+    guild_name: facts.guildName,
+    owner_platform_user_id: facts.ownerPlatformUserId,
+  };
 }
 
 function restoreJobAggregate(jobId: string, guildId: string) {

@@ -193,9 +193,7 @@ function Checkout({
         >
           {useSaved ? `Pay ${won(ready.amount)} and subscribe` : 'Continue to card entry'}
         </button>
-        <Link className="button" href={pathTo('plans', { guildId })}>
-          Back to the plans
-        </Link>
+        <BackToPlans guildId={guildId} />
       </p>
       {outcome.kind === 'busy' && <Loading what="the payment" />}
       {entry.kind === 'opening' && <Loading what="the payment provider’s card form" />}
@@ -229,9 +227,7 @@ function CardReturned({
       <Link className="button button-primary" href={pathTo('checkout', { guildId }, { plan })}>
         Start the checkout again
       </Link>
-      <Link className="button" href={pathTo('plans', { guildId })}>
-        Back to the plans
-      </Link>
+      <BackToPlans guildId={guildId} />
     </p>
   );
 
@@ -299,13 +295,20 @@ function CardReturned({
           <button className="button button-primary" type="submit" disabled={outcome.kind === 'busy'}>
             Confirm and pay
           </button>
-          <Link className="button" href={pathTo('plans', { guildId })}>
-            Back to the plans
-          </Link>
+          <BackToPlans guildId={guildId} />
         </p>
       )}
       {outcome.kind === 'busy' && <Loading what="the payment" />}
     </form>
+  );
+}
+
+/** The way out of the checkout, beside its main action. */
+function BackToPlans({ guildId }: { guildId: string }) {
+  return (
+    <Link className="button" href={pathTo('plans', { guildId })}>
+      Back to the plans
+    </Link>
   );
 }
 

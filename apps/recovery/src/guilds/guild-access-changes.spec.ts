@@ -12,24 +12,16 @@ describe(GuildAccessChanges.name, () => {
 
   it('moves the guild’s access generation on the changes that can alter a member’s permissions', () => {
     const { changes, moved } = sut();
-    for (const type of [
+    const accessChanging = [
       'member_update',
       'member_remove',
       'member_ban',
       'role_update',
       'role_delete',
       'guild_settings_update',
-    ]) {
-      changes.notice({ type, platformGuildId: type });
-    }
-    expect(moved).toEqual([
-      'member_update',
-      'member_remove',
-      'member_ban',
-      'role_update',
-      'role_delete',
-      'guild_settings_update',
-    ]);
+    ];
+    for (const type of accessChanging) changes.notice({ type, platformGuildId: type });
+    expect(moved).toEqual(accessChanging);
   });
 
   it('leaves it for everything else', () => {

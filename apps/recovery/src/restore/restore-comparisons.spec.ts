@@ -1,5 +1,6 @@
 import type { ChatPlatformClient, GuildState, PlatformMember } from '@lib/chat-platform';
 import type { SnapshotPayload } from '../snapshots/snapshot-payload';
+import { guildSettings, platformRole } from '../sync/guild-state.fixture';
 import type { SnapshotsRepository } from '../snapshots/snapshots.repository';
 import type { PlatformIdReplacementsRepository } from './platform-id-replacements.repository';
 import { RestoreComparisons } from './restore-comparisons';
@@ -10,43 +11,13 @@ const BOT = '900';
 
 function liveGuild(): GuildState {
   return {
-    guild: {
-      id: GUILD,
-      name: 'g',
-      owner_id: '1',
-      icon: null,
-      verification_level: 0,
-      default_message_notifications: 0,
-      explicit_content_filter: 0,
-      afk_channel_id: null,
-      afk_timeout: 300,
-      system_channel_id: null,
-      rules_channel_id: null,
-      public_updates_channel_id: null,
-      premium_tier: 0,
-      features: [],
-    },
-    roles: [
-      {
-        id: GUILD,
-        name: '@everyone',
-        color: 0,
-        colors: { primary_color: 0, secondary_color: null, tertiary_color: null },
-        hoist: false,
-        position: 0,
-        permissions: '0',
-        managed: false,
-        mentionable: false,
-        icon: null,
-        unicode_emoji: null,
-      },
-    ],
+    guild: guildSettings(GUILD, { name: 'g', owner_id: '1', verification_level: 0 }),
+    roles: [platformRole(GUILD, { name: '@everyone', position: 0 })],
     channels: [],
     permission_overrides: [],
-  } as unknown as GuildState;
+  };
 }
 
-/** A platform whose guild reads stay open until the test answers them, and the order of events. */
 function heldPlatform() {
   const reads: ((state: GuildState) => void)[] = [];
   const log: string[] = [];

@@ -5,26 +5,35 @@ import type { ChangeJournalRepository } from '../../sync/change-journal.reposito
 import type { RaidUndoRepository } from './raid-undo.repository';
 import { RaidUndoService } from './raid-undo.service';
 
+/** The service over an incident of `action` that names no raider; the other collaborators as given. */
+function withoutRaider(
+  action: string,
+  platform: Partial<ChatPlatformClient>,
+  registry: Partial<GuildRegistry> = {},
+) {
+  return new RaidUndoService(
+    {
+      incident: () =>
+        Promise.resolve({
+          action,
+          actor_platform_user_id: null,
+          first_action_at: new Date(),
+          undo_snapshot_id: null,
+        }),
+    } as unknown as RaidUndoRepository,
+    {} as ChangeJournalRepository,
+    registry as GuildRegistry,
+    platform as ChatPlatformClient,
+    {} as SnapshotService,
+  );
+}
+
 describe(RaidUndoService.name, () => {
   it('refuses a removal of the bot that names no raider while the bot is still out, reading nothing', async () => {
     const platform = { getGuildState: jest.fn(), readAuditLog: jest.fn(), getCurrentUser: jest.fn() };
-    const service = new RaidUndoService(
-      {
-        incident: () =>
-          Promise.resolve({
-            action: 'bot_removed',
-            actor_platform_user_id: null,
-            first_action_at: new Date(),
-            undo_snapshot_id: null,
-          }),
-      } as unknown as RaidUndoRepository,
-      {} as ChangeJournalRepository,
-      {
-        get: () => Promise.resolve({ id: 'guild-1', platformGuildId: '5', removedAt: new Date() }),
-      } as unknown as GuildRegistry,
-      platform as unknown as ChatPlatformClient,
-      {} as SnapshotService,
-    );
+    const service = withoutRaider('bot_removed', platform, {
+      get: () => Promise.resolve({ id: 'guild-1', platformGuildId: '5', removedAt: new Date() }),
+    } as unknown as GuildRegistry);
     await expect(service.undo('guild-1', 'incident-1')).rejects.toMatchObject({
       code: 'ErrIncidentWithoutRaider',
       status: 409,
@@ -35,21 +44,7 @@ describe(RaidUndoService.name, () => {
 
   it('refuses an incident that names no raider, reading nothing of the guild', async () => {
     const platform = { getGuildState: jest.fn() };
-    const service = new RaidUndoService(
-      {
-        incident: () =>
-          Promise.resolve({
-            action: 'channel_delete',
-            actor_platform_user_id: null,
-            first_action_at: new Date(),
-            undo_snapshot_id: null,
-          }),
-      } as unknown as RaidUndoRepository,
-      {} as ChangeJournalRepository,
-      {} as GuildRegistry,
-      platform as unknown as ChatPlatformClient,
-      {} as SnapshotService,
-    );
+    const service = withoutRaider('channel_delete', platform);
     await expect(service.undo('guild-1', 'incident-1')).rejects.toMatchObject({
       code: 'ErrIncidentWithoutRaider',
       status: 409,

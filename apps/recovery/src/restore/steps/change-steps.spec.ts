@@ -1,5 +1,5 @@
 import type { RestoreScope } from '@lib/contracts';
-import { fakeRestoreActivities } from '../workflows/restore-activities.fixture';
+import { fakeRestoreActivities, NOTHING_DONE } from '../workflows/restore-activities.fixture';
 import {
   OVERLAPPED_PHASES,
   type RestoreEnding,
@@ -108,17 +108,6 @@ describe('the summary a restore ends with', () => {
       deleted: 0,
       remaining: 0,
     });
-    expect(summary).toEqual({
-      roles_created: 0,
-      roles_updated: 0,
-      roles_deleted: 0,
-      channels_created: 0,
-      channels_updated: 0,
-      channels_deleted: 0,
-      overrides_applied: 0,
-      overrides_removed: 0,
-      guild_settings_updated: 1,
-      skipped: 0,
-    });
+    expect(summary).toEqual({ ...NOTHING_DONE, guild_settings_updated: 1 });
   });
 });

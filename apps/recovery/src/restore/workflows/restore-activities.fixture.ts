@@ -1,3 +1,4 @@
+import type { RestoreResultSummary } from '@lib/contracts';
 import {
   CHANGE_STEPS,
   type RestoreActivities,
@@ -9,6 +10,23 @@ import {
 
 /** A step's outcome when it has done all its work. */
 export const STEP_DONE: StepOutcome = { created: 1, updated: 0, deleted: 0, remaining: 0 };
+
+/**
+ * A restore's summary with nothing done: every counter counted even when its step did not run, at
+ * 0 (members' and bans' counters appear only when their steps ran).
+ */
+export const NOTHING_DONE: RestoreResultSummary = {
+  roles_created: 0,
+  roles_updated: 0,
+  roles_deleted: 0,
+  channels_created: 0,
+  channels_updated: 0,
+  channels_deleted: 0,
+  overrides_applied: 0,
+  overrides_removed: 0,
+  guild_settings_updated: 0,
+  skipped: 0,
+};
 
 type Name = keyof RestoreActivities;
 

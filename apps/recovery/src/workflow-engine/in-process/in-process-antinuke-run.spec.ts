@@ -2,11 +2,10 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { DestructiveAction } from '../../antinuke/destructive-action';
 import { InProcessAntiNukeRun, inProcessAntiNukeActivities } from './in-process-antinuke-run';
 import {
-  type AntiNukeActivities,
   type AntiNukeWorkflowInput,
   DEFAULT_ANTINUKE_SETTINGS,
-  type OpenIncidentInput,
 } from '../../antinuke/workflows/antinuke-contract';
+import { fakeAntiNukeActivities } from './in-process-antinuke.fixture';
 
 const GUILD = '01a20182-0000-7000-8000-000000000001';
 const ACTOR = '200000000000000002';
@@ -37,37 +36,9 @@ function action(n: number, actor = ACTOR): DestructiveAction {
   };
 }
 
-/** Activities that record the incidents; each incident resolves `incident()`'s next promise. */
-function fakeActivities(
-  snapshot: () => Promise<{ snapshotId: string }> = () => Promise.resolve({ snapshotId: 'snap-1' }),
-) {
-  const opened: OpenIncidentInput[] = [];
-  const removed: string[] = [];
-  let notify: (() => void) | undefined;
-  const activities: AntiNukeActivities = {
-    takeIncidentSnapshot: snapshot,
-    // A run in process contains first: the quarantine, never the older removeActorRoles.
-    removeActorRoles: () =>
-      Promise.reject(new Error('removeActorRoles is for runs started before quarantine')),
-    quarantineActor: ({ actorPlatformUserId }) => {
-      removed.push(actorPlatformUserId);
-      return Promise.resolve({ taken: true, error: null, record: null });
-    },
-    startIncidentLockdown: () => Promise.resolve({ lockdownId: null }),
-    openIncident: (incident) => {
-      opened.push(incident);
-      notify?.();
-      return Promise.resolve();
-    },
-    recordIncidentTargets: () => Promise.resolve(),
-  };
-  const nextIncident = () => new Promise<void>((resolve) => (notify = resolve));
-  return { activities, opened, removed, nextIncident };
-}
-
 describe(InProcessAntiNukeRun.name, () => {
   it('opens one incident for a burst: the actor quarantined, the snapshot, then the incident', async () => {
-    const fake = fakeActivities();
+    const fake = fakeAntiNukeActivities();
     const sut = new InProcessAntiNukeRun(input(), inProcessAntiNukeActivities(fake.activities), log);
     const incident = fake.nextIncident();
     sut.destructiveAction(action(1));
@@ -98,7 +69,7 @@ describe(InProcessAntiNukeRun.name, () => {
   });
 
   it('opens the incident without a snapshot when it cannot be taken, with the failure’s type', async () => {
-    const fake = fakeActivities(() =>
+    const fake = fakeAntiNukeActivities(() =>
       Promise.reject(ApplicationFailure.nonRetryable('guild gone', 'ErrGuildNotFound')),
     );
     const sut = new InProcessAntiNukeRun(
@@ -121,7 +92,7 @@ describe(InProcessAntiNukeRun.name, () => {
   });
 
   it('follows a new setting, and ends when detection is removed', async () => {
-    const fake = fakeActivities();
+    const fake = fakeAntiNukeActivities();
     const sut = new InProcessAntiNukeRun(input(), inProcessAntiNukeActivities(fake.activities), log);
     sut.changeSettings({ ...input().settings, threshold: 2 });
     const incident = fake.nextIncident();

@@ -3,11 +3,8 @@ import type { EntitlementsClient } from '@lib/entitlements';
 import type { AntiNukeSettingsRepository } from '../../antinuke/antinuke-settings.repository';
 import type { DestructiveAction } from '../../antinuke/destructive-action';
 import { InProcessAntiNukeRunner } from './in-process-antinuke-runner';
-import type {
-  AntiNukeActivities,
-  AntiNukeSettings,
-  OpenIncidentInput,
-} from '../../antinuke/workflows/antinuke-contract';
+import type { AntiNukeSettings } from '../../antinuke/workflows/antinuke-contract';
+import { fakeAntiNukeActivities } from './in-process-antinuke.fixture';
 
 const GUILD = '01a20182-0000-7000-8000-000000000001';
 const ENTERPRISE = ['RECOVERY_RESTORE', 'ANTINUKE_DETECT', 'ANTINUKE_AUTO_ACTION'];
@@ -34,24 +31,7 @@ function action(n: number): DestructiveAction {
 }
 
 function setUp(features: string[] | Error = ENTERPRISE) {
-  const opened: OpenIncidentInput[] = [];
-  const removed: string[] = [];
-  const activities: AntiNukeActivities = {
-    takeIncidentSnapshot: () => Promise.resolve({ snapshotId: 'snap-1' }),
-    // A run in process contains first: the quarantine, never the older removeActorRoles.
-    removeActorRoles: () =>
-      Promise.reject(new Error('removeActorRoles is for runs started before quarantine')),
-    quarantineActor: ({ actorPlatformUserId }) => {
-      removed.push(actorPlatformUserId);
-      return Promise.resolve({ taken: true, error: null, record: null });
-    },
-    startIncidentLockdown: () => Promise.resolve({ lockdownId: null }),
-    openIncident: (incident) => {
-      opened.push(incident);
-      return Promise.resolve();
-    },
-    recordIncidentTargets: () => Promise.resolve(),
-  };
+  const { activities, opened, removed } = fakeAntiNukeActivities();
   const entitlements = {
     get: jest.fn(() =>
       features instanceof Error

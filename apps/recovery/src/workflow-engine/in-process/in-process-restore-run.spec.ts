@@ -8,6 +8,7 @@ import {
 } from './in-process-restore-run';
 import {
   fakeRestoreActivities as fakeActivities,
+  NOTHING_DONE,
   STEP_DONE as DONE,
   UNSUCCESSFUL_END,
 } from '../../restore/workflows/restore-activities.fixture';
@@ -233,18 +234,7 @@ describe(InProcessRestoreRun.name, () => {
           message: 'waiting',
         },
         progress: new InProcessRestoreRun(INPUT, fake.activities).progressSummary(),
-        summary: {
-          roles_created: 5,
-          roles_updated: 0,
-          roles_deleted: 0,
-          channels_created: 0,
-          channels_updated: 0,
-          channels_deleted: 0,
-          overrides_applied: 0,
-          overrides_removed: 0,
-          guild_settings_updated: 0,
-          skipped: 0,
-        },
+        summary: { ...NOTHING_DONE, roles_created: 5 },
       };
       const sut = new InProcessRestoreRun(
         { ...INPUT, createPreRestoreSnapshot: true, resume },
