@@ -117,6 +117,17 @@ export class KafkaEnv extends BaseEnv {
   KAFKA_CREATE_TOPICS: boolean = true;
 
   /**
+   * A prefix of every topic and consumer group this service names, e.g. `staging.`, for
+   * installations that share one Kafka cluster (the test suite's parallel workers do). Empty: the
+   * names as the contract and the generated ACLs have them.
+   */
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9._-]{0,40}$/, {
+    message: 'KAFKA_NAMESPACE may hold only letters, digits, ".", "_" and "-" (at most 40)',
+  })
+  KAFKA_NAMESPACE: string = '';
+
+  /**
    * When this service's retention sweep runs, in UTC (one replica runs it, in small batches):
    * nightly, after the 04:00 snapshot retention and the 04:15 webhook events one.
    */

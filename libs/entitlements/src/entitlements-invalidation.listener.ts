@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { entitlementsCacheGroupPrefix, KAFKA_HEADER_EVENT_TYPE, TOPICS } from '@lib/contracts';
-import { type KafkaBatchContext, KafkaEventServer } from '@lib/messaging';
-import type { Kafka, KafkaMessage } from 'kafkajs';
+import { type KafkaBatchContext, type KafkaClient, KafkaEventServer } from '@lib/messaging';
+import type { KafkaMessage } from 'kafkajs';
 import { v7 as uuidv7 } from 'uuid';
 import type { EntitlementsClient } from './entitlements.client';
 
@@ -21,7 +21,7 @@ export class EntitlementsInvalidationListener {
   private readonly server: KafkaEventServer;
 
   constructor(
-    kafka: Kafka,
+    kafka: KafkaClient,
     private readonly client: EntitlementsClient,
     service: string,
   ) {

@@ -10,8 +10,7 @@ import {
 } from '@nestjs/common';
 import { type ServiceName, TOPICS } from '@lib/contracts';
 import { InternalTokenCodec } from '@lib/identity';
-import { inProcessEventBus } from '@lib/messaging';
-import { Kafka } from 'kafkajs';
+import { inProcessEventBus, KafkaClient } from '@lib/messaging';
 import { EntitlementsClient, type EntitlementsClientOptions } from './entitlements.client';
 import { EntitlementsInvalidationListener, LICENSE_CHANGES } from './entitlements-invalidation.listener';
 
@@ -51,7 +50,7 @@ export class EntitlementsModule
   constructor(
     @Inject(OPTIONS) private readonly options: ModuleOptions,
     private readonly client: EntitlementsClient,
-    @Optional() private readonly kafka?: Kafka,
+    @Optional() private readonly kafka?: KafkaClient,
   ) {
     super();
   }

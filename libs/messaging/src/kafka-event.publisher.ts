@@ -1,13 +1,17 @@
 import { KAFKA_HEADER_EVENT_ID, KAFKA_HEADER_EVENT_TYPE } from '@lib/contracts';
 import type { EventPublisher, OutboxMessage } from '@lib/outbox';
-import { type Kafka, Partitioners, type Producer, type TopicMessages } from 'kafkajs';
+import { Partitioners, type Producer, type TopicMessages } from 'kafkajs';
+import type { KafkaClient } from './kafka';
 
-/** Publishes outbox rows to Kafka: key = guild id, headers event-id and event-type, acks from all replicas. */
+/**
+ * Publishes outbox rows to Kafka (their topic in the client's namespace): key = guild id, headers
+ * event-id and event-type, acks from all replicas.
+ */
 export class KafkaEventPublisher implements EventPublisher {
   private readonly producer: Producer;
   private connected: Promise<void> | undefined;
 
-  constructor(kafka: Kafka) {
+  constructor(private readonly kafka: KafkaClient) {
     this.producer = kafka.producer({
       createPartitioner: Partitioners.DefaultPartitioner,
       idempotent: true,
@@ -25,7 +29,7 @@ export class KafkaEventPublisher implements EventPublisher {
     for (const message of messages) {
       let topicMessages = byTopic.get(message.topic);
       if (!topicMessages) {
-        topicMessages = { topic: message.topic, messages: [] };
+        topicMessages = { topic: this.kafka.named(message.topic), messages: [] };
         byTopic.set(message.topic, topicMessages);
       }
       topicMessages.messages.push({

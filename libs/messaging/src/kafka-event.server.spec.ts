@@ -1,9 +1,10 @@
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ServerKafka } from '@nestjs/microservices';
-import type { Consumer, ConsumerRunConfig, ConsumerSubscribeTopics, EachBatchPayload, Kafka } from 'kafkajs';
+import type { Consumer, ConsumerRunConfig, ConsumerSubscribeTopics, EachBatchPayload } from 'kafkajs';
 import { EventConsumer, eventConsumerController } from './event-consumer';
 import type { EventProcessor } from './event-processor';
+import { createKafka } from './kafka';
 import { KafkaBatchContext, KafkaEventServer } from './kafka-event.server';
 
 /** A kafkajs consumer that records what the server subscribes to and how it runs. */
@@ -69,16 +70,20 @@ describe(KafkaEventServer.name, () => {
     } as unknown as EachBatchPayload;
   }
 
-  async function bound(handler: (messages: unknown, context: KafkaBatchContext) => Promise<void>) {
-    const server = new KafkaEventServer({} as never, { groupId: 'recovery' });
+  async function bound(
+    handler: (messages: unknown, context: KafkaBatchContext) => Promise<void>,
+    namespace = '',
+  ) {
+    const kafka = createKafka('127.0.0.1:9', 'spec', {}, namespace);
+    const server = new KafkaEventServer(kafka, { groupId: 'recovery' });
     server.addHandler('recovery.events', handler, true);
     const { consumer, calls } = recordingConsumer();
     await server.bindEvents(consumer);
-    return calls;
+    return { calls, server };
   }
 
   it('subscribes to the registered patterns and runs kafkajs with batches it resolves itself', async () => {
-    const calls = await bound(() => Promise.resolve());
+    const { calls } = await bound(() => Promise.resolve());
     expect(calls.subscribe).toEqual([{ fromBeginning: true, topics: ['recovery.events'] }]);
     expect(calls.run[0]).toMatchObject({
       autoCommit: false,
@@ -88,9 +93,24 @@ describe(KafkaEventServer.name, () => {
     expect(calls.run[0].eachMessage).toBeUndefined();
   });
 
+  it("in a namespace, joins the namespace's group and topics and hands their batches to the domain topic's handler", async () => {
+    const received: unknown[] = [];
+    const { calls, server } = await bound((messages) => {
+      received.push(messages);
+      return Promise.resolve();
+    }, 'w2.');
+    expect(calls.subscribe).toEqual([{ fromBeginning: true, topics: ['w2.recovery.events'] }]);
+    expect(
+      (server as unknown as { options: { consumer: { groupId: string } } }).options.consumer.groupId,
+    ).toBe('w2.recovery');
+    const payload = batchPayload({ batch: { ...batchPayload().batch, topic: 'w2.recovery.events' } });
+    await calls.run[0].eachBatch!(payload);
+    expect(received).toEqual([payload.batch.messages]);
+  });
+
   it("hands a whole batch to the topic's handler, with the batch as context", async () => {
     const received: [unknown, KafkaBatchContext][] = [];
-    const calls = await bound((messages, context) => {
+    const { calls } = await bound((messages, context) => {
       received.push([messages, context]);
       return Promise.resolve();
     });
@@ -103,14 +123,14 @@ describe(KafkaEventServer.name, () => {
   });
 
   it('fails the batch when the handler fails, so kafkajs fetches it again', async () => {
-    const calls = await bound(() => Promise.reject(new Error('database down')));
+    const { calls } = await bound(() => Promise.reject(new Error('database down')));
     const payload = batchPayload();
     await expect(calls.run[0].eachBatch!(payload)).rejects.toThrow('database down');
     expect(payload.resolveOffset).not.toHaveBeenCalled();
   });
 
   it('resolves a batch the handler finished, so kafkajs fetches past it', async () => {
-    const calls = await bound(() => Promise.resolve());
+    const { calls } = await bound(() => Promise.resolve());
     const payload = batchPayload();
     await calls.run[0].eachBatch!(payload);
     expect(payload.resolveOffset).toHaveBeenCalledWith('7');
@@ -118,7 +138,7 @@ describe(KafkaEventServer.name, () => {
 
   it('leaves alone a batch of a stopping consumer or one fetched before a seek', async () => {
     let handled = 0;
-    const calls = await bound(() => {
+    const { calls } = await bound(() => {
       handled += 1;
       return Promise.resolve();
     });
@@ -138,7 +158,10 @@ describe(KafkaEventServer.name, () => {
       process: () => Promise.reject(new Error('database down')),
     } as unknown as EventProcessor;
     const { consumer, calls } = recordingConsumer();
-    const kafka = { consumer: () => consumer, producer: () => consumer } as unknown as Kafka;
+    const kafka = Object.assign(createKafka('127.0.0.1:9', 'spec'), {
+      consumer: () => consumer,
+      producer: () => consumer,
+    });
     @Module({
       controllers: [eventConsumerController(['recovery.events'])],
       providers: [{ provide: EventConsumer, useValue: new EventConsumer(processor, 'recovery') }],

@@ -1,8 +1,9 @@
 import { BaseRpcContext, type KafkaContext, ServerKafka } from '@nestjs/microservices';
-import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
+import type { Consumer, EachBatchPayload } from 'kafkajs';
 import { Gauge } from 'prom-client';
 import { EventConsumer } from './event-consumer';
 import type { EventProcessor } from './event-processor';
+import type { KafkaClient } from './kafka';
 
 /** Consumer lag: messages behind the partition's end after each batch this process handled. */
 export const kafkaConsumerLag = new Gauge({
@@ -54,7 +55,9 @@ export interface KafkaEventServerOptions {
  *   the service), not a second one.
  * - The consumer-lag gauge listens to the consumer's END_BATCH_PROCESS.
  *
- * The group id is the service's, as it is (`postfixId: ''`; the Kafka ACLs name it). Nest's server
+ * The group id is the service's, as it is (`postfixId: ''`; the Kafka ACLs name it), in the client's
+ * namespace when it has one, as are the topics it subscribes to; handlers stay registered under
+ * the domain topics (TOPICS), whatever the namespace. Nest's server
  * also connects a producer, for replies to request-response messages; no handler here answers
  * any, so it never writes, and a producer that does not write needs no ACL.
  */
@@ -62,7 +65,7 @@ export class KafkaEventServer extends ServerKafka {
   private readonly reportLag: boolean;
 
   constructor(
-    private readonly kafka: Kafka,
+    private readonly kafka: KafkaClient,
     {
       groupId,
       fromBeginning = true,
@@ -74,7 +77,7 @@ export class KafkaEventServer extends ServerKafka {
     super({
       postfixId: '',
       consumer: {
-        groupId,
+        groupId: kafka.named(groupId),
         sessionTimeout: 30_000,
         heartbeatInterval: 3_000,
         maxWaitTimeInMs,
@@ -99,14 +102,14 @@ export class KafkaEventServer extends ServerKafka {
    * own resolving (eachBatchAutoResolve) is off: it would resolve those too.
    */
   override async bindEvents(consumer: Consumer): Promise<void> {
-    const topics = [...this.getHandlers().keys()];
+    const topics = [...this.getHandlers().keys()].map((topic) => this.kafka.named(topic));
     if (topics.length > 0) await consumer.subscribe({ ...this.options.subscribe, topics });
     await consumer.run({
       ...this.options.run,
       eachBatchAutoResolve: false,
       eachBatch: async (payload) => {
         if (!payload.isRunning() || payload.isStale() || payload.batch.isEmpty()) return;
-        const { topic } = payload.batch;
+        const topic = this.kafka.domainName(payload.batch.topic);
         // Typed for Nest's per-message KafkaContext, handleEvent only hands the context on to the
         // handler (and the processing hooks), which declares KafkaBatchContext.
         await this.handleEvent(
@@ -151,7 +154,7 @@ export class KafkaEventServer extends ServerKafka {
 }
 
 export interface KafkaEventConsumerOptions {
-  kafka: Kafka;
+  kafka: KafkaClient;
   groupId: string;
   topics: readonly string[];
   processor: EventProcessor;

@@ -51,19 +51,52 @@ function scram({ mechanism, username, password }: NonNullable<KafkaSecurity['sas
     : { mechanism, username, password };
 }
 
-export function createKafka(brokers: string, clientId: string, security: KafkaSecurity = {}): Kafka {
-  return new Kafka(kafkaConfig(brokers, clientId, security));
+/**
+ * A Kafka client that knows its installation's names. With a namespace (KAFKA_NAMESPACE), every
+ * topic and consumer group it names starts with it, so that several installations (or the test
+ * suite's parallel workers) share one cluster without reading each other's events or splitting each
+ * other's groups. Without one, the names are the contract's own, as the Kafka ACLs name them.
+ */
+export class KafkaClient extends Kafka {
+  constructor(
+    config: KafkaConfig,
+    readonly namespace = '',
+  ) {
+    super(config);
+  }
+
+  /** The broker's name of a domain topic or consumer group. */
+  named(name: string): string {
+    return this.namespace + name;
+  }
+
+  /** The contract's name of a broker's topic or group (handlers are registered under the topic's). */
+  domainName(brokerName: string): string {
+    return brokerName.startsWith(this.namespace) ? brokerName.slice(this.namespace.length) : brokerName;
+  }
+}
+
+export function createKafka(
+  brokers: string,
+  clientId: string,
+  security: KafkaSecurity = {},
+  namespace = '',
+): KafkaClient {
+  return new KafkaClient(kafkaConfig(brokers, clientId, security), namespace);
 }
 
 export const TOPIC_PARTITIONS = 6;
 
-/** Creates the domain topics when missing (idempotent; production declares them in k8s too). */
-export async function ensureTopics(kafka: Kafka, topics: readonly string[] = ALL_TOPICS): Promise<void> {
+/** Creates the domain topics (in the client's namespace) when missing (idempotent; production declares them in k8s too). */
+export async function ensureTopics(
+  kafka: KafkaClient,
+  topics: readonly string[] = ALL_TOPICS,
+): Promise<void> {
   const admin = kafka.admin();
   await admin.connect();
   try {
     const existing = new Set(await admin.listTopics());
-    const missing = topics.filter((topic) => !existing.has(topic));
+    const missing = topics.map((topic) => kafka.named(topic)).filter((topic) => !existing.has(topic));
     if (missing.length) {
       await admin.createTopics({
         waitForLeaders: true,

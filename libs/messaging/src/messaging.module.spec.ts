@@ -1,5 +1,6 @@
-import type { Admin, Kafka } from 'kafkajs';
+import type { Admin } from 'kafkajs';
 import type { DataSource } from 'typeorm';
+import { createKafka } from './kafka';
 import {
   MessagingModule,
   type MessagingModuleOptions,
@@ -22,10 +23,11 @@ describe(transportOf.name, () => {
       brokers: '127.0.0.1:9092',
       security: { sasl: undefined, tls: false },
       createTopics: true,
+      namespace: '',
     });
   });
 
-  it('maps KAFKA_SASL_*, KAFKA_TLS and KAFKA_CREATE_TOPICS to the client options', () => {
+  it('maps KAFKA_SASL_*, KAFKA_TLS, KAFKA_CREATE_TOPICS and KAFKA_NAMESPACE to the client options', () => {
     const options = transportOf({
       EVENT_TRANSPORT: 'kafka',
       KAFKA_BROKERS: 'kafka:9093',
@@ -34,6 +36,7 @@ describe(transportOf.name, () => {
       KAFKA_SASL_PASSWORD: 'licensing-password',
       KAFKA_TLS: true,
       KAFKA_CREATE_TOPICS: false,
+      KAFKA_NAMESPACE: 'staging.',
     });
     expect(options).toEqual({
       transport: 'kafka',
@@ -43,6 +46,7 @@ describe(transportOf.name, () => {
         tls: true,
       },
       createTopics: false,
+      namespace: 'staging.',
     });
   });
 
@@ -58,7 +62,7 @@ describe(transportOf.name, () => {
 
 describe(MessagingModule.name, () => {
   /** A kafkajs client whose admin records the topics it was asked to create. */
-  function fakeKafka({ mayCreate = true } = {}) {
+  function fakeKafka({ mayCreate = true, namespace = '' } = {}) {
     const created: string[] = [];
     const admin = {
       connect: () => Promise.resolve(),
@@ -70,11 +74,12 @@ describe(MessagingModule.name, () => {
         return Promise.resolve(true);
       },
     };
-    return { kafka: { admin: () => admin } as unknown as Kafka, admin: admin as unknown as Admin, created };
+    const kafka = Object.assign(createKafka('127.0.0.1:9', 'spec', {}, namespace), { admin: () => admin });
+    return { kafka, admin: admin as unknown as Admin, created };
   }
 
-  function bootstrap(options: Partial<MessagingModuleOptions>, { mayCreate = true } = {}) {
-    const { kafka, admin, created } = fakeKafka({ mayCreate });
+  function bootstrap(options: Partial<MessagingModuleOptions>, { mayCreate = true, namespace = '' } = {}) {
+    const { kafka, admin, created } = fakeKafka({ mayCreate, namespace });
     const sut = new MessagingModule(
       { clientId: 'billing', schema: 'billing', brokers: '127.0.0.1:9092', ...options },
       {} as DataSource,
@@ -83,6 +88,12 @@ describe(MessagingModule.name, () => {
     );
     return { sut, created };
   }
+
+  it("creates the domain topics in the client's namespace", async () => {
+    const { sut, created } = bootstrap({}, { namespace: 'w2.' });
+    await sut.onApplicationBootstrap();
+    expect(created).toEqual(['w2.recovery.events', 'w2.billing.events', 'w2.licensing.events']);
+  });
 
   it('creates the missing domain topics at start by default', async () => {
     const { sut, created } = bootstrap({});

@@ -12,14 +12,14 @@ import {
 import type { Topic } from '@lib/contracts';
 import { EVENT_PUBLISHER, OutboxModule, type OutboxModuleOptions } from '@lib/outbox';
 import { MESSAGE_TRANSPORT, type ReadinessCheck } from '@lib/runtime';
-import { type Admin, Kafka } from 'kafkajs';
+import type { Admin } from 'kafkajs';
 import { DataSource } from 'typeorm';
 import { EventConsumer, eventConsumerController } from './event-consumer';
 import type { EventHandler } from './event-handler';
 import { EventProcessor } from './event-processor';
 import { InProcessEventPublisher } from './in-process-event-bus';
 import { InProcessEventServer } from './in-process-event.server';
-import { checkKafka, createKafka, ensureTopics, type KafkaSecurity } from './kafka';
+import { checkKafka, createKafka, ensureTopics, KafkaClient, type KafkaSecurity } from './kafka';
 import { KafkaEventServer } from './kafka-event.server';
 import { KafkaEventPublisher } from './kafka-event.publisher';
 
@@ -47,6 +47,8 @@ export type TransportOptions =
       security?: KafkaSecurity;
       /** Create missing domain topics at start; false where the platform declares them. */
       createTopics?: boolean;
+      /** The prefix of every topic and consumer group name (KAFKA_NAMESPACE); none by default. */
+      namespace?: string;
     }
   /** Standalone mode: every context in this process, events straight from the outbox relays. */
   | { transport: 'in-process' };
@@ -60,6 +62,7 @@ export interface TransportEnv {
   KAFKA_SASL_PASSWORD?: string;
   KAFKA_TLS?: boolean;
   KAFKA_CREATE_TOPICS?: boolean;
+  KAFKA_NAMESPACE?: string;
 }
 
 /** The transport options from an app's validated environment (KafkaEnv). */
@@ -83,6 +86,7 @@ export function transportOf(env: TransportEnv): TransportOptions {
     brokers: env.KAFKA_BROKERS,
     security: { sasl, tls: env.KAFKA_TLS ?? false },
     createTopics: env.KAFKA_CREATE_TOPICS ?? true,
+    namespace: env.KAFKA_NAMESPACE ?? '',
   };
 }
 
@@ -111,7 +115,7 @@ export class MessagingModule implements OnApplicationBootstrap, BeforeApplicatio
     @Inject(OPTIONS) private readonly options: MessagingModuleOptions,
     // Not used since the consumer group moved to the transport; kept where callers pass it.
     _dataSource: DataSource,
-    @Optional() @Inject(Kafka) private readonly kafka: Kafka | undefined,
+    @Optional() @Inject(KafkaClient) private readonly kafka: KafkaClient | undefined,
     @Optional() @Inject(KAFKA_ADMIN) private readonly admin: Admin | undefined,
   ) {}
 
@@ -134,12 +138,19 @@ export class MessagingModule implements OnApplicationBootstrap, BeforeApplicatio
             },
           ]
         : [
-            { provide: Kafka, useValue: createKafka(options.brokers, options.clientId, options.security) },
-            { provide: KAFKA_ADMIN, inject: [Kafka], useFactory: (kafka: Kafka) => kafka.admin() },
+            {
+              provide: KafkaClient,
+              useValue: createKafka(options.brokers, options.clientId, options.security, options.namespace),
+            },
+            {
+              provide: KAFKA_ADMIN,
+              inject: [KafkaClient],
+              useFactory: (kafka: KafkaClient) => kafka.admin(),
+            },
             {
               provide: MESSAGING_PUBLISHER,
-              inject: [Kafka],
-              useFactory: (kafka: Kafka) => new KafkaEventPublisher(kafka),
+              inject: [KafkaClient],
+              useFactory: (kafka: KafkaClient) => new KafkaEventPublisher(kafka),
             },
             {
               provide: MESSAGING_READINESS,
@@ -168,8 +179,8 @@ export class MessagingModule implements OnApplicationBootstrap, BeforeApplicatio
             ? { provide: MESSAGE_TRANSPORT, useFactory: () => new InProcessEventServer(consume.groupId) }
             : {
                 provide: MESSAGE_TRANSPORT,
-                inject: [Kafka],
-                useFactory: (kafka: Kafka) => new KafkaEventServer(kafka, { groupId: consume.groupId }),
+                inject: [KafkaClient],
+                useFactory: (kafka: KafkaClient) => new KafkaEventServer(kafka, { groupId: consume.groupId }),
               },
         ]
       : [];
@@ -183,7 +194,7 @@ export class MessagingModule implements OnApplicationBootstrap, BeforeApplicatio
       exports:
         options.transport === 'in-process'
           ? [MESSAGING_PUBLISHER, MESSAGING_READINESS]
-          : [Kafka, MESSAGING_PUBLISHER, MESSAGING_READINESS],
+          : [KafkaClient, MESSAGING_PUBLISHER, MESSAGING_READINESS],
     };
   }
 
