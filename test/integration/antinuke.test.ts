@@ -75,7 +75,7 @@ describe('antinuke', () => {
     events = new TestEventPublisher();
     await stack.start();
     connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
-    temporal = new Client({ connection, namespace: 'default' });
+    temporal = new Client({ connection, namespace: process.env.TEMPORAL_NAMESPACE! });
     sink = new AntiNukeSignalSink(temporal);
     for (const user of [OWNER, ADMIN]) {
       const token = `raider-token-${user}`;
@@ -985,7 +985,7 @@ describe('antinuke', () => {
       };
       const worker = await createRecoveryWorker({
         address: process.env.TEMPORAL_ADDRESS!,
-        namespace: 'default',
+        namespace: process.env.TEMPORAL_NAMESPACE!,
         taskQueue,
         workflows: {
           workflowsPath: require.resolve('../../apps/recovery/src/antinuke/workflows/antinuke.workflow'),

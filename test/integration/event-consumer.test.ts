@@ -2,7 +2,6 @@ import { type INestMicroservice, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { EVENT_ENVELOPE_VERSION, TOPICS } from '@lib/contracts';
 import {
-  createKafka,
   ensureTopics,
   EventConsumer,
   eventConsumerController,
@@ -14,9 +13,10 @@ import type { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
 import { createScratchSchema, dropSchema, openDataSource } from '../support/database';
 import { snapshotCreated } from '../support/events';
+import { testKafka } from '../support/test-kafka';
 import { waitFor } from '../support/wait';
 
-const kafka = createKafka(process.env.KAFKA_BROKERS!, 'event-consumer-test');
+const kafka = testKafka('event-consumer-test');
 
 /**
  * A consumer group as the apps run it: the `@EventPattern` controller of libs/messaging on Nest's
@@ -38,7 +38,11 @@ describe("a consumer group's @EventPattern handler on Nest's Kafka transport", (
     schema = await createScratchSchema(dataSource, 'consumer_test');
     groupId = `consumer-test-${schema}`;
     // A new group reads from the earliest offset; this one starts at the end of the topic.
-    await admin.resetOffsets({ groupId, topic: TOPICS.recovery, earliest: false });
+    await admin.resetOffsets({
+      groupId: kafka.named(groupId),
+      topic: kafka.named(TOPICS.recovery),
+      earliest: false,
+    });
   });
 
   afterAll(async () => {
@@ -52,7 +56,10 @@ describe("a consumer group's @EventPattern handler on Nest's Kafka transport", (
 
   /** The committed offset of the group on `partition` (-1: none). */
   async function committed(partition: number): Promise<bigint> {
-    const [{ partitions }] = await admin.fetchOffsets({ groupId, topics: [TOPICS.recovery] });
+    const [{ partitions }] = await admin.fetchOffsets({
+      groupId: kafka.named(groupId),
+      topics: [kafka.named(TOPICS.recovery)],
+    });
     return BigInt(partitions.find((p) => p.partition === partition)?.offset ?? -1);
   }
 
@@ -107,7 +114,7 @@ describe("a consumer group's @EventPattern handler on Nest's Kafka transport", (
       },
     ]);
     await waitFor('the first apply', () => attempts.length === 1, { timeoutMs: 60_000 });
-    const offsets = await admin.fetchTopicOffsets(TOPICS.recovery);
+    const offsets = await admin.fetchTopicOffsets(kafka.named(TOPICS.recovery));
     // The message is the last of its partition: the partition whose end moved past the reset.
     const partitionsBefore = await Promise.all(
       offsets.map(async ({ partition, high }) => ({

@@ -6,12 +6,12 @@ import {
   RESTORE_SCOPES,
 } from '@lib/contracts';
 import { EntitlementsClient, EntitlementsInvalidationListener } from '@lib/entitlements';
-import { createKafka } from '@lib/messaging';
 import type { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
 import { type AppProcess, startApp } from '../support/app-process';
 import { BillingEventStream, SubscriptionScenario } from '../support/billing-events';
 import { openDataSource } from '../support/database';
+import { testKafka } from '../support/test-kafka';
 import { waitFor } from '../support/wait';
 import { signInternalToken, testTokenCodec } from '../support/internal-tokens';
 
@@ -410,7 +410,7 @@ describe('licensing', () => {
   });
 
   describe('entitlements client', () => {
-    const kafka = createKafka(process.env.KAFKA_BROKERS!, 'test-entitlements');
+    const kafka = testKafka('test-entitlements');
     const listeners: EntitlementsInvalidationListener[] = [];
 
     afterAll(async () => {

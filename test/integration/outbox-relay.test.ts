@@ -1,20 +1,15 @@
 import { TOPICS } from '@lib/contracts';
-import {
-  EventProcessor,
-  KafkaEventConsumer,
-  KafkaEventPublisher,
-  createKafka,
-  ensureTopics,
-} from '@lib/messaging';
+import { EventProcessor, KafkaEventConsumer, KafkaEventPublisher, ensureTopics } from '@lib/messaging';
 import { OutboxRelay, OutboxWriter } from '@lib/outbox';
 import type { DataSource } from 'typeorm';
 import { runScript } from '../support/app-process';
 import { createScratchSchema, dropSchema, openDataSource } from '../support/database';
 import { snapshotCreated } from '../support/events';
 import { TopicReader } from '../support/topic-reader';
+import { testKafka } from '../support/test-kafka';
 import { waitFor } from '../support/wait';
 
-const kafka = createKafka(process.env.KAFKA_BROKERS!, 'outbox-relay-test');
+const kafka = testKafka('outbox-relay-test');
 
 describe('OutboxRelay against Kafka', () => {
   let dataSource: DataSource;
@@ -152,11 +147,11 @@ describe('OutboxRelay against Kafka', () => {
       // Only once the group has committed past both copies is the effect count final.
       const admin = kafka.admin();
       await admin.connect();
-      const ends = await admin.fetchTopicOffsets(TOPICS.recovery);
+      const ends = await admin.fetchTopicOffsets(kafka.named(TOPICS.recovery));
       await waitFor('the consumer group to commit past both copies', async () => {
         const [committed] = await admin.fetchOffsets({
-          groupId: `relay-test-${schema}`,
-          topics: [TOPICS.recovery],
+          groupId: kafka.named(`relay-test-${schema}`),
+          topics: [kafka.named(TOPICS.recovery)],
         });
         return ends.every(
           (end) =>

@@ -8,7 +8,6 @@ import {
 } from '@lib/contracts';
 import { createServiceDataSource } from '@lib/database';
 import { EntitlementsClient } from '@lib/entitlements';
-import { createKafka } from '@lib/messaging';
 import { FakeChatPlatform, FakePaymentProvider } from '@lib/sandbox';
 import { Client, Connection } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
@@ -51,6 +50,7 @@ import { OWNER, seedProtectedGuild } from '../support/restore-scenario';
 import { waitFor } from '../support/wait';
 import { paymentDoneForUnknownOrder } from '../support/webhook-events';
 import { testTokenCodec } from '../support/internal-tokens';
+import { testKafka } from '../support/test-kafka';
 import { SnapshotRetentionRepository } from '../../apps/recovery/src/snapshots/snapshot-retention.repository';
 
 const REPLICAS = 2;
@@ -124,7 +124,7 @@ describe('two replicas of every app', () => {
   const provider = new FakePaymentProvider();
   const caller = new InternalCaller();
   const codec = testTokenCodec('recovery');
-  const kafka = createKafka(process.env.KAFKA_BROKERS!, 'test-replicas');
+  const kafka = testKafka('test-replicas');
   const publisher = new TestEventPublisher();
   const watch = new GroupWatch(kafka, Object.values(CONSUMER_GROUPS), REPLICAS);
   const taskQueue = `recovery-replicas-${uuidv7()}`;
@@ -332,7 +332,7 @@ describe('two replicas of every app', () => {
     await skipNotifierBacklog(dataSource);
     await startReplicaSets();
     connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
-    temporal = new Client({ connection, namespace: 'default' });
+    temporal = new Client({ connection, namespace: process.env.TEMPORAL_NAMESPACE! });
 
     // Both members of every group own partitions before anything is published.
     for (const group of Object.values(CONSUMER_GROUPS)) {

@@ -12,11 +12,11 @@ describe('recovery worker on the Temporal test server', () => {
     const address = process.env.TEMPORAL_ADDRESS!;
     const connection = await Connection.connect({ address });
     await checkTemporal(connection);
-    const client = new Client({ connection, namespace: 'default' });
+    const client = new Client({ connection, namespace: process.env.TEMPORAL_NAMESPACE! });
     const taskQueue = `${RECOVERY_TASK_QUEUE}-test-${uuidv7()}`;
     const worker = await createRecoveryWorker({
       address,
-      namespace: 'default',
+      namespace: process.env.TEMPORAL_NAMESPACE!,
       taskQueue,
       workflows: { workflowsPath: require.resolve('../fixtures/temporal/greeting.workflow') },
       activities: createGreetingActivities('Hello'),

@@ -2,6 +2,7 @@ import { KAFKA_SERVICES, TOPICS } from '@lib/contracts';
 import {
   createKafka,
   ensureTopics,
+  type KafkaClient,
   KafkaEventPublisher,
   kafkaConfig,
   type KafkaSecurity,
@@ -57,7 +58,7 @@ describe('Kafka with SASL/SCRAM and per-service ACLs', () => {
   }
 
   /** An outbox relay (the apps' publisher) on `kafka`; publishes one probe message to a topic. */
-  function publisherAs(kafka: Kafka) {
+  function publisherAs(kafka: KafkaClient) {
     const publisher = new KafkaEventPublisher(kafka);
     closers.push(() => publisher.close());
     return (topic: string) => {
@@ -133,7 +134,7 @@ describe('Kafka with SASL/SCRAM and per-service ACLs', () => {
 
     beforeAll(async () => {
       dataSource = await openDataSource();
-      licensingEvents = new TopicReader(TOPICS.licensing);
+      licensingEvents = new TopicReader(TOPICS.licensing, observer);
       await licensingEvents.start();
       licensing = await startApp('licensing', {
         KAFKA_BROKERS: saslBrokers,
@@ -141,6 +142,8 @@ describe('Kafka with SASL/SCRAM and per-service ACLs', () => {
         KAFKA_SASL_USERNAME: 'licensing',
         KAFKA_SASL_PASSWORD: password,
         KAFKA_CREATE_TOPICS: 'false',
+        // The ACLs name the contract's topics and groups, not a test worker's namespace.
+        KAFKA_NAMESPACE: '',
         // Debug logs too: the password must not be in anything the app writes.
         LOG_LEVEL: 'debug',
       });

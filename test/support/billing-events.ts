@@ -6,8 +6,9 @@ import {
   type PlanCode,
   TOPICS,
 } from '@lib/contracts';
-import { createKafka, KafkaEventPublisher } from '@lib/messaging';
+import { KafkaEventPublisher } from '@lib/messaging';
 import { v7 as uuidv7 } from 'uuid';
+import { testKafka } from './test-kafka';
 
 const DAY_MS = 86_400_000;
 
@@ -16,9 +17,7 @@ const DAY_MS = 86_400_000;
  * through, with increasing `occurred_at`, and publishes them (again, to simulate redelivery).
  */
 export class BillingEventStream {
-  private readonly publisher = new KafkaEventPublisher(
-    createKafka(process.env.KAFKA_BROKERS!, 'test-billing'),
-  );
+  private readonly publisher = new KafkaEventPublisher(testKafka('test-billing'));
 
   async publish(...events: DomainEvent[]): Promise<void> {
     await this.publisher.publish(

@@ -5,8 +5,9 @@ import {
   type EventType,
   TOPICS,
 } from '@lib/contracts';
-import { createKafka, KafkaEventPublisher } from '@lib/messaging';
+import { KafkaEventPublisher } from '@lib/messaging';
 import { v7 as uuidv7 } from 'uuid';
+import { testKafka } from './test-kafka';
 
 const DAY_MS = 86_400_000;
 
@@ -300,9 +301,7 @@ export function envelope<T extends EventType>(
 
 /** Publishes envelopes to their producers' topics exactly as the outbox relay does (key = guild id). */
 export class TestEventPublisher {
-  private readonly publisher = new KafkaEventPublisher(
-    createKafka(process.env.KAFKA_BROKERS!, `test-publisher-${uuidv7()}`),
-  );
+  private readonly publisher = new KafkaEventPublisher(testKafka(`test-publisher-${uuidv7()}`));
 
   async publish(events: DomainEvent[]): Promise<void> {
     await this.publisher.publish(

@@ -1,6 +1,7 @@
 import { ALL_TOPICS, CONSUMER_GROUPS } from '@lib/contracts';
-import { createKafka, ensureTopics } from '@lib/messaging';
+import { ensureTopics } from '@lib/messaging';
 import type { DataSource } from 'typeorm';
+import { testKafka } from './test-kafka';
 
 /**
  * Earlier suites leave events in Kafka that the notifier group has not read (their notifier was
@@ -10,14 +11,18 @@ import type { DataSource } from 'typeorm';
  * Call it while no notifier is running.
  */
 export async function skipNotifierBacklog(dataSource: DataSource): Promise<void> {
-  const kafka = createKafka(process.env.KAFKA_BROKERS!, 'test-backlog');
+  const kafka = testKafka('test-backlog');
   // On a fresh broker no app has created the topics yet, and offsets of a missing topic cannot be set.
   await ensureTopics(kafka);
   const admin = kafka.admin();
   await admin.connect();
   try {
     for (const topic of ALL_TOPICS) {
-      await admin.resetOffsets({ groupId: CONSUMER_GROUPS.notifier, topic, earliest: false });
+      await admin.resetOffsets({
+        groupId: kafka.named(CONSUMER_GROUPS.notifier),
+        topic: kafka.named(topic),
+        earliest: false,
+      });
     }
   } finally {
     await admin.disconnect();

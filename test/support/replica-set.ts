@@ -1,6 +1,7 @@
 import { type InternalIdentity, INTERNAL_TOKEN_HEADER, type ServiceName } from '@lib/contracts';
 import { TOPIC_PARTITIONS } from '@lib/messaging';
-import { type Admin, AssignerProtocol, type Kafka, Partitioners } from 'kafkajs';
+import type { KafkaClient } from '@lib/messaging';
+import { type Admin, AssignerProtocol, Partitioners } from 'kafkajs';
 import { createServer, type IncomingMessage, request, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type AppProcess, freePort, startApp } from './app-process';
@@ -242,7 +243,7 @@ export interface GroupMember {
 
 /** The group's state and members with their assignments, as the coordinator reports them. */
 export async function describeGroup(
-  kafka: Kafka,
+  kafka: KafkaClient,
   groupId: string,
 ): Promise<{ state: string; members: GroupMember[] }> {
   const admin = kafka.admin();
@@ -250,7 +251,7 @@ export async function describeGroup(
   try {
     const {
       groups: [group],
-    } = await admin.describeGroups([groupId]);
+    } = await admin.describeGroups([kafka.named(groupId)]);
     return {
       state: group.state,
       members: group.members.map((member) => {
@@ -261,7 +262,7 @@ export async function describeGroup(
           memberId: member.memberId,
           clientId: member.clientId,
           partitions: Object.entries(decoded?.assignment ?? {}).flatMap(([topic, partitions]) =>
-            partitions.map((partition) => ({ topic, partition })),
+            partitions.map((partition) => ({ topic: kafka.domainName(topic), partition })),
           ),
         };
       }),
@@ -277,7 +278,7 @@ export async function describeGroup(
  * renewals, snapshot runs) with fakes of their own, so a suite that counts who did what starts alone.
  */
 export async function waitForIdleGroups(
-  kafka: Kafka,
+  kafka: KafkaClient,
   groups: readonly string[],
   timeoutMs: number,
 ): Promise<void> {
@@ -314,7 +315,7 @@ export class GroupWatch {
   private tick?: Promise<void>;
 
   constructor(
-    kafka: Kafka,
+    private readonly kafka: KafkaClient,
     private readonly groups: readonly string[],
     private readonly expectedMembers: number,
   ) {
@@ -348,10 +349,14 @@ export class GroupWatch {
 
   private async look(): Promise<void> {
     try {
-      const { groups } = await this.admin.describeGroups([...this.groups]);
+      const { groups } = await this.admin.describeGroups(this.groups.map((group) => this.kafka.named(group)));
       for (const group of groups) {
         if (group.members.length > this.expectedMembers)
-          this.crowded.push({ group: group.groupId, members: group.members.length, at: new Date() });
+          this.crowded.push({
+            group: this.kafka.domainName(group.groupId),
+            members: group.members.length,
+            at: new Date(),
+          });
       }
     } catch {
       // A missed look is only a missed warning.
@@ -361,7 +366,7 @@ export class GroupWatch {
 
 /** Whether every partition of `topics` has the group's committed offset at its end (nothing left to read). */
 export async function groupCaughtUp(
-  kafka: Kafka,
+  kafka: KafkaClient,
   groupId: string,
   topics: readonly string[],
 ): Promise<boolean> {
@@ -369,8 +374,11 @@ export async function groupCaughtUp(
   await admin.connect();
   try {
     for (const topic of topics) {
-      const ends = await admin.fetchTopicOffsets(topic);
-      const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
+      const ends = await admin.fetchTopicOffsets(kafka.named(topic));
+      const [committed] = await admin.fetchOffsets({
+        groupId: kafka.named(groupId),
+        topics: [kafka.named(topic)],
+      });
       for (const end of ends) {
         const offset = committed.partitions.find((p) => p.partition === end.partition)?.offset ?? '-1';
         if (BigInt(end.high) > 0n && BigInt(offset) < BigInt(end.high)) return false;

@@ -3,22 +3,38 @@ import type { ServiceName } from '@lib/contracts';
 import { TEST_APPLICATION_PUBLIC_KEY } from './interactions';
 import { TEST_INTERNAL_KEYS } from './internal-keys';
 import { defaultServiceDatabaseUrl, serviceDatabaseVariable } from './service-logins';
+import { testWorkerEnv } from './test-workers';
 
 /**
  * Defaults for integration tests: the infrastructure `npm test` brings up on loopback and a
  * database of their own. Any of them can be overridden from the environment.
+ *
+ * Jest runs test files in several workers at once (`npm test` runs two). Each worker has its own
+ * database, Redis database, Kafka namespace and Temporal namespace (testWorkerEnv), so files in
+ * different workers share no consumer group, shard lease (advisory locks are per database), due
+ * row, cached key or workflow id. A run in band is worker 1.
  */
-process.env.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/guildkeeper_test';
+const worker = Number(process.env.JEST_WORKER_ID ?? '1');
+// The global setup loads this file in Jest's parent process, whose environment the workers inherit:
+// what it defaulted there (for worker 1) is defaulted again here, for this worker; what the user
+// set is kept.
+const defaulted = new Set((process.env.TEST_ENV_DEFAULTED ?? '').split(',').filter(Boolean));
+function workerDefault(name: string, value: string): void {
+  if (process.env[name] !== undefined && !defaulted.has(name)) return;
+  process.env[name] = value;
+  defaulted.add(name);
+}
+for (const [name, value] of Object.entries(testWorkerEnv(worker))) workerDefault(name, value);
 // Each app connects with its own login (startApp), made by the global setup's migration run.
 for (const service of Object.keys(TEST_INTERNAL_KEYS.signingKeys) as ServiceName[]) {
-  process.env[serviceDatabaseVariable(service)] ??= defaultServiceDatabaseUrl(
-    process.env.DATABASE_URL,
-    service,
+  workerDefault(
+    serviceDatabaseVariable(service),
+    defaultServiceDatabaseUrl(process.env.DATABASE_URL!, service),
   );
 }
+process.env.TEST_ENV_DEFAULTED = [...defaulted].join(',');
 process.env.KAFKA_BROKERS ??= '127.0.0.1:9092';
 process.env.TEMPORAL_ADDRESS ??= '127.0.0.1:7233';
-process.env.REDIS_URL ??= 'redis://127.0.0.1:6379';
 // Each app's own INTERNAL_SIGNING_KEY is given by startApp; the public keys are everyone's.
 process.env.INTERNAL_PUBLIC_KEYS ??= TEST_INTERNAL_KEYS.publicKeys;
 process.env.LOG_LEVEL ??= 'warn';

@@ -1,7 +1,8 @@
 import { KAFKA_HEADER_EVENT_ID } from '@lib/contracts';
-import { createKafka } from '@lib/messaging';
+import type { KafkaClient } from '@lib/messaging';
 import type { Consumer } from 'kafkajs';
 import { v7 as uuidv7 } from 'uuid';
+import { testKafka } from './test-kafka';
 import { waitFor } from './wait';
 
 /**
@@ -11,18 +12,20 @@ import { waitFor } from './wait';
  */
 export class TopicReader {
   readonly seen = new Map<string, number>();
-  private readonly kafka = createKafka(process.env.KAFKA_BROKERS!, 'test-reader');
-  private readonly consumer: Consumer = this.kafka.consumer({
-    groupId: `test-${uuidv7()}`,
-    maxWaitTimeInMs: 200,
-  });
+  private readonly consumer: Consumer;
   private readonly positions = new Map<number, bigint>();
 
-  constructor(private readonly topic: string) {}
+  /** `kafka`: this worker's namespace by default; one without, to read what apps outside it write. */
+  constructor(
+    private readonly topic: string,
+    private readonly kafka: KafkaClient = testKafka('test-reader'),
+  ) {
+    this.consumer = kafka.consumer({ groupId: `test-${uuidv7()}`, maxWaitTimeInMs: 200 });
+  }
 
   async start(): Promise<void> {
     await this.consumer.connect();
-    await this.consumer.subscribe({ topic: this.topic, fromBeginning: true });
+    await this.consumer.subscribe({ topic: this.kafka.named(this.topic), fromBeginning: true });
     await this.consumer.run({
       eachMessage: ({ partition, message }) => {
         const id = message.headers?.[KAFKA_HEADER_EVENT_ID]?.toString();
@@ -37,7 +40,7 @@ export class TopicReader {
     const admin = this.kafka.admin();
     await admin.connect();
     try {
-      const ends = await admin.fetchTopicOffsets(this.topic);
+      const ends = await admin.fetchTopicOffsets(this.kafka.named(this.topic));
       await waitFor(
         `${this.topic} to be read to its end`,
         () => ends.every((end) => BigInt(end.high) <= (this.positions.get(end.partition) ?? 0n)),
