@@ -18,7 +18,8 @@ export default defineConfig({
   timeout: 120_000,
   expect: { timeout: 15_000 },
   reporter: [['list']],
-  outputDir: './test-results',
+  // One folder per stack: the two suites run side by side (scripts/browser-tests.sh).
+  outputDir: `./test-results/${process.env.BROWSER_STACK ?? 'standalone'}`,
   use: {
     ...devices['Desktop Chrome'],
     viewport: { width: 1366, height: 768 },

@@ -33,8 +33,9 @@ import {
  * `completed` and repaired the guild, every guild has its one subscription `active`, and the
  * provider approved exactly one charge per subscription. Latencies are printed, never asserted.
  */
+// `npm run test:load` runs the full 200 users for a minute; `npm test` a smaller run (scripts/test.sh).
 const LOAD_DURATION_S = Number(process.env.LOAD_DURATION_S) || 60;
-const USERS = 200;
+const USERS = Number(process.env.LOAD_USERS) || 200;
 /** Users set up at once (login, register, subscribe, licence, baseline snapshot). */
 const SETUP_CONCURRENCY = 40;
 const THINK_MS: [number, number] = [0, 50];
