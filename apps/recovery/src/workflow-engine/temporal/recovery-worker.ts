@@ -1,4 +1,5 @@
-import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { Logger } from '@nestjs/common';
+import { DefaultLogger, NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 
 /** Task queue of every recovery workflow (restore, antinuke). */
 export const RECOVERY_TASK_QUEUE = 'recovery';
@@ -21,11 +22,37 @@ export interface RecoveryWorker {
   shutdown(): Promise<void>;
 }
 
+let temporalLogsRouted = false;
+
+/**
+ * Temporal's own log lines (its core's, and the workflow bundler's list of modules at INFO) go
+ * through the app's logger, so they are JSON lines that LOG_LEVEL filters like the rest, not
+ * plain text on stdout. The SDK's runtime is one per process and takes its logger when it is first
+ * made: a process that made it before (a test process that connected first) keeps the default.
+ */
+function routeTemporalLogs(): void {
+  if (temporalLogsRouted) return;
+  temporalLogsRouted = true;
+  const logger = new Logger('temporal');
+  try {
+    Runtime.install({
+      logger: new DefaultLogger('INFO', ({ level, message, meta }) => {
+        if (level === 'ERROR') logger.error(meta ?? {}, message);
+        else if (level === 'WARN') logger.warn(meta ?? {}, message);
+        else logger.log(meta ?? {}, message);
+      }),
+    });
+  } catch {
+    // Already made in this process: its logger stays.
+  }
+}
+
 /**
  * Creates the worker that runs recovery workflows and activities in this process
  * (RECOVERY_ROLE=worker|all), so the API and the workers scale apart.
  */
 export async function createRecoveryWorker(options: RecoveryWorkerOptions): Promise<RecoveryWorker> {
+  routeTemporalLogs();
   const connection = await NativeConnection.connect({ address: options.address });
   const worker = await Worker.create({
     connection,
