@@ -10,6 +10,13 @@ import type { FakeAuditLogEntry } from './audit-log';
 import { BotAccounts } from './bot-accounts';
 import { BotAuthority } from './bot-authority';
 import { BoundedLog } from './bounded-log';
+import { CDN_PATH } from './cdn';
+import {
+  CONTENT_TYPES,
+  type ExpressionImage,
+  PLACEHOLDER_ANIMATED_GIF,
+  PLACEHOLDER_PNG,
+} from './expression-images';
 import { FailureInjector, type FailureRule } from './failure-injector';
 import type {
   IdentifyAttempt,
@@ -37,6 +44,13 @@ import { handlePlatformRequest } from './request-handler';
 import { Router } from './router';
 import { guildWire, memberWire } from './wire-format';
 import { platformRoutes } from './routes';
+
+/** How a test adds an emoji or sticker: who uploaded it, and its image. */
+export interface ExpressionSeed {
+  /** The uploader; default the guild's owner. */
+  by?: string;
+  image?: ExpressionImage;
+}
 
 /** The guilds and users of a fake platform, as JSON, for the sandbox to keep across restarts. */
 export interface FakePlatformState {
@@ -129,6 +143,15 @@ export class FakeChatPlatform {
   /** The base address without `/api`, e.g. `http://127.0.0.1:1234`. */
   get url(): string {
     return this.loopback.url;
+  }
+
+  /**
+   * Where the fake's CDN answers, standing for `https://cdn.discordapp.com` (a host of its own on
+   * the platform): `${cdnUrl}/emojis/{id}.png`, `${cdnUrl}/stickers/{id}.png`, with the images as
+   * uploaded (see `cdn.ts`).
+   */
+  get cdnUrl(): string {
+    return `${this.loopback.url}${CDN_PATH}`;
   }
 
   async start(): Promise<{ url: string }> {
@@ -300,28 +323,46 @@ export class FakeChatPlatform {
     );
   }
 
-  /** Gives the guild a custom emoji (as an upload would, without its audit-log entry); returns its id. */
-  addEmoji(guildId: string, name: string): string {
-    this.liveGuild(guildId);
+  /**
+   * Gives the guild a custom emoji, as an upload by `options.by` (default: the guild's owner) would,
+   * without its audit-log entry or gateway event; returns its id. Its image is `options.image`
+   * (served by the CDN as it is), by default a 1x1 PNG, or a two-frame GIF when `animated`.
+   */
+  addEmoji(guildId: string, name: string, options: ExpressionSeed & { animated?: boolean } = {}): string {
+    const guild = this.liveGuild(guildId);
     const id = this.store.ids.next();
+    const animated = options.animated ?? false;
     this.store.expressions.emojis(guildId).push({
       id,
+      user_id: options.by ?? guild.owner_id,
       name,
       roles: [],
       require_colons: true,
       managed: false,
-      animated: false,
+      animated,
       available: true,
     });
+    this.store.expressions.setImage(
+      id,
+      options.image ?? {
+        bytes: animated ? PLACEHOLDER_ANIMATED_GIF : PLACEHOLDER_PNG,
+        contentType: animated ? CONTENT_TYPES.gif : CONTENT_TYPES.png,
+      },
+    );
     return id;
   }
 
-  /** Gives the guild a sticker (PNG, as an upload would, without its audit-log entry); returns its id. */
-  addSticker(guildId: string, name: string): string {
-    this.liveGuild(guildId);
+  /**
+   * Gives the guild a PNG sticker, as an upload by `options.by` (default: the guild's owner) would,
+   * without its audit-log entry or gateway event; returns its id. Its file is `options.image`, by
+   * default a 1x1 PNG.
+   */
+  addSticker(guildId: string, name: string, options: ExpressionSeed = {}): string {
+    const guild = this.liveGuild(guildId);
     const id = this.store.ids.next();
     this.store.expressions.stickers(guildId).push({
       id,
+      user_id: options.by ?? guild.owner_id,
       name,
       description: null,
       tags: name,
@@ -330,6 +371,10 @@ export class FakeChatPlatform {
       available: true,
       guild_id: guildId,
     });
+    this.store.expressions.setImage(
+      id,
+      options.image ?? { bytes: PLACEHOLDER_PNG, contentType: CONTENT_TYPES.png },
+    );
     return id;
   }
 

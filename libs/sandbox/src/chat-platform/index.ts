@@ -1,7 +1,13 @@
 export type { AuditLogChange, FakeAuditLogEntry } from './audit-log';
 export { DEMO_CROWD_SIZE, demoGuildSpec } from './demo-guild';
 export type { FailureRule } from './failure-injector';
-export { FakeChatPlatform, type FakeChatPlatformOptions, type FakePlatformState } from './fake-chat-platform';
+export type { ExpressionImage } from './expression-images';
+export {
+  FakeChatPlatform,
+  type ExpressionSeed,
+  type FakeChatPlatformOptions,
+  type FakePlatformState,
+} from './fake-chat-platform';
 export type {
   IdentifyAttempt,
   IdentifyRefusal,

@@ -1,4 +1,5 @@
 import { typeSpecificFields } from './channel-fields';
+import type { FakeEmoji, FakeSticker } from './guild-expressions';
 import type { IssuedTokens } from './oauth-store';
 import {
   CHANNEL_TYPES,
@@ -40,6 +41,39 @@ export function userWire(user: FakeUser) {
  */
 export function currentUserWire(user: FakeUser) {
   return { ...userWire(user), mfa_enabled: false, locale: 'en-US' };
+}
+
+/**
+ * A guild's custom emoji (`EmojiResponse`); `user`, its uploader, only when given: the platform
+ * shows it to those holding CREATE_GUILD_EXPRESSIONS or MANAGE_GUILD_EXPRESSIONS
+ * (resources/emoji, "List Guild Emojis").
+ */
+export function emojiWire(emoji: FakeEmoji, uploader?: FakeUser) {
+  return {
+    id: emoji.id,
+    name: emoji.name,
+    roles: [...emoji.roles],
+    require_colons: emoji.require_colons,
+    managed: emoji.managed,
+    animated: emoji.animated,
+    available: emoji.available,
+    ...(uploader ? { user: userWire(uploader) } : {}),
+  };
+}
+
+/** A guild's sticker (`GuildStickerResponse`); `user` as for an emoji (resources/sticker). */
+export function stickerWire(sticker: FakeSticker, uploader?: FakeUser) {
+  return {
+    id: sticker.id,
+    name: sticker.name,
+    tags: sticker.tags,
+    type: sticker.type,
+    format_type: sticker.format_type,
+    description: sticker.description,
+    available: sticker.available,
+    guild_id: sticker.guild_id,
+    ...(uploader ? { user: userWire(uploader) } : {}),
+  };
 }
 
 export function roleWire(role: FakeRole) {
