@@ -1,7 +1,11 @@
 import { AuditLogEvent, PermissionFlagsBits as P } from 'discord-api-types/v10';
 import { PLACEHOLDER_ANIMATED_GIF, PLACEHOLDER_PNG } from './expression-images';
 import { FakeChatPlatform } from './fake-chat-platform';
-import type { GuildSpec, SeededGuild } from './guild-seed';
+import type { GuildChange } from './guild-change';
+import { type GuildSpec, type SeededGuild, seedGuild } from './guild-seed';
+import { PlatformStore } from './platform-store';
+import { Router } from './router';
+import { platformRoutes } from './routes';
 import { type JsonReply, readJson, sendJson } from '../../../../test/support/http-json';
 import { fakeForSuite } from '../../../../test/support/loopback-fake';
 
@@ -418,6 +422,72 @@ describe(`${FakeChatPlatform.name} emojis and stickers`, () => {
       expect((await cdn(`/stickers/${emoji}.png`)).status).toBe(404);
       expect((await cdn(`/emojis/1.png`)).status).toBe(404);
       expect((await fetch(`${sut.cdnUrl}/emojis/${emoji}.png`, { method: 'DELETE' })).status).toBe(405);
+    });
+  });
+
+  describe('the guild object and the gateway', () => {
+    it('lists the guild’s emojis and stickers in the guild object', async () => {
+      const emoji = sut.addEmoji(seeded.guildId, 'seeded');
+      const sticker = sut.addSticker(seeded.guildId, 'seeded');
+      expect((await call('GET', `/guilds/${seeded.guildId}`)).body).toMatchObject({
+        emojis: [{ id: emoji, name: 'seeded' }],
+        stickers: [{ id: sticker, name: 'seeded' }],
+      });
+    });
+
+    it('announces each change with the guild’s whole new list, without uploaders', () => {
+      const store = new PlatformStore({ username: 'bot' }, 100);
+      const { guildId } = seedGuild(store, { name: 'Direct' });
+      const router = new Router(platformRoutes);
+      const send = (method: string, path: string, body?: unknown) => {
+        const match = router.match(method, path);
+        if (typeof match !== 'object') throw new Error(`no route for ${method} ${path}`);
+        const caller = { kind: 'bot' as const, userId: store.bot.id };
+        const request = { params: match.params, query: new URLSearchParams(), body, caller };
+        return match.route.handle({ ...request, actorId: store.bot.id, auditLogReason: null }, store);
+      };
+      const dispatched = (changes: GuildChange[] | undefined) =>
+        changes?.map((change) => (change.kind === 'entry' ? change.dispatch : undefined));
+      const created = send('POST', `/guilds/${guildId}/emojis`, {
+        name: 'one',
+        image: dataUri(PLACEHOLDER_PNG),
+      });
+      const id = (created.body as { id: string }).id;
+      const listed = {
+        guild_id: guildId,
+        emojis: [expect.not.objectContaining({ user: expect.anything() })],
+      };
+      expect(dispatched(created.changes)).toEqual([
+        expect.objectContaining({ event: 'GUILD_EMOJIS_UPDATE', data: listed }),
+      ]);
+      expect(dispatched(send('PATCH', `/guilds/${guildId}/emojis/${id}`, { name: 'two' }).changes)).toEqual([
+        expect.objectContaining({
+          data: { guild_id: guildId, emojis: [expect.objectContaining({ name: 'two' })] },
+        }),
+      ]);
+      // An edit that changes nothing is neither logged nor announced.
+      expect(send('PATCH', `/guilds/${guildId}/emojis/${id}`, { name: 'two' }).changes).toBeUndefined();
+      expect(dispatched(send('DELETE', `/guilds/${guildId}/emojis/${id}`).changes)).toEqual([
+        expect.objectContaining({ event: 'GUILD_EMOJIS_UPDATE', data: { guild_id: guildId, emojis: [] } }),
+      ]);
+      const sticker = '300000000000000001';
+      store.expressions.stickers(guildId).push({
+        id: sticker,
+        user_id: null,
+        name: 'x',
+        description: null,
+        tags: 'x',
+        type: 2,
+        format_type: 1,
+        available: true,
+        guild_id: guildId,
+      });
+      expect(dispatched(send('DELETE', `/guilds/${guildId}/stickers/${sticker}`).changes)).toEqual([
+        expect.objectContaining({
+          event: 'GUILD_STICKERS_UPDATE',
+          data: { guild_id: guildId, stickers: [] },
+        }),
+      ]);
     });
   });
 });

@@ -314,7 +314,7 @@ export class FakeChatPlatform {
           },
           dispatch: {
             event: GatewayDispatchEvents.GuildUpdate,
-            data: { ...guildWire(guild), vanity_url_code: code },
+            data: { ...guildWire(guild, this.store.expressions.of(guildId)), vanity_url_code: code },
             intent: GatewayIntentBits.Guilds,
           },
         },

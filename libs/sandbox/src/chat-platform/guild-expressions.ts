@@ -68,6 +68,11 @@ export class GuildExpressions {
     return stickers;
   }
 
+  /** The guild's emojis and stickers together, as the guild object lists them. */
+  of(guildId: string): { emojis: FakeEmoji[]; stickers: FakeSticker[] } {
+    return { emojis: this.emojis(guildId), stickers: this.stickers(guildId) };
+  }
+
   /** The uploaded image of an emoji or sticker that exists, by its id. */
   image(id: string): ExpressionImage | undefined {
     return this.images.get(id);

@@ -111,7 +111,11 @@ export function channelWire(channel: FakeChannel) {
   return wire;
 }
 
-export function guildWire(guild: FakeGuild) {
+/**
+ * The guild object. `expressions`, the guild's custom emojis and stickers (kept apart from the guild
+ * by the fake), fill its `emojis` and `stickers`; without them the lists are empty.
+ */
+export function guildWire(guild: FakeGuild, expressions?: { emojis: FakeEmoji[]; stickers: FakeSticker[] }) {
   return {
     id: guild.id,
     name: guild.name,
@@ -129,8 +133,8 @@ export function guildWire(guild: FakeGuild) {
     default_message_notifications: guild.default_message_notifications,
     explicit_content_filter: guild.explicit_content_filter,
     roles: guild.roles.map(roleWire),
-    emojis: [],
-    stickers: [],
+    emojis: expressions?.emojis.map((emoji) => emojiWire(emoji)) ?? [],
+    stickers: expressions?.stickers.map((sticker) => stickerWire(sticker)) ?? [],
     features: [...guild.features],
     mfa_level: 0,
     application_id: null,
