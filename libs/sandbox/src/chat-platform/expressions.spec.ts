@@ -426,6 +426,45 @@ describe(`${FakeChatPlatform.name} emojis and stickers`, () => {
   });
 
   describe('the guild object and the gateway', () => {
+    it('seeds a guild’s emojis and stickers from its spec, as its owner’s uploads', async () => {
+      const image = { bytes: JPEG, contentType: 'image/jpeg' };
+      const {
+        guildId,
+        emojis: emojiIds,
+        stickers: stickerIds,
+        roles,
+      } = seed({
+        name: 'Seeded',
+        emojis: [
+          { name: 'vip', roles: ['Creator'] },
+          { name: 'dance', animated: true },
+          { name: 'photo', image },
+        ],
+        stickers: [{ name: 'hello', description: 'hi there' }],
+      });
+      const listed = (await call('GET', emojis(guildId))).body as unknown as Record<string, unknown>[];
+      expect(listed).toEqual([
+        expect.objectContaining({
+          id: emojiIds.vip,
+          roles: [roles.Creator],
+          animated: false,
+          user: expect.objectContaining({ id: OWNER }),
+        }),
+        expect.objectContaining({ id: emojiIds.dance, animated: true }),
+        expect.objectContaining({ id: emojiIds.photo }),
+      ]);
+      expect(await cdn(`/emojis/${emojiIds.photo}.png`)).toEqual({
+        status: 200,
+        type: 'image/jpeg',
+        bytes: JPEG,
+      });
+      expect((await call('GET', `${stickers(guildId)}/${stickerIds.hello}`)).body).toMatchObject({
+        name: 'hello',
+        description: 'hi there',
+        tags: 'hello',
+      });
+    });
+
     it('lists the guild’s emojis and stickers in the guild object', async () => {
       const emoji = sut.addEmoji(seeded.guildId, 'seeded');
       const sticker = sut.addSticker(seeded.guildId, 'seeded');

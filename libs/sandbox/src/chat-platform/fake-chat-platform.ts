@@ -11,12 +11,7 @@ import { BotAccounts } from './bot-accounts';
 import { BotAuthority } from './bot-authority';
 import { BoundedLog } from './bounded-log';
 import { CDN_PATH } from './cdn';
-import {
-  CONTENT_TYPES,
-  type ExpressionImage,
-  PLACEHOLDER_ANIMATED_GIF,
-  PLACEHOLDER_PNG,
-} from './expression-images';
+import type { ExpressionImage } from './expression-images';
 import { FailureInjector, type FailureRule } from './failure-injector';
 import type {
   IdentifyAttempt,
@@ -27,7 +22,7 @@ import type {
 import { GATEWAY_PATH, type GatewayConnectionInfo, GatewayServer } from './gateway/gateway-server';
 import { type ChangeCause, recordChanges } from './guild-activity';
 import type { GuildChange } from './guild-change';
-import { type GuildSpec, type SeededGuild, seedGuild } from './guild-seed';
+import { type GuildSpec, type SeededGuild, seedEmoji, seedGuild, seedSticker } from './guild-seed';
 import {
   type InteractionsEndpoint,
   type SlashCommand,
@@ -330,26 +325,7 @@ export class FakeChatPlatform {
    */
   addEmoji(guildId: string, name: string, options: ExpressionSeed & { animated?: boolean } = {}): string {
     const guild = this.liveGuild(guildId);
-    const id = this.store.ids.next();
-    const animated = options.animated ?? false;
-    this.store.expressions.emojis(guildId).push({
-      id,
-      user_id: options.by ?? guild.owner_id,
-      name,
-      roles: [],
-      require_colons: true,
-      managed: false,
-      animated,
-      available: true,
-    });
-    this.store.expressions.setImage(
-      id,
-      options.image ?? {
-        bytes: animated ? PLACEHOLDER_ANIMATED_GIF : PLACEHOLDER_PNG,
-        contentType: animated ? CONTENT_TYPES.gif : CONTENT_TYPES.png,
-      },
-    );
-    return id;
+    return seedEmoji(this.store, guildId, options.by ?? guild.owner_id, { name, ...options });
   }
 
   /**
@@ -359,23 +335,7 @@ export class FakeChatPlatform {
    */
   addSticker(guildId: string, name: string, options: ExpressionSeed = {}): string {
     const guild = this.liveGuild(guildId);
-    const id = this.store.ids.next();
-    this.store.expressions.stickers(guildId).push({
-      id,
-      user_id: options.by ?? guild.owner_id,
-      name,
-      description: null,
-      tags: name,
-      type: 2,
-      format_type: 1,
-      available: true,
-      guild_id: guildId,
-    });
-    this.store.expressions.setImage(
-      id,
-      options.image ?? { bytes: PLACEHOLDER_PNG, contentType: CONTENT_TYPES.png },
-    );
-    return id;
+    return seedSticker(this.store, guildId, options.by ?? guild.owner_id, { name, image: options.image });
   }
 
   /** Records changes made outside a request, as a request by `actorId` would: audit log and gateway. */

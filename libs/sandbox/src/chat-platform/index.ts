@@ -22,11 +22,13 @@ export {
   type BanSpec,
   type CategorySpec,
   type ChannelSpec,
+  type EmojiSpec,
   type GuildSpec,
   type MemberSpec,
   type OverwriteSpec,
   type RoleSpec,
   type SeededGuild,
+  type StickerSpec,
 } from './guild-seed';
 export type { InteractionsEndpoint, SlashCommand } from './interaction-delivery';
 export {
