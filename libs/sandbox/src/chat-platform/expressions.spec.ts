@@ -254,6 +254,9 @@ describe(`${FakeChatPlatform.name} emojis and stickers`, () => {
       });
       expect(edited).toMatchObject({ status: 200, body: { name: 'renamed', roles: [seeded.roles.Manager] } });
       expect((await call('PATCH', `${emojis()}/${id}`, { roles: null })).body).toMatchObject({ roles: [] });
+      expect(fieldError(await call('PATCH', `${emojis()}/${id}`, { name: null }), 'name')).toBe(
+        'BASE_TYPE_REQUIRED',
+      );
       expect(await call('PATCH', `${emojis()}/${id}`, { roles: ['1'] })).toMatchObject({
         status: 404,
         body: { code: 10011 },
@@ -395,6 +398,9 @@ describe(`${FakeChatPlatform.name} emojis and stickers`, () => {
       expect(fieldError(await call('PATCH', `${stickers()}/${id}`, { tags: 'x' }), 'tags')).toBe(
         'BASE_TYPE_BAD_LENGTH',
       );
+      expect(fieldError(await call('PATCH', `${stickers()}/${id}`, { tags: null }), 'tags')).toBe(
+        'BASE_TYPE_REQUIRED',
+      );
       const owners = sut.addSticker(seeded.guildId, 'owners');
       expect((await call('PATCH', `${stickers()}/${owners}`, { name: 'taken' }, CREATOR)).status).toBe(403);
       expect((await call('DELETE', `${stickers()}/${owners}`, undefined, MANAGER)).status).toBe(204);
@@ -421,6 +427,11 @@ describe(`${FakeChatPlatform.name} emojis and stickers`, () => {
       expect((await cdn(`/emojis/${sticker}.png`)).status).toBe(404);
       expect((await cdn(`/stickers/${emoji}.png`)).status).toBe(404);
       expect((await cdn(`/emojis/1.png`)).status).toBe(404);
+      const head = await fetch(`${sut.cdnUrl}/emojis/${emoji}.png`, { method: 'HEAD' });
+      expect([head.status, head.headers.get('content-length')]).toEqual([
+        200,
+        String(PLACEHOLDER_PNG.length),
+      ]);
       expect((await fetch(`${sut.cdnUrl}/emojis/${emoji}.png`, { method: 'DELETE' })).status).toBe(405);
     });
   });

@@ -200,7 +200,8 @@ async function answerPage(
 async function answerCdn(method: string, pathname: string, context: RequestHandlerContext): Promise<Answer> {
   const failure = await injectedFailure(method, pathname, context);
   if (failure) return failure;
-  if (method !== 'GET') return errorAnswer(platformError.methodNotAllowed());
+  // HEAD too, as any HTTP server: Node's server leaves the body out of its answer.
+  if (method !== 'GET' && method !== 'HEAD') return errorAnswer(platformError.methodNotAllowed());
   return { status: 200, headers: {}, bytes: cdnAsset(pathname, context.store) };
 }
 

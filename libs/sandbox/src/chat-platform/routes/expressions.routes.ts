@@ -108,7 +108,9 @@ function findSticker(store: PlatformStore, guild: FakeGuild, id: string): FakeSt
  */
 function readEmojiName(form: FormBody, required: boolean): string | undefined {
   const name = form.string('name', { required, min: 2, max: 32 });
-  if (typeof name !== 'string') return undefined;
+  // An edit may leave the name out, not null it (`name?: string`).
+  if (name === null) return form.fail('name', 'BASE_TYPE_REQUIRED', 'This field is required');
+  if (name === undefined) return undefined;
   if (!/^\w+$/.test(name)) {
     return form.fail('name', 'STRING_TYPE_REGEX', 'String value did not match validation regex.');
   }
@@ -157,7 +159,10 @@ function readStickerDescription(form: FormBody): string | null | undefined {
  * takes the stricter 2 that Discord's API typings give.
  */
 function readStickerTags(form: FormBody, required: boolean): string | undefined {
-  return form.string('tags', { required, min: 2, max: 200 }) ?? undefined;
+  const tags = form.string('tags', { required, min: 2, max: 200 });
+  // An edit may leave the tags out, not null them (`tags?: string`).
+  if (tags === null) return form.fail('tags', 'BASE_TYPE_REQUIRED', 'This field is required');
+  return tags;
 }
 
 function emojiListChange(store: PlatformStore, guild: FakeGuild, entry: EntryFields): GuildChange {
