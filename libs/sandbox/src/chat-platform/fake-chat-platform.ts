@@ -92,7 +92,8 @@ const INTERACTION_ANSWER_CAP_MS = 30_000;
  * `/oauth2/authorize`, `POST /api/v10/oauth2/token`, `GET /api/v10/users/@me` with the user's
  * token), so "Login with ..." can run against it; and its gateway (WebSocket at `/gateway`, found
  * through `GET /api/v10/gateway/bot`), so a `discord.js` Client can log in and hear the guild
- * events and audit-log entries that requests to the REST API cause. Everything else is an
+ * events and audit-log entries that requests to the REST API cause; and what its CDN serves (the
+ * images of custom emojis and stickers, under `/cdn`: see `cdnUrl`). Everything else is an
  * in-process control API for tests and the sandbox.
  */
 export class FakeChatPlatform {
