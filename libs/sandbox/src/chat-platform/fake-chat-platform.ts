@@ -10,6 +10,8 @@ import type { FakeAuditLogEntry } from './audit-log';
 import { BotAccounts } from './bot-accounts';
 import { BotAuthority } from './bot-authority';
 import { BoundedLog } from './bounded-log';
+import { CDN_PATH } from './cdn';
+import type { ExpressionImage } from './expression-images';
 import { FailureInjector, type FailureRule } from './failure-injector';
 import type {
   IdentifyAttempt,
@@ -20,7 +22,7 @@ import type {
 import { GATEWAY_PATH, type GatewayConnectionInfo, GatewayServer } from './gateway/gateway-server';
 import { type ChangeCause, recordChanges } from './guild-activity';
 import type { GuildChange } from './guild-change';
-import { type GuildSpec, type SeededGuild, seedGuild } from './guild-seed';
+import { type GuildSpec, type SeededGuild, seedEmoji, seedGuild, seedSticker } from './guild-seed';
 import {
   type InteractionsEndpoint,
   type SlashCommand,
@@ -37,6 +39,13 @@ import { handlePlatformRequest } from './request-handler';
 import { Router } from './router';
 import { guildWire, memberWire } from './wire-format';
 import { platformRoutes } from './routes';
+
+/** How a test adds an emoji or sticker: who uploaded it, and its image. */
+export interface ExpressionSeed {
+  /** The uploader; default the guild's owner. */
+  by?: string;
+  image?: ExpressionImage;
+}
 
 /** The guilds and users of a fake platform, as JSON, for the sandbox to keep across restarts. */
 export interface FakePlatformState {
@@ -83,7 +92,8 @@ const INTERACTION_ANSWER_CAP_MS = 30_000;
  * `/oauth2/authorize`, `POST /api/v10/oauth2/token`, `GET /api/v10/users/@me` with the user's
  * token), so "Login with ..." can run against it; and its gateway (WebSocket at `/gateway`, found
  * through `GET /api/v10/gateway/bot`), so a `discord.js` Client can log in and hear the guild
- * events and audit-log entries that requests to the REST API cause. Everything else is an
+ * events and audit-log entries that requests to the REST API cause; and what its CDN serves (the
+ * images of custom emojis and stickers, under `/cdn`: see `cdnUrl`). Everything else is an
  * in-process control API for tests and the sandbox.
  */
 export class FakeChatPlatform {
@@ -129,6 +139,15 @@ export class FakeChatPlatform {
   /** The base address without `/api`, e.g. `http://127.0.0.1:1234`. */
   get url(): string {
     return this.loopback.url;
+  }
+
+  /**
+   * Where the fake's CDN answers, standing for `https://cdn.discordapp.com` (a host of its own on
+   * the platform): `${cdnUrl}/emojis/{id}.png`, `${cdnUrl}/stickers/{id}.png`, with the images as
+   * uploaded (see `cdn.ts`).
+   */
+  get cdnUrl(): string {
+    return `${this.loopback.url}${CDN_PATH}`;
   }
 
   async start(): Promise<{ url: string }> {
@@ -291,7 +310,7 @@ export class FakeChatPlatform {
           },
           dispatch: {
             event: GatewayDispatchEvents.GuildUpdate,
-            data: { ...guildWire(guild), vanity_url_code: code },
+            data: { ...guildWire(guild, this.store.expressions.of(guildId)), vanity_url_code: code },
             intent: GatewayIntentBits.Guilds,
           },
         },
@@ -300,37 +319,24 @@ export class FakeChatPlatform {
     );
   }
 
-  /** Gives the guild a custom emoji (as an upload would, without its audit-log entry); returns its id. */
-  addEmoji(guildId: string, name: string): string {
-    this.liveGuild(guildId);
-    const id = this.store.ids.next();
-    this.store.expressions.emojis(guildId).push({
-      id,
-      name,
-      roles: [],
-      require_colons: true,
-      managed: false,
-      animated: false,
-      available: true,
-    });
-    return id;
+  /**
+   * Gives the guild a custom emoji, as an upload by `options.by` (default: the guild's owner) would,
+   * without its audit-log entry or gateway event; returns its id. Its image is `options.image`
+   * (served by the CDN as it is), by default a 1x1 PNG, or a two-frame GIF when `animated`.
+   */
+  addEmoji(guildId: string, name: string, options: ExpressionSeed & { animated?: boolean } = {}): string {
+    const guild = this.liveGuild(guildId);
+    return seedEmoji(this.store, guildId, options.by ?? guild.owner_id, { name, ...options });
   }
 
-  /** Gives the guild a sticker (PNG, as an upload would, without its audit-log entry); returns its id. */
-  addSticker(guildId: string, name: string): string {
-    this.liveGuild(guildId);
-    const id = this.store.ids.next();
-    this.store.expressions.stickers(guildId).push({
-      id,
-      name,
-      description: null,
-      tags: name,
-      type: 2,
-      format_type: 1,
-      available: true,
-      guild_id: guildId,
-    });
-    return id;
+  /**
+   * Gives the guild a PNG sticker, as an upload by `options.by` (default: the guild's owner) would,
+   * without its audit-log entry or gateway event; returns its id. Its file is `options.image`, by
+   * default a 1x1 PNG.
+   */
+  addSticker(guildId: string, name: string, options: ExpressionSeed = {}): string {
+    const guild = this.liveGuild(guildId);
+    return seedSticker(this.store, guildId, options.by ?? guild.owner_id, { name, image: options.image });
   }
 
   /** Records changes made outside a request, as a request by `actorId` would: audit log and gateway. */

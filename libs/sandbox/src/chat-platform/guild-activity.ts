@@ -188,7 +188,13 @@ function describe(change: GuildChange, guild: FakeGuild, store: PlatformStore) {
       };
       return {
         entries: change.audited ? [entry] : [],
-        dispatches: [dispatch(GatewayDispatchEvents.GuildUpdate, guildWire(guild), Guilds)],
+        dispatches: [
+          dispatch(
+            GatewayDispatchEvents.GuildUpdate,
+            guildWire(guild, store.expressions.of(guild.id)),
+            Guilds,
+          ),
+        ],
       };
     }
     case 'member': {

@@ -1,9 +1,13 @@
+import type { ExpressionImage } from './expression-images';
+
 /**
- * A guild's custom emoji, in the platform's shape (the fields its emoji object has for a guild's
- * own emoji; `user`, the uploader, is left out as the platform does without Manage Expressions).
+ * A guild's custom emoji, in the platform's field names; `user_id` is who uploaded it, which the
+ * emoji object shows as `user` only to those who may manage expressions (`emojiWire`).
  */
 export interface FakeEmoji {
   id: string;
+  /** The uploader; null when unknown (an emoji a test added without saying who uploaded it). */
+  user_id: string | null;
   name: string;
   /** Roles allowed to use it; empty: everyone. */
   roles: string[];
@@ -13,9 +17,10 @@ export interface FakeEmoji {
   available: boolean;
 }
 
-/** A guild's sticker (type 2, GUILD), in the platform's shape. */
+/** A guild's sticker (type 2, GUILD), in the platform's field names; `user_id` as for an emoji. */
 export interface FakeSticker {
   id: string;
+  user_id: string | null;
   name: string;
   description: string | null;
   /** Autocomplete text: the platform keeps it as one comma-separated string. */
@@ -41,13 +46,15 @@ export interface FakeWebhook {
 }
 
 /**
- * Each guild's emojis, stickers and vanity URL code: parts the guild object of the REST API leaves
- * to their own routes. Minimal: listing and deleting, enough for a raid to destroy them.
+ * Each guild's emojis and stickers with their images, and its vanity URL code: parts the guild
+ * object of the REST API leaves to their own routes. An image is kept by its emoji's or sticker's
+ * id (ids are unique across guilds) until the emoji or sticker is deleted.
  */
 export class GuildExpressions {
   private readonly emojisByGuild = new Map<string, FakeEmoji[]>();
   private readonly stickersByGuild = new Map<string, FakeSticker[]>();
   private readonly vanityByGuild = new Map<string, string | null>();
+  private readonly images = new Map<string, ExpressionImage>();
 
   emojis(guildId: string): FakeEmoji[] {
     let emojis = this.emojisByGuild.get(guildId);
@@ -61,6 +68,24 @@ export class GuildExpressions {
     return stickers;
   }
 
+  /** The guild's emojis and stickers together, as the guild object lists them. */
+  of(guildId: string): { emojis: FakeEmoji[]; stickers: FakeSticker[] } {
+    return { emojis: this.emojis(guildId), stickers: this.stickers(guildId) };
+  }
+
+  /** The uploaded image of an emoji or sticker that exists, by its id. */
+  image(id: string): ExpressionImage | undefined {
+    return this.images.get(id);
+  }
+
+  setImage(id: string, image: ExpressionImage): void {
+    this.images.set(id, image);
+  }
+
+  dropImage(id: string): void {
+    this.images.delete(id);
+  }
+
   vanityCode(guildId: string): string | null {
     return this.vanityByGuild.get(guildId) ?? null;
   }
@@ -70,6 +95,7 @@ export class GuildExpressions {
   }
 
   dropGuild(guildId: string): void {
+    for (const { id } of [...this.emojis(guildId), ...this.stickers(guildId)]) this.images.delete(id);
     this.emojisByGuild.delete(guildId);
     this.stickersByGuild.delete(guildId);
     this.vanityByGuild.delete(guildId);
@@ -79,5 +105,6 @@ export class GuildExpressions {
     this.emojisByGuild.clear();
     this.stickersByGuild.clear();
     this.vanityByGuild.clear();
+    this.images.clear();
   }
 }

@@ -2,6 +2,12 @@ import { BOT_PERMISSIONS } from '@lib/chat-platform';
 import { PermissionFlagsBits as P } from 'discord-api-types/v10';
 import { fitFieldsToType } from './channel-fields';
 import {
+  CONTENT_TYPES,
+  type ExpressionImage,
+  PLACEHOLDER_ANIMATED_GIF,
+  PLACEHOLDER_PNG,
+} from './expression-images';
+import {
   CHANNEL_TYPES,
   type FakeChannel,
   type FakeMember,
@@ -69,6 +75,27 @@ export interface BanSpec {
   reason?: string | null;
 }
 
+/** A custom emoji the guild has, as if uploaded by its owner. */
+export interface EmojiSpec {
+  name: string;
+  /** Default false; then the default image is a two-frame GIF. */
+  animated?: boolean;
+  /** Names of the roles allowed to use it; default everyone. */
+  roles?: string[];
+  /** What the CDN serves for it; default a 1x1 PNG (or GIF when animated). */
+  image?: ExpressionImage;
+}
+
+/** A sticker the guild has (PNG), as if uploaded by its owner. */
+export interface StickerSpec {
+  name: string;
+  description?: string | null;
+  /** Default the name. */
+  tags?: string;
+  /** What the CDN serves for it; default a 1x1 PNG. */
+  image?: ExpressionImage;
+}
+
 export interface GuildSpec {
   name: string;
   id?: string;
@@ -101,6 +128,9 @@ export interface GuildSpec {
   /** Thousands are fine: see `memberSpecs` for a guild of any size. */
   members?: MemberSpec[];
   bans?: BanSpec[];
+  /** Names must be unique; the boost tier's slots are not enforced here. */
+  emojis?: EmojiSpec[];
+  stickers?: StickerSpec[];
   bot?: {
     /**
      * The permissions of the bot's managed role; default the invite's (BOT_PERMISSIONS), as a real
@@ -124,6 +154,53 @@ export interface SeededGuild {
   channels: Record<string, string>;
   members: Record<string, string>;
   bans: Record<string, string>;
+  /** Ids by name. */
+  emojis: Record<string, string>;
+  stickers: Record<string, string>;
+}
+
+/**
+ * Puts an emoji in the guild as an upload by `uploaderId` would (null: unknown), with its image,
+ * without an audit-log entry or a gateway event; returns its id.
+ */
+export function seedEmoji(
+  store: PlatformStore,
+  guildId: string,
+  uploaderId: string | null,
+  { name, animated = false, image }: Omit<EmojiSpec, 'roles'>,
+  roleIds: string[] = [],
+): string {
+  const id = store.ids.next();
+  const emoji = { id, user_id: uploaderId, name, roles: roleIds, require_colons: true, managed: false };
+  store.expressions.emojis(guildId).push({ ...emoji, animated, available: true });
+  const placeholder = animated
+    ? { bytes: PLACEHOLDER_ANIMATED_GIF, contentType: CONTENT_TYPES.gif }
+    : { bytes: PLACEHOLDER_PNG, contentType: CONTENT_TYPES.png };
+  store.expressions.setImage(id, image ?? placeholder);
+  return id;
+}
+
+/** Puts a PNG sticker in the guild as `seedEmoji` puts an emoji; returns its id. */
+export function seedSticker(
+  store: PlatformStore,
+  guildId: string,
+  uploaderId: string | null,
+  { name, description = null, tags = name, image }: StickerSpec,
+): string {
+  const id = store.ids.next();
+  store.expressions.stickers(guildId).push({
+    id,
+    user_id: uploaderId,
+    name,
+    description,
+    tags,
+    type: 2,
+    format_type: 1,
+    available: true,
+    guild_id: guildId,
+  });
+  store.expressions.setImage(id, image ?? { bytes: PLACEHOLDER_PNG, contentType: CONTENT_TYPES.png });
+  return id;
 }
 
 /**
@@ -348,6 +425,14 @@ export function seedGuild(store: PlatformStore, spec: GuildSpec): SeededGuild {
     members: members.members,
   });
   if (bans.bans.size > 0) store.bans.set(guildId, bans.bans);
+  const emojis: Record<string, string> = {};
+  for (const { roles: roleNames = [], ...emoji } of spec.emojis ?? []) {
+    const roleIds = roleNames.map((name) => lookup(roles.ids, name, 'role'));
+    emojis[emoji.name] = seedEmoji(store, guildId, owner.id, emoji, roleIds);
+  }
+  const stickers: Record<string, string> = {};
+  for (const sticker of spec.stickers ?? [])
+    stickers[sticker.name] = seedSticker(store, guildId, owner.id, sticker);
   return {
     guildId,
     ownerId: owner.id,
@@ -357,5 +442,7 @@ export function seedGuild(store: PlatformStore, spec: GuildSpec): SeededGuild {
     channels: channels.ids,
     members: members.ids,
     bans: bans.ids,
+    emojis,
+    stickers,
   };
 }

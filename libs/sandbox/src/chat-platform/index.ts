@@ -1,7 +1,13 @@
 export type { AuditLogChange, FakeAuditLogEntry } from './audit-log';
 export { DEMO_CROWD_SIZE, demoGuildSpec } from './demo-guild';
 export type { FailureRule } from './failure-injector';
-export { FakeChatPlatform, type FakeChatPlatformOptions, type FakePlatformState } from './fake-chat-platform';
+export type { ExpressionImage } from './expression-images';
+export {
+  FakeChatPlatform,
+  type ExpressionSeed,
+  type FakeChatPlatformOptions,
+  type FakePlatformState,
+} from './fake-chat-platform';
 export type {
   IdentifyAttempt,
   IdentifyRefusal,
@@ -16,11 +22,13 @@ export {
   type BanSpec,
   type CategorySpec,
   type ChannelSpec,
+  type EmojiSpec,
   type GuildSpec,
   type MemberSpec,
   type OverwriteSpec,
   type RoleSpec,
   type SeededGuild,
+  type StickerSpec,
 } from './guild-seed';
 export type { InteractionsEndpoint, SlashCommand } from './interaction-delivery';
 export {

@@ -44,13 +44,16 @@ export const platformError = {
   unknownBan: error(404, 10026, 'Unknown Ban'),
   unknownSticker: error(404, 10060, 'Unknown Sticker'),
   maxRoles: error(400, 30005, 'Maximum number of guild roles reached (250)'),
+  maxEmojis: error(400, 30008, 'Maximum number of emojis reached'),
   maxChannels: error(400, 30013, 'Maximum number of guild channels reached (500)'),
+  maxStickers: error(400, 30039, 'Maximum number of stickers reached'),
   requestTooLarge: error(413, 40005, 'Request entity too large'),
   missingAccess: error(403, 50001, 'Missing Access'),
   emptyMessage: error(400, 50006, 'Cannot send an empty message'),
   cannotMessageUser: error(403, 50007, 'Cannot send messages to this user'),
   missingPermissions: error(403, 50013, 'Missing Permissions'),
   invalidJson: error(400, 50109, 'The request body contains invalid JSON.'),
+  invalidLottie: error(400, 170001, 'Invalid Lottie JSON'),
   /**
    * A tertiary role colour other than the holographic preset. Discord documents the preset
    * (topics/permissions, Role Colors Object) but not this answer; 670008 is what it is seen to send.

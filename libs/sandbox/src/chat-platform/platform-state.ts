@@ -77,7 +77,10 @@ export interface DmRecord {
 
 export interface RequestRecord {
   method: string;
-  /** After `/api/v10`, without the query; the OAuth2 consent page, outside the API, as `/oauth2/authorize`. */
+  /**
+   * After `/api/v10`, without the query; the OAuth2 consent page, outside the API, as
+   * `/oauth2/authorize`; the CDN's images with their `/cdn` prefix.
+   */
   path: string;
   /** The matched route template, e.g. `/guilds/:guild_id/roles`; null when none matched. */
   route: string | null;

@@ -2,6 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { BotAccounts } from './bot-accounts';
 import type { BoundedLog } from './bounded-log';
+import { CDN_PATH, cdnAsset, cdnRoute } from './cdn';
+import type { ExpressionImage } from './expression-images';
 import { BOT_ONLY, type Caller, admits, identifyCaller } from './caller';
 import type { FailureInjector } from './failure-injector';
 import type { ChangeCause } from './guild-activity';
@@ -15,6 +17,7 @@ import { type PlatformRateLimits, resourceLimitOf } from './rate-limiter';
 import { decodePath, readBodyUpTo } from '../request-reading';
 import { type RouteMatch, type Router } from './router';
 import type { PlatformRoute } from './routes';
+import type { MultipartBody } from './routes/platform-route';
 
 const API_PREFIX = '/api/v10';
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -41,6 +44,8 @@ interface Answer {
   body?: unknown;
   /** Sent as plain text instead (the authorize page's errors). */
   text?: string;
+  /** Sent as they are instead, with their content type (the CDN's images). */
+  bytes?: ExpressionImage;
 }
 
 function errorAnswer(error: PlatformHttpError | OAuthError, headers: Record<string, string> = {}): Answer {
@@ -51,6 +56,31 @@ function errorAnswer(error: PlatformHttpError | OAuthError, headers: Record<stri
 function parseForm(req: IncomingMessage, raw: Buffer): URLSearchParams {
   const mediaType = req.headers['content-type']?.split(';')[0].trim().toLowerCase();
   return new URLSearchParams(mediaType === 'application/x-www-form-urlencoded' ? raw.toString('utf8') : '');
+}
+
+/**
+ * Only a `multipart/form-data` body has parts; any other body, or one that does not parse, reads as
+ * none (the route then finds its required fields missing).
+ */
+async function parseMultipart(req: IncomingMessage, raw: Buffer): Promise<MultipartBody> {
+  const body: MultipartBody = { fields: new Map(), files: new Map() };
+  const contentType = req.headers['content-type'] ?? '';
+  if (!/^multipart\/form-data\s*;/i.test(contentType)) return body;
+  let form: FormData;
+  try {
+    form = await new Response(raw, { headers: { 'content-type': contentType } }).formData();
+  } catch {
+    return body;
+  }
+  for (const [name, value] of form) {
+    if (typeof value === 'string') {
+      body.fields.set(name, value);
+    } else {
+      const bytes = Buffer.from(await value.arrayBuffer());
+      body.files.set(name, { bytes, filename: value.name, contentType: value.type });
+    }
+  }
+  return body;
 }
 
 function parseJson(raw: Buffer): unknown {
@@ -120,7 +150,13 @@ async function answer(
   const verdict = limited ? context.rateLimits.check(match.bucket, now) : { headers: {} };
   if (verdict.rejection) return { status: 429, headers: verdict.headers, body: verdict.rejection };
   try {
-    const body = match.route.bodyFormat === 'form' ? parseForm(req, raw) : parseJson(raw);
+    const format = match.route.bodyFormat;
+    const body =
+      format === 'form'
+        ? parseForm(req, raw)
+        : format === 'multipart'
+          ? await parseMultipart(req, raw)
+          : parseJson(raw);
     const resource = limited ? resourceLimitOf(method, match.route.path, match.params, body) : undefined;
     const over = resource && context.rateLimits.checkResource(resource, verdict.headers, now);
     if (over?.rejection) return { status: 429, headers: over.headers, body: over.rejection };
@@ -157,14 +193,35 @@ async function answerPage(
   return pageAnswer(authorizePage(query, context.store, Date.now()));
 }
 
+/**
+ * A request for the CDN's host, served under `CDN_PATH`: an emoji's or sticker's image. No
+ * Authorization (the CDN takes none); failures may be injected under its paths.
+ */
+async function answerCdn(method: string, pathname: string, context: RequestHandlerContext): Promise<Answer> {
+  const failure = await injectedFailure(method, pathname, context);
+  if (failure) return failure;
+  // HEAD too, as any HTTP server: Node's server leaves the body out of its answer.
+  if (method !== 'GET' && method !== 'HEAD') return errorAnswer(platformError.methodNotAllowed());
+  return { status: 200, headers: {}, bytes: cdnAsset(pathname, context.store) };
+}
+
 function pageAnswer(page: PageResponse): Answer {
   return page.status === 302
     ? { status: 302, headers: { Location: page.location } }
     : { status: page.status, headers: {}, text: page.text };
 }
 
-function send(res: ServerResponse, { status, headers, body, text }: Answer): void {
+function send(res: ServerResponse, { status, headers, body, text, bytes }: Answer): void {
   if (res.destroyed) return;
+  if (bytes !== undefined) {
+    res.writeHead(status, {
+      ...headers,
+      'Content-Type': bytes.contentType,
+      'Content-Length': bytes.bytes.length,
+    });
+    res.end(bytes.bytes);
+    return;
+  }
   if (text !== undefined) {
     res.writeHead(status, { ...headers, 'Content-Type': 'text/plain; charset=utf-8' });
     res.end(text);
@@ -188,12 +245,12 @@ export async function handlePlatformRequest(
   const query = new URLSearchParams(queryStart < 0 ? '' : target.slice(queryStart + 1));
   const path = pathname.startsWith(`${API_PREFIX}/`) ? pathname.slice(API_PREFIX.length) : null;
   const match = path === null ? undefined : context.router.match(method, path);
+  const cdn = path === null && pathname.startsWith(`${CDN_PATH}/`);
   let result: Answer;
   try {
-    result =
-      path === null
-        ? await answerPage(method, pathname, query, context)
-        : await answer(req, method, path, query, match, context);
+    if (cdn) result = await answerCdn(method, pathname, context);
+    else if (path === null) result = await answerPage(method, pathname, query, context);
+    else result = await answer(req, method, path, query, match, context);
   } catch (error) {
     if (error instanceof PlatformHttpError) {
       result = errorAnswer(error);
@@ -208,6 +265,7 @@ export async function handlePlatformRequest(
   let route: string | null = null;
   if (typeof match === 'object') route = match.route.path;
   else if (pathname === AUTHORIZE_PAGE_PATH) route = AUTHORIZE_PAGE_PATH;
+  else if (cdn) route = cdnRoute(pathname) ?? null;
   context.requests.push({
     method,
     path: path ?? pathname,

@@ -1,4 +1,5 @@
 import { typeSpecificFields } from './channel-fields';
+import type { FakeEmoji, FakeSticker } from './guild-expressions';
 import type { IssuedTokens } from './oauth-store';
 import {
   CHANNEL_TYPES,
@@ -42,6 +43,39 @@ export function currentUserWire(user: FakeUser) {
   return { ...userWire(user), mfa_enabled: false, locale: 'en-US' };
 }
 
+/**
+ * A guild's custom emoji (`EmojiResponse`); `user`, its uploader, only when given: the platform
+ * shows it to those holding CREATE_GUILD_EXPRESSIONS or MANAGE_GUILD_EXPRESSIONS
+ * (resources/emoji, "List Guild Emojis").
+ */
+export function emojiWire(emoji: FakeEmoji, uploader?: FakeUser) {
+  return {
+    id: emoji.id,
+    name: emoji.name,
+    roles: [...emoji.roles],
+    require_colons: emoji.require_colons,
+    managed: emoji.managed,
+    animated: emoji.animated,
+    available: emoji.available,
+    ...(uploader ? { user: userWire(uploader) } : {}),
+  };
+}
+
+/** A guild's sticker (`GuildStickerResponse`); `user` as for an emoji (resources/sticker). */
+export function stickerWire(sticker: FakeSticker, uploader?: FakeUser) {
+  return {
+    id: sticker.id,
+    name: sticker.name,
+    tags: sticker.tags,
+    type: sticker.type,
+    format_type: sticker.format_type,
+    description: sticker.description,
+    available: sticker.available,
+    guild_id: sticker.guild_id,
+    ...(uploader ? { user: userWire(uploader) } : {}),
+  };
+}
+
 export function roleWire(role: FakeRole) {
   return {
     id: role.id,
@@ -77,7 +111,11 @@ export function channelWire(channel: FakeChannel) {
   return wire;
 }
 
-export function guildWire(guild: FakeGuild) {
+/**
+ * The guild object. `expressions`, the guild's custom emojis and stickers (kept apart from the guild
+ * by the fake), fill its `emojis` and `stickers`; without them the lists are empty.
+ */
+export function guildWire(guild: FakeGuild, expressions?: { emojis: FakeEmoji[]; stickers: FakeSticker[] }) {
   return {
     id: guild.id,
     name: guild.name,
@@ -95,8 +133,8 @@ export function guildWire(guild: FakeGuild) {
     default_message_notifications: guild.default_message_notifications,
     explicit_content_filter: guild.explicit_content_filter,
     roles: guild.roles.map(roleWire),
-    emojis: [],
-    stickers: [],
+    emojis: expressions?.emojis.map((emoji) => emojiWire(emoji)) ?? [],
+    stickers: expressions?.stickers.map((sticker) => stickerWire(sticker)) ?? [],
     features: [...guild.features],
     mfa_level: 0,
     application_id: null,

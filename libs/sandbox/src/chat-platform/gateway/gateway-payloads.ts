@@ -33,10 +33,15 @@ export function readyData(options: {
  * only the account's own member (and members in voice, which the fake has none of); the rest come
  * from REQUEST_GUILD_MEMBERS or REST.
  */
-export function guildCreateData(guild: FakeGuild, account: FakeUser, largeThreshold: number) {
+export function guildCreateData(
+  guild: FakeGuild,
+  account: FakeUser,
+  largeThreshold: number,
+  expressions: Parameters<typeof guildWire>[1],
+) {
   const own = guild.members.find((member) => member.user_id === account.id);
   return {
-    ...guildWire(guild),
+    ...guildWire(guild, expressions),
     joined_at: own?.joined_at ?? new Date().toISOString(),
     large: guild.members.length > largeThreshold,
     unavailable: false,

@@ -389,7 +389,7 @@ export class GatewayServer implements GatewayProtocol {
     if ((intents & GatewayIntentBits.Guilds) === 0 || !session.covers(guild.id, this.store)) return;
     session.dispatch(
       GatewayDispatchEvents.GuildCreate,
-      guildCreateData(guild, this.store.user(userId), largeThreshold),
+      guildCreateData(guild, this.store.user(userId), largeThreshold, this.store.expressions.of(guild.id)),
     );
   }
 

@@ -67,7 +67,10 @@ export const guildRoutes: PlatformRoute[] = [
   {
     method: 'GET',
     path: '/guilds/:guild_id',
-    handle: ({ params, actorId }, store) => ok(guildWire(store.guild(params.guild_id, actorId))),
+    handle: ({ params, actorId }, store) => {
+      const guild = store.guild(params.guild_id, actorId);
+      return ok(guildWire(guild, store.expressions.of(guild.id)));
+    },
   },
   {
     method: 'PATCH',
@@ -86,7 +89,7 @@ export const guildRoutes: PlatformRoute[] = [
       const owner = ownerId ? { owner_id: store.member(guild, ownerId).user_id } : {};
       const watch = new GuildWatch(guild, ['settings']);
       Object.assign(guild, changes, owner);
-      return ok(guildWire(guild), watch.changes([guild.id]));
+      return ok(guildWire(guild, store.expressions.of(guild.id)), watch.changes([guild.id]));
     },
   },
 ];

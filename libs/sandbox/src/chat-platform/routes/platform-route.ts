@@ -33,10 +33,17 @@ export interface PlatformRoute extends RouteDefinition {
   access?: RouteAccess;
   /**
    * Default `json`. `form` hands the handler URLSearchParams: the fields of an
-   * `application/x-www-form-urlencoded` body, none for any other body.
+   * `application/x-www-form-urlencoded` body, none for any other body. `multipart` hands it a
+   * `MultipartBody`: the parts of a `multipart/form-data` body, none for any other body.
    */
-  bodyFormat?: 'json' | 'form';
+  bodyFormat?: 'json' | 'form' | 'multipart';
   handle(request: RouteRequest, store: PlatformStore): RouteResponse;
+}
+
+/** A `multipart/form-data` body: its text fields, and its files by field name. */
+export interface MultipartBody {
+  fields: Map<string, string>;
+  files: Map<string, { bytes: Buffer; filename: string; contentType: string }>;
 }
 
 export const ok = (body: unknown, changes?: GuildChange[]): RouteResponse => ({ status: 200, body, changes });

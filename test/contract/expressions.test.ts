@@ -1,0 +1,264 @@
+import { FakeChatPlatform, type SeededGuild, demoGuildSpec } from '@lib/sandbox';
+import { REST } from '@discordjs/rest';
+import { AuditLogEvent, Routes } from 'discord-api-types/v10';
+import * as z from 'zod/mini';
+import { ERROR_RESPONSE, type RouteContract, discordSchema } from './support/discord-schemas';
+import { type Exchange, RecordingProxy } from './support/recording-proxy';
+import { checkAgainst } from './support/schema-check';
+
+const REASON = 'contract suite';
+const snowflake = () => discordSchema('SnowflakeType');
+
+/** A 1x1 PNG, and the same with an animation control chunk: an APNG. */
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+  'base64',
+);
+const dataUri = (bytes: Buffer) => `data:image/png;base64,${bytes.toString('base64')}`;
+
+/**
+ * The guild emoji and sticker routes (resources/emoji, resources/sticker), which the product will
+ * call to back up and restore them (issue 44). Request bodies the OpenAPI document declares inline
+ * are copied here field for field; answers are its components. The sticker upload is a multipart
+ * form: its fields are checked as the object the document declares (`file` a binary part).
+ */
+const EXPRESSION_CONTRACTS: RouteContract[] = [
+  { method: 'GET', path: '/guilds/{guild_id}/emojis', response: z.array(discordSchema('EmojiResponse')) },
+  {
+    method: 'POST',
+    path: '/guilds/{guild_id}/emojis',
+    source: 'inline requestBody of create_guild_emoji',
+    request: z.object({
+      name: z.string(),
+      image: z.string(),
+      roles: z.nullish(z.array(z.nullable(snowflake()))),
+    }),
+    response: discordSchema('EmojiResponse'),
+  },
+  { method: 'GET', path: '/guilds/{guild_id}/emojis/{emoji_id}', response: discordSchema('EmojiResponse') },
+  {
+    method: 'PATCH',
+    path: '/guilds/{guild_id}/emojis/{emoji_id}',
+    source: 'inline requestBody of update_guild_emoji',
+    request: z.object({ name: z.optional(z.string()), roles: z.nullish(z.array(z.nullable(snowflake()))) }),
+    response: discordSchema('EmojiResponse'),
+  },
+  { method: 'DELETE', path: '/guilds/{guild_id}/emojis/{emoji_id}' },
+  {
+    method: 'GET',
+    path: '/guilds/{guild_id}/stickers',
+    response: z.array(discordSchema('GuildStickerResponse')),
+  },
+  {
+    method: 'POST',
+    path: '/guilds/{guild_id}/stickers',
+    source: 'inline multipart requestBody of create_guild_sticker',
+    request: z.object({
+      name: z.string(),
+      tags: z.string(),
+      description: z.nullish(z.string()),
+      file: z.string(),
+    }),
+    response: discordSchema('GuildStickerResponse'),
+  },
+  {
+    method: 'GET',
+    path: '/guilds/{guild_id}/stickers/{sticker_id}',
+    response: discordSchema('GuildStickerResponse'),
+  },
+  {
+    method: 'PATCH',
+    path: '/guilds/{guild_id}/stickers/{sticker_id}',
+    source: 'inline requestBody of update_guild_sticker',
+    request: z.object({
+      name: z.optional(z.string()),
+      tags: z.optional(z.string()),
+      description: z.nullish(z.string()),
+    }),
+    response: discordSchema('GuildStickerResponse'),
+  },
+  { method: 'DELETE', path: '/guilds/{guild_id}/stickers/{sticker_id}' },
+  { method: 'GET', path: '/guilds/{guild_id}/audit-logs', response: discordSchema('GuildAuditLogResponse') },
+];
+
+function contractOf(exchange: Exchange): RouteContract | undefined {
+  return EXPRESSION_CONTRACTS.find(
+    (contract) =>
+      contract.method === exchange.method &&
+      new RegExp(`^${contract.path.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(exchange.path),
+  );
+}
+
+/**
+ * A multipart body as the proxy recorded it (its text) read back into its fields, a file part as
+ * the string `binary` (the OpenAPI document's `format: binary`).
+ */
+async function multipartFields(body: string): Promise<Record<string, string>> {
+  const boundary = body.slice(2, body.indexOf('\r\n'));
+  const form = await new Response(body, {
+    headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+  }).formData();
+  const fields: Record<string, string> = {};
+  for (const [name, value] of form) fields[name] = typeof value === 'string' ? value : 'binary';
+  return fields;
+}
+
+describe('the fake platform’s emoji and sticker routes against the published Discord schemas', () => {
+  const platform = new FakeChatPlatform({ rateLimits: { perRoute: 'off', global: 'off' } });
+  let proxy: RecordingProxy;
+  let rest: REST;
+  let seeded: SeededGuild;
+  let stickerId: string;
+
+  beforeAll(async () => {
+    await platform.start();
+    proxy = new RecordingProxy(platform.url);
+    await proxy.start();
+    rest = new REST({ api: `${proxy.url}/api`, retries: 0 }).setToken(platform.botToken);
+    seeded = platform.seedGuild(demoGuildSpec('Expressions Guild'));
+    await exerciseEveryRoute();
+  }, 60_000);
+
+  afterAll(async () => {
+    await proxy.stop();
+    await platform.stop();
+  });
+
+  /** Every route, as a backup and a restore (and a raid) will use them, and the refusals they meet. */
+  async function exerciseEveryRoute() {
+    const guildId = seeded.guildId;
+    const role = Object.values(seeded.roles).find((id) => id !== guildId)!;
+    const emoji = (await rest.post(Routes.guildEmojis(guildId), {
+      body: { name: 'party', image: dataUri(PNG), roles: [role] },
+      reason: REASON,
+    })) as { id: string };
+    await rest.get(Routes.guildEmojis(guildId));
+    await rest.get(Routes.guildEmoji(guildId, emoji.id));
+    await rest.patch(Routes.guildEmoji(guildId, emoji.id), { body: { name: 'renamed', roles: null } });
+    const sticker = (await rest.post(Routes.guildStickers(guildId), {
+      files: [{ key: 'file', data: PNG, name: 'wave.png', contentType: 'image/png' }],
+      body: { name: 'wave', tags: 'wave', description: 'a wave' },
+      appendToFormData: true,
+      reason: REASON,
+    })) as { id: string };
+    stickerId = sticker.id;
+    await rest.get(Routes.guildStickers(guildId));
+    await rest.get(Routes.guildSticker(guildId, sticker.id));
+    await rest.patch(Routes.guildSticker(guildId, sticker.id), {
+      body: { name: 'wave2', description: null },
+    });
+    await rest.get(Routes.guildAuditLog(guildId));
+    await rest.delete(Routes.guildEmoji(guildId, emoji.id));
+    await rest.delete(Routes.guildSticker(guildId, sticker.id));
+    // What the platform refuses: an image too large, a name too short, unknown ids, a full guild.
+    const refusals = [
+      rest.post(Routes.guildEmojis(guildId), {
+        body: { name: 'big', image: dataUri(Buffer.concat([PNG, Buffer.alloc(256 * 1024)])) },
+      }),
+      rest.patch(Routes.guildEmoji(guildId, emoji.id), { body: { name: 'gone' } }),
+      rest.get(Routes.guildSticker(guildId, sticker.id)),
+      rest.post(Routes.guildStickers(guildId), {
+        files: [{ key: 'file', data: PNG, name: 'w.png', contentType: 'image/png' }],
+        body: { name: 'w', tags: 'wave' },
+        appendToFormData: true,
+      }),
+    ];
+    for (const refusal of refusals) await expect(refusal).rejects.toThrow();
+    for (let index = 0; index < 5; index++) platform.addSticker(guildId, `seeded ${index}`);
+    await expect(
+      rest.post(Routes.guildStickers(guildId), {
+        files: [{ key: 'file', data: PNG, name: 'w.png', contentType: 'image/png' }],
+        body: { name: 'one too many', tags: 'wave' },
+        appendToFormData: true,
+      }),
+    ).rejects.toThrow();
+  }
+
+  const succeeded = (exchange: Exchange) => exchange.status >= 200 && exchange.status <= 299;
+
+  it('calls only the listed routes, and every one of them', () => {
+    const unknown = proxy.exchanges.filter((exchange) => !contractOf(exchange));
+    expect(unknown.map(({ method, path }) => `${method} ${path}`)).toEqual([]);
+    const unused = EXPRESSION_CONTRACTS.filter(
+      (contract) =>
+        !proxy.exchanges.some((exchange) => succeeded(exchange) && contractOf(exchange) === contract),
+    );
+    expect(unused.map(({ method, path }) => `${method} ${path}`)).toEqual([]);
+  });
+
+  it.each(EXPRESSION_CONTRACTS.map((contract) => [`${contract.method} ${contract.path}`, contract] as const))(
+    '%s: request and answer match the schema',
+    async (_name, contract) => {
+      const mismatches: string[] = [];
+      for (const exchange of proxy.exchanges.filter((e) => succeeded(e) && contractOf(e) === contract)) {
+        const at = `${exchange.method} ${exchange.path} (${exchange.status})`;
+        const request =
+          contract.path === '/guilds/{guild_id}/stickers' && contract.method === 'POST'
+            ? await multipartFields(exchange.requestBody as string)
+            : exchange.requestBody;
+        if (contract.request) {
+          const { loose, strict } = checkAgainst(contract.request, request);
+          mismatches.push(...[...new Set([...loose, ...strict])].map((line) => `${at} request ${line}`));
+        } else if (request !== undefined) {
+          mismatches.push(`${at}: a request body Discord takes none for`);
+        }
+        if (contract.response) {
+          const { loose, strict } = checkAgainst(contract.response, exchange.responseBody);
+          mismatches.push(...[...new Set([...loose, ...strict])].map((line) => `${at} answer ${line}`));
+        } else if (exchange.status !== 204 || exchange.responseBody !== undefined) {
+          mismatches.push(`${at}: Discord answers 204 without a body`);
+        }
+      }
+      expect(mismatches).toEqual([]);
+    },
+  );
+
+  it('answers the creations 201, as the OpenAPI document declares', () => {
+    const creations = proxy.exchanges.filter(
+      (exchange) => exchange.method === 'POST' && succeeded(exchange) && contractOf(exchange),
+    );
+    expect(creations.map((exchange) => exchange.status)).toEqual([201, 201]);
+  });
+
+  it('answers every refusal in the error format, with the JSON error codes Discord documents', () => {
+    const refusals = proxy.exchanges.filter((exchange) => exchange.status >= 400);
+    const mismatches = refusals.flatMap((exchange) => {
+      const { loose, strict } = checkAgainst(ERROR_RESPONSE, exchange.responseBody);
+      return [...new Set([...loose, ...strict])].map((line) => `${exchange.method} ${exchange.path} ${line}`);
+    });
+    expect(mismatches).toEqual([]);
+    // Invalid Form Body, Unknown Emoji, Unknown Sticker, Invalid Form Body, Maximum number of stickers.
+    expect(refusals.map((exchange) => (exchange.responseBody as { code: number }).code)).toEqual([
+      50035, 10014, 10060, 50035, 30039,
+    ]);
+  });
+
+  it('writes the documented audit-log events for each change', () => {
+    const { EmojiCreate, EmojiUpdate, EmojiDelete, StickerCreate, StickerUpdate, StickerDelete } =
+      AuditLogEvent;
+    const documented: AuditLogEvent[] = [
+      EmojiCreate,
+      EmojiUpdate,
+      EmojiDelete,
+      StickerCreate,
+      StickerUpdate,
+      StickerDelete,
+    ];
+    const entries = platform
+      .auditLog(seeded.guildId)
+      .filter((entry) => documented.includes(entry.action_type));
+    expect(entries.map((entry) => entry.action_type)).toEqual([60, 61, 90, 91, 62, 92]);
+    expect(entries.map((entry) => entry.reason)).toEqual([
+      REASON,
+      undefined,
+      REASON,
+      undefined,
+      undefined,
+      undefined,
+    ]);
+  });
+
+  it('serves no image of a deleted sticker from the CDN', async () => {
+    expect((await fetch(`${platform.cdnUrl}/stickers/${stickerId}.png`)).status).toBe(404);
+  });
+});
