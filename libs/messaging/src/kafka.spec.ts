@@ -1,4 +1,4 @@
-import { kafkaConfig } from './kafka';
+import { createKafka, ensureTopics, kafkaConfig } from './kafka';
 
 describe(kafkaConfig.name, () => {
   it('connects without SASL or TLS when none is asked for (the local test broker)', () => {
@@ -24,5 +24,39 @@ describe(kafkaConfig.name, () => {
     expect([saslOnly.sasl, saslOnly.ssl]).toEqual([sasl, undefined]);
     const tlsOnly = kafkaConfig('k:9092', 'notifier', { tls: true });
     expect([tlsOnly.sasl, tlsOnly.ssl]).toEqual([undefined, true]);
+  });
+});
+
+describe(ensureTopics.name, () => {
+  /** A client whose admin has no topics and whose brokers refuse offsets `refusals` times at first. */
+  function freshCluster(refusals: number) {
+    const calls = { created: [] as string[], offsetRequests: 0 };
+    const admin = {
+      connect: () => Promise.resolve(),
+      disconnect: () => Promise.resolve(),
+      listTopics: () => Promise.resolve([]),
+      createTopics: ({ topics }: { topics: { topic: string }[] }) => {
+        calls.created.push(...topics.map(({ topic }) => topic));
+        return Promise.resolve(true);
+      },
+      fetchTopicOffsets: () => {
+        calls.offsetRequests += 1;
+        return calls.offsetRequests <= refusals
+          ? Promise.reject(new Error('This server is not the leader for that topic-partition'))
+          : Promise.resolve([]);
+      },
+    };
+    return {
+      kafka: Object.assign(createKafka('127.0.0.1:9', 'spec', {}, 'w3.'), { admin: () => admin }),
+      calls,
+    };
+  }
+
+  it("creates the missing topics in the client's namespace and returns once each is served", async () => {
+    const { kafka, calls } = freshCluster(2);
+    await ensureTopics(kafka, ['recovery.events', 'billing.events']);
+    expect(calls.created).toEqual(['w3.recovery.events', 'w3.billing.events']);
+    // Two refusals of the first topic, then one answer per topic.
+    expect(calls.offsetRequests).toBe(4);
   });
 });

@@ -102,9 +102,30 @@ export async function ensureTopics(
         waitForLeaders: true,
         topics: missing.map((topic) => ({ topic, numPartitions: TOPIC_PARTITIONS, replicationFactor: 1 })),
       });
+      await untilServed(admin, missing);
     }
   } finally {
     await admin.disconnect();
+  }
+}
+
+/**
+ * Waits until each new topic's partitions answer an offset request. Even after createTopics waited
+ * for leaders, a broker answers "not the leader for that topic-partition" for a moment while
+ * its metadata catches up; kafkajs's producers and consumers retry that, a caller's admin does not.
+ */
+async function untilServed(admin: Admin, topics: readonly string[], timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (const topic of topics) {
+    for (;;) {
+      try {
+        await admin.fetchTopicOffsets(topic);
+        break;
+      } catch (error) {
+        if (Date.now() > deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    }
   }
 }
 

@@ -68,6 +68,7 @@ describe(MessagingModule.name, () => {
       connect: () => Promise.resolve(),
       disconnect: () => Promise.resolve(),
       listTopics: () => Promise.resolve([]),
+      fetchTopicOffsets: () => Promise.resolve([]),
       createTopics: ({ topics }: { topics: { topic: string }[] }) => {
         if (!mayCreate) return Promise.reject(new Error('Not authorized to access topics'));
         created.push(...topics.map(({ topic }) => topic));
