@@ -110,5 +110,5 @@ step "alone: a Kafka outage twice, then the load run (${LOAD_USERS} users for ${
 npx jest --selectProjects integration faults $(jest_json alone) --ci --forceExit --runInBand \
   --testPathPatterns "${ALONE[@]}"
 
-step "browser (the dashboard in Chromium: standalone mode, then the distributed stack)"
+step "browser (the dashboard in Chromium: the standalone and the distributed stack side by side)"
 bash scripts/browser-tests.sh
