@@ -1,10 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import type { ServiceName } from '@lib/contracts';
-import { TEST_INTERNAL_KEYS } from './internal-keys';
-import { defaultServiceDatabaseUrl, serviceDatabaseVariable } from './service-logins';
 import './test-env';
-import { testWorkerEnv } from './test-workers';
+import { serviceLoginsOn, testWorkerEnv } from './test-workers';
 
 /**
  * Brings each Jest worker's database (test-workers.ts) to the latest migrations once per run,
@@ -20,13 +17,9 @@ export default function globalSetup(globalConfig?: { maxWorkers?: number }): voi
   // The projects of one run (integration, security, faults) each call this; once is enough.
   if (Number(process.env.TEST_DATABASES_MIGRATED ?? 0) >= workers) return;
   for (let worker = 1; worker <= workers; worker++) {
-    const env: NodeJS.ProcessEnv = { ...process.env };
-    if (worker > 1) {
-      env.DATABASE_URL = testWorkerEnv(worker).DATABASE_URL;
-      for (const service of Object.keys(TEST_INTERNAL_KEYS.signingKeys) as ServiceName[]) {
-        env[serviceDatabaseVariable(service)] = defaultServiceDatabaseUrl(env.DATABASE_URL, service);
-      }
-    }
+    // Worker 1's is the environment test-env made here (or the user's own DATABASE_URL).
+    const database = worker === 1 ? process.env.DATABASE_URL! : testWorkerEnv(worker).DATABASE_URL;
+    const env = { ...process.env, DATABASE_URL: database, ...serviceLoginsOn(database) };
     execFileSync(process.execPath, ['-r', '@swc-node/register', 'scripts/migrate.ts'], {
       cwd: path.resolve(__dirname, '../..'),
       env,
@@ -46,9 +39,10 @@ function bundleWorkflowsOnce(): void {
   if (process.env.TEMPORAL_WORKFLOW_BUNDLE) return;
   const root = path.resolve(__dirname, '../..');
   const bundle = path.join(root, '.data/test/workflow-bundle.js');
+  // The bundler's module list stays out of the run's output; a failure's message carries it.
   execFileSync(process.execPath, ['-r', '@swc-node/register', 'scripts/bundle-workflows.ts', bundle], {
     cwd: root,
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', 'ignore', 'pipe'],
   });
   process.env.TEMPORAL_WORKFLOW_BUNDLE = bundle;
 }

@@ -1,9 +1,7 @@
 import { Logger } from '@nestjs/common';
-import type { ServiceName } from '@lib/contracts';
 import { TEST_APPLICATION_PUBLIC_KEY } from './interactions';
 import { TEST_INTERNAL_KEYS } from './internal-keys';
-import { defaultServiceDatabaseUrl, serviceDatabaseVariable } from './service-logins';
-import { testWorkerEnv } from './test-workers';
+import { serviceLoginsOn, testWorkerEnv } from './test-workers';
 
 /**
  * Defaults for integration tests: the infrastructure `npm test` brings up on loopback and a
@@ -26,12 +24,8 @@ function workerDefault(name: string, value: string): void {
 }
 for (const [name, value] of Object.entries(testWorkerEnv(worker))) workerDefault(name, value);
 // Each app connects with its own login (startApp), made by the global setup's migration run.
-for (const service of Object.keys(TEST_INTERNAL_KEYS.signingKeys) as ServiceName[]) {
-  workerDefault(
-    serviceDatabaseVariable(service),
-    defaultServiceDatabaseUrl(process.env.DATABASE_URL!, service),
-  );
-}
+for (const [name, value] of Object.entries(serviceLoginsOn(process.env.DATABASE_URL!)))
+  workerDefault(name, value);
 process.env.TEST_ENV_DEFAULTED = [...defaulted].join(',');
 process.env.KAFKA_BROKERS ??= '127.0.0.1:9092';
 process.env.TEMPORAL_ADDRESS ??= '127.0.0.1:7233';

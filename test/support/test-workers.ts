@@ -1,3 +1,7 @@
+import type { ServiceName } from '@lib/contracts';
+import { TEST_INTERNAL_KEYS } from './internal-keys';
+import { defaultServiceDatabaseUrl, serviceDatabaseVariable } from './service-logins';
+
 /**
  * What keeps one Jest worker's test files apart from another's on the shared infrastructure (a
  * worker runs one file at a time). Worker 1 has the database a run in band always had. Redis has 16
@@ -16,4 +20,14 @@ export function testWorkerEnv(worker: number): Record<string, string> {
     KAFKA_NAMESPACE: `test-w${worker}.`,
     TEMPORAL_NAMESPACE: `test-w${worker}`,
   };
+}
+
+/** Each service's own login on `databaseUrl` (`<SERVICE>_DATABASE_URL`), as the migration run makes them. */
+export function serviceLoginsOn(databaseUrl: string): Record<string, string> {
+  return Object.fromEntries(
+    (Object.keys(TEST_INTERNAL_KEYS.signingKeys) as ServiceName[]).map((service) => [
+      serviceDatabaseVariable(service),
+      defaultServiceDatabaseUrl(databaseUrl, service),
+    ]),
+  );
 }
