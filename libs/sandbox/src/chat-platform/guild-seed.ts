@@ -7,6 +7,7 @@ import {
   PLACEHOLDER_ANIMATED_GIF,
   PLACEHOLDER_PNG,
 } from './expression-images';
+import { GUILD_IMAGE_FIELDS, type GuildImageField, describeImage } from './guild-images';
 import {
   CHANNEL_TYPES,
   type FakeChannel,
@@ -28,7 +29,8 @@ export interface RoleSpec {
   colors?: { primary_color: number; secondary_color?: number | null; tertiary_color?: number | null };
   hoist?: boolean;
   mentionable?: boolean;
-  icon?: string | null;
+  /** The icon's image (PNG, JPEG or GIF bytes), served by the CDN at its hash. */
+  icon?: Buffer | null;
   unicode_emoji?: string | null;
 }
 
@@ -103,7 +105,6 @@ export interface GuildSpec {
   /** Channel settings name channels of the spec. */
   settings?: {
     description?: string | null;
-    icon?: string | null;
     verification_level?: number;
     default_message_notifications?: number;
     explicit_content_filter?: number;
@@ -116,9 +117,17 @@ export interface GuildSpec {
     public_updates_channel?: string;
   };
   everyonePermissions?: bigint;
+  /**
+   * The guild's icon, banner, splash and discovery splash as image bytes (PNG, JPEG or GIF), served
+   * by the CDN at their hashes. Not checked against the guild's features: the test's world.
+   */
+  images?: Partial<Record<GuildImageField, Buffer>>;
   /** Server boost level 0-3; default 0, as a new guild has. */
   premium_tier?: 0 | 1 | 2 | 3;
-  /** Guild features, e.g. ENHANCED_ROLE_COLORS; default none. */
+  /**
+   * Guild features, e.g. ENHANCED_ROLE_COLORS, or BANNER and ROLE_ICONS for the images; default
+   * none. They are not derived from `premium_tier`: a boosted guild's spec names its features.
+   */
   features?: string[];
   /** Lowest first: they get positions 1..n around the bot's role. Names must be unique. */
   roles?: RoleSpec[];
@@ -262,6 +271,19 @@ function role(id: string, name: string, fields: Partial<FakeRole> = {}): FakeRol
   };
 }
 
+/** Keeps an image's bytes for the CDN and returns its hash. */
+function seedImage(
+  store: PlatformStore,
+  kind: Parameters<PlatformStore['images']['set']>[0],
+  ownerId: string,
+  bytes: Buffer,
+): string {
+  const described = describeImage(bytes);
+  if (!described) throw new Error(`guild spec gives an image that is not PNG, JPEG, GIF, WebP or AVIF`);
+  store.images.set(kind, ownerId, described);
+  return described.hash;
+}
+
 function lookup(ids: Record<string, string>, name: string, what: string): string {
   const id = ids[name];
   if (id === undefined) throw new Error(`guild spec names an unknown ${what} "${name}"`);
@@ -290,9 +312,9 @@ function seedRoles(store: PlatformStore, spec: GuildSpec, guildId: string) {
       },
       hoist: roleSpec.hoist ?? false,
       mentionable: roleSpec.mentionable ?? false,
-      icon: roleSpec.icon ?? null,
       unicode_emoji: roleSpec.unicode_emoji ?? null,
     });
+    if (roleSpec.icon) seeded.icon = seedImage(store, 'role_icon', seeded.id, roleSpec.icon);
     ids[roleSpec.name] = seeded.id;
     return seeded;
   });
@@ -402,11 +424,17 @@ export function seedGuild(store: PlatformStore, spec: GuildSpec): SeededGuild {
   const bans = seedBans(store, spec, members.members);
   const settings = spec.settings ?? {};
   const channelId = (name: string | undefined) => (name ? lookup(channels.ids, name, 'channel') : null);
+  const images = Object.fromEntries(
+    GUILD_IMAGE_FIELDS.map((field) => {
+      const bytes = spec.images?.[field];
+      return [field, bytes ? seedImage(store, field, guildId, bytes) : null];
+    }),
+  ) as Record<GuildImageField, string | null>;
   store.guilds.set(guildId, {
     id: guildId,
     name: spec.name,
     description: settings.description ?? null,
-    icon: settings.icon ?? null,
+    ...images,
     owner_id: owner.id,
     verification_level: settings.verification_level ?? 0,
     default_message_notifications: settings.default_message_notifications ?? 0,

@@ -51,6 +51,10 @@ export interface FakeMember {
 export type FakeGuildSettings = GuildSettings;
 
 export interface FakeGuild extends FakeGuildSettings {
+  /** Image hashes (reference, "Image Formatting"), null for none; the bytes are in the store's `images`. */
+  banner: string | null;
+  splash: string | null;
+  discovery_splash: string | null;
   roles: FakeRole[];
   channels: FakeChannel[];
   members: FakeMember[];
