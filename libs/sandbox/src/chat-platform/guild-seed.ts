@@ -1,6 +1,6 @@
 import { BOT_PERMISSIONS } from '@lib/chat-platform';
 import { PermissionFlagsBits as P } from 'discord-api-types/v10';
-import { fitFieldsToType } from './channel-fields';
+import { channelHasField, fitFieldsToType } from './channel-fields';
 import {
   CONTENT_TYPES,
   type ExpressionImage,
@@ -50,6 +50,16 @@ export interface ChannelSpec {
   bitrate?: number;
   user_limit?: number;
   overwrites?: OverwriteSpec[];
+  /**
+   * A forum's or media channel's fields (ignored for other types): its tags, each given an id,
+   * with a unicode emoji if any; the add-reaction emoji, a unicode emoji; the rest as the
+   * channel object has them. Unset ones have a new forum's defaults.
+   */
+  tags?: { name: string; moderated?: boolean; emoji_name?: string }[];
+  default_reaction_emoji?: string;
+  default_sort_order?: 0 | 1 | null;
+  default_forum_layout?: 0 | 1 | 2;
+  default_thread_rate_limit_per_user?: number;
 }
 
 export interface CategorySpec {
@@ -362,6 +372,26 @@ function seedBans(store: PlatformStore, spec: GuildSpec, members: FakeMember[]) 
   return { bans, ids };
 }
 
+/** A forum's or media channel's fields from its spec, over the defaults `fitFieldsToType` gave. */
+function seedForumFields(store: PlatformStore, channel: FakeChannel, spec: ChannelSpec): void {
+  const { tags, default_reaction_emoji: reaction, ...settings } = spec;
+  channel.available_tags = (tags ?? []).map((tag) => ({
+    id: store.ids.next(),
+    name: tag.name,
+    moderated: tag.moderated ?? false,
+    emoji_id: null,
+    emoji_name: tag.emoji_name ?? null,
+  }));
+  if (reaction) channel.default_reaction_emoji = { emoji_id: null, emoji_name: reaction };
+  if (settings.default_sort_order !== undefined) channel.default_sort_order = settings.default_sort_order;
+  if (settings.default_thread_rate_limit_per_user !== undefined) {
+    channel.default_thread_rate_limit_per_user = settings.default_thread_rate_limit_per_user;
+  }
+  if (settings.default_forum_layout !== undefined && channelHasField(channel.type, 'default_forum_layout')) {
+    channel.default_forum_layout = settings.default_forum_layout;
+  }
+}
+
 /** Channels outside categories get positions 0..n, categories 0..n, and each category's channels 0..n. */
 function seedChannels(
   store: PlatformStore,
@@ -398,6 +428,7 @@ function seedChannels(
       permission_overwrites: overwrites(channelSpec.overwrites),
     };
     fitFieldsToType(channel);
+    if (channelHasField(type, 'available_tags')) seedForumFields(store, channel, channelSpec);
     ids[channelSpec.name] = channel.id;
     channels.push(channel);
     return channel.id;
