@@ -426,6 +426,55 @@ export const EXPRESSION_CONTRACTS: RouteContract[] = [
 ];
 
 /**
+ * Media channels (type 16, GUILD_MEDIA) in the channel schemas. Discord's docs list the type
+ * (resources/channel, "Channel Types") and give it a forum's fields but the layout ("Forum,
+ * Media" in Create Guild Channel and Modify Channel); the OpenAPI document's channel schemas list
+ * types 0 to 15 only. These are its schemas with 16 added to `type`, nothing else changed.
+ */
+const GUILD_CHANNEL_TYPES = z.literal([0, 2, 4, 5, 13, 14, 15, 16]);
+const withMedia = (name: string): Schema =>
+  z.extend(discordSchema(name) as z.ZodMiniObject, { type: GUILD_CHANNEL_TYPES });
+const withMediaRequest = (name: string): Schema =>
+  z.extend(discordSchema(name) as z.ZodMiniObject, { type: z.nullish(GUILD_CHANNEL_TYPES) });
+const MEDIA_SOURCE = 'OpenAPI schema with GUILD_MEDIA (16) added to `type`, from resources/channel';
+
+/**
+ * The channel routes as forum and media channels use them (issue 44: snapshots keep their tags,
+ * default reaction, sort order, layout and thread slow mode), with media channels' type 16 allowed
+ * (see `withMedia`). Checked by guild-images-forums.test.ts beside the guild and role routes of
+ * ROUTE_CONTRACTS, which already declare the image fields (`icon`, `banner`, `splash`,
+ * `discovery_splash` of GuildPatchRequestPartial; a role's `icon` and `unicode_emoji`).
+ */
+export const GUILD_IMAGE_FORUM_CONTRACTS: RouteContract[] = [
+  {
+    method: 'GET',
+    path: '/guilds/{guild_id}/channels',
+    source: MEDIA_SOURCE,
+    response: z.array(withMedia('GuildChannelResponse')),
+  },
+  {
+    method: 'POST',
+    path: '/guilds/{guild_id}/channels',
+    source: MEDIA_SOURCE,
+    request: withMediaRequest('CreateGuildChannelRequest'),
+    response: withMedia('GuildChannelResponse'),
+  },
+  {
+    method: 'GET',
+    path: '/channels/{channel_id}',
+    source: MEDIA_SOURCE,
+    response: withMedia('GuildChannelResponse'),
+  },
+  {
+    method: 'PATCH',
+    path: '/channels/{channel_id}',
+    source: MEDIA_SOURCE,
+    request: discordSchema('UpdateGuildChannelRequestPartial'),
+    response: withMedia('GuildChannelResponse'),
+  },
+];
+
+/**
  * Any 4xx answer but a 429: the OpenAPI document's `ErrorResponse`, its JSON error `code` and
  * `message`, and `errors` for an Invalid Form Body.
  */

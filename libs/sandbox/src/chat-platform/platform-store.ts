@@ -2,6 +2,7 @@ import { AuditLogs } from './audit-log';
 import { BoundedLog } from './bounded-log';
 import { GatewayLimits } from './gateway/gateway-limits';
 import { type FakeWebhook, GuildExpressions } from './guild-expressions';
+import { GuildImages } from './guild-images';
 import { InteractionStore } from './interactions';
 import { OAuthStore } from './oauth-store';
 import { platformError } from './platform-error';
@@ -31,6 +32,8 @@ export class PlatformStore {
   readonly bans = new Map<string, Map<string, string | null>>();
   /** Each guild's custom emojis and stickers, and its vanity URL code (parts the guild object leaves to its own routes). */
   readonly expressions = new GuildExpressions();
+  /** The bytes behind each guild's icon, banner and splashes and its roles' icons, for the CDN. */
+  readonly images = new GuildImages();
   /** Webhooks by id. */
   readonly webhooks = new Map<string, FakeWebhook>();
   /**
@@ -142,6 +145,8 @@ export class PlatformStore {
 
   /** Drops a guild and what the store keeps beside it (its bans and audit log). */
   deleteGuild(id: string): void {
+    const roleIds = this.guilds.get(id)?.roles.map((role) => role.id) ?? [];
+    this.images.dropGuild(id, roleIds);
     this.guilds.delete(id);
     this.bans.delete(id);
     this.expressions.dropGuild(id);
@@ -159,6 +164,7 @@ export class PlatformStore {
     this.gatewayLimits.clear();
     this.bans.clear();
     this.expressions.clear();
+    this.images.clear();
     this.webhooks.clear();
     this.withoutMembersIntent.clear();
     this.auditLogs.clear();
