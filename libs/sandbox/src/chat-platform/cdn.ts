@@ -20,10 +20,29 @@ const STICKER_EXTENSION_BY_FORMAT: Record<number, string> = { 1: 'png', 2: 'png'
 
 const unsupportedMediaType = () => new PlatformHttpError(415, 0, '415: Unsupported Media Type');
 
+/** A webhook's avatar ("User Avatar" in "CDN Endpoints"): PNG, JPEG, WebP, and GIF when it moves (`a_`). */
+const AVATAR_EXTENSIONS = ['png', 'jpg', 'jpeg', 'webp', 'gif'];
+
 /** The route template of a CDN path, for the request log; undefined for a path the CDN does not serve. */
 export function cdnRoute(pathname: string): string | undefined {
+  if (/^\/cdn\/avatars\/[^/]+\/[^/]+$/.test(pathname)) return `${CDN_PATH}/avatars/{id}/{hash}.{extension}`;
   const match = /^\/cdn\/(emojis|stickers)\/[^/]+$/.exec(pathname);
   return match ? `${CDN_PATH}/${match[1]}/{id}.{extension}` : undefined;
+}
+
+/**
+ * A webhook's avatar at `avatars/{webhook_id}/{hash}.{extension}`, served like an emoji's image:
+ * exactly as uploaded; only its current hash (an avatar replaced or a webhook deleted is 404).
+ */
+function webhookAvatar(pathname: string, store: PlatformStore): ExpressionImage | undefined {
+  const match = /^\/cdn\/avatars\/(\d{1,20})\/((?:a_)?[0-9a-f]{32})\.([a-z]+)$/.exec(pathname);
+  if (!match) return undefined;
+  const [, webhookId, hash, extension] = match;
+  const image = store.webhookAvatars.image(webhookId, hash);
+  if (!image || !store.webhooks.has(webhookId)) throw platformError.notFound();
+  if (!AVATAR_EXTENSIONS.includes(extension)) throw unsupportedMediaType();
+  if (extension === 'gif' && !hash.startsWith('a_')) throw unsupportedMediaType();
+  return image;
 }
 
 /**
@@ -35,6 +54,8 @@ export function cdnRoute(pathname: string): string | undefined {
  * stricter reading of what the docs leave unsaid; an unknown or deleted object is 404.
  */
 export function cdnAsset(pathname: string, store: PlatformStore): ExpressionImage {
+  const avatar = webhookAvatar(pathname, store);
+  if (avatar) return avatar;
   const match = /^\/cdn\/(emojis|stickers)\/(\d{1,20})\.([a-z]+)$/.exec(pathname);
   if (!match) throw platformError.notFound();
   const [, kind, id, extension] = match;
