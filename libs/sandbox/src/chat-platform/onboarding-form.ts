@@ -98,9 +98,9 @@ export function readOnboarding(
   store: PlatformStore,
   current: FakeOnboarding,
 ): FakeOnboarding {
-  const prompts = form
-    .objects('prompts', { max: MAX_PROMPTS })
-    ?.map((prompt) => readPrompt(prompt, guild, store));
+  const promptForms = form.objects('prompts', { max: MAX_PROMPTS });
+  // Null clears the list, as an empty one does.
+  const prompts = promptForms && promptForms.map((prompt) => readPrompt(prompt, guild, store));
   if (prompts && new Set(prompts.map((prompt) => prompt.id)).size !== prompts.length) {
     form.fail('prompts', 'DUPLICATE_ID', 'Prompt ids must be unique.');
   }
@@ -110,7 +110,7 @@ export function readOnboarding(
   const mode = form.integer('mode', { oneOf: [0, 1] }) as 0 | 1 | null | undefined;
   form.check();
   return {
-    prompts: prompts ?? (prompts === null ? [] : current.prompts),
+    prompts: prompts === undefined ? current.prompts : (prompts ?? []),
     default_channel_ids: defaults
       ? [...new Set(defaults)]
       : defaults === null

@@ -74,6 +74,8 @@ describe(`${FakeChatPlatform.name} welcome screen and onboarding`, () => {
         ...expected,
         description: null,
       });
+      // Null clears the list.
+      expect((await call('PATCH', screen(), { welcome_channels: null })).body.welcome_channels).toEqual([]);
     });
 
     it('needs MANAGE_GUILD to modify, and to read one that is not enabled', async () => {
@@ -251,7 +253,8 @@ describe(`${FakeChatPlatform.name} welcome screen and onboarding`, () => {
     it('writes ONBOARDING_CREATE, then UPDATE, and an entry per prompt added, changed or removed', async () => {
       await call('PUT', onboarding(), { prompts: [prompt()], default_channel_ids: defaults() });
       await call('PUT', onboarding(), { prompts: [prompt({ title: 'Why?' })], mode: 1 });
-      await call('PUT', onboarding(), { prompts: [] });
+      // Null clears the prompts.
+      await call('PUT', onboarding(), { prompts: null });
       expect(sut.auditLog(seeded.guildId).map((entry) => [entry.action_type, entry.target_id])).toEqual([
         [AuditLogEvent.OnboardingCreate, seeded.guildId],
         [AuditLogEvent.OnboardingPromptCreate, '1100000000000000001'],

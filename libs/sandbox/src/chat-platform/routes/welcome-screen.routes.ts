@@ -80,9 +80,10 @@ export const welcomeScreenRoutes: PlatformRoute[] = [
       const form = FormBody.object(body ?? {});
       const enabled = form.boolean('enabled');
       const description = form.string('description', { max: 140 });
-      const channels = form
-        .objects('welcome_channels', { max: MAX_WELCOME_CHANNELS })
-        ?.map((channel) => readWelcomeChannel(channel, guild, store));
+      const channelForms = form.objects('welcome_channels', { max: MAX_WELCOME_CHANNELS });
+      // Null clears the list, as an empty one does.
+      const channels =
+        channelForms && channelForms.map((channel) => readWelcomeChannel(channel, guild, store));
       form.check();
       const current = store.welcomeFlows.welcomeScreen(guild.id);
       const screen: FakeWelcomeScreen = {
