@@ -40,8 +40,12 @@ const OWNED_IMAGE_PATH =
 const unsupportedMediaType = () => new PlatformHttpError(415, 0, '415: Unsupported Media Type');
 const badSize = () => new PlatformHttpError(400, 0, '400: Bad Request');
 
+/** A webhook's avatar ("User Avatar" in "CDN Endpoints"): PNG, JPEG, WebP, and GIF when it moves (`a_`). */
+const AVATAR_EXTENSIONS = ['png', 'jpg', 'jpeg', 'webp', 'gif'];
+
 /** The route template of a CDN path, for the request log; undefined for a path the CDN does not serve. */
 export function cdnRoute(pathname: string): string | undefined {
+  if (/^\/cdn\/avatars\/[^/]+\/[^/]+$/.test(pathname)) return `${CDN_PATH}/avatars/{id}/{hash}.{extension}`;
   const match = /^\/cdn\/(emojis|stickers)\/[^/]+$/.exec(pathname);
   if (match) return `${CDN_PATH}/${match[1]}/{id}.{extension}`;
   const owned = /^\/cdn\/(icons|banners|splashes|discovery-splashes|role-icons)\/[^/]+\/[^/]+$/.exec(
@@ -66,6 +70,21 @@ function checkSize(query: URLSearchParams): void {
 }
 
 /**
+ * A webhook's avatar at `avatars/{webhook_id}/{hash}.{extension}`, served like an emoji's image:
+ * exactly as uploaded; only its current hash (an avatar replaced or a webhook deleted is 404).
+ */
+function webhookAvatar(pathname: string, store: PlatformStore): ExpressionImage | undefined {
+  const match = /^\/cdn\/avatars\/(\d{1,20})\/((?:a_)?[0-9a-f]{32})\.([a-z]+)$/.exec(pathname);
+  if (!match) return undefined;
+  const [, webhookId, hash, extension] = match;
+  const image = store.webhookAvatars.image(webhookId, hash);
+  if (!image || !store.webhooks.has(webhookId)) throw platformError.notFound();
+  if (!AVATAR_EXTENSIONS.includes(extension)) throw unsupportedMediaType();
+  if (extension === 'gif' && !hash.startsWith('a_')) throw unsupportedMediaType();
+  return image;
+}
+
+/**
  * The bytes the CDN answers a GET of `pathname` with: the image exactly as uploaded, with the
  * content type of what it is. The CDN converts an image to the format an extension asks for (and
  * resizes it for `?size=`); the fake converts nothing, so a client must go by the answer's
@@ -83,6 +102,8 @@ export function cdnAsset(
     checkSize(query);
     return ownedImage(store, KIND_BY_FOLDER.get(owned[1])!, owned[2], owned[3], owned[4]);
   }
+  const avatar = webhookAvatar(pathname, store);
+  if (avatar) return avatar;
   const match = /^\/cdn\/(emojis|stickers)\/(\d{1,20})\.([a-z]+)$/.exec(pathname);
   if (!match) throw platformError.notFound();
   const [, kind, id, extension] = match;

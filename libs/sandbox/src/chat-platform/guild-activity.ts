@@ -251,9 +251,16 @@ function describe(change: GuildChange, guild: FakeGuild, store: PlatformStore) {
       };
     case 'entry':
       return {
-        entries: [change.entry],
+        entries: change.entry ? [change.entry] : [],
         dispatches: change.dispatch
-          ? [dispatch(change.dispatch.event, change.dispatch.data, change.dispatch.intent)]
+          ? [
+              {
+                ...dispatch(change.dispatch.event, change.dispatch.data, change.dispatch.intent),
+                ...(change.dispatch.permission !== undefined
+                  ? { permission: change.dispatch.permission }
+                  : {}),
+              },
+            ]
           : [],
       };
     case 'unban':

@@ -19,6 +19,7 @@ import {
   MAX_GUILD_ROLES,
 } from './platform-state';
 import type { PlatformStore } from './platform-store';
+import { type GuildSetupSpec, type SeededSetup, seedGuildSetup } from './guild-setup-seed';
 
 export interface RoleSpec {
   name: string;
@@ -161,6 +162,8 @@ export interface GuildSpec {
     /** false seeds a guild the bot is not in (or was removed from). */
     member?: boolean;
   };
+  /** AutoMod rules, webhooks, welcome screen and onboarding (`./guild-setup-seed.ts`); default none. */
+  setup?: GuildSetupSpec;
 }
 
 export interface SeededGuild {
@@ -176,6 +179,8 @@ export interface SeededGuild {
   /** Ids by name. */
   emojis: Record<string, string>;
   stickers: Record<string, string>;
+  /** The setup's AutoMod rules and webhooks, ids by name; empty without a `setup`. */
+  setup: SeededSetup;
 }
 
 /**
@@ -492,6 +497,8 @@ export function seedGuild(store: PlatformStore, spec: GuildSpec): SeededGuild {
   const stickers: Record<string, string> = {};
   for (const sticker of spec.stickers ?? [])
     stickers[sticker.name] = seedSticker(store, guildId, owner.id, sticker);
+  const specIds = { roles: roles.ids, channels: channels.ids, emojis };
+  const setup = seedGuildSetup(store, guildId, owner.id, spec.setup ?? {}, specIds);
   return {
     guildId,
     ownerId: owner.id,
@@ -503,5 +510,6 @@ export function seedGuild(store: PlatformStore, spec: GuildSpec): SeededGuild {
     bans: bans.ids,
     emojis,
     stickers,
+    setup,
   };
 }

@@ -64,4 +64,15 @@ export const platformError = {
   /** A bulk ban that banned nobody. */
   failedToBanUsers: error(500, 500000, 'Failed to ban users'),
   invalidFormBody: (errors: FieldErrors) => new PlatformHttpError(400, 50035, 'Invalid Form Body', errors),
+  unknownWelcomeScreen: error(404, 10069, 'Unknown Guild Welcome Screen'),
+  /**
+   * Discord documents no JSON code for a rule id it does not know (topics/opcodes-and-status-codes
+   * lists none); the fake answers 404 with code 0, so a client can go by the status alone.
+   */
+  unknownAutoModRule: error(404, 0, 'Unknown Auto Moderation Rule'),
+  maxWebhooks: error(400, 30007, 'Maximum number of webhooks reached (15)'),
+  maxGuildWebhooks: error(400, 30058, 'Maximum number of webhooks per guild reached (1000)'),
+  cannotActOnChannelType: error(400, 50024, 'Cannot execute action on this channel type'),
+  onboardingRequirementsNotMet: error(400, 350000, 'Cannot enable onboarding, requirements are not met'),
+  onboardingBelowRequirements: error(400, 350001, 'Cannot update onboarding while below requirements'),
 };

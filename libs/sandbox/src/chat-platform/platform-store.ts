@@ -8,6 +8,9 @@ import { OAuthStore } from './oauth-store';
 import { platformError } from './platform-error';
 import type { DmRecord, FakeChannel, FakeGuild, FakeMember, FakeRole, FakeUser } from './platform-state';
 import { SnowflakeGenerator } from './snowflake';
+import { AutoModRules } from './automod-rules';
+import { WebhookAvatars } from './webhook-avatars';
+import { WelcomeFlows } from './welcome-flow';
 
 /** How long the platform remembers a message's nonce for `enforce_nonce` ("the past few minutes"). */
 export const NONCE_WINDOW_MS = 5 * 60_000;
@@ -41,6 +44,12 @@ export class PlatformStore {
    * for every other): the platform then refuses them the member list.
    */
   readonly withoutMembersIntent = new Set<string>();
+  /** Each guild's AutoMod rules. */
+  readonly autoModRules = new AutoModRules();
+  /** Each webhook's avatar image, served by the CDN. */
+  readonly webhookAvatars = new WebhookAvatars();
+  /** Each guild's welcome screen and onboarding flow. */
+  readonly welcomeFlows = new WelcomeFlows();
   /** Where the gateway listens (`ws://host:port/gateway`) while the server runs. */
   gatewayUrl?: string;
   private readonly dmRecipientByChannel = new Map<string, string>();
@@ -150,9 +159,14 @@ export class PlatformStore {
     this.guilds.delete(id);
     this.bans.delete(id);
     this.expressions.dropGuild(id);
-    for (const [webhookId, webhook] of this.webhooks)
-      if (webhook.guild_id === id) this.webhooks.delete(webhookId);
+    for (const [webhookId, webhook] of this.webhooks) {
+      if (webhook.guild_id !== id) continue;
+      this.webhooks.delete(webhookId);
+      this.webhookAvatars.set(webhookId, null);
+    }
     this.auditLogs.dropGuild(id);
+    this.autoModRules.dropGuild(id);
+    this.welcomeFlows.dropGuild(id);
   }
 
   /**
@@ -177,6 +191,9 @@ export class PlatformStore {
     this.dmChannelByRecipient.clear();
     this.oauth.clear();
     this.interactions.clear();
+    this.autoModRules.clear();
+    this.webhookAvatars.clear();
+    this.welcomeFlows.clear();
   }
 
   private forgetNoncesBefore(cutoff: number): void {
