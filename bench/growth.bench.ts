@@ -13,6 +13,7 @@ import { fillGrowth } from './growth/fill';
 import { type HotPath, hotPaths, seedWorkingSet } from './growth/hot-paths';
 import { capturePlans, judgePlans, LARGE_TABLES, partialIndexes } from './growth/plans';
 import { measureCurves } from './growth/curves';
+import { measureImageGrowth } from './growth/images';
 import { percentile } from './percentile';
 
 /**
@@ -27,9 +28,12 @@ import { percentile } from './percentile';
  * must be bounded (plans.ts). Then snapshot and restore of one guild at 25, 50 and 100 % of the
  * platform's maxima, on the filled database.
  *
+ * Last, the bytes a guild's images take over a month of daily snapshots (growth/images.ts).
+ *
  * GROWTH_SCALE=0.01 for a quick try; GROWTH_ROUNDS (default 300) timed rounds after 30 warm-up;
  * GROWTH_KEEP=1 keeps the databases (dropped at the end otherwise); GROWTH_CURVES=0 skips the curves,
- * GROWTH_CURVES_ONLY=1 runs only them (on the database a GROWTH_KEEP=1 run left).
+ * GROWTH_CURVES_ONLY=1 runs only them (on the database a GROWTH_KEEP=1 run left); GROWTH_IMAGES_ONLY=1
+ * runs only the images' month, on a database of its own.
  */
 const SCALE = Number(process.env.GROWTH_SCALE ?? '1');
 const ROUNDS = Number(process.env.GROWTH_ROUNDS ?? '300');
@@ -51,6 +55,13 @@ function figures(samples: number[]): Figures {
 
 async function main(): Promise<void> {
   const filledUrl = process.env.DATABASE_URL!;
+  if (process.env.GROWTH_IMAGES_ONLY === '1') {
+    const imagesUrl = databaseUrl(filledUrl, `${new URL(filledUrl).pathname.slice(1)}_images`);
+    await freshDatabase(imagesUrl);
+    if (!(await measureImageGrowth(imagesUrl))) process.exitCode = 1;
+    await dropDatabase(imagesUrl);
+    return;
+  }
   if (process.env.GROWTH_CURVES_ONLY === '1') {
     // On the database a GROWTH_KEEP=1 run left.
     if (!(await measureCurves())) process.exitCode = 1;
@@ -185,6 +196,7 @@ async function main(): Promise<void> {
       process.exitCode = 1;
     }
   }
+  if (!(await measureImageGrowth(filledUrl))) process.exitCode = 1;
   if (process.env.GROWTH_KEEP !== '1') {
     await dropDatabase(emptyUrl);
     await dropDatabase(filledUrl);

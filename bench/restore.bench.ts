@@ -1,19 +1,21 @@
 import 'reflect-metadata';
 import '../test/support/test-env';
 import { ChatPlatformClient, isChatPlatformError } from '@lib/chat-platform';
-import type { RestoreScope } from '@lib/contracts';
-import { EntitlementsClient } from '@lib/entitlements';
+import type { Entitlements, RestoreScope } from '@lib/contracts';
+import type { EntitlementsClient } from '@lib/entitlements';
 import {
   DEFAULT_RATE_LIMITS,
   FakeChatPlatform,
   type RateLimitSettings,
   type RateLimitWindow,
+  type GuildSpec,
   type RequestRecord,
   type SeededGuild,
 } from '@lib/sandbox';
 import { PermissionFlagsBits as P } from 'discord-api-types/v10';
 import { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
+import { randomBytes } from 'node:crypto';
 import { recoveryDatabase } from '../apps/recovery/src/database';
 import { GuildAccessService } from '../apps/recovery/src/guilds/guild-access.service';
 import { GuildRegistry } from '../apps/recovery/src/guilds/guild-registry.service';
@@ -32,10 +34,10 @@ import {
 import { runRestore } from '../apps/recovery/src/restore/workflows/restore-procedure';
 import { RestoreProgress } from '../apps/recovery/src/restore/workflows/restore-progress';
 import { SnapshotService } from '../apps/recovery/src/snapshots/snapshot.service';
+import { PostgresImageStore } from '../apps/recovery/src/snapshots/images/postgres-image-store.repository';
 import { LiveSyncControl } from '../apps/recovery/src/sync/live-sync-control.repository';
 import migrateTestDatabase from '../test/support/global-setup';
 import { generatedGuild } from './generated-guild';
-import { testTokenCodec } from '../test/support/internal-tokens';
 import { OutboxWriter } from '@lib/outbox';
 import { GuildsRepository } from '../apps/recovery/src/guilds/guilds.repository';
 import { RecoveryEvents } from '../apps/recovery/src/recovery-events';
@@ -79,6 +81,13 @@ export interface BenchGuild {
    * second itself, as recovery does with PLATFORM_LONGEST_RATE_LIMIT_WAIT_MS shortened.
    */
   roleQuota?: RateLimitWindow;
+  /**
+   * The expressions case: the guild (at boost level 3) has this many custom emojis, each kept to a
+   * role, and stickers, each with an image of its own; the raid deletes them all besides its usual
+   * damage, and the restore (with the `emojis` and `stickers` scopes) uploads them again from the
+   * snapshot's images.
+   */
+  expressions?: { emojis: number; stickers: number };
 }
 
 /**
@@ -98,6 +107,14 @@ export const CASES: BenchGuild[] = [
     roleQuota: { limit: 20, windowMs: 5_000 },
   },
   {
+    label: 'emojis and stickers',
+    customRoles: 30,
+    categories: 2,
+    channelsPerCategory: 5,
+    members: 20,
+    expressions: { emojis: 100, stickers: 30 },
+  },
+  {
     label: 'members',
     customRoles: 30,
     categories: 2,
@@ -115,6 +132,8 @@ const MEMBER_RATE_LIMITS: RateLimitSettings = {
   ...DEFAULT_RATE_LIMITS,
   perRoute: { limit: 50, windowMs: 1_000 },
 };
+/** The plan's image quota, as licensing gives an ENTERPRISE guild. */
+const ENTERPRISE_IMAGES = { limits: { snapshot_image_bytes: 1024 ** 3 } } as Entitlements;
 const RAIDER_ROLES = 10;
 const SPAM_CHANNELS = 20;
 const PACING_MS = 250;
@@ -123,6 +142,46 @@ const VERBOSE = process.env.BENCH_VERBOSE === '1';
 let RATE_LIMITS: RateLimitSettings = DEFAULT_RATE_LIMITS;
 const SCOPE: RestoreScope[] = ['roles', 'channels', 'permission_overrides', 'guild_settings'];
 const MEMBER_SCOPE: RestoreScope[] = [...SCOPE, 'member_roles'];
+const EXPRESSION_SCOPE: RestoreScope[] = [...SCOPE, 'emojis', 'stickers'];
+
+/** A PNG of its own: a 1x1 image followed by `size` random bytes (the platform goes by the signature). */
+function ownPng(size: number): { bytes: Buffer; contentType: string } {
+  const pixel = Buffer.from(
+    'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+    'base64',
+  );
+  return { bytes: Buffer.concat([pixel, randomBytes(size)]), contentType: 'image/png' };
+}
+
+/** The guild's spec with the expressions case's emojis (kept to roles) and stickers. */
+function withExpressions(spec: GuildSpec, expressions: { emojis: number; stickers: number }): GuildSpec {
+  return {
+    ...spec,
+    premium_tier: 3,
+    emojis: Array.from({ length: expressions.emojis }, (_, i) => ({
+      name: `emoji_${i}`,
+      roles: [`role-${i % 30}`],
+      image: ownPng(8_000),
+    })),
+    stickers: Array.from({ length: expressions.stickers }, (_, i) => ({
+      name: `sticker_${i}`,
+      description: `Sticker ${i}`,
+      image: ownPng(30_000),
+    })),
+  };
+}
+
+/** The expressions case's raid, besides the usual: every emoji and sticker deleted. */
+async function raidExpressions(raider: ChatPlatformClient, seeded: SeededGuild): Promise<void> {
+  const [emojis, stickers] = await Promise.all([
+    raider.listEmojis(seeded.guildId),
+    raider.listStickers(seeded.guildId),
+  ]);
+  await Promise.all([
+    ...emojis.map((emoji) => goneIsDone(raider.deleteEmoji(seeded.guildId, emoji.id))),
+    ...stickers.map((sticker) => goneIsDone(raider.deleteSticker(seeded.guildId, sticker.id))),
+  ]);
+}
 
 /** The member case's raid: every custom role deleted, so every member loses all theirs. */
 async function raidMembers(raider: ChatPlatformClient, seeded: SeededGuild, size: BenchGuild): Promise<void> {
@@ -310,9 +369,17 @@ function leftovers(diff: RestoreDiff): string[] {
     'overrides_to_remove',
     'member_roles_to_restore',
     'bans_to_lift',
+    'emojis_to_create',
+    'emojis_to_update',
+    'emojis_to_delete',
+    'stickers_to_create',
+    'stickers_to_update',
+    'stickers_to_delete',
     'skipped',
   ] as const;
-  const left: string[] = lists.filter((list) => diff[list].length > 0).map((l) => `${l}: ${diff[l].length}`);
+  const left: string[] = lists
+    .filter((list) => (diff[list]?.length ?? 0) > 0)
+    .map((l) => `${l}: ${diff[l]!.length}`);
   const settings = Object.keys(diff.guild_settings_diff);
   if (settings.length > 0) left.push(`guild_settings_diff: ${settings.join(', ')}`);
   return left;
@@ -364,7 +431,11 @@ export interface CaseResult {
 async function main(): Promise<void> {
   migrateTestDatabase();
   const results: CaseResult[] = [];
-  for (const size of CASES) results.push(await runCase(size));
+  // BENCH_CASES=emojis: only the cases whose label holds one of the comma-separated words.
+  const only = process.env.BENCH_CASES?.split(',').filter(Boolean);
+  for (const size of CASES) {
+    if (!only || only.some((word) => size.label.includes(word))) results.push(await runCase(size));
+  }
   console.log('\nsummary');
   console.log(
     `  ${'guild'.padEnd(20)} ${'calls'.padStart(6)} ${'per change'.padStart(10)} ${'429s'.padStart(5)} ` +
@@ -392,7 +463,7 @@ async function main(): Promise<void> {
 
 export async function runCase(size: BenchGuild): Promise<CaseResult> {
   const memberCase = size.rolesPerMember !== undefined;
-  const scope = memberCase ? MEMBER_SCOPE : SCOPE;
+  const scope = memberCase ? MEMBER_SCOPE : size.expressions ? EXPRESSION_SCOPE : SCOPE;
   RATE_LIMITS = memberCase ? MEMBER_RATE_LIMITS : DEFAULT_RATE_LIMITS;
   if (size.roleQuota) RATE_LIMITS = { ...RATE_LIMITS, roleCreations: size.roleQuota };
   // Seeding, the snapshot and the raid run without limits (they are set-up, not measured); the
@@ -423,16 +494,15 @@ export async function runCase(size: BenchGuild): Promise<CaseResult> {
     passed: false,
   };
   try {
-    const seeded = platform.seedGuild(
-      generatedGuild({
-        name: size.label,
-        customRoles: size.customRoles,
-        categories: size.categories,
-        channelsPerCategory: size.channelsPerCategory,
-        members: size.members,
-        rolesPerMember: size.rolesPerMember,
-      }),
-    );
+    const spec = generatedGuild({
+      name: size.label,
+      customRoles: size.customRoles,
+      categories: size.categories,
+      channelsPerCategory: size.channelsPerCategory,
+      members: size.members,
+      rolesPerMember: size.rolesPerMember,
+    });
+    const seeded = platform.seedGuild(size.expressions ? withExpressions(spec, size.expressions) : spec);
     const seededState = platform.guild(seeded.guildId);
     const overrideCount = seededState.channels.reduce((sum, c) => sum + c.permission_overwrites.length, 0);
     await dataSource.query(
@@ -444,23 +514,23 @@ export async function runCase(size: BenchGuild): Promise<CaseResult> {
     // One client for the whole app, as PlatformModule provides it (it owns the rate-limit queues).
     const client = new ChatPlatformClient({
       apiBaseUrl: `${url}/api`,
+      cdnBaseUrl: platform.cdnUrl,
       botToken: platform.botToken,
       ...(size.roleQuota && { longestRateLimitWaitMs: 1_000 }),
     });
     const events = new RecoveryEvents(new OutboxWriter('recovery', 'recovery'));
     const guildRows = new GuildsRepository(dataSource);
     const snapshotRows = new SnapshotsRepository(dataSource);
+    const imageStore = new PostgresImageStore(dataSource);
     const guilds = new GuildRegistry(guildRows, client, new GuildAccessService(guildRows, client));
     const snapshots = new SnapshotService(
       dataSource,
       client,
-      // Never called: scheduled and pre-restore snapshots don't consult the plan.
-      new EntitlementsClient({
-        licensingUrl: 'http://127.0.0.1:9',
-        codec: testTokenCodec('recovery'),
-      }),
+      // Consulted only for the images to keep (the expressions case): as licensing answers ENTERPRISE.
+      { get: () => Promise.resolve(ENTERPRISE_IMAGES) } as unknown as EntitlementsClient,
       snapshotRows,
       events,
+      imageStore,
     );
     const jobs = new RestoreJobsRepository(dataSource, events);
     const comparisons = new RestoreComparisons(
@@ -476,6 +546,7 @@ export async function runCase(size: BenchGuild): Promise<CaseResult> {
 
     const raider = new ChatPlatformClient({ apiBaseUrl: `${url}/api`, botToken: platform.botToken });
     await (memberCase ? raidMembers : raid)(raider, seeded, size);
+    if (size.expressions) await raidExpressions(raider, seeded);
     const raided = platform.guild(seeded.guildId);
 
     const target = await comparisons.snapshotPayload(snapshot.id, guildId);
@@ -496,7 +567,7 @@ export async function runCase(size: BenchGuild): Promise<CaseResult> {
 
     const calls: ActivityCall[] = [];
     const activities = inProcess(
-      createRestoreActivities({ jobs, guilds, comparisons, steps, snapshots, liveSync }),
+      createRestoreActivities({ jobs, guilds, comparisons, steps, snapshots, liveSync, images: imageStore }),
       calls,
     );
     const totals = changesPerStep(diff);

@@ -16,6 +16,7 @@ import { Guild } from '../apps/recovery/src/guilds/guild.entity';
 import { RecoveryEvents } from '../apps/recovery/src/recovery-events';
 import { serialiseSnapshot } from '../apps/recovery/src/snapshots/snapshot-payload';
 import { SnapshotService } from '../apps/recovery/src/snapshots/snapshot.service';
+import { PostgresImageStore } from '../apps/recovery/src/snapshots/images/postgres-image-store.repository';
 import { SnapshotsRepository } from '../apps/recovery/src/snapshots/snapshots.repository';
 import { openDataSource } from '../test/support/database';
 import migrateTestDatabase from '../test/support/global-setup';
@@ -145,13 +146,14 @@ export async function measureSnapshot(shape: SnapshotGuildShape, rounds = ROUNDS
     const service = new SnapshotService(
       dataSource,
       client,
-      // Never called: only manual snapshots consult the plan.
+      // Never called: only manual snapshots, and snapshots with images to keep, consult the plan.
       new EntitlementsClient({
         licensingUrl: 'http://127.0.0.1:9',
         codec: testTokenCodec('recovery'),
       }),
       new SnapshotsRepository(dataSource),
       new RecoveryEvents(new OutboxWriter('recovery', 'recovery')),
+      new PostgresImageStore(dataSource),
     );
     const bare = new REST({ version: '10', api: `${url}/api` }).setToken('fake-bot-token');
 

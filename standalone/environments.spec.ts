@@ -20,7 +20,11 @@ function sandboxInputs(env: NodeJS.ProcessEnv = {}): EnvironmentInputs {
     publicUrl: PUBLIC_URL,
     ports,
     oauth: oauthApp(env, secrets, PUBLIC_URL),
-    platformFake: { url: 'http://127.0.0.1:5001', botToken: 'sandbox-bot-token' },
+    platformFake: {
+      url: 'http://127.0.0.1:5001',
+      cdnUrl: 'http://127.0.0.1:5001/cdn',
+      botToken: 'sandbox-bot-token',
+    },
     providerFake: {
       url: 'http://127.0.0.1:5002',
       secretKey: 'test_sk',

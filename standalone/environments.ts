@@ -25,7 +25,7 @@ export interface EnvironmentInputs {
   ports: Record<InternalService, number>;
   oauth: OAuthApp;
   /** The fake chat platform (the sandbox's or a caller's), or none: the real one. */
-  platformFake?: { url: string; botToken: string };
+  platformFake?: { url: string; cdnUrl: string; botToken: string };
   /** The fake payment provider and where its card page is served, or none: the real one. */
   providerFake?: { url: string; secretKey: string; clientKey: string; sdkUrl: string };
   /** What the provider's webhooks are signed with. */
@@ -113,6 +113,7 @@ export function serviceEnvironments(inputs: EnvironmentInputs): Record<ServiceNa
         TEMPORAL_TASK_QUEUE: env.TEMPORAL_TASK_QUEUE,
         DISCORD_PUBLIC_KEY: env.DISCORD_PUBLIC_KEY || secrets.interactionsPublicKey,
         LICENSING_URL: urls.licensing,
+        DISCORD_CDN_URL: platformFake ? platformFake.cdnUrl : env.DISCORD_CDN_URL,
         // One process, so exactly one gateway connection: live sync and AntiNuke run here.
         LIVE_SYNC_ENABLED: env.LIVE_SYNC_ENABLED ?? 'true',
       }),

@@ -159,7 +159,7 @@ export default async () => {
                     {
                         "PreviewRestoreDto": {
                             snapshot_id: { required: true, type: () => String, format: "uuid" },
-                            scope: { required: true, type: () => [Object], enum: ["roles", "channels", "permission_overrides", "guild_settings", "member_roles", "bans"], isArray: true, uniqueItems: true, minItems: 1 }
+                            scope: { required: true, type: () => [Object], enum: ["roles", "channels", "permission_overrides", "guild_settings", "member_roles", "bans", "emojis", "stickers", "guild_images"], isArray: true, uniqueItems: true, minItems: 1 }
                         },
                         "RestoreOptionsDto": {
                             create_pre_restore_snapshot: { required: true, type: () => Boolean, default: false }
@@ -391,6 +391,7 @@ export default async () => {
                             "create": { description: "docs/behaviour.md \u00A74.6: a manual snapshot, 200 with `{id, size, created_at}`.", type: Object },
                             "list": {},
                             "get": { description: "The payload shows all of the guild (private channels' overwrites, ban reasons): with\n`include_payload` the caller needs every permission a restore of all of it would (the owner\nalways may); the counts alone need MANAGE_GUILD.", type: Object },
+                            "export": { description: "The snapshot as one file to keep elsewhere (payload and images): it shows all of the guild, so\nthe caller needs what reading the payload needs.", type: Object },
                             "delete": { description: "A soft delete: the snapshot is hidden and its manual slot free at once; the guild's owner can\nundo it for SNAPSHOT_DELETE_GRACE_DAYS, after which it is purged. The owner is told of a delete\nby anyone else. An open incident's snapshot cannot be deleted." },
                             "undelete": { description: "The guild's owner brings a deleted snapshot back within the grace period.", type: Object },
                             "listDeleted": { description: "The deleted snapshots the owner can still bring back (owner only)." }

@@ -132,9 +132,11 @@ test('the plans page compares the plans from licensing and marks the current one
   await expect(enterprise.getByText('AntiNuke raid detection: included')).toBeAttached();
   await expect(
     enterprise.getByText(
-      'Restores roles, channels, permission overwrites, server settings, members’ roles and bans',
+      'Restores roles, channels, permission overwrites, server settings, members’ roles, bans, custom emojis, stickers and server images',
     ),
   ).toBeVisible();
+  await expect(enterprise.getByText('Up to 1 GiB of emoji, sticker and server images kept')).toBeVisible();
+  await expect(free.getByText('No emoji, sticker or server images kept')).toBeVisible();
   await expect(free.getByText('No restores')).toBeVisible();
   await expect(free.getByText('Audit log kept 30 days')).toBeVisible();
   await capture(page, 'plans');

@@ -1,5 +1,6 @@
 import { type BrowserContext, expect, type Page, test } from '@playwright/test';
 import { PermissionFlagsBits } from 'discord-api-types/v10';
+import { readFile } from 'node:fs/promises';
 import { api, capture, control, logIn, sandbox, stack, subscribePlan } from './support/dashboard';
 import type { SandboxState } from './support/stack-info';
 
@@ -113,6 +114,14 @@ test('registers the demo guild, subscribes, and takes a snapshot', async () => {
   // Overwrites read as sentences.
   await expect(page.getByText('@Moderator: allow View Channel; deny Send Messages')).toBeVisible();
   await capture(page, 'snapshot-tree');
+  // "Download a copy": the snapshot and its images as one file, named for the snapshot.
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('link', { name: 'Download a copy' }).click(),
+  ]);
+  expect(download.suggestedFilename()).toBe(`guildkeeper-snapshot-${snapshotId}.json`);
+  const file = JSON.parse(await readFile(await download.path(), 'utf8')) as { format: string };
+  expect(file.format).toBe('guildkeeper.snapshot-export');
 });
 
 test('after the raid, the preview shows what it removed, and the restore puts it back', async () => {
@@ -219,7 +228,7 @@ test('incidents show the raid and offer its snapshot to restore from', async () 
   await expect(page).toHaveURL(/\/restore\?snapshot=/);
 });
 
-test('"Undo this raid" opens the restore from the guild before the raid with all six parts chosen', async () => {
+test('"Undo this raid" opens the restore from the guild before the raid with every part chosen', async () => {
   // The incident of the test before: the guild before alice's raid is composed on the click.
   await page.goto(`${GUILD_PATH()}/incidents`);
   await page.getByRole('button', { name: 'Undo this raid' }).first().click();
@@ -231,6 +240,9 @@ test('"Undo this raid" opens the restore from the guild before the raid with all
     'Server settings',
     'Members’ roles',
     'Bans',
+    'Custom emojis',
+    'Stickers',
+    'Server images',
   ]) {
     await expect(page.getByRole('checkbox', { name: scope, exact: true })).toBeChecked();
   }

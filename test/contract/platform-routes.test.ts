@@ -66,6 +66,17 @@ const CLIENT_METHODS = {
   setIncidentActions: true,
   sendDirectMessage: true,
   editInteractionReply: true,
+  listEmojis: true,
+  listStickers: true,
+  createEmoji: true,
+  updateEmoji: true,
+  deleteEmoji: true,
+  createSticker: true,
+  updateSticker: true,
+  deleteSticker: true,
+  readEmojiImage: true,
+  readStickerImage: true,
+  readGuildImage: true,
 } satisfies Record<keyof ChatPlatformClient, true>;
 
 /** The client, noting the name of each of its methods called from outside it. */
@@ -119,7 +130,12 @@ describe('the fake platform and the product against the published Discord schema
     proxy = new RecordingProxy(platform.url);
     await proxy.start();
     client = notingCalls(
-      new ChatPlatformClient({ apiBaseUrl: `${proxy.url}/api`, botToken: platform.botToken }),
+      // The CDN is not the API: its reads go straight to the fake's, outside the recorded exchanges.
+      new ChatPlatformClient({
+        apiBaseUrl: `${proxy.url}/api`,
+        cdnBaseUrl: platform.cdnUrl,
+        botToken: platform.botToken,
+      }),
       calledMethods,
     );
     product = await startProductInteractions(client);
@@ -304,15 +320,35 @@ describe('the fake platform and the product against the published Discord schema
     await rest.get(Routes.guildBan(guildId, raiderId));
     await rest.get(Routes.channel(text.id));
     await rest.get(Routes.guildAuditLog(guildId));
-    // A raider's other tools: a webhook, emojis and stickers deleted, a bulk ban, a prune (last: it
-    // removes the members without roles).
+    // A snapshot's emojis, stickers and images read, and put back as a restore does: made from
+    // the kept images, renamed, given their roles, deleted.
+    platform.addEmoji(guildId, 'party');
+    platform.addSticker(guildId, 'wave');
+    const [emoji] = await client.listEmojis(guildId);
+    const [sticker] = await client.listStickers(guildId);
+    const emojiImage = await client.readEmojiImage(emoji);
+    const stickerFile = await client.readStickerImage(sticker);
+    const icon = `data:${emojiImage.content_type};base64,${emojiImage.bytes.toString('base64')}`;
+    const withIcon = await client.updateGuildSettings(guildId, { icon }, REASON);
+    await client.readGuildImage(guildId, 'icon', withIcon.icon!);
+    await client.deleteEmoji(guildId, emoji.id, REASON);
+    await client.deleteSticker(guildId, sticker.id, REASON);
+    const remade = await client.createEmoji(
+      guildId,
+      { name: emoji.name, image: icon, roles: [seeded.roles.Member] },
+      REASON,
+    );
+    await client.updateEmoji(guildId, remade.id, { name: 'party_back', roles: [] }, REASON);
+    const restuck = await client.createSticker(
+      guildId,
+      { name: sticker.name, description: '', tags: sticker.tags, file: stickerFile },
+      REASON,
+    );
+    await client.updateSticker(guildId, restuck.id, { description: 'Back as it was' }, REASON);
+    await rest.get(Routes.guildEmoji(guildId, remade.id));
+    await rest.get(Routes.guildSticker(guildId, restuck.id));
+    // A raider's other tools: a webhook, a bulk ban, a prune (last: it removes the members without roles).
     await rest.post(Routes.channelWebhooks(text.id), { body: { name: 'raid hook' } });
-    const emojiId = platform.addEmoji(guildId, 'party');
-    await rest.get(Routes.guildEmojis(guildId));
-    await rest.delete(Routes.guildEmoji(guildId, emojiId));
-    const stickerId = platform.addSticker(guildId, 'wave');
-    await rest.get(Routes.guildStickers(guildId));
-    await rest.delete(Routes.guildSticker(guildId, stickerId));
     await rest.post(Routes.guildBulkBan(guildId), {
       body: { user_ids: [seeded.members.carol], delete_message_seconds: 0 },
     });

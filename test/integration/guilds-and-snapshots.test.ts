@@ -227,7 +227,7 @@ describe('guilds and snapshots', () => {
       });
       const live = stack.platform.guild(seeded.guildId);
       const payload = row.payload;
-      expect(payload.version).toBe(2);
+      expect(payload.version).toBe(3);
       // Who held which role: every member with a role, as the platform has them.
       const held = snapshotMemberRoles(readSnapshotPayload(payload))!;
       const members = stack.platform.guild(seeded.guildId).members.filter((m) => m.roles.length > 0);
@@ -436,7 +436,7 @@ describe('guilds and snapshots', () => {
         stack.user(ADMIN),
       );
       expect(own.status).toBe(200);
-      expect(own.body).toMatchObject({ id: created.body.id, trigger: 'manual', version: 2, omitted: [] });
+      expect(own.body).toMatchObject({ id: created.body.id, trigger: 'manual', version: 3, omitted: [] });
       expect((own.body.counts as { roles: number }).roles).toBeGreaterThan(3);
       expect(own.body.counts).toMatchObject({ members_with_roles: expect.any(Number), bans: 0 });
 

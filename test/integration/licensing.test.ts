@@ -297,6 +297,7 @@ describe('licensing', () => {
           snapshot_manual_max: 0,
           scheduled_snapshot_retention_days: null,
           audit_log_retention_days: 30,
+          snapshot_image_bytes: 0,
         },
         expires_at: null,
       });
@@ -389,6 +390,21 @@ describe('licensing', () => {
         ['FREE', 30],
         ['PRO', 90],
         ['ENTERPRISE', 365],
+      ]);
+      expect(items.map(({ code, limits }) => [code, limits.snapshot_image_bytes])).toEqual([
+        ['FREE', 0],
+        ['PRO', 100 * 1024 ** 2],
+        ['ENTERPRISE', 1024 ** 3],
+      ]);
+      expect(
+        items.map((plan) => [
+          plan.code,
+          (plan as unknown as PlanDefinition).restore_scopes.includes('emojis'),
+        ]),
+      ).toEqual([
+        ['FREE', false],
+        ['PRO', true],
+        ['ENTERPRISE', true],
       ]);
       expect((await fetch(`${licensing.url}/api/v1/plans`)).status).toBe(401);
     });

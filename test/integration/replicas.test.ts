@@ -21,6 +21,7 @@ import {
 } from '../../apps/recovery/src/antinuke/workflows/antinuke-contract';
 import { recoveryDatabase } from '../../apps/recovery/src/database';
 import { SnapshotRetentionJob } from '../../apps/recovery/src/snapshots/snapshot-retention.job';
+import { PostgresImageStore } from '../../apps/recovery/src/snapshots/images/postgres-image-store.repository';
 import { freePort } from '../support/app-process';
 import { endCurrentPeriods } from '../support/billing-stack';
 import { openDataSource } from '../support/database';
@@ -192,6 +193,7 @@ describe('two replicas of every app', () => {
     const envs: Record<App, (lane: number) => Record<string, string>> = {
       recovery: (lane) => ({
         DISCORD_API_URL: `${via.recovery[lane]}/api`,
+        DISCORD_CDN_URL: platform.cdnUrl,
         DISCORD_BOT_TOKEN: platform.botToken,
         LICENSING_URL: urlOf('licensing', lane),
         RECOVERY_ROLE: 'all',
@@ -642,7 +644,14 @@ describe('two replicas of every app', () => {
           licensingUrl: set('licensing').at(lane).url,
           codec,
         });
-        return { pool, job: new SnapshotRetentionJob(new SnapshotRetentionRepository(pool), entitlements) };
+        return {
+          pool,
+          job: new SnapshotRetentionJob(
+            new SnapshotRetentionRepository(pool),
+            entitlements,
+            new PostgresImageStore(pool),
+          ),
+        };
       }),
     );
     const blocker = dataSource.createQueryRunner();

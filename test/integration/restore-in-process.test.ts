@@ -6,6 +6,19 @@ import type { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
 import { RecoveryStack } from '../support/recovery-stack';
 import { ALL_SCOPES, RestoreHarness } from '../support/restore-harness';
+import { PostgresImageStore } from '../../apps/recovery/src/snapshots/images/postgres-image-store.repository';
+import { readSnapshotExport } from '../../apps/recovery/src/snapshots/snapshot-export';
+import {
+  readSnapshotPayload,
+  snapshotImageDigests,
+} from '../../apps/recovery/src/snapshots/snapshot-payload';
+import {
+  EXPRESSION_SCOPES,
+  expressionScenario,
+  expressionsRestored,
+  withExpressions,
+  withOwnImages,
+} from '../support/expression-raid';
 import { expectMembersUndone, memberRaid, SIX_SCOPES } from '../support/member-raid';
 import { ADMIN, MEMBER, OWNER, raid } from '../support/restore-scenario';
 import { waitFor } from '../support/wait';
@@ -505,4 +518,137 @@ describe('restore in process', () => {
     await expectRestored(scenario.guildId, scenario.seeded.guildId, scenario.payload);
     await expectMembersUndone(harness, stack.platform, scenario, job as never);
   }, 90_000);
+
+  it('puts back emojis, stickers, the icon and the banner from the snapshot’s kept images', async () => {
+    const { seeded, guildId, snapshotId } = await expressionScenario(harness, raider);
+    const preview = await harness.preview(snapshotId, EXPRESSION_SCOPES);
+    expect(preview.status).toBe(200);
+    expect(preview.body).toMatchObject({
+      emojis_to_create: expect.arrayContaining([expect.objectContaining({ name: 'dance', animated: true })]),
+      emojis_to_delete: [expect.objectContaining({ name: 'party' })],
+      stickers_to_create: [expect.objectContaining({ name: 'bye' })],
+      stickers_to_update: [expect.objectContaining({ changed_fields: ['description', 'tags'] })],
+      guild_images_to_set: [
+        expect.objectContaining({ slot: 'icon' }),
+        expect.objectContaining({ slot: 'banner', current: null }),
+      ],
+    });
+
+    const started = await harness.start(snapshotId, EXPRESSION_SCOPES);
+    expect(started.status).toBe(202);
+    const job = await finished(started.body.id as string);
+    expect(job).toMatchObject({ status: 'completed', error_message: null });
+    expect(job.result_summary).toMatchObject({
+      emojis_created: 3,
+      emojis_deleted: 1,
+      stickers_created: 1,
+      stickers_updated: 1,
+      guild_images_updated: 2,
+    });
+    const { live, snapshot } = await expressionsRestored(
+      harness,
+      dataSource,
+      guildId,
+      seeded.guildId,
+      snapshotId,
+    );
+    expect(snapshot.emojis).toHaveLength(3);
+    expect(live).toEqual(snapshot);
+
+    // A second preview finds nothing left to do.
+    const again = await harness.preview(snapshotId, EXPRESSION_SCOPES);
+    expect(again.body).toMatchObject({
+      emojis_to_create: [],
+      emojis_to_update: [],
+      emojis_to_delete: [],
+      stickers_to_create: [],
+      stickers_to_update: [],
+      stickers_to_delete: [],
+      guild_images_to_set: [],
+    });
+  });
+
+  describe('the images snapshots keep', () => {
+    const imageRows = async (digests: string[]) =>
+      Number(
+        (
+          await dataSource.query<{ count: string }[]>(
+            `SELECT count(*) FROM recovery.snapshot_images WHERE digest = ANY($1::text[])`,
+            [digests],
+          )
+        )[0].count,
+      );
+
+    it('stores each image once however many snapshots hold it, and removes it once none does', async () => {
+      const { guildId, snapshotId, payload } = await harness.protectedGuild({
+        plan: 'ENTERPRISE',
+        adjustSpec: withOwnImages,
+      });
+      const digests = snapshotImageDigests(readSnapshotPayload(payload));
+      // The icon, the banner, two still emojis and two stickers of their own, the animated default.
+      expect(digests).toHaveLength(7);
+      const cdnReads = () => stack.platform.requestLog().filter((r) => r.path.startsWith('/cdn/')).length;
+      const readsBefore = cdnReads();
+      const second = await harness.post(`/api/v1/guilds/${guildId}/snapshots`, { description: 'again' });
+      expect(second.status).toBe(200);
+      // Nothing read again, nothing stored twice: the second snapshot refers to the same images.
+      expect(cdnReads()).toBe(readsBefore);
+      expect(await imageRows(digests)).toBe(7);
+      const refs = await dataSource.query<{ snapshot_id: string; images: string }[]>(
+        `SELECT snapshot_id, count(*) AS images FROM recovery.snapshot_image_refs
+          WHERE guild_id = $1 GROUP BY snapshot_id`,
+        [guildId],
+      );
+      expect(refs.map((ref) => [ref.snapshot_id, Number(ref.images)]).sort()).toEqual(
+        [
+          [snapshotId, 7],
+          [second.body.id, 7],
+        ].sort(),
+      );
+
+      const store = new PostgresImageStore(dataSource);
+      const later = new Date(Date.now() + 2 * 3_600_000);
+      await dataSource.query(`DELETE FROM recovery.snapshots WHERE id = $1`, [snapshotId]);
+      await store.removeUnreferenced(later, 1_000);
+      expect(await imageRows(digests)).toBe(7);
+      await dataSource.query(`DELETE FROM recovery.snapshots WHERE id = $1`, [second.body.id]);
+      // An image kept within the hour may belong to a snapshot being stored: it stays until then.
+      await store.removeUnreferenced(new Date(Date.now() - 3_600_000), 1_000);
+      expect(await imageRows(digests)).toBe(7);
+      await store.removeUnreferenced(later, 1_000);
+      // The animated emoji's image is the fake's default, which other guilds' snapshots hold too.
+      expect(await imageRows(digests)).toBe(1);
+    });
+
+    it('exports a snapshot as one file that reads back to the same payload and images', async () => {
+      const { guildId, snapshotId } = await harness.protectedGuild({
+        plan: 'ENTERPRISE',
+        adjustSpec: withExpressions,
+      });
+      const exported = await get(`/api/v1/snapshots/${snapshotId}/export`);
+      expect(exported.status).toBe(200);
+      expect(exported.headers.get('content-disposition')).toBe(
+        `attachment; filename="guildkeeper-snapshot-${snapshotId}.json"`,
+      );
+      const { payload, images } = readSnapshotExport(exported.body);
+      const [stored] = await dataSource.query<{ payload: unknown }[]>(
+        `SELECT payload FROM recovery.snapshots WHERE id = $1 AND guild_id = $2`,
+        [snapshotId, guildId],
+      );
+      expect(payload).toEqual(readSnapshotPayload(stored.payload));
+      const digests = snapshotImageDigests(payload);
+      expect([...images.keys()].sort()).toEqual([...digests].sort());
+      const kept = await new PostgresImageStore(dataSource).read(digests);
+      for (const digest of digests)
+        expect(images.get(digest)!.bytes.equals(kept.get(digest)!.bytes)).toBe(true);
+      // A member without Manage Server is told there is no such snapshot, as for reading it.
+      const refused = await stack.call(
+        stack.recovery,
+        'GET',
+        `/api/v1/snapshots/${snapshotId}/export`,
+        stack.user(MEMBER),
+      );
+      expect(refused.status).toBe(404);
+    });
+  });
 });

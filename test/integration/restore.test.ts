@@ -8,6 +8,7 @@ import { RecoveryStack } from '../support/recovery-stack';
 import { ALL_SCOPES, RestoreHarness } from '../support/restore-harness';
 
 type Body = Record<string, unknown>;
+import { EXPRESSION_SCOPES, expressionScenario, expressionsRestored } from '../support/expression-raid';
 import { expectMembersUndone, memberRaid, memberUpdates, SIX_SCOPES } from '../support/member-raid';
 import { ADMIN, MEMBER, OWNER, raid, restorable } from '../support/restore-scenario';
 import { waitFor } from '../support/wait';
@@ -701,6 +702,41 @@ describe('restore', () => {
       expect(job).toMatchObject({ status: 'completed' });
       await expectRestored(scenario.guildId, scenario.seeded.guildId, scenario.payload);
       await expectMembersUndone(harness, stack.platform, scenario, job as never);
+    }, 150_000);
+  });
+
+  describe('emojis, stickers and the guild’s images', () => {
+    it('puts them back from the kept images, a worker killed mid-step included, none made twice', async () => {
+      const { seeded, guildId, snapshotId } = await expressionScenario(harness, reader);
+      const started = await start(snapshotId, EXPRESSION_SCOPES);
+      expect(started.status).toBe(202);
+      const jobId = started.body.id as string;
+      stack.platform.setRateLimits({ perRoute: { limit: 1, windowMs: 700 } });
+      const emojiPosts = () =>
+        stack.platform
+          .requestLog()
+          .filter(
+            (r) => r.auditLogReason === `Restore ${jobId}` && r.method === 'POST' && /\/emojis$/.test(r.path),
+          );
+      await waitFor('an emoji made', () => emojiPosts().some((r) => r.status === 201 || r.status === 200), {
+        timeoutMs: 60_000,
+        intervalMs: 50,
+      });
+      await stack.restartRecovery('SIGKILL');
+      stack.platform.setRateLimits(DEFAULT_RATE_LIMITS);
+
+      const job = await finished(jobId, 90_000);
+      expect(job).toMatchObject({ status: 'completed' });
+      const { live, snapshot } = await expressionsRestored(
+        harness,
+        dataSource,
+        guildId,
+        seeded.guildId,
+        snapshotId,
+      );
+      expect(live).toEqual(snapshot);
+      // Three emojis were missing; each was uploaded once (one the killed worker made is taken over).
+      expect(emojiPosts().filter((r) => r.status < 300)).toHaveLength(3);
     }, 150_000);
   });
 });

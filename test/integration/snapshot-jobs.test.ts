@@ -12,6 +12,7 @@ import {
   SnapshotRetentionJob,
 } from '../../apps/recovery/src/snapshots/snapshot-retention.job';
 import { SnapshotService } from '../../apps/recovery/src/snapshots/snapshot.service';
+import { PostgresImageStore } from '../../apps/recovery/src/snapshots/images/postgres-image-store.repository';
 import { BillingEventStream, SubscriptionScenario } from '../support/billing-events';
 import { RecoveryStack } from '../support/recovery-stack';
 import { waitFor } from '../support/wait';
@@ -61,6 +62,7 @@ describe('snapshot jobs', () => {
       entitlements,
       new SnapshotsRepository(dataSource),
       new RecoveryEvents(new OutboxWriter('recovery', 'recovery')),
+      new PostgresImageStore(dataSource),
     );
     replicas = [1, 2].map(
       () =>
@@ -71,7 +73,11 @@ describe('snapshot jobs', () => {
           entitlements,
         ),
     );
-    retention = new SnapshotRetentionJob(new SnapshotRetentionRepository(dataSource), entitlements);
+    retention = new SnapshotRetentionJob(
+      new SnapshotRetentionRepository(dataSource),
+      entitlements,
+      new PostgresImageStore(dataSource),
+    );
   });
 
   afterAll(async () => {

@@ -320,6 +320,7 @@ describe('authorization comes before validation', () => {
         { method: 'GET', path: (id) => `/api/v1/snapshots/${id}?include_payload=true&unknown=1` },
         { method: 'DELETE', path: (id) => `/api/v1/snapshots/${id}` },
         { method: 'POST', path: (id) => `/api/v1/snapshots/${id}/undelete` },
+        { method: 'GET', path: (id) => `/api/v1/snapshots/${id}/export` },
         { method: 'POST', path: () => '/api/v1/restore/preview', bodies: previewBodies },
         { method: 'POST', path: () => '/api/v1/restore/start', bodies: startBodies },
       ],

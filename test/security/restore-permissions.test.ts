@@ -184,6 +184,11 @@ describe('restores need the platform permissions they exercise', () => {
     expect(payload.body).toMatchObject({ code: 'ErrMissingPlatformPermission' });
     expect((await ok(await call('deputy', 'GET', `${path}?include_payload=true`))).payload).toBeDefined();
     expect((await ok(await call('owner', 'GET', `${path}?include_payload=true`))).payload).toBeDefined();
+    // Its export is the payload too: a manager of the server alone may not take it away.
+    const exported = await call('manager', 'GET', `${path}/export`);
+    expect(exported.status).toBe(403);
+    expect(exported.body).toMatchObject({ code: 'ErrMissingPlatformPermission' });
+    expect((await ok(await call('deputy', 'GET', `${path}/export`))).payload).toBeDefined();
   });
 
   it('tells the owner when another manager starts a restore', async () => {

@@ -43,6 +43,7 @@ export class RecoveryStack {
     const licensingUrl = `http://127.0.0.1:${licensingPort}`;
     this.recoveryEnv = {
       DISCORD_API_URL: `${url}/api`,
+      DISCORD_CDN_URL: this.platform.cdnUrl,
       DISCORD_BOT_TOKEN: 'fake-bot-token',
       LICENSING_URL: licensingUrl,
       RECOVERY_ROLE: this.options.worker ? 'all' : 'api',

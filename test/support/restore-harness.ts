@@ -35,6 +35,7 @@ export class RestoreHarness {
     if (!this.grantLicense) this.billing = new BillingEventStream();
     this.reader = new ChatPlatformClient({
       apiBaseUrl: `${this.stack.platform.url}/api`,
+      cdnBaseUrl: this.stack.platform.cdnUrl,
       botToken: 'fake-bot-token',
     });
   }

@@ -2,6 +2,8 @@ import { ChatPlatformClient, type GuildState } from '@lib/chat-platform';
 import type { RestoreScope } from '@lib/contracts';
 import { demoGuildSpec, FakeChatPlatform, type SeededGuild } from '@lib/sandbox';
 import { fakeForSuite } from './loopback-fake';
+import { readGuildExpressions } from '../../apps/recovery/src/snapshots/images/guild-expressions.reader';
+import type { StoredImage } from '../../apps/recovery/src/snapshots/images/image-store';
 import { encodeMemberRoles } from '../../apps/recovery/src/snapshots/member-roles-codec';
 import type { SnapshotPayload } from '../../apps/recovery/src/snapshots/snapshot-payload';
 import type { PlatformIdReplacementsRepository } from '../../apps/recovery/src/restore/platform-id-replacements.repository';
@@ -27,8 +29,16 @@ export interface StepRun {
 export function stepSandbox() {
   const fake = fakeForSuite(new FakeChatPlatform());
   let client!: ChatPlatformClient;
+  /** The images snapshots took, as the image store would keep them. */
+  const images = new Map<string, StoredImage>();
+  /** The ids restores recreated things under, kept from one run to the next as the database keeps them. */
+  const recorded: IdReplacement[] = [];
   beforeAll(() => {
-    client = new ChatPlatformClient({ apiBaseUrl: `${fake.url}/api`, botToken: fake.botToken });
+    client = new ChatPlatformClient({
+      apiBaseUrl: `${fake.url}/api`,
+      cdnBaseUrl: fake.cdnUrl,
+      botToken: fake.botToken,
+    });
   });
 
   return {
@@ -36,23 +46,31 @@ export function stepSandbox() {
       return client;
     },
 
+    get platform(): FakeChatPlatform {
+      return fake;
+    },
+
     seed(): SeededGuild {
       return fake.seedGuild(demoGuildSpec());
     },
 
-    /** The guild as a snapshot keeps it, members' roles and bans included. */
+    /** The guild as a snapshot keeps it, members' roles, bans, emojis, stickers and images included. */
     async snapshot(guildId: string): Promise<SnapshotPayload> {
       const [state, members, bans] = await Promise.all([
         client.getGuildState(guildId),
         client.listMembers(guildId),
         client.listBans(guildId),
       ]);
+      const expressions = await readGuildExpressions(client, state.guild, null);
+      if (!('parts' in expressions)) throw new Error(expressions.unreadable);
+      for (const image of expressions.fetched) images.set(image.digest, image);
       return {
         ...state,
-        version: 1,
+        version: 3,
         snapshot_at: new Date().toISOString(),
         member_roles: encodeMemberRoles(members.map((m) => ({ id: m.user.id, roles: m.roles }))),
         bans: bans.map((ban) => ({ user_id: ban.user.id, reason: ban.reason })),
+        ...expressions.parts,
       };
     },
 
@@ -64,7 +82,6 @@ export function stepSandbox() {
       scope: RestoreScope[],
       maxCalls = 10,
     ): Promise<StepRun> {
-      const recorded: IdReplacement[] = [];
       const replacements = {
         record: (_guild: string, _job: string, replacement: IdReplacement) => {
           recorded.push(replacement);
@@ -91,6 +108,8 @@ export function stepSandbox() {
               replacement_id: replacement,
             }),
           learnRecordedIds: () => Promise.resolve(comparison.ids.learnRecorded(recorded)),
+          readImages: (digests) =>
+            Promise.resolve(new Map(digests.map((digest) => [digest, images.get(digest)!]))),
         };
         const outcome = await handler(client, context);
         run.calls.push(outcome);

@@ -4,6 +4,7 @@ import { PlansAndLicenses1763900000000 } from './migrations/1763900000000-plans-
 import { LicenseGraceAndReservedIds1765400000000 } from './migrations/1765400000000-license-grace-and-reserved-ids';
 import { PlanRestoreScopes1766100000000 } from './migrations/1766100000000-plan-restore-scopes';
 import { PlanAuditRetention1766400000001 } from './migrations/1766400000001-plan-audit-retention';
+import { PlanExpressionScopes1766700000000 } from './migrations/1766700000000-plan-expression-scopes';
 import { RetentionIndexes1766400000000 } from './migrations/1766400000000-retention-indexes';
 import { Plan } from './plans/plan.entity';
 
@@ -17,5 +18,6 @@ export const licensingDatabase = {
     PlanRestoreScopes1766100000000,
     RetentionIndexes1766400000000,
     PlanAuditRetention1766400000001,
+    PlanExpressionScopes1766700000000,
   ],
 };

@@ -45,6 +45,7 @@ export class AppModule {
         WorkflowEngineModule.forRoot(config),
         PlatformModule.forRoot({
           apiBaseUrl: config.DISCORD_API_URL,
+          cdnBaseUrl: config.DISCORD_CDN_URL,
           botToken: config.DISCORD_BOT_TOKEN,
           longestRateLimitWaitMs: config.PLATFORM_LONGEST_RATE_LIMIT_WAIT_MS,
         }),

@@ -18,6 +18,7 @@ import { GuardTheGuard1766610000000 } from './migrations/1766610000000-guard-the
 import { GuildAccessGeneration1766640000000 } from './migrations/1766640000000-guild-access-generation';
 import { ManualSnapshotReservations1766640000001 } from './migrations/1766640000001-manual-snapshot-reservations';
 import { AntiNukeIncidentActions1766620000000 } from './migrations/1766620000000-antinuke-incident-actions';
+import { SnapshotImages1766700000000 } from './migrations/1766700000000-snapshot-images';
 
 export const recoveryDatabase = {
   schema: 'recovery',
@@ -41,5 +42,6 @@ export const recoveryDatabase = {
     AntiNukeContainment1766630000000,
     GuildAccessGeneration1766640000000,
     ManualSnapshotReservations1766640000001,
+    SnapshotImages1766700000000,
   ],
 };

@@ -95,6 +95,13 @@ export class RecoveryEnv extends ConsumerEnv {
   @IsHttpUrl()
   DISCORD_API_URL = 'https://discord.com/api';
 
+  /**
+   * Where the platform serves images (custom emojis, stickers, the guild's icon and banner), read
+   * for snapshots; the fake platform's `/cdn` in tests and the sandbox.
+   */
+  @IsHttpUrl()
+  DISCORD_CDN_URL = 'https://cdn.discordapp.com';
+
   @IsRequiredString()
   DISCORD_BOT_TOKEN!: string;
 

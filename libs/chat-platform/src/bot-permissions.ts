@@ -22,7 +22,9 @@ export const BOT_PERMISSIONS = PermissionFlagsBits.Administrator;
  *   roles away (AntiNuke's auto-action);
  * - ManageGuild: put the guild's settings back (`guild_settings`);
  * - ViewAuditLog: learn who deleted what (live sync and AntiNuke);
- * - BanMembers: read the ban list (snapshots, the `bans` scope) and lift bans made since.
+ * - BanMembers: read the ban list (snapshots, the `bans` scope) and lift bans made since;
+ * - CreateGuildExpressions and ManageGuildExpressions: make, rename and delete custom emojis and
+ *   stickers (the `emojis` and `stickers` scopes).
  */
 export const LEAST_BOT_PERMISSIONS =
   PermissionFlagsBits.ViewChannel |
@@ -30,4 +32,6 @@ export const LEAST_BOT_PERMISSIONS =
   PermissionFlagsBits.ManageRoles |
   PermissionFlagsBits.ManageGuild |
   PermissionFlagsBits.ViewAuditLog |
-  PermissionFlagsBits.BanMembers;
+  PermissionFlagsBits.BanMembers |
+  PermissionFlagsBits.CreateGuildExpressions |
+  PermissionFlagsBits.ManageGuildExpressions;

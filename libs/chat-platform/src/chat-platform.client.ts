@@ -9,11 +9,13 @@ import {
   type APIAuditLog,
   type APIBan,
   type APIChannel,
+  type APIEmoji,
   type APIGuild,
   type APIGuildMember,
   type APIIncidentsData,
   type APIMessage,
   type APIRole,
+  type APISticker,
   type APIUser,
   type RESTGetAPIAuditLogQuery,
   type RESTGetAPIGuildBansQuery,
@@ -21,6 +23,19 @@ import {
   Routes,
 } from 'discord-api-types/v10';
 import { ChatPlatformError } from './chat-platform-error';
+import {
+  type EmojiInput,
+  type EmojiUpdate,
+  type GuildImageSlot,
+  type PlatformEmoji,
+  type PlatformImage,
+  type PlatformSticker,
+  STICKER_FORMAT,
+  type StickerInput,
+  type StickerUpdate,
+  toPlatformEmoji,
+  toPlatformSticker,
+} from './guild-expressions';
 import type {
   AuditLogEntry,
   DirectMessage,
@@ -36,6 +51,7 @@ import type {
 } from './guild-state';
 import {
   type WireGuildChannel,
+  compareSnowflakes,
   sortByPosition,
   toAuditLogEntry,
   toChannelBody,
@@ -65,6 +81,8 @@ import type {
 export interface ChatPlatformClientOptions {
   /** Base address without the version, e.g. `https://discord.com/api` or a fake's url + `/api`. */
   apiBaseUrl: string;
+  /** Where the platform's images are read (emojis, stickers, the guild's icon...). Default Discord's CDN. */
+  cdnBaseUrl?: string;
   botToken: string;
   /** Per attempt; the client retries a timed-out attempt like a 5xx answer. */
   timeoutMs?: number;
@@ -148,6 +166,7 @@ export class ChatPlatformClient {
     this.rest = new REST({
       version: API_VERSION,
       api: options.apiBaseUrl,
+      ...(options.cdnBaseUrl ? { cdn: options.cdnBaseUrl } : {}),
       timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       // The REST client adds its offset twice to a bucket's reset (once when it reads the answer,
       // again when it waits): half the margin each time. Its default (50 ms, so 100 ms) would
@@ -232,6 +251,106 @@ export class ChatPlatformClient {
     const query: RESTGetAPIAuditLogQuery = { limit: page.limit ?? AUDIT_LOG_PAGE_SIZE, before: page.before };
     const log = await this.read<APIAuditLog>(Routes.guildAuditLog(guildId), makeURLSearchParams(query));
     return log.audit_log_entries.map(toAuditLogEntry);
+  }
+
+  /** The guild's custom emojis, by id. */
+  async listEmojis(guildId: string): Promise<PlatformEmoji[]> {
+    const emojis = await this.read<APIEmoji[]>(Routes.guildEmojis(guildId));
+    return emojis.map(toPlatformEmoji).sort((a, b) => compareSnowflakes(a.id, b.id));
+  }
+
+  /** The guild's stickers, by id. */
+  async listStickers(guildId: string): Promise<PlatformSticker[]> {
+    const stickers = await this.read<APISticker[]>(Routes.guildStickers(guildId));
+    return stickers.map(toPlatformSticker).sort((a, b) => compareSnowflakes(a.id, b.id));
+  }
+
+  /** Needs CREATE_GUILD_EXPRESSIONS and a free slot of the guild's boost level. */
+  async createEmoji(guildId: string, input: EmojiInput, options: WriteOptions = {}): Promise<PlatformEmoji> {
+    return toPlatformEmoji(await this.write<APIEmoji>('post', Routes.guildEmojis(guildId), options, input));
+  }
+
+  async updateEmoji(
+    guildId: string,
+    emojiId: string,
+    input: EmojiUpdate,
+    options: WriteOptions = {},
+  ): Promise<PlatformEmoji> {
+    const emoji = await this.write<APIEmoji>('patch', Routes.guildEmoji(guildId, emojiId), options, input);
+    return toPlatformEmoji(emoji);
+  }
+
+  async deleteEmoji(guildId: string, emojiId: string, options: WriteOptions = {}): Promise<void> {
+    await this.write('delete', Routes.guildEmoji(guildId, emojiId), options);
+  }
+
+  /** The file goes as multipart form data, beside the name, description and tags. */
+  async createSticker(
+    guildId: string,
+    input: StickerInput,
+    options: WriteOptions = {},
+  ): Promise<PlatformSticker> {
+    const route = Routes.guildStickers(guildId);
+    const { file, ...fields } = input;
+    const sticker = await this.gated<APISticker>('post', route, () =>
+      this.rest.post(route, {
+        body: fields,
+        appendToFormData: true,
+        files: [
+          {
+            key: 'file',
+            name: `sticker.${extensionOf(file)}`,
+            data: file.bytes,
+            contentType: file.content_type,
+          },
+        ],
+        reason: options.reason,
+      }),
+    );
+    return toPlatformSticker(sticker);
+  }
+
+  async updateSticker(
+    guildId: string,
+    stickerId: string,
+    input: StickerUpdate,
+    options: WriteOptions = {},
+  ): Promise<PlatformSticker> {
+    const route = Routes.guildSticker(guildId, stickerId);
+    return toPlatformSticker(await this.write<APISticker>('patch', route, options, input));
+  }
+
+  async deleteSticker(guildId: string, stickerId: string, options: WriteOptions = {}): Promise<void> {
+    await this.write('delete', Routes.guildSticker(guildId, stickerId), options);
+  }
+
+  /** An emoji's image from the CDN, in its own format (GIF when it moves). */
+  readEmojiImage(emoji: PlatformEmoji): Promise<PlatformImage> {
+    return this.readCdn(this.rest.cdn.emoji(emoji.id, { extension: emoji.animated ? 'gif' : 'png' }));
+  }
+
+  /** A sticker's file from the CDN, in its own format (Lottie as JSON). */
+  readStickerImage(sticker: PlatformSticker): Promise<PlatformImage> {
+    const extension =
+      sticker.format_type === STICKER_FORMAT.lottie
+        ? 'json'
+        : sticker.format_type === STICKER_FORMAT.gif
+          ? 'gif'
+          : 'png';
+    return this.readCdn(this.rest.cdn.sticker(sticker.id, extension));
+  }
+
+  /** One of the guild's images by its hash; an animated one (`a_` hash) as GIF. */
+  readGuildImage(guildId: string, slot: GuildImageSlot, hash: string): Promise<PlatformImage> {
+    const extension = hash.startsWith('a_') ? 'gif' : 'png';
+    const cdn = this.rest.cdn;
+    const url = {
+      icon: () => cdn.icon(guildId, hash, { extension }),
+      banner: () => cdn.banner(guildId, hash, { extension }),
+      splash: () => cdn.splash(guildId, hash, { extension: 'png' }),
+      discovery_splash: () => cdn.discoverySplash(guildId, hash, { extension: 'png' }),
+    }[slot]();
+    return this.readCdn(url);
   }
 
   /** Lifts the user's ban; NotFound when they are not banned. */
@@ -472,6 +591,42 @@ export class ChatPlatformClient {
     }
   }
 
+  /**
+   * An image from the CDN, which serves without authentication and outside the bot's rate limits.
+   * The CDN may answer another format than the extension asked (it converts), so the content type
+   * is the answer's. A failure is a ChatPlatformError like the API's (NotFound for a 404).
+   */
+  private async readCdn(url: string): Promise<PlatformImage> {
+    let response: Response;
+    try {
+      response = await fetch(url, {
+        signal: AbortSignal.timeout(this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS),
+      });
+    } catch (error) {
+      throw new ChatPlatformError(
+        'PlatformUnavailable',
+        `the platform's CDN did not answer: ${String(error)}`,
+        {
+          status: null,
+          platform_code: null,
+          method: 'GET',
+          path: new URL(url).pathname,
+        },
+      );
+    }
+    if (!response.ok) {
+      throw new ChatPlatformError(
+        response.status === 404 ? 'NotFound' : 'PlatformUnavailable',
+        `the platform's CDN answered ${response.status}`,
+        { status: response.status, platform_code: null, method: 'GET', path: new URL(url).pathname },
+      );
+    }
+    const bytes = Buffer.from(await response.arrayBuffer());
+    const contentType =
+      response.headers.get('content-type')?.split(';')[0].trim() || 'application/octet-stream';
+    return { bytes, content_type: contentType };
+  }
+
   /** A change on the platform; `options.reason` goes to the guild's audit log. */
   private write<T = unknown>(
     method: 'post' | 'put' | 'patch' | 'delete',
@@ -506,4 +661,10 @@ export class ChatPlatformClient {
       throw toChatPlatformFailure(error);
     }
   }
+}
+
+function extensionOf(image: PlatformImage): string {
+  if (image.content_type === 'application/json') return 'json';
+  if (image.content_type === 'image/gif') return 'gif';
+  return 'png';
 }

@@ -55,3 +55,51 @@ export function maxTopicLength(type: number): number {
 export function allowsEnhancedRoleColors(guild: Pick<GuildSettings, 'features'>): boolean {
   return guild.features.includes(ENHANCED_ROLE_COLORS);
 }
+
+/**
+ * Custom emoji slots by boost level (Discord's "Server Boosting" FAQ: 50, 100, 150, 250), counted
+ * apart for static and animated emojis; the MORE_EMOJI feature (given to some partnered guilds)
+ * raises it to at least 200, which this reads as 200 (the stricter reading: its exact figure is
+ * not documented). Sticker slots: 5, 15, 30, 60.
+ */
+const EMOJI_SLOTS_BY_TIER: readonly number[] = [50, 100, 150, 250];
+const STICKER_SLOTS_BY_TIER: readonly number[] = [5, 15, 30, 60];
+const MORE_EMOJI_SLOTS = 200;
+
+function tierOf(guild: GuildLimitsSource, table: readonly number[]): number {
+  return table[Math.min(Math.max(guild.premium_tier, 0), table.length - 1)];
+}
+
+/** How many static (or, apart, animated) custom emojis the guild may hold. */
+export function emojiSlots(guild: GuildLimitsSource): number {
+  const slots = tierOf(guild, EMOJI_SLOTS_BY_TIER);
+  return guild.features.includes('MORE_EMOJI') ? Math.max(slots, MORE_EMOJI_SLOTS) : slots;
+}
+
+export function stickerSlots(guild: GuildLimitsSource): number {
+  return tierOf(guild, STICKER_SLOTS_BY_TIER);
+}
+
+/**
+ * The guild feature each of its images needs (resources/guild, "Guild Features"): a banner
+ * BANNER, an invite splash INVITE_SPLASH, a discovery splash DISCOVERABLE; an animated icon or
+ * banner (hash `a_...`) ANIMATED_ICON or ANIMATED_BANNER. The icon needs none.
+ */
+export function guildImageRefusal(
+  slot: 'icon' | 'banner' | 'splash' | 'discovery_splash',
+  animated: boolean,
+  guild: Pick<GuildSettings, 'features'>,
+): string | null {
+  const needed = {
+    icon: animated ? 'ANIMATED_ICON' : null,
+    banner: animated ? 'ANIMATED_BANNER' : 'BANNER',
+    splash: 'INVITE_SPLASH',
+    discovery_splash: 'DISCOVERABLE',
+  }[slot];
+  return needed && !guild.features.includes(needed) ? needed : null;
+}
+
+/** Lottie stickers may be uploaded only by verified and partnered guilds (Create Guild Sticker). */
+export function mayUploadLottie(guild: Pick<GuildSettings, 'features'>): boolean {
+  return guild.features.includes('VERIFIED') || guild.features.includes('PARTNERED');
+}

@@ -10,6 +10,13 @@ export interface GuildSettings {
   description: string | null;
   /** Icon hash as the platform reports it. */
   icon: string | null;
+  /**
+   * The banner's, invite splash's and discovery splash's hashes (absent from snapshots taken before
+   * they were kept). A write sets any of the four images with a data URI, or removes it with null.
+   */
+  banner?: string | null;
+  splash?: string | null;
+  discovery_splash?: string | null;
   owner_id: string;
   verification_level: number;
   default_message_notifications: number;

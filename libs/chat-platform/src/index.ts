@@ -1,6 +1,7 @@
 export * from './bot-permissions';
 export * from './chat-platform-error';
 export * from './chat-platform.client';
+export * from './guild-expressions';
 export * from './guild-limits';
 export * from './guild-state';
 // The gateway's events carry the same objects as REST answers: live sync maps them with these.

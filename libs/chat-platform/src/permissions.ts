@@ -10,6 +10,8 @@ export const PERMISSION = {
   SEND_MESSAGES: PermissionFlagsBits.SendMessages,
   BAN_MEMBERS: PermissionFlagsBits.BanMembers,
   READ_MESSAGE_HISTORY: PermissionFlagsBits.ReadMessageHistory,
+  CREATE_GUILD_EXPRESSIONS: PermissionFlagsBits.CreateGuildExpressions,
+  MANAGE_GUILD_EXPRESSIONS: PermissionFlagsBits.ManageGuildExpressions,
 } as const;
 
 /** The permission names the service speaks of, as the platform names them. */

@@ -5,8 +5,9 @@ export const SNAPSHOT_TRIGGERS = ['manual', 'scheduled', 'antinuke', 'pre_restor
 export type SnapshotTrigger = (typeof SNAPSHOT_TRIGGERS)[number];
 
 /**
- * What a restore can put back. Members' roles and bans come after the spec's four, and only plans
- * that list them in `restore_scopes` may ask for them.
+ * What a restore can put back. Members' roles and bans, then the guild's custom emojis, stickers
+ * and images (icon, banner, splashes), come after the spec's four, and only plans that list them in
+ * `restore_scopes` may ask for them.
  */
 export const RESTORE_SCOPES = [
   'roles',
@@ -15,6 +16,9 @@ export const RESTORE_SCOPES = [
   'guild_settings',
   'member_roles',
   'bans',
+  'emojis',
+  'stickers',
+  'guild_images',
 ] as const;
 export type RestoreScope = (typeof RESTORE_SCOPES)[number];
 
@@ -54,6 +58,16 @@ export interface RestoreResultSummary {
   members_absent?: number;
   /** Bans lifted (bans made since the snapshot); with the `bans` scope. */
   bans_lifted?: number;
+  /** Custom emojis made anew, renamed or given their roles back, and deleted; with `emojis`. */
+  emojis_created?: number;
+  emojis_updated?: number;
+  emojis_deleted?: number;
+  /** The same for stickers; with `stickers`. */
+  stickers_created?: number;
+  stickers_updated?: number;
+  stickers_deleted?: number;
+  /** The guild's icon, banner, splash and discovery splash put back; with `guild_images`. */
+  guild_images_updated?: number;
 }
 
 export const ANTINUKE_SETTINGS_OUTCOMES = [

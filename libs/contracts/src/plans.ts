@@ -31,6 +31,11 @@ export interface PlanLimits {
   scheduled_snapshot_retention_days: number | null;
   /** Days the guild's audit log entries are kept; older ones are deleted by the notifier's retention. */
   audit_log_retention_days: number;
+  /**
+   * Bytes of images (custom emojis, stickers, the guild's icon, banner and splashes) the guild's
+   * snapshots may keep, each image counted once however many snapshots hold it; 0 keeps none.
+   */
+  snapshot_image_bytes: number;
 }
 
 /** A plan as licensing serves it (`GET /internal/v1/plans`). */

@@ -33,6 +33,7 @@ function plan(
       snapshot_manual_max: rank,
       scheduled_snapshot_retention_days: null,
       audit_log_retention_days: 30,
+      snapshot_image_bytes: 0,
     },
   };
 }

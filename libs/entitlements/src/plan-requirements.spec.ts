@@ -13,6 +13,7 @@ const plan = (code: PlanDefinition['code'], rank: number, restoreScopes: PlanDef
       snapshot_manual_max: rank,
       scheduled_snapshot_retention_days: null,
       audit_log_retention_days: 30,
+      snapshot_image_bytes: 0,
     },
   }) satisfies PlanDefinition;
 

@@ -192,7 +192,7 @@ export const ROUTE_CONTRACTS: RouteContract[] = [
     notByProduct: true,
     response: discordSchema('GuildAuditLogResponse'),
   },
-  // A raider's other tools: prune, bulk ban, webhooks, deleting emojis and stickers.
+  // A raider's other tools: prune, bulk ban, webhooks.
   {
     method: 'GET',
     path: '/guilds/{guild_id}/prune',
@@ -221,20 +221,75 @@ export const ROUTE_CONTRACTS: RouteContract[] = [
     request: z.strictObject({ name: z.string(), avatar: z.optional(z.nullable(z.string())) }),
     response: discordSchema('GuildIncomingWebhookResponse'),
   },
+  // A snapshot's emojis and stickers, and a restore putting them back (resources/emoji,
+  // resources/sticker). Bodies the OpenAPI document declares inline are copied field for field; the
+  // sticker upload is a multipart form, its fields checked as the object the document declares
+  // (`file` a binary part).
   {
     method: 'GET',
     path: '/guilds/{guild_id}/emojis',
-    notByProduct: true,
     response: z.array(discordSchema('EmojiResponse')),
   },
-  { method: 'DELETE', path: '/guilds/{guild_id}/emojis/{emoji_id}', notByProduct: true },
+  { method: 'DELETE', path: '/guilds/{guild_id}/emojis/{emoji_id}' },
   {
     method: 'GET',
     path: '/guilds/{guild_id}/stickers',
-    notByProduct: true,
     response: z.array(discordSchema('GuildStickerResponse')),
   },
-  { method: 'DELETE', path: '/guilds/{guild_id}/stickers/{sticker_id}', notByProduct: true },
+  { method: 'DELETE', path: '/guilds/{guild_id}/stickers/{sticker_id}' },
+  {
+    method: 'POST',
+    path: '/guilds/{guild_id}/emojis',
+    source: 'inline requestBody of create_guild_emoji',
+    request: z.object({
+      name: z.string(),
+      image: z.string(),
+      roles: z.nullish(z.array(z.nullable(snowflake()))),
+    }),
+    response: discordSchema('EmojiResponse'),
+  },
+  {
+    method: 'GET',
+    path: '/guilds/{guild_id}/emojis/{emoji_id}',
+    notByProduct: true,
+    response: discordSchema('EmojiResponse'),
+  },
+  {
+    method: 'PATCH',
+    path: '/guilds/{guild_id}/emojis/{emoji_id}',
+    source: 'inline requestBody of update_guild_emoji',
+    request: z.object({ name: z.optional(z.string()), roles: z.nullish(z.array(z.nullable(snowflake()))) }),
+    response: discordSchema('EmojiResponse'),
+  },
+  {
+    method: 'POST',
+    path: '/guilds/{guild_id}/stickers',
+    source: 'inline multipart requestBody of create_guild_sticker',
+    request: z.object({
+      name: z.string(),
+      tags: z.string(),
+      description: z.nullish(z.string()),
+      file: z.string(),
+    }),
+    response: discordSchema('GuildStickerResponse'),
+  },
+  {
+    method: 'GET',
+    path: '/guilds/{guild_id}/stickers/{sticker_id}',
+    notByProduct: true,
+    response: discordSchema('GuildStickerResponse'),
+  },
+  {
+    method: 'PATCH',
+    path: '/guilds/{guild_id}/stickers/{sticker_id}',
+    source: 'inline requestBody of update_guild_sticker',
+    request: z.object({
+      name: z.optional(z.string()),
+      tags: z.optional(z.string()),
+      description: z.nullish(z.string()),
+    }),
+    response: discordSchema('GuildStickerResponse'),
+  },
   // The interaction's token in the path is the authentication (interactions/receiving-and-responding,
   // "Followup Messages": the webhook id is the application's id); the product edits the loading
   // message a deferred response left with the command's outcome.
@@ -368,60 +423,135 @@ const FieldErrors: Schema = z.union([
 ]);
 
 /**
- * The guild emoji and sticker routes the fake serves (resources/emoji, resources/sticker) that
- * ROUTE_CONTRACTS does not hold yet: the product will call them to back up and restore emojis and
- * stickers (issue 44), and they move there with the client methods that call them. Checked by
- * expressions.test.ts. Request bodies the OpenAPI document declares inline are copied here field
- * for field; the sticker upload is a multipart form, its fields checked as the object the document
- * declares (`file` a binary part).
+ * Media channels (type 16, GUILD_MEDIA) in the channel schemas. Discord's docs list the type
+ * (resources/channel, "Channel Types") and give it a forum's fields but the layout ("Forum,
+ * Media" in Create Guild Channel and Modify Channel); the OpenAPI document's channel schemas list
+ * types 0 to 15 only. These are its schemas with 16 added to `type`, nothing else changed.
  */
-export const EXPRESSION_CONTRACTS: RouteContract[] = [
+const GUILD_CHANNEL_TYPES = z.literal([0, 2, 4, 5, 13, 14, 15, 16]);
+const withMedia = (name: string): Schema =>
+  z.extend(discordSchema(name) as z.ZodMiniObject, { type: GUILD_CHANNEL_TYPES });
+const withMediaRequest = (name: string): Schema =>
+  z.extend(discordSchema(name) as z.ZodMiniObject, { type: z.nullish(GUILD_CHANNEL_TYPES) });
+const MEDIA_SOURCE = 'OpenAPI schema with GUILD_MEDIA (16) added to `type`, from resources/channel';
+
+/**
+ * The channel routes as forum and media channels use them (issue 44: snapshots keep their tags,
+ * default reaction, sort order, layout and thread slow mode), with media channels' type 16 allowed
+ * (see `withMedia`). Checked by guild-images-forums.test.ts beside the guild and role routes of
+ * ROUTE_CONTRACTS, which already declare the image fields (`icon`, `banner`, `splash`,
+ * `discovery_splash` of GuildPatchRequestPartial; a role's `icon` and `unicode_emoji`).
+ */
+export const GUILD_IMAGE_FORUM_CONTRACTS: RouteContract[] = [
+  {
+    method: 'GET',
+    path: '/guilds/{guild_id}/channels',
+    source: MEDIA_SOURCE,
+    response: z.array(withMedia('GuildChannelResponse')),
+  },
   {
     method: 'POST',
-    path: '/guilds/{guild_id}/emojis',
-    source: 'inline requestBody of create_guild_emoji',
-    request: z.object({
-      name: z.string(),
-      image: z.string(),
-      roles: z.nullish(z.array(z.nullable(snowflake()))),
-    }),
-    response: discordSchema('EmojiResponse'),
-  },
-  { method: 'GET', path: '/guilds/{guild_id}/emojis/{emoji_id}', response: discordSchema('EmojiResponse') },
-  {
-    method: 'PATCH',
-    path: '/guilds/{guild_id}/emojis/{emoji_id}',
-    source: 'inline requestBody of update_guild_emoji',
-    request: z.object({ name: z.optional(z.string()), roles: z.nullish(z.array(z.nullable(snowflake()))) }),
-    response: discordSchema('EmojiResponse'),
-  },
-  {
-    method: 'POST',
-    path: '/guilds/{guild_id}/stickers',
-    source: 'inline multipart requestBody of create_guild_sticker',
-    request: z.object({
-      name: z.string(),
-      tags: z.string(),
-      description: z.nullish(z.string()),
-      file: z.string(),
-    }),
-    response: discordSchema('GuildStickerResponse'),
+    path: '/guilds/{guild_id}/channels',
+    source: MEDIA_SOURCE,
+    request: withMediaRequest('CreateGuildChannelRequest'),
+    response: withMedia('GuildChannelResponse'),
   },
   {
     method: 'GET',
-    path: '/guilds/{guild_id}/stickers/{sticker_id}',
-    response: discordSchema('GuildStickerResponse'),
+    path: '/channels/{channel_id}',
+    source: MEDIA_SOURCE,
+    response: withMedia('GuildChannelResponse'),
   },
   {
     method: 'PATCH',
-    path: '/guilds/{guild_id}/stickers/{sticker_id}',
-    source: 'inline requestBody of update_guild_sticker',
+    path: '/channels/{channel_id}',
+    source: MEDIA_SOURCE,
+    request: discordSchema('UpdateGuildChannelRequestPartial'),
+    response: withMedia('GuildChannelResponse'),
+  },
+];
+
+/** An AutoMod rule, as the OpenAPI document answers one: one schema per trigger type. */
+const AUTOMOD_RULE: Schema = z.union(
+  ['DefaultKeywordRule', 'KeywordRule', 'MLSpamRule', 'MentionSpamRule', 'UserProfileRule'].map((name) =>
+    discordSchema(`${name}Response`),
+  ),
+);
+
+/** A webhook of any type, as the OpenAPI document answers one. */
+const WEBHOOK: Schema = z.union(
+  ['ApplicationIncoming', 'ChannelFollower', 'GuildIncoming'].map((type) =>
+    discordSchema(`${type}WebhookResponse`),
+  ),
+);
+
+/**
+ * The AutoMod, webhook, welcome screen and onboarding routes the fake serves (resources/auto-moderation,
+ * resources/webhook, resources/guild) that ROUTE_CONTRACTS does not hold yet: the product will call
+ * them to back up and restore those parts of a guild (issue 44), and they move there with the
+ * client methods that call them. Checked by automod-webhooks-onboarding.test.ts. Lists the
+ * document declares nullable (`Rule[] | null`, `Webhook[] | null`) are never null for a guild.
+ */
+export const GUILD_SETUP_CONTRACTS: RouteContract[] = [
+  { method: 'GET', path: '/guilds/{guild_id}/auto-moderation/rules', response: z.array(AUTOMOD_RULE) },
+  {
+    method: 'POST',
+    path: '/guilds/{guild_id}/auto-moderation/rules',
+    request: z.union(
+      ['DefaultKeywordList', 'Keyword', 'MLSpam', 'MentionSpam', 'UserProfile'].map((name) =>
+        discordSchema(`${name}UpsertRequest`),
+      ),
+    ),
+    response: AUTOMOD_RULE,
+  },
+  { method: 'GET', path: '/guilds/{guild_id}/auto-moderation/rules/{rule_id}', response: AUTOMOD_RULE },
+  {
+    method: 'PATCH',
+    path: '/guilds/{guild_id}/auto-moderation/rules/{rule_id}',
+    request: z.union(
+      ['DefaultKeywordList', 'Keyword', 'MLSpam', 'MentionSpam', 'UserProfile'].map((name) =>
+        discordSchema(`${name}UpsertRequestPartial`),
+      ),
+    ),
+    response: AUTOMOD_RULE,
+  },
+  { method: 'DELETE', path: '/guilds/{guild_id}/auto-moderation/rules/{rule_id}' },
+  { method: 'GET', path: '/channels/{channel_id}/webhooks', response: z.array(WEBHOOK) },
+  { method: 'GET', path: '/guilds/{guild_id}/webhooks', response: z.array(WEBHOOK) },
+  { method: 'GET', path: '/webhooks/{webhook_id}', response: WEBHOOK },
+  {
+    method: 'PATCH',
+    path: '/webhooks/{webhook_id}',
+    source: 'inline requestBody of update_webhook',
     request: z.object({
       name: z.optional(z.string()),
-      tags: z.optional(z.string()),
-      description: z.nullish(z.string()),
+      avatar: z.nullish(z.string()),
+      channel_id: z.nullish(snowflake()),
     }),
-    response: discordSchema('GuildStickerResponse'),
+    response: WEBHOOK,
+  },
+  { method: 'DELETE', path: '/webhooks/{webhook_id}' },
+  {
+    method: 'GET',
+    path: '/guilds/{guild_id}/welcome-screen',
+    response: discordSchema('GuildWelcomeScreenResponse'),
+  },
+  {
+    method: 'PATCH',
+    path: '/guilds/{guild_id}/welcome-screen',
+    request: discordSchema('WelcomeScreenPatchRequestPartial'),
+    response: discordSchema('GuildWelcomeScreenResponse'),
+  },
+  {
+    method: 'GET',
+    path: '/guilds/{guild_id}/onboarding',
+    response: discordSchema('UserGuildOnboardingResponse'),
+  },
+  {
+    method: 'PUT',
+    path: '/guilds/{guild_id}/onboarding',
+    request: discordSchema('UpdateGuildOnboardingRequest'),
+    response: discordSchema('GuildOnboardingResponse'),
   },
 ];
 

@@ -109,5 +109,24 @@ function parseBody(bytes: Buffer, contentType: string | undefined): unknown {
     return Object.fromEntries(new URLSearchParams(bytes.toString()));
   }
   if (contentType?.startsWith('application/json')) return JSON.parse(bytes.toString()) as unknown;
+  const boundary = /^multipart\/form-data;.*boundary="?([^";]+)"?/.exec(contentType ?? '')?.[1];
+  if (boundary) return multipartFields(bytes.toString('latin1'), boundary);
   return bytes.toString();
+}
+
+/**
+ * A multipart body read back into its fields: a text field as its value, a file part as the
+ * string `binary` (the OpenAPI document's `format: binary`), so the schema check reads it as JSON.
+ */
+function multipartFields(body: string, boundary: string): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const part of body.split(`--${boundary}`).slice(1, -1)) {
+    const headerEnd = part.indexOf('\r\n\r\n');
+    const headers = part.slice(0, headerEnd);
+    const name = /name="([^"]*)"/.exec(headers)?.[1];
+    if (name === undefined) continue;
+    const value = part.slice(headerEnd + 4, part.length - 2);
+    fields[name] = /filename="/.test(headers) ? 'binary' : Buffer.from(value, 'latin1').toString('utf8');
+  }
+  return fields;
 }

@@ -466,6 +466,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/snapshots/{snapshotId}/export': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Export a snapshot */
+    get: operations['SnapshotsController_export'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/snapshots/{snapshotId}/undelete': {
     parameters: {
       query?: never;
@@ -807,6 +824,12 @@ export interface components {
       /** @enum {string} */
       trigger: 'manual' | 'scheduled' | 'antinuke' | 'pre_restore';
     };
+    EmojiItem: {
+      animated: boolean;
+      id: string;
+      name: string;
+      roles: string[];
+    };
     EncodedMemberRoles: {
       members: string;
       roles: {
@@ -818,12 +841,24 @@ export interface components {
       name: string | null;
       platform_user_id: string;
     };
+    GuildImageItem: {
+      current: string | null;
+      /** @enum {string} */
+      slot: 'icon' | 'banner' | 'splash' | 'discovery_splash';
+      target: string | null;
+    };
     GuildSettings: {
       afk_channel_id: string | null;
       /** @description Seconds. */
       afk_timeout: number;
+      /**
+       * @description The banner's, invite splash's and discovery splash's hashes (absent from snapshots taken before
+       *     they were kept). A write sets any of the four images with a data URI, or removes it with null.
+       */
+      banner?: string;
       default_message_notifications: number;
       description: string | null;
+      discovery_splash?: string;
       explicit_content_filter: number;
       /** @description Guild features (read-only), e.g. `ENHANCED_ROLE_COLORS` for gradient and holographic roles. */
       features: string[];
@@ -840,6 +875,7 @@ export interface components {
       premium_tier: number;
       public_updates_channel_id: string | null;
       rules_channel_id: string | null;
+      splash?: string;
       system_channel_flags: number;
       system_channel_id: string | null;
       verification_level: number;
@@ -1028,7 +1064,7 @@ export interface components {
     };
     OmittedPart: {
       /** @enum {string} */
-      part: 'member_roles' | 'bans';
+      part: 'member_roles' | 'bans' | 'expressions' | 'images';
       reason: string;
     };
     OverrideItem: {
@@ -1129,7 +1165,15 @@ export interface components {
       rank: number;
       /** @description What a restore may put back on this plan (empty where restores are not included). */
       restore_scopes: (
-        'roles' | 'channels' | 'permission_overrides' | 'guild_settings' | 'member_roles' | 'bans'
+        | 'roles'
+        | 'channels'
+        | 'permission_overrides'
+        | 'guild_settings'
+        | 'member_roles'
+        | 'bans'
+        | 'emojis'
+        | 'stickers'
+        | 'guild_images'
       )[];
     };
     PlanLimits: {
@@ -1137,6 +1181,11 @@ export interface components {
       audit_log_retention_days: number;
       /** @description Days a `scheduled` snapshot is kept; null where the plan has no scheduled snapshots. */
       scheduled_snapshot_retention_days: number | null;
+      /**
+       * @description Bytes of images (custom emojis, stickers, the guild's icon, banner and splashes) the guild's
+       *     snapshots may keep, each image counted once however many snapshots hold it; 0 keeps none.
+       */
+      snapshot_image_bytes: number;
       /** @description Manual snapshot slots (docs/behaviour.md §8); the other triggers skip this check. */
       snapshot_manual_max: number;
     };
@@ -1202,7 +1251,17 @@ export interface components {
       saved_card: components['schemas']['CardView'] | null;
     };
     PreviewRestoreDto: {
-      scope: ('roles' | 'channels' | 'permission_overrides' | 'guild_settings' | 'member_roles' | 'bans')[];
+      scope: (
+        | 'roles'
+        | 'channels'
+        | 'permission_overrides'
+        | 'guild_settings'
+        | 'member_roles'
+        | 'bans'
+        | 'emojis'
+        | 'stickers'
+        | 'guild_images'
+      )[];
       /** Format: uuid */
       snapshot_id: string;
     };
@@ -1250,6 +1309,9 @@ export interface components {
         | 'UpdateGuildSettings'
         | 'RestoreMemberRoles'
         | 'LiftBans'
+        | 'RestoreEmojis'
+        | 'RestoreStickers'
+        | 'RestoreGuildImages'
         | null;
       done: number;
       steps: {
@@ -1278,7 +1340,10 @@ export interface components {
           | 'ApplyPermissionOverrides'
           | 'UpdateGuildSettings'
           | 'RestoreMemberRoles'
-          | 'LiftBans';
+          | 'LiftBans'
+          | 'RestoreEmojis'
+          | 'RestoreStickers'
+          | 'RestoreGuildImages';
         /** @description ISO 8601: when the platform takes the step's requests again. */
         until: string;
       };
@@ -1339,7 +1404,20 @@ export interface components {
       }[];
       /** @description Values restored as the live guild's limits allow, not as the snapshot has them. */
       clamped: components['schemas']['ClampedItem'][];
+      /**
+       * @description The guild's custom emojis, stickers and images (scopes `emojis`, `stickers`, `guild_images`):
+       *     present only when the restore asks for their scope, so a diff of the other scopes is as it was
+       *     before they existed (and its hash with it).
+       */
+      emojis_to_create?: components['schemas']['EmojiItem'][];
+      emojis_to_delete?: components['schemas']['EmojiItem'][];
+      emojis_to_update?: {
+        changed_fields: string[];
+        current: components['schemas']['EmojiItem'];
+        target: components['schemas']['EmojiItem'];
+      }[];
       estimated_duration: string;
+      guild_images_to_set?: components['schemas']['GuildImageItem'][];
       guild_settings_diff: {
         afk_channel_id?: {
           current: unknown;
@@ -1412,6 +1490,13 @@ export interface components {
         target: components['schemas']['RoleItem'];
       }[];
       skipped: components['schemas']['SkippedItem'][];
+      stickers_to_create?: components['schemas']['StickerItem'][];
+      stickers_to_delete?: components['schemas']['StickerItem'][];
+      stickers_to_update?: {
+        changed_fields: string[];
+        current: components['schemas']['StickerItem'];
+        target: components['schemas']['StickerItem'];
+      }[];
     };
     /** @enum {string} */
     RestoreJobStatus: 'pending' | 'canceled' | 'running' | 'completed' | 'failed';
@@ -1431,7 +1516,17 @@ export interface components {
       progress?: components['schemas']['ProgressView'];
       requested_by_user: string;
       result_summary: components['schemas']['RestoreResultSummary'] | null;
-      scope: ('roles' | 'channels' | 'permission_overrides' | 'guild_settings' | 'member_roles' | 'bans')[];
+      scope: (
+        | 'roles'
+        | 'channels'
+        | 'permission_overrides'
+        | 'guild_settings'
+        | 'member_roles'
+        | 'bans'
+        | 'emojis'
+        | 'stickers'
+        | 'guild_images'
+      )[];
       snapshot_id: string;
       started_at: string | null;
       status: components['schemas']['RestoreJobStatus'];
@@ -1460,7 +1555,20 @@ export interface components {
       /** @description Values restored as the live guild's limits allow, not as the snapshot has them. */
       clamped: components['schemas']['ClampedItem'][];
       diff_hash: string;
+      /**
+       * @description The guild's custom emojis, stickers and images (scopes `emojis`, `stickers`, `guild_images`):
+       *     present only when the restore asks for their scope, so a diff of the other scopes is as it was
+       *     before they existed (and its hash with it).
+       */
+      emojis_to_create?: components['schemas']['EmojiItem'][];
+      emojis_to_delete?: components['schemas']['EmojiItem'][];
+      emojis_to_update?: {
+        changed_fields: string[];
+        current: components['schemas']['EmojiItem'];
+        target: components['schemas']['EmojiItem'];
+      }[];
       estimated_duration: string;
+      guild_images_to_set?: components['schemas']['GuildImageItem'][];
       guild_settings_diff: {
         afk_channel_id?: {
           current: unknown;
@@ -1533,6 +1641,13 @@ export interface components {
         target: components['schemas']['RoleItem'];
       }[];
       skipped: components['schemas']['SkippedItem'][];
+      stickers_to_create?: components['schemas']['StickerItem'][];
+      stickers_to_delete?: components['schemas']['StickerItem'][];
+      stickers_to_update?: {
+        changed_fields: string[];
+        current: components['schemas']['StickerItem'];
+        target: components['schemas']['StickerItem'];
+      }[];
     };
     RestoreResultSummary: {
       /** @description Bans lifted (bans made since the snapshot); with the `bans` scope. */
@@ -1540,6 +1655,12 @@ export interface components {
       channels_created: number;
       channels_deleted: number;
       channels_updated: number;
+      /** @description Custom emojis made anew, renamed or given their roles back, and deleted; with `emojis`. */
+      emojis_created?: number;
+      emojis_deleted?: number;
+      emojis_updated?: number;
+      /** @description The guild's icon, banner, splash and discovery splash put back; with `guild_images`. */
+      guild_images_updated?: number;
       guild_settings_updated: number;
       /** @description Role assignments given back, over all members; with the `member_roles` scope. */
       member_roles_restored?: number;
@@ -1557,6 +1678,10 @@ export interface components {
       roles_updated: number;
       /** @description Roles the bot cannot manage (above its highest role); reported, not attempted. */
       skipped: number;
+      /** @description The same for stickers; with `stickers`. */
+      stickers_created?: number;
+      stickers_deleted?: number;
+      stickers_updated?: number;
     };
     RoleColors: {
       primary_color: number;
@@ -1581,7 +1706,16 @@ export interface components {
       name: string;
       reason: string;
       /** @enum {string} */
-      scope: 'roles' | 'channels' | 'permission_overrides' | 'guild_settings' | 'member_roles' | 'bans';
+      scope:
+        | 'roles'
+        | 'channels'
+        | 'permission_overrides'
+        | 'guild_settings'
+        | 'member_roles'
+        | 'bans'
+        | 'emojis'
+        | 'stickers'
+        | 'guild_images';
     };
     SnapshotBan: {
       reason: string | null;
@@ -1591,10 +1725,13 @@ export interface components {
       counts: {
         bans: number | null;
         channels: number;
+        /** @description Custom emojis and stickers; null where the snapshot does not keep them (before version 3). */
+        emojis: number | null;
         /** @description Members who held roles, and bans; null where the snapshot does not keep them. */
         members_with_roles: number | null;
         permission_overrides: number;
         roles: number;
+        stickers: number | null;
       };
       created_at: string;
       created_by_user: string | null;
@@ -1609,16 +1746,60 @@ export interface components {
       trigger: 'manual' | 'scheduled' | 'antinuke' | 'pre_restore';
       version: number;
     };
+    SnapshotEmoji: {
+      animated: boolean;
+      id: string;
+      image: string | null;
+      name: string;
+      roles: string[];
+    };
+    SnapshotExportFile: {
+      exported_at: string;
+      /** @enum {string} */
+      format: 'guildkeeper.snapshot-export';
+      /** @enum {number} */
+      format_version: 1;
+      images: {
+        [key: string]: {
+          content_type: string;
+          data: string;
+        };
+      };
+      payload: components['schemas']['SnapshotPayload'];
+      snapshot: {
+        created_at: string;
+        description: string | null;
+        guild_id: string;
+        id: string;
+        trigger: string;
+      };
+    };
     SnapshotPayload: {
       bans?: components['schemas']['SnapshotBan'][];
       channels: components['schemas']['PlatformChannel'][];
+      emojis?: components['schemas']['SnapshotEmoji'][];
       guild: components['schemas']['GuildSettings'];
+      guild_images?: {
+        banner?: string;
+        discovery_splash?: string;
+        icon?: string;
+        splash?: string;
+      };
       member_roles?: components['schemas']['EncodedMemberRoles'];
       omitted?: components['schemas']['OmittedPart'][];
       permission_overrides: components['schemas']['PermissionOverride'][];
       roles: components['schemas']['PlatformRole'][];
       snapshot_at: string;
+      stickers?: components['schemas']['SnapshotSticker'][];
       version: number;
+    };
+    SnapshotSticker: {
+      description: string | null;
+      format_type: number;
+      id: string;
+      image: string | null;
+      name: string;
+      tags: string;
     };
     SnapshotSummaryView: {
       created_at: string;
@@ -1637,7 +1818,17 @@ export interface components {
     StartRestoreDto: {
       approved_diff_hash: string;
       options?: components['schemas']['RestoreOptionsDto'];
-      scope: ('roles' | 'channels' | 'permission_overrides' | 'guild_settings' | 'member_roles' | 'bans')[];
+      scope: (
+        | 'roles'
+        | 'channels'
+        | 'permission_overrides'
+        | 'guild_settings'
+        | 'member_roles'
+        | 'bans'
+        | 'emojis'
+        | 'stickers'
+        | 'guild_images'
+      )[];
       /** Format: uuid */
       snapshot_id: string;
     };
@@ -1654,9 +1845,19 @@ export interface components {
       | 'ApplyPermissionOverrides'
       | 'UpdateGuildSettings'
       | 'RestoreMemberRoles'
-      | 'LiftBans';
+      | 'LiftBans'
+      | 'RestoreEmojis'
+      | 'RestoreStickers'
+      | 'RestoreGuildImages';
     /** @enum {string} */
     StepStatus: 'pending' | 'canceled' | 'running' | 'failed' | 'done' | 'skipped';
+    StickerItem: {
+      description: string | null;
+      format_type: number;
+      id: string;
+      name: string;
+      tags: string;
+    };
     StoredQuarantine: {
       actor_platform_user_id: string;
       guild_id: string;
@@ -1747,7 +1948,7 @@ export interface components {
     UnknownObject: {
       object_id: string;
       /** @enum {string} */
-      object_type: 'channel' | 'role';
+      object_type: 'channel' | 'role' | 'emoji' | 'sticker' | 'guild_image';
     };
     UpdateAntiNukeSettingsDto: {
       /** @description Quarantine the actor when an incident opens: take their dangerous roles (needs ANTINUKE_AUTO_ACTION). */
@@ -4931,6 +5132,104 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
             code?: 'ErrGuildInactive' | 'ErrSnapshotInUse' | 'ErrSnapshotOfOpenIncident';
+          };
+        };
+      };
+      /** @description Too many requests: wait for the Retry-After header. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrRateLimited';
+          };
+        };
+      };
+      default: components['responses']['Problem'];
+    };
+  };
+  SnapshotsController_export: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        snapshotId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /**
+       * @description The snapshot as one file to keep elsewhere (payload and images): it shows all of the guild, so
+       *     the caller needs what reading the payload needs.
+       */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SnapshotExportFile'];
+        };
+      };
+      /** @description The request is not valid; `errors` lists each invalid field (ErrValidation). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrValidation';
+          };
+        };
+      };
+      /** @description No session, or it has ended: log in again. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrUnauthenticated';
+          };
+        };
+      };
+      /** @description Not allowed: no MANAGE_GUILD in the guild, a plan without the feature, or not the payer. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrMissingPlatformPermission';
+          };
+        };
+      };
+      /** @description Does not exist, or is not visible to you. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrSnapshotNotFound';
+          };
+        };
+      };
+      /** @description Conflicts with the current state; the detail says what to do. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code?: 'ErrGuildInactive';
           };
         };
       };

@@ -1,6 +1,13 @@
 import type { Schemas } from '../api/client';
 import { won } from './money';
-import { auditRetention, auditRetentionNote, paymentFor, restores, upgradeOutcome } from './plans';
+import {
+  auditRetention,
+  auditRetentionNote,
+  imageQuota,
+  paymentFor,
+  restores,
+  upgradeOutcome,
+} from './plans';
 
 type Plan = Schemas['PlanDefinition'];
 
@@ -11,7 +18,12 @@ const plan = (restoreScopes: Plan['restore_scopes']): Plan => ({
   price_krw: 9900,
   features: restoreScopes.length > 0 ? ['RECOVERY_RESTORE'] : [],
   restore_scopes: restoreScopes,
-  limits: { snapshot_manual_max: 1, scheduled_snapshot_retention_days: 7, audit_log_retention_days: 90 },
+  limits: {
+    snapshot_manual_max: 1,
+    scheduled_snapshot_retention_days: 7,
+    audit_log_retention_days: 90,
+    snapshot_image_bytes: 0,
+  },
 });
 
 describe(restores.name, () => {
@@ -28,6 +40,17 @@ describe(restores.name, () => {
 
   it('says so when the plan has no restores', () => {
     expect(restores(plan([]))).toBe('No restores');
+  });
+});
+
+describe(imageQuota.name, () => {
+  it('says how many bytes of images the plan keeps, or that it keeps none', () => {
+    const withQuota = (bytes: number) => ({ limits: { ...plan([]).limits, snapshot_image_bytes: bytes } });
+    expect(imageQuota(withQuota(0))).toBe('No emoji, sticker or server images kept');
+    expect(imageQuota(withQuota(100 * 1024 ** 2))).toBe(
+      'Up to 100 MiB of emoji, sticker and server images kept',
+    );
+    expect(imageQuota(withQuota(1024 ** 3))).toBe('Up to 1 GiB of emoji, sticker and server images kept');
   });
 });
 

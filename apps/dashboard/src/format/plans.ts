@@ -59,6 +59,14 @@ function days(count: number): string {
   return count === 1 ? '1 day' : `${count} days`;
 }
 
+/** "Up to 100 MiB of emoji, sticker and server images": the plan's image quota per guild. */
+export function imageQuota(plan: Pick<Plan, 'limits'>): string {
+  const bytes = plan.limits.snapshot_image_bytes;
+  if (bytes === 0) return 'No emoji, sticker or server images kept';
+  const size = bytes >= 1024 ** 3 ? `${bytes / 1024 ** 3} GiB` : `${Math.round(bytes / 1024 ** 2)} MiB`;
+  return `Up to ${size} of emoji, sticker and server images kept`;
+}
+
 export function slots(plan: Plan): string {
   const max = plan.limits.snapshot_manual_max;
   return max === 0 ? 'No manual snapshot slots' : `${max} manual snapshot ${max === 1 ? 'slot' : 'slots'}`;

@@ -1,5 +1,5 @@
 import type { Schemas } from '../api/client';
-import { groupPreview } from './restore-diff';
+import { expressionChanges, groupPreview } from './restore-diff';
 
 type Preview = Schemas['RestorePreviewView'];
 
@@ -128,6 +128,9 @@ describe('the preview, grouped like the snapshot tree', () => {
       settings: 2,
       members: 0,
       bans: 0,
+      emojis: { create: 0, update: 0, delete: 0 },
+      stickers: { create: 0, update: 0, delete: 0 },
+      images: 0,
       skipped: 1,
       total: 11,
     });
@@ -223,5 +226,37 @@ describe('the preview, grouped like the snapshot tree', () => {
 
   it('counts nothing when the guild equals the snapshot', () => {
     expect(groupPreview(preview({})).counts.total).toBe(0);
+  });
+});
+
+describe(expressionChanges.name, () => {
+  it('lists emojis, stickers and server images by kind of change, and nothing without their scopes', () => {
+    const base = {
+      emojis_to_create: [{ id: 'e1', name: 'party', animated: true, roles: [] }],
+      emojis_to_update: [
+        {
+          current: { id: 'e2', name: 'nuked', animated: false, roles: [] },
+          target: { id: 'e2', name: 'wave', animated: false, roles: [] },
+          changed_fields: ['name'],
+        },
+      ],
+      emojis_to_delete: [{ id: 'e3', name: 'skull', animated: false, roles: [] }],
+      guild_images_to_set: [
+        { slot: 'icon' as const, current: 'abc', target: 'def' },
+        { slot: 'banner' as const, current: 'abc', target: null },
+      ],
+    };
+    const changes = expressionChanges(base as never);
+    expect(changes.emojis.map((change) => [change.kind, change.name, change.detail])).toEqual([
+      ['create', 'party', 'animated'],
+      ['update', 'wave', 'changes name'],
+      ['delete', 'skull', 'not in the snapshot'],
+    ]);
+    expect(changes.stickers).toEqual([]);
+    expect(changes.images.map((change) => [change.kind, change.name])).toEqual([
+      ['update', 'Server icon'],
+      ['delete', 'Banner'],
+    ]);
+    expect(expressionChanges({} as never)).toEqual({ emojis: [], stickers: [], images: [] });
   });
 });

@@ -62,8 +62,71 @@ export interface PreviewCounts {
   /** Members given roles back (one update each), and bans lifted. */
   members: number;
   bans: number;
+  /** With their scopes: custom emojis and stickers by kind of change, the guild's images set. */
+  emojis: Record<ChangeKind, number>;
+  stickers: Record<ChangeKind, number>;
+  images: number;
   skipped: number;
   total: number;
+}
+
+/** One emoji, sticker or guild image the restore makes, changes or deletes, as the preview lists it. */
+export interface ExpressionChange {
+  kind: ChangeKind;
+  id: string;
+  name: string;
+  /** What changes (renamed, roles, description...), or what it is (animated, the banner). */
+  detail: string;
+}
+
+const IMAGE_SLOT_NAMES: Record<string, string> = {
+  icon: 'Server icon',
+  banner: 'Banner',
+  splash: 'Invite background',
+  discovery_splash: 'Discovery background',
+};
+
+/** The preview's emojis, stickers and guild images as lists of changes (empty without their scopes). */
+export function expressionChanges(preview: Preview): {
+  emojis: ExpressionChange[];
+  stickers: ExpressionChange[];
+  images: ExpressionChange[];
+} {
+  const listed = <T extends { id: string; name: string }>(
+    kind: ChangeKind,
+    items: T[] | undefined,
+    detail: (item: T) => string,
+  ): ExpressionChange[] =>
+    (items ?? []).map((item) => ({ kind, id: item.id, name: item.name, detail: detail(item) }));
+  const changed = (fields: string[]) => `changes ${fields.join(', ')}`;
+  return {
+    emojis: [
+      ...listed('create', preview.emojis_to_create, (emoji) => (emoji.animated ? 'animated' : '')),
+      ...(preview.emojis_to_update ?? []).map((update) => ({
+        kind: 'update' as const,
+        id: update.target.id,
+        name: update.target.name,
+        detail: changed(update.changed_fields),
+      })),
+      ...listed('delete', preview.emojis_to_delete, () => 'not in the snapshot'),
+    ],
+    stickers: [
+      ...listed('create', preview.stickers_to_create, (sticker) => sticker.description ?? ''),
+      ...(preview.stickers_to_update ?? []).map((update) => ({
+        kind: 'update' as const,
+        id: update.target.id,
+        name: update.target.name,
+        detail: changed(update.changed_fields),
+      })),
+      ...listed('delete', preview.stickers_to_delete, () => 'not in the snapshot'),
+    ],
+    images: (preview.guild_images_to_set ?? []).map((item) => ({
+      kind: item.target === null ? 'delete' : item.current === null ? 'create' : 'update',
+      id: item.slot,
+      name: IMAGE_SLOT_NAMES[item.slot] ?? item.slot,
+      detail: item.target === null ? 'removed: the snapshot has none' : 'put back as the snapshot has it',
+    })),
+  };
 }
 
 export interface GroupedPreview {
@@ -279,6 +342,7 @@ export function groupPreview(preview: Preview, payload?: Payload | null): Groupe
     update: items.filter((item) => item.kind === 'update').length,
     delete: items.filter((item) => item.kind === 'delete').length,
   });
+  const expressions = expressionChanges(preview);
   const counts: PreviewCounts = {
     roles: count(roleChanges),
     channels: count(changes),
@@ -286,6 +350,9 @@ export function groupPreview(preview: Preview, payload?: Payload | null): Groupe
     settings: settings.length,
     members: preview.members_to_update,
     bans: preview.bans_to_lift.length,
+    emojis: count(expressions.emojis),
+    stickers: count(expressions.stickers),
+    images: expressions.images.length,
     skipped: preview.skipped.length,
     total: 0,
   };
@@ -296,7 +363,10 @@ export function groupPreview(preview: Preview, payload?: Payload | null): Groupe
     counts.overrides.remove +
     counts.settings +
     counts.members +
-    counts.bans;
+    counts.bans +
+    expressions.emojis.length +
+    expressions.stickers.length +
+    counts.images;
 
   return {
     counts,

@@ -8,6 +8,9 @@ export const ALL_SCOPES: readonly RestoreScope[] = [
   'guild_settings',
   'member_roles',
   'bans',
+  'emojis',
+  'stickers',
+  'guild_images',
 ];
 
 /**
@@ -28,6 +31,9 @@ export const SCOPE_LABELS: Record<RestoreScope, string> = {
   guild_settings: 'Server settings',
   member_roles: 'Members’ roles',
   bans: 'Bans',
+  emojis: 'Custom emojis',
+  stickers: 'Stickers',
+  guild_images: 'Server images',
 };
 
 /** The `scope` query value that preselects these scopes on the restore page: comma-separated. */

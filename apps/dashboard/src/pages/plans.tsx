@@ -4,7 +4,15 @@ import { pathTo } from '../app/routes';
 import { useLiveSubscription, usePlans } from '../api/billing-queries';
 import { useLicense } from '../api/queries';
 import { won } from '../format/money';
-import { auditRetention, FEATURE_NAMES, FEATURE_ORDER, restores, retention, slots } from '../format/plans';
+import {
+  auditRetention,
+  FEATURE_NAMES,
+  FEATURE_ORDER,
+  imageQuota,
+  restores,
+  retention,
+  slots,
+} from '../format/plans';
 import { GuildPage } from './guild';
 
 /**
@@ -54,6 +62,7 @@ export function PlansPage({ guildId }: { guildId: string }) {
                   <li>{slots(plan)}</li>
                   <li>{retention(plan)}</li>
                   <li>{auditRetention(plan)}</li>
+                  <li>{imageQuota(plan)}</li>
                   <li>{restores(plan)}</li>
                 </ul>
                 <ul className="plan-features" aria-label={`${plan.name} features`}>

@@ -1,7 +1,13 @@
 import { type ReactNode, useMemo } from 'react';
 import type { Schemas } from '../api/client';
 import { describeOverride } from '../format/permissions';
-import { type ChangeKind, channelTypeName, type GroupedPreview, groupPreview } from '../format/restore-diff';
+import {
+  type ChangeKind,
+  channelTypeName,
+  expressionChanges,
+  type GroupedPreview,
+  groupPreview,
+} from '../format/restore-diff';
 import { readableDuration } from '../format/time';
 
 /*
@@ -79,6 +85,24 @@ export function PreviewView({
             <tr>
               <th scope="row">Bans</th>
               <td>{counts.bans} to lift</td>
+            </tr>
+          )}
+          {preview.emojis_to_create !== undefined && (
+            <tr>
+              <th scope="row">Custom emojis</th>
+              <td>{countText(counts.emojis)}</td>
+            </tr>
+          )}
+          {preview.stickers_to_create !== undefined && (
+            <tr>
+              <th scope="row">Stickers</th>
+              <td>{countText(counts.stickers)}</td>
+            </tr>
+          )}
+          {preview.guild_images_to_set !== undefined && (
+            <tr>
+              <th scope="row">Server images</th>
+              <td>{counts.images} to put back</td>
             </tr>
           )}
           <tr>
@@ -175,8 +199,35 @@ export function PreviewView({
           ))}
         </ul>
       </PreviewSection>
+      <Expressions preview={preview} />
       <Skipped skipped={grouped.skipped} />
     </div>
+  );
+}
+
+/** The custom emojis, stickers and server images the restore makes, changes or deletes. */
+function Expressions({ preview }: { preview: Preview }) {
+  const changes = useMemo(() => expressionChanges(preview), [preview]);
+  const sections = [
+    { id: 'preview-emojis', title: 'Custom emojis', items: changes.emojis, prefix: ':' },
+    { id: 'preview-stickers', title: 'Stickers', items: changes.stickers, prefix: '' },
+    { id: 'preview-images', title: 'Server images', items: changes.images, prefix: '' },
+  ];
+  return (
+    <>
+      {sections.map(({ id, title, items, prefix }) => (
+        <PreviewSection key={id} id={id} title={title} count={items.length}>
+          <ul className="changes">
+            {items.map((item) => (
+              <Change key={`${item.kind}:${item.id}`} kind={item.kind}>
+                {prefix ? `${prefix}${item.name}${prefix}` : item.name}
+                {item.detail && <span className="muted small"> ({item.detail})</span>}
+              </Change>
+            ))}
+          </ul>
+        </PreviewSection>
+      ))}
+    </>
   );
 }
 

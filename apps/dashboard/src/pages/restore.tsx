@@ -27,7 +27,7 @@ export function RestorePage({
 }: {
   guildId: string;
   presetSnapshotId: string | null;
-  /** Preselected scopes (undoing a raid: all six); null preselects DEFAULT_SCOPES. */
+  /** Preselected scopes (undoing a raid: every scope); null preselects DEFAULT_SCOPES. */
   presetScopes?: readonly RestoreScope[] | null;
 }) {
   const snapshots = useSnapshots(guildId, 100);

@@ -134,6 +134,13 @@ function CreateSnapshot({ guildId }: { guildId: string }) {
 
 type Payload = Schemas['SnapshotPayload'];
 
+const OMITTED_LABELS: Record<Schemas['OmittedPart']['part'], string> = {
+  member_roles: 'Members’ roles',
+  bans: 'Bans',
+  expressions: 'Emojis and stickers',
+  images: 'Some images',
+};
+
 /** The saved guild as a tree: settings, roles in order with colours, categories with channels. */
 export function SnapshotPage({ guildId, snapshotId }: { guildId: string; snapshotId: string }) {
   const snapshot = useSnapshot(snapshotId, true);
@@ -142,12 +149,17 @@ export function SnapshotPage({ guildId, snapshotId }: { guildId: string; snapsho
       guildId={guildId}
       title="Snapshot"
       actions={
-        <Link
-          className="button button-primary"
-          href={pathTo('restore', { guildId }, { snapshot: snapshotId })}
-        >
-          Restore from this snapshot
-        </Link>
+        <>
+          <a className="button" href={`/api/v1/snapshots/${snapshotId}/export`} download>
+            Download a copy
+          </a>
+          <Link
+            className="button button-primary"
+            href={pathTo('restore', { guildId }, { snapshot: snapshotId })}
+          >
+            Restore from this snapshot
+          </Link>
+        </>
       }
     >
       <QueryStatus query={snapshot} what="the snapshot" />
@@ -164,11 +176,13 @@ export function SnapshotPage({ guildId, snapshotId }: { guildId: string; snapsho
               {snapshot.data.counts.permission_overrides} overrides
               {snapshot.data.counts.members_with_roles !== null &&
                 `, ${snapshot.data.counts.members_with_roles} members’ roles`}
-              {snapshot.data.counts.bans !== null && `, ${snapshot.data.counts.bans} bans`} (
-              {byteSize(snapshot.data.size)})
+              {snapshot.data.counts.bans !== null && `, ${snapshot.data.counts.bans} bans`}
+              {snapshot.data.counts.emojis !== null &&
+                `, ${snapshot.data.counts.emojis} emojis, ${snapshot.data.counts.stickers ?? 0} stickers`}{' '}
+              ({byteSize(snapshot.data.size)})
             </Fact>
             {snapshot.data.omitted.map((part) => (
-              <Fact key={part.part} label={part.part === 'member_roles' ? 'Members’ roles' : 'Bans'}>
+              <Fact key={part.part} label={OMITTED_LABELS[part.part]}>
                 not kept: {part.reason}
               </Fact>
             ))}

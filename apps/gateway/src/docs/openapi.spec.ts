@@ -161,7 +161,7 @@ describe('OpenAPI document (apps/gateway/src/docs/openapi.json)', () => {
     const preview = bodySchema('post', '/api/v1/restore/preview');
     expect(preview.required).toEqual(expect.arrayContaining(['snapshot_id', 'scope']));
     expect(preview.properties?.snapshot_id).toEqual({ type: 'string', format: 'uuid' });
-    expect(preview.properties?.scope).toMatchObject({ type: 'array', minItems: 1, maxItems: 6 });
+    expect(preview.properties?.scope).toMatchObject({ type: 'array', minItems: 1, maxItems: 9 });
 
     const confirm = bodySchema('post', '/api/v1/billing/confirm');
     // auth_key is optional: without it, the payer's card on file is charged (docs/behaviour.md §4.5).

@@ -42,6 +42,7 @@ const ROUTES: { methods: readonly string[]; pattern: RegExp; upstream: Upstream 
   { methods: ['POST'], pattern: /^\/api\/v1\/guilds$/, upstream: 'recovery' },
   { methods: ['GET', 'DELETE'], pattern: new RegExp(`^/api/v1/snapshots/${ID}$`), upstream: 'recovery' },
   { methods: ['POST'], pattern: new RegExp(`^/api/v1/snapshots/${ID}/undelete$`), upstream: 'recovery' },
+  { methods: ['GET'], pattern: new RegExp(`^/api/v1/snapshots/${ID}/export$`), upstream: 'recovery' },
   { methods: ['POST'], pattern: /^\/api\/v1\/restore\/(preview|start)$/, upstream: 'recovery' },
   { methods: ['GET'], pattern: new RegExp(`^/api/v1/restore/${ID}$`), upstream: 'recovery' },
   { methods: ['POST'], pattern: new RegExp(`^/api/v1/restore/${ID}/cancel$`), upstream: 'recovery' },

@@ -8,7 +8,12 @@ const FREE: PlanDefinition = {
   price_krw: 0,
   features: [],
   restore_scopes: [],
-  limits: { snapshot_manual_max: 0, scheduled_snapshot_retention_days: null, audit_log_retention_days: 30 },
+  limits: {
+    snapshot_manual_max: 0,
+    scheduled_snapshot_retention_days: null,
+    audit_log_retention_days: 30,
+    snapshot_image_bytes: 0,
+  },
 };
 const PRO: PlanDefinition = {
   code: 'PRO',
@@ -17,7 +22,12 @@ const PRO: PlanDefinition = {
   price_krw: 9900,
   features: ['RECOVERY_RESTORE', 'RECOVERY_SNAPSHOT_MANUAL'],
   restore_scopes: ['roles', 'channels', 'permission_overrides', 'guild_settings', 'member_roles', 'bans'],
-  limits: { snapshot_manual_max: 1, scheduled_snapshot_retention_days: 7, audit_log_retention_days: 90 },
+  limits: {
+    snapshot_manual_max: 1,
+    scheduled_snapshot_retention_days: 7,
+    audit_log_retention_days: 90,
+    snapshot_image_bytes: 0,
+  },
 };
 
 describe(entitlementsAt.name, () => {
@@ -37,6 +47,7 @@ describe(entitlementsAt.name, () => {
         snapshot_manual_max: 0,
         scheduled_snapshot_retention_days: null,
         audit_log_retention_days: 30,
+        snapshot_image_bytes: 0,
       },
       expires_at: null,
     });

@@ -37,6 +37,10 @@ export class Plan {
   @SnakeCaseColumn('integer')
   auditLogRetentionDays: number;
 
+  /** Bytes of images a guild's snapshots may keep, each image counted once. */
+  @SnakeCaseColumn('integer')
+  snapshotImageBytes: number;
+
   toDefinition(): PlanDefinition {
     return {
       code: this.code,
@@ -49,6 +53,7 @@ export class Plan {
         snapshot_manual_max: this.snapshotManualMax,
         scheduled_snapshot_retention_days: this.scheduledSnapshotRetentionDays,
         audit_log_retention_days: this.auditLogRetentionDays,
+        snapshot_image_bytes: this.snapshotImageBytes,
       },
     };
   }

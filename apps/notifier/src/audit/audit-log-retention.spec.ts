@@ -23,6 +23,7 @@ function plan(code: PlanCode, days = DAYS[code]): PlanDefinition {
       snapshot_manual_max: 0,
       scheduled_snapshot_retention_days: null,
       audit_log_retention_days: days,
+      snapshot_image_bytes: 0,
     },
   };
 }

@@ -123,6 +123,32 @@ describe(planDm.name, () => {
     expect(dm!.content).toContain('• 차단 해제: 50');
   });
 
+  it('counts emojis, stickers and server images only for a restore that put them back', () => {
+    expect(planDm(completed({ pre_restore_snapshot_id: null }))!.content).not.toMatch(
+      /이모지|스티커|서버 이미지/,
+    );
+    const expressions = {
+      emojis_created: 3,
+      emojis_updated: 1,
+      emojis_deleted: 1,
+      stickers_created: 2,
+      stickers_updated: 0,
+      stickers_deleted: 0,
+      guild_images_updated: 2,
+    };
+    const dm = planDm(
+      event('RestoreCompleted', {
+        ...restore,
+        result_summary: { ...summary, ...expressions },
+        duration_ms: 65_000,
+        pre_restore_snapshot_id: null,
+      }),
+    );
+    expect(dm!.content).toContain('• 이모지: 생성 3 · 수정 1 · 삭제 1');
+    expect(dm!.content).toContain('• 스티커: 생성 2 · 수정 0 · 삭제 0');
+    expect(dm!.content).toContain('• 서버 이미지: 복구 2');
+  });
+
   it('reports a failure with its reason, and that the pre-restore snapshot asked for could not be made', () => {
     const dm = planDm(failed({ pre_restore_snapshot_id: null, pre_restore_snapshot_requested: true }));
     expect(dm?.template).toBe('restore.failed');

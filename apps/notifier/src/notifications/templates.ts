@@ -175,6 +175,18 @@ function summaryLines(summary: RestoreResultSummary): string[] {
     );
   }
   if (summary.bans_lifted !== undefined) lines.push(`• 차단 해제: ${summary.bans_lifted}`);
+  if (summary.emojis_created !== undefined) {
+    lines.push(
+      `• 이모지: 생성 ${summary.emojis_created} · 수정 ${summary.emojis_updated ?? 0} · 삭제 ${summary.emojis_deleted ?? 0}`,
+    );
+  }
+  if (summary.stickers_created !== undefined) {
+    lines.push(
+      `• 스티커: 생성 ${summary.stickers_created} · 수정 ${summary.stickers_updated ?? 0} · 삭제 ${summary.stickers_deleted ?? 0}`,
+    );
+  }
+  if (summary.guild_images_updated !== undefined)
+    lines.push(`• 서버 이미지: 복구 ${summary.guild_images_updated}`);
   if (summary.skipped > 0) lines.push(`• 건너뜀: ${summary.skipped} (봇 권한 밖의 항목)`);
   return lines;
 }

@@ -11,6 +11,8 @@ describe(refusedScopes.name, () => {
       { scope: 'permission_overrides', missing: ['MANAGE_CHANNELS', 'MANAGE_ROLES'] },
       { scope: 'member_roles', missing: ['MANAGE_ROLES'] },
       { scope: 'bans', missing: ['BAN_MEMBERS'] },
+      { scope: 'emojis', missing: ['CREATE_GUILD_EXPRESSIONS', 'MANAGE_GUILD_EXPRESSIONS'] },
+      { scope: 'stickers', missing: ['CREATE_GUILD_EXPRESSIONS', 'MANAGE_GUILD_EXPRESSIONS'] },
     ]);
     expect(refusedScopes(manager | PERMISSION.MANAGE_CHANNELS, ['permission_overrides'])).toEqual([
       { scope: 'permission_overrides', missing: ['MANAGE_ROLES'] },

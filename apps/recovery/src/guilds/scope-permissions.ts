@@ -17,10 +17,20 @@ export const SCOPE_PERMISSIONS: Record<RestoreScope, readonly PermissionName[]> 
   permission_overrides: ['MANAGE_CHANNELS', 'MANAGE_ROLES'],
   guild_settings: ['MANAGE_GUILD'],
   bans: ['BAN_MEMBERS'],
+  // The platform asks CREATE_GUILD_EXPRESSIONS to make one and MANAGE_GUILD_EXPRESSIONS to change
+  // or delete another's; a restore does all three.
+  emojis: ['CREATE_GUILD_EXPRESSIONS', 'MANAGE_GUILD_EXPRESSIONS'],
+  stickers: ['CREATE_GUILD_EXPRESSIONS', 'MANAGE_GUILD_EXPRESSIONS'],
+  guild_images: ['MANAGE_GUILD'],
 };
 
-/** A snapshot's payload shows every part of the guild: reading it needs what restoring all of it does. */
-export const PAYLOAD_SCOPES: readonly RestoreScope[] = Object.keys(SCOPE_PERMISSIONS) as RestoreScope[];
+/**
+ * A snapshot's payload shows every part of the guild: reading it needs what restoring all of it
+ * does, but for the emojis, stickers and images, which any member sees.
+ */
+export const PAYLOAD_SCOPES: readonly RestoreScope[] = (
+  Object.keys(SCOPE_PERMISSIONS) as RestoreScope[]
+).filter((scope) => !['emojis', 'stickers', 'guild_images'].includes(scope));
 
 /** The platform's names of the permissions, as its clients show them. */
 const PERMISSION_TITLES: Partial<Record<PermissionName, string>> = {
@@ -28,6 +38,8 @@ const PERMISSION_TITLES: Partial<Record<PermissionName, string>> = {
   MANAGE_CHANNELS: 'Manage Channels',
   MANAGE_GUILD: 'Manage Server',
   BAN_MEMBERS: 'Ban Members',
+  CREATE_GUILD_EXPRESSIONS: 'Create Expressions',
+  MANAGE_GUILD_EXPRESSIONS: 'Manage Expressions',
 };
 
 export interface RefusedScope {

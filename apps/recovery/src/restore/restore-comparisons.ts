@@ -3,6 +3,7 @@ import {
   ChatPlatformClient,
   computeGuildPermissions,
   type GuildState,
+  isChatPlatformError,
   type PlatformMember,
 } from '@lib/chat-platform';
 import type { RestoreScope } from '@lib/contracts';
@@ -14,6 +15,7 @@ import {
   type BotStanding,
   type DiffInput,
   type IdReplacement,
+  type LiveExpressions,
   type MemberRoleUpdate,
   planRestore,
   type RestoreDiff,
@@ -26,6 +28,8 @@ export interface RestoreComparison {
   /** The snapshot fitted to the live guild's limits (planRestore): what the steps restore. */
   target: SnapshotPayload;
   live: GuildState;
+  /** The live emojis and stickers, read for their scopes. */
+  expressions?: LiveExpressions;
   ids: SnapshotIdResolution;
   bot: BotStanding;
   diff: RestoreDiff;
@@ -74,21 +78,24 @@ export class RestoreComparisons {
     sharedFrom?: number,
   ): Promise<RestoreComparison> {
     // Members and bans are read only for their scopes: a large guild's lists take many pages.
-    const [[live, bot], membership] = await Promise.all([
+    const [[live, bot], membership, expressions] = await Promise.all([
       this.readGuild(platformGuildId, sharedFrom),
       readGuildMembership(this.platform, platformGuildId, {
         members: scope.includes('member_roles'),
         bans: scope.includes('bans'),
       }),
+      scope.includes('emojis') || scope.includes('stickers')
+        ? this.readExpressions(platformGuildId)
+        : undefined,
     ]);
     // After the guild: a role or channel the read shows that a restore beside this comparison made
     // is recorded by now whenever anything was made from it (an overwrite naming the new role is
     // applied only once the role's replacement is recorded), so it is never taken for a stranger.
     const replacements = await this.recordedReplacements(guildId);
     const standing = botStanding(live, bot);
-    const ids = new SnapshotIdResolution(live, replacements);
-    const input: DiffInput = { target, live, scope, ids, bot: standing, ...membership };
-    return { live, ids, bot: standing, ...planRestore(input) };
+    const ids = new SnapshotIdResolution(live, replacements, expressions);
+    const input: DiffInput = { target, live, expressions, scope, ids, bot: standing, ...membership };
+    return { live, expressions, ids, bot: standing, ...planRestore(input) };
   }
 
   async recordReplacement(guildId: string, jobId: string, replacement: IdReplacement): Promise<void> {
@@ -98,6 +105,23 @@ export class RestoreComparisons {
   /** Where the guild's recreated roles and channels live now, as recorded. */
   recordedReplacements(guildId: string): Promise<IdReplacement[]> {
     return this.replacementIds.ofGuild(guildId);
+  }
+
+  /**
+   * The live emojis and stickers; none when the bot may not read them (its restore of them is
+   * skipped for the missing permissions, which the diff names).
+   */
+  private async readExpressions(platformGuildId: string): Promise<LiveExpressions | undefined> {
+    try {
+      const [emojis, stickers] = await Promise.all([
+        this.platform.listEmojis(platformGuildId),
+        this.platform.listStickers(platformGuildId),
+      ]);
+      return { emojis, stickers };
+    } catch (error) {
+      if (isChatPlatformError(error) && error.code === 'PermissionDenied') return undefined;
+      throw error;
+    }
   }
 
   /** The guild and the bot's member; one in flight started after `sharedFrom` is joined. */

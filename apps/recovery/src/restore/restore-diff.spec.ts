@@ -1028,6 +1028,26 @@ describe(estimateRestoreCalls.name, () => {
     });
   });
 
+  it('counts the uploads of emojis and stickers on their own buckets, and one guild update for images', () => {
+    const emoji = (id: string) => ({ id, name: `e${id}`, animated: false, roles: [] });
+    const sticker = (id: string) => ({ id, name: `s${id}`, description: null, tags: 't', format_type: 1 });
+    const diff: RestoreDiff = {
+      ...emptyDiff(),
+      emojis_to_create: [emoji('1'), emoji('2')],
+      emojis_to_delete: [emoji('3')],
+      stickers_to_create: [sticker('4')],
+      guild_images_to_set: [
+        { slot: 'icon', current: 'a', target: 'b' },
+        { slot: 'banner', current: 'c', target: null },
+      ],
+    };
+    const { perRoute } = estimateRestoreCalls(diff);
+    expect(perRoute[ROUTE.emojiCreate]).toBe(2);
+    expect(perRoute[ROUTE.emojiChange]).toBe(1);
+    expect(perRoute[ROUTE.stickerCreate]).toBe(1);
+    expect(perRoute[ROUTE.guildSettings]).toBe(1);
+  });
+
   it('makes no reorder call when nothing is created or moved', () => {
     const diff: RestoreDiff = {
       ...emptyDiff(),

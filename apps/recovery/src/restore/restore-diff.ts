@@ -3,6 +3,7 @@ import type { SnapshotPayload } from '../snapshots/snapshot-payload';
 import { emptyChannelSection, diffChannels } from './diff/channel-diff';
 import type { DiffInput, RestoreDiff } from './diff/diff-model';
 import { estimateDuration } from './diff/estimate';
+import { diffEmojis, diffGuildImages, diffStickers } from './diff/expression-diff';
 import { clampedInDiff, fitToLiveGuild } from './diff/guild-fit';
 import { LiveLookup } from './diff/live-lookup';
 import { emptyMemberSection, type MemberRoleUpdate, planBans, planMemberRoles } from './diff/member-diff';
@@ -63,6 +64,11 @@ export function planRestore(planned: DiffInput): {
     ? planMemberRoles(input, lookup, pending.roles)
     : { updates: [], section: emptyMemberSection() };
   const bans = inScope('bans') ? planBans(input) : { bans_to_lift: [], skipped: [] };
+  const { skipped: emojisSkipped = [], ...emojis } = inScope('emojis')
+    ? diffEmojis(input, lookup, pending.roles)
+    : {};
+  const { skipped: stickersSkipped = [], ...stickers } = inScope('stickers') ? diffStickers(input) : {};
+  const { skipped: imagesSkipped = [], ...images } = inScope('guild_images') ? diffGuildImages(input) : {};
   const diff: RestoreDiff = {
     roles_to_create: roles.roles_to_create,
     roles_to_update: roles.roles_to_update,
@@ -77,9 +83,18 @@ export function planRestore(planned: DiffInput): {
     members_to_update: members.section.members_to_update,
     members_absent: members.section.members_absent,
     bans_to_lift: bans.bans_to_lift,
-    skipped: [...roles.skipped, ...overrides.skipped, ...members.section.skipped, ...bans.skipped].sort(
-      bySkippedOrder,
-    ),
+    ...emojis,
+    ...stickers,
+    ...images,
+    skipped: [
+      ...roles.skipped,
+      ...overrides.skipped,
+      ...members.section.skipped,
+      ...bans.skipped,
+      ...emojisSkipped,
+      ...stickersSkipped,
+      ...imagesSkipped,
+    ].sort(bySkippedOrder),
     clamped: clampedInDiff(fit.clamped, {
       created: [
         ...roles.roles_to_create.map(({ id }) => ({ scope: 'roles' as const, id })),

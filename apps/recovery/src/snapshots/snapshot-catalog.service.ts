@@ -71,6 +71,8 @@ export class SnapshotCatalog {
         permission_overrides: Number(row.permission_overrides),
         members_with_roles: row.members_with_roles === null ? null : Number(row.members_with_roles),
         bans: row.bans === null ? null : Number(row.bans),
+        emojis: row.emojis === null ? null : Number(row.emojis),
+        stickers: row.stickers === null ? null : Number(row.stickers),
       },
       omitted: (row.omitted ?? []) as OmittedPart[],
       ...(includePayload ? { payload: row.payload as SnapshotDetailView['payload'] } : {}),

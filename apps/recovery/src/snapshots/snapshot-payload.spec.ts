@@ -25,7 +25,7 @@ function member(id: string, roles: string[]): PlatformMember {
   return { user: { id, username: 'u', global_name: null, bot: false }, roles, nick: null };
 }
 
-describe('snapshot payload version 2', () => {
+describe('snapshot payload versions 2 and 3', () => {
   it('keeps who held which role and the bans, and reads them back', () => {
     const { payload, json } = serialiseSnapshot(guildState(), AT, {
       members: [member('300000000000000001', [MEMBERS]), member('300000000000000002', [])],
@@ -36,7 +36,7 @@ describe('snapshot payload version 2', () => {
 
     const read = readSnapshotPayload(JSON.parse(json));
 
-    expect(payload.version).toBe(2);
+    expect(payload.version).toBe(3);
     expect(Object.fromEntries(snapshotMemberRoles(read)!)).toEqual({ '300000000000000001': [MEMBERS] });
     expect(read.bans).toEqual([{ user_id: '300000000000000003', reason: 'spam' }]);
     expect(read.omitted).toBeUndefined();
@@ -74,7 +74,7 @@ describe('snapshot payload version 2', () => {
     expect(read.bans).toBeUndefined();
   });
 
-  it('refuses malformed members’ roles or bans as unsupported', () => {
+  it('refuses malformed members’ roles, bans, emojis or images as unsupported', () => {
     const base = { version: 2, snapshot_at: AT.toISOString(), ...guildState() };
     const unsupported = { code: SnapshotErrors.unsupported.code, status: 422 };
     expect(
@@ -85,6 +85,14 @@ describe('snapshot payload version 2', () => {
     expect(thrownBy(() => readSnapshotPayload({ ...base, bans: [{ user_id: 5 }] }))).toMatchObject(
       unsupported,
     );
-    expect(thrownBy(() => readSnapshotPayload({ ...base, version: 3 }))).toMatchObject(unsupported);
+    expect(thrownBy(() => readSnapshotPayload({ ...base, version: 4 }))).toMatchObject(unsupported);
+    const emoji = { id: '5', name: 'party', animated: false, roles: [], image: 'f'.repeat(64) };
+    expect(readSnapshotPayload({ ...base, version: 3, emojis: [emoji] }).emojis).toEqual([emoji]);
+    expect(
+      thrownBy(() => readSnapshotPayload({ ...base, version: 3, emojis: [{ ...emoji, image: 'x' }] })),
+    ).toMatchObject(unsupported);
+    expect(
+      thrownBy(() => readSnapshotPayload({ ...base, version: 3, guild_images: { avatar: 'f'.repeat(64) } })),
+    ).toMatchObject(unsupported);
   });
 });

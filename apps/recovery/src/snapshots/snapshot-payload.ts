@@ -1,4 +1,11 @@
-import type { GuildState, PlatformRole } from '@lib/chat-platform';
+import {
+  GUILD_IMAGE_SLOTS,
+  type GuildImageSlot,
+  type GuildState,
+  type PlatformEmoji,
+  type PlatformRole,
+  type PlatformSticker,
+} from '@lib/chat-platform';
 import type { GuildMembership } from './guild-membership';
 import { SnapshotErrors } from './snapshots.errors';
 import {
@@ -9,17 +16,45 @@ import {
 } from './member-roles-codec';
 
 /** The payload version creation writes; reading checks it (docs/behaviour.md §9.2). */
-export const SNAPSHOT_PAYLOAD_VERSION = 2;
-/** Version 1 has no members' roles or bans: a restore of those scopes from it finds nothing to do. */
-export const SUPPORTED_SNAPSHOT_VERSIONS: readonly number[] = [1, 2];
+export const SNAPSHOT_PAYLOAD_VERSION = 3;
+/**
+ * Version 1 has no members' roles or bans, versions 1 and 2 no emojis, stickers or images: a
+ * restore of those scopes from them finds nothing to do.
+ */
+export const SUPPORTED_SNAPSHOT_VERSIONS: readonly number[] = [1, 2, 3];
 
 /** docs/behaviour.md §8: at most 5 MiB of serialised JSON. */
 export const SNAPSHOT_MAX_BYTES = 5 * 1024 * 1024;
 
-/** A part of a version 2 payload that could not be kept, and why. */
+/**
+ * A part of a payload that could not be kept, and why: members' roles and bans (version 2), the
+ * emojis and stickers, or some of the images (version 3: those left out are null in the payload).
+ */
 export interface OmittedPart {
-  part: 'member_roles' | 'bans';
+  part: 'member_roles' | 'bans' | 'expressions' | 'images';
   reason: string;
+}
+
+/**
+ * An image a snapshot holds, named by the SHA-256 of its bytes (lowercase hex): the bytes are in
+ * the image store, once however many snapshots name them. Null where it was left out (`omitted`).
+ */
+export type ImageDigest = string;
+
+/** A custom emoji as a snapshot keeps it (managed ones, an integration's, are not kept). */
+export interface SnapshotEmoji extends Omit<PlatformEmoji, 'managed'> {
+  image: ImageDigest | null;
+}
+
+export interface SnapshotSticker extends PlatformSticker {
+  image: ImageDigest | null;
+}
+
+/** Version 3: the guild's emojis, stickers and the images of the guild itself (by slot). */
+export interface SnapshotExpressions {
+  emojis: SnapshotEmoji[];
+  stickers: SnapshotSticker[];
+  guild_images: Partial<Record<GuildImageSlot, ImageDigest>>;
 }
 
 /** A ban as a snapshot keeps it. */
@@ -34,12 +69,18 @@ export interface SnapshotBan {
  * member-roles-codec.ts) and the ban list; either is left out, and named in `omitted`, when the bot
  * could not read it or the payload would pass the size limit with it.
  */
-export interface SnapshotPayload extends GuildState {
+export interface SnapshotPayload extends GuildState, Partial<SnapshotExpressions> {
   version: number;
   snapshot_at: string;
   member_roles?: EncodedMemberRoles;
   bans?: SnapshotBan[];
   omitted?: OmittedPart[];
+}
+
+/** What version 3 adds to a snapshot, as read; `omitted` says what could not be kept. */
+export interface ExpressionsPart {
+  parts?: SnapshotExpressions;
+  omitted: OmittedPart[];
 }
 
 export const OMITTED_FOR_SIZE = `the snapshot would pass its ${SNAPSHOT_MAX_BYTES} byte limit with it`;
@@ -54,6 +95,7 @@ export function serialiseSnapshot(
   state: GuildState,
   at: Date,
   membership: GuildMembership,
+  expressions: ExpressionsPart = { omitted: [] },
 ): { payload: SnapshotPayload; json: string; size: number } {
   const payload: SnapshotPayload = {
     version: SNAPSHOT_PAYLOAD_VERSION,
@@ -62,8 +104,9 @@ export function serialiseSnapshot(
     roles: state.roles.map((role) => ({ ...role })),
     channels: state.channels.map((channel) => ({ ...channel })),
     permission_overrides: state.permission_overrides.map((override) => ({ ...override })),
+    ...expressions.parts,
   };
-  const omitted: OmittedPart[] = [];
+  const omitted: OmittedPart[] = [...expressions.omitted];
   const { members, bans } = membership;
   if (Array.isArray(members)) {
     payload.member_roles = encodeMemberRoles(
@@ -106,7 +149,12 @@ export function readSnapshotPayload(raw: unknown): SnapshotPayload {
     Array.isArray(payload.roles) &&
     Array.isArray(payload.channels) &&
     Array.isArray(payload.permission_overrides) &&
-    (payload.bans === undefined || (Array.isArray(payload.bans) && payload.bans.every(isSnapshotBan)));
+    (payload.bans === undefined || (Array.isArray(payload.bans) && payload.bans.every(isSnapshotBan))) &&
+    (payload.emojis === undefined ||
+      (Array.isArray(payload.emojis) && payload.emojis.every(isSnapshotEmoji))) &&
+    (payload.stickers === undefined ||
+      (Array.isArray(payload.stickers) && payload.stickers.every(isSnapshotSticker))) &&
+    (payload.guild_images === undefined || isGuildImages(payload.guild_images));
   if (!complete) throw SnapshotErrors.unsupported(version, SUPPORTED_SNAPSHOT_VERSIONS);
   const read = payload as SnapshotPayload;
   return { ...read, roles: read.roles.map(withColors) };
@@ -143,4 +191,57 @@ function isSnapshotBan(ban: unknown): ban is SnapshotBan {
     typeof candidate?.user_id === 'string' &&
     (candidate.reason === null || typeof candidate.reason === 'string')
   );
+}
+
+const DIGEST = /^[0-9a-f]{64}$/;
+
+function isDigestOrNull(value: unknown): boolean {
+  return value === null || (typeof value === 'string' && DIGEST.test(value));
+}
+
+function isSnapshotEmoji(emoji: unknown): emoji is SnapshotEmoji {
+  const candidate = emoji as Partial<SnapshotEmoji> | null;
+  return (
+    typeof candidate?.id === 'string' &&
+    typeof candidate.name === 'string' &&
+    typeof candidate.animated === 'boolean' &&
+    Array.isArray(candidate.roles) &&
+    candidate.roles.every((role) => typeof role === 'string') &&
+    isDigestOrNull(candidate.image)
+  );
+}
+
+function isSnapshotSticker(sticker: unknown): sticker is SnapshotSticker {
+  const candidate = sticker as Partial<SnapshotSticker> | null;
+  return (
+    typeof candidate?.id === 'string' &&
+    typeof candidate.name === 'string' &&
+    (candidate.description === null || typeof candidate.description === 'string') &&
+    typeof candidate.tags === 'string' &&
+    typeof candidate.format_type === 'number' &&
+    isDigestOrNull(candidate.image)
+  );
+}
+
+function isGuildImages(images: unknown): boolean {
+  return (
+    typeof images === 'object' &&
+    images !== null &&
+    Object.entries(images).every(
+      ([slot, digest]) =>
+        (GUILD_IMAGE_SLOTS as readonly string[]).includes(slot) &&
+        typeof digest === 'string' &&
+        DIGEST.test(digest),
+    )
+  );
+}
+
+/** Every image digest the payload names (what a restore or an export reads from the store). */
+export function snapshotImageDigests(payload: Partial<SnapshotExpressions>): ImageDigest[] {
+  const digests = [
+    ...Object.values(payload.guild_images ?? {}),
+    ...(payload.emojis ?? []).map((emoji) => emoji.image),
+    ...(payload.stickers ?? []).map((sticker) => sticker.image),
+  ];
+  return [...new Set(digests.filter((digest): digest is string => typeof digest === 'string'))];
 }

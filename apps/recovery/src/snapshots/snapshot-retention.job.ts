@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { EntitlementsClient } from '@lib/entitlements';
 import { Counter } from 'prom-client';
 import { DEFAULT_GUARD_SETTINGS, GUARD_SETTINGS, type GuardSettings } from '../antinuke/guard-settings';
+import { ImageStore } from './images/image-store';
 import { SnapshotRetentionRepository } from './snapshot-retention.repository';
 
 const snapshotsExpired = new Counter({
@@ -22,6 +23,8 @@ export const DEFAULT_SCHEDULED_RETENTION_DAYS = 7;
  */
 export const SCHEDULED_DELETE_BATCH = 10;
 const BATCH = 1_000;
+/** An image stored within this long may belong to a snapshot being stored (ImageStore). */
+export const IMAGE_REMOVAL_GRACE_MS = HOUR_MS;
 
 export interface RetentionReport {
   antinuke: number;
@@ -29,6 +32,8 @@ export interface RetentionReport {
   scheduled: number;
   /** Deleted snapshots whose grace period (SNAPSHOT_DELETE_GRACE_DAYS) is over, of any trigger. */
   deleted: number;
+  /** Images no snapshot refers to any more, removed after the snapshots above. */
+  images_removed: number;
 }
 
 /**
@@ -42,6 +47,7 @@ export class SnapshotRetentionJob {
   constructor(
     private readonly retention: SnapshotRetentionRepository,
     private readonly entitlements: EntitlementsClient,
+    private readonly images: ImageStore,
     @Optional() @Inject(GUARD_SETTINGS) private readonly guard: GuardSettings = DEFAULT_GUARD_SETTINGS,
   ) {}
 
@@ -62,6 +68,7 @@ export class SnapshotRetentionJob {
       pre_restore: await this.deleteOlderThan('pre_restore', new Date(now.getTime() - RETENTION.pre_restore)),
       scheduled: 0,
       deleted: await this.purgeDeleted(new Date(now.getTime() - this.guard.snapshotDeleteGraceDays * DAY_MS)),
+      images_removed: 0,
     };
     const guilds = await this.retention.guildsWithScheduledBefore(
       new Date(now.getTime() - DEFAULT_SCHEDULED_RETENTION_DAYS * DAY_MS),
@@ -82,6 +89,12 @@ export class SnapshotRetentionJob {
       }
     }
     snapshotsExpired.inc({ trigger: 'scheduled' }, report.scheduled);
+    const keptBefore = new Date(now.getTime() - IMAGE_REMOVAL_GRACE_MS);
+    for (;;) {
+      const removed = await this.images.removeUnreferenced(keptBefore, BATCH);
+      report.images_removed += removed;
+      if (removed < BATCH) break;
+    }
     return report;
   }
 

@@ -10,7 +10,19 @@ import { toUserFacingError } from '../platform/platform-errors';
 import { RecoveryEvents } from '../recovery-events';
 import { type GuildMembership, readGuildMembership } from './guild-membership';
 import { KEPT_PER_GUILD, type LimitedTrigger, makeRoom } from './snapshot-limits';
-import { SNAPSHOT_MAX_BYTES, serialiseSnapshot } from './snapshot-payload';
+import { type ReadExpressions, readGuildExpressions } from './images/guild-expressions.reader';
+import { ImageStore, type StoredImage } from './images/image-store';
+import { fitImageQuota } from './images/image-quota';
+import {
+  type ExpressionsPart,
+  type OmittedPart,
+  readSnapshotPayload,
+  SNAPSHOT_MAX_BYTES,
+  type SnapshotExpressions,
+  type SnapshotPayload,
+  serialiseSnapshot,
+  snapshotImageDigests,
+} from './snapshot-payload';
 import { SnapshotErrors } from './snapshots.errors';
 import { SnapshotsRepository } from './snapshots.repository';
 
@@ -37,8 +49,11 @@ export interface CreateSnapshotInput {
   createdByUser: string | null;
   createdByPlatformUserId?: string | null;
   description?: string | null;
-  /** The state to keep instead of the platform's (an undo composed from the change journal). */
-  composed?: { state: GuildState; membership: GuildMembership };
+  /**
+   * The state to keep instead of the platform's (an undo composed from the change journal), with
+   * its emojis, stickers and images, whose images an earlier snapshot of the guild holds.
+   */
+  composed?: { state: GuildState; membership: GuildMembership; expressions?: SnapshotExpressions };
 }
 
 export interface CreatedSnapshot {
@@ -74,6 +89,7 @@ export class SnapshotService {
     private readonly entitlements: EntitlementsClient,
     private readonly snapshots: SnapshotsRepository,
     private readonly events: RecoveryEvents,
+    private readonly images: ImageStore,
   ) {}
 
   async create(input: CreateSnapshotInput): Promise<CreatedSnapshot> {
@@ -106,8 +122,11 @@ export class SnapshotService {
     }
 
     const { state, membership } = input.composed ?? (await this.read(guild));
+    const expressions = input.composed
+      ? composedExpressions(input.composed.expressions)
+      : await this.readExpressions(guild, state);
     const createdAt = new Date();
-    const { json, size, payload } = serialiseSnapshot(state, createdAt, membership);
+    const { json, size, payload } = serialiseSnapshot(state, createdAt, membership, expressions.part);
     for (const { part, reason } of payload.omitted ?? []) {
       this.logger.warn({ guild_id: guild.id, trigger, part, reason }, 'snapshot taken without a part');
     }
@@ -140,6 +159,7 @@ export class SnapshotService {
         description: input.description ?? null,
         createdAt,
       });
+      await this.images.keep(manager, { id, guildId: guild.id }, expressions.images);
       await this.events.snapshotCreated(manager, { ...facts, guildName: guild.name });
     });
     snapshotsCreated.inc({ trigger });
@@ -155,6 +175,49 @@ export class SnapshotService {
       throw toUserFacingError(error);
     });
     return { state, membership };
+  }
+
+  /**
+   * The guild's emojis, stickers and images, as many new images as the plan's quota has room for.
+   * Images the guild's last snapshot holds are not read again.
+   */
+  private async readExpressions(guild: Guild, state: GuildState): Promise<ReadExpressionsPart> {
+    const previous = await this.newestPayload(guild.id);
+    const read = await readGuildExpressions(this.platform, state.guild, previous).catch((error: unknown) => {
+      throw toUserFacingError(error);
+    });
+    if (!('parts' in read))
+      return { part: { omitted: [{ part: 'expressions', reason: read.unreadable }] }, images: NO_IMAGES };
+    if (read.fetched.length === 0) {
+      return {
+        part: { parts: read.parts, omitted: omittedImages(read) },
+        images: { fetched: [], kept: read.kept },
+      };
+    }
+    const limit = await this.entitlements.get(guild.id).then(
+      (entitlements) => entitlements.limits.snapshot_image_bytes,
+      // Without the plan, no new image is kept (those held already still are).
+      () => 0,
+    );
+    const sizes = new Map(read.fetched.map((image) => [image.digest, image.bytes.length]));
+    const usage = await this.images.guildUsage(guild.id, sizes);
+    const fitted = usage.used + usage.added > limit ? fitImageQuota(read, usage.used, limit) : read;
+    return {
+      part: { parts: fitted.parts, omitted: omittedImages(fitted) },
+      images: { fetched: fitted.fetched, kept: fitted.kept },
+    };
+  }
+
+  /** The guild's newest snapshot's payload; null when it has none or it cannot be read. */
+  private async newestPayload(guildId: string): Promise<SnapshotPayload | null> {
+    const id = await this.snapshots.newestId(guildId);
+    const row = id ? await this.snapshots.payload(id, guildId) : undefined;
+    if (!row) return null;
+    try {
+      return readSnapshotPayload(row.payload);
+    } catch {
+      return null;
+    }
   }
 
   /**
@@ -198,6 +261,24 @@ export class SnapshotService {
       );
     }
   }
+}
+
+interface ReadExpressionsPart {
+  part: ExpressionsPart;
+  images: { fetched: StoredImage[]; kept: string[] };
+}
+
+const NO_IMAGES = { fetched: [], kept: [] };
+const NO_EXPRESSIONS: ReadExpressionsPart = { part: { omitted: [] }, images: NO_IMAGES };
+
+/** An undo's expressions: their images are the earlier snapshot's, referred to by digest. */
+function composedExpressions(parts: SnapshotExpressions | undefined): ReadExpressionsPart {
+  if (!parts) return NO_EXPRESSIONS;
+  return { part: { parts, omitted: [] }, images: { fetched: [], kept: snapshotImageDigests(parts) } };
+}
+
+function omittedImages(read: ReadExpressions): OmittedPart[] {
+  return read.imagesOmitted ? [{ part: 'images', reason: read.imagesOmitted }] : [];
 }
 
 function isLimited(trigger: SnapshotTrigger): trigger is LimitedTrigger {

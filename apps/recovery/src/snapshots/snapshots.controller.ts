@@ -1,6 +1,18 @@
 import { ApiOperation } from '@nestjs/swagger';
 import { ProblemAnswers } from '@lib/problem-details';
-import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Post, Query } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Param,
+  ParseUUIDPipe,
+  Post,
+  Query,
+  Res,
+} from '@nestjs/common';
+import type { Response } from 'express';
 import type { InternalIdentity } from '@lib/contracts';
 import { RequireManageGuild, RequireManageGuildOf, requireUser, ScopeGuildId } from '@lib/guild-access';
 import { CurrentIdentity } from '@lib/identity';
@@ -8,6 +20,7 @@ import { GuildRegistry } from '../guilds/guild-registry.service';
 import { PAYLOAD_SCOPES, ScopePermissions } from '../guilds/scope-permissions';
 import { SnapshotCatalog, type SnapshotActor } from './snapshot-catalog.service';
 import { DeletedSnapshotGuildLookup, SnapshotGuildLookup } from './snapshot-guild.lookup';
+import { type SnapshotExportFile, SnapshotExporter } from './snapshot-export';
 import { type CreatedSnapshot, SnapshotService } from './snapshot.service';
 import {
   CreateSnapshotDto,
@@ -30,6 +43,7 @@ export class SnapshotsController {
     private readonly snapshots: SnapshotService,
     private readonly catalog: SnapshotCatalog,
     private readonly scopePermissions: ScopePermissions,
+    private readonly exporter: SnapshotExporter,
   ) {}
 
   /** docs/behaviour.md §4.6: a manual snapshot, 200 with `{id, size, created_at}`. */
@@ -91,6 +105,28 @@ export class SnapshotsController {
       });
     }
     return this.catalog.get(guildId, snapshotId, query.include_payload);
+  }
+
+  /**
+   * The snapshot as one file to keep elsewhere (payload and images): it shows all of the guild, so
+   * the caller needs what reading the payload needs.
+   */
+  @ApiOperation({ summary: 'Export a snapshot' })
+  @ProblemAnswers(GuildErrors.missingPlatformPermission, SnapshotErrors.notFound)
+  @Get('snapshots/:snapshotId/export')
+  @RequireManageGuildOf(SnapshotGuildLookup, { params: 'snapshotId' })
+  async export(
+    @CurrentIdentity() identity: InternalIdentity,
+    @ScopeGuildId() guildId: string,
+    @Param('snapshotId', new ParseUUIDPipe()) snapshotId: string,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<SnapshotExportFile> {
+    await this.scopePermissions.require(guildId, requireUser(identity).platform_user_id, PAYLOAD_SCOPES, {
+      action: 'Exporting the snapshot’s',
+    });
+    const file = await this.exporter.exportFile(guildId, snapshotId);
+    res.setHeader('Content-Disposition', `attachment; filename="guildkeeper-snapshot-${snapshotId}.json"`);
+    return file;
   }
 
   /**

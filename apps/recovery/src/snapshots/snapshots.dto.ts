@@ -55,6 +55,9 @@ export interface SnapshotDetailView extends SnapshotSummaryView {
     /** Members who held roles, and bans; null where the snapshot does not keep them. */
     members_with_roles: number | null;
     bans: number | null;
+    /** Custom emojis and stickers; null where the snapshot does not keep them (before version 3). */
+    emojis: number | null;
+    stickers: number | null;
   };
   /** Parts the snapshot left out, and why (the bot could not read them, or the size limit). */
   omitted: OmittedPart[];

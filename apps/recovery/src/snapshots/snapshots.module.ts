@@ -1,7 +1,10 @@
 import { Module } from '@nestjs/common';
 import { GuildsModule } from '../guilds/guilds.module';
+import { ImageStore } from './images/image-store';
+import { PostgresImageStore } from './images/postgres-image-store.repository';
 import { ScheduledSnapshotsJob } from './scheduled-snapshots.job';
 import { SnapshotCatalog } from './snapshot-catalog.service';
+import { SnapshotExporter } from './snapshot-export';
 import { DeletedSnapshotGuildLookup, SnapshotGuildLookup } from './snapshot-guild.lookup';
 import { SnapshotRetentionJob } from './snapshot-retention.job';
 import { SnapshotService } from './snapshot.service';
@@ -17,10 +20,12 @@ import { SnapshotsRepository } from './snapshots.repository';
   providers: [
     RecoveryEvents,
     SnapshotsRepository,
+    { provide: ImageStore, useClass: PostgresImageStore },
     ScheduledSnapshotRunsRepository,
     SnapshotRetentionRepository,
     SnapshotService,
     SnapshotCatalog,
+    SnapshotExporter,
     SnapshotGuildLookup,
     DeletedSnapshotGuildLookup,
     ScheduledSnapshotsJob,
@@ -29,6 +34,7 @@ import { SnapshotsRepository } from './snapshots.repository';
   exports: [
     RecoveryEvents,
     SnapshotsRepository,
+    ImageStore,
     SnapshotService,
     SnapshotGuildLookup,
     ScheduledSnapshotsJob,

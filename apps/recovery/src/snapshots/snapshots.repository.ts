@@ -24,6 +24,8 @@ export type SnapshotDetailRow = SnapshotRow & {
   /** Null where the payload does not keep them (version 1, or left out). */
   members_with_roles: unknown;
   bans: unknown;
+  emojis: unknown;
+  stickers: unknown;
   omitted: unknown;
   payload?: unknown;
 };
@@ -191,6 +193,8 @@ export class SnapshotsRepository {
                 cardinality(string_to_array(NULLIF(payload->'member_roles'->>'members', ''), ',')), 0)
               END AS members_with_roles,
               jsonb_array_length(payload->'bans') AS bans,
+              jsonb_array_length(payload->'emojis') AS emojis,
+              jsonb_array_length(payload->'stickers') AS stickers,
               payload->'omitted' AS omitted
               ${includePayload ? ', payload' : ''}
          FROM recovery.snapshots WHERE id = $1 AND guild_id = $2 AND deleted_at IS NULL`,

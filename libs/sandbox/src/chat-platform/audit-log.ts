@@ -50,3 +50,23 @@ export class AuditLogs {
 export function auditLogEntryWire({ guild_id: _guildId, ...entry }: FakeAuditLogEntry) {
   return structuredClone(entry);
 }
+
+/** The audit-log changes between two versions of an object, for the keys given. */
+export function changesOf<T extends object>(
+  before: T | null,
+  after: T | null,
+  keys: readonly (keyof T & string)[],
+): AuditLogChange[] {
+  const changes: AuditLogChange[] = [];
+  for (const key of keys) {
+    const old = before?.[key] ?? null;
+    const now = after?.[key] ?? null;
+    if (JSON.stringify(old) === JSON.stringify(now)) continue;
+    changes.push({
+      key,
+      ...(old !== null ? { old_value: old } : {}),
+      ...(now !== null ? { new_value: now } : {}),
+    });
+  }
+  return changes;
+}

@@ -1,7 +1,23 @@
-import { CHANNEL_TYPES, type FakeChannel, type FakeGuild } from './platform-state';
+import { CHANNEL_TYPES, type FakeChannel, type FakeForumFields, type FakeGuild } from './platform-state';
 
 /** The type-dependent channel fields. */
-export type TypeSpecificField = 'topic' | 'rate_limit_per_user' | 'bitrate' | 'user_limit';
+export type TypeSpecificField = 'topic' | 'rate_limit_per_user' | 'bitrate' | 'user_limit' | ForumField;
+
+/** The fields of forum and media channels (resources/channel, "Channel Object"). */
+export type ForumField = keyof FakeForumFields;
+
+/**
+ * A media channel has a forum's fields but its layout ("default_forum_layout ... used to display
+ * posts in GUILD_FORUM channels"). `default_thread_rate_limit_per_user` is documented for text and
+ * announcement channels too; the fake keeps it for forum and media channels only.
+ */
+const MEDIA_FIELDS: readonly ForumField[] = [
+  'available_tags',
+  'default_reaction_emoji',
+  'default_sort_order',
+  'default_thread_rate_limit_per_user',
+];
+const FORUM_FIELDS: readonly ForumField[] = [...MEDIA_FIELDS, 'default_forum_layout'];
 
 /** Which fields each guild channel type has (a category none, voice no topic, text no bitrate). */
 const FIELDS_BY_TYPE: Record<number, readonly TypeSpecificField[]> = {
@@ -10,7 +26,17 @@ const FIELDS_BY_TYPE: Record<number, readonly TypeSpecificField[]> = {
   4: [],
   5: ['topic'],
   13: ['bitrate', 'user_limit', 'rate_limit_per_user'],
-  15: ['topic', 'rate_limit_per_user'],
+  15: ['topic', 'rate_limit_per_user', ...FORUM_FIELDS],
+  16: ['topic', 'rate_limit_per_user', ...MEDIA_FIELDS],
+};
+
+/** A forum's fields before anything sets them, as the platform reports a new forum's. */
+const FORUM_DEFAULTS: Required<FakeForumFields> = {
+  available_tags: [],
+  default_reaction_emoji: null,
+  default_sort_order: null,
+  default_forum_layout: 0,
+  default_thread_rate_limit_per_user: 0,
 };
 
 const DEFAULT_BITRATE = 64_000;
@@ -52,4 +78,9 @@ export function fitFieldsToType(channel: FakeChannel): void {
   channel.rate_limit_per_user = has('rate_limit_per_user') ? (channel.rate_limit_per_user ?? 0) : null;
   channel.bitrate = has('bitrate') ? (channel.bitrate ?? DEFAULT_BITRATE) : null;
   channel.user_limit = has('user_limit') ? (channel.user_limit ?? 0) : null;
+  for (const field of FORUM_FIELDS) {
+    if (!has(field)) delete channel[field];
+    else if (channel[field] === undefined)
+      Object.assign(channel, { [field]: structuredClone(FORUM_DEFAULTS[field]) });
+  }
 }

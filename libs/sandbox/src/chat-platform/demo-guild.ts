@@ -55,6 +55,8 @@ export function demoGuildSpec(name = 'Demo Guild'): GuildSpec {
       rules_channel: 'rules',
       public_updates_channel: 'mod-log',
     },
+    // VIP's role emoji needs it (topics/permissions: role icons need ROLE_ICONS).
+    features: ['ROLE_ICONS'],
     roles: [
       { name: 'Member', permissions: MEMBER, color: 0x99aab5 },
       { name: 'Muted', permissions: 0n },

@@ -93,8 +93,8 @@ const INTERACTION_ANSWER_CAP_MS = 30_000;
  * token), so "Login with ..." can run against it; and its gateway (WebSocket at `/gateway`, found
  * through `GET /api/v10/gateway/bot`), so a `discord.js` Client can log in and hear the guild
  * events and audit-log entries that requests to the REST API cause; and what its CDN serves (the
- * images of custom emojis and stickers, under `/cdn`: see `cdnUrl`). Everything else is an
- * in-process control API for tests and the sandbox.
+ * images of custom emojis and stickers, guilds' icons, banners and splashes, and role icons, under
+ * `/cdn`: see `cdnUrl`). Everything else is an in-process control API for tests and the sandbox.
  */
 export class FakeChatPlatform {
   readonly botToken: string;
@@ -143,8 +143,9 @@ export class FakeChatPlatform {
 
   /**
    * Where the fake's CDN answers, standing for `https://cdn.discordapp.com` (a host of its own on
-   * the platform): `${cdnUrl}/emojis/{id}.png`, `${cdnUrl}/stickers/{id}.png`, with the images as
-   * uploaded (see `cdn.ts`).
+   * the platform): `${cdnUrl}/emojis/{id}.png`, `${cdnUrl}/stickers/{id}.png`,
+   * `${cdnUrl}/icons/{guild_id}/{hash}.png` (and `banners/`, `splashes/`, `discovery-splashes/`,
+   * `role-icons/{role_id}/`), with the images as uploaded (see `cdn.ts`).
    */
   get cdnUrl(): string {
     return `${this.loopback.url}${CDN_PATH}`;
@@ -198,7 +199,9 @@ export class FakeChatPlatform {
     }
     for (const user of state.users) this.store.users.set(user.id, structuredClone(user));
     for (const guild of state.guilds) {
-      this.store.guilds.set(guild.id, structuredClone(guild));
+      // A state saved before the fake kept guild images has none; their bytes are never saved.
+      const images = { banner: null, splash: null, discovery_splash: null };
+      this.store.guilds.set(guild.id, structuredClone({ ...images, ...guild }));
       this.gateway.guildAvailable(this.liveGuild(guild.id));
     }
   }

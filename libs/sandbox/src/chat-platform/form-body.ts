@@ -158,6 +158,24 @@ export class FormBody {
     return raw.map((_, index) => nested.snowflake(String(index), { required: true }) ?? '');
   }
 
+  /** A list of strings: at most `max` of them, each `min` to `maxLength` characters. */
+  strings(
+    field: string,
+    options: { max?: number; min?: number; maxLength?: number } = {},
+  ): string[] | null | undefined {
+    const raw = this.present(field, {});
+    if (raw === undefined || raw === null) return raw;
+    if (!Array.isArray(raw)) {
+      return this.fail(field, 'LIST_TYPE_CONVERT', 'Only iterables may be used in a ListType');
+    }
+    if (options.max !== undefined && raw.length > options.max) {
+      return this.fail(field, 'BASE_TYPE_MAX_LENGTH', `Must be ${options.max} or fewer in length.`);
+    }
+    const nested = new FormBody({ ...raw }, this.errors, [...this.path, field]);
+    const limits = { required: true, min: options.min, max: options.maxLength };
+    return raw.map((_, index) => nested.string(String(index), limits) ?? '');
+  }
+
   objects(field: string, options: { max?: number } = {}): FormBody[] | null | undefined {
     const raw = this.present(field, {});
     if (raw === undefined || raw === null) return raw;

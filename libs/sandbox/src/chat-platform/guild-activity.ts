@@ -26,6 +26,23 @@ const { Guilds, GuildMembers, GuildModeration } = GatewayIntentBits;
 const UNAUDITED_FIELDS = ['id', 'guild_id', 'colors', 'flags', 'managed', 'tags'];
 
 /**
+ * The change keys the audit log gives image fields: the hash, named as such (`icon_hash` for a
+ * guild's or a role's icon, `banner_hash`, `splash_hash`, `discovery_splash_hash`). Discord's
+ * audit-log docs listed these keys until they shortened the table to its exceptions;
+ * discord-api-types keeps them (APIAuditLogChangeKeyIconHash and the rest).
+ */
+const IMAGE_CHANGE_KEYS: Record<string, string> = {
+  icon: 'icon_hash',
+  banner: 'banner_hash',
+  splash: 'splash_hash',
+  discovery_splash: 'discovery_splash_hash',
+};
+
+function withImageKeys(changes: AuditLogChange[]): AuditLogChange[] {
+  return changes.map((change) => ({ ...change, key: IMAGE_CHANGE_KEYS[change.key] ?? change.key }));
+}
+
+/**
  * The fields that differ between two versions of an object, as an entry's changes: all of a
  * created object's set fields as new values, all of a deleted one's as old values.
  */
@@ -167,7 +184,7 @@ function describe(change: GuildChange, guild: FakeGuild, store: PlatformStore) {
       const entry: Entry = {
         target_id: (before ?? after)!.id,
         action_type,
-        changes: fieldChanges(before && roleWire(before), after && roleWire(after)),
+        changes: withImageKeys(fieldChanges(before && roleWire(before), after && roleWire(after))),
       };
       return {
         entries: change.audited ? [entry] : [],
@@ -184,7 +201,7 @@ function describe(change: GuildChange, guild: FakeGuild, store: PlatformStore) {
       const entry: Entry = {
         target_id: guild_id,
         action_type: AuditLogEvent.GuildUpdate,
-        changes: fieldChanges({ ...change.before }, { ...change.after }),
+        changes: withImageKeys(fieldChanges({ ...change.before }, { ...change.after })),
       };
       return {
         entries: change.audited ? [entry] : [],
@@ -234,9 +251,16 @@ function describe(change: GuildChange, guild: FakeGuild, store: PlatformStore) {
       };
     case 'entry':
       return {
-        entries: [change.entry],
+        entries: change.entry ? [change.entry] : [],
         dispatches: change.dispatch
-          ? [dispatch(change.dispatch.event, change.dispatch.data, change.dispatch.intent)]
+          ? [
+              {
+                ...dispatch(change.dispatch.event, change.dispatch.data, change.dispatch.intent),
+                ...(change.dispatch.permission !== undefined
+                  ? { permission: change.dispatch.permission }
+                  : {}),
+              },
+            ]
           : [],
       };
     case 'unban':

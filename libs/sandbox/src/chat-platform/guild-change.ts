@@ -37,13 +37,20 @@ export type GuildChange =
   | {
       kind: 'entry';
       guildId: string;
+      /** Null for a knock-on event that has no entry of its own (a moved webhook's old channel). */
       entry: {
         target_id: string | null;
         action_type: AuditLogEvent;
         changes?: AuditLogChange[];
         options?: Record<string, string>;
+      } | null;
+      dispatch?: {
+        event: GatewayDispatchEvents;
+        data: unknown;
+        intent: GatewayIntentBits;
+        /** Only for sessions whose account holds this permission (AutoMod events: MANAGE_GUILD). */
+        permission?: bigint;
       };
-      dispatch?: { event: GatewayDispatchEvents; data: unknown; intent: GatewayIntentBits };
     };
 
 /**
@@ -134,5 +141,6 @@ function memberOf(guild: FakeGuild, userId: string): FakeMember | undefined {
 }
 
 function isAudited(change: GuildChange): boolean {
-  return change.kind === 'ban' || change.kind === 'unban' || change.kind === 'entry' || change.audited;
+  if (change.kind === 'entry') return change.entry !== null;
+  return change.kind === 'ban' || change.kind === 'unban' || change.audited;
 }

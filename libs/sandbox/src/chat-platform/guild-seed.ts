@@ -1,12 +1,13 @@
 import { BOT_PERMISSIONS } from '@lib/chat-platform';
 import { PermissionFlagsBits as P } from 'discord-api-types/v10';
-import { fitFieldsToType } from './channel-fields';
+import { channelHasField, fitFieldsToType } from './channel-fields';
 import {
   CONTENT_TYPES,
   type ExpressionImage,
   PLACEHOLDER_ANIMATED_GIF,
   PLACEHOLDER_PNG,
 } from './expression-images';
+import { GUILD_IMAGE_FIELDS, type GuildImageField, describeImage } from './guild-images';
 import {
   CHANNEL_TYPES,
   type FakeChannel,
@@ -18,6 +19,7 @@ import {
   MAX_GUILD_ROLES,
 } from './platform-state';
 import type { PlatformStore } from './platform-store';
+import { type GuildSetupSpec, type SeededSetup, seedGuildSetup } from './guild-setup-seed';
 
 export interface RoleSpec {
   name: string;
@@ -28,7 +30,8 @@ export interface RoleSpec {
   colors?: { primary_color: number; secondary_color?: number | null; tertiary_color?: number | null };
   hoist?: boolean;
   mentionable?: boolean;
-  icon?: string | null;
+  /** The icon's image (PNG, JPEG or GIF bytes), served by the CDN at its hash. */
+  icon?: Buffer | null;
   unicode_emoji?: string | null;
 }
 
@@ -48,6 +51,16 @@ export interface ChannelSpec {
   bitrate?: number;
   user_limit?: number;
   overwrites?: OverwriteSpec[];
+  /**
+   * A forum's or media channel's fields (ignored for other types): its tags, each given an id,
+   * with a unicode emoji if any; the add-reaction emoji, a unicode emoji; the rest as the
+   * channel object has them. Unset ones have a new forum's defaults.
+   */
+  tags?: { name: string; moderated?: boolean; emoji_name?: string }[];
+  default_reaction_emoji?: string;
+  default_sort_order?: 0 | 1 | null;
+  default_forum_layout?: 0 | 1 | 2;
+  default_thread_rate_limit_per_user?: number;
 }
 
 export interface CategorySpec {
@@ -103,7 +116,6 @@ export interface GuildSpec {
   /** Channel settings name channels of the spec. */
   settings?: {
     description?: string | null;
-    icon?: string | null;
     verification_level?: number;
     default_message_notifications?: number;
     explicit_content_filter?: number;
@@ -116,9 +128,17 @@ export interface GuildSpec {
     public_updates_channel?: string;
   };
   everyonePermissions?: bigint;
+  /**
+   * The guild's icon, banner, splash and discovery splash as image bytes (PNG, JPEG or GIF), served
+   * by the CDN at their hashes. Not checked against the guild's features: the test's world.
+   */
+  images?: Partial<Record<GuildImageField, Buffer>>;
   /** Server boost level 0-3; default 0, as a new guild has. */
   premium_tier?: 0 | 1 | 2 | 3;
-  /** Guild features, e.g. ENHANCED_ROLE_COLORS; default none. */
+  /**
+   * Guild features, e.g. ENHANCED_ROLE_COLORS, or BANNER and ROLE_ICONS for the images; default
+   * none. They are not derived from `premium_tier`: a boosted guild's spec names its features.
+   */
   features?: string[];
   /** Lowest first: they get positions 1..n around the bot's role. Names must be unique. */
   roles?: RoleSpec[];
@@ -142,6 +162,8 @@ export interface GuildSpec {
     /** false seeds a guild the bot is not in (or was removed from). */
     member?: boolean;
   };
+  /** AutoMod rules, webhooks, welcome screen and onboarding (`./guild-setup-seed.ts`); default none. */
+  setup?: GuildSetupSpec;
 }
 
 export interface SeededGuild {
@@ -157,6 +179,8 @@ export interface SeededGuild {
   /** Ids by name. */
   emojis: Record<string, string>;
   stickers: Record<string, string>;
+  /** The setup's AutoMod rules and webhooks, ids by name; empty without a `setup`. */
+  setup: SeededSetup;
 }
 
 /**
@@ -262,6 +286,19 @@ function role(id: string, name: string, fields: Partial<FakeRole> = {}): FakeRol
   };
 }
 
+/** Keeps an image's bytes for the CDN and returns its hash. */
+function seedImage(
+  store: PlatformStore,
+  kind: Parameters<PlatformStore['images']['set']>[0],
+  ownerId: string,
+  bytes: Buffer,
+): string {
+  const described = describeImage(bytes);
+  if (!described) throw new Error(`guild spec gives an image that is not PNG, JPEG, GIF, WebP or AVIF`);
+  store.images.set(kind, ownerId, described);
+  return described.hash;
+}
+
 function lookup(ids: Record<string, string>, name: string, what: string): string {
   const id = ids[name];
   if (id === undefined) throw new Error(`guild spec names an unknown ${what} "${name}"`);
@@ -290,9 +327,9 @@ function seedRoles(store: PlatformStore, spec: GuildSpec, guildId: string) {
       },
       hoist: roleSpec.hoist ?? false,
       mentionable: roleSpec.mentionable ?? false,
-      icon: roleSpec.icon ?? null,
       unicode_emoji: roleSpec.unicode_emoji ?? null,
     });
+    if (roleSpec.icon) seeded.icon = seedImage(store, 'role_icon', seeded.id, roleSpec.icon);
     ids[roleSpec.name] = seeded.id;
     return seeded;
   });
@@ -340,6 +377,26 @@ function seedBans(store: PlatformStore, spec: GuildSpec, members: FakeMember[]) 
   return { bans, ids };
 }
 
+/** A forum's or media channel's fields from its spec, over the defaults `fitFieldsToType` gave. */
+function seedForumFields(store: PlatformStore, channel: FakeChannel, spec: ChannelSpec): void {
+  const { tags, default_reaction_emoji: reaction, ...settings } = spec;
+  channel.available_tags = (tags ?? []).map((tag) => ({
+    id: store.ids.next(),
+    name: tag.name,
+    moderated: tag.moderated ?? false,
+    emoji_id: null,
+    emoji_name: tag.emoji_name ?? null,
+  }));
+  if (reaction) channel.default_reaction_emoji = { emoji_id: null, emoji_name: reaction };
+  if (settings.default_sort_order !== undefined) channel.default_sort_order = settings.default_sort_order;
+  if (settings.default_thread_rate_limit_per_user !== undefined) {
+    channel.default_thread_rate_limit_per_user = settings.default_thread_rate_limit_per_user;
+  }
+  if (settings.default_forum_layout !== undefined && channelHasField(channel.type, 'default_forum_layout')) {
+    channel.default_forum_layout = settings.default_forum_layout;
+  }
+}
+
 /** Channels outside categories get positions 0..n, categories 0..n, and each category's channels 0..n. */
 function seedChannels(
   store: PlatformStore,
@@ -376,6 +433,7 @@ function seedChannels(
       permission_overwrites: overwrites(channelSpec.overwrites),
     };
     fitFieldsToType(channel);
+    if (channelHasField(type, 'available_tags')) seedForumFields(store, channel, channelSpec);
     ids[channelSpec.name] = channel.id;
     channels.push(channel);
     return channel.id;
@@ -402,11 +460,17 @@ export function seedGuild(store: PlatformStore, spec: GuildSpec): SeededGuild {
   const bans = seedBans(store, spec, members.members);
   const settings = spec.settings ?? {};
   const channelId = (name: string | undefined) => (name ? lookup(channels.ids, name, 'channel') : null);
+  const images = Object.fromEntries(
+    GUILD_IMAGE_FIELDS.map((field) => {
+      const bytes = spec.images?.[field];
+      return [field, bytes ? seedImage(store, field, guildId, bytes) : null];
+    }),
+  ) as Record<GuildImageField, string | null>;
   store.guilds.set(guildId, {
     id: guildId,
     name: spec.name,
     description: settings.description ?? null,
-    icon: settings.icon ?? null,
+    ...images,
     owner_id: owner.id,
     verification_level: settings.verification_level ?? 0,
     default_message_notifications: settings.default_message_notifications ?? 0,
@@ -433,6 +497,8 @@ export function seedGuild(store: PlatformStore, spec: GuildSpec): SeededGuild {
   const stickers: Record<string, string> = {};
   for (const sticker of spec.stickers ?? [])
     stickers[sticker.name] = seedSticker(store, guildId, owner.id, sticker);
+  const specIds = { roles: roles.ids, channels: channels.ids, emojis };
+  const setup = seedGuildSetup(store, guildId, owner.id, spec.setup ?? {}, specIds);
   return {
     guildId,
     ownerId: owner.id,
@@ -444,5 +510,6 @@ export function seedGuild(store: PlatformStore, spec: GuildSpec): SeededGuild {
     bans: bans.ids,
     emojis,
     stickers,
+    setup,
   };
 }

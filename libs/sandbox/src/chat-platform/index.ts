@@ -30,6 +30,15 @@ export {
   type SeededGuild,
   type StickerSpec,
 } from './guild-seed';
+export type {
+  AutoModActionSpec,
+  AutoModRuleSpec,
+  GuildSetupSpec,
+  OnboardingSpec,
+  SeededSetup,
+  WebhookSpec,
+  WelcomeScreenSpec,
+} from './guild-setup-seed';
 export type { InteractionsEndpoint, SlashCommand } from './interaction-delivery';
 export {
   INTERACTION_RESPONSE_DEADLINE_MS,

@@ -316,7 +316,8 @@ describe(FakeChatPlatform.name, () => {
         banner: null,
         owner: false,
         permissions: ALL_BITS.toString(),
-        features: [],
+        // The demo guild's VIP role has a role emoji, which needs ROLE_ICONS.
+        features: ['ROLE_ICONS'],
       },
       expect.objectContaining({ id: elsewhere.guildId, owner: false, permissions: expect.any(String) }),
     ]);

@@ -43,11 +43,13 @@ export const platformError = {
   unknownEmoji: error(404, 10014, 'Unknown Emoji'),
   unknownBan: error(404, 10026, 'Unknown Ban'),
   unknownSticker: error(404, 10060, 'Unknown Sticker'),
+  unknownTag: error(404, 10087, 'Unknown Tag'),
   maxRoles: error(400, 30005, 'Maximum number of guild roles reached (250)'),
   maxEmojis: error(400, 30008, 'Maximum number of emojis reached'),
   maxChannels: error(400, 30013, 'Maximum number of guild channels reached (500)'),
   maxStickers: error(400, 30039, 'Maximum number of stickers reached'),
   requestTooLarge: error(413, 40005, 'Request entity too large'),
+  tagNamesNotUnique: error(400, 40061, 'Tag names must be unique'),
   missingAccess: error(403, 50001, 'Missing Access'),
   emptyMessage: error(400, 50006, 'Cannot send an empty message'),
   cannotMessageUser: error(403, 50007, 'Cannot send messages to this user'),
@@ -62,4 +64,15 @@ export const platformError = {
   /** A bulk ban that banned nobody. */
   failedToBanUsers: error(500, 500000, 'Failed to ban users'),
   invalidFormBody: (errors: FieldErrors) => new PlatformHttpError(400, 50035, 'Invalid Form Body', errors),
+  unknownWelcomeScreen: error(404, 10069, 'Unknown Guild Welcome Screen'),
+  /**
+   * Discord documents no JSON code for a rule id it does not know (topics/opcodes-and-status-codes
+   * lists none); the fake answers 404 with code 0, so a client can go by the status alone.
+   */
+  unknownAutoModRule: error(404, 0, 'Unknown Auto Moderation Rule'),
+  maxWebhooks: error(400, 30007, 'Maximum number of webhooks reached (15)'),
+  maxGuildWebhooks: error(400, 30058, 'Maximum number of webhooks per guild reached (1000)'),
+  cannotActOnChannelType: error(400, 50024, 'Cannot execute action on this channel type'),
+  onboardingRequirementsNotMet: error(400, 350000, 'Cannot enable onboarding, requirements are not met'),
+  onboardingBelowRequirements: error(400, 350001, 'Cannot update onboarding while below requirements'),
 };

@@ -32,8 +32,38 @@ export interface FakeOverwrite {
   deny: string;
 }
 
-/** Fields a channel's type does not have are null. */
-export interface FakeChannel extends PlatformChannel {
+/** A tag of a forum or media channel (resources/channel, "Forum Tag Object"). */
+export interface FakeForumTag {
+  id: string;
+  name: string;
+  moderated: boolean;
+  /** At most one of the two is set: a custom emoji of the guild, or a unicode emoji. */
+  emoji_id: string | null;
+  emoji_name: string | null;
+}
+
+/** The emoji of a forum or media channel's add-reaction button ("Default Reaction Object"). */
+export interface FakeDefaultReaction {
+  emoji_id: string | null;
+  emoji_name: string | null;
+}
+
+/**
+ * The fields of forum (15) and media (16) channels; other types have none of them (the keys are
+ * absent, not null). `default_forum_layout` is the forum's alone.
+ */
+export interface FakeForumFields {
+  available_tags?: FakeForumTag[];
+  default_reaction_emoji?: FakeDefaultReaction | null;
+  /** 0 latest activity, 1 creation date; null: not set. */
+  default_sort_order?: 0 | 1 | null;
+  /** 0 not set, 1 list, 2 gallery. */
+  default_forum_layout?: 0 | 1 | 2;
+  default_thread_rate_limit_per_user?: number;
+}
+
+/** Fields a channel's type does not have are null (the forum fields: absent). */
+export interface FakeChannel extends PlatformChannel, FakeForumFields {
   guild_id: string;
   permission_overwrites: FakeOverwrite[];
 }
@@ -51,6 +81,10 @@ export interface FakeMember {
 export type FakeGuildSettings = GuildSettings;
 
 export interface FakeGuild extends FakeGuildSettings {
+  /** Image hashes (reference, "Image Formatting"), null for none; the bytes are in the store's `images`. */
+  banner: string | null;
+  splash: string | null;
+  discovery_splash: string | null;
   roles: FakeRole[];
   channels: FakeChannel[];
   members: FakeMember[];
@@ -91,11 +125,14 @@ export interface RequestRecord {
   auditLogReason: string | null;
 }
 
-/** The channel types the fake knows: the platform's guild channel types, and direct messages. */
-export const CHANNEL_TYPES = { ...CHANNEL_TYPE, dm: 1 } as const;
+/**
+ * The channel types the fake knows: the platform's guild channel types, media channels (16,
+ * "GUILD_MEDIA", which the docs say is "still in active development"), and direct messages.
+ */
+export const CHANNEL_TYPES = { ...CHANNEL_TYPE, media: 16, dm: 1 } as const;
 
 /** The guild channel types the fake serves. */
-export const GUILD_CHANNEL_TYPES: readonly number[] = Object.values(CHANNEL_TYPE);
+export const GUILD_CHANNEL_TYPES: readonly number[] = [...Object.values(CHANNEL_TYPE), CHANNEL_TYPES.media];
 
 export const MAX_GUILD_ROLES = 250;
 export const MAX_GUILD_CHANNELS = 500;

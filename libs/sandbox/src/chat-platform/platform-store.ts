@@ -2,11 +2,15 @@ import { AuditLogs } from './audit-log';
 import { BoundedLog } from './bounded-log';
 import { GatewayLimits } from './gateway/gateway-limits';
 import { type FakeWebhook, GuildExpressions } from './guild-expressions';
+import { GuildImages } from './guild-images';
 import { InteractionStore } from './interactions';
 import { OAuthStore } from './oauth-store';
 import { platformError } from './platform-error';
 import type { DmRecord, FakeChannel, FakeGuild, FakeMember, FakeRole, FakeUser } from './platform-state';
 import { SnowflakeGenerator } from './snowflake';
+import { AutoModRules } from './automod-rules';
+import { WebhookAvatars } from './webhook-avatars';
+import { WelcomeFlows } from './welcome-flow';
 
 /** How long the platform remembers a message's nonce for `enforce_nonce` ("the past few minutes"). */
 export const NONCE_WINDOW_MS = 5 * 60_000;
@@ -31,6 +35,8 @@ export class PlatformStore {
   readonly bans = new Map<string, Map<string, string | null>>();
   /** Each guild's custom emojis and stickers, and its vanity URL code (parts the guild object leaves to its own routes). */
   readonly expressions = new GuildExpressions();
+  /** The bytes behind each guild's icon, banner and splashes and its roles' icons, for the CDN. */
+  readonly images = new GuildImages();
   /** Webhooks by id. */
   readonly webhooks = new Map<string, FakeWebhook>();
   /**
@@ -38,6 +44,12 @@ export class PlatformStore {
    * for every other): the platform then refuses them the member list.
    */
   readonly withoutMembersIntent = new Set<string>();
+  /** Each guild's AutoMod rules. */
+  readonly autoModRules = new AutoModRules();
+  /** Each webhook's avatar image, served by the CDN. */
+  readonly webhookAvatars = new WebhookAvatars();
+  /** Each guild's welcome screen and onboarding flow. */
+  readonly welcomeFlows = new WelcomeFlows();
   /** Where the gateway listens (`ws://host:port/gateway`) while the server runs. */
   gatewayUrl?: string;
   private readonly dmRecipientByChannel = new Map<string, string>();
@@ -142,12 +154,19 @@ export class PlatformStore {
 
   /** Drops a guild and what the store keeps beside it (its bans and audit log). */
   deleteGuild(id: string): void {
+    const roleIds = this.guilds.get(id)?.roles.map((role) => role.id) ?? [];
+    this.images.dropGuild(id, roleIds);
     this.guilds.delete(id);
     this.bans.delete(id);
     this.expressions.dropGuild(id);
-    for (const [webhookId, webhook] of this.webhooks)
-      if (webhook.guild_id === id) this.webhooks.delete(webhookId);
+    for (const [webhookId, webhook] of this.webhooks) {
+      if (webhook.guild_id !== id) continue;
+      this.webhooks.delete(webhookId);
+      this.webhookAvatars.set(webhookId, null);
+    }
     this.auditLogs.dropGuild(id);
+    this.autoModRules.dropGuild(id);
+    this.welcomeFlows.dropGuild(id);
   }
 
   /**
@@ -159,6 +178,7 @@ export class PlatformStore {
     this.gatewayLimits.clear();
     this.bans.clear();
     this.expressions.clear();
+    this.images.clear();
     this.webhooks.clear();
     this.withoutMembersIntent.clear();
     this.auditLogs.clear();
@@ -171,6 +191,9 @@ export class PlatformStore {
     this.dmChannelByRecipient.clear();
     this.oauth.clear();
     this.interactions.clear();
+    this.autoModRules.clear();
+    this.webhookAvatars.clear();
+    this.welcomeFlows.clear();
   }
 
   private forgetNoncesBefore(cutoff: number): void {

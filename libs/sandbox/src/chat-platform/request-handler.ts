@@ -194,15 +194,20 @@ async function answerPage(
 }
 
 /**
- * A request for the CDN's host, served under `CDN_PATH`: an emoji's or sticker's image. No
+ * A request for the CDN's host, served under `CDN_PATH`: an emoji's, sticker's, guild's or role's image. No
  * Authorization (the CDN takes none); failures may be injected under its paths.
  */
-async function answerCdn(method: string, pathname: string, context: RequestHandlerContext): Promise<Answer> {
+async function answerCdn(
+  method: string,
+  pathname: string,
+  query: URLSearchParams,
+  context: RequestHandlerContext,
+): Promise<Answer> {
   const failure = await injectedFailure(method, pathname, context);
   if (failure) return failure;
   // HEAD too, as any HTTP server: Node's server leaves the body out of its answer.
   if (method !== 'GET' && method !== 'HEAD') return errorAnswer(platformError.methodNotAllowed());
-  return { status: 200, headers: {}, bytes: cdnAsset(pathname, context.store) };
+  return { status: 200, headers: {}, bytes: cdnAsset(pathname, context.store, query) };
 }
 
 function pageAnswer(page: PageResponse): Answer {
@@ -248,7 +253,7 @@ export async function handlePlatformRequest(
   const cdn = path === null && pathname.startsWith(`${CDN_PATH}/`);
   let result: Answer;
   try {
-    if (cdn) result = await answerCdn(method, pathname, context);
+    if (cdn) result = await answerCdn(method, pathname, query, context);
     else if (path === null) result = await answerPage(method, pathname, query, context);
     else result = await answer(req, method, path, query, match, context);
   } catch (error) {

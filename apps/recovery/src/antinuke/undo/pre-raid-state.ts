@@ -39,9 +39,12 @@ export interface PreRaidInput {
   targets: { banned: readonly string[]; rolesStripped: readonly { user_id: string; role_id: string }[] };
 }
 
-/** An object the actor deleted whose previous version nothing kept: it cannot be put back. */
+/**
+ * An object the actor deleted whose previous version nothing kept: it cannot be put back (an
+ * emoji, sticker or guild image: no snapshot from before the raid kept its image).
+ */
 export interface UnknownObject {
-  object_type: 'channel' | 'role';
+  object_type: 'channel' | 'role' | 'emoji' | 'sticker' | 'guild_image';
   object_id: string;
 }
 

@@ -12,6 +12,7 @@ import {
 import { SnapshotService } from '../../snapshots/snapshot.service';
 import { ChangeJournalRepository } from '../../sync/change-journal.repository';
 import { BotRemovalReadBack } from './bot-removal-read-back';
+import { composePreRaidExpressions } from './pre-raid-expressions';
 import { BEFORE_IMAGE_SLACK_MS, composePreRaidState, type UnknownObject } from './pre-raid-state';
 import { RaidUndoRepository } from './raid-undo.repository';
 import { AntiNukeErrors } from '../antinuke.errors';
@@ -79,9 +80,11 @@ export class RaidUndoService {
     const raidStart = new Date(incident.first_action_at);
     const since = new Date(raidStart.getTime() - BEFORE_IMAGE_SLACK_MS);
 
-    const [now, membership, actorEntries, journal, targets, snapshot] = await Promise.all([
+    const [now, membership, emojis, stickers, actorEntries, journal, targets, snapshot] = await Promise.all([
       this.platform.getGuildState(guild.platformGuildId),
       readGuildMembership(this.platform, guild.platformGuildId, { members: true, bans: true }),
+      this.platform.listEmojis(guild.platformGuildId),
+      this.platform.listStickers(guild.platformGuildId),
       this.journal.entriesBy(guildId, actor, since),
       this.journal.changesSince(guildId, new Date(since.getTime() - BEFORE_IMAGE_SLACK_MS)),
       this.repository.targets(incidentId),
@@ -90,18 +93,27 @@ export class RaidUndoService {
       throw toUserFacingError(error);
     });
     const composed = composePreRaidState({ now, membership, snapshot, actorEntries, journal, targets });
-    if (composed.unknown.length > 0) {
-      this.logger.warn(
-        { guild_id: guildId, incident_id: incidentId, unknown: composed.unknown },
-        'raid undo incomplete',
-      );
+    const expressions = composePreRaidExpressions({
+      guild: now.guild,
+      emojis,
+      stickers,
+      snapshot,
+      actorEntries,
+    });
+    const state = { ...composed.state, guild: { ...composed.state.guild, ...expressions.imageHashes } };
+    const unknown = [...composed.unknown, ...expressions.unknown];
+    if (unknown.length > 0) {
+      this.logger.warn({ guild_id: guildId, incident_id: incidentId, unknown }, 'raid undo incomplete');
     }
 
     if (incident.undo_snapshot_id) {
       const kept = await this.repository.payload(incident.undo_snapshot_id);
-      const fresh = serialiseSnapshot(composed.state, new Date(), composed.membership).json;
+      const fresh = serialiseSnapshot(state, new Date(), composed.membership, {
+        parts: expressions.parts,
+        omitted: [],
+      }).json;
       if (kept && isDeepStrictEqual(withoutTime(JSON.parse(fresh)), withoutTime(kept))) {
-        return { snapshot_id: incident.undo_snapshot_id, created: false, unknown_objects: composed.unknown };
+        return { snapshot_id: incident.undo_snapshot_id, created: false, unknown_objects: unknown };
       }
     }
     const created = await this.snapshots.create({
@@ -109,10 +121,10 @@ export class RaidUndoService {
       trigger: 'antinuke',
       createdByUser: null,
       description: `The guild before the raid of AntiNuke incident ${incidentId}`,
-      composed: { state: composed.state, membership: composed.membership },
+      composed: { state, membership: composed.membership, expressions: expressions.parts },
     });
     await this.repository.recordUndo(incidentId, created.id);
-    return { snapshot_id: created.id, created: true, unknown_objects: composed.unknown };
+    return { snapshot_id: created.id, created: true, unknown_objects: unknown };
   }
 
   /** The newest snapshot from before the raid; one this build cannot read is not used. */

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { GuildRegistry } from '../../guilds/guild-registry.service';
 import { GuildsModule } from '../../guilds/guilds.module';
+import { ImageStore } from '../../snapshots/images/image-store';
 import { SnapshotService } from '../../snapshots/snapshot.service';
 import { SnapshotsModule } from '../../snapshots/snapshots.module';
 import { LiveSyncControl } from '../../sync/live-sync-control.repository';
@@ -32,6 +33,7 @@ import { createRestoreActivities, RESTORE_ACTIVITIES } from './restore.activitie
         RestoreSteps,
         SnapshotService,
         LiveSyncControl,
+        ImageStore,
       ],
       useFactory: (
         jobs: RestoreJobsRepository,
@@ -40,7 +42,8 @@ import { createRestoreActivities, RESTORE_ACTIVITIES } from './restore.activitie
         steps: RestoreSteps,
         snapshots: SnapshotService,
         liveSync: LiveSyncControl,
-      ) => createRestoreActivities({ jobs, guilds, comparisons, steps, snapshots, liveSync }),
+        images: ImageStore,
+      ) => createRestoreActivities({ jobs, guilds, comparisons, steps, snapshots, liveSync, images }),
     },
   ],
   exports: [RESTORE_ACTIVITIES, RestoreJobsRepository, RestoreComparisons],

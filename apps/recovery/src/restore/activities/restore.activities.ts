@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { GuildRegistry } from '../../guilds/guild-registry.service';
+import type { ImageStore } from '../../snapshots/images/image-store';
 import type { SnapshotService } from '../../snapshots/snapshot.service';
 import type { LiveSyncControl } from '../../sync/live-sync-control.repository';
 import type { RestoreComparisons } from '../restore-comparisons';
@@ -28,6 +29,7 @@ export interface RestoreActivityDeps {
   steps: RestoreSteps;
   snapshots: SnapshotService;
   liveSync: LiveSyncControl;
+  images: ImageStore;
 }
 
 /** The activities over this app's services (RestoreActivitiesModule): the worker's and the in-process runner's. */
@@ -39,7 +41,7 @@ const HEARTBEAT_INTERVAL_MS = 2_000;
 
 /** The restore's activities over the app's services (temporalio samples' `createActivities(deps)`). */
 export function createRestoreActivities(deps: RestoreActivityDeps): RestoreActivities {
-  const { jobs, guilds, comparisons, steps, snapshots, liveSync } = deps;
+  const { jobs, guilds, comparisons, steps, snapshots, liveSync, images } = deps;
 
   async function job(ref: JobRef): Promise<RestoreJobRow> {
     const row = await jobs.get(ref.jobId);
@@ -74,6 +76,13 @@ export function createRestoreActivities(deps: RestoreActivityDeps): RestoreActiv
         }),
       learnRecordedIds: async () =>
         comparison.ids.learnRecorded(await comparisons.recordedReplacements(row.guild_id)),
+      readImages: async (digests) => {
+        const read = await images.read(digests);
+        const missing = digests.filter((digest) => !read.has(digest));
+        if (missing.length > 0)
+          throw new Error(`the image store lacks the snapshot's images ${missing.join(', ')}`);
+        return read;
+      },
     });
   }
 

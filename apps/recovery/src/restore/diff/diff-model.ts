@@ -1,5 +1,8 @@
 import type {
+  GuildImageSlot,
   GuildSettings,
+  PlatformEmoji,
+  PlatformSticker,
   GuildState,
   PlatformBan,
   PlatformChannel,
@@ -10,7 +13,8 @@ import type { Unreadable } from '../../snapshots/guild-membership';
 import type { SnapshotPayload } from '../../snapshots/snapshot-payload';
 import type { RestoreScope } from '@lib/contracts';
 
-export type IdKind = 'role' | 'channel';
+/** `image`: a guild image's hash (its icon, banner...), which a new upload replaces. */
+export type IdKind = 'role' | 'channel' | 'emoji' | 'sticker' | 'image';
 
 /**
  * Where a snapshot's platform id lives now. A role or channel the restore creates anew gets a new
@@ -112,6 +116,29 @@ export interface ClampedItem {
   reason: string;
 }
 
+/** A custom emoji as the diff shows it; `roles` (who may use it; empty: everyone) are role ids. */
+export interface EmojiItem {
+  id: string;
+  name: string;
+  animated: boolean;
+  roles: string[];
+}
+
+export interface StickerItem {
+  id: string;
+  name: string;
+  description: string | null;
+  tags: string;
+  format_type: number;
+}
+
+/** One of the guild's images put back (`target` a snapshot's hash) or removed (`target` null). */
+export interface GuildImageItem {
+  slot: GuildImageSlot;
+  current: string | null;
+  target: string | null;
+}
+
 /** Something the restore will not attempt, with why (e.g. a role above the bot's highest role). */
 export interface SkippedItem {
   scope: RestoreScope;
@@ -123,7 +150,7 @@ export interface SkippedItem {
 /** The boost level and features are the platform's to give (boosts, plans), not a restore's. */
 export type RestorableSetting = Exclude<
   keyof GuildSettings,
-  'id' | 'owner_id' | 'icon' | 'premium_tier' | 'features'
+  'id' | 'owner_id' | 'premium_tier' | 'features' | GuildImageSlot
 >;
 
 /** docs/behaviour.md §2.2. Items are sorted so equal guilds give byte-equal diffs (and equal hashes). */
@@ -147,6 +174,18 @@ export interface RestoreDiff {
    */
   members_absent: number;
   bans_to_lift: BanItem[];
+  /**
+   * The guild's custom emojis, stickers and images (scopes `emojis`, `stickers`, `guild_images`):
+   * present only when the restore asks for their scope, so a diff of the other scopes is as it was
+   * before they existed (and its hash with it).
+   */
+  emojis_to_create?: EmojiItem[];
+  emojis_to_update?: UpdateItem<EmojiItem>[];
+  emojis_to_delete?: EmojiItem[];
+  stickers_to_create?: StickerItem[];
+  stickers_to_update?: UpdateItem<StickerItem>[];
+  stickers_to_delete?: StickerItem[];
+  guild_images_to_set?: GuildImageItem[];
   skipped: SkippedItem[];
   /** Values restored as the live guild's limits allow, not as the snapshot has them. */
   clamped: ClampedItem[];
@@ -164,9 +203,16 @@ export interface BotStanding {
   roleIds: readonly string[];
 }
 
+/** The live guild's custom emojis and stickers; read only for their scopes. */
+export interface LiveExpressions {
+  emojis: PlatformEmoji[];
+  stickers: PlatformSticker[];
+}
+
 export interface DiffInput {
   target: SnapshotPayload;
   live: GuildState;
+  expressions?: LiveExpressions;
   /** The guild's members now; read only for the `member_roles` scope. */
   members?: PlatformMember[] | Unreadable;
   /** The guild's bans now; read only for the `bans` scope. */
@@ -190,6 +236,11 @@ export const SKIP_REASON = {
   roleNotRestored: 'its role is not restored',
   notInSnapshot: 'the snapshot was taken before members’ roles and bans were kept',
   notRead: 'the guild’s list was not read for this comparison',
+  expressionsNotInSnapshot: 'the snapshot was taken before emojis, stickers and images were kept',
+  imageNotKept: 'its image is not in the snapshot (see the snapshot’s omitted parts)',
+  noFreeSlot: 'no free slot is left at the guild’s boost level',
+  lottieNotAllowed: 'animated (Lottie) stickers can be uploaded only by verified and partnered servers',
+  managedEmoji: 'managed by an integration; it comes back when the integration is re-added',
 } as const;
 
 /** A role or channel the restore recreated under a new platform id. */

@@ -45,6 +45,10 @@ export const ROUTE = {
   /** One call per member, carrying all the roles they get back. */
   memberUpdate: 'PATCH /guilds/:id/members/:id',
   banDelete: 'DELETE /guilds/:id/bans/:id',
+  emojiCreate: 'POST /guilds/:id/emojis',
+  emojiChange: 'PATCH|DELETE /guilds/:id/emojis/:id',
+  stickerCreate: 'POST /guilds/:id/stickers',
+  stickerChange: 'PATCH|DELETE /guilds/:id/stickers/:id',
 } as const;
 
 export interface RestoreCallEstimate {
@@ -73,6 +77,11 @@ export function estimateRestoreCalls(diff: RestoreDiff): RestoreCallEstimate {
   if (Object.keys(diff.guild_settings_diff).length > 0) add(ROUTE.guildSettings);
   add(ROUTE.memberUpdate, diff.members_to_update);
   add(ROUTE.banDelete, diff.bans_to_lift.length);
+  add(ROUTE.emojiCreate, diff.emojis_to_create?.length ?? 0);
+  add(ROUTE.emojiChange, (diff.emojis_to_update?.length ?? 0) + (diff.emojis_to_delete?.length ?? 0));
+  add(ROUTE.stickerCreate, diff.stickers_to_create?.length ?? 0);
+  add(ROUTE.stickerChange, (diff.stickers_to_update?.length ?? 0) + (diff.stickers_to_delete?.length ?? 0));
+  if ((diff.guild_images_to_set?.length ?? 0) > 0) add(ROUTE.guildSettings);
   const steps = stepsWithWork(diff);
   for (const read of LIVE_STATE_READS) add(read, steps);
   const calls = Object.values(perRoute).reduce((sum, count) => sum + count, 0);

@@ -1,5 +1,5 @@
-import type { GuildState } from '@lib/chat-platform';
-import type { IdKind, IdReplacement, IdResolution } from './diff-model';
+import { GUILD_IMAGE_SLOTS, type GuildState } from '@lib/chat-platform';
+import type { IdKind, IdReplacement, IdResolution, LiveExpressions } from './diff-model';
 
 /** Resolves snapshot ids against one live guild and the guild's recorded replacements. */
 export class SnapshotIdResolution implements IdResolution {
@@ -7,12 +7,22 @@ export class SnapshotIdResolution implements IdResolution {
   private readonly replacements: Record<IdKind, Map<string, string>> = {
     role: new Map(),
     channel: new Map(),
+    emoji: new Map(),
+    sticker: new Map(),
+    image: new Map(),
   };
 
-  constructor(live: GuildState, replacements: Iterable<IdReplacement>) {
+  /** `expressions`: the live emojis and stickers, when they were read (their scopes). */
+  constructor(live: GuildState, replacements: Iterable<IdReplacement>, expressions?: LiveExpressions) {
+    const imageHashes = GUILD_IMAGE_SLOTS.map((slot) => live.guild[slot]).filter(
+      (hash) => typeof hash === 'string',
+    );
     this.liveIds = {
       role: new Set(live.roles.map((role) => role.id)),
       channel: new Set(live.channels.map((channel) => channel.id)),
+      emoji: new Set(expressions?.emojis.map((emoji) => emoji.id)),
+      sticker: new Set(expressions?.stickers.map((sticker) => sticker.id)),
+      image: new Set(imageHashes),
     };
     for (const { kind, original_id, replacement_id } of replacements) {
       this.replacements[kind].set(original_id, replacement_id);

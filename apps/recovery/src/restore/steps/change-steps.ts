@@ -127,7 +127,43 @@ export const CHANGE_STEP_TABLE = {
     countedOnlyWhenRun: true,
     label: 'Lift the raid’s bans',
   },
+  RestoreEmojis: {
+    scope: 'emojis',
+    activity: 'restoreEmojis',
+    phase: 2,
+    // An emoji may be kept to some roles: it names them once they are made.
+    dependsOn: ['CreateOrUpdateRoles'],
+    changes: (diff) =>
+      sizeOf(diff.emojis_to_create) + sizeOf(diff.emojis_to_update) + sizeOf(diff.emojis_to_delete),
+    counts: { created: 'emojis_created', updated: 'emojis_updated', deleted: 'emojis_deleted' },
+    countedOnlyWhenRun: true,
+    label: 'Put back custom emojis',
+  },
+  RestoreStickers: {
+    scope: 'stickers',
+    activity: 'restoreStickers',
+    phase: 2,
+    changes: (diff) =>
+      sizeOf(diff.stickers_to_create) + sizeOf(diff.stickers_to_update) + sizeOf(diff.stickers_to_delete),
+    counts: { created: 'stickers_created', updated: 'stickers_updated', deleted: 'stickers_deleted' },
+    countedOnlyWhenRun: true,
+    label: 'Put back stickers',
+  },
+  RestoreGuildImages: {
+    scope: 'guild_images',
+    activity: 'restoreGuildImages',
+    phase: 3,
+    changes: (diff) => sizeOf(diff.guild_images_to_set),
+    counts: { updated: 'guild_images_updated' },
+    countedOnlyWhenRun: true,
+    label: 'Put back the server’s icon and banner',
+  },
 } as const satisfies Record<string, ChangeStepDescription>;
+
+/** A diff section that is present only when its scope was asked for. */
+function sizeOf(items: readonly unknown[] | undefined): number {
+  return items?.length ?? 0;
+}
 
 export type ChangeStep = keyof typeof CHANGE_STEP_TABLE;
 

@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { ChatPlatformClient } from '@lib/chat-platform';
 import type { ChangeStep, StepOutcome } from '../workflows/restore-contract';
 import { createOrUpdateChannels } from './channel-steps';
+import { restoreEmojis, restoreStickers } from './expression-steps';
+import { restoreGuildImages } from './guild-images-step';
 import { restoreMemberRoles } from './member-roles-step';
 import { applyPermissionOverrides } from './override-steps';
 import { platformWaitOf } from './platform-wait';
@@ -25,6 +27,9 @@ export const STEP_HANDLERS: Record<ChangeStep, StepHandler> = {
   UpdateGuildSettings: updateGuildSettings,
   RestoreMemberRoles: restoreMemberRoles,
   LiftBans: liftBans,
+  RestoreEmojis: restoreEmojis,
+  RestoreStickers: restoreStickers,
+  RestoreGuildImages: restoreGuildImages,
 };
 
 /**

@@ -49,7 +49,7 @@ async function deleteBatch<T>(
 }
 
 /** Deleting what is already gone is done (a retry after the platform applied the first try). */
-async function goneIsDone(call: Promise<unknown>): Promise<void> {
+export async function goneIsDone(call: Promise<unknown>): Promise<void> {
   try {
     await call;
   } catch (error) {

@@ -1,6 +1,7 @@
 import type { ChatPlatformClient } from '@lib/chat-platform';
 import type { RestoreComparison } from '../restore-comparisons';
-import type { RestoreDiff } from '../restore-diff';
+import type { StoredImage } from '../../snapshots/images/image-store';
+import type { IdKind, RestoreDiff } from '../restore-diff';
 import type { ChangeStep, StepOutcome } from '../workflows/restore-contract';
 
 /** What one call of a change step works from. */
@@ -16,7 +17,12 @@ export interface StepContext {
    * or channel they have not made yet waits for a later call instead of going without it.
    */
   awaiting: readonly ChangeStep[];
-  recordReplacement(kind: 'role' | 'channel', originalId: string, replacementId: string): Promise<void>;
+  recordReplacement(kind: IdKind, originalId: string, replacementId: string): Promise<void>;
+  /**
+   * The kept images of `digests` (emojis, stickers, the guild's own), from the image store; fails
+   * if one is missing, which the snapshot's references to them rule out.
+   */
+  readImages(digests: readonly string[]): Promise<Map<string, StoredImage>>;
   /** Adds to `comparison.ids` the replacements recorded since it was read (by the steps beside). */
   learnRecordedIds(): Promise<void>;
 }

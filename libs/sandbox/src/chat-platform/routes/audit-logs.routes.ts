@@ -1,10 +1,12 @@
 import { AuditLogEvent, PermissionFlagsBits } from 'discord-api-types/v10';
 import { type FakeAuditLogEntry, auditLogEntryWire } from '../audit-log';
+import { autoModRuleWire } from '../automod-rules';
 import { BotAuthority } from '../bot-authority';
 import { FormBody } from '../form-body';
 import type { PlatformStore } from '../platform-store';
 import { userWire } from '../wire-format';
 import { type PlatformRoute, ok } from './platform-route';
+import { webhookWire } from './webhooks.routes';
 
 const INTEGER_PARAMETERS = ['limit', 'action_type'];
 
@@ -27,6 +29,45 @@ function usersOf(entries: FakeAuditLogEntry[], store: PlatformStore) {
     const user = store.users.get(id);
     return user ? [userWire(user)] : [];
   });
+}
+
+const WEBHOOK_ENTRIES: readonly AuditLogEvent[] = [
+  AuditLogEvent.WebhookCreate,
+  AuditLogEvent.WebhookUpdate,
+  AuditLogEvent.WebhookDelete,
+];
+const RULE_ENTRIES: readonly AuditLogEvent[] = [
+  AuditLogEvent.AutoModerationRuleCreate,
+  AuditLogEvent.AutoModerationRuleUpdate,
+  AuditLogEvent.AutoModerationRuleDelete,
+];
+
+/** The ids the entries of these action types target. */
+function targetsOf(entries: FakeAuditLogEntry[], types: readonly AuditLogEvent[]): Set<string> {
+  return new Set(
+    entries.flatMap((entry) =>
+      types.includes(entry.action_type) && entry.target_id ? [entry.target_id] : [],
+    ),
+  );
+}
+
+/**
+ * The webhooks and AutoMod rules the entries refer to ("List of webhooks referenced in the audit
+ * log"): those that still exist (the platform's answer for a deleted one is not documented).
+ */
+function referencedSetup(entries: FakeAuditLogEntry[], guildId: string, store: PlatformStore) {
+  const webhookIds = targetsOf(entries, WEBHOOK_ENTRIES);
+  const ruleIds = targetsOf(entries, RULE_ENTRIES);
+  return {
+    webhooks: [...webhookIds].flatMap((id) => {
+      const webhook = store.webhooks.get(id);
+      return webhook ? [webhookWire(webhook, store)] : [];
+    }),
+    auto_moderation_rules: store.autoModRules
+      .of(guildId)
+      .filter((rule) => ruleIds.has(rule.id))
+      .map(autoModRuleWire),
+  };
 }
 
 export const auditLogRoutes: PlatformRoute[] = [
@@ -59,11 +100,10 @@ export const auditLogRoutes: PlatformRoute[] = [
         audit_log_entries: entries.map(auditLogEntryWire),
         users: usersOf(entries, store),
         application_commands: [],
-        auto_moderation_rules: [],
         guild_scheduled_events: [],
         integrations: [],
         threads: [],
-        webhooks: [],
+        ...referencedSetup(entries, guild.id, store),
       });
     },
   },

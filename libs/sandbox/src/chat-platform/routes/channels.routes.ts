@@ -20,6 +20,7 @@ import {
   checkParent,
   readChannelFields,
 } from './channel-form';
+import { readForumFields } from './forum-form';
 import { type PlatformRoute, created, noContent, ok } from './platform-route';
 
 const TYPE_CHANGES: readonly number[] = [CHANNEL_TYPES.text, CHANNEL_TYPES.announcement];
@@ -50,6 +51,21 @@ function checkOverwriteRights(
   const sent = new Set(overwrites.map((overwrite) => overwrite.id));
   const removed = (channel?.permission_overwrites ?? []).filter((overwrite) => !sent.has(overwrite.id));
   checkOverwrites([...overwrites, ...removed], guild, store, bot, channel);
+}
+
+/**
+ * Media channels are for Community guilds. The API docs do not say so (they say only that the type
+ * is "still in active development"); Discord's Help Center does, and the fake refuses a media
+ * channel elsewhere with 400 Invalid Form Body on `type` (GUILD_FEATURE_REQUIRED, a code of the
+ * fake's own, as for guild images).
+ */
+const COMMUNITY = 'COMMUNITY';
+
+function checkMediaAllowed(form: FormBody, guild: FakeGuild, type: number): void {
+  if (type === CHANNEL_TYPES.media && !guild.features.includes(COMMUNITY)) {
+    form.fail('type', 'GUILD_FEATURE_REQUIRED', `This guild needs the ${COMMUNITY} feature for this.`);
+  }
+  form.check();
 }
 
 /** A new channel goes after its siblings (same parent, or among the categories). */
@@ -94,8 +110,10 @@ export const channelRoutes: PlatformRoute[] = [
       const fields = readChannelFields(form, GUILD_CHANNEL_TYPES);
       const type = fields.type ?? CHANNEL_TYPES.text;
       const parentId = fields.parent_id ?? null;
+      checkMediaAllowed(form, guild, type);
       checkParent(form, guild, type, parentId);
       checkGuildLimits(form, guild, type, fields);
+      const forum = readForumFields(form, store, guild, type);
       checkOverwriteRights(bot, guild, store, fields);
       if (guild.channels.length >= MAX_GUILD_CHANNELS) throw platformError.maxChannels();
       const channel: FakeChannel = {
@@ -114,6 +132,7 @@ export const channelRoutes: PlatformRoute[] = [
       };
       const watch = new GuildWatch(guild, ['channels']);
       applyFields(channel, fields);
+      Object.assign(channel, forum);
       guild.channels.push(channel);
       return created(channelWire(channel), watch.changes([channel.id]));
     },
@@ -173,9 +192,11 @@ export const channelRoutes: PlatformRoute[] = [
         checkParent(form, guild, channel.type, fields.parent_id);
       }
       checkGuildLimits(form, guild, fields.type ?? channel.type, fields);
+      const forum = readForumFields(form, store, guild, fields.type ?? channel.type, channel);
       checkOverwriteRights(bot, guild, store, fields, channel);
       const watch = new GuildWatch(guild, ['channels']);
       applyFields(channel, fields);
+      Object.assign(channel, forum);
       return ok(channelWire(channel), watch.changes([channel.id]));
     },
   },

@@ -4,7 +4,7 @@ import {
   GatewayIntentBits,
   PermissionFlagsBits,
 } from 'discord-api-types/v10';
-import type { AuditLogChange } from '../audit-log';
+import { changesOf } from '../audit-log';
 import { BotAuthority } from '../bot-authority';
 import { type ImageKind, CONTENT_TYPES, imageKind, isAnimated, parseImageData } from '../expression-images';
 import { FormBody } from '../form-body';
@@ -198,26 +198,6 @@ function stickerListChange(store: PlatformStore, guild: FakeGuild, entry: EntryF
 }
 
 type EntryFields = Extract<GuildChange, { kind: 'entry' }>['entry'];
-
-/** The audit-log changes between two versions of an object, for the keys given. */
-function changesOf<T extends object>(
-  before: T | null,
-  after: T | null,
-  keys: readonly (keyof T & string)[],
-): AuditLogChange[] {
-  const changes: AuditLogChange[] = [];
-  for (const key of keys) {
-    const old = before?.[key] ?? null;
-    const now = after?.[key] ?? null;
-    if (JSON.stringify(old) === JSON.stringify(now)) continue;
-    changes.push({
-      key,
-      ...(old !== null ? { old_value: old } : {}),
-      ...(now !== null ? { new_value: now } : {}),
-    });
-  }
-  return changes;
-}
 
 const EMOJI_AUDITED = ['name', 'roles'] as const;
 const STICKER_AUDITED = [

@@ -1,11 +1,12 @@
 import { PermissionFlagsBits } from 'discord-api-types/v10';
-import { createHash } from 'node:crypto';
 import { BotAuthority } from '../bot-authority';
 import { FormBody } from '../form-body';
 import { GuildWatch } from '../guild-change';
+import { GUILD_IMAGE_FIELDS, type GuildImageField } from '../guild-images';
 import { platformError } from '../platform-error';
 import { CHANNEL_TYPES, type FakeGuild, type FakeGuildSettings } from '../platform-state';
 import { guildWire } from '../wire-format';
+import { GUILD_IMAGE_RULES, type StoredImage, readImage } from './image-form';
 import { type PlatformRoute, ok } from './platform-route';
 
 const AFK_TIMEOUTS = [60, 300, 900, 1800, 3600] as const;
@@ -22,9 +23,17 @@ const CHANNEL_SETTINGS: Record<ChannelSetting, number> = {
   public_updates_channel_id: CHANNEL_TYPES.text,
 };
 
-/** The platform stores an uploaded image (a data URI) as a hash of it; anything else is kept as sent. */
-function iconHash(icon: string): string {
-  return icon.startsWith('data:') ? createHash('md5').update(icon).digest('hex') : icon;
+/**
+ * The guild's images a body sets: icon, banner, splash and discovery splash as image data (null
+ * removes one), each checked against its formats and the feature it needs (`GUILD_IMAGE_RULES`).
+ */
+function readImages(form: FormBody, guild: FakeGuild): Partial<Record<GuildImageField, StoredImage | null>> {
+  const images: Partial<Record<GuildImageField, StoredImage | null>> = {};
+  for (const field of GUILD_IMAGE_FIELDS) {
+    const image = readImage(form, field, GUILD_IMAGE_RULES[field], guild);
+    if (image !== undefined) images[field] = image;
+  }
+  return images;
 }
 
 function readSettings(form: FormBody, guild: FakeGuild): Partial<FakeGuildSettings> {
@@ -34,8 +43,6 @@ function readSettings(form: FormBody, guild: FakeGuild): Partial<FakeGuildSettin
   if (name) changes.name = name;
   const description = form.string('description', { max: 120 });
   if (description !== undefined) changes.description = description;
-  const icon = form.string('icon');
-  if (icon !== undefined) changes.icon = icon === null ? null : iconHash(icon);
   const integers = [
     ['verification_level', [0, 1, 2, 3, 4]],
     ['default_message_notifications', [0, 1]],
@@ -80,6 +87,7 @@ export const guildRoutes: PlatformRoute[] = [
       new BotAuthority(guild, actorId).require(PermissionFlagsBits.ManageGuild);
       const form = FormBody.object(body);
       const changes = readSettings(form, guild);
+      const images = readImages(form, guild);
       const ownerId = form.snowflake('owner_id');
       form.check();
       // Only the owner may hand the guild over.
@@ -89,6 +97,10 @@ export const guildRoutes: PlatformRoute[] = [
       const owner = ownerId ? { owner_id: store.member(guild, ownerId).user_id } : {};
       const watch = new GuildWatch(guild, ['settings']);
       Object.assign(guild, changes, owner);
+      for (const [field, image] of Object.entries(images) as [GuildImageField, StoredImage | null][]) {
+        guild[field] = image?.hash ?? null;
+        store.images.set(field, guild.id, image);
+      }
       return ok(guildWire(guild, store.expressions.of(guild.id)), watch.changes([guild.id]));
     },
   },

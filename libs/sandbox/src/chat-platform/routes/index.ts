@@ -15,6 +15,9 @@ import type { PlatformRoute } from './platform-route';
 import { roleRoutes } from './roles.routes';
 import { userRoutes } from './users.routes';
 import { webhookRoutes } from './webhooks.routes';
+import { autoModerationRoutes } from './auto-moderation.routes';
+import { welcomeScreenRoutes } from './welcome-screen.routes';
+import { onboardingRoutes } from './onboarding.routes';
 
 export type { PlatformRoute, RouteRequest, RouteResponse } from './platform-route';
 
@@ -36,4 +39,7 @@ export const platformRoutes: PlatformRoute[] = [
   ...directMessageRoutes,
   ...oauth2Routes,
   ...interactionWebhookRoutes,
+  ...autoModerationRoutes,
+  ...welcomeScreenRoutes,
+  ...onboardingRoutes,
 ];

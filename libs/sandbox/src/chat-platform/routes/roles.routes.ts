@@ -5,7 +5,9 @@ import { GuildWatch } from '../guild-change';
 import { platformError } from '../platform-error';
 import type { RoleColors } from '@lib/chat-platform';
 import { type FakeGuild, type FakeRole, MAX_GUILD_ROLES } from '../platform-state';
+import type { PlatformStore } from '../platform-store';
 import { roleWire } from '../wire-format';
+import { ROLE_ICON_RULE, type StoredImage, readImage } from './image-form';
 import { type PlatformRoute, noContent, ok } from './platform-route';
 
 const MAX_COLOR = 0xffffff;
@@ -15,11 +17,16 @@ const ENHANCED_ROLE_COLORS = 'ENHANCED_ROLE_COLORS';
 const HOLOGRAPHIC = { primary_color: 11_127_295, secondary_color: 16_759_788, tertiary_color: 16_761_760 };
 
 type RoleFields = Partial<
-  Pick<FakeRole, 'name' | 'permissions' | 'color' | 'hoist' | 'icon' | 'unicode_emoji' | 'mentionable'>
+  Pick<FakeRole, 'name' | 'permissions' | 'color' | 'hoist' | 'unicode_emoji' | 'mentionable'>
 > & {
   /** The colours the body sets; absent ones keep the role's. */
   colors?: Partial<RoleColors>;
+  /** The icon the body uploads (null removes it); stored once the role has its id. */
+  icon?: StoredImage | null;
 };
+
+/** Role icons and unicode emojis need this guild feature (topics/permissions, Create Guild Role). */
+const ROLE_ICONS = 'ROLE_ICONS';
 
 /** The role fields of a create or edit; an explicit null means the default, as on the platform. */
 function readRoleFields(form: FormBody, guild: FakeGuild): RoleFields {
@@ -36,15 +43,33 @@ function readRoleFields(form: FormBody, guild: FakeGuild): RoleFields {
     const value = form.boolean(flag);
     if (value !== undefined) fields[flag] = value ?? false;
   }
-  for (const text of ['icon', 'unicode_emoji'] as const) {
-    const value = form.string(text);
-    if (value !== undefined) fields[text] = value;
-  }
+  const icon = readImage(form, 'icon', ROLE_ICON_RULE, guild);
+  if (icon !== undefined) fields.icon = icon;
+  const emoji = readUnicodeEmoji(form, guild);
+  if (emoji !== undefined) fields.unicode_emoji = emoji;
   form.check();
   if (fields.colors?.tertiary_color != null && !isHolographic(fields.colors)) {
     throw platformError.invalidRoleColor();
   }
   return fields;
+}
+
+/**
+ * A role's unicode emoji, "a standard emoji" (topics/permissions), at most 100 characters as the
+ * OpenAPI document says; like the icon it needs ROLE_ICONS, refused as the icon is
+ * (GUILD_FEATURE_REQUIRED, see `readImage`). Null removes it, on any guild. The fake does not check
+ * that the text is an emoji the platform knows.
+ */
+function readUnicodeEmoji(form: FormBody, guild: FakeGuild): string | null | undefined {
+  const emoji = form.string('unicode_emoji', { min: 1, max: 100 });
+  if (typeof emoji === 'string' && !guild.features.includes(ROLE_ICONS)) {
+    return form.fail(
+      'unicode_emoji',
+      'GUILD_FEATURE_REQUIRED',
+      `This guild needs the ${ROLE_ICONS} feature for this.`,
+    );
+  }
+  return emoji;
 }
 
 /**
@@ -79,8 +104,16 @@ function isHolographic(colors: Partial<RoleColors>): boolean {
  * Applies an edit. `colors` wins over the deprecated `color` when a body sends both (undocumented:
  * the stricter reading keeps the two from disagreeing); `color` alone sets the primary colour.
  */
-function applyRoleFields(role: FakeRole, { colors, color, ...fields }: RoleFields): void {
+function applyRoleFields(
+  store: PlatformStore,
+  role: FakeRole,
+  { colors, color, icon, ...fields }: RoleFields,
+): void {
   Object.assign(role, fields);
+  if (icon !== undefined) {
+    role.icon = icon?.hash ?? null;
+    store.images.set('role_icon', role.id, icon);
+  }
   if (colors) role.colors = { ...role.colors, ...colors };
   else if (color !== undefined) role.colors = { ...role.colors, primary_color: color };
   role.color = role.colors.primary_color;
@@ -147,9 +180,9 @@ export const roleRoutes: PlatformRoute[] = [
         mentionable: false,
         flags: 0,
       };
-      applyRoleFields(role, fields);
-      bot.requireGrantable(BigInt(role.permissions));
+      bot.requireGrantable(BigInt(fields.permissions ?? everyone(guild).permissions));
       const watch = new GuildWatch(guild, ['roles']);
+      applyRoleFields(store, role, fields);
       // A new role starts at the bottom, just above @everyone.
       guild.roles.push(role);
       renumber(guild, [role, ...rolesAboveEveryone(guild).filter((other) => other !== role)]);
@@ -195,7 +228,7 @@ export const roleRoutes: PlatformRoute[] = [
         bot.requireGrantable(BigInt(fields.permissions) & ~BigInt(role.permissions));
       }
       const watch = new GuildWatch(guild, ['roles']);
-      applyRoleFields(role, fields);
+      applyRoleFields(store, role, fields);
       return ok(roleWire(role), watch.changes([role.id]));
     },
   },
@@ -211,6 +244,7 @@ export const roleRoutes: PlatformRoute[] = [
       // Members simply stop holding the role: the platform sends no member updates for that.
       const watch = new GuildWatch(guild, ['roles', 'channels']);
       guild.roles = guild.roles.filter((other) => other !== role);
+      store.images.drop('role_icon', role.id);
       renumber(guild, rolesAboveEveryone(guild));
       for (const member of guild.members) member.roles = member.roles.filter((id) => id !== role.id);
       for (const channel of guild.channels) {

@@ -1,0 +1,89 @@
+import { AuditLogEvent } from 'discord-api-types/v10';
+import type { SnapshotPayload } from '../../snapshots/snapshot-payload';
+import type { JournalAuditEntry } from '../../sync/change-journal-entry';
+import { guildSettings, guildState } from '../../sync/guild-state.fixture';
+import { composePreRaidExpressions } from './pre-raid-expressions';
+
+const RAIDER = '900';
+const digest = (c: string) => c.repeat(64);
+const emoji = (id: string, name: string) => ({ id, name, animated: false, roles: [], managed: false });
+const sticker = (id: string, name: string) => ({ id, name, description: null, tags: name, format_type: 1 });
+
+let entries = 0;
+function entry(
+  action: number,
+  target: string,
+  changes: JournalAuditEntry['changes'] = [],
+): JournalAuditEntry {
+  return {
+    entry_id: String(++entries),
+    actor_id: RAIDER,
+    action_type: action,
+    target_id: target,
+    changes,
+    at: new Date(),
+  };
+}
+
+/** Before the raid: emojis 1 and 2, sticker 5, an icon. */
+const before: SnapshotPayload = {
+  ...guildState(),
+  guild: guildSettings('1', { icon: 'old-icon' }),
+  version: 3,
+  snapshot_at: '2026-11-29T00:00:00.000Z',
+  emojis: [
+    { ...emoji('1', 'party'), image: digest('a') },
+    { ...emoji('2', 'wave'), image: digest('b') },
+  ],
+  stickers: [{ ...sticker('5', 'hello'), image: digest('c') }],
+  guild_images: { icon: digest('d') },
+};
+
+describe(composePreRaidExpressions.name, () => {
+  it('puts back what the raider deleted, renamed and replaced, and drops what they uploaded', () => {
+    const composed = composePreRaidExpressions({
+      // Now: emoji 1 gone, 2 renamed, 3 the raider's, 4 someone else's; the sticker gone; the icon replaced.
+      guild: guildSettings('1', { icon: 'raider-icon' }),
+      emojis: [emoji('2', 'nuked'), emoji('3', 'skull'), emoji('4', 'legit')],
+      stickers: [],
+      snapshot: before,
+      actorEntries: [
+        entry(AuditLogEvent.EmojiDelete, '1'),
+        entry(AuditLogEvent.EmojiUpdate, '2', [{ key: 'name', old_value: 'wave', new_value: 'nuked1' }]),
+        entry(AuditLogEvent.EmojiUpdate, '2', [{ key: 'name', old_value: 'nuked1', new_value: 'nuked' }]),
+        entry(AuditLogEvent.EmojiCreate, '3'),
+        entry(AuditLogEvent.StickerDelete, '5'),
+        entry(AuditLogEvent.GuildUpdate, '1', [
+          { key: 'icon_hash', old_value: 'old-icon', new_value: 'raider-icon' },
+        ]),
+      ],
+    });
+    expect(composed.parts.emojis.map((item) => [item.id, item.name, item.image]).sort()).toEqual([
+      ['1', 'party', digest('a')],
+      ['2', 'wave', digest('b')],
+      ['4', 'legit', null],
+    ]);
+    expect(composed.parts.stickers.map((item) => item.id)).toEqual(['5']);
+    expect(composed.imageHashes).toEqual({ icon: 'old-icon' });
+    expect(composed.parts.guild_images).toEqual({ icon: digest('d') });
+    expect(composed.unknown).toEqual([]);
+  });
+
+  it('names what it cannot put back: a deletion or an image no snapshot from before the raid kept', () => {
+    const composed = composePreRaidExpressions({
+      guild: guildSettings('1', { banner: null }),
+      emojis: [],
+      stickers: [],
+      snapshot: null,
+      actorEntries: [
+        entry(AuditLogEvent.EmojiDelete, '1'),
+        entry(AuditLogEvent.GuildUpdate, '1', [{ key: 'banner_hash', old_value: 'old-banner' }]),
+      ],
+    });
+    expect(composed.unknown).toEqual([
+      { object_type: 'emoji', object_id: '1' },
+      { object_type: 'guild_image', object_id: 'banner' },
+    ]);
+    expect(composed.imageHashes).toEqual({});
+  });
+});

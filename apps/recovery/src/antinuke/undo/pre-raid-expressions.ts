@@ -1,0 +1,154 @@
+import {
+  GUILD_IMAGE_SLOTS,
+  type GuildImageSlot,
+  type GuildSettings,
+  type PlatformEmoji,
+  type PlatformSticker,
+} from '@lib/chat-platform';
+import { AuditLogEvent } from 'discord-api-types/v10';
+import type {
+  SnapshotEmoji,
+  SnapshotExpressions,
+  SnapshotPayload,
+  SnapshotSticker,
+} from '../../snapshots/snapshot-payload';
+import type { JournalAuditEntry } from '../../sync/change-journal-entry';
+import type { UnknownObject } from './pre-raid-state';
+
+/** The audit log's key for each guild image's hash (an update's change). */
+const IMAGE_HASH_KEYS: Record<GuildImageSlot, string> = {
+  icon: 'icon_hash',
+  banner: 'banner_hash',
+  splash: 'splash_hash',
+  discovery_splash: 'discovery_splash_hash',
+};
+
+export interface PreRaidExpressionsInput {
+  /** The guild's settings, emojis and stickers now. */
+  guild: GuildSettings;
+  emojis: readonly PlatformEmoji[];
+  stickers: readonly PlatformSticker[];
+  /** The newest snapshot from before the raid: where deleted items' images come from. */
+  snapshot: SnapshotPayload | null;
+  actorEntries: readonly JournalAuditEntry[];
+}
+
+export interface PreRaidExpressions {
+  parts: SnapshotExpressions;
+  /** The guild's image hashes before the raid, for the slots the actor changed and that can be put back. */
+  imageHashes: Partial<Record<GuildImageSlot, string | null>>;
+  /** What the actor deleted or replaced whose image no snapshot from before the raid kept. */
+  unknown: UnknownObject[];
+}
+
+/**
+ * The guild's emojis, stickers and images as they were before the raid, as composePreRaidState
+ * does for roles and channels: what the incident's actor uploaded goes, what they deleted comes
+ * back from the snapshot taken before the raid (an emoji's image never changes, so that
+ * snapshot's is the one), what they renamed gets its old name, and a guild image they replaced or
+ * removed gets the hash (and the kept image) it had. Everything else stays as it is now: emojis
+ * others added since the snapshot are not touched.
+ */
+export function composePreRaidExpressions(input: PreRaidExpressionsInput): PreRaidExpressions {
+  const { snapshot } = input;
+  const keptEmojis = new Map((snapshot?.emojis ?? []).map((emoji) => [emoji.id, emoji]));
+  const keptStickers = new Map((snapshot?.stickers ?? []).map((sticker) => [sticker.id, sticker]));
+  const emojis = new Map<string, SnapshotEmoji>(
+    input.emojis
+      .filter((emoji) => !emoji.managed)
+      .map(({ id, name, animated, roles }) => [
+        id,
+        { id, name, animated, roles, image: keptEmojis.get(id)?.image ?? null },
+      ]),
+  );
+  const stickers = new Map<string, SnapshotSticker>(
+    input.stickers.map((sticker) => [
+      sticker.id,
+      { ...sticker, image: keptStickers.get(sticker.id)?.image ?? null },
+    ]),
+  );
+  const unknown: PreRaidExpressions['unknown'] = [];
+  const imageHashes: PreRaidExpressions['imageHashes'] = {};
+  const created = { emoji: new Set<string>(), sticker: new Set<string>() };
+  /** `id:key` of the fields already set back: the first (oldest) change holds the value before the raid. */
+  const reverted = new Set<string>();
+
+  // What each of the actor's entries undoes; the other kinds are composePreRaidState's.
+  const undo: Partial<Record<number, (entry: JournalAuditEntry, id: string) => void>> = {
+    [AuditLogEvent.EmojiCreate]: (_entry, id) => {
+      created.emoji.add(id);
+      emojis.delete(id);
+    },
+    [AuditLogEvent.StickerCreate]: (_entry, id) => {
+      created.sticker.add(id);
+      stickers.delete(id);
+    },
+    [AuditLogEvent.EmojiDelete]: (_entry, id) => {
+      if (!created.emoji.has(id)) restoreDeleted(id, keptEmojis, emojis, 'emoji', unknown);
+    },
+    [AuditLogEvent.StickerDelete]: (_entry, id) => {
+      if (!created.sticker.has(id)) restoreDeleted(id, keptStickers, stickers, 'sticker', unknown);
+    },
+    [AuditLogEvent.EmojiUpdate]: (entry, id) =>
+      revertFields(emojis.get(id), entry, ['name', 'roles'], reverted),
+    [AuditLogEvent.StickerUpdate]: (entry, id) =>
+      revertFields(stickers.get(id), entry, ['name', 'description', 'tags'], reverted),
+    [AuditLogEvent.GuildUpdate]: (entry) => {
+      for (const slot of GUILD_IMAGE_SLOTS) {
+        const change = entry.changes.find((candidate) => candidate.key === IMAGE_HASH_KEYS[slot]);
+        // The first change of the raid holds the hash from before it.
+        if (change && !(slot in imageHashes))
+          imageHashes[slot] = (change.old_value as string | undefined) ?? null;
+      }
+    },
+  };
+  for (const entry of input.actorEntries) {
+    if (entry.target_id !== null) undo[entry.action_type]?.(entry, entry.target_id);
+  }
+
+  const guildImages: SnapshotExpressions['guild_images'] = {};
+  for (const slot of GUILD_IMAGE_SLOTS) {
+    const hash = slot in imageHashes ? imageHashes[slot] : input.guild[slot];
+    if (!hash) continue;
+    const digest = snapshot?.guild[slot] === hash ? snapshot.guild_images?.[slot] : undefined;
+    if (digest) guildImages[slot] = digest;
+    else if (slot in imageHashes) {
+      // Replaced or removed by the actor, and no snapshot kept the image it had: left as it is.
+      unknown.push({ object_type: 'guild_image', object_id: slot });
+      delete imageHashes[slot];
+    }
+  }
+  return {
+    parts: { emojis: [...emojis.values()], stickers: [...stickers.values()], guild_images: guildImages },
+    imageHashes,
+    unknown,
+  };
+}
+
+function restoreDeleted<T extends { id: string }>(
+  id: string,
+  kept: ReadonlyMap<string, T>,
+  into: Map<string, T>,
+  objectType: 'emoji' | 'sticker',
+  unknown: PreRaidExpressions['unknown'],
+): void {
+  const before = kept.get(id);
+  if (before) into.set(id, before);
+  else unknown.push({ object_type: objectType, object_id: id });
+}
+
+/** The fields an update changed, back to their old values (an absent old value is left), each once. */
+function revertFields(
+  item: { id: string } | undefined,
+  entry: JournalAuditEntry,
+  keys: readonly string[],
+  reverted: Set<string>,
+): void {
+  if (!item) return;
+  for (const change of entry.changes) {
+    const once = `${item.id}:${change.key}`;
+    if (!keys.includes(change.key) || change.old_value === undefined || reverted.has(once)) continue;
+    reverted.add(once);
+    Object.assign(item, { [change.key]: change.old_value });
+  }
+}

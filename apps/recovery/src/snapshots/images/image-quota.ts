@@ -1,0 +1,46 @@
+import { GUILD_IMAGE_SLOTS } from '@lib/chat-platform';
+import type { ReadExpressions } from './guild-expressions.reader';
+
+export const OVER_IMAGE_QUOTA = (limit: number) =>
+  `the guild’s snapshots would hold more than the plan’s ${limit} bytes of images with them`;
+
+/**
+ * The read expressions with as many new images as the guild's quota has room for: `used` bytes
+ * held already, `limit` the plan's. Images are taken in the order a restore needs them least
+ * last: the guild's own images, then emojis, then stickers, each in id order; those that do not
+ * fit are named null in the payload (a restore reports them, and makes nothing without an image),
+ * and not stored. Images the guild holds already cost nothing.
+ */
+export function fitImageQuota(read: ReadExpressions, used: number, limit: number): ReadExpressions {
+  const sizes = new Map(read.fetched.map((image) => [image.digest, image.bytes.length]));
+  const order = [
+    ...GUILD_IMAGE_SLOTS.map((slot) => read.parts.guild_images[slot]),
+    ...read.parts.emojis.map((emoji) => emoji.image),
+    ...read.parts.stickers.map((sticker) => sticker.image),
+  ];
+  const admitted = new Set<string>();
+  let total = used;
+  for (const digest of order) {
+    if (!digest || admitted.has(digest)) continue;
+    const size = sizes.get(digest) ?? 0;
+    if (total + size > limit) continue;
+    total += size;
+    admitted.add(digest);
+  }
+  const dropped = read.fetched.filter((image) => !admitted.has(image.digest));
+  if (dropped.length === 0) return read;
+  const keep = (digest: string | null) => (digest !== null && admitted.has(digest) ? digest : null);
+  const guildImages = Object.fromEntries(
+    Object.entries(read.parts.guild_images).filter(([, digest]) => digest && admitted.has(digest)),
+  );
+  return {
+    parts: {
+      emojis: read.parts.emojis.map((emoji) => ({ ...emoji, image: keep(emoji.image) })),
+      stickers: read.parts.stickers.map((sticker) => ({ ...sticker, image: keep(sticker.image) })),
+      guild_images: guildImages,
+    },
+    fetched: read.fetched.filter((image) => admitted.has(image.digest)),
+    kept: read.kept,
+    imagesOmitted: OVER_IMAGE_QUOTA(limit),
+  };
+}

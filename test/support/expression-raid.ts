@@ -1,0 +1,126 @@
+import type { ChatPlatformClient } from '@lib/chat-platform';
+import type { GuildSpec } from '@lib/sandbox';
+import { randomBytes } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import { readGuildExpressions } from '../../apps/recovery/src/snapshots/images/guild-expressions.reader';
+import {
+  readSnapshotPayload,
+  type SnapshotPayload,
+} from '../../apps/recovery/src/snapshots/snapshot-payload';
+import type { RestoreHarness } from './restore-harness';
+import { idMap } from './restore-scenario';
+
+/** The roles (emojis name them) and the guild's emojis, stickers and images. */
+export const EXPRESSION_SCOPES = ['roles', 'emojis', 'stickers', 'guild_images'];
+
+/** 1x1 PNGs of different colours: the guild's icon and banner, and what a raider uploads. */
+const png = (base64: string) => Buffer.from(base64, 'base64');
+const ICON = png(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR42mNg+M8AAAICAQB7CYF4AAAAAElFTkSuQmCC',
+);
+const BANNER = png(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR42mNgYPgPAAEDAQAIicLsAAAAAElFTkSuQmCC',
+);
+export const RAIDER_PNG = png(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR42mP4z8AAAAMBAQD3A0FDAAAAAElFTkSuQmCC',
+);
+/** A PNG no other test uploads: a 1x1 image followed by random bytes (the platform goes by the signature). */
+export function uniquePng(): Buffer {
+  return Buffer.concat([RAIDER_PNG, randomBytes(64)]);
+}
+
+/** withExpressions, every image one of its own: nothing is shared with another guild's snapshots. */
+export function withOwnImages(spec: GuildSpec): void {
+  withExpressions(spec);
+  spec.images = { icon: uniquePng(), banner: uniquePng() };
+  const own = () => ({ bytes: uniquePng(), contentType: 'image/png' });
+  spec.emojis = spec.emojis!.map((emoji) => (emoji.animated ? emoji : { ...emoji, image: own() }));
+  spec.stickers = spec.stickers!.map((sticker) => ({ ...sticker, image: own() }));
+}
+
+const dataUri = (bytes: Buffer) => `data:image/png;base64,${bytes.toString('base64')}`;
+
+/** A boosted guild with emojis (one kept to Members, one animated), two stickers, an icon and a banner. */
+export function withExpressions(spec: GuildSpec): void {
+  spec.premium_tier = 2;
+  spec.features = [...(spec.features ?? []), 'BANNER'];
+  spec.images = { icon: ICON, banner: BANNER };
+  spec.emojis = [{ name: 'party', roles: ['Member'] }, { name: 'dance', animated: true }, { name: 'wave' }];
+  spec.stickers = [{ name: 'hello', description: 'Hi there' }, { name: 'bye' }];
+}
+
+/**
+ * A raid on what the guild looks like: every emoji and sticker deleted but one sticker defaced, a
+ * raider's emoji under a kept name, the icon replaced and the banner removed. Made through the
+ * platform's API by a client with the bot's rights (as a hijacked admin's would be).
+ */
+export async function expressionRaid(raider: ChatPlatformClient, guildId: string): Promise<void> {
+  for (const emoji of await raider.listEmojis(guildId)) await raider.deleteEmoji(guildId, emoji.id);
+  const [first, ...others] = await raider.listStickers(guildId);
+  await raider.updateSticker(guildId, first.id, { description: 'hacked', tags: 'skull' });
+  for (const sticker of others) await raider.deleteSticker(guildId, sticker.id);
+  await raider.createEmoji(guildId, { name: 'party', image: dataUri(RAIDER_PNG), roles: [] });
+  await raider.updateGuildSettings(guildId, { icon: dataUri(RAIDER_PNG), banner: null });
+}
+
+/** A guild's expressions as comparable values: ids out, role ids mapped by `role`, images by digest. */
+function comparable(
+  parts: Pick<SnapshotPayload, 'emojis' | 'stickers' | 'guild_images'>,
+  role: (id: string) => string = (id) => id,
+) {
+  const byName = <T extends { name: string }>(items: T[]) =>
+    [...items].sort((a, b) => a.name.localeCompare(b.name));
+  return {
+    emojis: byName(
+      (parts.emojis ?? []).map(({ name, animated, roles, image }) => ({
+        name,
+        animated,
+        roles: roles.map(role).sort(),
+        image,
+      })),
+    ),
+    stickers: byName(
+      (parts.stickers ?? []).map(({ name, description, tags, format_type, image }) => ({
+        name,
+        description: description ?? '',
+        tags,
+        format_type,
+        image,
+      })),
+    ),
+    guild_images: parts.guild_images ?? {},
+  };
+}
+
+/**
+ * The guild's emojis, stickers and images now, read as a snapshot reads them (images from the CDN,
+ * by digest), against the snapshot's, its role ids followed to the roles the restore made.
+ */
+export async function expressionsRestored(
+  harness: RestoreHarness,
+  dataSource: DataSource,
+  guildId: string,
+  platformGuildId: string,
+  snapshotId: string,
+) {
+  const [{ payload }] = await dataSource.query<{ payload: unknown }[]>(
+    `SELECT payload FROM recovery.snapshots WHERE id = $1`,
+    [snapshotId],
+  );
+  const snapshot = readSnapshotPayload(payload);
+  const guild = await harness.reader.getGuild(platformGuildId);
+  const now = await readGuildExpressions(harness.reader, guild, null);
+  if (!('parts' in now)) throw new Error(now.unreadable);
+  const toLive = await idMap(dataSource, guildId);
+  return {
+    live: comparable(now.parts),
+    snapshot: comparable(snapshot, (id) => toLive('role', id)),
+  };
+}
+
+/** Seeds, registers and snapshots the guild (ENTERPRISE: its plan keeps images), then raids it. */
+export async function expressionScenario(harness: RestoreHarness, raider: ChatPlatformClient) {
+  const scenario = await harness.protectedGuild({ plan: 'ENTERPRISE', adjustSpec: withExpressions });
+  await expressionRaid(raider, scenario.seeded.guildId);
+  return scenario;
+}
