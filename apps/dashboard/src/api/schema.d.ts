@@ -768,7 +768,7 @@ export interface components {
     };
     ClampedItem: {
       /** @enum {string} */
-      field: 'topic' | 'bitrate' | 'secondary_color' | 'tertiary_color';
+      field: 'topic' | 'bitrate' | 'secondary_color' | 'tertiary_color' | 'unicode_emoji';
       /** @description The snapshot's id of the role or channel. */
       id: string;
       name: string;

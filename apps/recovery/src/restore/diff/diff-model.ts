@@ -110,7 +110,7 @@ export interface ClampedItem {
   /** The snapshot's id of the role or channel. */
   id: string;
   name: string;
-  field: 'secondary_color' | 'tertiary_color' | 'bitrate' | 'topic';
+  field: 'secondary_color' | 'tertiary_color' | 'unicode_emoji' | 'bitrate' | 'topic';
   snapshot_value: string | number | null;
   restored_value: string | number | null;
   reason: string;

@@ -178,6 +178,33 @@ describe('a restore into a guild with lower limits than the snapshot’s', () =>
     ]);
   });
 
+  it('creates a role with an emoji icon without it where the guild lacks ROLE_ICONS, with a note', () => {
+    const withIcon = (state: GuildState) => ({
+      ...state,
+      roles: state.roles.map((r) => (r.id === PLAIN ? { ...r, unicode_emoji: '🎉' } : r)),
+    });
+    const snapshot = withIcon(boosted({ premium_tier: 3, features: [...ENHANCED, 'ROLE_ICONS'] }));
+    const planned = diff(snapshot, unboosted(without(boosted(), PLAIN)));
+    expect(planned.roles_to_create).toEqual([expect.objectContaining({ id: PLAIN, unicode_emoji: null })]);
+    expect(planned.clamped).toEqual([
+      {
+        scope: 'roles',
+        id: PLAIN,
+        name: 'plain',
+        field: 'unicode_emoji',
+        snapshot_value: '🎉',
+        restored_value: null,
+        reason: 'the guild lacks the ROLE_ICONS feature: the role goes without its icon',
+      },
+    ]);
+    // Where the guild has the feature, the icon comes back as it was.
+    const kept = diff(
+      snapshot,
+      without(withIcon(boosted({ premium_tier: 3, features: ['ROLE_ICONS'] })), PLAIN),
+    );
+    expect(kept.roles_to_create).toEqual([expect.objectContaining({ id: PLAIN, unicode_emoji: '🎉' })]);
+  });
+
   it('restores a gradient as it was where the guild keeps enhanced colours', () => {
     const planned = diff(boosted(), without(boosted(), GRADIENT, LOUNGE));
     expect(planned.roles_to_create).toEqual([

@@ -28,7 +28,40 @@ export function fitToLiveGuild(
   return { target: { ...target, roles, channels }, clamped };
 }
 
+/**
+ * A role's emoji icon (`unicode_emoji`) needs the ROLE_ICONS feature (resources/guild, "Guild
+ * Features"; the platform refuses one without it): a guild that lost its boosts keeps the role
+ * without its icon.
+ */
+export const ROLE_ICONS = 'ROLE_ICONS';
+
 function fitRole(
+  role: PlatformRole,
+  live: Pick<GuildSettings, 'features'>,
+  clamped: ClampedItem[],
+): PlatformRole {
+  return fitRoleColors(fitRoleIcon(role, live, clamped), live, clamped);
+}
+
+function fitRoleIcon(
+  role: PlatformRole,
+  live: Pick<GuildSettings, 'features'>,
+  clamped: ClampedItem[],
+): PlatformRole {
+  if (role.unicode_emoji === null || live.features.includes(ROLE_ICONS)) return role;
+  clamped.push({
+    scope: 'roles',
+    id: role.id,
+    name: role.name,
+    field: 'unicode_emoji',
+    snapshot_value: role.unicode_emoji,
+    restored_value: null,
+    reason: `the guild lacks the ${ROLE_ICONS} feature: the role goes without its icon`,
+  });
+  return { ...role, unicode_emoji: null };
+}
+
+function fitRoleColors(
   role: PlatformRole,
   live: Pick<GuildSettings, 'features'>,
   clamped: ClampedItem[],
