@@ -9,6 +9,7 @@ import {
   type RouteContract,
 } from './support/discord-schemas';
 import { type Exchange, RecordingProxy } from './support/recording-proxy';
+import { itChecksEveryRoute, succeeded } from './support/route-checks';
 import { checkAgainst } from './support/schema-check';
 
 const REASON = 'contract suite';
@@ -216,40 +217,7 @@ describe('the fake platform’s AutoMod, webhook, welcome screen and onboarding 
     expect(outcomes).toEqual([true, false, false, false, false, false, false]);
   }
 
-  const succeeded = (exchange: Exchange) => exchange.status >= 200 && exchange.status <= 299;
-
-  it('calls only the listed routes, and every one of them', () => {
-    const unknown = proxy.exchanges.filter((exchange) => !contractOf(exchange));
-    expect(unknown.map(({ method, path }) => `${method} ${path}`)).toEqual([]);
-    const unused = CHECKED.filter(
-      (contract) =>
-        !proxy.exchanges.some((exchange) => succeeded(exchange) && contractOf(exchange) === contract),
-    );
-    expect(unused.map(({ method, path }) => `${method} ${path}`)).toEqual([]);
-  });
-
-  it.each(CHECKED.map((contract) => [`${contract.method} ${contract.path}`, contract] as const))(
-    '%s: request and answer match the schema',
-    (_name, contract) => {
-      const mismatches: string[] = [];
-      for (const exchange of proxy.exchanges.filter((e) => succeeded(e) && contractOf(e) === contract)) {
-        const at = `${exchange.method} ${exchange.path} (${exchange.status})`;
-        if (contract.request) {
-          const { loose, strict } = checkAgainst(contract.request, exchange.requestBody);
-          mismatches.push(...[...new Set([...loose, ...strict])].map((line) => `${at} request ${line}`));
-        } else if (exchange.requestBody !== undefined) {
-          mismatches.push(`${at}: a request body Discord takes none for`);
-        }
-        if (contract.response) {
-          const { loose, strict } = checkAgainst(contract.response, exchange.responseBody);
-          mismatches.push(...[...new Set([...loose, ...strict])].map((line) => `${at} answer ${line}`));
-        } else if (exchange.status !== 204 || exchange.responseBody !== undefined) {
-          mismatches.push(`${at}: Discord answers 204 without a body`);
-        }
-      }
-      expect(mismatches).toEqual([]);
-    },
-  );
+  itChecksEveryRoute(CHECKED, () => proxy.exchanges);
 
   it('answers the creations 200, as the OpenAPI document declares', () => {
     const creations = proxy.exchanges.filter(

@@ -3,14 +3,14 @@ import { REST } from '@discordjs/rest';
 import { AuditLogEvent, Routes } from 'discord-api-types/v10';
 import { createHash } from 'node:crypto';
 import {
-  contractFor,
   ERROR_RESPONSE,
   GUILD_IMAGE_FORUM_CONTRACTS,
   numericBitfields,
   ROUTE_CONTRACTS,
   type RouteContract,
 } from './support/discord-schemas';
-import { type Exchange, RecordingProxy } from './support/recording-proxy';
+import { RecordingProxy } from './support/recording-proxy';
+import { itChecksEveryRoute } from './support/route-checks';
 import { checkAgainst } from './support/schema-check';
 
 const REASON = 'contract suite';
@@ -40,8 +40,6 @@ const CHECKED: RouteContract[] = [
       !(contract.method === 'PATCH' && contract.path === '/guilds/{guild_id}/roles'),
   ),
 ];
-
-const contractOf = (exchange: Exchange) => contractFor(exchange.method, exchange.path, CHECKED);
 
 describe('the fake platform’s guild images, role icons and forum channels against the published Discord schemas', () => {
   const platform = new FakeChatPlatform({ rateLimits: { perRoute: 'off', global: 'off' } });
@@ -134,40 +132,7 @@ describe('the fake platform’s guild images, role icons and forum channels agai
     for (const refusal of refusals) await expect(refusal()).rejects.toThrow();
   }
 
-  const succeeded = (exchange: Exchange) => exchange.status >= 200 && exchange.status <= 299;
-
-  it('calls only the listed routes, and every one of them', () => {
-    const unknown = proxy.exchanges.filter((exchange) => !contractOf(exchange));
-    expect(unknown.map(({ method, path }) => `${method} ${path}`)).toEqual([]);
-    const unused = CHECKED.filter(
-      (contract) =>
-        !proxy.exchanges.some((exchange) => succeeded(exchange) && contractOf(exchange) === contract),
-    );
-    expect(unused.map(({ method, path }) => `${method} ${path}`)).toEqual([]);
-  });
-
-  it.each(CHECKED.map((contract) => [`${contract.method} ${contract.path}`, contract] as const))(
-    '%s: request and answer match the schema',
-    (_name, contract) => {
-      const mismatches: string[] = [];
-      for (const exchange of proxy.exchanges.filter((e) => succeeded(e) && contractOf(e) === contract)) {
-        const at = `${exchange.method} ${exchange.path} (${exchange.status})`;
-        if (contract.request) {
-          const { loose, strict } = checkAgainst(contract.request, numericBitfields(exchange.requestBody));
-          mismatches.push(...[...new Set([...loose, ...strict])].map((line) => `${at} request ${line}`));
-        } else if (exchange.requestBody !== undefined) {
-          mismatches.push(`${at}: a request body Discord takes none for`);
-        }
-        if (contract.response) {
-          const { loose, strict } = checkAgainst(contract.response, exchange.responseBody);
-          mismatches.push(...[...new Set([...loose, ...strict])].map((line) => `${at} answer ${line}`));
-        } else if (exchange.status !== 204 || exchange.responseBody !== undefined) {
-          mismatches.push(`${at}: Discord answers 204 without a body`);
-        }
-      }
-      expect(mismatches).toEqual([]);
-    },
-  );
+  itChecksEveryRoute(CHECKED, () => proxy.exchanges, numericBitfields);
 
   it('answers every refusal in the error format, with the JSON error codes Discord documents', () => {
     const refusals = proxy.exchanges.filter((exchange) => exchange.status >= 400);
