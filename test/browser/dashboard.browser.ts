@@ -243,6 +243,7 @@ test('"Undo this raid" opens the restore from the guild before the raid with eve
     'Custom emojis',
     'Stickers',
     'Server images',
+    'AutoMod rules',
   ]) {
     await expect(page.getByRole('checkbox', { name: scope, exact: true })).toBeChecked();
   }

@@ -31,6 +31,7 @@ const CHECKED: RouteContract[] = [
   ...ROUTE_CONTRACTS.filter(
     (contract) =>
       contract.path === '/guilds/{guild_id}/audit-logs' ||
+      contract.path.startsWith('/guilds/{guild_id}/auto-moderation/') ||
       (contract.path === '/channels/{channel_id}/webhooks' && contract.method === 'POST'),
   ),
 ];

@@ -77,6 +77,10 @@ const CLIENT_METHODS = {
   readEmojiImage: true,
   readStickerImage: true,
   readGuildImage: true,
+  listAutoModRules: true,
+  createAutoModRule: true,
+  updateAutoModRule: true,
+  deleteAutoModRule: true,
 } satisfies Record<keyof ChatPlatformClient, true>;
 
 /** The client, noting the name of each of its methods called from outside it. */
@@ -347,6 +351,29 @@ describe('the fake platform and the product against the published Discord schema
     await client.updateSticker(guildId, restuck.id, { description: 'Back as it was' }, REASON);
     await rest.get(Routes.guildEmoji(guildId, remade.id));
     await rest.get(Routes.guildSticker(guildId, restuck.id));
+    // AutoMod rules as a snapshot reads them and a restore writes them back.
+    const rule = await client.createAutoModRule(
+      guildId,
+      {
+        name: 'No spam links',
+        event_type: 1,
+        trigger_type: 1,
+        trigger_metadata: { keyword_filter: ['spam.example'], regex_patterns: [], allow_list: [] },
+        actions: [
+          { type: 1, metadata: { custom_message: 'Not here' } },
+          { type: 2, metadata: { channel_id: text.id } },
+        ],
+        enabled: true,
+        exempt_roles: [seeded.roles.Member],
+        exempt_channels: [],
+      },
+      REASON,
+    );
+    const [kept] = await client.listAutoModRules(guildId);
+    const { id: _id, trigger_type: _type, ...fields } = kept;
+    await client.updateAutoModRule(guildId, kept.id, { ...fields, enabled: false }, REASON);
+    await rest.get(Routes.guildAutoModerationRule(guildId, rule.id));
+    await client.deleteAutoModRule(guildId, rule.id, REASON);
     // A raider's other tools: a webhook, a bulk ban, a prune (last: it removes the members without roles).
     await rest.post(Routes.channelWebhooks(text.id), { body: { name: 'raid hook' } });
     await rest.post(Routes.guildBulkBan(guildId), {

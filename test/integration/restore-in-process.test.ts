@@ -532,6 +532,9 @@ describe('restore in process', () => {
         expect.objectContaining({ slot: 'icon' }),
         expect.objectContaining({ slot: 'banner', current: null }),
       ],
+      automod_rules_to_create: [expect.objectContaining({ name: 'No links' })],
+      automod_rules_to_update: [expect.objectContaining({ changed_fields: ['enabled'] })],
+      automod_rules_to_delete: [expect.objectContaining({ name: 'raider' })],
     });
 
     const started = await harness.start(snapshotId, EXPRESSION_SCOPES);
@@ -544,6 +547,9 @@ describe('restore in process', () => {
       stickers_created: 1,
       stickers_updated: 1,
       guild_images_updated: 2,
+      automod_rules_created: 1,
+      automod_rules_updated: 1,
+      automod_rules_deleted: 1,
     });
     const { live, snapshot } = await expressionsRestored(
       harness,
@@ -565,6 +571,9 @@ describe('restore in process', () => {
       stickers_to_update: [],
       stickers_to_delete: [],
       guild_images_to_set: [],
+      automod_rules_to_create: [],
+      automod_rules_to_update: [],
+      automod_rules_to_delete: [],
     });
   });
 

@@ -2,6 +2,7 @@ import type { ChatPlatformClient } from '@lib/chat-platform';
 import type { GuildSpec } from '@lib/sandbox';
 import { randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
+import { meaningful } from '../../apps/recovery/src/restore/diff/automod-diff';
 import { readGuildExpressions } from '../../apps/recovery/src/snapshots/images/guild-expressions.reader';
 import {
   readSnapshotPayload,
@@ -10,8 +11,8 @@ import {
 import type { RestoreHarness } from './restore-harness';
 import { idMap } from './restore-scenario';
 
-/** The roles (emojis name them) and the guild's emojis, stickers and images. */
-export const EXPRESSION_SCOPES = ['roles', 'emojis', 'stickers', 'guild_images'];
+/** The roles (emojis and AutoMod rules name them), the emojis, stickers, images and AutoMod rules. */
+export const EXPRESSION_SCOPES = ['roles', 'emojis', 'stickers', 'guild_images', 'automod'];
 
 /** 1x1 PNGs of different colours: the guild's icon and banner, and what a raider uploads. */
 const png = (base64: string) => Buffer.from(base64, 'base64');
@@ -47,6 +48,12 @@ export function withExpressions(spec: GuildSpec): void {
   spec.images = { icon: ICON, banner: BANNER };
   spec.emojis = [{ name: 'party', roles: ['Member'] }, { name: 'dance', animated: true }, { name: 'wave' }];
   spec.stickers = [{ name: 'hello', description: 'Hi there' }, { name: 'bye' }];
+  spec.setup = {
+    autoModRules: [
+      { name: 'No links', exemptRoles: ['Member'], exemptChannels: ['general'] },
+      { name: 'Bad words', trigger_metadata: { keyword_filter: ['nuke'] } },
+    ],
+  };
 }
 
 /**
@@ -61,12 +68,29 @@ export async function expressionRaid(raider: ChatPlatformClient, guildId: string
   for (const sticker of others) await raider.deleteSticker(guildId, sticker.id);
   await raider.createEmoji(guildId, { name: 'party', image: dataUri(RAIDER_PNG), roles: [] });
   await raider.updateGuildSettings(guildId, { icon: dataUri(RAIDER_PNG), banner: null });
+  // AutoMod: one rule deleted, one switched off, and the raider's own.
+  const rules = await raider.listAutoModRules(guildId);
+  await raider.deleteAutoModRule(guildId, rules.find((rule) => rule.name === 'No links')!.id);
+  await raider.updateAutoModRule(guildId, rules.find((rule) => rule.name === 'Bad words')!.id, {
+    enabled: false,
+  });
+  await raider.createAutoModRule(guildId, {
+    name: 'raider',
+    event_type: 1,
+    trigger_type: 1,
+    trigger_metadata: { keyword_filter: ['help'] },
+    actions: [{ type: 1, metadata: {} }],
+    enabled: true,
+    exempt_roles: [],
+    exempt_channels: [],
+  });
 }
 
 /** A guild's expressions as comparable values: ids out, role ids mapped by `role`, images by digest. */
 function comparable(
-  parts: Pick<SnapshotPayload, 'emojis' | 'stickers' | 'guild_images'>,
+  parts: Pick<SnapshotPayload, 'emojis' | 'stickers' | 'guild_images' | 'automod_rules'>,
   role: (id: string) => string = (id) => id,
+  channel: (id: string) => string = (id) => id,
 ) {
   const byName = <T extends { name: string }>(items: T[]) =>
     [...items].sort((a, b) => a.name.localeCompare(b.name));
@@ -89,6 +113,16 @@ function comparable(
       })),
     ),
     guild_images: parts.guild_images ?? {},
+    automod_rules: byName(
+      (parts.automod_rules ?? []).map(
+        ({ id: _id, ...rule }) =>
+          meaningful({
+            ...rule,
+            exempt_roles: rule.exempt_roles.map(role).sort(),
+            exempt_channels: rule.exempt_channels.map(channel).sort(),
+          }) as { name: string },
+      ),
+    ),
   };
 }
 
@@ -111,10 +145,15 @@ export async function expressionsRestored(
   const guild = await harness.reader.getGuild(platformGuildId);
   const now = await readGuildExpressions(harness.reader, guild, null);
   if (!('parts' in now)) throw new Error(now.unreadable);
+  now.parts.automod_rules = await harness.reader.listAutoModRules(platformGuildId);
   const toLive = await idMap(dataSource, guildId);
   return {
     live: comparable(now.parts),
-    snapshot: comparable(snapshot, (id) => toLive('role', id)),
+    snapshot: comparable(
+      snapshot,
+      (id) => toLive('role', id),
+      (id) => toLive('channel', id),
+    ),
   };
 }
 

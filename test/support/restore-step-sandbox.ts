@@ -1,6 +1,6 @@
 import { ChatPlatformClient, type GuildState } from '@lib/chat-platform';
 import type { RestoreScope } from '@lib/contracts';
-import { demoGuildSpec, FakeChatPlatform, type SeededGuild } from '@lib/sandbox';
+import { demoGuildSpec, FakeChatPlatform, type GuildSpec, type SeededGuild } from '@lib/sandbox';
 import { fakeForSuite } from './loopback-fake';
 import { readGuildExpressions } from '../../apps/recovery/src/snapshots/images/guild-expressions.reader';
 import type { StoredImage } from '../../apps/recovery/src/snapshots/images/image-store';
@@ -50,8 +50,11 @@ export function stepSandbox() {
       return fake;
     },
 
-    seed(): SeededGuild {
-      return fake.seedGuild(demoGuildSpec());
+    /** The demo guild, with `adjust`'s changes to its spec. */
+    seed(adjust: (spec: GuildSpec) => void = () => {}): SeededGuild {
+      const spec = demoGuildSpec();
+      adjust(spec);
+      return fake.seedGuild(spec);
     },
 
     /** The guild as a snapshot keeps it, members' roles, bans, emojis, stickers and images included. */
@@ -63,6 +66,7 @@ export function stepSandbox() {
       ]);
       const expressions = await readGuildExpressions(client, state.guild, null);
       if (!('parts' in expressions)) throw new Error(expressions.unreadable);
+      expressions.parts.automod_rules = await client.listAutoModRules(guildId);
       for (const image of expressions.fetched) images.set(image.digest, image);
       return {
         ...state,

@@ -5,6 +5,7 @@ import { LicenseGraceAndReservedIds1765400000000 } from './migrations/1765400000
 import { PlanRestoreScopes1766100000000 } from './migrations/1766100000000-plan-restore-scopes';
 import { PlanAuditRetention1766400000001 } from './migrations/1766400000001-plan-audit-retention';
 import { PlanExpressionScopes1766700000000 } from './migrations/1766700000000-plan-expression-scopes';
+import { PlanAutoModScope1766700000001 } from './migrations/1766700000001-plan-automod-scope';
 import { RetentionIndexes1766400000000 } from './migrations/1766400000000-retention-indexes';
 import { Plan } from './plans/plan.entity';
 
@@ -19,5 +20,6 @@ export const licensingDatabase = {
     RetentionIndexes1766400000000,
     PlanAuditRetention1766400000001,
     PlanExpressionScopes1766700000000,
+    PlanAutoModScope1766700000001,
   ],
 };

@@ -19,6 +19,7 @@ import { GuildAccessGeneration1766640000000 } from './migrations/1766640000000-g
 import { ManualSnapshotReservations1766640000001 } from './migrations/1766640000001-manual-snapshot-reservations';
 import { AntiNukeIncidentActions1766620000000 } from './migrations/1766620000000-antinuke-incident-actions';
 import { SnapshotImages1766700000000 } from './migrations/1766700000000-snapshot-images';
+import { AutoModRuleIds1766700000001 } from './migrations/1766700000001-automod-rule-ids';
 
 export const recoveryDatabase = {
   schema: 'recovery',
@@ -43,5 +44,6 @@ export const recoveryDatabase = {
     GuildAccessGeneration1766640000000,
     ManualSnapshotReservations1766640000001,
     SnapshotImages1766700000000,
+    AutoModRuleIds1766700000001,
   ],
 };

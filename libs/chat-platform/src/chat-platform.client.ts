@@ -7,6 +7,7 @@ import {
 } from '@discordjs/rest';
 import {
   type APIAuditLog,
+  type APIAutoModerationRule,
   type APIBan,
   type APIChannel,
   type APIEmoji,
@@ -23,6 +24,12 @@ import {
   Routes,
 } from 'discord-api-types/v10';
 import { ChatPlatformError } from './chat-platform-error';
+import {
+  type AutoModRuleInput,
+  type AutoModRuleUpdate,
+  type PlatformAutoModRule,
+  toPlatformAutoModRule,
+} from './guild-automod';
 import {
   type EmojiInput,
   type EmojiUpdate,
@@ -322,6 +329,35 @@ export class ChatPlatformClient {
 
   async deleteSticker(guildId: string, stickerId: string, options: WriteOptions = {}): Promise<void> {
     await this.write('delete', Routes.guildSticker(guildId, stickerId), options);
+  }
+
+  /** The guild's AutoMod rules, by id; needs MANAGE_GUILD. */
+  async listAutoModRules(guildId: string): Promise<PlatformAutoModRule[]> {
+    const rules = await this.read<APIAutoModerationRule[]>(Routes.guildAutoModerationRules(guildId));
+    return rules.map(toPlatformAutoModRule).sort((a, b) => compareSnowflakes(a.id, b.id));
+  }
+
+  async createAutoModRule(
+    guildId: string,
+    input: AutoModRuleInput,
+    options: WriteOptions = {},
+  ): Promise<PlatformAutoModRule> {
+    const route = Routes.guildAutoModerationRules(guildId);
+    return toPlatformAutoModRule(await this.write<APIAutoModerationRule>('post', route, options, input));
+  }
+
+  async updateAutoModRule(
+    guildId: string,
+    ruleId: string,
+    input: AutoModRuleUpdate,
+    options: WriteOptions = {},
+  ): Promise<PlatformAutoModRule> {
+    const route = Routes.guildAutoModerationRule(guildId, ruleId);
+    return toPlatformAutoModRule(await this.write<APIAutoModerationRule>('patch', route, options, input));
+  }
+
+  async deleteAutoModRule(guildId: string, ruleId: string, options: WriteOptions = {}): Promise<void> {
+    await this.write('delete', Routes.guildAutoModerationRule(guildId, ruleId), options);
   }
 
   /** An emoji's image from the CDN, in its own format (GIF when it moves). */

@@ -1,6 +1,7 @@
 export * from './bot-permissions';
 export * from './chat-platform-error';
 export * from './chat-platform.client';
+export * from './guild-automod';
 export * from './guild-expressions';
 export * from './guild-limits';
 export * from './guild-state';

@@ -5,8 +5,8 @@ export const SNAPSHOT_TRIGGERS = ['manual', 'scheduled', 'antinuke', 'pre_restor
 export type SnapshotTrigger = (typeof SNAPSHOT_TRIGGERS)[number];
 
 /**
- * What a restore can put back. Members' roles and bans, then the guild's custom emojis, stickers
- * and images (icon, banner, splashes), come after the spec's four, and only plans that list them in
+ * What a restore can put back. Members' roles and bans, then the guild's custom emojis, stickers,
+ * images (icon, banner, splashes) and AutoMod rules, come after the spec's four, and only plans that list them in
  * `restore_scopes` may ask for them.
  */
 export const RESTORE_SCOPES = [
@@ -19,6 +19,7 @@ export const RESTORE_SCOPES = [
   'emojis',
   'stickers',
   'guild_images',
+  'automod',
 ] as const;
 export type RestoreScope = (typeof RESTORE_SCOPES)[number];
 
@@ -68,6 +69,10 @@ export interface RestoreResultSummary {
   stickers_deleted?: number;
   /** The guild's icon, banner, splash and discovery splash put back; with `guild_images`. */
   guild_images_updated?: number;
+  /** AutoMod rules made anew, set back and deleted; with `automod`. */
+  automod_rules_created?: number;
+  automod_rules_updated?: number;
+  automod_rules_deleted?: number;
 }
 
 export const ANTINUKE_SETTINGS_OUTCOMES = [

@@ -30,6 +30,13 @@ export interface RouteContract {
   notByProduct?: true;
 }
 
+/** An AutoMod rule of any trigger type, as the OpenAPI document answers one. */
+const AUTOMOD_RULE: Schema = z.union(
+  ['DefaultKeywordRule', 'KeywordRule', 'MLSpamRule', 'MentionSpamRule', 'UserProfileRule'].map((name) =>
+    discordSchema(`${name}Response`),
+  ),
+);
+
 /**
  * Every route of Discord's API the product calls: ChatPlatformClient (libs/chat-platform), the
  * gateway app's OAuth client (token, `users/@me` and `users/@me/guilds` with the user's token), and
@@ -290,6 +297,35 @@ export const ROUTE_CONTRACTS: RouteContract[] = [
     }),
     response: discordSchema('GuildStickerResponse'),
   },
+  // A snapshot's AutoMod rules, and a restore putting them back (resources/auto-moderation).
+  { method: 'GET', path: '/guilds/{guild_id}/auto-moderation/rules', response: z.array(AUTOMOD_RULE) },
+  {
+    method: 'POST',
+    path: '/guilds/{guild_id}/auto-moderation/rules',
+    request: z.union(
+      ['DefaultKeywordList', 'Keyword', 'MLSpam', 'MentionSpam', 'UserProfile'].map((name) =>
+        discordSchema(`${name}UpsertRequest`),
+      ),
+    ),
+    response: AUTOMOD_RULE,
+  },
+  {
+    method: 'GET',
+    path: '/guilds/{guild_id}/auto-moderation/rules/{rule_id}',
+    notByProduct: true,
+    response: AUTOMOD_RULE,
+  },
+  {
+    method: 'PATCH',
+    path: '/guilds/{guild_id}/auto-moderation/rules/{rule_id}',
+    request: z.union(
+      ['DefaultKeywordList', 'Keyword', 'MLSpam', 'MentionSpam', 'UserProfile'].map((name) =>
+        discordSchema(`${name}UpsertRequestPartial`),
+      ),
+    ),
+    response: AUTOMOD_RULE,
+  },
+  { method: 'DELETE', path: '/guilds/{guild_id}/auto-moderation/rules/{rule_id}' },
   // The interaction's token in the path is the authentication (interactions/receiving-and-responding,
   // "Followup Messages": the webhook id is the application's id); the product edits the loading
   // message a deferred response left with the command's outcome.
@@ -472,12 +508,6 @@ export const GUILD_IMAGE_FORUM_CONTRACTS: RouteContract[] = [
 ];
 
 /** An AutoMod rule, as the OpenAPI document answers one: one schema per trigger type. */
-const AUTOMOD_RULE: Schema = z.union(
-  ['DefaultKeywordRule', 'KeywordRule', 'MLSpamRule', 'MentionSpamRule', 'UserProfileRule'].map((name) =>
-    discordSchema(`${name}Response`),
-  ),
-);
-
 /** A webhook of any type, as the OpenAPI document answers one. */
 const WEBHOOK: Schema = z.union(
   ['ApplicationIncoming', 'ChannelFollower', 'GuildIncoming'].map((type) =>
@@ -486,36 +516,13 @@ const WEBHOOK: Schema = z.union(
 );
 
 /**
- * The AutoMod, webhook, welcome screen and onboarding routes the fake serves (resources/auto-moderation,
- * resources/webhook, resources/guild) that ROUTE_CONTRACTS does not hold yet: the product will call
+ * The webhook, welcome screen and onboarding routes the fake serves (resources/webhook,
+ * resources/guild) that ROUTE_CONTRACTS does not hold yet: the product will call
  * them to back up and restore those parts of a guild (issue 44), and they move there with the
  * client methods that call them. Checked by automod-webhooks-onboarding.test.ts. Lists the
  * document declares nullable (`Rule[] | null`, `Webhook[] | null`) are never null for a guild.
  */
 export const GUILD_SETUP_CONTRACTS: RouteContract[] = [
-  { method: 'GET', path: '/guilds/{guild_id}/auto-moderation/rules', response: z.array(AUTOMOD_RULE) },
-  {
-    method: 'POST',
-    path: '/guilds/{guild_id}/auto-moderation/rules',
-    request: z.union(
-      ['DefaultKeywordList', 'Keyword', 'MLSpam', 'MentionSpam', 'UserProfile'].map((name) =>
-        discordSchema(`${name}UpsertRequest`),
-      ),
-    ),
-    response: AUTOMOD_RULE,
-  },
-  { method: 'GET', path: '/guilds/{guild_id}/auto-moderation/rules/{rule_id}', response: AUTOMOD_RULE },
-  {
-    method: 'PATCH',
-    path: '/guilds/{guild_id}/auto-moderation/rules/{rule_id}',
-    request: z.union(
-      ['DefaultKeywordList', 'Keyword', 'MLSpam', 'MentionSpam', 'UserProfile'].map((name) =>
-        discordSchema(`${name}UpsertRequestPartial`),
-      ),
-    ),
-    response: AUTOMOD_RULE,
-  },
-  { method: 'DELETE', path: '/guilds/{guild_id}/auto-moderation/rules/{rule_id}' },
   { method: 'GET', path: '/channels/{channel_id}/webhooks', response: z.array(WEBHOOK) },
   { method: 'GET', path: '/guilds/{guild_id}/webhooks', response: z.array(WEBHOOK) },
   { method: 'GET', path: '/webhooks/{webhook_id}', response: WEBHOOK },

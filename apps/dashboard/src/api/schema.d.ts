@@ -725,6 +725,19 @@ export interface components {
       producer: string;
       recorded_at: string;
     };
+    AutoModAction: {
+      metadata: {
+        [key: string]: unknown;
+      };
+      /** @description 1 BLOCK_MESSAGE, 2 SEND_ALERT_MESSAGE (metadata.channel_id), 3 TIMEOUT, 4 BLOCK_MEMBER_INTERACTION. */
+      type: number;
+    };
+    AutoModRuleItem: {
+      enabled: boolean;
+      id: string;
+      name: string;
+      trigger_type: number;
+    };
     BanItem: {
       /** @description The user's display name, else username. */
       name: string;
@@ -1064,7 +1077,7 @@ export interface components {
     };
     OmittedPart: {
       /** @enum {string} */
-      part: 'member_roles' | 'bans' | 'expressions' | 'images';
+      part: 'member_roles' | 'bans' | 'automod' | 'expressions' | 'images';
       reason: string;
     };
     OverrideItem: {
@@ -1174,6 +1187,7 @@ export interface components {
         | 'emojis'
         | 'stickers'
         | 'guild_images'
+        | 'automod'
       )[];
     };
     PlanLimits: {
@@ -1188,6 +1202,21 @@ export interface components {
       snapshot_image_bytes: number;
       /** @description Manual snapshot slots (docs/behaviour.md §8); the other triggers skip this check. */
       snapshot_manual_max: number;
+    };
+    PlatformAutoModRule: {
+      actions: components['schemas']['AutoModAction'][];
+      enabled: boolean;
+      /** @description 1 MESSAGE_SEND, 2 MEMBER_UPDATE. */
+      event_type: number;
+      exempt_channels: string[];
+      exempt_roles: string[];
+      id: string;
+      name: string;
+      trigger_metadata: {
+        [key: string]: unknown;
+      };
+      /** @description 1 KEYWORD, 3 SPAM, 4 KEYWORD_PRESET, 5 MENTION_SPAM, 6 MEMBER_PROFILE; it cannot be changed. */
+      trigger_type: number;
     };
     PlatformChannel: {
       bitrate: number | null;
@@ -1261,6 +1290,7 @@ export interface components {
         | 'emojis'
         | 'stickers'
         | 'guild_images'
+        | 'automod'
       )[];
       /** Format: uuid */
       snapshot_id: string;
@@ -1312,6 +1342,7 @@ export interface components {
         | 'RestoreEmojis'
         | 'RestoreStickers'
         | 'RestoreGuildImages'
+        | 'RestoreAutoModRules'
         | null;
       done: number;
       steps: {
@@ -1343,7 +1374,8 @@ export interface components {
           | 'LiftBans'
           | 'RestoreEmojis'
           | 'RestoreStickers'
-          | 'RestoreGuildImages';
+          | 'RestoreGuildImages'
+          | 'RestoreAutoModRules';
         /** @description ISO 8601: when the platform takes the step's requests again. */
         until: string;
       };
@@ -1390,6 +1422,14 @@ export interface components {
       }[];
     };
     RestoreDiff: {
+      /** @description With `automod`: rules made anew, set back (`changed_fields`) and deleted. */
+      automod_rules_to_create?: components['schemas']['AutoModRuleItem'][];
+      automod_rules_to_delete?: components['schemas']['AutoModRuleItem'][];
+      automod_rules_to_update?: {
+        changed_fields: string[];
+        current: components['schemas']['AutoModRuleItem'];
+        target: components['schemas']['AutoModRuleItem'];
+      }[];
       bans_to_lift: components['schemas']['BanItem'][];
       channels_to_create: components['schemas']['ChannelItem'][];
       channels_to_delete: {
@@ -1526,6 +1566,7 @@ export interface components {
         | 'emojis'
         | 'stickers'
         | 'guild_images'
+        | 'automod'
       )[];
       snapshot_id: string;
       started_at: string | null;
@@ -1540,6 +1581,14 @@ export interface components {
       create_pre_restore_snapshot: boolean;
     };
     RestorePreviewView: {
+      /** @description With `automod`: rules made anew, set back (`changed_fields`) and deleted. */
+      automod_rules_to_create?: components['schemas']['AutoModRuleItem'][];
+      automod_rules_to_delete?: components['schemas']['AutoModRuleItem'][];
+      automod_rules_to_update?: {
+        changed_fields: string[];
+        current: components['schemas']['AutoModRuleItem'];
+        target: components['schemas']['AutoModRuleItem'];
+      }[];
       bans_to_lift: components['schemas']['BanItem'][];
       channels_to_create: components['schemas']['ChannelItem'][];
       channels_to_delete: {
@@ -1650,6 +1699,10 @@ export interface components {
       }[];
     };
     RestoreResultSummary: {
+      /** @description AutoMod rules made anew, set back and deleted; with `automod`. */
+      automod_rules_created?: number;
+      automod_rules_deleted?: number;
+      automod_rules_updated?: number;
       /** @description Bans lifted (bans made since the snapshot); with the `bans` scope. */
       bans_lifted?: number;
       channels_created: number;
@@ -1715,7 +1768,8 @@ export interface components {
         | 'bans'
         | 'emojis'
         | 'stickers'
-        | 'guild_images';
+        | 'guild_images'
+        | 'automod';
     };
     SnapshotBan: {
       reason: string | null;
@@ -1775,6 +1829,7 @@ export interface components {
       };
     };
     SnapshotPayload: {
+      automod_rules?: components['schemas']['PlatformAutoModRule'][];
       bans?: components['schemas']['SnapshotBan'][];
       channels: components['schemas']['PlatformChannel'][];
       emojis?: components['schemas']['SnapshotEmoji'][];
@@ -1828,6 +1883,7 @@ export interface components {
         | 'emojis'
         | 'stickers'
         | 'guild_images'
+        | 'automod'
       )[];
       /** Format: uuid */
       snapshot_id: string;
@@ -1848,7 +1904,8 @@ export interface components {
       | 'LiftBans'
       | 'RestoreEmojis'
       | 'RestoreStickers'
-      | 'RestoreGuildImages';
+      | 'RestoreGuildImages'
+      | 'RestoreAutoModRules';
     /** @enum {string} */
     StepStatus: 'pending' | 'canceled' | 'running' | 'failed' | 'done' | 'skipped';
     StickerItem: {
@@ -1948,7 +2005,7 @@ export interface components {
     UnknownObject: {
       object_id: string;
       /** @enum {string} */
-      object_type: 'channel' | 'role' | 'emoji' | 'sticker' | 'guild_image';
+      object_type: 'channel' | 'role' | 'emoji' | 'sticker' | 'guild_image' | 'automod_rule';
     };
     UpdateAntiNukeSettingsDto: {
       /** @description Quarantine the actor when an incident opens: take their dangerous roles (needs ANTINUKE_AUTO_ACTION). */

@@ -36,6 +36,7 @@ describe(restores.name, () => {
   it('lists only the scopes the plan has, in page order', () => {
     expect(restores(plan(['channels', 'roles']))).toBe('Restores roles and channels');
     expect(restores(plan(['bans']))).toBe('Restores bans');
+    expect(restores(plan(['automod', 'emojis']))).toBe('Restores custom emojis and AutoMod rules');
   });
 
   it('says so when the plan has no restores', () => {

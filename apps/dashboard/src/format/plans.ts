@@ -31,8 +31,9 @@ export const FEATURE_ORDER: readonly Feature[] = [
  */
 export function restores(plan: Plan): string {
   // The restore page's names and order, in the middle of a sentence.
+  // AutoMod is a name, and keeps its capitals.
   const names = ALL_SCOPES.filter((scope) => plan.restore_scopes.includes(scope)).map((scope) =>
-    SCOPE_LABELS[scope].toLowerCase(),
+    SCOPE_LABELS[scope].toLowerCase().replace('automod', 'AutoMod'),
   );
   if (names.length === 0) return 'No restores';
   const list = names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;

@@ -131,6 +131,7 @@ describe('the preview, grouped like the snapshot tree', () => {
       emojis: { create: 0, update: 0, delete: 0 },
       stickers: { create: 0, update: 0, delete: 0 },
       images: 0,
+      automod: { create: 0, update: 0, delete: 0 },
       skipped: 1,
       total: 11,
     });
@@ -257,6 +258,6 @@ describe(expressionChanges.name, () => {
       ['update', 'Server icon'],
       ['delete', 'Banner'],
     ]);
-    expect(expressionChanges({} as never)).toEqual({ emojis: [], stickers: [], images: [] });
+    expect(expressionChanges({} as never)).toEqual({ emojis: [], stickers: [], images: [], automod: [] });
   });
 });

@@ -66,6 +66,7 @@ export interface PreviewCounts {
   emojis: Record<ChangeKind, number>;
   stickers: Record<ChangeKind, number>;
   images: number;
+  automod: Record<ChangeKind, number>;
   skipped: number;
   total: number;
 }
@@ -86,11 +87,12 @@ const IMAGE_SLOT_NAMES: Record<string, string> = {
   discovery_splash: 'Discovery background',
 };
 
-/** The preview's emojis, stickers and guild images as lists of changes (empty without their scopes). */
+/** The preview's emojis, stickers, guild images and AutoMod rules as lists of changes (empty without their scopes). */
 export function expressionChanges(preview: Preview): {
   emojis: ExpressionChange[];
   stickers: ExpressionChange[];
   images: ExpressionChange[];
+  automod: ExpressionChange[];
 } {
   const listed = <T extends { id: string; name: string }>(
     kind: ChangeKind,
@@ -126,6 +128,16 @@ export function expressionChanges(preview: Preview): {
       name: IMAGE_SLOT_NAMES[item.slot] ?? item.slot,
       detail: item.target === null ? 'removed: the snapshot has none' : 'put back as the snapshot has it',
     })),
+    automod: [
+      ...listed('create', preview.automod_rules_to_create, (rule) => (rule.enabled ? '' : 'disabled')),
+      ...(preview.automod_rules_to_update ?? []).map((update) => ({
+        kind: 'update' as const,
+        id: update.target.id,
+        name: update.target.name,
+        detail: changed(update.changed_fields),
+      })),
+      ...listed('delete', preview.automod_rules_to_delete, () => 'not in the snapshot'),
+    ],
   };
 }
 
@@ -353,6 +365,7 @@ export function groupPreview(preview: Preview, payload?: Payload | null): Groupe
     emojis: count(expressions.emojis),
     stickers: count(expressions.stickers),
     images: expressions.images.length,
+    automod: count(expressions.automod),
     skipped: preview.skipped.length,
     total: 0,
   };
@@ -366,7 +379,8 @@ export function groupPreview(preview: Preview, payload?: Payload | null): Groupe
     counts.bans +
     expressions.emojis.length +
     expressions.stickers.length +
-    counts.images;
+    counts.images +
+    expressions.automod.length;
 
   return {
     counts,

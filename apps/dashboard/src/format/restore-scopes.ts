@@ -11,6 +11,7 @@ export const ALL_SCOPES: readonly RestoreScope[] = [
   'emojis',
   'stickers',
   'guild_images',
+  'automod',
 ];
 
 /**
@@ -34,6 +35,7 @@ export const SCOPE_LABELS: Record<RestoreScope, string> = {
   emojis: 'Custom emojis',
   stickers: 'Stickers',
   guild_images: 'Server images',
+  automod: 'AutoMod rules',
 };
 
 /** The `scope` query value that preselects these scopes on the restore page: comma-separated. */

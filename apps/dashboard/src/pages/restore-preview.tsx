@@ -99,6 +99,12 @@ export function PreviewView({
               <td>{countText(counts.stickers)}</td>
             </tr>
           )}
+          {preview.automod_rules_to_create !== undefined && (
+            <tr>
+              <th scope="row">AutoMod rules</th>
+              <td>{countText(counts.automod)}</td>
+            </tr>
+          )}
           {preview.guild_images_to_set !== undefined && (
             <tr>
               <th scope="row">Server images</th>
@@ -212,6 +218,7 @@ function Expressions({ preview }: { preview: Preview }) {
     { id: 'preview-emojis', title: 'Custom emojis', items: changes.emojis, prefix: ':' },
     { id: 'preview-stickers', title: 'Stickers', items: changes.stickers, prefix: '' },
     { id: 'preview-images', title: 'Server images', items: changes.images, prefix: '' },
+    { id: 'preview-automod', title: 'AutoMod rules', items: changes.automod, prefix: '' },
   ];
   return (
     <>

@@ -139,6 +139,7 @@ const OMITTED_LABELS: Record<Schemas['OmittedPart']['part'], string> = {
   bans: 'Bans',
   expressions: 'Emojis and stickers',
   images: 'Some images',
+  automod: 'AutoMod rules',
 };
 
 /** The saved guild as a tree: settings, roles in order with colours, categories with channels. */

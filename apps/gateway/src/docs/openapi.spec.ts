@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { OpenAPIObject, OperationObject, SchemaObject } from '@nestjs/swagger';
+import { RESTORE_SCOPES } from '@lib/contracts';
 import {
   buildOpenApiDocument,
   isPublicPath,
@@ -161,7 +162,11 @@ describe('OpenAPI document (apps/gateway/src/docs/openapi.json)', () => {
     const preview = bodySchema('post', '/api/v1/restore/preview');
     expect(preview.required).toEqual(expect.arrayContaining(['snapshot_id', 'scope']));
     expect(preview.properties?.snapshot_id).toEqual({ type: 'string', format: 'uuid' });
-    expect(preview.properties?.scope).toMatchObject({ type: 'array', minItems: 1, maxItems: 9 });
+    expect(preview.properties?.scope).toMatchObject({
+      type: 'array',
+      minItems: 1,
+      maxItems: RESTORE_SCOPES.length,
+    });
 
     const confirm = bodySchema('post', '/api/v1/billing/confirm');
     // auth_key is optional: without it, the payer's card on file is charged (docs/behaviour.md §4.5).

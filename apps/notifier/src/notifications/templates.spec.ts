@@ -123,9 +123,9 @@ describe(planDm.name, () => {
     expect(dm!.content).toContain('• 차단 해제: 50');
   });
 
-  it('counts emojis, stickers and server images only for a restore that put them back', () => {
+  it('counts emojis, stickers, server images and AutoMod rules only for a restore that put them back', () => {
     expect(planDm(completed({ pre_restore_snapshot_id: null }))!.content).not.toMatch(
-      /이모지|스티커|서버 이미지/,
+      /이모지|스티커|서버 이미지|자동 검열/,
     );
     const expressions = {
       emojis_created: 3,
@@ -135,6 +135,9 @@ describe(planDm.name, () => {
       stickers_updated: 0,
       stickers_deleted: 0,
       guild_images_updated: 2,
+      automod_rules_created: 1,
+      automod_rules_updated: 2,
+      automod_rules_deleted: 0,
     };
     const dm = planDm(
       event('RestoreCompleted', {
@@ -147,6 +150,7 @@ describe(planDm.name, () => {
     expect(dm!.content).toContain('• 이모지: 생성 3 · 수정 1 · 삭제 1');
     expect(dm!.content).toContain('• 스티커: 생성 2 · 수정 0 · 삭제 0');
     expect(dm!.content).toContain('• 서버 이미지: 복구 2');
+    expect(dm!.content).toContain('• 자동 검열 규칙: 생성 1 · 수정 2 · 삭제 0');
   });
 
   it('reports a failure with its reason, and that the pre-restore snapshot asked for could not be made', () => {

@@ -187,6 +187,11 @@ function summaryLines(summary: RestoreResultSummary): string[] {
   }
   if (summary.guild_images_updated !== undefined)
     lines.push(`• 서버 이미지: 복구 ${summary.guild_images_updated}`);
+  if (summary.automod_rules_created !== undefined) {
+    lines.push(
+      `• 자동 검열 규칙: 생성 ${summary.automod_rules_created} · 수정 ${summary.automod_rules_updated ?? 0} · 삭제 ${summary.automod_rules_deleted ?? 0}`,
+    );
+  }
   if (summary.skipped > 0) lines.push(`• 건너뜀: ${summary.skipped} (봇 권한 밖의 항목)`);
   return lines;
 }

@@ -22,6 +22,7 @@ export const SCOPE_PERMISSIONS: Record<RestoreScope, readonly PermissionName[]> 
   emojis: ['CREATE_GUILD_EXPRESSIONS', 'MANAGE_GUILD_EXPRESSIONS'],
   stickers: ['CREATE_GUILD_EXPRESSIONS', 'MANAGE_GUILD_EXPRESSIONS'],
   guild_images: ['MANAGE_GUILD'],
+  automod: ['MANAGE_GUILD'],
 };
 
 /**

@@ -23,6 +23,9 @@ import {
 } from './restore-diff';
 import { SnapshotErrors } from '../snapshots/snapshots.errors';
 
+/** The scopes whose comparison reads the live emojis, stickers or AutoMod rules. */
+const EXPRESSION_SCOPES: readonly RestoreScope[] = ['emojis', 'stickers', 'automod'];
+
 /** A snapshot compared with the guild as it is now: what preview shows and every step re-reads. */
 export interface RestoreComparison {
   /** The snapshot fitted to the live guild's limits (planRestore): what the steps restore. */
@@ -84,8 +87,8 @@ export class RestoreComparisons {
         members: scope.includes('member_roles'),
         bans: scope.includes('bans'),
       }),
-      scope.includes('emojis') || scope.includes('stickers')
-        ? this.readExpressions(platformGuildId)
+      scope.some((part) => EXPRESSION_SCOPES.includes(part))
+        ? this.readExpressions(platformGuildId, scope.includes('automod'))
         : undefined,
     ]);
     // After the guild: a role or channel the read shows that a restore beside this comparison made
@@ -111,13 +114,17 @@ export class RestoreComparisons {
    * The live emojis and stickers; none when the bot may not read them (its restore of them is
    * skipped for the missing permissions, which the diff names).
    */
-  private async readExpressions(platformGuildId: string): Promise<LiveExpressions | undefined> {
+  private async readExpressions(
+    platformGuildId: string,
+    automod: boolean,
+  ): Promise<LiveExpressions | undefined> {
     try {
-      const [emojis, stickers] = await Promise.all([
+      const [emojis, stickers, automodRules] = await Promise.all([
         this.platform.listEmojis(platformGuildId),
         this.platform.listStickers(platformGuildId),
+        automod ? this.platform.listAutoModRules(platformGuildId) : undefined,
       ]);
-      return { emojis, stickers };
+      return { emojis, stickers, ...(automodRules && { automodRules }) };
     } catch (error) {
       if (isChatPlatformError(error) && error.code === 'PermissionDenied') return undefined;
       throw error;

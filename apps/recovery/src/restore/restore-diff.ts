@@ -2,6 +2,7 @@ import type { RestoreScope } from '@lib/contracts';
 import type { SnapshotPayload } from '../snapshots/snapshot-payload';
 import { emptyChannelSection, diffChannels } from './diff/channel-diff';
 import type { DiffInput, RestoreDiff } from './diff/diff-model';
+import { diffAutoModRules } from './diff/automod-diff';
 import { estimateDuration } from './diff/estimate';
 import { diffEmojis, diffGuildImages, diffStickers } from './diff/expression-diff';
 import { clampedInDiff, fitToLiveGuild } from './diff/guild-fit';
@@ -69,6 +70,9 @@ export function planRestore(planned: DiffInput): {
     : {};
   const { skipped: stickersSkipped = [], ...stickers } = inScope('stickers') ? diffStickers(input) : {};
   const { skipped: imagesSkipped = [], ...images } = inScope('guild_images') ? diffGuildImages(input) : {};
+  const { skipped: automodSkipped = [], ...automod } = inScope('automod')
+    ? diffAutoModRules(input, lookup, pending)
+    : {};
   const diff: RestoreDiff = {
     roles_to_create: roles.roles_to_create,
     roles_to_update: roles.roles_to_update,
@@ -86,6 +90,7 @@ export function planRestore(planned: DiffInput): {
     ...emojis,
     ...stickers,
     ...images,
+    ...automod,
     skipped: [
       ...roles.skipped,
       ...overrides.skipped,
@@ -94,6 +99,7 @@ export function planRestore(planned: DiffInput): {
       ...emojisSkipped,
       ...stickersSkipped,
       ...imagesSkipped,
+      ...automodSkipped,
     ].sort(bySkippedOrder),
     clamped: clampedInDiff(fit.clamped, {
       created: [

@@ -2,6 +2,7 @@ import {
   GUILD_IMAGE_SLOTS,
   type GuildImageSlot,
   type GuildState,
+  type PlatformAutoModRule,
   type PlatformEmoji,
   type PlatformRole,
   type PlatformSticker,
@@ -31,7 +32,7 @@ export const SNAPSHOT_MAX_BYTES = 5 * 1024 * 1024;
  * emojis and stickers, or some of the images (version 3: those left out are null in the payload).
  */
 export interface OmittedPart {
-  part: 'member_roles' | 'bans' | 'expressions' | 'images';
+  part: 'member_roles' | 'bans' | 'expressions' | 'images' | 'automod';
   reason: string;
 }
 
@@ -50,11 +51,15 @@ export interface SnapshotSticker extends PlatformSticker {
   image: ImageDigest | null;
 }
 
-/** Version 3: the guild's emojis, stickers and the images of the guild itself (by slot). */
+/**
+ * Version 3: the guild's emojis, stickers and the images of the guild itself (by slot), and its
+ * AutoMod rules (absent where the bot may not read them: `omitted` says so).
+ */
 export interface SnapshotExpressions {
   emojis: SnapshotEmoji[];
   stickers: SnapshotSticker[];
   guild_images: Partial<Record<GuildImageSlot, ImageDigest>>;
+  automod_rules?: PlatformAutoModRule[];
 }
 
 /** A ban as a snapshot keeps it. */
@@ -154,7 +159,9 @@ export function readSnapshotPayload(raw: unknown): SnapshotPayload {
       (Array.isArray(payload.emojis) && payload.emojis.every(isSnapshotEmoji))) &&
     (payload.stickers === undefined ||
       (Array.isArray(payload.stickers) && payload.stickers.every(isSnapshotSticker))) &&
-    (payload.guild_images === undefined || isGuildImages(payload.guild_images));
+    (payload.guild_images === undefined || isGuildImages(payload.guild_images)) &&
+    (payload.automod_rules === undefined ||
+      (Array.isArray(payload.automod_rules) && payload.automod_rules.every(isAutoModRule)));
   if (!complete) throw SnapshotErrors.unsupported(version, SUPPORTED_SNAPSHOT_VERSIONS);
   const read = payload as SnapshotPayload;
   return { ...read, roles: read.roles.map(withColors) };
@@ -220,6 +227,26 @@ function isSnapshotSticker(sticker: unknown): sticker is SnapshotSticker {
     typeof candidate.tags === 'string' &&
     typeof candidate.format_type === 'number' &&
     isDigestOrNull(candidate.image)
+  );
+}
+
+function isAutoModRule(rule: unknown): rule is PlatformAutoModRule {
+  const candidate = rule as Partial<PlatformAutoModRule> | null;
+  const ids = (list: unknown) => Array.isArray(list) && list.every((id) => typeof id === 'string');
+  return (
+    typeof candidate?.id === 'string' &&
+    typeof candidate.name === 'string' &&
+    typeof candidate.event_type === 'number' &&
+    typeof candidate.trigger_type === 'number' &&
+    typeof candidate.trigger_metadata === 'object' &&
+    candidate.trigger_metadata !== null &&
+    Array.isArray(candidate.actions) &&
+    candidate.actions.every(
+      (action) => typeof action?.type === 'number' && typeof action.metadata === 'object',
+    ) &&
+    typeof candidate.enabled === 'boolean' &&
+    ids(candidate.exempt_roles) &&
+    ids(candidate.exempt_channels)
   );
 }
 

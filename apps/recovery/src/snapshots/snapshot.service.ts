@@ -1,5 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { ChatPlatformClient, type GuildState } from '@lib/chat-platform';
+import {
+  ChatPlatformClient,
+  type GuildState,
+  isChatPlatformError,
+  type PlatformAutoModRule,
+} from '@lib/chat-platform';
 import type { SnapshotTrigger } from '@lib/contracts';
 import { EntitlementsClient } from '@lib/entitlements';
 import { Counter, Histogram } from 'prom-client';
@@ -186,11 +191,15 @@ export class SnapshotService {
     const read = await readGuildExpressions(this.platform, state.guild, previous).catch((error: unknown) => {
       throw toUserFacingError(error);
     });
-    if (!('parts' in read))
-      return { part: { omitted: [{ part: 'expressions', reason: read.unreadable }] }, images: NO_IMAGES };
+    const automod = await this.readAutoModRules(guild);
+    if (!('parts' in read)) {
+      const omitted: OmittedPart[] = [{ part: 'expressions', reason: read.unreadable }, ...automod.omitted];
+      return { part: { omitted }, images: NO_IMAGES };
+    }
+    read.parts.automod_rules = automod.rules;
     if (read.fetched.length === 0) {
       return {
-        part: { parts: read.parts, omitted: omittedImages(read) },
+        part: { parts: read.parts, omitted: [...omittedImages(read), ...automod.omitted] },
         images: { fetched: [], kept: read.kept },
       };
     }
@@ -203,9 +212,23 @@ export class SnapshotService {
     const usage = await this.images.guildUsage(guild.id, sizes);
     const fitted = usage.used + usage.added > limit ? fitImageQuota(read, usage.used, limit) : read;
     return {
-      part: { parts: fitted.parts, omitted: omittedImages(fitted) },
+      part: { parts: fitted.parts, omitted: [...omittedImages(fitted), ...automod.omitted] },
       images: { fetched: fitted.fetched, kept: fitted.kept },
     };
+  }
+
+  /** The guild's AutoMod rules; none, and why, when the bot may not read them (Manage Server). */
+  private async readAutoModRules(
+    guild: Guild,
+  ): Promise<{ rules?: PlatformAutoModRule[]; omitted: OmittedPart[] }> {
+    try {
+      return { rules: await this.platform.listAutoModRules(guild.platformGuildId), omitted: [] };
+    } catch (error) {
+      if (isChatPlatformError(error) && error.code === 'PermissionDenied') {
+        return { omitted: [{ part: 'automod', reason: AUTOMOD_UNREADABLE }] };
+      }
+      throw toUserFacingError(error);
+    }
   }
 
   /** The guild's newest snapshot's payload; null when it has none or it cannot be read. */
@@ -269,6 +292,8 @@ interface ReadExpressionsPart {
 }
 
 const NO_IMAGES = { fetched: [], kept: [] };
+export const AUTOMOD_UNREADABLE =
+  'the bot may not read the AutoMod rules (it needs the Manage Server permission)';
 const NO_EXPRESSIONS: ReadExpressionsPart = { part: { omitted: [] }, images: NO_IMAGES };
 
 /** An undo's expressions: their images are the earlier snapshot's, referred to by digest. */

@@ -46,6 +46,7 @@ describe(composePreRaidExpressions.name, () => {
       guild: guildSettings('1', { icon: 'raider-icon' }),
       emojis: [emoji('2', 'nuked'), emoji('3', 'skull'), emoji('4', 'legit')],
       stickers: [],
+      automodRules: [],
       snapshot: before,
       actorEntries: [
         entry(AuditLogEvent.EmojiDelete, '1'),
@@ -74,6 +75,7 @@ describe(composePreRaidExpressions.name, () => {
       guild: guildSettings('1', { banner: null }),
       emojis: [],
       stickers: [],
+      automodRules: [],
       snapshot: null,
       actorEntries: [
         entry(AuditLogEvent.EmojiDelete, '1'),
@@ -85,5 +87,37 @@ describe(composePreRaidExpressions.name, () => {
       { object_type: 'guild_image', object_id: 'banner' },
     ]);
     expect(composed.imageHashes).toEqual({});
+  });
+
+  it('puts back the AutoMod rules the raider deleted or switched off, and drops theirs', () => {
+    const rule = (id: string, name: string, enabled = true) => ({
+      id,
+      name,
+      event_type: 1,
+      trigger_type: 1,
+      trigger_metadata: { keyword_filter: [name] },
+      actions: [{ type: 1, metadata: {} }],
+      enabled,
+      exempt_roles: [],
+      exempt_channels: [],
+    });
+    const composed = composePreRaidExpressions({
+      guild: guildSettings('1'),
+      emojis: [],
+      stickers: [],
+      automodRules: [rule('20', 'links', false), rule('30', 'raider')],
+      snapshot: { ...before, automod_rules: [rule('10', 'spam'), rule('20', 'links')] },
+      actorEntries: [
+        entry(AuditLogEvent.AutoModerationRuleDelete, '10'),
+        entry(AuditLogEvent.AutoModerationRuleUpdate, '20', [
+          { key: 'enabled', old_value: true, new_value: false },
+        ]),
+        entry(AuditLogEvent.AutoModerationRuleCreate, '30'),
+      ],
+    });
+    expect(composed.parts.automod_rules!.map((item) => [item.id, item.enabled]).sort()).toEqual([
+      ['10', true],
+      ['20', true],
+    ]);
   });
 });

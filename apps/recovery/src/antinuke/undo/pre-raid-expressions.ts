@@ -2,6 +2,7 @@ import {
   GUILD_IMAGE_SLOTS,
   type GuildImageSlot,
   type GuildSettings,
+  type PlatformAutoModRule,
   type PlatformEmoji,
   type PlatformSticker,
 } from '@lib/chat-platform';
@@ -14,6 +15,7 @@ import type {
 } from '../../snapshots/snapshot-payload';
 import type { JournalAuditEntry } from '../../sync/change-journal-entry';
 import type { UnknownObject } from './pre-raid-state';
+import { RESTORED_AUTOMOD_FIELDS } from '../../restore/diff/automod-diff';
 
 /** The audit log's key for each guild image's hash (an update's change). */
 const IMAGE_HASH_KEYS: Record<GuildImageSlot, string> = {
@@ -28,6 +30,7 @@ export interface PreRaidExpressionsInput {
   guild: GuildSettings;
   emojis: readonly PlatformEmoji[];
   stickers: readonly PlatformSticker[];
+  automodRules: readonly PlatformAutoModRule[];
   /** The newest snapshot from before the raid: where deleted items' images come from. */
   snapshot: SnapshotPayload | null;
   actorEntries: readonly JournalAuditEntry[];
@@ -67,9 +70,11 @@ export function composePreRaidExpressions(input: PreRaidExpressionsInput): PreRa
       { ...sticker, image: keptStickers.get(sticker.id)?.image ?? null },
     ]),
   );
+  const keptRules = new Map((snapshot?.automod_rules ?? []).map((rule) => [rule.id, rule]));
+  const rules = new Map(input.automodRules.map((rule) => [rule.id, structuredClone(rule)]));
   const unknown: PreRaidExpressions['unknown'] = [];
   const imageHashes: PreRaidExpressions['imageHashes'] = {};
-  const created = { emoji: new Set<string>(), sticker: new Set<string>() };
+  const created = { emoji: new Set<string>(), sticker: new Set<string>(), rule: new Set<string>() };
   /** `id:key` of the fields already set back: the first (oldest) change holds the value before the raid. */
   const reverted = new Set<string>();
 
@@ -93,6 +98,15 @@ export function composePreRaidExpressions(input: PreRaidExpressionsInput): PreRa
       revertFields(emojis.get(id), entry, ['name', 'roles'], reverted),
     [AuditLogEvent.StickerUpdate]: (entry, id) =>
       revertFields(stickers.get(id), entry, ['name', 'description', 'tags'], reverted),
+    [AuditLogEvent.AutoModerationRuleCreate]: (_entry, id) => {
+      created.rule.add(id);
+      rules.delete(id);
+    },
+    [AuditLogEvent.AutoModerationRuleDelete]: (_entry, id) => {
+      if (!created.rule.has(id)) restoreDeleted(id, keptRules, rules, 'automod_rule', unknown);
+    },
+    [AuditLogEvent.AutoModerationRuleUpdate]: (entry, id) =>
+      revertFields(rules.get(id), entry, [...RESTORED_AUTOMOD_FIELDS], reverted),
     [AuditLogEvent.GuildUpdate]: (entry) => {
       for (const slot of GUILD_IMAGE_SLOTS) {
         const change = entry.changes.find((candidate) => candidate.key === IMAGE_HASH_KEYS[slot]);
@@ -119,7 +133,12 @@ export function composePreRaidExpressions(input: PreRaidExpressionsInput): PreRa
     }
   }
   return {
-    parts: { emojis: [...emojis.values()], stickers: [...stickers.values()], guild_images: guildImages },
+    parts: {
+      emojis: [...emojis.values()],
+      stickers: [...stickers.values()],
+      guild_images: guildImages,
+      automod_rules: [...rules.values()],
+    },
     imageHashes,
     unknown,
   };
@@ -129,7 +148,7 @@ function restoreDeleted<T extends { id: string }>(
   id: string,
   kept: ReadonlyMap<string, T>,
   into: Map<string, T>,
-  objectType: 'emoji' | 'sticker',
+  objectType: 'emoji' | 'sticker' | 'automod_rule',
   unknown: PreRaidExpressions['unknown'],
 ): void {
   const before = kept.get(id);

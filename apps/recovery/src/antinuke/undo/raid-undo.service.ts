@@ -80,23 +80,26 @@ export class RaidUndoService {
     const raidStart = new Date(incident.first_action_at);
     const since = new Date(raidStart.getTime() - BEFORE_IMAGE_SLACK_MS);
 
-    const [now, membership, emojis, stickers, actorEntries, journal, targets, snapshot] = await Promise.all([
-      this.platform.getGuildState(guild.platformGuildId),
-      readGuildMembership(this.platform, guild.platformGuildId, { members: true, bans: true }),
-      this.platform.listEmojis(guild.platformGuildId),
-      this.platform.listStickers(guild.platformGuildId),
-      this.journal.entriesBy(guildId, actor, since),
-      this.journal.changesSince(guildId, new Date(since.getTime() - BEFORE_IMAGE_SLACK_MS)),
-      this.repository.targets(incidentId),
-      this.snapshotBefore(guildId, raidStart),
-    ]).catch((error: unknown) => {
-      throw toUserFacingError(error);
-    });
+    const [now, membership, emojis, stickers, automodRules, actorEntries, journal, targets, snapshot] =
+      await Promise.all([
+        this.platform.getGuildState(guild.platformGuildId),
+        readGuildMembership(this.platform, guild.platformGuildId, { members: true, bans: true }),
+        this.platform.listEmojis(guild.platformGuildId),
+        this.platform.listStickers(guild.platformGuildId),
+        this.platform.listAutoModRules(guild.platformGuildId),
+        this.journal.entriesBy(guildId, actor, since),
+        this.journal.changesSince(guildId, new Date(since.getTime() - BEFORE_IMAGE_SLACK_MS)),
+        this.repository.targets(incidentId),
+        this.snapshotBefore(guildId, raidStart),
+      ]).catch((error: unknown) => {
+        throw toUserFacingError(error);
+      });
     const composed = composePreRaidState({ now, membership, snapshot, actorEntries, journal, targets });
     const expressions = composePreRaidExpressions({
       guild: now.guild,
       emojis,
       stickers,
+      automodRules,
       snapshot,
       actorEntries,
     });

@@ -1,6 +1,7 @@
 import type {
   GuildImageSlot,
   GuildSettings,
+  PlatformAutoModRule,
   PlatformEmoji,
   PlatformSticker,
   GuildState,
@@ -14,7 +15,7 @@ import type { SnapshotPayload } from '../../snapshots/snapshot-payload';
 import type { RestoreScope } from '@lib/contracts';
 
 /** `image`: a guild image's hash (its icon, banner...), which a new upload replaces. */
-export type IdKind = 'role' | 'channel' | 'emoji' | 'sticker' | 'image';
+export type IdKind = 'role' | 'channel' | 'emoji' | 'sticker' | 'image' | 'automod_rule';
 
 /**
  * Where a snapshot's platform id lives now. A role or channel the restore creates anew gets a new
@@ -132,6 +133,14 @@ export interface StickerItem {
   format_type: number;
 }
 
+/** An AutoMod rule as the diff shows it (its trigger's and actions' details are in the snapshot). */
+export interface AutoModRuleItem {
+  id: string;
+  name: string;
+  trigger_type: number;
+  enabled: boolean;
+}
+
 /** One of the guild's images put back (`target` a snapshot's hash) or removed (`target` null). */
 export interface GuildImageItem {
   slot: GuildImageSlot;
@@ -186,6 +195,10 @@ export interface RestoreDiff {
   stickers_to_update?: UpdateItem<StickerItem>[];
   stickers_to_delete?: StickerItem[];
   guild_images_to_set?: GuildImageItem[];
+  /** With `automod`: rules made anew, set back (`changed_fields`) and deleted. */
+  automod_rules_to_create?: AutoModRuleItem[];
+  automod_rules_to_update?: UpdateItem<AutoModRuleItem>[];
+  automod_rules_to_delete?: AutoModRuleItem[];
   skipped: SkippedItem[];
   /** Values restored as the live guild's limits allow, not as the snapshot has them. */
   clamped: ClampedItem[];
@@ -207,6 +220,8 @@ export interface BotStanding {
 export interface LiveExpressions {
   emojis: PlatformEmoji[];
   stickers: PlatformSticker[];
+  /** Read only for the `automod` scope. */
+  automodRules?: PlatformAutoModRule[];
 }
 
 export interface DiffInput {
@@ -241,6 +256,10 @@ export const SKIP_REASON = {
   noFreeSlot: 'no free slot is left at the guild’s boost level',
   lottieNotAllowed: 'animated (Lottie) stickers can be uploaded only by verified and partnered servers',
   managedEmoji: 'managed by an integration; it comes back when the integration is re-added',
+  automodNotInSnapshot:
+    'the snapshot was taken before AutoMod rules were kept, or the bot could not read them',
+  automodCap: 'the guild holds as many rules of this trigger type as the platform allows',
+  alertChannelNotRestored: 'its alert channel is not in the guild and not restored',
 } as const;
 
 /** A role or channel the restore recreated under a new platform id. */

@@ -10,6 +10,7 @@ export class SnapshotIdResolution implements IdResolution {
     emoji: new Map(),
     sticker: new Map(),
     image: new Map(),
+    automod_rule: new Map(),
   };
 
   /** `expressions`: the live emojis and stickers, when they were read (their scopes). */
@@ -23,6 +24,7 @@ export class SnapshotIdResolution implements IdResolution {
       emoji: new Set(expressions?.emojis.map((emoji) => emoji.id)),
       sticker: new Set(expressions?.stickers.map((sticker) => sticker.id)),
       image: new Set(imageHashes),
+      automod_rule: new Set(expressions?.automodRules?.map((rule) => rule.id)),
     };
     for (const { kind, original_id, replacement_id } of replacements) {
       this.replacements[kind].set(original_id, replacement_id);

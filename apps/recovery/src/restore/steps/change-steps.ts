@@ -158,6 +158,23 @@ export const CHANGE_STEP_TABLE = {
     countedOnlyWhenRun: true,
     label: 'Put back the server’s icon and banner',
   },
+  RestoreAutoModRules: {
+    scope: 'automod',
+    activity: 'restoreAutoModRules',
+    // After the roles and channels its exemptions and alert channel name.
+    phase: 3,
+    changes: (diff) =>
+      sizeOf(diff.automod_rules_to_create) +
+      sizeOf(diff.automod_rules_to_update) +
+      sizeOf(diff.automod_rules_to_delete),
+    counts: {
+      created: 'automod_rules_created',
+      updated: 'automod_rules_updated',
+      deleted: 'automod_rules_deleted',
+    },
+    countedOnlyWhenRun: true,
+    label: 'Put back AutoMod rules',
+  },
 } as const satisfies Record<string, ChangeStepDescription>;
 
 /** A diff section that is present only when its scope was asked for. */

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ChatPlatformClient } from '@lib/chat-platform';
 import type { ChangeStep, StepOutcome } from '../workflows/restore-contract';
 import { createOrUpdateChannels } from './channel-steps';
+import { restoreAutoModRules } from './automod-step';
 import { restoreEmojis, restoreStickers } from './expression-steps';
 import { restoreGuildImages } from './guild-images-step';
 import { restoreMemberRoles } from './member-roles-step';
@@ -30,6 +31,7 @@ export const STEP_HANDLERS: Record<ChangeStep, StepHandler> = {
   RestoreEmojis: restoreEmojis,
   RestoreStickers: restoreStickers,
   RestoreGuildImages: restoreGuildImages,
+  RestoreAutoModRules: restoreAutoModRules,
 };
 
 /**
