@@ -28,15 +28,29 @@ describe(kafkaConfig.name, () => {
 });
 
 describe(ensureTopics.name, () => {
-  /** A client whose admin has no topics and whose brokers refuse offsets `refusals` times at first. */
-  function freshCluster(refusals: number) {
+  /**
+   * A client whose admin has no topics and whose brokers refuse offsets `refusals` times at first;
+   * with `racing`, another service creates the first topic as this one asks, and the creation
+   * answers the retriable UNKNOWN_TOPIC_OR_PARTITION once.
+   */
+  function freshCluster(refusals: number, racing = false) {
     const calls = { created: [] as string[], offsetRequests: 0 };
+    const existing: string[] = [];
+    let raced = !racing;
     const admin = {
       connect: () => Promise.resolve(),
       disconnect: () => Promise.resolve(),
-      listTopics: () => Promise.resolve([]),
+      listTopics: () => Promise.resolve([...existing]),
       createTopics: ({ topics }: { topics: { topic: string }[] }) => {
+        if (!raced) {
+          raced = true;
+          existing.push(topics[0].topic);
+          return Promise.reject(
+            Object.assign(new Error('This server does not host this topic-partition'), { retriable: true }),
+          );
+        }
         calls.created.push(...topics.map(({ topic }) => topic));
+        existing.push(...topics.map(({ topic }) => topic));
         return Promise.resolve(true);
       },
       fetchTopicOffsets: () => {
@@ -58,5 +72,20 @@ describe(ensureTopics.name, () => {
     expect(calls.created).toEqual(['w3.recovery.events', 'w3.billing.events']);
     // Two refusals of the first topic, then one answer per topic.
     expect(calls.offsetRequests).toBe(4);
+  });
+
+  it('looks again at what is missing when another service creates the topics at the same moment', async () => {
+    const { kafka, calls } = freshCluster(0, true);
+    await ensureTopics(kafka, ['recovery.events', 'billing.events']);
+    // The other service made the first; this one makes the one still missing, and waits for both.
+    expect(calls.created).toEqual(['w3.billing.events']);
+    expect(calls.offsetRequests).toBe(2);
+  });
+
+  it('still fails on an error retrying cannot help', async () => {
+    const { kafka } = freshCluster(0);
+    const admin = kafka.admin();
+    admin.createTopics = () => Promise.reject(new Error('Topic authorization failed'));
+    await expect(ensureTopics(kafka, ['recovery.events'])).rejects.toThrow('Topic authorization failed');
   });
 });

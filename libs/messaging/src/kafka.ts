@@ -94,19 +94,41 @@ export async function ensureTopics(
 ): Promise<void> {
   const admin = kafka.admin();
   await admin.connect();
+  const deadline = Date.now() + CREATION_TIMEOUT_MS;
   try {
-    const existing = new Set(await admin.listTopics());
-    const missing = topics.map((topic) => kafka.named(topic)).filter((topic) => !existing.has(topic));
-    if (missing.length) {
-      await admin.createTopics({
-        waitForLeaders: true,
-        topics: missing.map((topic) => ({ topic, numPartitions: TOPIC_PARTITIONS, replicationFactor: 1 })),
-      });
-      await untilServed(admin, missing);
+    const wanted = topics.map((topic) => kafka.named(topic));
+    let created = false;
+    for (;;) {
+      const existing = new Set(await admin.listTopics());
+      const missing = wanted.filter((topic) => !existing.has(topic));
+      if (missing.length === 0) break;
+      try {
+        await admin.createTopics({
+          waitForLeaders: true,
+          topics: missing.map((topic) => ({ topic, numPartitions: TOPIC_PARTITIONS, replicationFactor: 1 })),
+        });
+        created = true;
+        break;
+      } catch (error) {
+        // Another service creating the same topics at the same moment, or a broker still loading
+        // them, answers a retriable error (UNKNOWN_TOPIC_OR_PARTITION while their partitions come
+        // up): look again at what is missing and try once more.
+        if (!isRetriable(error) || Date.now() > deadline) throw error;
+        created = true;
+        await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+      }
     }
+    if (created) await untilServed(admin, wanted, deadline);
   } finally {
     await admin.disconnect();
   }
+}
+
+const CREATION_TIMEOUT_MS = 15_000;
+const RETRY_MS = 200;
+
+function isRetriable(error: unknown): boolean {
+  return (error as { retriable?: unknown } | null)?.retriable === true;
 }
 
 /**
@@ -114,8 +136,7 @@ export async function ensureTopics(
  * for leaders, a broker answers "not the leader for that topic-partition" for a moment while
  * its metadata catches up; kafkajs's producers and consumers retry that, a caller's admin does not.
  */
-async function untilServed(admin: Admin, topics: readonly string[], timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+async function untilServed(admin: Admin, topics: readonly string[], deadline: number): Promise<void> {
   for (const topic of topics) {
     for (;;) {
       try {
@@ -123,7 +144,7 @@ async function untilServed(admin: Admin, topics: readonly string[], timeoutMs = 
         break;
       } catch (error) {
         if (Date.now() > deadline) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 200));
+        await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
       }
     }
   }
