@@ -52,10 +52,20 @@ export class RecoveryStack {
       ...this.options.env,
     };
     this.recoveryPort = recoveryPort;
-    [this.recovery, this.licensing] = await Promise.all([
+    const started = await Promise.allSettled([
       startApp('recovery', this.recoveryEnv, { port: recoveryPort }),
       startApp('licensing', { RECOVERY_URL: recoveryUrl }, { port: licensingPort }),
     ]);
+    const failed = started.find((result) => result.status === 'rejected');
+    if (failed) {
+      // The app that did start is stopped: left running, it would stay a member of this worker's
+      // consumer groups and take the events of the suites after this one.
+      for (const result of started) if (result.status === 'fulfilled') await result.value.stop();
+      throw failed.reason;
+    }
+    [this.recovery, this.licensing] = started.map(
+      (result) => (result as PromiseFulfilledResult<AppProcess>).value,
+    );
   }
 
   /**
