@@ -15,7 +15,6 @@ import {
 import { PermissionFlagsBits as P } from 'discord-api-types/v10';
 import { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
-import { randomBytes } from 'node:crypto';
 import { recoveryDatabase } from '../apps/recovery/src/database';
 import { GuildAccessService } from '../apps/recovery/src/guilds/guild-access.service';
 import { GuildRegistry } from '../apps/recovery/src/guilds/guild-registry.service';
@@ -37,6 +36,7 @@ import { SnapshotService } from '../apps/recovery/src/snapshots/snapshot.service
 import { PostgresImageStore } from '../apps/recovery/src/snapshots/images/postgres-image-store.repository';
 import { LiveSyncControl } from '../apps/recovery/src/sync/live-sync-control.repository';
 import migrateTestDatabase from '../test/support/global-setup';
+import { uniquePng } from '../test/support/expression-raid';
 import { generatedGuild } from './generated-guild';
 import { OutboxWriter } from '@lib/outbox';
 import { GuildsRepository } from '../apps/recovery/src/guilds/guilds.repository';
@@ -144,15 +144,6 @@ const SCOPE: RestoreScope[] = ['roles', 'channels', 'permission_overrides', 'gui
 const MEMBER_SCOPE: RestoreScope[] = [...SCOPE, 'member_roles'];
 const EXPRESSION_SCOPE: RestoreScope[] = [...SCOPE, 'emojis', 'stickers'];
 
-/** A PNG of its own: a 1x1 image followed by `size` random bytes (the platform goes by the signature). */
-function ownPng(size: number): { bytes: Buffer; contentType: string } {
-  const pixel = Buffer.from(
-    'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
-    'base64',
-  );
-  return { bytes: Buffer.concat([pixel, randomBytes(size)]), contentType: 'image/png' };
-}
-
 /** The guild's spec with the expressions case's emojis (kept to roles) and stickers. */
 function withExpressions(spec: GuildSpec, expressions: { emojis: number; stickers: number }): GuildSpec {
   return {
@@ -161,12 +152,12 @@ function withExpressions(spec: GuildSpec, expressions: { emojis: number; sticker
     emojis: Array.from({ length: expressions.emojis }, (_, i) => ({
       name: `emoji_${i}`,
       roles: [`role-${i % 30}`],
-      image: ownPng(8_000),
+      image: { bytes: uniquePng(8_000), contentType: 'image/png' },
     })),
     stickers: Array.from({ length: expressions.stickers }, (_, i) => ({
       name: `sticker_${i}`,
       description: `Sticker ${i}`,
-      image: ownPng(30_000),
+      image: { bytes: uniquePng(30_000), contentType: 'image/png' },
     })),
   };
 }

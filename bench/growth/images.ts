@@ -3,13 +3,13 @@ import type { Entitlements } from '@lib/contracts';
 import type { EntitlementsClient } from '@lib/entitlements';
 import { OutboxWriter } from '@lib/outbox';
 import { FakeChatPlatform } from '@lib/sandbox';
-import { randomBytes } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import { Guild } from '../../apps/recovery/src/guilds/guild.entity';
 import { RecoveryEvents } from '../../apps/recovery/src/recovery-events';
 import { PostgresImageStore } from '../../apps/recovery/src/snapshots/images/postgres-image-store.repository';
 import { SnapshotService } from '../../apps/recovery/src/snapshots/snapshot.service';
 import { SnapshotsRepository } from '../../apps/recovery/src/snapshots/snapshots.repository';
+import { uniquePng } from '../../test/support/expression-raid';
 import { openGrowthDataSource } from './database';
 
 /** Issue 44's month: a snapshot a day of an unchanged guild. */
@@ -18,18 +18,6 @@ const EMOJIS = 50;
 const STICKERS = 20;
 /** What the month may store: images once (within 1.1x one snapshot's images) plus the payloads. */
 export const IMAGE_GROWTH_LIMIT = 1.1;
-
-/**
- * A PNG of `size` bytes unlike any other: a 1x1 image followed by random bytes (the platform and
- * the fake go by the bytes' signature, and a real emoji is tens of kilobytes).
- */
-function distinctPng(size: number): Buffer {
-  const pixel = Buffer.from(
-    'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
-    'base64',
-  );
-  return Buffer.concat([pixel, randomBytes(size - pixel.length)]);
-}
 
 /**
  * `bench:growth`'s images: thirty daily snapshots of a guild with 50 emojis, 20 stickers, an icon
@@ -42,12 +30,12 @@ export async function measureImageGrowth(url: string): Promise<boolean> {
   await platform.start();
   const dataSource = await openGrowthDataSource(url);
   try {
-    const image = (size: number) => ({ bytes: distinctPng(size), contentType: 'image/png' });
+    const image = (size: number) => ({ bytes: uniquePng(size), contentType: 'image/png' });
     const seeded = platform.seedGuild({
       name: 'Images month',
       premium_tier: 3,
       features: ['BANNER'],
-      images: { icon: distinctPng(40_000), banner: distinctPng(200_000) },
+      images: { icon: uniquePng(40_000), banner: uniquePng(200_000) },
       emojis: Array.from({ length: EMOJIS }, (_, i) => ({
         name: `emoji_${i}`,
         image: image(20_000 + i * 500),

@@ -25,9 +25,12 @@ const BANNER = png(
 export const RAIDER_PNG = png(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR42mP4z8AAAAMBAQD3A0FDAAAAAElFTkSuQmCC',
 );
-/** A PNG no other test uploads: a 1x1 image followed by random bytes (the platform goes by the signature). */
-export function uniquePng(): Buffer {
-  return Buffer.concat([RAIDER_PNG, randomBytes(64)]);
+/**
+ * A PNG nothing else uploads, of about `size` bytes: a 1x1 image followed by random bytes (the
+ * platform and the fake go by the bytes' signature; a real emoji is tens of kilobytes).
+ */
+export function uniquePng(size = 64): Buffer {
+  return Buffer.concat([RAIDER_PNG, randomBytes(size)]);
 }
 
 /** withExpressions, every image one of its own: nothing is shared with another guild's snapshots. */
