@@ -15,6 +15,9 @@ import type {
   GuildState,
   PermissionOverride,
   PlatformBan,
+  DefaultReaction,
+  ForumFields,
+  ForumTag,
   PlatformChannel,
   PlatformChannelWithOverrides,
   PlatformMember,
@@ -39,6 +42,11 @@ export interface WireGuildChannel {
   rate_limit_per_user?: number;
   bitrate?: number;
   user_limit?: number;
+  available_tags?: ForumTag[];
+  default_reaction_emoji?: DefaultReaction | null;
+  default_sort_order?: 0 | 1 | null;
+  default_forum_layout?: 0 | 1 | 2;
+  default_thread_rate_limit_per_user?: number;
   /** The wire's name for our permission overrides (docs/decisions/permission-overrides.md). */
   permission_overwrites?: APIOverwrite[];
 }
@@ -116,6 +124,19 @@ export function toPlatformRole(role: APIRole): PlatformRole {
 }
 
 export function toPlatformChannel(channel: WireGuildChannel): PlatformChannel {
+  const forum: ForumFields = {};
+  // Present on forum and media channels only; each copied field by field, so nothing the
+  // platform adds to a tag later slips into a snapshot unversioned.
+  if (channel.available_tags !== undefined) forum.available_tags = channel.available_tags.map(toForumTag);
+  if (channel.default_reaction_emoji !== undefined)
+    forum.default_reaction_emoji = channel.default_reaction_emoji && {
+      emoji_id: channel.default_reaction_emoji.emoji_id ?? null,
+      emoji_name: channel.default_reaction_emoji.emoji_name ?? null,
+    };
+  if (channel.default_sort_order !== undefined) forum.default_sort_order = channel.default_sort_order;
+  if (channel.default_forum_layout !== undefined) forum.default_forum_layout = channel.default_forum_layout;
+  if (channel.default_thread_rate_limit_per_user !== undefined)
+    forum.default_thread_rate_limit_per_user = channel.default_thread_rate_limit_per_user;
   return {
     id: channel.id,
     type: channel.type,
@@ -127,6 +148,17 @@ export function toPlatformChannel(channel: WireGuildChannel): PlatformChannel {
     rate_limit_per_user: channel.rate_limit_per_user ?? null,
     bitrate: channel.bitrate ?? null,
     user_limit: channel.user_limit ?? null,
+    ...forum,
+  };
+}
+
+function toForumTag(tag: ForumTag): ForumTag {
+  return {
+    id: tag.id,
+    name: tag.name,
+    moderated: tag.moderated,
+    emoji_id: tag.emoji_id ?? null,
+    emoji_name: tag.emoji_name ?? null,
   };
 }
 

@@ -1,3 +1,4 @@
+import { FORUM_FIELDS } from '@lib/chat-platform';
 import type {
   GuildImageSlot,
   GuildSettings,
@@ -6,6 +7,7 @@ import type {
   PlatformSticker,
   GuildState,
   PlatformBan,
+  ForumFields,
   PlatformChannel,
   PlatformMember,
   PlatformRole,
@@ -57,7 +59,8 @@ export type ChannelItem = Pick<
   | 'rate_limit_per_user'
   | 'bitrate'
   | 'user_limit'
->;
+> &
+  ForumFields;
 
 export interface OverrideItem {
   /** Snapshot-space ids in `overrides_to_apply`, live ids in `overrides_to_remove`. */
@@ -111,7 +114,14 @@ export interface ClampedItem {
   /** The snapshot's id of the role or channel. */
   id: string;
   name: string;
-  field: 'secondary_color' | 'tertiary_color' | 'unicode_emoji' | 'bitrate' | 'topic';
+  field:
+    | 'secondary_color'
+    | 'tertiary_color'
+    | 'unicode_emoji'
+    | 'bitrate'
+    | 'topic'
+    | 'available_tags'
+    | 'default_reaction_emoji';
   snapshot_value: string | number | null;
   restored_value: string | number | null;
   reason: string;
@@ -302,5 +312,9 @@ export function channelItem(channel: PlatformChannel): ChannelItem {
     rate_limit_per_user: channel.rate_limit_per_user,
     bitrate: channel.bitrate,
     user_limit: channel.user_limit,
+    // A forum's or media channel's own fields, where the channel has them.
+    ...Object.fromEntries(
+      FORUM_FIELDS.filter((field) => channel[field] !== undefined).map((field) => [field, channel[field]]),
+    ),
   };
 }

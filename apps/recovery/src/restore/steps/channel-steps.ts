@@ -7,7 +7,12 @@ import {
   type ChatPlatformClient,
   type PlatformChannel,
 } from '@lib/chat-platform';
-import { overrideRefusal, RESTORED_CHANNEL_FIELDS, type RestoreDiff } from '../restore-diff';
+import {
+  forumFieldsToWrite,
+  overrideRefusal,
+  RESTORED_CHANNEL_FIELDS,
+  type RestoreDiff,
+} from '../restore-diff';
 import type { StepOutcome } from '../workflows/restore-contract';
 import { asTheyBecomeReady } from './concurrency';
 import { waitedFor } from './platform-wait';
@@ -120,7 +125,7 @@ async function createAndUpdate(
     work: async (update) => {
       await platform.updateChannel(
         update.current.id,
-        channelFields(context, byId.get(update.target.id)!, update.changed_fields),
+        channelFields(context, byId.get(update.target.id)!, update.changed_fields, update.current.id),
         reason(context),
       );
       updatedCount++;
@@ -156,7 +161,7 @@ async function createChannel(
   );
   if (orphan) adopted.add(orphan.id);
   const input: ChannelInput = {
-    ...channelFields(context, channel, Object.keys(channel)),
+    ...channelFields(context, channel, Object.keys(channel), orphan?.id),
     name: channel.name,
     type: channel.type,
     // Set at creation, so a private channel is never briefly open to everyone.
@@ -169,9 +174,16 @@ async function createChannel(
   return created.id;
 }
 
-function channelFields(context: StepContext, channel: PlatformChannel, fields: string[]): ChannelUpdate {
-  const update: ChannelUpdate = {};
+/** `liveId`: the live channel the write goes to, whose forum tags keep their ids. */
+function channelFields(
+  context: StepContext,
+  channel: PlatformChannel,
+  fields: string[],
+  liveId?: string,
+): ChannelUpdate {
   const wanted = new Set(fields);
+  const live = context.comparison.live.channels.find((candidate) => candidate.id === liveId);
+  const update: ChannelUpdate = forumFieldsToWrite(channel, live, wanted);
   for (const field of RESTORED_CHANNEL_FIELDS) {
     if (wanted.has(field)) Object.assign(update, { [field]: channel[field] });
   }
