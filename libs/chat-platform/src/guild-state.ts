@@ -111,6 +111,30 @@ export interface ForumFields {
   default_thread_rate_limit_per_user?: number;
 }
 
+/**
+ * Fields of some channel types that are absent from snapshots taken before they were kept:
+ * a voice or stage channel's region (null: automatic) and camera quality (1 auto, 2 720p), the
+ * threads' auto-archive time (minutes) of text, announcement, forum and media channels, and a forum's
+ * or media channel's flags (REQUIRE_TAG 1<<4; HIDE_MEDIA_DOWNLOAD_OPTIONS 1<<15, media only).
+ */
+export interface ChannelTypeFields {
+  rtc_region?: string | null;
+  video_quality_mode?: 1 | 2;
+  default_auto_archive_duration?: 60 | 1440 | 4320 | 10080;
+  flags?: number;
+}
+
+/** The type-dependent fields a restore compares and writes as they are. */
+export const CHANNEL_TYPE_FIELDS = [
+  'rtc_region',
+  'video_quality_mode',
+  'default_auto_archive_duration',
+  'flags',
+] as const satisfies readonly (keyof ChannelTypeFields)[];
+
+/** The channel flags a bot may set (resources/channel, "Modify Channel": forum and media only). */
+export const SETTABLE_CHANNEL_FLAGS = (1 << 4) | (1 << 15);
+
 /** The forum fields, in the order a restore compares them. */
 export const FORUM_FIELDS = [
   'available_tags',
@@ -124,7 +148,7 @@ export const FORUM_FIELDS = [
  * A guild channel. Fields that do not apply to the channel's type are null (a category has no
  * topic, a text channel no bitrate); the forum fields are absent where they do not apply.
  */
-export interface PlatformChannel extends ForumFields {
+export interface PlatformChannel extends ForumFields, ChannelTypeFields {
   id: string;
   type: number;
   name: string;

@@ -1,4 +1,5 @@
 import type {
+  ChannelTypeFields,
   ForumFields,
   ForumTag,
   GuildSettings,
@@ -36,6 +37,7 @@ export type ChannelInput = Pick<PlatformChannel, 'name' | 'type'> &
       'position' | 'parent_id' | 'topic' | 'nsfw' | 'rate_limit_per_user' | 'bitrate' | 'user_limit'
     >
   > &
+  ChannelTypeFields &
   Omit<ForumFields, 'available_tags'> & {
     available_tags?: ForumTagInput[];
     /** Set at creation so a private channel is never briefly public. */

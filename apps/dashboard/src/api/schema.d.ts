@@ -769,6 +769,7 @@ export interface components {
     ChannelItem: {
       available_tags?: components['schemas']['ForumTag'][];
       bitrate: number | null;
+      default_auto_archive_duration?: 60 | 1440 | 4320 | 10080;
       /** @description 0 not set, 1 list, 2 gallery. */
       default_forum_layout?: 0 | 1 | 2;
       default_reaction_emoji?: components['schemas']['DefaultReaction'] | null;
@@ -776,6 +777,7 @@ export interface components {
       default_sort_order?: (0 | null) | 1;
       /** @description The slow mode a new post starts with, in seconds. */
       default_thread_rate_limit_per_user?: number;
+      flags?: number;
       id: string;
       name: string;
       nsfw: boolean;
@@ -783,9 +785,11 @@ export interface components {
       position: number;
       /** @description Slow mode in seconds. */
       rate_limit_per_user: number | null;
+      rtc_region?: string | null;
       topic: string | null;
       type: number;
       user_limit: number | null;
+      video_quality_mode?: 1 | 2;
     };
     ClampedItem: {
       /** @enum {string} */
@@ -1247,6 +1251,7 @@ export interface components {
     PlatformChannel: {
       available_tags?: components['schemas']['ForumTag'][];
       bitrate: number | null;
+      default_auto_archive_duration?: 60 | 1440 | 4320 | 10080;
       /** @description 0 not set, 1 list, 2 gallery. */
       default_forum_layout?: 0 | 1 | 2;
       default_reaction_emoji?: components['schemas']['DefaultReaction'] | null;
@@ -1254,6 +1259,7 @@ export interface components {
       default_sort_order?: (0 | null) | 1;
       /** @description The slow mode a new post starts with, in seconds. */
       default_thread_rate_limit_per_user?: number;
+      flags?: number;
       id: string;
       name: string;
       nsfw: boolean;
@@ -1261,9 +1267,11 @@ export interface components {
       position: number;
       /** @description Slow mode in seconds. */
       rate_limit_per_user: number | null;
+      rtc_region?: string | null;
       topic: string | null;
       type: number;
       user_limit: number | null;
+      video_quality_mode?: 1 | 2;
     };
     PlatformRole: {
       /** @description RGB as an integer, 0 for no colour; the platform keeps it equal to `colors.primary_color`. */

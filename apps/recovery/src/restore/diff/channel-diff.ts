@@ -1,4 +1,4 @@
-import { CHANNEL_TYPE, type PlatformChannel } from '@lib/chat-platform';
+import { CHANNEL_TYPE, CHANNEL_TYPE_FIELDS, type PlatformChannel } from '@lib/chat-platform';
 import { channelItem, type DiffInput, type RestoreDiff } from './diff-model';
 import { changedForumFields } from './forum-fields';
 import { type LiveLookup, type Pair, reordered } from './live-lookup';
@@ -12,8 +12,8 @@ interface ChannelPair extends Pair<PlatformChannel> {
 }
 
 /**
- * The channel fields a restore compares and puts back (besides position, parent and the forum
- * fields: ./forum-fields.ts).
+ * The channel fields a restore compares and puts back (besides position, parent, the fields of
+ * some types, CHANNEL_TYPE_FIELDS, and the forum fields: ./forum-fields.ts).
  */
 export const RESTORED_CHANNEL_FIELDS = [
   'name',
@@ -81,7 +81,13 @@ function changedChannelFields(pair: ChannelPair, moved: boolean): string[] {
   const changed: string[] = RESTORED_CHANNEL_FIELDS.filter(
     (field) => pair.target[field] !== pair.live[field],
   );
-  changed.push(...changedForumFields(pair.target, pair.live));
+  // Fields of some types only, absent from older snapshots: compared where the snapshot holds them.
+  changed.push(
+    ...CHANNEL_TYPE_FIELDS.filter(
+      (field) => pair.target[field] !== undefined && pair.target[field] !== pair.live[field],
+    ),
+    ...changedForumFields(pair.target, pair.live),
+  );
   const reparented = pair.parent !== pair.live.parent_id;
   if (reparented) changed.push('parent_id');
   // A channel that changes parent has to be placed among its new siblings as well.

@@ -1,4 +1,4 @@
-import { FORUM_FIELDS } from '@lib/chat-platform';
+import { CHANNEL_TYPE_FIELDS, FORUM_FIELDS } from '@lib/chat-platform';
 import type {
   GuildImageSlot,
   GuildSettings,
@@ -7,6 +7,7 @@ import type {
   PlatformSticker,
   GuildState,
   PlatformBan,
+  ChannelTypeFields,
   ForumFields,
   PlatformChannel,
   PlatformMember,
@@ -60,6 +61,7 @@ export type ChannelItem = Pick<
   | 'bitrate'
   | 'user_limit'
 > &
+  ChannelTypeFields &
   ForumFields;
 
 export interface OverrideItem {
@@ -312,7 +314,13 @@ export function channelItem(channel: PlatformChannel): ChannelItem {
     rate_limit_per_user: channel.rate_limit_per_user,
     bitrate: channel.bitrate,
     user_limit: channel.user_limit,
-    // A forum's or media channel's own fields, where the channel has them.
+    // The fields of the channel's type, and a forum's or media channel's own, where it has them.
+    ...Object.fromEntries(
+      CHANNEL_TYPE_FIELDS.filter((field) => channel[field] !== undefined).map((field) => [
+        field,
+        channel[field],
+      ]),
+    ),
     ...Object.fromEntries(
       FORUM_FIELDS.filter((field) => channel[field] !== undefined).map((field) => [field, channel[field]]),
     ),

@@ -45,6 +45,30 @@ describe(createOrUpdateChannels.name, () => {
     expect(described(live, 'rules')).toEqual(described(target, 'rules'));
   });
 
+  it('sets back a voice channel’s region and camera quality and a text channel’s archive time', async () => {
+    const seeded = sandbox.seed();
+    await sandbox.client.updateChannel(seeded.channels.Lounge, {
+      rtc_region: 'japan',
+      video_quality_mode: 2,
+    });
+    await sandbox.client.updateChannel(seeded.channels.general, { default_auto_archive_duration: 60 });
+    const target = await sandbox.snapshot(seeded.guildId);
+    await sandbox.client.updateChannel(seeded.channels.Lounge, { rtc_region: null, video_quality_mode: 1 });
+    await sandbox.client.updateChannel(seeded.channels.general, { default_auto_archive_duration: 4320 });
+
+    const run = await sandbox.runToEnd(createOrUpdateChannels, seeded.guildId, target, ['channels']);
+
+    expect(run.updated).toBe(2);
+    const live = await sandbox.state(seeded.guildId);
+    const fields = (state: GuildState) => {
+      const lounge = state.channels.find((c) => c.name === 'Lounge')!;
+      const general = state.channels.find((c) => c.name === 'general')!;
+      return [lounge.rtc_region, lounge.video_quality_mode, general.default_auto_archive_duration];
+    };
+    expect(fields(live)).toEqual(['japan', 2, 60]);
+    expect(fields(live)).toEqual(fields(target));
+  });
+
   describe('forum channels', () => {
     const image = `data:image/png;base64,${RAIDER_PNG.toString('base64')}`;
     const forumFields = (state: GuildState, name: string) => {
@@ -55,6 +79,8 @@ describe(createOrUpdateChannels.name, () => {
         order: forum.default_sort_order,
         layout: forum.default_forum_layout,
         slowMode: forum.default_thread_rate_limit_per_user,
+        flags: forum.flags,
+        archive: forum.default_auto_archive_duration,
       };
     };
 
@@ -72,6 +98,8 @@ describe(createOrUpdateChannels.name, () => {
         default_sort_order: 1,
         default_forum_layout: 2,
         default_thread_rate_limit_per_user: 60,
+        default_auto_archive_duration: 10080,
+        flags: 1 << 4,
       });
       return { seeded, emoji, target: await sandbox.snapshot(seeded.guildId) };
     }
@@ -82,7 +110,8 @@ describe(createOrUpdateChannels.name, () => {
 
       const run = await sandbox.runToEnd(createOrUpdateChannels, seeded.guildId, target, ['channels']);
 
-      expect(run.created).toBe(1);
+      // Created, then its flags (requiring a tag) set by an edit: a create does not take them.
+      expect([run.created, run.updated]).toEqual([1, 1]);
       const live = await sandbox.state(seeded.guildId);
       expect(forumFields(live, 'suggestions')).toEqual(forumFields(target, 'suggestions'));
     });

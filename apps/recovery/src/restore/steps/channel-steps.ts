@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   CHANNEL_TYPE,
+  CHANNEL_TYPE_FIELDS,
   type ChannelInput,
   type ChannelOverrideInput,
   type ChannelUpdate,
@@ -160,8 +161,10 @@ async function createChannel(
       candidate.name === channel.name && candidate.type === channel.type && !adopted.has(candidate.id),
   );
   if (orphan) adopted.add(orphan.id);
+  // A new channel cannot be created with its flags: they are set by an edit once it exists.
+  const fields = Object.keys(channel).filter((field) => orphan || field !== 'flags');
   const input: ChannelInput = {
-    ...channelFields(context, channel, Object.keys(channel), orphan?.id),
+    ...channelFields(context, channel, fields, orphan?.id),
     name: channel.name,
     type: channel.type,
     // Set at creation, so a private channel is never briefly open to everyone.
@@ -186,6 +189,9 @@ function channelFields(
   const update: ChannelUpdate = forumFieldsToWrite(channel, live, wanted);
   for (const field of RESTORED_CHANNEL_FIELDS) {
     if (wanted.has(field)) Object.assign(update, { [field]: channel[field] });
+  }
+  for (const field of CHANNEL_TYPE_FIELDS) {
+    if (wanted.has(field) && channel[field] !== undefined) Object.assign(update, { [field]: channel[field] });
   }
   if (wanted.has('position')) update.position = channel.position;
   if (wanted.has('parent_id')) {
