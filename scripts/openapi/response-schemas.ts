@@ -120,14 +120,7 @@ class SchemaWriter {
     } else {
       schema = { anyOf: rest.map((member) => this.schemaOf(member)) };
     }
-    if (!nullable) return schema;
-    // A choice of types (`string | number | null`) has no `type` of its own: its first choice takes
-    // the null (one is enough, and the generated client would repeat `| null` for each).
-    if (Array.isArray(schema.anyOf)) {
-      const [first, ...others] = schema.anyOf as Schema[];
-      return { anyOf: [orNull(first), ...others] };
-    }
-    return orNull(schema);
+    return nullable ? orNull(schema) : schema;
   }
 
   private object(type: ts.Type): Schema {
@@ -138,9 +131,14 @@ class SchemaWriter {
       const declaration = property.valueDeclaration ?? property.declarations?.[0];
       if (declaration && (ts.isMethodDeclaration(declaration) || ts.isMethodSignature(declaration))) continue;
       const optional = (property.flags & ts.SymbolFlags.Optional) !== 0;
-      let propertyType = checker.getTypeOfSymbol(property);
-      if (optional) propertyType = checker.getNonNullableType(propertyType);
-      const schema = this.schemaOf(propertyType);
+      const propertyType = checker.getTypeOfSymbol(property);
+      // An optional property's type carries `undefined` (absent); a `null` it also takes stays.
+      const withNull =
+        optional &&
+        propertyType.isUnion() &&
+        propertyType.types.some((member) => member.flags & ts.TypeFlags.Null);
+      const present = optional ? this.schemaOf(checker.getNonNullableType(propertyType)) : undefined;
+      const schema = present ? (withNull ? orNull(present) : present) : this.schemaOf(propertyType);
       const description = ts.displayPartsToString(property.getDocumentationComment(checker)).trim();
       properties[property.name] = description && !('$ref' in schema) ? { ...schema, description } : schema;
       if (!optional) required.push(property.name);
@@ -180,8 +178,16 @@ export function completeResponseSchemas(document: Document): number {
   return completed;
 }
 
-/** OpenAPI 3.0: a reference cannot carry `nullable` itself, and `nullable` needs a `type` beside it. */
+/**
+ * OpenAPI 3.0: a reference cannot carry `nullable` itself, and `nullable` needs a `type` beside it.
+ * A choice of types (`string | number | null`) has no `type` of its own: its first choice takes the
+ * null (one is enough, and the generated client would repeat `| null` for each).
+ */
 function orNull(schema: Schema): Schema {
+  if (Array.isArray(schema.anyOf)) {
+    const [first, ...others] = schema.anyOf as Schema[];
+    return { ...schema, anyOf: [orNull(first), ...others] };
+  }
   return '$ref' in schema
     ? { type: 'object', allOf: [schema], nullable: true }
     : { ...schema, nullable: true };

@@ -8,13 +8,15 @@ import { encodeMemberRoles } from '../../apps/recovery/src/snapshots/member-role
 import type { SnapshotPayload } from '../../apps/recovery/src/snapshots/snapshot-payload';
 import type { PlatformIdReplacementsRepository } from '../../apps/recovery/src/restore/platform-id-replacements.repository';
 import { RestoreComparisons } from '../../apps/recovery/src/restore/restore-comparisons';
-import type { IdReplacement } from '../../apps/recovery/src/restore/restore-diff';
+import type { IdReplacement, RestoreDiff } from '../../apps/recovery/src/restore/restore-diff';
 import type { SnapshotsRepository } from '../../apps/recovery/src/snapshots/snapshots.repository';
 import type { StepOutcome } from '../../apps/recovery/src/restore/workflows/restore-contract';
 import type { StepContext, StepHandler } from '../../apps/recovery/src/restore/steps/step-context';
 
 /** What running a step to its end did: each call's outcome, in order. */
 export interface StepRun {
+  /** The diff the first comparison shows (what a preview would). */
+  preview: RestoreDiff;
   calls: StepOutcome[];
   created: number;
   updated: number;
@@ -95,7 +97,7 @@ export function stepSandbox() {
       } as unknown as PlatformIdReplacementsRepository;
       const comparisons = new RestoreComparisons({} as SnapshotsRepository, replacements, client);
       const preview = (await comparisons.compare('guild', guildId, target, scope)).diff;
-      const run: StepRun = { calls: [], created: 0, updated: 0, deleted: 0 };
+      const run: StepRun = { preview, calls: [], created: 0, updated: 0, deleted: 0 };
       do {
         const comparison = await comparisons.compare('guild', guildId, target, scope);
         const context: StepContext = {

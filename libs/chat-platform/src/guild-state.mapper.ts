@@ -9,12 +9,17 @@ import {
   type APIUser,
   OverwriteType,
 } from 'discord-api-types/v10';
+import { CHANNEL_TYPE, SETTABLE_CHANNEL_FLAGS } from './guild-state';
 import type {
   AuditLogEntry,
+  ChannelTypeFields,
   GuildSettings,
   GuildState,
   PermissionOverride,
   PlatformBan,
+  DefaultReaction,
+  ForumFields,
+  ForumTag,
   PlatformChannel,
   PlatformChannelWithOverrides,
   PlatformMember,
@@ -39,6 +44,15 @@ export interface WireGuildChannel {
   rate_limit_per_user?: number;
   bitrate?: number;
   user_limit?: number;
+  available_tags?: ForumTag[];
+  default_reaction_emoji?: DefaultReaction | null;
+  default_sort_order?: 0 | 1 | null;
+  default_forum_layout?: 0 | 1 | 2;
+  default_thread_rate_limit_per_user?: number;
+  rtc_region?: string | null;
+  video_quality_mode?: 1 | 2;
+  default_auto_archive_duration?: 60 | 1440 | 4320 | 10080;
+  flags?: number;
   /** The wire's name for our permission overrides (docs/decisions/permission-overrides.md). */
   permission_overwrites?: APIOverwrite[];
 }
@@ -116,6 +130,30 @@ export function toPlatformRole(role: APIRole): PlatformRole {
 }
 
 export function toPlatformChannel(channel: WireGuildChannel): PlatformChannel {
+  const forum: ForumFields = {};
+  // Present on forum and media channels only; each copied field by field, so nothing the
+  // platform adds to a tag later slips into a snapshot unversioned.
+  if (channel.available_tags !== undefined) forum.available_tags = channel.available_tags.map(toForumTag);
+  if (channel.default_reaction_emoji !== undefined)
+    forum.default_reaction_emoji = channel.default_reaction_emoji && {
+      emoji_id: channel.default_reaction_emoji.emoji_id ?? null,
+      emoji_name: channel.default_reaction_emoji.emoji_name ?? null,
+    };
+  if (channel.default_sort_order !== undefined) forum.default_sort_order = channel.default_sort_order;
+  if (channel.default_forum_layout !== undefined) forum.default_forum_layout = channel.default_forum_layout;
+  if (channel.default_thread_rate_limit_per_user !== undefined)
+    forum.default_thread_rate_limit_per_user = channel.default_thread_rate_limit_per_user;
+  const typed: ChannelTypeFields = {};
+  const voice = channel.type === CHANNEL_TYPE.voice || channel.type === CHANNEL_TYPE.stage;
+  if (voice) {
+    typed.rtc_region = channel.rtc_region ?? null;
+    // The platform leaves the mode out while it is automatic (resources/channel).
+    typed.video_quality_mode = channel.video_quality_mode ?? 1;
+  }
+  if (channel.default_auto_archive_duration !== undefined)
+    typed.default_auto_archive_duration = channel.default_auto_archive_duration;
+  // Every channel carries flags; a bot sets them on forum and media channels only.
+  if (channel.available_tags !== undefined) typed.flags = (channel.flags ?? 0) & SETTABLE_CHANNEL_FLAGS;
   return {
     id: channel.id,
     type: channel.type,
@@ -127,6 +165,18 @@ export function toPlatformChannel(channel: WireGuildChannel): PlatformChannel {
     rate_limit_per_user: channel.rate_limit_per_user ?? null,
     bitrate: channel.bitrate ?? null,
     user_limit: channel.user_limit ?? null,
+    ...typed,
+    ...forum,
+  };
+}
+
+function toForumTag(tag: ForumTag): ForumTag {
+  return {
+    id: tag.id,
+    name: tag.name,
+    moderated: tag.moderated,
+    emoji_id: tag.emoji_id ?? null,
+    emoji_name: tag.emoji_name ?? null,
   };
 }
 

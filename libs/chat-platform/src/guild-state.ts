@@ -74,13 +74,81 @@ export const CHANNEL_TYPE = {
   announcement: 5,
   stage: 13,
   forum: 15,
+  media: 16,
 } as const;
 
 /**
- * A guild channel. Fields that do not apply to the channel's type are null (a category has no
- * topic, a text channel no bitrate).
+ * A tag posts in a forum or media channel can carry. At most one emoji: a custom emoji of the guild
+ * (`emoji_id`) or a unicode one (`emoji_name`); `moderated`: only members who may manage threads
+ * apply it.
  */
-export interface PlatformChannel {
+export interface ForumTag {
+  id: string;
+  name: string;
+  moderated: boolean;
+  emoji_id: string | null;
+  emoji_name: string | null;
+}
+
+/** The emoji of a forum or media channel's add-reaction button on its posts. */
+export interface DefaultReaction {
+  emoji_id: string | null;
+  emoji_name: string | null;
+}
+
+/**
+ * The fields of forum (15) and media (16) channels, present only on those (a media channel has no
+ * layout) and absent from snapshots taken before they were kept.
+ */
+export interface ForumFields {
+  available_tags?: ForumTag[];
+  default_reaction_emoji?: DefaultReaction | null;
+  /** 0 latest activity, 1 creation date; null: the member's choice. */
+  default_sort_order?: 0 | 1 | null;
+  /** 0 not set, 1 list, 2 gallery. */
+  default_forum_layout?: 0 | 1 | 2;
+  /** The slow mode a new post starts with, in seconds. */
+  default_thread_rate_limit_per_user?: number;
+}
+
+/**
+ * Fields of some channel types that are absent from snapshots taken before they were kept:
+ * a voice or stage channel's region (null: automatic) and camera quality (1 auto, 2 720p), the
+ * threads' auto-archive time (minutes) of text, announcement, forum and media channels, and a forum's
+ * or media channel's flags (REQUIRE_TAG 1<<4; HIDE_MEDIA_DOWNLOAD_OPTIONS 1<<15, media only).
+ */
+export interface ChannelTypeFields {
+  rtc_region?: string | null;
+  video_quality_mode?: 1 | 2;
+  default_auto_archive_duration?: 60 | 1440 | 4320 | 10080;
+  flags?: number;
+}
+
+/** The type-dependent fields a restore compares and writes as they are. */
+export const CHANNEL_TYPE_FIELDS = [
+  'rtc_region',
+  'video_quality_mode',
+  'default_auto_archive_duration',
+  'flags',
+] as const satisfies readonly (keyof ChannelTypeFields)[];
+
+/** The channel flags a bot may set (resources/channel, "Modify Channel": forum and media only). */
+export const SETTABLE_CHANNEL_FLAGS = (1 << 4) | (1 << 15);
+
+/** The forum fields, in the order a restore compares them. */
+export const FORUM_FIELDS = [
+  'available_tags',
+  'default_reaction_emoji',
+  'default_sort_order',
+  'default_forum_layout',
+  'default_thread_rate_limit_per_user',
+] as const satisfies readonly (keyof ForumFields)[];
+
+/**
+ * A guild channel. Fields that do not apply to the channel's type are null (a category has no
+ * topic, a text channel no bitrate); the forum fields are absent where they do not apply.
+ */
+export interface PlatformChannel extends ForumFields, ChannelTypeFields {
   id: string;
   type: number;
   name: string;

@@ -1,4 +1,12 @@
-import type { GuildSettings, PermissionOverride, PlatformChannel, PlatformRole } from './guild-state';
+import type {
+  ChannelTypeFields,
+  ForumFields,
+  ForumTag,
+  GuildSettings,
+  PermissionOverride,
+  PlatformChannel,
+  PlatformRole,
+} from './guild-state';
 
 /** Every write carries a reason; it lands in the guild's audit log, where live sync recognises it. */
 export interface WriteOptions {
@@ -16,13 +24,22 @@ export type RoleInput = Partial<
 /** An override as part of a channel write (the channel is implied). */
 export type ChannelOverrideInput = Omit<PermissionOverride, 'channel_id'>;
 
+/**
+ * A forum tag in a write: the channel's whole list is sent, a tag with the `id` of one of the
+ * channel's tags edits it (posts keep it), one without is new.
+ */
+export type ForumTagInput = Omit<ForumTag, 'id'> & { id?: string };
+
 export type ChannelInput = Pick<PlatformChannel, 'name' | 'type'> &
   Partial<
     Pick<
       PlatformChannel,
       'position' | 'parent_id' | 'topic' | 'nsfw' | 'rate_limit_per_user' | 'bitrate' | 'user_limit'
     >
-  > & {
+  > &
+  ChannelTypeFields &
+  Omit<ForumFields, 'available_tags'> & {
+    available_tags?: ForumTagInput[];
     /** Set at creation so a private channel is never briefly public. */
     permission_overrides?: ChannelOverrideInput[];
   };

@@ -767,7 +767,17 @@ export interface components {
       new_plan_code: 'FREE' | 'PRO' | 'ENTERPRISE';
     };
     ChannelItem: {
+      available_tags?: components['schemas']['ForumTag'][];
       bitrate: number | null;
+      default_auto_archive_duration?: 60 | 1440 | 4320 | 10080;
+      /** @description 0 not set, 1 list, 2 gallery. */
+      default_forum_layout?: 0 | 1 | 2;
+      default_reaction_emoji?: components['schemas']['DefaultReaction'] | null;
+      /** @description 0 latest activity, 1 creation date; null: the member's choice. */
+      default_sort_order?: (0 | null) | 1;
+      /** @description The slow mode a new post starts with, in seconds. */
+      default_thread_rate_limit_per_user?: number;
+      flags?: number;
       id: string;
       name: string;
       nsfw: boolean;
@@ -775,13 +785,22 @@ export interface components {
       position: number;
       /** @description Slow mode in seconds. */
       rate_limit_per_user: number | null;
+      rtc_region?: string | null;
       topic: string | null;
       type: number;
       user_limit: number | null;
+      video_quality_mode?: 1 | 2;
     };
     ClampedItem: {
       /** @enum {string} */
-      field: 'topic' | 'bitrate' | 'secondary_color' | 'tertiary_color' | 'unicode_emoji';
+      field:
+        | 'topic'
+        | 'bitrate'
+        | 'secondary_color'
+        | 'tertiary_color'
+        | 'unicode_emoji'
+        | 'available_tags'
+        | 'default_reaction_emoji';
       /** @description The snapshot's id of the role or channel. */
       id: string;
       name: string;
@@ -823,6 +842,10 @@ export interface components {
        */
       trigger?: 'manual';
     };
+    DefaultReaction: {
+      emoji_id: string | null;
+      emoji_name: string | null;
+    };
     DeletedSnapshotView: {
       created_at: string;
       created_by_user: string | null;
@@ -854,6 +877,13 @@ export interface components {
       name: string | null;
       platform_user_id: string;
     };
+    ForumTag: {
+      emoji_id: string | null;
+      emoji_name: string | null;
+      id: string;
+      moderated: boolean;
+      name: string;
+    };
     GuildImageItem: {
       current: string | null;
       /** @enum {string} */
@@ -868,10 +898,10 @@ export interface components {
        * @description The banner's, invite splash's and discovery splash's hashes (absent from snapshots taken before
        *     they were kept). A write sets any of the four images with a data URI, or removes it with null.
        */
-      banner?: string;
+      banner?: string | null;
       default_message_notifications: number;
       description: string | null;
-      discovery_splash?: string;
+      discovery_splash?: string | null;
       explicit_content_filter: number;
       /** @description Guild features (read-only), e.g. `ENHANCED_ROLE_COLORS` for gradient and holographic roles. */
       features: string[];
@@ -888,7 +918,7 @@ export interface components {
       premium_tier: number;
       public_updates_channel_id: string | null;
       rules_channel_id: string | null;
-      splash?: string;
+      splash?: string | null;
       system_channel_flags: number;
       system_channel_id: string | null;
       verification_level: number;
@@ -1219,7 +1249,17 @@ export interface components {
       trigger_type: number;
     };
     PlatformChannel: {
+      available_tags?: components['schemas']['ForumTag'][];
       bitrate: number | null;
+      default_auto_archive_duration?: 60 | 1440 | 4320 | 10080;
+      /** @description 0 not set, 1 list, 2 gallery. */
+      default_forum_layout?: 0 | 1 | 2;
+      default_reaction_emoji?: components['schemas']['DefaultReaction'] | null;
+      /** @description 0 latest activity, 1 creation date; null: the member's choice. */
+      default_sort_order?: (0 | null) | 1;
+      /** @description The slow mode a new post starts with, in seconds. */
+      default_thread_rate_limit_per_user?: number;
+      flags?: number;
       id: string;
       name: string;
       nsfw: boolean;
@@ -1227,9 +1267,11 @@ export interface components {
       position: number;
       /** @description Slow mode in seconds. */
       rate_limit_per_user: number | null;
+      rtc_region?: string | null;
       topic: string | null;
       type: number;
       user_limit: number | null;
+      video_quality_mode?: 1 | 2;
     };
     PlatformRole: {
       /** @description RGB as an integer, 0 for no colour; the platform keeps it equal to `colors.primary_color`. */

@@ -225,6 +225,38 @@ describe('the preview, grouped like the snapshot tree', () => {
     ]);
   });
 
+  it('shows a forum’s tags, reaction and order in words', () => {
+    const tag = (name: string, emoji_name: string | null, moderated = false) => ({
+      id: name,
+      name,
+      moderated,
+      emoji_id: null,
+      emoji_name,
+    });
+    const forum = { ...channel('c1', 'suggestions', 15, null, 0), default_forum_layout: 0 as const };
+    const grouped = groupPreview(
+      preview({
+        channels_to_update: [
+          {
+            current: { ...forum, available_tags: [tag('raided', null)], default_reaction_emoji: null },
+            target: {
+              ...forum,
+              available_tags: [tag('bug', '🐛'), tag('done', null, true)],
+              default_reaction_emoji: { emoji_id: '42', emoji_name: null },
+              default_sort_order: 1,
+            },
+            changed_fields: ['available_tags', 'default_reaction_emoji', 'default_sort_order'],
+          },
+        ],
+      }),
+    );
+    expect(grouped.channels[0].channels[0].fields).toEqual([
+      { field: 'available_tags', before: 'raided', after: '🐛 bug, done (moderated)' },
+      { field: 'default_reaction_emoji', before: '(none)', after: 'a custom emoji' },
+      { field: 'default_sort_order', before: '(none)', after: 'creation date' },
+    ]);
+  });
+
   it('counts nothing when the guild equals the snapshot', () => {
     expect(groupPreview(preview({})).counts.total).toBe(0);
   });

@@ -192,11 +192,36 @@ function notesByItem(clamped: readonly ClampedItem[]): (scope: ClampedItem['scop
   return (scope, id) => notes.get(`${scope} ${id}`) ?? [];
 }
 
+interface ShownEmoji {
+  emoji_id: string | null;
+  emoji_name: string | null;
+}
+
+function shownEmoji(emoji: ShownEmoji | null | undefined): string {
+  if (!emoji) return '';
+  return emoji.emoji_name ?? (emoji.emoji_id ? 'a custom emoji' : '');
+}
+
+/** A forum's fields in words: its tags by name (with their emoji), its sort order and layout. */
+const FORUM_FIELD_TEXT: Record<string, (value: unknown) => string> = {
+  available_tags: (tags) =>
+    (tags as (ShownEmoji & { name: string; moderated: boolean })[])
+      .map((tag) => [shownEmoji(tag), tag.name, tag.moderated ? '(moderated)' : ''].filter(Boolean).join(' '))
+      .join(', ') || '(none)',
+  default_reaction_emoji: (emoji) => shownEmoji(emoji as ShownEmoji | null) || '(none)',
+  default_sort_order: (order) => ({ 0: 'latest activity', 1: 'creation date' })[order as 0 | 1] ?? '(none)',
+  default_forum_layout: (layout) => ({ 1: 'list', 2: 'gallery' })[layout as 1 | 2] ?? '(none)',
+};
+
+function shownField(field: string, value: unknown): string {
+  return field in FORUM_FIELD_TEXT && value !== undefined ? FORUM_FIELD_TEXT[field](value) : shown(value);
+}
+
 function fieldChanges<T extends object>(update: { current: T; target: T; changed_fields: string[] }) {
   return update.changed_fields.map((field) => ({
     field,
-    before: shown((update.current as Record<string, unknown>)[field]),
-    after: shown((update.target as Record<string, unknown>)[field]),
+    before: shownField(field, (update.current as Record<string, unknown>)[field]),
+    after: shownField(field, (update.target as Record<string, unknown>)[field]),
   }));
 }
 

@@ -17,13 +17,17 @@ import {
   type IdReplacement,
   type LiveExpressions,
   type MemberRoleUpdate,
+  namesCustomEmojis,
   planRestore,
   type RestoreDiff,
   SnapshotIdResolution,
 } from './restore-diff';
 import { SnapshotErrors } from '../snapshots/snapshots.errors';
 
-/** The scopes whose comparison reads the live emojis, stickers or AutoMod rules. */
+/**
+ * The scopes whose comparison reads the live emojis, stickers or AutoMod rules (and `channels`
+ * when a forum names a custom emoji: it is written with the emoji's live id).
+ */
 const EXPRESSION_SCOPES: readonly RestoreScope[] = ['emojis', 'stickers', 'automod'];
 
 /** A snapshot compared with the guild as it is now: what preview shows and every step re-reads. */
@@ -87,7 +91,8 @@ export class RestoreComparisons {
         members: scope.includes('member_roles'),
         bans: scope.includes('bans'),
       }),
-      scope.some((part) => EXPRESSION_SCOPES.includes(part))
+      scope.some((part) => EXPRESSION_SCOPES.includes(part)) ||
+      (scope.includes('channels') && namesCustomEmojis(target.channels))
         ? this.readExpressions(platformGuildId, scope.includes('automod'))
         : undefined,
     ]);

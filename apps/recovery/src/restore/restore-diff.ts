@@ -4,6 +4,7 @@ import { emptyChannelSection, diffChannels } from './diff/channel-diff';
 import type { DiffInput, RestoreDiff } from './diff/diff-model';
 import { diffAutoModRules } from './diff/automod-diff';
 import { estimateDuration } from './diff/estimate';
+import { fitForumEmojis } from './diff/forum-fields';
 import { diffEmojis, diffGuildImages, diffStickers } from './diff/expression-diff';
 import { clampedInDiff, fitToLiveGuild } from './diff/guild-fit';
 import { LiveLookup } from './diff/live-lookup';
@@ -21,6 +22,7 @@ import { diffGuildSettings } from './diff/settings-diff';
  */
 export * from './diff/diff-model';
 export { RESTORED_CHANNEL_FIELDS } from './diff/channel-diff';
+export { forumFieldsToWrite, namesCustomEmojis } from './diff/forum-fields';
 export { restoreDiffHash } from './diff/diff-hash';
 export { mayGrant, RESTORED_ROLE_FIELDS } from './diff/role-diff';
 export { overrideRefusal } from './diff/override-plan';
@@ -44,6 +46,12 @@ export function planRestore(planned: DiffInput): {
   target: SnapshotPayload;
 } {
   const fit = fitToLiveGuild(planned.target, planned.live.guild);
+  // Forum emojis as they live now, so a forum is compared and written with the guild's own.
+  const forums = planned.scope.includes('channels')
+    ? fitForumEmojis(fit.target.channels, planned.ids)
+    : { channels: fit.target.channels, clamped: [] };
+  fit.target = { ...fit.target, channels: forums.channels };
+  fit.clamped.push(...forums.clamped);
   const input: DiffInput = { ...planned, target: fit.target };
   const lookup = new LiveLookup(input);
   const inScope = (scope: RestoreScope) => input.scope.includes(scope);

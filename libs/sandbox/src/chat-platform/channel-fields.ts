@@ -1,7 +1,42 @@
 import { CHANNEL_TYPES, type FakeChannel, type FakeForumFields, type FakeGuild } from './platform-state';
 
 /** The type-dependent channel fields. */
-export type TypeSpecificField = 'topic' | 'rate_limit_per_user' | 'bitrate' | 'user_limit' | ForumField;
+export type TypeSpecificField =
+  'topic' | 'rate_limit_per_user' | 'bitrate' | 'user_limit' | ForumField | ChannelTypeField;
+
+/**
+ * resources/channel, "Channel Object" and "Modify Channel": a voice or stage channel's
+ * `rtc_region` and `video_quality_mode`; the `default_auto_archive_duration` of text,
+ * announcement, forum and media channels; the `flags` a bot sets on forum and media channels.
+ */
+export type ChannelTypeField =
+  'rtc_region' | 'video_quality_mode' | 'default_auto_archive_duration' | 'flags';
+
+/**
+ * The regions `rtc_region` takes. Discord lists them at `GET /voice/regions` and documents no fixed
+ * set; the fake takes these ids (the regions Discord's voice servers have long answered) and refuses
+ * others, the stricter reading.
+ */
+export const VOICE_REGIONS: readonly string[] = [
+  'brazil',
+  'hongkong',
+  'india',
+  'japan',
+  'rotterdam',
+  'singapore',
+  'south-korea',
+  'southafrica',
+  'sydney',
+  'us-central',
+  'us-east',
+  'us-south',
+  'us-west',
+];
+
+/** REQUIRE_TAG (1 << 4) for forum and media channels; HIDE_MEDIA_DOWNLOAD_OPTIONS (1 << 15) for media. */
+export const SETTABLE_FLAGS_BY_TYPE: Record<number, number> = { 15: 1 << 4, 16: (1 << 4) | (1 << 15) };
+
+const VOICE_FIELDS: readonly ChannelTypeField[] = ['rtc_region', 'video_quality_mode'];
 
 /** The fields of forum and media channels (resources/channel, "Channel Object"). */
 export type ForumField = keyof FakeForumFields;
@@ -21,13 +56,25 @@ const FORUM_FIELDS: readonly ForumField[] = [...MEDIA_FIELDS, 'default_forum_lay
 
 /** Which fields each guild channel type has (a category none, voice no topic, text no bitrate). */
 const FIELDS_BY_TYPE: Record<number, readonly TypeSpecificField[]> = {
-  0: ['topic', 'rate_limit_per_user'],
-  2: ['bitrate', 'user_limit', 'rate_limit_per_user'],
+  0: ['topic', 'rate_limit_per_user', 'default_auto_archive_duration'],
+  2: ['bitrate', 'user_limit', 'rate_limit_per_user', ...VOICE_FIELDS],
   4: [],
-  5: ['topic'],
-  13: ['bitrate', 'user_limit', 'rate_limit_per_user'],
-  15: ['topic', 'rate_limit_per_user', ...FORUM_FIELDS],
-  16: ['topic', 'rate_limit_per_user', ...MEDIA_FIELDS],
+  5: ['topic', 'default_auto_archive_duration'],
+  13: ['bitrate', 'user_limit', 'rate_limit_per_user', ...VOICE_FIELDS],
+  15: ['topic', 'rate_limit_per_user', ...FORUM_FIELDS, 'default_auto_archive_duration', 'flags'],
+  16: ['topic', 'rate_limit_per_user', ...MEDIA_FIELDS, 'default_auto_archive_duration', 'flags'],
+};
+
+/**
+ * A new channel's values of these fields. The docs mark `default_auto_archive_duration` optional
+ * and do not say what a channel that never set it reports; the fake reports 1440 (the client's
+ * default) on every type that has it, so a reader never meets it absent.
+ */
+const TYPE_FIELD_DEFAULTS: Required<Pick<FakeChannel, ChannelTypeField>> = {
+  rtc_region: null,
+  video_quality_mode: 1,
+  default_auto_archive_duration: 1440,
+  flags: 0,
 };
 
 /** A forum's fields before anything sets them, as the platform reports a new forum's. */
@@ -83,4 +130,10 @@ export function fitFieldsToType(channel: FakeChannel): void {
     else if (channel[field] === undefined)
       Object.assign(channel, { [field]: structuredClone(FORUM_DEFAULTS[field]) });
   }
+  for (const field of Object.keys(TYPE_FIELD_DEFAULTS) as ChannelTypeField[]) {
+    if (!has(field)) delete channel[field];
+    else if (channel[field] === undefined) Object.assign(channel, { [field]: TYPE_FIELD_DEFAULTS[field] });
+  }
+  // A type change (text <-> announcement) keeps no flag the new type does not take.
+  if (channel.flags !== undefined) channel.flags &= SETTABLE_FLAGS_BY_TYPE[channel.type] ?? 0;
 }

@@ -83,10 +83,16 @@ export class FormBody {
     return this.value[field] !== undefined;
   }
 
-  string(field: string, options: Presence & { min?: number; max?: number } = {}): string | null | undefined {
+  string(
+    field: string,
+    options: Presence & { min?: number; max?: number; oneOf?: readonly string[] } = {},
+  ): string | null | undefined {
     const raw = this.present(field, options);
     if (raw === undefined || raw === null) return raw;
     if (typeof raw !== 'string') return this.fail(field, 'BASE_TYPE_STRING', 'Must be a string.');
+    if (options.oneOf && !options.oneOf.includes(raw)) {
+      return this.fail(field, 'BASE_TYPE_CHOICES', `Value must be one of {${options.oneOf.join(', ')}}.`);
+    }
     const { min = 0, max = Number.POSITIVE_INFINITY } = options;
     if (raw.length < min || raw.length > max) {
       return this.fail(field, 'BASE_TYPE_BAD_LENGTH', `Must be between ${min} and ${max} in length.`);

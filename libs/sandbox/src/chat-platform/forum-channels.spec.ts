@@ -253,4 +253,45 @@ describe(`${FakeChatPlatform.name} forum and media channels`, () => {
     const forum = sut.guild(seeded.guildId).channels.find((c) => c.name === 'seeded forum');
     expect(forum).toMatchObject({ available_tags: [], default_forum_layout: 0, default_sort_order: null });
   });
+
+  describe('fields of some channel types (rtc_region, video_quality_mode, default_auto_archive_duration, flags)', () => {
+    it('reports each on the types that have it, with a new channel’s values', async () => {
+      const voice = await createChannel({ type: 2, name: 'voice' });
+      const text = await createChannel({ type: 0, name: 'text' });
+      const forum = await createChannel({});
+
+      expect(voice.body).toMatchObject({ rtc_region: null, video_quality_mode: 1 });
+      expect(voice.body).not.toHaveProperty('default_auto_archive_duration');
+      expect(text.body).toMatchObject({ default_auto_archive_duration: 1440, flags: 0 });
+      expect(text.body).not.toHaveProperty('rtc_region');
+      expect(forum.body).toMatchObject({ default_auto_archive_duration: 1440, flags: 0 });
+    });
+
+    it('takes no flags at creation, and REQUIRE_TAG on a forum’s edit', async () => {
+      const forum = await createChannel({ flags: 1 << 4 });
+      expect(forum.body.flags).toBe(0);
+
+      const edited = await call('PATCH', `/channels/${forum.body.id as string}`, { flags: 1 << 4 });
+
+      expect(edited.status).toBe(200);
+      expect(edited.body.flags).toBe(1 << 4);
+    });
+
+    it('refuses a flag the type does not take, an unknown region and an archive time off the list', async () => {
+      const forum = await createChannel({});
+      const voice = await createChannel({ type: 2, name: 'voice' });
+      const edit = (id: unknown, body: Json) => call('PATCH', `/channels/${id as string}`, body);
+
+      const media = await edit(forum.body.id, { flags: 1 << 15 });
+      const region = await edit(voice.body.id, { rtc_region: 'moon' });
+      const archive = await edit(forum.body.id, { default_auto_archive_duration: 120 });
+
+      expect([media.status, errorAt(media, 'flags')]).toEqual([400, 'CHANNEL_FLAGS_INVALID']);
+      expect([region.status, errorAt(region, 'rtc_region')]).toEqual([400, 'BASE_TYPE_CHOICES']);
+      expect([archive.status, errorAt(archive, 'default_auto_archive_duration')]).toEqual([
+        400,
+        'BASE_TYPE_CHOICES',
+      ]);
+    });
+  });
 });

@@ -1,5 +1,6 @@
-import { CHANNEL_TYPE, type PlatformChannel } from '@lib/chat-platform';
+import { CHANNEL_TYPE, CHANNEL_TYPE_FIELDS, type PlatformChannel } from '@lib/chat-platform';
 import { channelItem, type DiffInput, type RestoreDiff } from './diff-model';
+import { changedForumFields } from './forum-fields';
 import { type LiveLookup, type Pair, reordered } from './live-lookup';
 import { byPosition, compareIds } from './ordering';
 
@@ -10,7 +11,10 @@ interface ChannelPair extends Pair<PlatformChannel> {
   parent: string | null | undefined;
 }
 
-/** The channel fields a restore compares and puts back (besides position and parent). */
+/**
+ * The channel fields a restore compares and puts back (besides position, parent, the fields of
+ * some types, CHANNEL_TYPE_FIELDS, and the forum fields: ./forum-fields.ts).
+ */
 export const RESTORED_CHANNEL_FIELDS = [
   'name',
   'type',
@@ -76,6 +80,13 @@ function movedChannels(pairs: readonly ChannelPair[]): Set<ChannelPair> {
 function changedChannelFields(pair: ChannelPair, moved: boolean): string[] {
   const changed: string[] = RESTORED_CHANNEL_FIELDS.filter(
     (field) => pair.target[field] !== pair.live[field],
+  );
+  // Fields of some types only, absent from older snapshots: compared where the snapshot holds them.
+  changed.push(
+    ...CHANNEL_TYPE_FIELDS.filter(
+      (field) => pair.target[field] !== undefined && pair.target[field] !== pair.live[field],
+    ),
+    ...changedForumFields(pair.target, pair.live),
   );
   const reparented = pair.parent !== pair.live.parent_id;
   if (reparented) changed.push('parent_id');

@@ -1,3 +1,4 @@
+import { CHANNEL_TYPE_FIELDS, FORUM_FIELDS } from '@lib/chat-platform';
 import type {
   GuildImageSlot,
   GuildSettings,
@@ -6,6 +7,8 @@ import type {
   PlatformSticker,
   GuildState,
   PlatformBan,
+  ChannelTypeFields,
+  ForumFields,
   PlatformChannel,
   PlatformMember,
   PlatformRole,
@@ -57,7 +60,9 @@ export type ChannelItem = Pick<
   | 'rate_limit_per_user'
   | 'bitrate'
   | 'user_limit'
->;
+> &
+  ChannelTypeFields &
+  ForumFields;
 
 export interface OverrideItem {
   /** Snapshot-space ids in `overrides_to_apply`, live ids in `overrides_to_remove`. */
@@ -111,7 +116,14 @@ export interface ClampedItem {
   /** The snapshot's id of the role or channel. */
   id: string;
   name: string;
-  field: 'secondary_color' | 'tertiary_color' | 'unicode_emoji' | 'bitrate' | 'topic';
+  field:
+    | 'secondary_color'
+    | 'tertiary_color'
+    | 'unicode_emoji'
+    | 'bitrate'
+    | 'topic'
+    | 'available_tags'
+    | 'default_reaction_emoji';
   snapshot_value: string | number | null;
   restored_value: string | number | null;
   reason: string;
@@ -302,5 +314,15 @@ export function channelItem(channel: PlatformChannel): ChannelItem {
     rate_limit_per_user: channel.rate_limit_per_user,
     bitrate: channel.bitrate,
     user_limit: channel.user_limit,
+    // The fields of the channel's type, and a forum's or media channel's own, where it has them.
+    ...Object.fromEntries(
+      CHANNEL_TYPE_FIELDS.filter((field) => channel[field] !== undefined).map((field) => [
+        field,
+        channel[field],
+      ]),
+    ),
+    ...Object.fromEntries(
+      FORUM_FIELDS.filter((field) => channel[field] !== undefined).map((field) => [field, channel[field]]),
+    ),
   };
 }

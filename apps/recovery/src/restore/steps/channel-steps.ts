@@ -1,13 +1,19 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   CHANNEL_TYPE,
+  CHANNEL_TYPE_FIELDS,
   type ChannelInput,
   type ChannelOverrideInput,
   type ChannelUpdate,
   type ChatPlatformClient,
   type PlatformChannel,
 } from '@lib/chat-platform';
-import { overrideRefusal, RESTORED_CHANNEL_FIELDS, type RestoreDiff } from '../restore-diff';
+import {
+  forumFieldsToWrite,
+  overrideRefusal,
+  RESTORED_CHANNEL_FIELDS,
+  type RestoreDiff,
+} from '../restore-diff';
 import type { StepOutcome } from '../workflows/restore-contract';
 import { asTheyBecomeReady } from './concurrency';
 import { waitedFor } from './platform-wait';
@@ -120,7 +126,7 @@ async function createAndUpdate(
     work: async (update) => {
       await platform.updateChannel(
         update.current.id,
-        channelFields(context, byId.get(update.target.id)!, update.changed_fields),
+        channelFields(context, byId.get(update.target.id)!, update.changed_fields, update.current.id),
         reason(context),
       );
       updatedCount++;
@@ -155,8 +161,10 @@ async function createChannel(
       candidate.name === channel.name && candidate.type === channel.type && !adopted.has(candidate.id),
   );
   if (orphan) adopted.add(orphan.id);
+  // A new channel cannot be created with its flags: they are set by an edit once it exists.
+  const fields = Object.keys(channel).filter((field) => orphan || field !== 'flags');
   const input: ChannelInput = {
-    ...channelFields(context, channel, Object.keys(channel)),
+    ...channelFields(context, channel, fields, orphan?.id),
     name: channel.name,
     type: channel.type,
     // Set at creation, so a private channel is never briefly open to everyone.
@@ -169,11 +177,21 @@ async function createChannel(
   return created.id;
 }
 
-function channelFields(context: StepContext, channel: PlatformChannel, fields: string[]): ChannelUpdate {
-  const update: ChannelUpdate = {};
+/** `liveId`: the live channel the write goes to, whose forum tags keep their ids. */
+function channelFields(
+  context: StepContext,
+  channel: PlatformChannel,
+  fields: string[],
+  liveId?: string,
+): ChannelUpdate {
   const wanted = new Set(fields);
+  const live = context.comparison.live.channels.find((candidate) => candidate.id === liveId);
+  const update: ChannelUpdate = forumFieldsToWrite(channel, live, wanted);
   for (const field of RESTORED_CHANNEL_FIELDS) {
     if (wanted.has(field)) Object.assign(update, { [field]: channel[field] });
+  }
+  for (const field of CHANNEL_TYPE_FIELDS) {
+    if (wanted.has(field) && channel[field] !== undefined) Object.assign(update, { [field]: channel[field] });
   }
   if (wanted.has('position')) update.position = channel.position;
   if (wanted.has('parent_id')) {

@@ -1,6 +1,12 @@
 import { BotAuthority } from '../bot-authority';
 import { FormBody } from '../form-body';
-import { channelHasField, maxBitrateIn, maxTopicOf } from '../channel-fields';
+import {
+  channelHasField,
+  maxBitrateIn,
+  maxTopicOf,
+  SETTABLE_FLAGS_BY_TYPE,
+  VOICE_REGIONS,
+} from '../channel-fields';
 import { CHANNEL_TYPES, type FakeChannel, type FakeGuild, type FakeOverwrite } from '../platform-state';
 import type { PlatformStore } from '../platform-store';
 
@@ -20,10 +26,14 @@ export function readOverwrite(form: FormBody): Omit<FakeOverwrite, 'id'> {
 }
 
 /**
- * The channel fields of a create or edit body. `allowedTypes` are the types the request may set
- * (any guild type at creation; only text <-> announcement on an edit).
+ * The channel fields of a create (`creating`) or edit body. `allowedTypes` are the types the request
+ * may set (any guild type at creation; only text <-> announcement on an edit).
  */
-export function readChannelFields(form: FormBody, allowedTypes: readonly number[]): ChannelFields {
+export function readChannelFields(
+  form: FormBody,
+  allowedTypes: readonly number[],
+  creating = false,
+): ChannelFields {
   const fields: ChannelFields = {};
   const name = form.string('name', { min: 1, max: 100 });
   if (name === null) form.fail('name', 'BASE_TYPE_REQUIRED', 'This field is required');
@@ -44,6 +54,17 @@ export function readChannelFields(form: FormBody, allowedTypes: readonly number[
   if (bitrate !== undefined && bitrate !== null) fields.bitrate = bitrate;
   const userLimit = form.integer('user_limit', { min: 0, max: 10_000 });
   if (userLimit !== undefined) fields.user_limit = userLimit ?? 0;
+  const region = form.string('rtc_region', { oneOf: VOICE_REGIONS });
+  if (region !== undefined) fields.rtc_region = region;
+  const quality = form.integer('video_quality_mode', { oneOf: [1, 2] });
+  if (quality !== undefined) fields.video_quality_mode = (quality ?? 1) as 1 | 2;
+  const archive = form.integer('default_auto_archive_duration', { oneOf: [60, 1440, 4320, 10080] });
+  if (archive !== undefined && archive !== null)
+    fields.default_auto_archive_duration = archive as 60 | 1440 | 4320 | 10080;
+  // Create Guild Channel has no `flags` (resources/guild; Discord's OpenAPI document agrees): the
+  // platform ignores fields it does not take, so a new channel starts without them.
+  const flags = creating ? undefined : form.integer('flags', { min: 0 });
+  if (flags !== undefined) fields.flags = flags ?? 0;
   const overwrites = form.objects('permission_overwrites', { max: MAX_OVERWRITES });
   if (overwrites !== undefined) {
     fields.permission_overwrites = (overwrites ?? []).map((item) => ({
@@ -83,6 +104,15 @@ export function checkGuildLimits(
   const maxBitrate = maxBitrateIn(guild, type);
   if (typeof fields.bitrate === 'number' && channelHasField(type, 'bitrate') && fields.bitrate > maxBitrate) {
     form.fail('bitrate', 'NUMBER_TYPE_MAX', `Int value should be less than or equal to ${maxBitrate}.`);
+  }
+  // Undocumented what the platform does with a flag the type does not take: refused, the stricter.
+  const settable = SETTABLE_FLAGS_BY_TYPE[type] ?? 0;
+  if (
+    typeof fields.flags === 'number' &&
+    channelHasField(type, 'flags') &&
+    (fields.flags & ~settable) !== 0
+  ) {
+    form.fail('flags', 'CHANNEL_FLAGS_INVALID', 'Invalid channel flags.');
   }
   const maxTopic = maxTopicOf(type);
   if (typeof fields.topic === 'string' && channelHasField(type, 'topic') && fields.topic.length > maxTopic) {

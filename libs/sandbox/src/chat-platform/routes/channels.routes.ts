@@ -80,10 +80,24 @@ function nextPosition(guild: FakeGuild, type: number, parentId: string | null): 
 
 /** Applies an edit; fields the channel's type does not have are ignored, as on the platform. */
 function applyFields(channel: FakeChannel, fields: ChannelFields): void {
-  const { topic, rate_limit_per_user, bitrate, user_limit, ...common } = fields;
+  const {
+    topic,
+    rate_limit_per_user,
+    bitrate,
+    user_limit,
+    rtc_region,
+    video_quality_mode,
+    default_auto_archive_duration,
+    flags,
+    ...common
+  } = fields;
   Object.assign(channel, common);
   fitFieldsToType(channel);
   const has = (field: TypeSpecificField) => channelHasField(channel.type, field);
+  const typeFields = { rtc_region, video_quality_mode, default_auto_archive_duration, flags };
+  for (const [field, value] of Object.entries(typeFields)) {
+    if (value !== undefined && has(field as TypeSpecificField)) Object.assign(channel, { [field]: value });
+  }
   if (topic !== undefined && has('topic')) channel.topic = topic;
   if (rate_limit_per_user !== undefined && has('rate_limit_per_user')) {
     channel.rate_limit_per_user = rate_limit_per_user;
@@ -107,7 +121,7 @@ export const channelRoutes: PlatformRoute[] = [
       const bot = channelAuthority(guild, actorId);
       const form = FormBody.object(body);
       if (!form.has('name')) form.fail('name', 'BASE_TYPE_REQUIRED', 'This field is required');
-      const fields = readChannelFields(form, GUILD_CHANNEL_TYPES);
+      const fields = readChannelFields(form, GUILD_CHANNEL_TYPES, true);
       const type = fields.type ?? CHANNEL_TYPES.text;
       const parentId = fields.parent_id ?? null;
       checkMediaAllowed(form, guild, type);
