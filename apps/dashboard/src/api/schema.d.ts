@@ -781,7 +781,7 @@ export interface components {
     };
     ClampedItem: {
       /** @enum {string} */
-      field: 'topic' | 'bitrate' | 'secondary_color' | 'tertiary_color' | 'unicode_emoji';
+      field: 'topic' | 'bitrate' | 'icon' | 'secondary_color' | 'tertiary_color' | 'unicode_emoji';
       /** @description The snapshot's id of the role or channel. */
       id: string;
       name: string;
@@ -1744,6 +1744,7 @@ export interface components {
     RoleItem: {
       color: string;
       hoist: boolean;
+      icon: string | null;
       id: string;
       managed: boolean;
       mentionable: boolean;
@@ -1843,6 +1844,9 @@ export interface components {
       member_roles?: components['schemas']['EncodedMemberRoles'];
       omitted?: components['schemas']['OmittedPart'][];
       permission_overrides: components['schemas']['PermissionOverride'][];
+      role_icons?: {
+        [key: string]: string;
+      };
       roles: components['schemas']['PlatformRole'][];
       snapshot_at: string;
       stickers?: components['schemas']['SnapshotSticker'][];
