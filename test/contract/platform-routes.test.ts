@@ -77,6 +77,7 @@ const CLIENT_METHODS = {
   readEmojiImage: true,
   readStickerImage: true,
   readGuildImage: true,
+  readRoleIcon: true,
   listAutoModRules: true,
   createAutoModRule: true,
   updateAutoModRule: true,
@@ -335,6 +336,12 @@ describe('the fake platform and the product against the published Discord schema
     const icon = `data:${emojiImage.content_type};base64,${emojiImage.bytes.toString('base64')}`;
     const withIcon = await client.updateGuildSettings(guildId, { icon }, REASON);
     await client.readGuildImage(guildId, 'icon', withIcon.icon!);
+    // A role's icon as a restore writes it (the kept image as a data URI) and a snapshot reads it.
+    const iconic = await client.createRole(guildId, { name: 'Iconic', icon }, REASON);
+    const roleIcon = await client.readRoleIcon(iconic.id, iconic.icon!);
+    expect(roleIcon.bytes.equals(emojiImage.bytes)).toBe(true);
+    await client.updateRole(guildId, iconic.id, { icon: null }, REASON);
+    await client.deleteRole(guildId, iconic.id, REASON);
     await client.deleteEmoji(guildId, emoji.id, REASON);
     await client.deleteSticker(guildId, sticker.id, REASON);
     const remade = await client.createEmoji(

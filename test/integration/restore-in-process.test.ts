@@ -16,6 +16,8 @@ import {
   EXPRESSION_SCOPES,
   expressionScenario,
   expressionsRestored,
+  RAIDER_PNG,
+  uniquePng,
   withExpressions,
   withOwnImages,
 } from '../support/expression-raid';
@@ -575,6 +577,59 @@ describe('restore in process', () => {
       automod_rules_to_update: [],
       automod_rules_to_delete: [],
     });
+  });
+
+  it('puts back role icons from the snapshot’s images: a deleted role’s, and one the raider changed', async () => {
+    const icons = { Member: uniquePng(), Moderator: uniquePng() };
+    const { seeded, guildId, snapshotId, payload } = await protectedGuild({
+      plan: 'ENTERPRISE',
+      adjustSpec: (spec) => {
+        spec.features = ['ROLE_ICONS'];
+        spec.roles = spec.roles!.map((role) =>
+          role.name === 'Member' || role.name === 'Moderator' ? { ...role, icon: icons[role.name] } : role,
+        );
+      },
+    });
+    const { Member: member, Moderator: moderator } = seeded.roles;
+    const kept = readSnapshotPayload(payload).role_icons!;
+    expect(Object.keys(kept).sort()).toEqual([member, moderator].sort());
+    // A later snapshot refers to the images kept already instead of reading them again.
+    const iconReads = () =>
+      stack.platform.requestLog().filter((request) => request.path.startsWith('/cdn/role-icons/')).length;
+    const readsBefore = iconReads();
+    const second = await post(`/api/v1/guilds/${guildId}/snapshots`, { description: 'again' });
+    expect(second.status).toBe(200);
+    expect(iconReads()).toBe(readsBefore);
+    await raider.deleteRole(seeded.guildId, member);
+    await raider.updateRole(seeded.guildId, moderator, {
+      icon: `data:image/png;base64,${RAIDER_PNG.toString('base64')}`,
+    });
+
+    const previewed = await harness.preview(snapshotId, ['roles']);
+    expect(previewed.status).toBe(200);
+    expect(previewed.body.roles_to_create).toEqual([
+      expect.objectContaining({ id: member, icon: expect.any(String) }),
+    ]);
+    expect(previewed.body.roles_to_update).toEqual([
+      expect.objectContaining({
+        target: expect.objectContaining({ id: moderator }),
+        changed_fields: ['icon'],
+      }),
+    ]);
+    const job = await finished((await harness.start(snapshotId, ['roles'])).body.id as string);
+    expect(job).toMatchObject({ status: 'completed', error_message: null });
+
+    // Each role's icon, read back from the platform's CDN, is the image the snapshot kept.
+    const live = await reader.getGuildState(seeded.guildId);
+    for (const name of ['Member', 'Moderator'] as const) {
+      const role = live.roles.find((candidate) => candidate.name === name)!;
+      expect(role.icon).not.toBeNull();
+      const image = await fetch(`${stack.platform.cdnUrl}/role-icons/${role.id}/${role.icon}.png`);
+      expect(image.status).toBe(200);
+      expect(Buffer.from(await image.arrayBuffer()).equals(icons[name])).toBe(true);
+    }
+    const again = await harness.preview(snapshotId, ['roles']);
+    expect(again.body).toMatchObject({ roles_to_create: [], roles_to_update: [], skipped: [] });
   });
 
   describe('the images snapshots keep', () => {

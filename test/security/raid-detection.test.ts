@@ -7,6 +7,7 @@ import { BillingEventStream } from '../support/billing-events';
 import { openDataSource } from '../support/database';
 import { type JsonReply, sendJson } from '../support/http-json';
 import { RecoveryStack } from '../support/recovery-stack';
+import { uniquePng } from '../support/expression-raid';
 import { ADMIN, OWNER, seedProtectedGuild } from '../support/restore-scenario';
 import { waitFor } from '../support/wait';
 import { type Damage, damage, damageIn, type PlatformRead, RaidUndo } from './support/raid-undo';
@@ -81,9 +82,11 @@ describe('AntiNuke raid detection', () => {
   async function watchedGuild(
     settings: Body = {},
     bot?: GuildSpec['bot'],
+    adjust: (spec: GuildSpec) => void = () => {},
   ): Promise<{ seeded: SeededGuild; guildId: string; before: PlatformRead }> {
     const mirroredBefore = await undo.mirroredGuilds();
     const seeded = seedProtectedGuild(stack.platform, `Raid ${uuidv7().slice(-6)}`, 0, 8, bot, (spec) => {
+      adjust(spec);
       spec.roles!.push({ name: 'Kicker', permissions: P.KickMembers });
       spec.members!.push(
         { username: 'helper-bot', id: HIJACKED_BOT, roles: ['Admin'] },
@@ -214,7 +217,14 @@ describe('AntiNuke raid detection', () => {
     });
 
     it('opens an incident for a fast raid, and its undo puts back each kind of damage', async () => {
-      const { seeded, guildId, before } = await watchedGuild();
+      // Member and Moderator have icons of their own, which the snapshot before the raid keeps.
+      const icons = { Member: uniquePng(), Moderator: uniquePng() };
+      const { seeded, guildId, before } = await watchedGuild({}, undefined, (spec) => {
+        spec.features = ['ROLE_ICONS'];
+        spec.roles = spec.roles!.map((role) =>
+          role.name === 'Member' || role.name === 'Moderator' ? { ...role, icon: icons[role.name] } : role,
+        );
+      });
       const g = seeded.guildId;
       const banned = crowd(seeded)[1];
       await as(raider, 'PUT', `/channels/${seeded.channels.Staff}/permissions/${seeded.everyoneRoleId}`, {
@@ -233,6 +243,9 @@ describe('AntiNuke raid detection', () => {
       });
       await as(raider, 'DELETE', `/channels/${seeded.channels.general}`);
       await as(raider, 'DELETE', `/guilds/${g}/roles/${seeded.roles.Member}`);
+      await as(raider, 'PATCH', `/guilds/${g}/roles/${seeded.roles.Moderator}`, {
+        icon: `data:image/png;base64,${uniquePng().toString('base64')}`,
+      });
       await as(raider, 'PUT', `/guilds/${g}/bans/${banned}`, {});
       expect(await incidentsOnceOpened(guildId)).toEqual([
         expect.objectContaining({ actor_platform_user_id: raider }),
@@ -246,10 +259,11 @@ describe('AntiNuke raid detection', () => {
         guildId,
         seeded,
         raider,
-        6,
+        7,
         before,
         damage({
           roles_to_create: ['Member'],
+          roles_to_update: [{ name: 'Moderator', target: 'Moderator', changed_fields: ['icon'] }],
           channels_to_create: ['general'],
           channels_to_update: [{ name: 'pwned', target: 'mod-chat', changed_fields: ['name', 'topic'] }],
           overrides_to_apply: ['Staff: @everyone', 'rules: Moderator'],
@@ -260,6 +274,13 @@ describe('AntiNuke raid detection', () => {
         }),
         [banned],
       );
+      // Both roles have their icons back, the images the snapshot kept (read from the CDN).
+      const after = await undo.reader.getRoles(g);
+      for (const name of ['Member', 'Moderator'] as const) {
+        const role = after.find((candidate) => candidate.name === name)!;
+        const image = await fetch(`${stack.platform.cdnUrl}/role-icons/${role.id}/${role.icon}.png`);
+        expect(Buffer.from(await image.arrayBuffer()).equals(icons[name])).toBe(true);
+      }
     });
 
     it('kicked first: once the bot is back, the audit log names the raider and the raid is undone', async () => {

@@ -66,7 +66,7 @@ export function stepSandbox() {
         client.listMembers(guildId),
         client.listBans(guildId),
       ]);
-      const expressions = await readGuildExpressions(client, state.guild, null);
+      const expressions = await readGuildExpressions(client, state.guild, null, state.roles);
       if (!('parts' in expressions)) throw new Error(expressions.unreadable);
       expressions.parts.automod_rules = await client.listAutoModRules(guildId);
       for (const image of expressions.fetched) images.set(image.digest, image);

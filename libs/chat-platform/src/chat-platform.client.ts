@@ -389,6 +389,11 @@ export class ChatPlatformClient {
     return this.readCdn(url);
   }
 
+  /** A role's icon image by its hash, as PNG (the platform keeps no animated role icons). */
+  readRoleIcon(roleId: string, hash: string): Promise<PlatformImage> {
+    return this.readCdn(this.rest.cdn.roleIcon(roleId, hash, { extension: 'png' }));
+  }
+
   /** Lifts the user's ban; NotFound when they are not banned. */
   async removeBan(guildId: string, userId: string, options: WriteOptions = {}): Promise<void> {
     await this.write('delete', Routes.guildBan(guildId, userId), options);

@@ -13,13 +13,14 @@ export interface WriteOptions {
   reason?: string;
 }
 
-/** `colors` sets the role's colours (`color` is the platform's deprecated way to set the primary). */
+/**
+ * `colors` sets the role's colours (`color` is the platform's deprecated way to set the primary).
+ * `icon` is the image itself as a data URI (`imageDataUri`), not the hash a role is read with;
+ * null removes it.
+ */
 export type RoleInput = Partial<
-  Pick<
-    PlatformRole,
-    'name' | 'color' | 'colors' | 'permissions' | 'hoist' | 'mentionable' | 'icon' | 'unicode_emoji'
-  >
->;
+  Pick<PlatformRole, 'name' | 'color' | 'colors' | 'permissions' | 'hoist' | 'mentionable' | 'unicode_emoji'>
+> & { icon?: string | null };
 
 /** An override as part of a channel write (the channel is implied). */
 export type ChannelOverrideInput = Omit<PermissionOverride, 'channel_id'>;

@@ -796,6 +796,7 @@ export interface components {
       field:
         | 'topic'
         | 'bitrate'
+        | 'icon'
         | 'secondary_color'
         | 'tertiary_color'
         | 'unicode_emoji'
@@ -1786,6 +1787,7 @@ export interface components {
     RoleItem: {
       color: string;
       hoist: boolean;
+      icon: string | null;
       id: string;
       managed: boolean;
       mentionable: boolean;
@@ -1885,6 +1887,9 @@ export interface components {
       member_roles?: components['schemas']['EncodedMemberRoles'];
       omitted?: components['schemas']['OmittedPart'][];
       permission_overrides: components['schemas']['PermissionOverride'][];
+      role_icons?: {
+        [key: string]: string;
+      };
       roles: components['schemas']['PlatformRole'][];
       snapshot_at: string;
       stickers?: components['schemas']['SnapshotSticker'][];

@@ -33,6 +33,7 @@ const role = (
   position,
   managed: false,
   unicode_emoji: null,
+  icon: null as string | null,
 });
 
 function preview(parts: Partial<Preview>): Preview {
@@ -185,6 +186,29 @@ describe('the preview, grouped like the snapshot tree', () => {
         fields: [{ field: 'secondary_color', before: '#00ff00', after: '#0000ff' }],
         notes: [],
       }),
+    ]);
+  });
+
+  it('shows a role’s icon put back or removed as its images, not the platform’s hashes', () => {
+    const grouped = groupPreview(
+      preview({
+        roles_to_update: [
+          {
+            current: { ...role('r1', 'Booster', 2), icon: 'raider-hash' },
+            target: { ...role('r1', 'Booster', 2), icon: 'kept-hash' },
+            changed_fields: ['icon'],
+          },
+          {
+            current: { ...role('r2', 'Member', 1), icon: 'raider-hash' },
+            target: role('r2', 'Member', 1),
+            changed_fields: ['icon'],
+          },
+        ],
+      }),
+    );
+    expect(grouped.roles.map((change) => change.fields)).toEqual([
+      [{ field: 'icon', before: 'another image', after: 'the snapshot’s image' }],
+      [{ field: 'icon', before: 'another image', after: '(none)' }],
     ]);
   });
 

@@ -174,8 +174,17 @@ export function shown(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/**
+ * A role's icon as the reader sees it: the diff names the image by the platform's hash, which
+ * says nothing to a reader; `which` tells the live image from the snapshot's.
+ */
+function iconShown(value: unknown, which: string): string {
+  return typeof value === 'string' && value !== '' ? which : '(none)';
+}
+
 /** A clamped value as the reader sees it: a topic by its length, which is what was cut. */
 function clampedValue(item: ClampedItem, value: ClampedItem['snapshot_value']): string {
+  if (item.field === 'icon') return iconShown(value, 'an image');
   return item.field === 'topic' && typeof value === 'string' ? `${value.length} characters` : shown(value);
 }
 
@@ -218,11 +227,13 @@ function shownField(field: string, value: unknown): string {
 }
 
 function fieldChanges<T extends object>(update: { current: T; target: T; changed_fields: string[] }) {
-  return update.changed_fields.map((field) => ({
-    field,
-    before: shownField(field, (update.current as Record<string, unknown>)[field]),
-    after: shownField(field, (update.target as Record<string, unknown>)[field]),
-  }));
+  return update.changed_fields.map((field) => {
+    const before = (update.current as Record<string, unknown>)[field];
+    const after = (update.target as Record<string, unknown>)[field];
+    return field === 'icon'
+      ? { field, before: iconShown(before, 'another image'), after: iconShown(after, 'the snapshot’s image') }
+      : { field, before: shownField(field, before), after: shownField(field, after) };
+  });
 }
 
 /**

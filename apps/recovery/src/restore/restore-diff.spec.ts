@@ -142,6 +142,8 @@ interface Case {
   scope?: readonly RestoreScope[];
   replacements?: IdReplacement[];
   bot?: BotStanding;
+  /** The snapshot's kept role icon images (version 3), by role id. */
+  roleIcons?: Record<string, string>;
 }
 
 function sut({
@@ -150,9 +152,15 @@ function sut({
   scope = DEFAULT_RESTORE_SCOPES,
   replacements = [],
   bot = ADMIN_BOT,
+  roleIcons,
 }: Case = {}): RestoreDiff {
   return computeRestoreDiff({
-    target: { version: 2, snapshot_at: '2026-11-01T00:00:00.000Z', ...target },
+    target: {
+      version: roleIcons ? 3 : 2,
+      snapshot_at: '2026-11-01T00:00:00.000Z',
+      ...target,
+      ...(roleIcons && { role_icons: roleIcons }),
+    },
     live,
     scope,
     ids: new SnapshotIdResolution(live, replacements),
@@ -278,7 +286,7 @@ describe(computeRestoreDiff.name, () => {
       expect(diff.skipped).toEqual([]);
     });
 
-    it('compares permissions, mentionable and the emoji, but never the icon', () => {
+    it('compares permissions, mentionable and the emoji, not the icon of a snapshot keeping no role icons', () => {
       const live = guildState();
       live.roles = edit(live.roles, ADMINS, {
         permissions: '0',
@@ -290,6 +298,98 @@ describe(computeRestoreDiff.name, () => {
       const [update] = sut({ live, scope: ['roles'] }).roles_to_update;
 
       expect(update.changed_fields).toEqual(['permissions', 'mentionable', 'unicode_emoji']);
+    });
+
+    describe('role icons, from a snapshot that keeps their images', () => {
+      const DIGEST = 'a'.repeat(64);
+      /** A guild with the ROLE_ICONS feature, which role icons need. */
+      const iconGuild = () => {
+        const state = guildState();
+        state.guild.features = ['ROLE_ICONS'];
+        return state;
+      };
+      /** The snapshot's admins have the icon `kept-icon`, whose image it holds. */
+      const withIcon = () => {
+        const state = iconGuild();
+        state.roles = edit(state.roles, ADMINS, { icon: 'kept-icon' });
+        return state;
+      };
+
+      it.each([
+        ['changed', 'raider-icon'],
+        ['removed', null],
+      ])('puts back an icon the raider %s, shown as the icon’s change', (_how, icon) => {
+        const live = withIcon();
+        live.roles = edit(live.roles, ADMINS, { icon });
+
+        const diff = sut({ target: withIcon(), live, scope: ['roles'], roleIcons: { [ADMINS]: DIGEST } });
+
+        expect(diff.roles_to_update).toEqual([
+          {
+            current: expect.objectContaining({ id: ADMINS, icon }),
+            target: expect.objectContaining({ id: ADMINS, icon: 'kept-icon' }),
+            changed_fields: ['icon'],
+          },
+        ]);
+        expect(diff.skipped).toEqual([]);
+      });
+
+      it('removes an icon a role did not have in the snapshot', () => {
+        const live = iconGuild();
+        live.roles = edit(live.roles, MODS, { icon: 'raider-icon' });
+
+        expect(changes(sut({ live, scope: ['roles'], roleIcons: {} }).roles_to_update)).toEqual([
+          [MODS, ['icon']],
+        ]);
+      });
+
+      it('leaves an icon whose live hash is the snapshot’s, or the one its restore uploaded', () => {
+        const live = withIcon();
+        const roleIcons = { [ADMINS]: DIGEST };
+        expect(sut({ target: withIcon(), live, scope: ['roles'], roleIcons }).roles_to_update).toEqual([]);
+
+        live.roles = edit(live.roles, ADMINS, { icon: 'uploaded-icon' });
+        const replacements: IdReplacement[] = [
+          { kind: 'image', original_id: 'kept-icon', replacement_id: 'uploaded-icon' },
+        ];
+        const restored = sut({ target: withIcon(), live, scope: ['roles'], roleIcons, replacements });
+        expect(restored.roles_to_update).toEqual([]);
+        expect(restoreDiffHash(restored)).not.toBe(
+          restoreDiffHash(sut({ target: withIcon(), live, scope: ['roles'], roleIcons })),
+        );
+      });
+
+      it('creates a deleted role with its icon', () => {
+        const live = iconGuild();
+        live.roles = without(live.roles, ADMINS);
+
+        const diff = sut({ target: withIcon(), live, scope: ['roles'], roleIcons: { [ADMINS]: DIGEST } });
+
+        expect(diff.roles_to_create).toEqual([expect.objectContaining({ id: ADMINS, icon: 'kept-icon' })]);
+        expect(diff.skipped).toEqual([]);
+      });
+
+      it('leaves the icon as it is, with a note, where the snapshot could not keep its image', () => {
+        const live = withIcon();
+        live.roles = edit(without(live.roles, MEMBERS), ADMINS, { icon: 'raider-icon' });
+        const target = withIcon();
+        target.roles = edit(target.roles, MEMBERS, { icon: 'members-icon' });
+
+        const diff = sut({ target, live, scope: ['roles'], roleIcons: {} });
+
+        expect(diff.roles_to_update).toEqual([]);
+        expect(diff.roles_to_create).toEqual([expect.objectContaining({ id: MEMBERS })]);
+        expect(diff.skipped).toEqual([
+          { scope: 'roles', id: MEMBERS, name: 'members', reason: SKIP_REASON.roleIconNotKept },
+          { scope: 'roles', id: ADMINS, name: 'admins', reason: SKIP_REASON.roleIconNotKept },
+        ]);
+
+        // Another change of the role is made all the same, without the icon.
+        live.roles = edit(live.roles, ADMINS, { hoist: true });
+        const other = sut({ target, live, scope: ['roles'], roleIcons: {} });
+        expect(changes(other.roles_to_update)).toEqual([[ADMINS, ['hoist']]]);
+        expect(other.skipped).toHaveLength(2);
+      });
     });
 
     it('only ever updates @everyone', () => {
@@ -893,7 +993,7 @@ describe(restoreDiffHash.name, () => {
         '{"bans_to_lift":[],"channels_to_create":[],"channels_to_delete":[],"channels_to_update":[],' +
           '"clamped":[],"guild_settings_diff":{},"member_roles_to_restore":[],' +
           '"overrides_to_apply":[],"overrides_to_remove":[],"roles_to_create":[{"color":"#0000ff","hoist":false,' +
-          '"id":"2001","managed":false,"mentionable":false,"name":"members","permissions":"0","position":1,' +
+          '"icon":null,"id":"2001","managed":false,"mentionable":false,"name":"members","permissions":"0","position":1,' +
           '"secondary_color":null,"tertiary_color":null,"unicode_emoji":null}],"roles_to_delete":[],' +
           '"roles_to_update":[],"skipped":[]}',
       ),

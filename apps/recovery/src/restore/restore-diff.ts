@@ -24,7 +24,7 @@ export * from './diff/diff-model';
 export { RESTORED_CHANNEL_FIELDS } from './diff/channel-diff';
 export { forumFieldsToWrite, namesCustomEmojis } from './diff/forum-fields';
 export { restoreDiffHash } from './diff/diff-hash';
-export { mayGrant, RESTORED_ROLE_FIELDS } from './diff/role-diff';
+export { mayGrant, RESTORED_ROLE_FIELDS, ROLE_ICON_FIELD } from './diff/role-diff';
 export { overrideRefusal } from './diff/override-plan';
 export * from './diff/estimate';
 export { SnapshotIdResolution } from './diff/id-resolution';

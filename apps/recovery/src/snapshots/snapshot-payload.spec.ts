@@ -5,6 +5,7 @@ import {
   readSnapshotPayload,
   serialiseSnapshot,
   SNAPSHOT_MAX_BYTES,
+  snapshotImageDigests,
   snapshotMemberRoles,
 } from './snapshot-payload';
 import { SnapshotErrors } from './snapshots.errors';
@@ -94,5 +95,18 @@ describe('snapshot payload versions 2 and 3', () => {
     expect(
       thrownBy(() => readSnapshotPayload({ ...base, version: 3, guild_images: { avatar: 'f'.repeat(64) } })),
     ).toMatchObject(unsupported);
+  });
+
+  it('reads role icons’ images by role id, named among the images export and retention keep', () => {
+    const base = { version: 3, snapshot_at: AT.toISOString(), ...guildState() };
+    const icons = { [MEMBERS]: 'a'.repeat(64) };
+    const read = readSnapshotPayload({ ...base, role_icons: icons, guild_images: { icon: 'b'.repeat(64) } });
+    expect(read.role_icons).toEqual(icons);
+    expect(snapshotImageDigests(read).sort()).toEqual(['a'.repeat(64), 'b'.repeat(64)]);
+    // A digest that is not one, a role the payload does not have, or a list, is refused.
+    const unsupported = { code: SnapshotErrors.unsupported.code, status: 422 };
+    for (const role_icons of [{ [MEMBERS]: 'x' }, { '999': 'a'.repeat(64) }, ['a'.repeat(64)]]) {
+      expect(thrownBy(() => readSnapshotPayload({ ...base, role_icons }))).toMatchObject(unsupported);
+    }
   });
 });

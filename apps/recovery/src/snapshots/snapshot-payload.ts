@@ -53,13 +53,17 @@ export interface SnapshotSticker extends PlatformSticker {
 
 /**
  * Version 3: the guild's emojis, stickers and the images of the guild itself (by slot), and its
- * AutoMod rules (absent where the bot may not read them: `omitted` says so).
+ * AutoMod rules (absent where the bot may not read them: `omitted` says so). `role_icons`: the
+ * image of each role's icon (`roles[].icon` is only the platform's hash of it), by role id; a role
+ * with an icon whose image was not kept is not listed (`omitted` names the images). Absent from
+ * payloads written before role icons were kept: their roles' icons are not compared.
  */
 export interface SnapshotExpressions {
   emojis: SnapshotEmoji[];
   stickers: SnapshotSticker[];
   guild_images: Partial<Record<GuildImageSlot, ImageDigest>>;
   automod_rules?: PlatformAutoModRule[];
+  role_icons?: Record<string, ImageDigest>;
 }
 
 /** A ban as a snapshot keeps it. */
@@ -160,6 +164,7 @@ export function readSnapshotPayload(raw: unknown): SnapshotPayload {
     (payload.stickers === undefined ||
       (Array.isArray(payload.stickers) && payload.stickers.every(isSnapshotSticker))) &&
     (payload.guild_images === undefined || isGuildImages(payload.guild_images)) &&
+    (payload.role_icons === undefined || isRoleIcons(payload.role_icons, payload.roles)) &&
     (payload.automod_rules === undefined ||
       (Array.isArray(payload.automod_rules) && payload.automod_rules.every(isAutoModRule)));
   if (!complete) throw SnapshotErrors.unsupported(version, SUPPORTED_SNAPSHOT_VERSIONS);
@@ -263,10 +268,24 @@ function isGuildImages(images: unknown): boolean {
   );
 }
 
+/** Role ids of the payload's roles, each to a digest. */
+function isRoleIcons(icons: unknown, roles: unknown[]): boolean {
+  const ids = new Set(roles.map((role) => (role as Partial<PlatformRole> | null)?.id));
+  return (
+    typeof icons === 'object' &&
+    icons !== null &&
+    !Array.isArray(icons) &&
+    Object.entries(icons).every(
+      ([roleId, digest]) => ids.has(roleId) && typeof digest === 'string' && DIGEST.test(digest),
+    )
+  );
+}
+
 /** Every image digest the payload names (what a restore or an export reads from the store). */
 export function snapshotImageDigests(payload: Partial<SnapshotExpressions>): ImageDigest[] {
   const digests = [
     ...Object.values(payload.guild_images ?? {}),
+    ...Object.values(payload.role_icons ?? {}),
     ...(payload.emojis ?? []).map((emoji) => emoji.image),
     ...(payload.stickers ?? []).map((sticker) => sticker.image),
   ];

@@ -183,14 +183,17 @@ export class SnapshotService {
   }
 
   /**
-   * The guild's emojis, stickers and images, as many new images as the plan's quota has room for.
+   * The guild's emojis, stickers and images (its own and its roles' icons), as many new images as
+   * the plan's quota has room for.
    * Images the guild's last snapshot holds are not read again.
    */
   private async readExpressions(guild: Guild, state: GuildState): Promise<ReadExpressionsPart> {
     const previous = await this.newestPayload(guild.id);
-    const read = await readGuildExpressions(this.platform, state.guild, previous).catch((error: unknown) => {
-      throw toUserFacingError(error);
-    });
+    const read = await readGuildExpressions(this.platform, state.guild, previous, state.roles).catch(
+      (error: unknown) => {
+        throw toUserFacingError(error);
+      },
+    );
     const automod = await this.readAutoModRules(guild);
     if (!('parts' in read)) {
       const omitted: OmittedPart[] = [{ part: 'expressions', reason: read.unreadable }, ...automod.omitted];

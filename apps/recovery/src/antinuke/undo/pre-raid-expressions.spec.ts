@@ -1,8 +1,8 @@
 import { AuditLogEvent } from 'discord-api-types/v10';
 import type { SnapshotPayload } from '../../snapshots/snapshot-payload';
 import type { JournalAuditEntry } from '../../sync/change-journal-entry';
-import { guildSettings, guildState } from '../../sync/guild-state.fixture';
-import { composePreRaidExpressions } from './pre-raid-expressions';
+import { guildSettings, guildState, MEMBERS, MODS, platformRole } from '../../sync/guild-state.fixture';
+import { composePreRaidExpressions, preRaidRoleIcons } from './pre-raid-expressions';
 
 const RAIDER = '900';
 const digest = (c: string) => c.repeat(64);
@@ -119,5 +119,24 @@ describe(composePreRaidExpressions.name, () => {
       ['10', true],
       ['20', true],
     ]);
+  });
+});
+
+describe(preRaidRoleIcons.name, () => {
+  it('keeps the snapshot’s image of each role whose pre-raid icon it had, and no other', () => {
+    const snapshot: SnapshotPayload = {
+      ...before,
+      roles: [platformRole(MODS, { icon: 'mods-icon' }), platformRole(MEMBERS, { icon: 'members-icon' })],
+      role_icons: { [MODS]: digest('e'), [MEMBERS]: digest('f') },
+    };
+    const roles = [
+      // Composed back to the icon the snapshot holds (a deleted role, or one the raider changed).
+      platformRole(MODS, { icon: 'mods-icon' }),
+      // Changed by someone else after the snapshot: its image is not the snapshot's.
+      platformRole(MEMBERS, { icon: 'newer-icon' }),
+      platformRole('777', { icon: null }),
+    ];
+    expect(preRaidRoleIcons(roles, snapshot)).toEqual({ [MODS]: digest('e') });
+    expect(preRaidRoleIcons(roles, null)).toEqual({});
   });
 });

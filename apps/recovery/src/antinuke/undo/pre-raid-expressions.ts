@@ -4,6 +4,7 @@ import {
   type GuildSettings,
   type PlatformAutoModRule,
   type PlatformEmoji,
+  type PlatformRole,
   type PlatformSticker,
 } from '@lib/chat-platform';
 import { AuditLogEvent } from 'discord-api-types/v10';
@@ -142,6 +143,24 @@ export function composePreRaidExpressions(input: PreRaidExpressionsInput): PreRa
     imageHashes,
     unknown,
   };
+}
+
+/**
+ * The kept images of the pre-raid roles' icons, by role id: a role whose icon (`roles`, as composed
+ * before the raid) is the one the snapshot from before the raid had keeps that snapshot's image.
+ * An icon no snapshot kept is not listed: a restore from the undo leaves it as it is, and says so.
+ */
+export function preRaidRoleIcons(
+  roles: readonly PlatformRole[],
+  snapshot: SnapshotPayload | null,
+): Record<string, string> {
+  const kept = new Map((snapshot?.roles ?? []).map((role) => [role.id, role.icon]));
+  const icons: Record<string, string> = {};
+  for (const role of roles) {
+    const digest = snapshot?.role_icons?.[role.id];
+    if (role.icon !== null && digest && kept.get(role.id) === role.icon) icons[role.id] = digest;
+  }
+  return icons;
 }
 
 function restoreDeleted<T extends { id: string }>(

@@ -12,7 +12,7 @@ import {
 import { SnapshotService } from '../../snapshots/snapshot.service';
 import { ChangeJournalRepository } from '../../sync/change-journal.repository';
 import { BotRemovalReadBack } from './bot-removal-read-back';
-import { composePreRaidExpressions } from './pre-raid-expressions';
+import { composePreRaidExpressions, preRaidRoleIcons } from './pre-raid-expressions';
 import { BEFORE_IMAGE_SLACK_MS, composePreRaidState, type UnknownObject } from './pre-raid-state';
 import { RaidUndoRepository } from './raid-undo.repository';
 import { AntiNukeErrors } from '../antinuke.errors';
@@ -103,6 +103,7 @@ export class RaidUndoService {
       snapshot,
       actorEntries,
     });
+    expressions.parts.role_icons = preRaidRoleIcons(composed.state.roles, snapshot);
     const state = { ...composed.state, guild: { ...composed.state.guild, ...expressions.imageHashes } };
     const unknown = [...composed.unknown, ...expressions.unknown];
     if (unknown.length > 0) {

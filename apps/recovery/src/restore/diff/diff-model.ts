@@ -17,7 +17,7 @@ import type { Unreadable } from '../../snapshots/guild-membership';
 import type { SnapshotPayload } from '../../snapshots/snapshot-payload';
 import type { RestoreScope } from '@lib/contracts';
 
-/** `image`: a guild image's hash (its icon, banner...), which a new upload replaces. */
+/** `image`: a guild image's or a role icon's hash, which a new upload replaces. */
 export type IdKind = 'role' | 'channel' | 'emoji' | 'sticker' | 'image' | 'automod_rule';
 
 /**
@@ -33,6 +33,7 @@ export interface IdResolution {
 /**
  * A role as the diff shows it; colours are `#rrggbb` (docs/behaviour.md §2.2). `color` is the
  * primary colour; a secondary one makes a gradient, a tertiary one a holographic role (null: none).
+ * `icon`: the platform's hash of the role's icon image (null: none).
  */
 export interface RoleItem {
   id: string;
@@ -46,6 +47,7 @@ export interface RoleItem {
   position: number;
   managed: boolean;
   unicode_emoji: string | null;
+  icon: string | null;
 }
 
 export type ChannelItem = Pick<
@@ -120,6 +122,7 @@ export interface ClampedItem {
     | 'secondary_color'
     | 'tertiary_color'
     | 'unicode_emoji'
+    | 'icon'
     | 'bitrate'
     | 'topic'
     | 'available_tags'
@@ -265,6 +268,8 @@ export const SKIP_REASON = {
   notRead: 'the guild’s list was not read for this comparison',
   expressionsNotInSnapshot: 'the snapshot was taken before emojis, stickers and images were kept',
   imageNotKept: 'its image is not in the snapshot (see the snapshot’s omitted parts)',
+  roleIconNotKept:
+    'its icon’s image is not in the snapshot (see the snapshot’s omitted parts): the role’s icon is left as it is',
   noFreeSlot: 'no free slot is left at the guild’s boost level',
   lottieNotAllowed: 'animated (Lottie) stickers can be uploaded only by verified and partnered servers',
   managedEmoji: 'managed by an integration; it comes back when the integration is re-added',
@@ -299,6 +304,7 @@ export function roleItem(role: PlatformRole): RoleItem {
     position: role.position,
     managed: role.managed,
     unicode_emoji: role.unicode_emoji,
+    icon: role.icon,
   };
 }
 

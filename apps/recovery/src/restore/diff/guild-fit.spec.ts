@@ -76,9 +76,15 @@ function unboosted(state: GuildState = boosted()): GuildState {
   };
 }
 
-function diff(target: GuildState, live: GuildState): RestoreDiff {
+/** `roleIcons`: the role icon images a version 3 snapshot keeps, by role id. */
+function diff(target: GuildState, live: GuildState, roleIcons?: Record<string, string>): RestoreDiff {
   return computeRestoreDiff({
-    target: { version: 2, snapshot_at: '2026-11-01T00:00:00.000Z', ...target },
+    target: {
+      version: roleIcons ? 3 : 2,
+      snapshot_at: '2026-11-01T00:00:00.000Z',
+      ...target,
+      ...(roleIcons && { role_icons: roleIcons }),
+    },
     live,
     scope: DEFAULT_RESTORE_SCOPES,
     ids: new SnapshotIdResolution(live, []),
@@ -203,6 +209,45 @@ describe('a restore into a guild with lower limits than the snapshot’s', () =>
       without(withIcon(boosted({ premium_tier: 3, features: ['ROLE_ICONS'] })), PLAIN),
     );
     expect(kept.roles_to_create).toEqual([expect.objectContaining({ id: PLAIN, unicode_emoji: '🎉' })]);
+  });
+
+  it('creates a role without its icon image where the guild lacks ROLE_ICONS, with a note', () => {
+    const withIcon = (state: GuildState) => ({
+      ...state,
+      roles: state.roles.map((r) => (r.id === PLAIN ? { ...r, icon: 'plain-icon' } : r)),
+    });
+    const icons = { [PLAIN]: 'd'.repeat(64) };
+    const snapshot = withIcon(boosted({ premium_tier: 3, features: [...ENHANCED, 'ROLE_ICONS'] }));
+    const planned = diff(snapshot, unboosted(without(boosted(), PLAIN)), icons);
+    expect(planned.roles_to_create).toEqual([expect.objectContaining({ id: PLAIN, icon: null })]);
+    expect(planned.clamped).toEqual([
+      {
+        scope: 'roles',
+        id: PLAIN,
+        name: 'plain',
+        field: 'icon',
+        snapshot_value: 'plain-icon',
+        restored_value: null,
+        reason: 'the guild lacks the ROLE_ICONS feature: the role goes without its icon',
+      },
+    ]);
+    // A live role keeping the icon loses it, said the same way.
+    const updated = diff(snapshot, unboosted(withIcon(boosted())), icons);
+    expect(updated.roles_to_update).toEqual([
+      expect.objectContaining({
+        target: expect.objectContaining({ id: PLAIN, icon: null }),
+        changed_fields: ['icon'],
+      }),
+    ]);
+    expect(updated.clamped).toEqual([expect.objectContaining({ id: PLAIN, field: 'icon' })]);
+    // With the feature, the icon comes back; a snapshot keeping no role icons never notes one.
+    const kept = diff(
+      snapshot,
+      without(withIcon(boosted({ premium_tier: 3, features: ['ROLE_ICONS'] })), PLAIN),
+      icons,
+    );
+    expect(kept.roles_to_create).toEqual([expect.objectContaining({ id: PLAIN, icon: 'plain-icon' })]);
+    expect(diff(snapshot, unboosted(without(boosted(), PLAIN))).clamped).toEqual([]);
   });
 
   it('restores a gradient as it was where the guild keeps enhanced colours', () => {

@@ -23,42 +23,51 @@ export function fitToLiveGuild(
   live: Pick<GuildSettings, 'premium_tier' | 'features'>,
 ): { target: SnapshotPayload; clamped: ClampedItem[] } {
   const clamped: ClampedItem[] = [];
-  const roles = target.roles.map((role) => fitRole(role, live, clamped));
+  const keepsIcons = target.role_icons !== undefined;
+  const roles = target.roles.map((role) => fitRole(role, live, keepsIcons, clamped));
   const channels = target.channels.map((channel) => fitChannel(channel, live, clamped));
   return { target: { ...target, roles, channels }, clamped };
 }
 
 /**
- * A role's emoji icon (`unicode_emoji`) needs the ROLE_ICONS feature (resources/guild, "Guild
- * Features"; the platform refuses one without it): a guild that lost its boosts keeps the role
- * without its icon.
+ * A role's icon, an emoji (`unicode_emoji`) or an image (`icon`), needs the ROLE_ICONS feature
+ * (resources/guild, "Guild Features"; the platform refuses one without it): a guild that lost its
+ * boosts keeps the role without its icon. The image counts only where the snapshot keeps role
+ * icons' images (`keepsIcons`); before, a restore never compared nor set it.
  */
 export const ROLE_ICONS = 'ROLE_ICONS';
 
 function fitRole(
   role: PlatformRole,
   live: Pick<GuildSettings, 'features'>,
+  keepsIcons: boolean,
   clamped: ClampedItem[],
 ): PlatformRole {
-  return fitRoleColors(fitRoleIcon(role, live, clamped), live, clamped);
+  return fitRoleColors(fitRoleIcon(role, live, keepsIcons, clamped), live, clamped);
 }
 
 function fitRoleIcon(
   role: PlatformRole,
   live: Pick<GuildSettings, 'features'>,
+  keepsIcons: boolean,
   clamped: ClampedItem[],
 ): PlatformRole {
-  if (role.unicode_emoji === null || live.features.includes(ROLE_ICONS)) return role;
-  clamped.push({
-    scope: 'roles',
-    id: role.id,
-    name: role.name,
-    field: 'unicode_emoji',
-    snapshot_value: role.unicode_emoji,
-    restored_value: null,
-    reason: `the guild lacks the ${ROLE_ICONS} feature: the role goes without its icon`,
-  });
-  return { ...role, unicode_emoji: null };
+  if (live.features.includes(ROLE_ICONS)) return role;
+  const fitted = { ...role };
+  for (const field of ['unicode_emoji', 'icon'] as const) {
+    if (role[field] === null || (field === 'icon' && !keepsIcons)) continue;
+    clamped.push({
+      scope: 'roles',
+      id: role.id,
+      name: role.name,
+      field,
+      snapshot_value: role[field],
+      restored_value: null,
+      reason: `the guild lacks the ${ROLE_ICONS} feature: the role goes without its icon`,
+    });
+    fitted[field] = null;
+  }
+  return fitted;
 }
 
 function fitRoleColors(

@@ -15,9 +15,11 @@ export class SnapshotIdResolution implements IdResolution {
 
   /** `expressions`: the live emojis and stickers, when they were read (their scopes). */
   constructor(live: GuildState, replacements: Iterable<IdReplacement>, expressions?: LiveExpressions) {
-    const imageHashes = GUILD_IMAGE_SLOTS.map((slot) => live.guild[slot]).filter(
-      (hash) => typeof hash === 'string',
-    );
+    // The guild's images and its roles' icons: a restore's upload of either is named by a new hash.
+    const imageHashes = [
+      ...GUILD_IMAGE_SLOTS.map((slot) => live.guild[slot]),
+      ...live.roles.map((role) => role.icon),
+    ].filter((hash) => typeof hash === 'string');
     this.liveIds = {
       role: new Set(live.roles.map((role) => role.id)),
       channel: new Set(live.channels.map((channel) => channel.id)),

@@ -1,4 +1,5 @@
 import { CHANNEL_TYPE, type PermissionOverride, type PlatformRole } from '@lib/chat-platform';
+import { uniquePng } from '../../../../../test/support/expression-raid';
 import { stepSandbox } from '../../../../../test/support/restore-step-sandbox';
 import type { SnapshotPayload } from '../../snapshots/snapshot-payload';
 import { guildState, platformChannel, platformRole } from '../../sync/guild-state.fixture';
@@ -72,5 +73,36 @@ describe(createOrUpdateRoles.name, () => {
     expect(fields(live.roles.find((role) => role.id === seeded.roles.Helper)!)).toEqual(
       fields(byName(target.roles, 'Helper')),
     );
+  });
+
+  it('puts role icons back from the kept images: a deleted role’s, a changed one, an added one removed', async () => {
+    const icons = { VIP: uniquePng(), Helper: uniquePng() };
+    const seeded = sandbox.seed((spec) => {
+      spec.roles = spec.roles!.map((role) =>
+        role.name === 'VIP' || role.name === 'Helper' ? { ...role, icon: icons[role.name] } : role,
+      );
+    });
+    const target = await sandbox.snapshot(seeded.guildId);
+    expect(Object.keys(target.role_icons!).sort()).toEqual([seeded.roles.VIP, seeded.roles.Helper].sort());
+    const raiderIcon = `data:image/png;base64,${uniquePng().toString('base64')}`;
+    const { client } = sandbox;
+    await client.deleteRole(seeded.guildId, seeded.roles.VIP);
+    await client.updateRole(seeded.guildId, seeded.roles.Helper, { icon: raiderIcon });
+    await client.updateRole(seeded.guildId, seeded.roles.Member, { icon: raiderIcon });
+
+    const run = await sandbox.runToEnd(createOrUpdateRoles, seeded.guildId, target, ['roles']);
+
+    expect([run.created, run.updated]).toEqual([1, 2]);
+    const live = await sandbox.state(seeded.guildId);
+    const byName = (name: string) => live.roles.find((role) => role.name === name)!;
+    for (const name of ['VIP', 'Helper'] as const) {
+      const role = byName(name);
+      expect(role.icon).not.toBeNull();
+      expect((await client.readRoleIcon(role.id, role.icon!)).bytes.equals(icons[name])).toBe(true);
+    }
+    expect(byName('Member').icon).toBeNull();
+    // Nothing is left to do.
+    const again = await sandbox.runToEnd(createOrUpdateRoles, seeded.guildId, target, ['roles']);
+    expect([again.created, again.updated]).toEqual([0, 0]);
   });
 });

@@ -6,6 +6,7 @@ import {
   isChatPlatformError,
   type PlatformEmoji,
   type PlatformImage,
+  type PlatformRole,
   type PlatformSticker,
 } from '@lib/chat-platform';
 import type {
@@ -17,7 +18,8 @@ import type {
 import { type StoredImage, storedImage } from './image-store';
 
 /** Where each image of a guild came from, so the next snapshot need not read it again. */
-type ImageKey = `emoji:${string}` | `sticker:${string}` | `${GuildImageSlot}:${string}`;
+type ImageKey =
+  `emoji:${string}` | `sticker:${string}` | `${GuildImageSlot}:${string}` | `role_icon:${string}:${string}`;
 
 /**
  * What a snapshot keeps of the guild's expressions and images: the parts of the payload (images
@@ -39,12 +41,15 @@ export const EXPRESSIONS_UNREADABLE =
 
 /**
  * Reads the guild's custom emojis and stickers (without the managed ones an integration owns:
- * those come back with the integration) and the images of them and of the guild, each image once.
+ * those come back with the integration) and the images of them, of the guild and of its roles'
+ * icons (`roles`: the guild's roles as read; an integration's role is left out, as a restore
+ * leaves it), each image once.
  */
 export async function readGuildExpressions(
   platform: ChatPlatformClient,
   guild: GuildSettings,
   previous: SnapshotPayload | null,
+  roles: readonly PlatformRole[] = [],
 ): Promise<ReadExpressions | { unreadable: string }> {
   let emojis: PlatformEmoji[];
   let stickers: PlatformSticker[];
@@ -97,8 +102,20 @@ export async function readGuildExpressions(
     const digest = await digestOf(`${slot}:${hash}`, () => platform.readGuildImage(guild.id, slot, hash));
     if (digest) guildImages[slot] = digest;
   }
+  const roleIcons: Record<string, string> = {};
+  for (const role of roles) {
+    const hash = role.icon;
+    if (!hash || role.managed) continue;
+    const digest = await digestOf(`role_icon:${role.id}:${hash}`, () => platform.readRoleIcon(role.id, hash));
+    if (digest) roleIcons[role.id] = digest;
+  }
   return {
-    parts: { emojis: snapshotEmojis, stickers: snapshotStickers, guild_images: guildImages },
+    parts: {
+      emojis: snapshotEmojis,
+      stickers: snapshotStickers,
+      guild_images: guildImages,
+      role_icons: roleIcons,
+    },
     fetched,
     kept: [...kept],
     ...(failures.length > 0 && { imagesOmitted: IMAGES_UNREADABLE }),
@@ -116,6 +133,10 @@ function knownDigests(previous: SnapshotPayload | null): Map<ImageKey, string> {
     const hash = previous.guild[slot];
     const digest = previous.guild_images?.[slot];
     if (hash && digest) known.set(`${slot}:${hash}`, digest);
+  }
+  for (const role of previous.roles) {
+    const digest = previous.role_icons?.[role.id];
+    if (role.icon && digest) known.set(`role_icon:${role.id}:${role.icon}`, digest);
   }
   return known;
 }

@@ -45,6 +45,20 @@ describe(fitImageQuota.name, () => {
     expect(fitted.kept).toEqual([digest('d')]);
   });
 
+  it('takes role icons after the guild’s own images and before emojis; keeps the AutoMod rules', () => {
+    const withIcons = read();
+    withIcons.parts.role_icons = { '7': digest('f'), '8': digest('g') };
+    withIcons.parts.automod_rules = [];
+    withIcons.fetched.push(image('f', 20), image('g', 20));
+    // icon 10 + first role icon 20 = 30; the second (20) would pass 40, the emojis too.
+    const fitted = fitImageQuota(withIcons, 0, 40);
+    expect(fitted.parts.role_icons).toEqual({ '7': digest('f') });
+    expect(fitted.parts.emojis.map((emoji) => emoji.image)).toEqual([null, null, digest('d')]);
+    expect(fitted.parts.automod_rules).toEqual([]);
+    // A plan of 0 bytes keeps no role icon.
+    expect(fitImageQuota(withIcons, 0, 0).parts.role_icons).toEqual({});
+  });
+
   it('changes nothing when everything fits', () => {
     const all = read();
     expect(fitImageQuota(all, 0, 1_000)).toBe(all);
