@@ -5,6 +5,7 @@ import {
   type GuildState,
   isChatPlatformError,
   type PlatformMember,
+  WELCOME_SCREEN_ENABLED_FEATURE,
 } from '@lib/chat-platform';
 import type { RestoreScope } from '@lib/contracts';
 import { readGuildMembership } from '../snapshots/guild-membership';
@@ -22,9 +23,13 @@ import {
   SnapshotIdResolution,
 } from './restore-diff';
 import { SnapshotErrors } from '../snapshots/snapshots.errors';
+import { readWelcomeFlow } from '../snapshots/welcome-flow.reader';
 
-/** The scopes whose comparison reads the live emojis, stickers or AutoMod rules. */
-const EXPRESSION_SCOPES: readonly RestoreScope[] = ['emojis', 'stickers', 'automod'];
+/**
+ * The scopes whose comparison reads the live emojis, stickers, AutoMod rules, or welcome screen and
+ * onboarding (which name emojis).
+ */
+const EXPRESSION_SCOPES: readonly RestoreScope[] = ['emojis', 'stickers', 'automod', 'onboarding'];
 
 /** A snapshot compared with the guild as it is now: what preview shows and every step re-reads. */
 export interface RestoreComparison {
@@ -88,12 +93,14 @@ export class RestoreComparisons {
         bans: scope.includes('bans'),
       }),
       scope.some((part) => EXPRESSION_SCOPES.includes(part))
-        ? this.readExpressions(platformGuildId, scope.includes('automod'))
+        ? this.readExpressions(platformGuildId, scope.includes('automod'), scope.includes('onboarding'))
         : undefined,
     ]);
     // After the guild: a role or channel the read shows that a restore beside this comparison made
     // is recorded by now whenever anything was made from it (an overwrite naming the new role is
     // applied only once the role's replacement is recorded), so it is never taken for a stranger.
+    const screen = expressions?.welcomeFlow?.welcomeScreen;
+    if (screen) screen.enabled = live.guild.features.includes(WELCOME_SCREEN_ENABLED_FEATURE);
     const replacements = await this.recordedReplacements(guildId);
     const standing = botStanding(live, bot);
     const ids = new SnapshotIdResolution(live, replacements, expressions);
@@ -117,18 +124,30 @@ export class RestoreComparisons {
   private async readExpressions(
     platformGuildId: string,
     automod: boolean,
+    onboarding: boolean,
   ): Promise<LiveExpressions | undefined> {
     try {
-      const [emojis, stickers, automodRules] = await Promise.all([
+      const [emojis, stickers, automodRules, welcomeFlow] = await Promise.all([
         this.platform.listEmojis(platformGuildId),
         this.platform.listStickers(platformGuildId),
         automod ? this.platform.listAutoModRules(platformGuildId) : undefined,
+        onboarding ? this.readWelcomeFlow(platformGuildId) : undefined,
       ]);
-      return { emojis, stickers, ...(automodRules && { automodRules }) };
+      return { emojis, stickers, ...(automodRules && { automodRules }), ...(welcomeFlow && { welcomeFlow }) };
     } catch (error) {
       if (isChatPlatformError(error) && error.code === 'PermissionDenied') return undefined;
       throw error;
     }
+  }
+
+  /**
+   * The welcome screen and onboarding; none when the bot may not read them (the diff then skips
+   * the scope). The welcome screen's `enabled` is a guild feature, set once the guild is read.
+   */
+  private async readWelcomeFlow(platformGuildId: string): Promise<LiveExpressions['welcomeFlow']> {
+    const read = await readWelcomeFlow(this.platform, { id: platformGuildId, features: [] });
+    if ('unreadable' in read) return undefined;
+    return { welcomeScreen: read.welcome_screen, onboarding: read.onboarding };
   }
 
   /** The guild and the bot's member; one in flight started after `sharedFrom` is joined. */

@@ -35,6 +35,8 @@ export function fitImageQuota(read: ReadExpressions, used: number, limit: number
   );
   return {
     parts: {
+      // The parts without images (AutoMod rules, welcome screen, onboarding) as read.
+      ...read.parts,
       emojis: read.parts.emojis.map((emoji) => ({ ...emoji, image: keep(emoji.image) })),
       stickers: read.parts.stickers.map((sticker) => ({ ...sticker, image: keep(sticker.image) })),
       guild_images: guildImages,
