@@ -244,6 +244,7 @@ test('"Undo this raid" opens the restore from the guild before the raid with eve
     'Stickers',
     'Server images',
     'AutoMod rules',
+    'Welcome screen and onboarding',
   ]) {
     await expect(page.getByRole('checkbox', { name: scope, exact: true })).toBeChecked();
   }

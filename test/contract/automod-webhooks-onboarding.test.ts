@@ -32,6 +32,8 @@ const CHECKED: RouteContract[] = [
     (contract) =>
       contract.path === '/guilds/{guild_id}/audit-logs' ||
       contract.path.startsWith('/guilds/{guild_id}/auto-moderation/') ||
+      contract.path === '/guilds/{guild_id}/welcome-screen' ||
+      contract.path === '/guilds/{guild_id}/onboarding' ||
       (contract.path === '/channels/{channel_id}/webhooks' && contract.method === 'POST'),
   ),
 ];

@@ -82,6 +82,10 @@ const CLIENT_METHODS = {
   createAutoModRule: true,
   updateAutoModRule: true,
   deleteAutoModRule: true,
+  getWelcomeScreen: true,
+  modifyWelcomeScreen: true,
+  getOnboarding: true,
+  modifyOnboarding: true,
 } satisfies Record<keyof ChatPlatformClient, true>;
 
 /** The client, noting the name of each of its methods called from outside it. */
@@ -381,6 +385,42 @@ describe('the fake platform and the product against the published Discord schema
     await client.updateAutoModRule(guildId, kept.id, { ...fields, enabled: false }, REASON);
     await rest.get(Routes.guildAutoModerationRule(guildId, rule.id));
     await client.deleteAutoModRule(guildId, rule.id, REASON);
+    // The welcome screen and onboarding as a snapshot reads them and a restore writes them back
+    // whole, in a Community guild (a guild that is not one has neither).
+    const communitySpec = demoGuildSpec('Community Guild');
+    communitySpec.features = ['ROLE_ICONS', 'COMMUNITY'];
+    communitySpec.setup = {
+      welcomeScreen: {
+        description: 'Welcome!',
+        channels: [{ channel: 'rules', description: 'Read the rules', emoji_name: '📜' }],
+      },
+      onboarding: {
+        defaultChannels: ['general', 'rules'],
+        prompts: [
+          {
+            title: 'What brings you here?',
+            options: [
+              { title: 'Games', description: 'We play', emoji_name: '🎮', roles: ['Verified'] },
+              { title: 'Help', channels: ['faq'] },
+            ],
+          },
+        ],
+      },
+    };
+    const community = platform.seedGuild(communitySpec);
+    const communityGuild = await client.getGuild(community.guildId);
+    const screen = (await client.getWelcomeScreen(community.guildId, communityGuild.features))!;
+    await client.modifyWelcomeScreen(
+      community.guildId,
+      { ...screen, welcome_channels: [...screen.welcome_channels].reverse(), enabled: false },
+      REASON,
+    );
+    const onboarding = await client.getOnboarding(community.guildId);
+    await client.modifyOnboarding(
+      community.guildId,
+      { ...onboarding, default_channel_ids: [community.channels.general] },
+      REASON,
+    );
     // A raider's other tools: a webhook, a bulk ban, a prune (last: it removes the members without roles).
     await rest.post(Routes.channelWebhooks(text.id), { body: { name: 'raid hook' } });
     await rest.post(Routes.guildBulkBan(guildId), {

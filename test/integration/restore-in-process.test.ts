@@ -22,7 +22,8 @@ import {
   withOwnImages,
 } from '../support/expression-raid';
 import { expectMembersUndone, memberRaid, SIX_SCOPES } from '../support/member-raid';
-import { ADMIN, MEMBER, OWNER, raid } from '../support/restore-scenario';
+import { ADMIN, idMap, MEMBER, OWNER, raid } from '../support/restore-scenario';
+import { WELCOME_FLOW_SCOPES, welcomeFlowRestored, welcomeFlowScenario } from '../support/welcome-flow-raid';
 import { waitFor } from '../support/wait';
 
 type Body = Record<string, unknown>;
@@ -630,6 +631,62 @@ describe('restore in process', () => {
     }
     const again = await harness.preview(snapshotId, ['roles']);
     expect(again.body).toMatchObject({ roles_to_create: [], roles_to_update: [], skipped: [] });
+  });
+
+  it('puts back the welcome screen and onboarding, naming the channel and emoji the restore made anew', async () => {
+    const { seeded, guildId, snapshotId } = await welcomeFlowScenario(harness, raider);
+    const preview = await harness.preview(snapshotId, WELCOME_FLOW_SCOPES);
+    expect(preview.status).toBe(200);
+    expect(preview.body).toMatchObject({
+      channels_to_create: [expect.objectContaining({ name: 'events' })],
+      emojis_to_create: [expect.objectContaining({ name: 'wave' })],
+      welcome_screen_changes: ['enabled', 'description', 'welcome_channels'],
+      onboarding_changes: ['default_channel_ids', 'enabled'],
+      onboarding_prompts_to_create: [
+        expect.objectContaining({ title: 'What brings you here?', options: 2 }),
+        expect.objectContaining({ title: 'Pick one', options: 1 }),
+      ],
+      onboarding_prompts_to_update: [],
+      onboarding_prompts_to_delete: [expect.objectContaining({ title: 'Join the raid?' })],
+      skipped: [],
+    });
+
+    const started = await harness.start(snapshotId, WELCOME_FLOW_SCOPES);
+    expect(started.status).toBe(202);
+    const job = await finished(started.body.id as string);
+    expect(job).toMatchObject({ status: 'completed', error_message: null });
+    expect(job.result_summary).toMatchObject({
+      channels_created: 1,
+      emojis_created: 1,
+      onboarding_prompts_created: 2,
+      onboarding_updated: 2,
+      onboarding_prompts_deleted: 1,
+    });
+    const { live, snapshot, raw } = await welcomeFlowRestored(
+      harness,
+      dataSource,
+      guildId,
+      seeded.guildId,
+      snapshotId,
+    );
+    expect(live).toEqual(snapshot);
+    // The ids were followed: the channel and emoji are the ones the restore made.
+    const events = raw.channels.find((channel) => channel.name === 'events')!.id;
+    const madeEvents = (await idMap(dataSource, guildId))('channel', events);
+    expect(madeEvents).not.toBe(events);
+    expect(live.onboarding!.default_channel_ids).toContain(madeEvents);
+    expect(live.welcome_screen!.welcome_channels[1].emoji_id).not.toBe(
+      raw.welcome_screen!.welcome_channels[1].emoji_id,
+    );
+
+    const again = await harness.preview(snapshotId, WELCOME_FLOW_SCOPES);
+    expect(again.body).toMatchObject({
+      welcome_screen_changes: [],
+      onboarding_changes: [],
+      onboarding_prompts_to_create: [],
+      onboarding_prompts_to_update: [],
+      onboarding_prompts_to_delete: [],
+    });
   });
 
   describe('the images snapshots keep', () => {

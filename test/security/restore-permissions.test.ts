@@ -144,6 +144,8 @@ describe('restores need the platform permissions they exercise', () => {
       ['channels', ['MANAGE_CHANNELS']],
       ['permission_overrides', ['MANAGE_CHANNELS', 'MANAGE_ROLES']],
       ['bans', ['BAN_MEMBERS']],
+      // The onboarding needs Manage Roles beside the Manage Server the manager holds.
+      ['onboarding', ['MANAGE_ROLES']],
     ] as const) {
       const preview = await call('manager', 'POST', '/api/v1/restore/preview', {
         snapshot_id: snapshotId,

@@ -102,7 +102,7 @@ export async function raid(platform: FakeChatPlatform, seeded: SeededGuild): Pro
 export async function idMap(
   dataSource: DataSource,
   guildId: string,
-): Promise<(kind: 'role' | 'channel', id: string) => string> {
+): Promise<(kind: 'role' | 'channel' | 'emoji', id: string) => string> {
   const rows = await dataSource.query<{ kind: string; original_id: string; replacement_id: string }[]>(
     `SELECT kind, original_id, replacement_id FROM recovery.platform_id_replacements WHERE guild_id = $1`,
     [guildId],

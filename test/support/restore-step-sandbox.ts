@@ -4,6 +4,7 @@ import { demoGuildSpec, FakeChatPlatform, type GuildSpec, type SeededGuild } fro
 import { fakeForSuite } from './loopback-fake';
 import { readGuildExpressions } from '../../apps/recovery/src/snapshots/images/guild-expressions.reader';
 import type { StoredImage } from '../../apps/recovery/src/snapshots/images/image-store';
+import { readWelcomeFlow } from '../../apps/recovery/src/snapshots/welcome-flow.reader';
 import { encodeMemberRoles } from '../../apps/recovery/src/snapshots/member-roles-codec';
 import type { SnapshotPayload } from '../../apps/recovery/src/snapshots/snapshot-payload';
 import type { PlatformIdReplacementsRepository } from '../../apps/recovery/src/restore/platform-id-replacements.repository';
@@ -59,7 +60,10 @@ export function stepSandbox() {
       return fake.seedGuild(spec);
     },
 
-    /** The guild as a snapshot keeps it, members' roles, bans, emojis, stickers and images included. */
+    /**
+     * The guild as a snapshot keeps it, members' roles, bans, emojis, stickers, images, AutoMod
+     * rules, welcome screen and onboarding included.
+     */
     async snapshot(guildId: string): Promise<SnapshotPayload> {
       const [state, members, bans] = await Promise.all([
         client.getGuildState(guildId),
@@ -69,6 +73,9 @@ export function stepSandbox() {
       const expressions = await readGuildExpressions(client, state.guild, null, state.roles);
       if (!('parts' in expressions)) throw new Error(expressions.unreadable);
       expressions.parts.automod_rules = await client.listAutoModRules(guildId);
+      const welcome = await readWelcomeFlow(client, state.guild);
+      if ('unreadable' in welcome) throw new Error(welcome.unreadable);
+      Object.assign(expressions.parts, welcome);
       for (const image of expressions.fetched) images.set(image.digest, image);
       return {
         ...state,

@@ -13,6 +13,8 @@ import {
   type APIEmoji,
   type APIGuild,
   type APIGuildMember,
+  type APIGuildOnboarding,
+  type APIGuildWelcomeScreen,
   type APIIncidentsData,
   type APIMessage,
   type APIRole,
@@ -43,6 +45,13 @@ import {
   toPlatformEmoji,
   toPlatformSticker,
 } from './guild-expressions';
+import {
+  type PlatformOnboarding,
+  type PlatformWelcomeScreen,
+  toPlatformOnboarding,
+  toPlatformWelcomeScreen,
+  WELCOME_SCREEN_ENABLED_FEATURE,
+} from './guild-onboarding';
 import type {
   AuditLogEntry,
   DirectMessage,
@@ -358,6 +367,54 @@ export class ChatPlatformClient {
 
   async deleteAutoModRule(guildId: string, ruleId: string, options: WriteOptions = {}): Promise<void> {
     await this.write('delete', Routes.guildAutoModerationRule(guildId, ruleId), options);
+  }
+
+  /**
+   * The guild's welcome screen, enabled as `features` (the guild's, as read) say; null when it has
+   * none (a guild that is not a Community's, or one that never set it up: Unknown Guild Welcome
+   * Screen). Needs MANAGE_GUILD while it is not enabled.
+   */
+  async getWelcomeScreen(
+    guildId: string,
+    features: readonly string[],
+  ): Promise<PlatformWelcomeScreen | null> {
+    try {
+      const screen = await this.read<APIGuildWelcomeScreen>(Routes.guildWelcomeScreen(guildId));
+      return toPlatformWelcomeScreen(screen, features);
+    } catch (error) {
+      if (error instanceof ChatPlatformError && error.code === 'NotFound') return null;
+      throw error;
+    }
+  }
+
+  /** Sets the welcome screen's fields given, `enabled` included; needs MANAGE_GUILD (a Community guild). */
+  async modifyWelcomeScreen(
+    guildId: string,
+    input: Partial<PlatformWelcomeScreen>,
+    options: WriteOptions = {},
+  ): Promise<PlatformWelcomeScreen> {
+    const route = Routes.guildWelcomeScreen(guildId);
+    const screen = await this.write<APIGuildWelcomeScreen>('patch', route, options, input);
+    // The answer leaves `enabled` out: it is what was asked, else unknown (read as false).
+    return toPlatformWelcomeScreen(screen, input.enabled ? [WELCOME_SCREEN_ENABLED_FEATURE] : []);
+  }
+
+  /** The guild's onboarding (one that was never set up reads as disabled and empty). */
+  async getOnboarding(guildId: string): Promise<PlatformOnboarding> {
+    return toPlatformOnboarding(await this.read<APIGuildOnboarding>(Routes.guildOnboarding(guildId)));
+  }
+
+  /**
+   * Replaces the onboarding with `input` whole (its prompts by id, each with its options); needs
+   * MANAGE_GUILD and MANAGE_ROLES (a Community guild).
+   */
+  async modifyOnboarding(
+    guildId: string,
+    input: PlatformOnboarding,
+    options: WriteOptions = {},
+  ): Promise<PlatformOnboarding> {
+    const route = Routes.guildOnboarding(guildId);
+    return toPlatformOnboarding(await this.write<APIGuildOnboarding>('put', route, options, input));
   }
 
   /** An emoji's image from the CDN, in its own format (GIF when it moves). */

@@ -3,6 +3,7 @@ export * from './chat-platform-error';
 export * from './chat-platform.client';
 export * from './guild-automod';
 export * from './guild-expressions';
+export * from './guild-onboarding';
 export * from './guild-limits';
 export * from './guild-state';
 // The gateway's events carry the same objects as REST answers: live sync maps them with these.

@@ -6,8 +6,9 @@ export type SnapshotTrigger = (typeof SNAPSHOT_TRIGGERS)[number];
 
 /**
  * What a restore can put back. Members' roles and bans, then the guild's custom emojis, stickers,
- * images (icon, banner, splashes) and AutoMod rules, come after the spec's four, and only plans that list them in
- * `restore_scopes` may ask for them.
+ * images (icon, banner, splashes) and AutoMod rules, and its welcome screen and onboarding
+ * (`onboarding`), come after the spec's four, and only plans that list them in `restore_scopes`
+ * may ask for them.
  */
 export const RESTORE_SCOPES = [
   'roles',
@@ -20,6 +21,7 @@ export const RESTORE_SCOPES = [
   'stickers',
   'guild_images',
   'automod',
+  'onboarding',
 ] as const;
 export type RestoreScope = (typeof RESTORE_SCOPES)[number];
 
@@ -73,6 +75,13 @@ export interface RestoreResultSummary {
   automod_rules_created?: number;
   automod_rules_updated?: number;
   automod_rules_deleted?: number;
+  /**
+   * With `onboarding`: onboarding prompts made anew and removed; `onboarding_updated` counts the
+   * prompts set back, and the onboarding's own fields and the welcome screen, one each, when put back.
+   */
+  onboarding_prompts_created?: number;
+  onboarding_updated?: number;
+  onboarding_prompts_deleted?: number;
 }
 
 export const ANTINUKE_SETTINGS_OUTCOMES = [

@@ -360,6 +360,29 @@ export const ROUTE_CONTRACTS: RouteContract[] = [
       scope: z.string(),
     }),
   },
+  // A snapshot's welcome screen and onboarding, and a restore writing them back whole (resources/guild).
+  {
+    method: 'GET',
+    path: '/guilds/{guild_id}/welcome-screen',
+    response: discordSchema('GuildWelcomeScreenResponse'),
+  },
+  {
+    method: 'PATCH',
+    path: '/guilds/{guild_id}/welcome-screen',
+    request: discordSchema('WelcomeScreenPatchRequestPartial'),
+    response: discordSchema('GuildWelcomeScreenResponse'),
+  },
+  {
+    method: 'GET',
+    path: '/guilds/{guild_id}/onboarding',
+    response: discordSchema('UserGuildOnboardingResponse'),
+  },
+  {
+    method: 'PUT',
+    path: '/guilds/{guild_id}/onboarding',
+    request: discordSchema('UpdateGuildOnboardingRequest'),
+    response: discordSchema('GuildOnboardingResponse'),
+  },
 ];
 
 /**
@@ -516,10 +539,9 @@ const WEBHOOK: Schema = z.union(
 );
 
 /**
- * The webhook, welcome screen and onboarding routes the fake serves (resources/webhook,
- * resources/guild) that ROUTE_CONTRACTS does not hold yet: the product will call
- * them to back up and restore those parts of a guild (issue 44), and they move there with the
- * client methods that call them. Checked by automod-webhooks-onboarding.test.ts. Lists the
+ * The webhook routes the fake serves (resources/webhook) that ROUTE_CONTRACTS does not hold yet:
+ * the product will call them to back up and restore a guild's webhooks, and they move there with
+ * the client methods that call them. Checked by automod-webhooks-onboarding.test.ts. Lists the
  * document declares nullable (`Rule[] | null`, `Webhook[] | null`) are never null for a guild.
  */
 export const GUILD_SETUP_CONTRACTS: RouteContract[] = [
@@ -538,28 +560,6 @@ export const GUILD_SETUP_CONTRACTS: RouteContract[] = [
     response: WEBHOOK,
   },
   { method: 'DELETE', path: '/webhooks/{webhook_id}' },
-  {
-    method: 'GET',
-    path: '/guilds/{guild_id}/welcome-screen',
-    response: discordSchema('GuildWelcomeScreenResponse'),
-  },
-  {
-    method: 'PATCH',
-    path: '/guilds/{guild_id}/welcome-screen',
-    request: discordSchema('WelcomeScreenPatchRequestPartial'),
-    response: discordSchema('GuildWelcomeScreenResponse'),
-  },
-  {
-    method: 'GET',
-    path: '/guilds/{guild_id}/onboarding',
-    response: discordSchema('UserGuildOnboardingResponse'),
-  },
-  {
-    method: 'PUT',
-    path: '/guilds/{guild_id}/onboarding',
-    request: discordSchema('UpdateGuildOnboardingRequest'),
-    response: discordSchema('GuildOnboardingResponse'),
-  },
 ];
 
 /**

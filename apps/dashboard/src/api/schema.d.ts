@@ -1108,8 +1108,35 @@ export interface components {
     };
     OmittedPart: {
       /** @enum {string} */
-      part: 'member_roles' | 'bans' | 'automod' | 'expressions' | 'images';
+      part: 'onboarding' | 'member_roles' | 'bans' | 'automod' | 'expressions' | 'images';
       reason: string;
+    };
+    OnboardingPrompt: {
+      id: string;
+      in_onboarding: boolean;
+      options: components['schemas']['OnboardingPromptOption'][];
+      required: boolean;
+      single_select: boolean;
+      title: string;
+      /** @description 0 MULTIPLE_CHOICE, 1 DROPDOWN. */
+      type: number;
+    };
+    OnboardingPromptItem: {
+      id: string;
+      /** @description How many options it offers. */
+      options: number;
+      title: string;
+    };
+    OnboardingPromptOption: {
+      channel_ids: string[];
+      description: string | null;
+      emoji_animated: boolean;
+      /** @description A custom emoji of the guild; null for a Unicode emoji (its character in `emoji_name`) or none. */
+      emoji_id: string | null;
+      emoji_name: string | null;
+      id: string;
+      role_ids: string[];
+      title: string;
     };
     OverrideItem: {
       allow: string;
@@ -1209,6 +1236,7 @@ export interface components {
       rank: number;
       /** @description What a restore may put back on this plan (empty where restores are not included). */
       restore_scopes: (
+        | 'onboarding'
         | 'roles'
         | 'channels'
         | 'permission_overrides'
@@ -1274,6 +1302,13 @@ export interface components {
       user_limit: number | null;
       video_quality_mode?: 1 | 2;
     };
+    PlatformOnboarding: {
+      default_channel_ids: string[];
+      enabled: boolean;
+      /** @description 0 ONBOARDING_DEFAULT, 1 ONBOARDING_ADVANCED. */
+      mode: number;
+      prompts: components['schemas']['OnboardingPrompt'][];
+    };
     PlatformRole: {
       /** @description RGB as an integer, 0 for no colour; the platform keeps it equal to `colors.primary_color`. */
       color: number;
@@ -1289,6 +1324,11 @@ export interface components {
       permissions: string;
       position: number;
       unicode_emoji: string | null;
+    };
+    PlatformWelcomeScreen: {
+      description: string | null;
+      enabled: boolean;
+      welcome_channels: components['schemas']['WelcomeChannel'][];
     };
     PrepareView: {
       amount: number;
@@ -1334,6 +1374,7 @@ export interface components {
         | 'stickers'
         | 'guild_images'
         | 'automod'
+        | 'onboarding'
       )[];
       /** Format: uuid */
       snapshot_id: string;
@@ -1386,6 +1427,7 @@ export interface components {
         | 'RestoreStickers'
         | 'RestoreGuildImages'
         | 'RestoreAutoModRules'
+        | 'RestoreOnboarding'
         | null;
       done: number;
       steps: {
@@ -1418,7 +1460,8 @@ export interface components {
           | 'RestoreEmojis'
           | 'RestoreStickers'
           | 'RestoreGuildImages'
-          | 'RestoreAutoModRules';
+          | 'RestoreAutoModRules'
+          | 'RestoreOnboarding';
         /** @description ISO 8601: when the platform takes the step's requests again. */
         until: string;
       };
@@ -1560,6 +1603,14 @@ export interface components {
       members_absent: number;
       /** @description Members to update: those in the guild who lack at least one role they held. */
       members_to_update: number;
+      onboarding_changes?: string[];
+      onboarding_prompts_to_create?: components['schemas']['OnboardingPromptItem'][];
+      onboarding_prompts_to_delete?: components['schemas']['OnboardingPromptItem'][];
+      onboarding_prompts_to_update?: {
+        changed_fields: string[];
+        current: components['schemas']['OnboardingPromptItem'];
+        target: components['schemas']['OnboardingPromptItem'];
+      }[];
       overrides_to_apply: components['schemas']['OverrideItem'][];
       overrides_to_remove: components['schemas']['OverrideItem'][];
       roles_to_create: components['schemas']['RoleItem'][];
@@ -1580,6 +1631,12 @@ export interface components {
         current: components['schemas']['StickerItem'];
         target: components['schemas']['StickerItem'];
       }[];
+      /**
+       * @description With `onboarding`: the welcome screen's fields set back (`enabled`, `description`,
+       *     `welcome_channels`), the onboarding's own (`default_channel_ids`, `enabled`, `mode`), and its
+       *     prompts made, set back (`changed_fields`) and removed. Both are written whole, once each.
+       */
+      welcome_screen_changes?: string[];
     };
     /** @enum {string} */
     RestoreJobStatus: 'pending' | 'canceled' | 'running' | 'completed' | 'failed';
@@ -1600,6 +1657,7 @@ export interface components {
       requested_by_user: string;
       result_summary: components['schemas']['RestoreResultSummary'] | null;
       scope: (
+        | 'onboarding'
         | 'roles'
         | 'channels'
         | 'permission_overrides'
@@ -1720,6 +1778,14 @@ export interface components {
       members_absent: number;
       /** @description Members to update: those in the guild who lack at least one role they held. */
       members_to_update: number;
+      onboarding_changes?: string[];
+      onboarding_prompts_to_create?: components['schemas']['OnboardingPromptItem'][];
+      onboarding_prompts_to_delete?: components['schemas']['OnboardingPromptItem'][];
+      onboarding_prompts_to_update?: {
+        changed_fields: string[];
+        current: components['schemas']['OnboardingPromptItem'];
+        target: components['schemas']['OnboardingPromptItem'];
+      }[];
       overrides_to_apply: components['schemas']['OverrideItem'][];
       overrides_to_remove: components['schemas']['OverrideItem'][];
       roles_to_create: components['schemas']['RoleItem'][];
@@ -1740,6 +1806,12 @@ export interface components {
         current: components['schemas']['StickerItem'];
         target: components['schemas']['StickerItem'];
       }[];
+      /**
+       * @description With `onboarding`: the welcome screen's fields set back (`enabled`, `description`,
+       *     `welcome_channels`), the onboarding's own (`default_channel_ids`, `enabled`, `mode`), and its
+       *     prompts made, set back (`changed_fields`) and removed. Both are written whole, once each.
+       */
+      welcome_screen_changes?: string[];
     };
     RestoreResultSummary: {
       /** @description AutoMod rules made anew, set back and deleted; with `automod`. */
@@ -1767,6 +1839,13 @@ export interface components {
       members_absent?: number;
       /** @description Members given back roles they held (one update each); with the `member_roles` scope. */
       members_updated?: number;
+      /**
+       * @description With `onboarding`: onboarding prompts made anew and removed; `onboarding_updated` counts the
+       *     prompts set back, and the onboarding's own fields and the welcome screen, one each, when put back.
+       */
+      onboarding_prompts_created?: number;
+      onboarding_prompts_deleted?: number;
+      onboarding_updated?: number;
       overrides_applied: number;
       overrides_removed: number;
       roles_created: number;
@@ -1804,6 +1883,7 @@ export interface components {
       reason: string;
       /** @enum {string} */
       scope:
+        | 'onboarding'
         | 'roles'
         | 'channels'
         | 'permission_overrides'
@@ -1886,6 +1966,7 @@ export interface components {
       };
       member_roles?: components['schemas']['EncodedMemberRoles'];
       omitted?: components['schemas']['OmittedPart'][];
+      onboarding?: components['schemas']['PlatformOnboarding'];
       permission_overrides: components['schemas']['PermissionOverride'][];
       role_icons?: {
         [key: string]: string;
@@ -1894,6 +1975,11 @@ export interface components {
       snapshot_at: string;
       stickers?: components['schemas']['SnapshotSticker'][];
       version: number;
+      /**
+       * @description What a new member is shown: the welcome screen (null: the guild has none) and the onboarding
+       *     flow, kept together; absent where the bot may not read them (`omitted` names `onboarding`).
+       */
+      welcome_screen?: components['schemas']['PlatformWelcomeScreen'] | null;
     };
     SnapshotSticker: {
       description: string | null;
@@ -1931,6 +2017,7 @@ export interface components {
         | 'stickers'
         | 'guild_images'
         | 'automod'
+        | 'onboarding'
       )[];
       /** Format: uuid */
       snapshot_id: string;
@@ -1952,7 +2039,8 @@ export interface components {
       | 'RestoreEmojis'
       | 'RestoreStickers'
       | 'RestoreGuildImages'
-      | 'RestoreAutoModRules';
+      | 'RestoreAutoModRules'
+      | 'RestoreOnboarding';
     /** @enum {string} */
     StepStatus: 'pending' | 'canceled' | 'running' | 'failed' | 'done' | 'skipped';
     StickerItem: {
@@ -2052,7 +2140,15 @@ export interface components {
     UnknownObject: {
       object_id: string;
       /** @enum {string} */
-      object_type: 'channel' | 'role' | 'emoji' | 'sticker' | 'guild_image' | 'automod_rule';
+      object_type:
+        | 'channel'
+        | 'role'
+        | 'emoji'
+        | 'sticker'
+        | 'guild_image'
+        | 'automod_rule'
+        | 'welcome_screen'
+        | 'onboarding';
     };
     UpdateAntiNukeSettingsDto: {
       /** @description Quarantine the actor when an incident opens: take their dangerous roles (needs ANTINUKE_AUTO_ACTION). */
@@ -2093,6 +2189,13 @@ export interface components {
       plan: components['schemas']['PaidPlanCode'];
       /** @enum {string} */
       status: 'pending' | 'succeeded';
+    };
+    WelcomeChannel: {
+      channel_id: string;
+      description: string;
+      /** @description A custom emoji of the guild; null for a Unicode emoji (its character in `emoji_name`) or none. */
+      emoji_id: string | null;
+      emoji_name: string | null;
     };
   };
   responses: {

@@ -133,6 +133,7 @@ describe('the preview, grouped like the snapshot tree', () => {
       stickers: { create: 0, update: 0, delete: 0 },
       images: 0,
       automod: { create: 0, update: 0, delete: 0 },
+      onboarding: { create: 0, update: 0, delete: 0 },
       skipped: 1,
       total: 11,
     });
@@ -314,6 +315,31 @@ describe(expressionChanges.name, () => {
       ['update', 'Server icon'],
       ['delete', 'Banner'],
     ]);
-    expect(expressionChanges({} as never)).toEqual({ emojis: [], stickers: [], images: [], automod: [] });
+    expect(expressionChanges({} as never)).toEqual({
+      emojis: [],
+      stickers: [],
+      images: [],
+      automod: [],
+      onboarding: [],
+    });
+  });
+
+  it('lists the welcome screen and onboarding settings as one update each, then the questions', () => {
+    const prompt = (id: string, title: string) => ({ id, title, options: 2 });
+    const changes = expressionChanges({
+      welcome_screen_changes: ['enabled', 'welcome_channels'],
+      onboarding_changes: [],
+      onboarding_prompts_to_create: [prompt('p1', 'Why are you here?')],
+      onboarding_prompts_to_update: [
+        { current: prompt('p2', 'Raided'), target: prompt('p2', 'Games'), changed_fields: ['title'] },
+      ],
+      onboarding_prompts_to_delete: [prompt('p3', 'Join the raid?')],
+    } as never);
+    expect(changes.onboarding.map((change) => [change.kind, change.name, change.detail])).toEqual([
+      ['update', 'Welcome screen', 'changes enabled, welcome_channels'],
+      ['create', 'Question “Why are you here?”', 'put back'],
+      ['update', 'Question “Games”', 'changes title'],
+      ['delete', 'Question “Join the raid?”', 'not in the snapshot'],
+    ]);
   });
 });

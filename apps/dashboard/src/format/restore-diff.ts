@@ -67,6 +67,8 @@ export interface PreviewCounts {
   stickers: Record<ChangeKind, number>;
   images: number;
   automod: Record<ChangeKind, number>;
+  /** The welcome screen and the onboarding's settings (updates), and its prompts by kind of change. */
+  onboarding: Record<ChangeKind, number>;
   skipped: number;
   total: number;
 }
@@ -87,12 +89,16 @@ const IMAGE_SLOT_NAMES: Record<string, string> = {
   discovery_splash: 'Discovery background',
 };
 
-/** The preview's emojis, stickers, guild images and AutoMod rules as lists of changes (empty without their scopes). */
+/**
+ * The preview's emojis, stickers, guild images, AutoMod rules, and welcome screen and onboarding
+ * as lists of changes (empty without their scopes).
+ */
 export function expressionChanges(preview: Preview): {
   emojis: ExpressionChange[];
   stickers: ExpressionChange[];
   images: ExpressionChange[];
   automod: ExpressionChange[];
+  onboarding: ExpressionChange[];
 } {
   const listed = <T extends { id: string; name: string }>(
     kind: ChangeKind,
@@ -138,7 +144,29 @@ export function expressionChanges(preview: Preview): {
       })),
       ...listed('delete', preview.automod_rules_to_delete, () => 'not in the snapshot'),
     ],
+    onboarding: onboardingChanges(preview, changed),
   };
+}
+
+/** The welcome screen and the onboarding's own settings as one update each, then its prompts. */
+function onboardingChanges(preview: Preview, changed: (fields: string[]) => string): ExpressionChange[] {
+  const whole = (id: string, name: string, fields: string[] | undefined): ExpressionChange[] =>
+    fields && fields.length > 0 ? [{ kind: 'update', id, name, detail: changed(fields) }] : [];
+  const prompt = (kind: ChangeKind, detail: string) => (item: { id: string; title: string }) => ({
+    kind,
+    id: item.id,
+    name: `Question “${item.title}”`,
+    detail,
+  });
+  return [
+    ...whole('welcome_screen', 'Welcome screen', preview.welcome_screen_changes),
+    ...whole('onboarding', 'Onboarding settings', preview.onboarding_changes),
+    ...(preview.onboarding_prompts_to_create ?? []).map(prompt('create', 'put back')),
+    ...(preview.onboarding_prompts_to_update ?? []).map((update) => ({
+      ...prompt('update', changed(update.changed_fields))(update.target),
+    })),
+    ...(preview.onboarding_prompts_to_delete ?? []).map(prompt('delete', 'not in the snapshot')),
+  ];
 }
 
 export interface GroupedPreview {
@@ -402,6 +430,7 @@ export function groupPreview(preview: Preview, payload?: Payload | null): Groupe
     stickers: count(expressions.stickers),
     images: expressions.images.length,
     automod: count(expressions.automod),
+    onboarding: count(expressions.onboarding),
     skipped: preview.skipped.length,
     total: 0,
   };
@@ -416,7 +445,8 @@ export function groupPreview(preview: Preview, payload?: Payload | null): Groupe
     expressions.emojis.length +
     expressions.stickers.length +
     counts.images +
-    expressions.automod.length;
+    expressions.automod.length +
+    expressions.onboarding.length;
 
   return {
     counts,

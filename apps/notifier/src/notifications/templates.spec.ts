@@ -123,9 +123,9 @@ describe(planDm.name, () => {
     expect(dm!.content).toContain('• 차단 해제: 50');
   });
 
-  it('counts emojis, stickers, server images and AutoMod rules only for a restore that put them back', () => {
+  it('counts emojis, stickers, server images, AutoMod rules and onboarding only for a restore that put them back', () => {
     expect(planDm(completed({ pre_restore_snapshot_id: null }))!.content).not.toMatch(
-      /이모지|스티커|서버 이미지|자동 검열/,
+      /이모지|스티커|서버 이미지|자동 검열|온보딩/,
     );
     const expressions = {
       emojis_created: 3,
@@ -138,6 +138,9 @@ describe(planDm.name, () => {
       automod_rules_created: 1,
       automod_rules_updated: 2,
       automod_rules_deleted: 0,
+      onboarding_prompts_created: 2,
+      onboarding_updated: 3,
+      onboarding_prompts_deleted: 1,
     };
     const dm = planDm(
       event('RestoreCompleted', {
@@ -151,6 +154,7 @@ describe(planDm.name, () => {
     expect(dm!.content).toContain('• 스티커: 생성 2 · 수정 0 · 삭제 0');
     expect(dm!.content).toContain('• 서버 이미지: 복구 2');
     expect(dm!.content).toContain('• 자동 검열 규칙: 생성 1 · 수정 2 · 삭제 0');
+    expect(dm!.content).toContain('• 환영 화면·온보딩: 질문 생성 2 · 수정 3 · 질문 삭제 1');
   });
 
   it('reports a failure with its reason, and that the pre-restore snapshot asked for could not be made', () => {

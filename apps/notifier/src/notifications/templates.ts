@@ -192,6 +192,12 @@ function summaryLines(summary: RestoreResultSummary): string[] {
       `• 자동 검열 규칙: 생성 ${summary.automod_rules_created} · 수정 ${summary.automod_rules_updated ?? 0} · 삭제 ${summary.automod_rules_deleted ?? 0}`,
     );
   }
+  if (summary.onboarding_prompts_created !== undefined) {
+    // 수정: the questions set back, and the onboarding's settings and the welcome screen put back.
+    lines.push(
+      `• 환영 화면·온보딩: 질문 생성 ${summary.onboarding_prompts_created} · 수정 ${summary.onboarding_updated ?? 0} · 질문 삭제 ${summary.onboarding_prompts_deleted ?? 0}`,
+    );
+  }
   if (summary.skipped > 0) lines.push(`• 건너뜀: ${summary.skipped} (봇 권한 밖의 항목)`);
   return lines;
 }

@@ -23,6 +23,9 @@ export const SCOPE_PERMISSIONS: Record<RestoreScope, readonly PermissionName[]> 
   stickers: ['CREATE_GUILD_EXPRESSIONS', 'MANAGE_GUILD_EXPRESSIONS'],
   guild_images: ['MANAGE_GUILD'],
   automod: ['MANAGE_GUILD'],
+  // Modifying the welcome screen needs MANAGE_GUILD; the onboarding MANAGE_GUILD and MANAGE_ROLES
+  // (resources/guild, "Modify Guild Welcome Screen", "Modify Guild Onboarding").
+  onboarding: ['MANAGE_GUILD', 'MANAGE_ROLES'],
 };
 
 /**

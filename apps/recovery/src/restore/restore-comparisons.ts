@@ -5,6 +5,7 @@ import {
   type GuildState,
   isChatPlatformError,
   type PlatformMember,
+  WELCOME_SCREEN_ENABLED_FEATURE,
 } from '@lib/chat-platform';
 import type { RestoreScope } from '@lib/contracts';
 import { readGuildMembership } from '../snapshots/guild-membership';
@@ -23,12 +24,14 @@ import {
   SnapshotIdResolution,
 } from './restore-diff';
 import { SnapshotErrors } from '../snapshots/snapshots.errors';
+import { readWelcomeFlow } from '../snapshots/welcome-flow.reader';
 
 /**
- * The scopes whose comparison reads the live emojis, stickers or AutoMod rules (and `channels`
- * when a forum names a custom emoji: it is written with the emoji's live id).
+ * The scopes whose comparison reads the live emojis, stickers, AutoMod rules, or welcome screen and
+ * onboarding (which name emojis); and `channels` when a forum names a custom emoji (it is written
+ * with the emoji's live id).
  */
-const EXPRESSION_SCOPES: readonly RestoreScope[] = ['emojis', 'stickers', 'automod'];
+const EXPRESSION_SCOPES: readonly RestoreScope[] = ['emojis', 'stickers', 'automod', 'onboarding'];
 
 /** A snapshot compared with the guild as it is now: what preview shows and every step re-reads. */
 export interface RestoreComparison {
@@ -93,12 +96,14 @@ export class RestoreComparisons {
       }),
       scope.some((part) => EXPRESSION_SCOPES.includes(part)) ||
       (scope.includes('channels') && namesCustomEmojis(target.channels))
-        ? this.readExpressions(platformGuildId, scope.includes('automod'))
+        ? this.readExpressions(platformGuildId, scope.includes('automod'), scope.includes('onboarding'))
         : undefined,
     ]);
     // After the guild: a role or channel the read shows that a restore beside this comparison made
     // is recorded by now whenever anything was made from it (an overwrite naming the new role is
     // applied only once the role's replacement is recorded), so it is never taken for a stranger.
+    const screen = expressions?.welcomeFlow?.welcomeScreen;
+    if (screen) screen.enabled = live.guild.features.includes(WELCOME_SCREEN_ENABLED_FEATURE);
     const replacements = await this.recordedReplacements(guildId);
     const standing = botStanding(live, bot);
     const ids = new SnapshotIdResolution(live, replacements, expressions);
@@ -122,18 +127,30 @@ export class RestoreComparisons {
   private async readExpressions(
     platformGuildId: string,
     automod: boolean,
+    onboarding: boolean,
   ): Promise<LiveExpressions | undefined> {
     try {
-      const [emojis, stickers, automodRules] = await Promise.all([
+      const [emojis, stickers, automodRules, welcomeFlow] = await Promise.all([
         this.platform.listEmojis(platformGuildId),
         this.platform.listStickers(platformGuildId),
         automod ? this.platform.listAutoModRules(platformGuildId) : undefined,
+        onboarding ? this.readWelcomeFlow(platformGuildId) : undefined,
       ]);
-      return { emojis, stickers, ...(automodRules && { automodRules }) };
+      return { emojis, stickers, ...(automodRules && { automodRules }), ...(welcomeFlow && { welcomeFlow }) };
     } catch (error) {
       if (isChatPlatformError(error) && error.code === 'PermissionDenied') return undefined;
       throw error;
     }
+  }
+
+  /**
+   * The welcome screen and onboarding; none when the bot may not read them (the diff then skips
+   * the scope). The welcome screen's `enabled` is a guild feature, set once the guild is read.
+   */
+  private async readWelcomeFlow(platformGuildId: string): Promise<LiveExpressions['welcomeFlow']> {
+    const read = await readWelcomeFlow(this.platform, { id: platformGuildId, features: [] });
+    if ('unreadable' in read) return undefined;
+    return { welcomeScreen: read.welcome_screen, onboarding: read.onboarding };
   }
 
   /** The guild and the bot's member; one in flight started after `sharedFrom` is joined. */

@@ -13,6 +13,7 @@ import { bySkippedOrder } from './diff/ordering';
 import { emptyOverrideSection, OverridePlan, type PendingCreates } from './diff/override-plan';
 import { diffRoles, emptyRoleSection } from './diff/role-diff';
 import { diffGuildSettings } from './diff/settings-diff';
+import { diffWelcomeFlow } from './diff/onboarding-diff';
 
 /**
  * The restore diff (docs/behaviour.md §4.1): what a restore of `input.target` into `input.live` creates, updates
@@ -81,6 +82,15 @@ export function planRestore(planned: DiffInput): {
   const { skipped: automodSkipped = [], ...automod } = inScope('automod')
     ? diffAutoModRules(input, lookup, pending)
     : {};
+  // The welcome screen and onboarding name roles, channels and emojis this restore may make.
+  const { skipped: onboardingSkipped = [], ...onboarding } = inScope('onboarding')
+    ? diffWelcomeFlow(input, lookup, {
+        ...pending,
+        emojis: new Set(
+          ('emojis_to_create' in emojis ? emojis.emojis_to_create : []).map((emoji) => emoji.id),
+        ),
+      })
+    : {};
   const diff: RestoreDiff = {
     roles_to_create: roles.roles_to_create,
     roles_to_update: roles.roles_to_update,
@@ -99,6 +109,7 @@ export function planRestore(planned: DiffInput): {
     ...stickers,
     ...images,
     ...automod,
+    ...onboarding,
     skipped: [
       ...roles.skipped,
       ...overrides.skipped,
@@ -108,6 +119,7 @@ export function planRestore(planned: DiffInput): {
       ...stickersSkipped,
       ...imagesSkipped,
       ...automodSkipped,
+      ...onboardingSkipped,
     ].sort(bySkippedOrder),
     clamped: clampedInDiff(fit.clamped, {
       created: [

@@ -4,8 +4,10 @@ import {
   type GuildState,
   type PlatformAutoModRule,
   type PlatformEmoji,
+  type PlatformOnboarding,
   type PlatformRole,
   type PlatformSticker,
+  type PlatformWelcomeScreen,
 } from '@lib/chat-platform';
 import type { GuildMembership } from './guild-membership';
 import { SnapshotErrors } from './snapshots.errors';
@@ -32,7 +34,7 @@ export const SNAPSHOT_MAX_BYTES = 5 * 1024 * 1024;
  * emojis and stickers, or some of the images (version 3: those left out are null in the payload).
  */
 export interface OmittedPart {
-  part: 'member_roles' | 'bans' | 'expressions' | 'images' | 'automod';
+  part: 'member_roles' | 'bans' | 'expressions' | 'images' | 'automod' | 'onboarding';
   reason: string;
 }
 
@@ -64,6 +66,12 @@ export interface SnapshotExpressions {
   guild_images: Partial<Record<GuildImageSlot, ImageDigest>>;
   automod_rules?: PlatformAutoModRule[];
   role_icons?: Record<string, ImageDigest>;
+  /**
+   * What a new member is shown: the welcome screen (null: the guild has none) and the onboarding
+   * flow, kept together; absent where the bot may not read them (`omitted` names `onboarding`).
+   */
+  welcome_screen?: PlatformWelcomeScreen | null;
+  onboarding?: PlatformOnboarding;
 }
 
 /** A ban as a snapshot keeps it. */
@@ -166,7 +174,11 @@ export function readSnapshotPayload(raw: unknown): SnapshotPayload {
     (payload.guild_images === undefined || isGuildImages(payload.guild_images)) &&
     (payload.role_icons === undefined || isRoleIcons(payload.role_icons, payload.roles)) &&
     (payload.automod_rules === undefined ||
-      (Array.isArray(payload.automod_rules) && payload.automod_rules.every(isAutoModRule)));
+      (Array.isArray(payload.automod_rules) && payload.automod_rules.every(isAutoModRule))) &&
+    (payload.welcome_screen === undefined ||
+      payload.welcome_screen === null ||
+      isWelcomeScreen(payload.welcome_screen)) &&
+    (payload.onboarding === undefined || isOnboarding(payload.onboarding));
   if (!complete) throw SnapshotErrors.unsupported(version, SUPPORTED_SNAPSHOT_VERSIONS);
   const read = payload as SnapshotPayload;
   return { ...read, roles: read.roles.map(withColors) };
@@ -252,6 +264,56 @@ function isAutoModRule(rule: unknown): rule is PlatformAutoModRule {
     typeof candidate.enabled === 'boolean' &&
     ids(candidate.exempt_roles) &&
     ids(candidate.exempt_channels)
+  );
+}
+
+const isIds = (list: unknown) => Array.isArray(list) && list.every((id) => typeof id === 'string');
+const isStringOrNull = (value: unknown) => value === null || typeof value === 'string';
+
+function isWelcomeScreen(screen: unknown): screen is PlatformWelcomeScreen {
+  const candidate = screen as Partial<PlatformWelcomeScreen> | null;
+  return (
+    typeof candidate?.enabled === 'boolean' &&
+    isStringOrNull(candidate.description) &&
+    Array.isArray(candidate.welcome_channels) &&
+    candidate.welcome_channels.every(
+      (channel) =>
+        typeof channel?.channel_id === 'string' &&
+        typeof channel.description === 'string' &&
+        isStringOrNull(channel.emoji_id) &&
+        isStringOrNull(channel.emoji_name),
+    )
+  );
+}
+
+function isOnboarding(onboarding: unknown): onboarding is PlatformOnboarding {
+  const candidate = onboarding as Partial<PlatformOnboarding> | null;
+  return (
+    typeof candidate?.enabled === 'boolean' &&
+    typeof candidate.mode === 'number' &&
+    isIds(candidate.default_channel_ids) &&
+    Array.isArray(candidate.prompts) &&
+    candidate.prompts.every(
+      (prompt) =>
+        typeof prompt?.id === 'string' &&
+        typeof prompt.title === 'string' &&
+        typeof prompt.type === 'number' &&
+        typeof prompt.single_select === 'boolean' &&
+        typeof prompt.required === 'boolean' &&
+        typeof prompt.in_onboarding === 'boolean' &&
+        Array.isArray(prompt.options) &&
+        prompt.options.every(
+          (option) =>
+            typeof option?.id === 'string' &&
+            typeof option.title === 'string' &&
+            isStringOrNull(option.description) &&
+            isStringOrNull(option.emoji_id) &&
+            isStringOrNull(option.emoji_name) &&
+            typeof option.emoji_animated === 'boolean' &&
+            isIds(option.role_ids) &&
+            isIds(option.channel_ids),
+        ),
+    )
   );
 }
 

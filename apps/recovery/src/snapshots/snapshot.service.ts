@@ -30,6 +30,7 @@ import {
 } from './snapshot-payload';
 import { SnapshotErrors } from './snapshots.errors';
 import { SnapshotsRepository } from './snapshots.repository';
+import { readWelcomeFlow } from './welcome-flow.reader';
 
 const snapshotsCreated = new Counter({
   name: 'snapshots_created_total',
@@ -195,14 +196,21 @@ export class SnapshotService {
       },
     );
     const automod = await this.readAutoModRules(guild);
+    const welcome = await readWelcomeFlow(this.platform, state.guild).catch((error: unknown) => {
+      throw toUserFacingError(error);
+    });
+    const welcomeOmitted: OmittedPart[] =
+      'unreadable' in welcome ? [{ part: 'onboarding', reason: welcome.unreadable }] : [];
+    const others = [...automod.omitted, ...welcomeOmitted];
     if (!('parts' in read)) {
-      const omitted: OmittedPart[] = [{ part: 'expressions', reason: read.unreadable }, ...automod.omitted];
+      const omitted: OmittedPart[] = [{ part: 'expressions', reason: read.unreadable }, ...others];
       return { part: { omitted }, images: NO_IMAGES };
     }
     read.parts.automod_rules = automod.rules;
+    if (!('unreadable' in welcome)) Object.assign(read.parts, welcome);
     if (read.fetched.length === 0) {
       return {
-        part: { parts: read.parts, omitted: [...omittedImages(read), ...automod.omitted] },
+        part: { parts: read.parts, omitted: [...omittedImages(read), ...others] },
         images: { fetched: [], kept: read.kept },
       };
     }
@@ -215,7 +223,7 @@ export class SnapshotService {
     const usage = await this.images.guildUsage(guild.id, sizes);
     const fitted = usage.used + usage.added > limit ? fitImageQuota(read, usage.used, limit) : read;
     return {
-      part: { parts: fitted.parts, omitted: [...omittedImages(fitted), ...automod.omitted] },
+      part: { parts: fitted.parts, omitted: [...omittedImages(fitted), ...others] },
       images: { fetched: fitted.fetched, kept: fitted.kept },
     };
   }

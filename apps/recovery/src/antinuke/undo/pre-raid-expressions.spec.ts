@@ -120,6 +120,90 @@ describe(composePreRaidExpressions.name, () => {
       ['20', true],
     ]);
   });
+
+  describe('the welcome screen and onboarding', () => {
+    const onboarding = (title: string, enabled: boolean) => ({
+      prompts: [
+        {
+          id: '70',
+          type: 0,
+          title,
+          options: [
+            {
+              id: '71',
+              title: 'Games',
+              description: null,
+              emoji_id: null,
+              emoji_name: '🎮',
+              emoji_animated: false,
+              role_ids: ['2'],
+              channel_ids: ['3'],
+            },
+          ],
+          single_select: false,
+          required: false,
+          in_onboarding: true,
+        },
+      ],
+      default_channel_ids: ['3'],
+      enabled,
+      mode: 0,
+    });
+    const screen = (description: string, enabled: boolean) => ({
+      enabled,
+      description,
+      welcome_channels: [{ channel_id: '3', description: 'Hi', emoji_id: null, emoji_name: null }],
+    });
+    const snapshot = {
+      ...before,
+      welcome_screen: screen('Welcome', true),
+      onboarding: onboarding('Why are you here?', true),
+    };
+    const compose = (actorEntries: JournalAuditEntry[], withSnapshot = true) =>
+      composePreRaidExpressions({
+        guild: guildSettings('1'),
+        emojis: [],
+        stickers: [],
+        automodRules: [],
+        welcomeFlow: {
+          welcome_screen: screen('Changed by an admin', false),
+          onboarding: onboarding('Join the raid?', false),
+        },
+        snapshot: withSnapshot ? snapshot : null,
+        actorEntries,
+      });
+    const welcomeToggled = entry(AuditLogEvent.GuildUpdate, '1', [
+      { key: 'features', old_value: ['COMMUNITY', 'WELCOME_SCREEN_ENABLED'], new_value: ['COMMUNITY'] },
+    ]);
+
+    it('puts back the snapshot’s onboarding and welcome screen the raider changed', () => {
+      const composed = compose([
+        entry(AuditLogEvent.OnboardingPromptUpdate, '70', [
+          { key: 'title', old_value: 'Why are you here?', new_value: 'Join the raid?' },
+        ]),
+        entry(AuditLogEvent.OnboardingUpdate, '1', [{ key: 'enabled', old_value: true, new_value: false }]),
+        welcomeToggled,
+      ]);
+      expect(composed.parts.onboarding).toEqual(snapshot.onboarding);
+      expect(composed.parts.welcome_screen).toEqual(snapshot.welcome_screen);
+      expect(composed.unknown).toEqual([]);
+    });
+
+    it('leaves each as it is when the raider did not change it, and names what no snapshot kept', () => {
+      // A guild update of another setting is not the welcome screen's.
+      const other = entry(AuditLogEvent.GuildUpdate, '1', [{ key: 'name', old_value: 'a', new_value: 'b' }]);
+      const untouched = compose([other]);
+      expect(untouched.parts.onboarding!.prompts[0].title).toBe('Join the raid?');
+      expect(untouched.parts.welcome_screen!.description).toBe('Changed by an admin');
+
+      const unkept = compose([entry(AuditLogEvent.OnboardingPromptCreate, '72'), welcomeToggled], false);
+      expect(unkept.parts.onboarding!.prompts[0].title).toBe('Join the raid?');
+      expect(unkept.unknown).toEqual([
+        { object_type: 'onboarding', object_id: 'onboarding' },
+        { object_type: 'welcome_screen', object_id: 'welcome_screen' },
+      ]);
+    });
+  });
 });
 
 describe(preRaidRoleIcons.name, () => {

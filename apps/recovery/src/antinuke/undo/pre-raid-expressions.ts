@@ -6,6 +6,7 @@ import {
   type PlatformEmoji,
   type PlatformRole,
   type PlatformSticker,
+  WELCOME_SCREEN_ENABLED_FEATURE,
 } from '@lib/chat-platform';
 import { AuditLogEvent } from 'discord-api-types/v10';
 import type {
@@ -16,6 +17,7 @@ import type {
 } from '../../snapshots/snapshot-payload';
 import type { JournalAuditEntry } from '../../sync/change-journal-entry';
 import type { UnknownObject } from './pre-raid-state';
+import type { WelcomeFlow } from '../../snapshots/welcome-flow.reader';
 import { RESTORED_AUTOMOD_FIELDS } from '../../restore/diff/automod-diff';
 
 /** The audit log's key for each guild image's hash (an update's change). */
@@ -32,6 +34,8 @@ export interface PreRaidExpressionsInput {
   emojis: readonly PlatformEmoji[];
   stickers: readonly PlatformSticker[];
   automodRules: readonly PlatformAutoModRule[];
+  /** The welcome screen and onboarding now; undefined where the bot may not read them. */
+  welcomeFlow?: WelcomeFlow;
   /** The newest snapshot from before the raid: where deleted items' images come from. */
   snapshot: SnapshotPayload | null;
   actorEntries: readonly JournalAuditEntry[];
@@ -139,6 +143,7 @@ export function composePreRaidExpressions(input: PreRaidExpressionsInput): PreRa
       stickers: [...stickers.values()],
       guild_images: guildImages,
       automod_rules: [...rules.values()],
+      ...preRaidWelcomeFlow(input, unknown),
     },
     imageHashes,
     unknown,
@@ -161,6 +166,52 @@ export function preRaidRoleIcons(
     if (role.icon !== null && digest && kept.get(role.id) === role.icon) icons[role.id] = digest;
   }
   return icons;
+}
+
+/** The audit-log events of a change to the onboarding (resources/audit-log). */
+const ONBOARDING_EVENTS: readonly number[] = [
+  AuditLogEvent.OnboardingCreate,
+  AuditLogEvent.OnboardingUpdate,
+  AuditLogEvent.OnboardingPromptCreate,
+  AuditLogEvent.OnboardingPromptUpdate,
+  AuditLogEvent.OnboardingPromptDelete,
+];
+
+/** Whether a guild update switched the welcome screen on or off (its WELCOME_SCREEN_ENABLED feature). */
+function toggledWelcomeScreen(entry: JournalAuditEntry): boolean {
+  if (entry.action_type !== (AuditLogEvent.GuildUpdate as number)) return false;
+  const change = entry.changes.find((candidate) => candidate.key === 'features');
+  if (!change) return false;
+  const has = (value: unknown) => Array.isArray(value) && value.includes(WELCOME_SCREEN_ENABLED_FEATURE);
+  return has(change.old_value) !== has(change.new_value);
+}
+
+/**
+ * The welcome screen and onboarding before the raid: each the actor changed is the newest
+ * snapshot's from before it (both are written whole, so the whole object comes back); the other
+ * stays as it is now. The actor's onboarding changes are its audit-log events; of the welcome
+ * screen's, only switching it on or off leaves one (a GUILD_UPDATE of its feature): an edit of
+ * its text or channels alone cannot be told from another admin's and stays.
+ */
+function preRaidWelcomeFlow(
+  input: PreRaidExpressionsInput,
+  unknown: UnknownObject[],
+): Partial<Pick<SnapshotExpressions, 'welcome_screen' | 'onboarding'>> {
+  const now = input.welcomeFlow;
+  if (!now) return {};
+  const { snapshot, actorEntries } = input;
+  const onboardingChanged = actorEntries.some((entry) => ONBOARDING_EVENTS.includes(entry.action_type));
+  const screenChanged = actorEntries.some(toggledWelcomeScreen);
+  const flow = { welcome_screen: now.welcome_screen, onboarding: now.onboarding };
+  if (onboardingChanged) {
+    if (snapshot?.onboarding) flow.onboarding = snapshot.onboarding;
+    else unknown.push({ object_type: 'onboarding', object_id: 'onboarding' });
+  }
+  if (screenChanged) {
+    if (snapshot?.welcome_screen !== undefined) flow.welcome_screen = snapshot.welcome_screen;
+    else unknown.push({ object_type: 'welcome_screen', object_id: 'welcome_screen' });
+  }
+  return flow;
 }
 
 function restoreDeleted<T extends { id: string }>(

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { Injectable, Logger } from '@nestjs/common';
-import { ChatPlatformClient } from '@lib/chat-platform';
+import { ChatPlatformClient, WELCOME_SCREEN_ENABLED_FEATURE } from '@lib/chat-platform';
 import { GuildRegistry } from '../../guilds/guild-registry.service';
 import { toUserFacingError } from '../../platform/platform-errors';
 import { readGuildMembership } from '../../snapshots/guild-membership';
@@ -10,6 +10,7 @@ import {
   serialiseSnapshot,
 } from '../../snapshots/snapshot-payload';
 import { SnapshotService } from '../../snapshots/snapshot.service';
+import { readWelcomeFlow, type WelcomeFlow } from '../../snapshots/welcome-flow.reader';
 import { ChangeJournalRepository } from '../../sync/change-journal.repository';
 import { BotRemovalReadBack } from './bot-removal-read-back';
 import { composePreRaidExpressions, preRaidRoleIcons } from './pre-raid-expressions';
@@ -80,26 +81,39 @@ export class RaidUndoService {
     const raidStart = new Date(incident.first_action_at);
     const since = new Date(raidStart.getTime() - BEFORE_IMAGE_SLACK_MS);
 
-    const [now, membership, emojis, stickers, automodRules, actorEntries, journal, targets, snapshot] =
-      await Promise.all([
-        this.platform.getGuildState(guild.platformGuildId),
-        readGuildMembership(this.platform, guild.platformGuildId, { members: true, bans: true }),
-        this.platform.listEmojis(guild.platformGuildId),
-        this.platform.listStickers(guild.platformGuildId),
-        this.platform.listAutoModRules(guild.platformGuildId),
-        this.journal.entriesBy(guildId, actor, since),
-        this.journal.changesSince(guildId, new Date(since.getTime() - BEFORE_IMAGE_SLACK_MS)),
-        this.repository.targets(incidentId),
-        this.snapshotBefore(guildId, raidStart),
-      ]).catch((error: unknown) => {
-        throw toUserFacingError(error);
-      });
+    const [
+      now,
+      membership,
+      emojis,
+      stickers,
+      automodRules,
+      welcomeFlow,
+      actorEntries,
+      journal,
+      targets,
+      snapshot,
+    ] = await Promise.all([
+      this.platform.getGuildState(guild.platformGuildId),
+      readGuildMembership(this.platform, guild.platformGuildId, { members: true, bans: true }),
+      this.platform.listEmojis(guild.platformGuildId),
+      this.platform.listStickers(guild.platformGuildId),
+      this.platform.listAutoModRules(guild.platformGuildId),
+      // Enabled or not is the guild's feature, set from its read (withEnabled).
+      readWelcomeFlow(this.platform, { id: guild.platformGuildId, features: [] }),
+      this.journal.entriesBy(guildId, actor, since),
+      this.journal.changesSince(guildId, new Date(since.getTime() - BEFORE_IMAGE_SLACK_MS)),
+      this.repository.targets(incidentId),
+      this.snapshotBefore(guildId, raidStart),
+    ]).catch((error: unknown) => {
+      throw toUserFacingError(error);
+    });
     const composed = composePreRaidState({ now, membership, snapshot, actorEntries, journal, targets });
     const expressions = composePreRaidExpressions({
       guild: now.guild,
       emojis,
       stickers,
       automodRules,
+      welcomeFlow: 'unreadable' in welcomeFlow ? undefined : withEnabled(welcomeFlow, now.guild.features),
       snapshot,
       actorEntries,
     });
@@ -141,6 +155,15 @@ export class RaidUndoService {
       return null;
     }
   }
+}
+
+function withEnabled(flow: WelcomeFlow, features: readonly string[]): WelcomeFlow {
+  const screen = flow.welcome_screen;
+  if (!screen) return flow;
+  return {
+    ...flow,
+    welcome_screen: { ...screen, enabled: features.includes(WELCOME_SCREEN_ENABLED_FEATURE) },
+  };
 }
 
 function withoutTime(payload: unknown): unknown {

@@ -4,6 +4,8 @@ import type {
   GuildSettings,
   PlatformAutoModRule,
   PlatformEmoji,
+  PlatformOnboarding,
+  PlatformWelcomeScreen,
   PlatformSticker,
   GuildState,
   PlatformBan,
@@ -156,6 +158,14 @@ export interface AutoModRuleItem {
   enabled: boolean;
 }
 
+/** An onboarding prompt as the diff shows it (its options' details are in the snapshot). */
+export interface OnboardingPromptItem {
+  id: string;
+  title: string;
+  /** How many options it offers. */
+  options: number;
+}
+
 /** One of the guild's images put back (`target` a snapshot's hash) or removed (`target` null). */
 export interface GuildImageItem {
   slot: GuildImageSlot;
@@ -214,6 +224,16 @@ export interface RestoreDiff {
   automod_rules_to_create?: AutoModRuleItem[];
   automod_rules_to_update?: UpdateItem<AutoModRuleItem>[];
   automod_rules_to_delete?: AutoModRuleItem[];
+  /**
+   * With `onboarding`: the welcome screen's fields set back (`enabled`, `description`,
+   * `welcome_channels`), the onboarding's own (`default_channel_ids`, `enabled`, `mode`), and its
+   * prompts made, set back (`changed_fields`) and removed. Both are written whole, once each.
+   */
+  welcome_screen_changes?: string[];
+  onboarding_changes?: string[];
+  onboarding_prompts_to_create?: OnboardingPromptItem[];
+  onboarding_prompts_to_update?: UpdateItem<OnboardingPromptItem>[];
+  onboarding_prompts_to_delete?: OnboardingPromptItem[];
   skipped: SkippedItem[];
   /** Values restored as the live guild's limits allow, not as the snapshot has them. */
   clamped: ClampedItem[];
@@ -237,6 +257,8 @@ export interface LiveExpressions {
   stickers: PlatformSticker[];
   /** Read only for the `automod` scope. */
   automodRules?: PlatformAutoModRule[];
+  /** Read only for the `onboarding` scope; none where the bot may not read them. */
+  welcomeFlow?: { welcomeScreen: PlatformWelcomeScreen | null; onboarding: PlatformOnboarding };
 }
 
 export interface DiffInput {
@@ -277,6 +299,14 @@ export const SKIP_REASON = {
     'the snapshot was taken before AutoMod rules were kept, or the bot could not read them',
   automodCap: 'the guild holds as many rules of this trigger type as the platform allows',
   alertChannelNotRestored: 'its alert channel is not in the guild and not restored',
+  onboardingNotInSnapshot:
+    'the snapshot was taken before the welcome screen and onboarding were kept, or the bot could not read them',
+  notCommunity: 'the server is not a Community server: it has no welcome screen or onboarding',
+  onboardingNotAllowed: 'the bot lacks the Manage Server and Manage Roles permissions',
+  onboardingNotRead: 'the bot may not read the welcome screen and onboarding, or the emojis they name',
+  referenceGone: 'not in the guild and not restored: left out, as the platform refuses unknown ids',
+  onboardingBelowRequirements:
+    'enabling the onboarding needs 7 default channels, and fewer are in the guild or restored: it is put back disabled',
 } as const;
 
 /** A role or channel the restore recreated under a new platform id. */

@@ -1,5 +1,6 @@
 import { CHANGE_STEPS, type ChangeStep, describeStep } from '../steps/change-steps';
 import type { RestoreDiff } from './diff-model';
+import { onboardingDiffers } from './onboarding-diff';
 
 /** The platform's common default: requests per second on one rate-limit bucket. */
 export const PLATFORM_ROUTE_REQUESTS_PER_SECOND = 5;
@@ -49,6 +50,8 @@ export const ROUTE = {
   emojiChange: 'PATCH|DELETE /guilds/:id/emojis/:id',
   stickerCreate: 'POST /guilds/:id/stickers',
   stickerChange: 'PATCH|DELETE /guilds/:id/stickers/:id',
+  welcomeScreen: 'PATCH /guilds/:id/welcome-screen',
+  onboarding: 'PUT /guilds/:id/onboarding',
 } as const;
 
 export interface RestoreCallEstimate {
@@ -82,6 +85,8 @@ export function estimateRestoreCalls(diff: RestoreDiff): RestoreCallEstimate {
   add(ROUTE.stickerCreate, diff.stickers_to_create?.length ?? 0);
   add(ROUTE.stickerChange, (diff.stickers_to_update?.length ?? 0) + (diff.stickers_to_delete?.length ?? 0));
   if ((diff.guild_images_to_set?.length ?? 0) > 0) add(ROUTE.guildSettings);
+  if ((diff.welcome_screen_changes?.length ?? 0) > 0) add(ROUTE.welcomeScreen);
+  if (onboardingDiffers(diff)) add(ROUTE.onboarding);
   const steps = stepsWithWork(diff);
   for (const read of LIVE_STATE_READS) add(read, steps);
   const calls = Object.values(perRoute).reduce((sum, count) => sum + count, 0);

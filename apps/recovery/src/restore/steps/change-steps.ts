@@ -175,6 +175,25 @@ export const CHANGE_STEP_TABLE = {
     countedOnlyWhenRun: true,
     label: 'Put back AutoMod rules',
   },
+  RestoreOnboarding: {
+    scope: 'onboarding',
+    activity: 'restoreOnboarding',
+    // After the roles, channels and emojis the welcome screen and onboarding name.
+    phase: 3,
+    changes: (diff) =>
+      sizeOf(diff.onboarding_prompts_to_create) +
+      sizeOf(diff.onboarding_prompts_to_update) +
+      sizeOf(diff.onboarding_prompts_to_delete) +
+      Math.min(1, sizeOf(diff.onboarding_changes)) +
+      Math.min(1, sizeOf(diff.welcome_screen_changes)),
+    counts: {
+      created: 'onboarding_prompts_created',
+      updated: 'onboarding_updated',
+      deleted: 'onboarding_prompts_deleted',
+    },
+    countedOnlyWhenRun: true,
+    label: 'Put back the welcome screen and onboarding',
+  },
 } as const satisfies Record<string, ChangeStepDescription>;
 
 /** A diff section that is present only when its scope was asked for. */

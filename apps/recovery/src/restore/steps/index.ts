@@ -3,6 +3,7 @@ import { ChatPlatformClient } from '@lib/chat-platform';
 import type { ChangeStep, StepOutcome } from '../workflows/restore-contract';
 import { createOrUpdateChannels } from './channel-steps';
 import { restoreAutoModRules } from './automod-step';
+import { restoreOnboarding } from './onboarding-step';
 import { restoreEmojis, restoreStickers } from './expression-steps';
 import { restoreGuildImages } from './guild-images-step';
 import { restoreMemberRoles } from './member-roles-step';
@@ -32,6 +33,7 @@ export const STEP_HANDLERS: Record<ChangeStep, StepHandler> = {
   RestoreStickers: restoreStickers,
   RestoreGuildImages: restoreGuildImages,
   RestoreAutoModRules: restoreAutoModRules,
+  RestoreOnboarding: restoreOnboarding,
 };
 
 /**

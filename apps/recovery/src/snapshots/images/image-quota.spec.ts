@@ -63,4 +63,12 @@ describe(fitImageQuota.name, () => {
     const all = read();
     expect(fitImageQuota(all, 0, 1_000)).toBe(all);
   });
+
+  it('keeps the parts without images as read', () => {
+    const all = read();
+    const onboarding = { prompts: [], default_channel_ids: [], enabled: false, mode: 0 };
+    all.parts = { ...all.parts, automod_rules: [], welcome_screen: null, onboarding };
+    const fitted = fitImageQuota(all, 0, 0);
+    expect(fitted.parts).toMatchObject({ automod_rules: [], welcome_screen: null, onboarding });
+  });
 });

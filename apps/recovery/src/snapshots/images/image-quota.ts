@@ -37,6 +37,7 @@ export function fitImageQuota(read: ReadExpressions, used: number, limit: number
     Object.fromEntries(Object.entries(images).filter(([, digest]) => digest && admitted.has(digest))) as T;
   return {
     parts: {
+      // The parts without images (AutoMod rules, welcome screen, onboarding) as read.
       ...read.parts,
       emojis: read.parts.emojis.map((emoji) => ({ ...emoji, image: keep(emoji.image) })),
       stickers: read.parts.stickers.map((sticker) => ({ ...sticker, image: keep(sticker.image) })),
