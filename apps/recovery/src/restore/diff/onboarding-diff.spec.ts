@@ -240,5 +240,11 @@ describe('the welcome screen and onboarding in a restore diff', () => {
     const old = snapshot({ welcome_screen: undefined, onboarding: undefined });
     expect(whole(diff({ target: old }))).toEqual([['onboarding', SKIP_REASON.onboardingNotInSnapshot]]);
     expect(diff({ scope: ['roles'] }).onboarding_changes).toBeUndefined();
+    // A snapshot that had neither, of a guild that is no Community server: nothing to do, no note.
+    const none = snapshot({
+      welcome_screen: null,
+      onboarding: { prompts: [], default_channel_ids: [], enabled: false, mode: 0 },
+    });
+    expect(diff({ target: none, live: state(CHANNELS, []) }).skipped).toEqual([]);
   });
 });

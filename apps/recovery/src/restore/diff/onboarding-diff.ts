@@ -226,7 +226,16 @@ export function diffWelcomeFlow(
   });
   const { welcome_screen: screen, onboarding } = input.target;
   if (screen === undefined || onboarding === undefined) return whole(SKIP_REASON.onboardingNotInSnapshot);
-  if (!input.live.guild.features.includes(COMMUNITY_FEATURE)) return whole(SKIP_REASON.notCommunity);
+  if (!input.live.guild.features.includes(COMMUNITY_FEATURE)) {
+    // Nothing to miss where the snapshot had neither (e.g. it was not a Community server either).
+    const had =
+      (screen !== null &&
+        (screen.enabled || screen.description !== null || screen.welcome_channels.length > 0)) ||
+      onboarding.enabled ||
+      onboarding.prompts.length > 0 ||
+      onboarding.default_channel_ids.length > 0;
+    return had ? whole(SKIP_REASON.notCommunity) : section;
+  }
   const live = input.expressions?.welcomeFlow;
   const permissions = input.bot.permissions;
   if (
