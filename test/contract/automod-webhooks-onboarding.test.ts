@@ -32,7 +32,9 @@ const CHECKED: RouteContract[] = [
     (contract) =>
       contract.path === '/guilds/{guild_id}/audit-logs' ||
       contract.path.startsWith('/guilds/{guild_id}/auto-moderation/') ||
-      (contract.path === '/channels/{channel_id}/webhooks' && contract.method === 'POST'),
+      (contract.path === '/channels/{channel_id}/webhooks' && contract.method === 'POST') ||
+      contract.path === '/guilds/{guild_id}/webhooks' ||
+      contract.path === '/webhooks/{webhook_id}',
   ),
 ];
 
