@@ -6,7 +6,7 @@ export type SnapshotTrigger = (typeof SNAPSHOT_TRIGGERS)[number];
 
 /**
  * What a restore can put back. Members' roles and bans, then the guild's custom emojis, stickers,
- * images (icon, banner, splashes) and AutoMod rules, come after the spec's four, and only plans that list them in
+ * images (icon, banner, splashes), AutoMod rules and webhooks, come after the spec's four, and only plans that list them in
  * `restore_scopes` may ask for them.
  */
 export const RESTORE_SCOPES = [
@@ -20,6 +20,7 @@ export const RESTORE_SCOPES = [
   'stickers',
   'guild_images',
   'automod',
+  'webhooks',
 ] as const;
 export type RestoreScope = (typeof RESTORE_SCOPES)[number];
 
@@ -73,6 +74,13 @@ export interface RestoreResultSummary {
   automod_rules_created?: number;
   automod_rules_updated?: number;
   automod_rules_deleted?: number;
+  /**
+   * Webhooks made anew (each with a new address, listed on the job for the guild's owner only),
+   * set back and deleted; with `webhooks`.
+   */
+  webhooks_created?: number;
+  webhooks_updated?: number;
+  webhooks_deleted?: number;
 }
 
 export const ANTINUKE_SETTINGS_OUTCOMES = [

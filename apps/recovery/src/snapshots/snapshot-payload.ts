@@ -6,6 +6,7 @@ import {
   type PlatformEmoji,
   type PlatformRole,
   type PlatformSticker,
+  type PlatformWebhook,
 } from '@lib/chat-platform';
 import type { GuildMembership } from './guild-membership';
 import { SnapshotErrors } from './snapshots.errors';
@@ -32,7 +33,7 @@ export const SNAPSHOT_MAX_BYTES = 5 * 1024 * 1024;
  * emojis and stickers, or some of the images (version 3: those left out are null in the payload).
  */
 export interface OmittedPart {
-  part: 'member_roles' | 'bans' | 'expressions' | 'images' | 'automod';
+  part: 'member_roles' | 'bans' | 'expressions' | 'images' | 'automod' | 'webhooks';
   reason: string;
 }
 
@@ -52,14 +53,27 @@ export interface SnapshotSticker extends PlatformSticker {
 }
 
 /**
+ * An incoming webhook (type 1) as a snapshot keeps it: what a bot can set again (name, channel,
+ * avatar: `avatar` the platform's hash, `image` the kept image's digest). Never its token: a
+ * restore cannot give a webhook its old address, and makes a new one. Channel-follower (type 2)
+ * and application (type 3) webhooks are not kept: a bot cannot make them (the first come back by
+ * following the channel again, the second with their application).
+ */
+export interface SnapshotWebhook extends Omit<PlatformWebhook, 'type'> {
+  image: ImageDigest | null;
+}
+
+/**
  * Version 3: the guild's emojis, stickers and the images of the guild itself (by slot), and its
- * AutoMod rules (absent where the bot may not read them: `omitted` says so).
+ * AutoMod rules and incoming webhooks (each absent where the bot may not read them: `omitted` says
+ * so).
  */
 export interface SnapshotExpressions {
   emojis: SnapshotEmoji[];
   stickers: SnapshotSticker[];
   guild_images: Partial<Record<GuildImageSlot, ImageDigest>>;
   automod_rules?: PlatformAutoModRule[];
+  webhooks?: SnapshotWebhook[];
 }
 
 /** A ban as a snapshot keeps it. */
@@ -161,7 +175,9 @@ export function readSnapshotPayload(raw: unknown): SnapshotPayload {
       (Array.isArray(payload.stickers) && payload.stickers.every(isSnapshotSticker))) &&
     (payload.guild_images === undefined || isGuildImages(payload.guild_images)) &&
     (payload.automod_rules === undefined ||
-      (Array.isArray(payload.automod_rules) && payload.automod_rules.every(isAutoModRule)));
+      (Array.isArray(payload.automod_rules) && payload.automod_rules.every(isAutoModRule))) &&
+    (payload.webhooks === undefined ||
+      (Array.isArray(payload.webhooks) && payload.webhooks.every(isSnapshotWebhook)));
   if (!complete) throw SnapshotErrors.unsupported(version, SUPPORTED_SNAPSHOT_VERSIONS);
   const read = payload as SnapshotPayload;
   return { ...read, roles: read.roles.map(withColors) };
@@ -250,6 +266,17 @@ function isAutoModRule(rule: unknown): rule is PlatformAutoModRule {
   );
 }
 
+function isSnapshotWebhook(webhook: unknown): webhook is SnapshotWebhook {
+  const candidate = webhook as Partial<SnapshotWebhook> | null;
+  return (
+    typeof candidate?.id === 'string' &&
+    typeof candidate.channel_id === 'string' &&
+    typeof candidate.name === 'string' &&
+    (candidate.avatar === null || typeof candidate.avatar === 'string') &&
+    isDigestOrNull(candidate.image)
+  );
+}
+
 function isGuildImages(images: unknown): boolean {
   return (
     typeof images === 'object' &&
@@ -269,6 +296,7 @@ export function snapshotImageDigests(payload: Partial<SnapshotExpressions>): Ima
     ...Object.values(payload.guild_images ?? {}),
     ...(payload.emojis ?? []).map((emoji) => emoji.image),
     ...(payload.stickers ?? []).map((sticker) => sticker.image),
+    ...(payload.webhooks ?? []).map((webhook) => webhook.image),
   ];
   return [...new Set(digests.filter((digest): digest is string => typeof digest === 'string'))];
 }

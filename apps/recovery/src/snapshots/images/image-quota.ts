@@ -7,7 +7,8 @@ export const OVER_IMAGE_QUOTA = (limit: number) =>
 /**
  * The read expressions with as many new images as the guild's quota has room for: `used` bytes
  * held already, `limit` the plan's. Images are taken in the order a restore needs them least
- * last: the guild's own images, then emojis, then stickers, each in id order; those that do not
+ * last: the guild's own images, then emojis, then stickers, then webhooks' avatars, each in id
+ * order; those that do not
  * fit are named null in the payload (a restore reports them, and makes nothing without an image),
  * and not stored. Images the guild holds already cost nothing.
  */
@@ -17,6 +18,7 @@ export function fitImageQuota(read: ReadExpressions, used: number, limit: number
     ...GUILD_IMAGE_SLOTS.map((slot) => read.parts.guild_images[slot]),
     ...read.parts.emojis.map((emoji) => emoji.image),
     ...read.parts.stickers.map((sticker) => sticker.image),
+    ...(read.parts.webhooks ?? []).map((webhook) => webhook.image),
   ];
   const admitted = new Set<string>();
   let total = used;
@@ -38,9 +40,13 @@ export function fitImageQuota(read: ReadExpressions, used: number, limit: number
       emojis: read.parts.emojis.map((emoji) => ({ ...emoji, image: keep(emoji.image) })),
       stickers: read.parts.stickers.map((sticker) => ({ ...sticker, image: keep(sticker.image) })),
       guild_images: guildImages,
+      ...(read.parts.webhooks && {
+        webhooks: read.parts.webhooks.map((webhook) => ({ ...webhook, image: keep(webhook.image) })),
+      }),
     },
     fetched: read.fetched.filter((image) => admitted.has(image.digest)),
     kept: read.kept,
     imagesOmitted: OVER_IMAGE_QUOTA(limit),
+    ...(read.webhooksOmitted && { webhooksOmitted: read.webhooksOmitted }),
   };
 }
