@@ -23,6 +23,7 @@ export const SCOPE_PERMISSIONS: Record<RestoreScope, readonly PermissionName[]> 
   stickers: ['CREATE_GUILD_EXPRESSIONS', 'MANAGE_GUILD_EXPRESSIONS'],
   guild_images: ['MANAGE_GUILD'],
   automod: ['MANAGE_GUILD'],
+  webhooks: ['MANAGE_WEBHOOKS'],
 };
 
 /**
@@ -41,6 +42,7 @@ const PERMISSION_TITLES: Partial<Record<PermissionName, string>> = {
   BAN_MEMBERS: 'Ban Members',
   CREATE_GUILD_EXPRESSIONS: 'Create Expressions',
   MANAGE_GUILD_EXPRESSIONS: 'Manage Expressions',
+  MANAGE_WEBHOOKS: 'Manage Webhooks',
 };
 
 export interface RefusedScope {

@@ -11,6 +11,7 @@ import { emptyMemberSection, type MemberRoleUpdate, planBans, planMemberRoles } 
 import { bySkippedOrder } from './diff/ordering';
 import { emptyOverrideSection, OverridePlan, type PendingCreates } from './diff/override-plan';
 import { diffRoles, emptyRoleSection } from './diff/role-diff';
+import { diffWebhooks } from './diff/webhook-diff';
 import { diffGuildSettings } from './diff/settings-diff';
 
 /**
@@ -73,6 +74,9 @@ export function planRestore(planned: DiffInput): {
   const { skipped: automodSkipped = [], ...automod } = inScope('automod')
     ? diffAutoModRules(input, lookup, pending)
     : {};
+  const { skipped: webhooksSkipped = [], ...webhooks } = inScope('webhooks')
+    ? diffWebhooks(input, lookup, pending)
+    : {};
   const diff: RestoreDiff = {
     roles_to_create: roles.roles_to_create,
     roles_to_update: roles.roles_to_update,
@@ -91,6 +95,7 @@ export function planRestore(planned: DiffInput): {
     ...stickers,
     ...images,
     ...automod,
+    ...webhooks,
     skipped: [
       ...roles.skipped,
       ...overrides.skipped,
@@ -100,6 +105,7 @@ export function planRestore(planned: DiffInput): {
       ...stickersSkipped,
       ...imagesSkipped,
       ...automodSkipped,
+      ...webhooksSkipped,
     ].sort(bySkippedOrder),
     clamped: clampedInDiff(fit.clamped, {
       created: [

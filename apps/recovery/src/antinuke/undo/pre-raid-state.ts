@@ -44,7 +44,7 @@ export interface PreRaidInput {
  * emoji, sticker or guild image: no snapshot from before the raid kept its image).
  */
 export interface UnknownObject {
-  object_type: 'channel' | 'role' | 'emoji' | 'sticker' | 'guild_image' | 'automod_rule';
+  object_type: 'channel' | 'role' | 'emoji' | 'sticker' | 'guild_image' | 'automod_rule' | 'webhook';
   object_id: string;
 }
 

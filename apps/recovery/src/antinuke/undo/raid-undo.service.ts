@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { Injectable, Logger } from '@nestjs/common';
-import { ChatPlatformClient } from '@lib/chat-platform';
+import { ChatPlatformClient, INCOMING_WEBHOOK, isChatPlatformError } from '@lib/chat-platform';
 import { GuildRegistry } from '../../guilds/guild-registry.service';
 import { toUserFacingError } from '../../platform/platform-errors';
 import { readGuildMembership } from '../../snapshots/guild-membership';
@@ -80,26 +80,45 @@ export class RaidUndoService {
     const raidStart = new Date(incident.first_action_at);
     const since = new Date(raidStart.getTime() - BEFORE_IMAGE_SLACK_MS);
 
-    const [now, membership, emojis, stickers, automodRules, actorEntries, journal, targets, snapshot] =
-      await Promise.all([
-        this.platform.getGuildState(guild.platformGuildId),
-        readGuildMembership(this.platform, guild.platformGuildId, { members: true, bans: true }),
-        this.platform.listEmojis(guild.platformGuildId),
-        this.platform.listStickers(guild.platformGuildId),
-        this.platform.listAutoModRules(guild.platformGuildId),
-        this.journal.entriesBy(guildId, actor, since),
-        this.journal.changesSince(guildId, new Date(since.getTime() - BEFORE_IMAGE_SLACK_MS)),
-        this.repository.targets(incidentId),
-        this.snapshotBefore(guildId, raidStart),
-      ]).catch((error: unknown) => {
-        throw toUserFacingError(error);
-      });
+    const [
+      now,
+      membership,
+      emojis,
+      stickers,
+      automodRules,
+      webhooks,
+      actorEntries,
+      journal,
+      targets,
+      snapshot,
+    ] = await Promise.all([
+      this.platform.getGuildState(guild.platformGuildId),
+      readGuildMembership(this.platform, guild.platformGuildId, { members: true, bans: true }),
+      this.platform.listEmojis(guild.platformGuildId),
+      this.platform.listStickers(guild.platformGuildId),
+      this.platform.listAutoModRules(guild.platformGuildId),
+      // Without Manage Webhooks the undo leaves the webhooks out (and so as they are).
+      this.platform.listWebhooks(guild.platformGuildId).then(
+        (all) => all.filter((webhook) => webhook.type === INCOMING_WEBHOOK),
+        (error: unknown) => {
+          if (isChatPlatformError(error) && error.code === 'PermissionDenied') return undefined;
+          throw error;
+        },
+      ),
+      this.journal.entriesBy(guildId, actor, since),
+      this.journal.changesSince(guildId, new Date(since.getTime() - BEFORE_IMAGE_SLACK_MS)),
+      this.repository.targets(incidentId),
+      this.snapshotBefore(guildId, raidStart),
+    ]).catch((error: unknown) => {
+      throw toUserFacingError(error);
+    });
     const composed = composePreRaidState({ now, membership, snapshot, actorEntries, journal, targets });
     const expressions = composePreRaidExpressions({
       guild: now.guild,
       emojis,
       stickers,
       automodRules,
+      webhooks,
       snapshot,
       actorEntries,
     });

@@ -4,6 +4,7 @@ import type {
   PlatformAutoModRule,
   PlatformEmoji,
   PlatformSticker,
+  PlatformWebhook,
   GuildState,
   PlatformBan,
   PlatformChannel,
@@ -15,7 +16,7 @@ import type { SnapshotPayload } from '../../snapshots/snapshot-payload';
 import type { RestoreScope } from '@lib/contracts';
 
 /** `image`: a guild image's hash (its icon, banner...), which a new upload replaces. */
-export type IdKind = 'role' | 'channel' | 'emoji' | 'sticker' | 'image' | 'automod_rule';
+export type IdKind = 'role' | 'channel' | 'emoji' | 'sticker' | 'image' | 'automod_rule' | 'webhook';
 
 /**
  * Where a snapshot's platform id lives now. A role or channel the restore creates anew gets a new
@@ -141,6 +142,17 @@ export interface AutoModRuleItem {
   enabled: boolean;
 }
 
+/**
+ * A webhook as the diff shows it: its channel (for one to make, the live channel it goes to) and
+ * its avatar's kept image (digest; null without one). Never its token or address.
+ */
+export interface WebhookItem {
+  id: string;
+  name: string;
+  channel_id: string;
+  image: string | null;
+}
+
 /** One of the guild's images put back (`target` a snapshot's hash) or removed (`target` null). */
 export interface GuildImageItem {
   slot: GuildImageSlot;
@@ -199,6 +211,13 @@ export interface RestoreDiff {
   automod_rules_to_create?: AutoModRuleItem[];
   automod_rules_to_update?: UpdateItem<AutoModRuleItem>[];
   automod_rules_to_delete?: AutoModRuleItem[];
+  /**
+   * With `webhooks`: incoming webhooks made anew (each gets a new address), set back
+   * (`changed_fields`: name, channel_id, avatar) and deleted.
+   */
+  webhooks_to_create?: WebhookItem[];
+  webhooks_to_update?: UpdateItem<WebhookItem>[];
+  webhooks_to_delete?: WebhookItem[];
   skipped: SkippedItem[];
   /** Values restored as the live guild's limits allow, not as the snapshot has them. */
   clamped: ClampedItem[];
@@ -224,10 +243,20 @@ export interface LiveExpressions {
   automodRules?: PlatformAutoModRule[];
 }
 
+/**
+ * A live incoming webhook with its avatar's digest: taken from the snapshot where it holds that
+ * avatar hash, else read from the CDN (null without an avatar, or when the CDN would not give it).
+ */
+export interface LiveWebhook extends PlatformWebhook {
+  image: string | null;
+}
+
 export interface DiffInput {
   target: SnapshotPayload;
   live: GuildState;
   expressions?: LiveExpressions;
+  /** The guild's incoming webhooks now; read only for the `webhooks` scope (absent: not readable). */
+  webhooks?: LiveWebhook[];
   /** The guild's members now; read only for the `member_roles` scope. */
   members?: PlatformMember[] | Unreadable;
   /** The guild's bans now; read only for the `bans` scope. */
@@ -260,6 +289,9 @@ export const SKIP_REASON = {
     'the snapshot was taken before AutoMod rules were kept, or the bot could not read them',
   automodCap: 'the guild holds as many rules of this trigger type as the platform allows',
   alertChannelNotRestored: 'its alert channel is not in the guild and not restored',
+  webhooksNotInSnapshot: 'the snapshot was taken before webhooks were kept, or the bot could not read them',
+  webhookChannelNotRestored: 'its channel is not in the guild and not restored',
+  missingManageWebhooks: 'the bot lacks the Manage Webhooks permission',
 } as const;
 
 /** A role or channel the restore recreated under a new platform id. */

@@ -11,6 +11,7 @@ import { platformWaitOf } from './platform-wait';
 import { deleteRemovedChannels, deleteRemovedOverrides, deleteRemovedRoles, liftBans } from './removal-steps';
 import { createOrUpdateRoles } from './role-steps';
 import { updateGuildSettings } from './settings-step';
+import { restoreWebhooks } from './webhook-step';
 import { NOTHING, type StepContext, type StepHandler } from './step-context';
 
 export { RESTORE_BATCH_SIZE } from './concurrency';
@@ -32,6 +33,7 @@ export const STEP_HANDLERS: Record<ChangeStep, StepHandler> = {
   RestoreStickers: restoreStickers,
   RestoreGuildImages: restoreGuildImages,
   RestoreAutoModRules: restoreAutoModRules,
+  RestoreWebhooks: restoreWebhooks,
 };
 
 /**
