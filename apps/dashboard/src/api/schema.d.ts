@@ -1063,6 +1063,13 @@ export interface components {
        */
       status: 'registered' | 'bot_present' | 'bot_missing';
     };
+    NewWebhookView: {
+      address: string | null;
+      channel_id: string;
+      channel_name: string;
+      name: string;
+      webhook_id: string;
+    };
     NextChargeView: {
       amount_krw: number;
       at: string;
@@ -1077,7 +1084,7 @@ export interface components {
     };
     OmittedPart: {
       /** @enum {string} */
-      part: 'member_roles' | 'bans' | 'automod' | 'expressions' | 'images';
+      part: 'member_roles' | 'bans' | 'automod' | 'webhooks' | 'expressions' | 'images';
       reason: string;
     };
     OverrideItem: {
@@ -1188,6 +1195,7 @@ export interface components {
         | 'stickers'
         | 'guild_images'
         | 'automod'
+        | 'webhooks'
       )[];
     };
     PlanLimits: {
@@ -1291,6 +1299,7 @@ export interface components {
         | 'stickers'
         | 'guild_images'
         | 'automod'
+        | 'webhooks'
       )[];
       /** Format: uuid */
       snapshot_id: string;
@@ -1343,6 +1352,7 @@ export interface components {
         | 'RestoreStickers'
         | 'RestoreGuildImages'
         | 'RestoreAutoModRules'
+        | 'RestoreWebhooks'
         | null;
       done: number;
       steps: {
@@ -1375,7 +1385,8 @@ export interface components {
           | 'RestoreEmojis'
           | 'RestoreStickers'
           | 'RestoreGuildImages'
-          | 'RestoreAutoModRules';
+          | 'RestoreAutoModRules'
+          | 'RestoreWebhooks';
         /** @description ISO 8601: when the platform takes the step's requests again. */
         until: string;
       };
@@ -1537,6 +1548,17 @@ export interface components {
         current: components['schemas']['StickerItem'];
         target: components['schemas']['StickerItem'];
       }[];
+      /**
+       * @description With `webhooks`: incoming webhooks made anew (each gets a new address), set back
+       *     (`changed_fields`: name, channel_id, avatar) and deleted.
+       */
+      webhooks_to_create?: components['schemas']['WebhookItem'][];
+      webhooks_to_delete?: components['schemas']['WebhookItem'][];
+      webhooks_to_update?: {
+        changed_fields: string[];
+        current: components['schemas']['WebhookItem'];
+        target: components['schemas']['WebhookItem'];
+      }[];
     };
     /** @enum {string} */
     RestoreJobStatus: 'pending' | 'canceled' | 'running' | 'completed' | 'failed';
@@ -1548,6 +1570,12 @@ export interface components {
       error_message: string | null;
       guild_id: string;
       id: string;
+      /**
+       * @description The webhooks the restore made anew (a webhook's token cannot be restored: each has a new
+       *     address), by channel name and name. `address` is shown to the guild's owner only (whoever
+       *     holds it can post in the channel); null for anyone else.
+       */
+      new_webhooks: components['schemas']['NewWebhookView'][];
       options: {
         create_pre_restore_snapshot: boolean;
       };
@@ -1567,6 +1595,7 @@ export interface components {
         | 'stickers'
         | 'guild_images'
         | 'automod'
+        | 'webhooks'
       )[];
       snapshot_id: string;
       started_at: string | null;
@@ -1697,6 +1726,17 @@ export interface components {
         current: components['schemas']['StickerItem'];
         target: components['schemas']['StickerItem'];
       }[];
+      /**
+       * @description With `webhooks`: incoming webhooks made anew (each gets a new address), set back
+       *     (`changed_fields`: name, channel_id, avatar) and deleted.
+       */
+      webhooks_to_create?: components['schemas']['WebhookItem'][];
+      webhooks_to_delete?: components['schemas']['WebhookItem'][];
+      webhooks_to_update?: {
+        changed_fields: string[];
+        current: components['schemas']['WebhookItem'];
+        target: components['schemas']['WebhookItem'];
+      }[];
     };
     RestoreResultSummary: {
       /** @description AutoMod rules made anew, set back and deleted; with `automod`. */
@@ -1735,6 +1775,13 @@ export interface components {
       stickers_created?: number;
       stickers_deleted?: number;
       stickers_updated?: number;
+      /**
+       * @description Webhooks made anew (each with a new address, listed on the job for the guild's owner only),
+       *     set back and deleted; with `webhooks`.
+       */
+      webhooks_created?: number;
+      webhooks_deleted?: number;
+      webhooks_updated?: number;
     };
     RoleColors: {
       primary_color: number;
@@ -1769,7 +1816,8 @@ export interface components {
         | 'emojis'
         | 'stickers'
         | 'guild_images'
-        | 'automod';
+        | 'automod'
+        | 'webhooks';
     };
     SnapshotBan: {
       reason: string | null;
@@ -1847,6 +1895,7 @@ export interface components {
       snapshot_at: string;
       stickers?: components['schemas']['SnapshotSticker'][];
       version: number;
+      webhooks?: components['schemas']['SnapshotWebhook'][];
     };
     SnapshotSticker: {
       description: string | null;
@@ -1866,6 +1915,14 @@ export interface components {
       /** @enum {string} */
       trigger: 'manual' | 'scheduled' | 'antinuke' | 'pre_restore';
     };
+    SnapshotWebhook: {
+      /** @description The avatar's hash on the platform (`a_` first when it moves); null without one. */
+      avatar: string | null;
+      channel_id: string;
+      id: string;
+      image: string | null;
+      name: string;
+    };
     StartLockdownDto: {
       /** @description How long the lockdown lasts before it lifts itself: 1 to 1440 minutes (the platform pauses invites for 24 hours at most). */
       minutes: number;
@@ -1884,6 +1941,7 @@ export interface components {
         | 'stickers'
         | 'guild_images'
         | 'automod'
+        | 'webhooks'
       )[];
       /** Format: uuid */
       snapshot_id: string;
@@ -1905,7 +1963,8 @@ export interface components {
       | 'RestoreEmojis'
       | 'RestoreStickers'
       | 'RestoreGuildImages'
-      | 'RestoreAutoModRules';
+      | 'RestoreAutoModRules'
+      | 'RestoreWebhooks';
     /** @enum {string} */
     StepStatus: 'pending' | 'canceled' | 'running' | 'failed' | 'done' | 'skipped';
     StickerItem: {
@@ -2005,7 +2064,7 @@ export interface components {
     UnknownObject: {
       object_id: string;
       /** @enum {string} */
-      object_type: 'channel' | 'role' | 'emoji' | 'sticker' | 'guild_image' | 'automod_rule';
+      object_type: 'channel' | 'role' | 'emoji' | 'sticker' | 'guild_image' | 'automod_rule' | 'webhook';
     };
     UpdateAntiNukeSettingsDto: {
       /** @description Quarantine the actor when an incident opens: take their dangerous roles (needs ANTINUKE_AUTO_ACTION). */
@@ -2046,6 +2105,12 @@ export interface components {
       plan: components['schemas']['PaidPlanCode'];
       /** @enum {string} */
       status: 'pending' | 'succeeded';
+    };
+    WebhookItem: {
+      channel_id: string;
+      id: string;
+      image: string | null;
+      name: string;
     };
   };
   responses: {

@@ -67,6 +67,7 @@ export interface PreviewCounts {
   stickers: Record<ChangeKind, number>;
   images: number;
   automod: Record<ChangeKind, number>;
+  webhooks: Record<ChangeKind, number>;
   skipped: number;
   total: number;
 }
@@ -93,6 +94,7 @@ export function expressionChanges(preview: Preview): {
   stickers: ExpressionChange[];
   images: ExpressionChange[];
   automod: ExpressionChange[];
+  webhooks: ExpressionChange[];
 } {
   const listed = <T extends { id: string; name: string }>(
     kind: ChangeKind,
@@ -137,6 +139,16 @@ export function expressionChanges(preview: Preview): {
         detail: changed(update.changed_fields),
       })),
       ...listed('delete', preview.automod_rules_to_delete, () => 'not in the snapshot'),
+    ],
+    webhooks: [
+      ...listed('create', preview.webhooks_to_create, () => 'made anew: it gets a new address'),
+      ...(preview.webhooks_to_update ?? []).map((update) => ({
+        kind: 'update' as const,
+        id: update.target.id,
+        name: update.target.name,
+        detail: changed(update.changed_fields.map((field) => (field === 'channel_id' ? 'channel' : field))),
+      })),
+      ...listed('delete', preview.webhooks_to_delete, () => 'not in the snapshot'),
     ],
   };
 }
@@ -366,6 +378,7 @@ export function groupPreview(preview: Preview, payload?: Payload | null): Groupe
     stickers: count(expressions.stickers),
     images: expressions.images.length,
     automod: count(expressions.automod),
+    webhooks: count(expressions.webhooks),
     skipped: preview.skipped.length,
     total: 0,
   };
@@ -380,7 +393,8 @@ export function groupPreview(preview: Preview, payload?: Payload | null): Groupe
     expressions.emojis.length +
     expressions.stickers.length +
     counts.images +
-    expressions.automod.length;
+    expressions.automod.length +
+    expressions.webhooks.length;
 
   return {
     counts,

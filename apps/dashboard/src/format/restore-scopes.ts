@@ -12,6 +12,7 @@ export const ALL_SCOPES: readonly RestoreScope[] = [
   'stickers',
   'guild_images',
   'automod',
+  'webhooks',
 ];
 
 /**
@@ -36,6 +37,7 @@ export const SCOPE_LABELS: Record<RestoreScope, string> = {
   stickers: 'Stickers',
   guild_images: 'Server images',
   automod: 'AutoMod rules',
+  webhooks: 'Webhooks',
 };
 
 /** The `scope` query value that preselects these scopes on the restore page: comma-separated. */

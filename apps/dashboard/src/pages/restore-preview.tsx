@@ -105,6 +105,12 @@ export function PreviewView({
               <td>{countText(counts.automod)}</td>
             </tr>
           )}
+          {preview.webhooks_to_create !== undefined && (
+            <tr>
+              <th scope="row">Webhooks</th>
+              <td>{countText(counts.webhooks)}</td>
+            </tr>
+          )}
           {preview.guild_images_to_set !== undefined && (
             <tr>
               <th scope="row">Server images</th>
@@ -219,6 +225,7 @@ function Expressions({ preview }: { preview: Preview }) {
     { id: 'preview-stickers', title: 'Stickers', items: changes.stickers, prefix: '' },
     { id: 'preview-images', title: 'Server images', items: changes.images, prefix: '' },
     { id: 'preview-automod', title: 'AutoMod rules', items: changes.automod, prefix: '' },
+    { id: 'preview-webhooks', title: 'Webhooks', items: changes.webhooks, prefix: '' },
   ];
   return (
     <>

@@ -140,6 +140,7 @@ const OMITTED_LABELS: Record<Schemas['OmittedPart']['part'], string> = {
   expressions: 'Emojis and stickers',
   images: 'Some images',
   automod: 'AutoMod rules',
+  webhooks: 'Webhooks',
 };
 
 /** The saved guild as a tree: settings, roles in order with colours, categories with channels. */
