@@ -1,4 +1,5 @@
 import type { APIWebhook } from 'discord-api-types/v10';
+import { ChatPlatformError } from './chat-platform-error';
 
 /**
  * Webhook types (resources/webhook, "Webhook Types"): 1 INCOMING posts with a token of its own, 2
@@ -57,6 +58,14 @@ export function toPlatformWebhook(webhook: APIWebhook): PlatformWebhook {
 export function toCreatedWebhook(webhook: APIWebhook, apiBaseUrl: string): CreatedWebhook {
   const address =
     webhook.url ?? (webhook.token ? `${apiBaseUrl}/webhooks/${webhook.id}/${webhook.token}` : null);
-  if (address === null) throw new Error(`the platform answered webhook ${webhook.id} without its token`);
+  // The docs answer an incoming webhook with its token; one without is the platform's fault.
+  if (address === null) {
+    throw new ChatPlatformError('PlatformUnavailable', 'the platform answered a webhook without its token', {
+      status: null,
+      platform_code: null,
+      method: null,
+      path: `/webhooks/${webhook.id}`,
+    });
+  }
   return { ...toPlatformWebhook(webhook), address };
 }
