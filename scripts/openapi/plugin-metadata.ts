@@ -159,7 +159,7 @@ export default async () => {
                     {
                         "PreviewRestoreDto": {
                             snapshot_id: { required: true, type: () => String, format: "uuid" },
-                            scope: { required: true, type: () => [Object], enum: ["roles", "channels", "permission_overrides", "guild_settings", "member_roles", "bans", "emojis", "stickers", "guild_images", "automod", "onboarding"], isArray: true, uniqueItems: true, minItems: 1 }
+                            scope: { required: true, type: () => [Object], enum: ["roles", "channels", "permission_overrides", "guild_settings", "member_roles", "bans", "emojis", "stickers", "guild_images", "automod", "webhooks", "onboarding"], isArray: true, uniqueItems: true, minItems: 1 }
                         },
                         "RestoreOptionsDto": {
                             create_pre_restore_snapshot: { required: true, type: () => Boolean, default: false }

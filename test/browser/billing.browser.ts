@@ -132,7 +132,7 @@ test('the plans page compares the plans from licensing and marks the current one
   await expect(enterprise.getByText('AntiNuke raid detection: included')).toBeAttached();
   await expect(
     enterprise.getByText(
-      'Restores roles, channels, permission overwrites, server settings, members’ roles, bans, custom emojis, stickers, server images, AutoMod rules and welcome screen and onboarding',
+      'Restores roles, channels, permission overwrites, server settings, members’ roles, bans, custom emojis, stickers, server images, AutoMod rules, webhooks and welcome screen & onboarding',
     ),
   ).toBeVisible();
   await expect(enterprise.getByText('Up to 1 GiB of emoji, sticker and server images kept')).toBeVisible();

@@ -23,6 +23,16 @@ const GUILD_PATH = () => `${stack().url}/guilds/${guildId}`;
 
 test.beforeAll(async ({ browser }) => {
   state = await sandbox();
+  // An admin's webhook in #general, made before the guild is registered (so before anything
+  // watches it): the snapshot keeps it, and the raider deletes it.
+  const channels = await asRaider<{ id: string; name: string }[]>(
+    'GET',
+    `/guilds/${state.demo.guildId}/channels`,
+  );
+  const general = channels.find((channel) => channel.name === 'general')!;
+  deploysHook = (
+    await asRaider<{ id: string }>('POST', `/channels/${general.id}/webhooks`, { name: 'Deploys' })
+  ).id;
   context = await browser.newContext();
   page = await context.newPage();
   // No inline script may run: the gateway's CSP would refuse it, and say so on the console.
@@ -34,6 +44,20 @@ test.beforeAll(async ({ browser }) => {
 test.afterAll(async () => {
   await context.close();
 });
+
+let deploysHook = '';
+
+/** A call to the platform's API with alice's token (an admin whose account the raider takes). */
+async function asRaider<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const response = await fetch(`${state.platformUrl}/api/v10${path}`, {
+    method,
+    headers: { authorization: `Bot ${state.demo.raiderToken}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!response.ok)
+    throw new Error(`${method} ${path} answered ${response.status}: ${await response.text()}`);
+  return (response.status === 204 ? undefined : await response.json()) as T;
+}
 
 /** The restore page's preview for the chosen snapshot, all parts. */
 async function preview(): Promise<void> {
@@ -137,11 +161,13 @@ test('after the raid, the preview shows what it removed, and the restore puts it
     )
     .toBe(true);
   await control('/raid');
+  await asRaider('DELETE', `/webhooks/${deploysHook}`);
 
   await page.getByRole('link', { name: 'Restore from this snapshot' }).click();
   await expect(page.getByLabel('Snapshot')).toHaveValue(snapshotId);
-  // The members who held the deleted roles get them back too.
+  // The members who held the deleted roles get them back too, and the webhook comes back.
   await page.getByRole('checkbox', { name: 'Members’ roles', exact: true }).check();
+  await page.getByRole('checkbox', { name: 'Webhooks', exact: true }).check();
   await preview();
   const diff = page.getByTestId('restore-preview');
   await expect(diff.getByRole('heading', { name: 'Members’ roles' })).toBeVisible();
@@ -166,6 +192,13 @@ test('after the raid, the preview shows what it removed, and the restore puts it
   // Progress is read every second, without reloading, until the job ends.
   await expect(page.getByTestId('restore-status')).toHaveText('Completed', { timeout: 90_000 });
   await expect(page.getByRole('link', { name: 'Open the guild as it was before' })).toBeVisible();
+  // The webhook made anew, with its new address for the owner, and a button that copies it.
+  const remade = page.getByTestId('new-webhooks').getByRole('row').filter({ hasText: 'Deploys' });
+  await expect(remade).toContainText('#general');
+  await expect(remade.getByRole('textbox', { name: 'Address of Deploys' })).toHaveValue(
+    /\/webhooks\/\d+\/[\w-]+$/,
+  );
+  await expect(remade.getByRole('button', { name: 'Copy the address of Deploys' })).toBeVisible();
   await capture(page, 'restore-result');
 
   const snapshot = await api<{
@@ -244,7 +277,8 @@ test('"Undo this raid" opens the restore from the guild before the raid with eve
     'Stickers',
     'Server images',
     'AutoMod rules',
-    'Welcome screen and onboarding',
+    'Webhooks',
+    'Welcome screen & onboarding',
   ]) {
     await expect(page.getByRole('checkbox', { name: scope, exact: true })).toBeChecked();
   }

@@ -34,7 +34,9 @@ const CHECKED: RouteContract[] = [
       contract.path.startsWith('/guilds/{guild_id}/auto-moderation/') ||
       contract.path === '/guilds/{guild_id}/welcome-screen' ||
       contract.path === '/guilds/{guild_id}/onboarding' ||
-      (contract.path === '/channels/{channel_id}/webhooks' && contract.method === 'POST'),
+      (contract.path === '/channels/{channel_id}/webhooks' && contract.method === 'POST') ||
+      contract.path === '/guilds/{guild_id}/webhooks' ||
+      contract.path === '/webhooks/{webhook_id}',
   ),
 ];
 

@@ -86,6 +86,11 @@ const CLIENT_METHODS = {
   modifyWelcomeScreen: true,
   getOnboarding: true,
   modifyOnboarding: true,
+  listWebhooks: true,
+  createWebhook: true,
+  updateWebhook: true,
+  deleteWebhook: true,
+  readWebhookAvatar: true,
 } satisfies Record<keyof ChatPlatformClient, true>;
 
 /** The client, noting the name of each of its methods called from outside it. */
@@ -421,6 +426,12 @@ describe('the fake platform and the product against the published Discord schema
       { ...onboarding, default_channel_ids: [community.channels.general] },
       REASON,
     );
+    // Webhooks as a snapshot reads them (with their avatars) and a restore makes, sets back and deletes them.
+    const hook = await client.createWebhook(text.id, { name: 'Announcements', avatar: icon }, REASON);
+    const [listed] = await client.listWebhooks(guildId);
+    await client.readWebhookAvatar({ id: listed.id, avatar: listed.avatar! });
+    await client.updateWebhook(hook.id, { name: 'News', avatar: null, channel_id: text.id }, REASON);
+    await client.deleteWebhook(hook.id, REASON);
     // A raider's other tools: a webhook, a bulk ban, a prune (last: it removes the members without roles).
     await rest.post(Routes.channelWebhooks(text.id), { body: { name: 'raid hook' } });
     await rest.post(Routes.guildBulkBan(guildId), {

@@ -538,6 +538,9 @@ describe('restore in process', () => {
       automod_rules_to_create: [expect.objectContaining({ name: 'No links' })],
       automod_rules_to_update: [expect.objectContaining({ changed_fields: ['enabled'] })],
       automod_rules_to_delete: [expect.objectContaining({ name: 'raider' })],
+      webhooks_to_create: [expect.objectContaining({ name: 'Feed', image: expect.any(String) })],
+      webhooks_to_update: [],
+      webhooks_to_delete: [expect.objectContaining({ name: 'raider hook' })],
     });
 
     const started = await harness.start(snapshotId, EXPRESSION_SCOPES);
@@ -553,7 +556,25 @@ describe('restore in process', () => {
       automod_rules_created: 1,
       automod_rules_updated: 1,
       automod_rules_deleted: 1,
+      webhooks_created: 1,
+      webhooks_updated: 0,
+      webhooks_deleted: 1,
     });
+    // The webhook made anew has a new address: the job lists it for the guild's owner alone.
+    const feed = (await harness.reader.listWebhooks(seeded.guildId)).find(
+      (webhook) => webhook.name === 'Feed',
+    )!;
+    expect(job.new_webhooks).toEqual([
+      {
+        webhook_id: feed.id,
+        name: 'Feed',
+        channel_id: feed.channel_id,
+        channel_name: 'general',
+        address: expect.stringMatching(new RegExp(`/webhooks/${feed.id}/[\\w-]+$`)),
+      },
+    ]);
+    const asAdmin = await harness.getJob(started.body.id as string, ADMIN);
+    expect(asAdmin.body.new_webhooks).toEqual([expect.objectContaining({ name: 'Feed', address: null })]);
     const { live, snapshot } = await expressionsRestored(
       harness,
       dataSource,
@@ -562,6 +583,7 @@ describe('restore in process', () => {
       snapshotId,
     );
     expect(snapshot.emojis).toHaveLength(3);
+    expect(snapshot.webhooks).toHaveLength(2);
     expect(live).toEqual(snapshot);
 
     // A second preview finds nothing left to do.
@@ -577,6 +599,9 @@ describe('restore in process', () => {
       automod_rules_to_create: [],
       automod_rules_to_update: [],
       automod_rules_to_delete: [],
+      webhooks_to_create: [],
+      webhooks_to_update: [],
+      webhooks_to_delete: [],
     });
   });
 
@@ -706,15 +731,16 @@ describe('restore in process', () => {
         adjustSpec: withOwnImages,
       });
       const digests = snapshotImageDigests(readSnapshotPayload(payload));
-      // The icon, the banner, two still emojis and two stickers of their own, the animated default.
-      expect(digests).toHaveLength(7);
+      // The icon, the banner, two still emojis, two stickers and a webhook's avatar of their own, the
+      // animated default.
+      expect(digests).toHaveLength(8);
       const cdnReads = () => stack.platform.requestLog().filter((r) => r.path.startsWith('/cdn/')).length;
       const readsBefore = cdnReads();
       const second = await harness.post(`/api/v1/guilds/${guildId}/snapshots`, { description: 'again' });
       expect(second.status).toBe(200);
       // Nothing read again, nothing stored twice: the second snapshot refers to the same images.
       expect(cdnReads()).toBe(readsBefore);
-      expect(await imageRows(digests)).toBe(7);
+      expect(await imageRows(digests)).toBe(8);
       const refs = await dataSource.query<{ snapshot_id: string; images: string }[]>(
         `SELECT snapshot_id, count(*) AS images FROM recovery.snapshot_image_refs
           WHERE guild_id = $1 GROUP BY snapshot_id`,
@@ -722,8 +748,8 @@ describe('restore in process', () => {
       );
       expect(refs.map((ref) => [ref.snapshot_id, Number(ref.images)]).sort()).toEqual(
         [
-          [snapshotId, 7],
-          [second.body.id, 7],
+          [snapshotId, 8],
+          [second.body.id, 8],
         ].sort(),
       );
 
@@ -731,11 +757,11 @@ describe('restore in process', () => {
       const later = new Date(Date.now() + 2 * 3_600_000);
       await dataSource.query(`DELETE FROM recovery.snapshots WHERE id = $1`, [snapshotId]);
       await store.removeUnreferenced(later, 1_000);
-      expect(await imageRows(digests)).toBe(7);
+      expect(await imageRows(digests)).toBe(8);
       await dataSource.query(`DELETE FROM recovery.snapshots WHERE id = $1`, [second.body.id]);
       // An image kept within the hour may belong to a snapshot being stored: it stays until then.
       await store.removeUnreferenced(new Date(Date.now() - 3_600_000), 1_000);
-      expect(await imageRows(digests)).toBe(7);
+      expect(await imageRows(digests)).toBe(8);
       await store.removeUnreferenced(later, 1_000);
       // The animated emoji's image is the fake's default, which other guilds' snapshots hold too.
       expect(await imageRows(digests)).toBe(1);

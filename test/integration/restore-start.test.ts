@@ -1,3 +1,4 @@
+import type { ChatPlatformClient } from '@lib/chat-platform';
 import type { EntitlementsClient } from '@lib/entitlements';
 import { DomainError } from '@lib/problem-details';
 import type { DataSource, QueryRunner } from 'typeorm';
@@ -80,7 +81,9 @@ describe('restore start against a concurrent start', () => {
     } as unknown as GuildRegistry;
     const entitlements = { requireRestoreScopes: () => Promise.resolve() } as unknown as EntitlementsClient;
     const scopePermissions = { require: () => Promise.resolve() } as unknown as ScopePermissions;
-    sut = new RestoreService(jobs, comparisons, guilds, entitlements, workflows, scopePermissions);
+    // A start reads no owner: the platform is asked only for a job's webhook addresses.
+    const platform = {} as ChatPlatformClient;
+    sut = new RestoreService(jobs, comparisons, guilds, entitlements, workflows, scopePermissions, platform);
   });
 
   afterAll(async () => {

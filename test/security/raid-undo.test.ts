@@ -106,9 +106,15 @@ describe('Undo this raid', () => {
     await undo.expectAsBefore(guildId, demo.guildId, before);
   });
 
-  it('undoes a hijacked bot’s raid: bans lifted and roles given back', async () => {
+  it('undoes a hijacked bot’s raid: bans lifted, roles and webhooks given back', async () => {
     const spec = demoGuildSpec(`Bot raid ${Date.now()}`);
     spec.members = [...(spec.members ?? []), { username: 'mod-bot', roles: ['Admin'] }];
+    spec.setup = {
+      webhooks: [
+        { name: 'Deploys', channel: 'general' },
+        { name: 'Alerts', channel: 'announcements' },
+      ],
+    };
     const seeded: SeededGuild = stack.platform.seedGuild(spec);
     const { guildId, owner } = await watchedGuild(seeded);
     const botUser = seeded.members['mod-bot'];
@@ -124,11 +130,14 @@ describe('Undo this raid', () => {
     const stripped = ['bob', 'carol'].map((name) => seeded.members[name]);
     const before = await undo.platformRead(seeded.guildId);
 
-    // Three bans open the incident; then roles stripped, a role deleted, one more ban.
+    // Three bans open the incident; then roles stripped, a role deleted, a webhook deleted and one
+    // made, one more ban.
     for (const userId of banned.slice(0, 3)) await ban(userId);
     const incident = await incidentOf(owner, guildId);
     for (const userId of stripped) await raider.setMemberRoles(seeded.guildId, userId, []);
     await raider.deleteRole(seeded.guildId, seeded.roles.Verified);
+    await raider.deleteWebhook(seeded.setup.webhooks.Deploys);
+    await raider.createWebhook(seeded.channels.general, { name: 'raid hook' });
     await ban(banned[3]);
     await undo.journalHolds(guildId, botUser, AuditLogEvent.MemberBanAdd, banned[3]);
 
@@ -147,10 +156,21 @@ describe('Undo this raid', () => {
       .filter(([id, roles]) => roles.includes(seeded.roles.Verified) && !banned.includes(id))
       .map(([id]) => id);
     expect(preview.members_to_update).toBe(new Set([...stripped, ...verifiedHolders]).size);
+    // The raider's webhook goes, the one they deleted comes back (with a new address); the other stays.
+    expect(names(preview.webhooks_to_create)).toEqual(['Deploys']);
+    expect(names(preview.webhooks_to_delete)).toEqual(['raid hook']);
+    expect(preview.webhooks_to_update).toEqual([]);
 
     await undo.restore(owner, body, preview);
     // The banned left the guild with their ban: a bot may lift a ban, not add a member back.
     const members = new Map([...before.members].filter(([id]) => !banned.includes(id)));
     await undo.expectAsBefore(guildId, seeded.guildId, { ...before, members });
+    const webhooks = await reader.listWebhooks(seeded.guildId);
+    expect(webhooks.map(({ name, channel_id }) => [name, channel_id]).sort()).toEqual(
+      [
+        ['Alerts', seeded.channels.announcements],
+        ['Deploys', seeded.channels.general],
+      ].sort(),
+    );
   });
 });

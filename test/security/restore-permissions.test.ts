@@ -10,7 +10,7 @@ import { waitFor } from '../support/wait';
 
 /** MANAGE_GUILD and nothing a restore exercises. */
 const MANAGER = '200000000000000051';
-/** MANAGE_GUILD with Manage Roles, Manage Channels and Ban Members: may restore every scope. */
+/** MANAGE_GUILD with Manage Roles, Manage Channels, Ban Members and Manage Webhooks: may restore every scope. */
 const DEPUTY = '200000000000000052';
 /** A manager the owner demotes. */
 const DEMOTED = '200000000000000053';
@@ -65,8 +65,12 @@ describe('restores need the platform permissions they exercise', () => {
     return seedProtectedGuild(stack.platform, `Access ${uuidv7().slice(-6)}`, 0, 0, undefined, (spec) => {
       spec.roles!.push(
         { name: 'Manager', permissions: P.ManageGuild | P.ViewChannel },
-        { name: 'Deputy', permissions: P.ManageGuild | P.ManageRoles | P.ManageChannels | P.BanMembers },
+        {
+          name: 'Deputy',
+          permissions: P.ManageGuild | P.ManageRoles | P.ManageChannels | P.BanMembers | P.ManageWebhooks,
+        },
       );
+      spec.setup = { webhooks: [{ name: 'Deploys', channel: 'general' }] };
       spec.members!.push(
         { username: 'manager', id: MANAGER, roles: ['Manager'] },
         { username: 'deputy', id: DEPUTY, roles: ['Deputy'] },
@@ -146,6 +150,7 @@ describe('restores need the platform permissions they exercise', () => {
       ['bans', ['BAN_MEMBERS']],
       // The onboarding needs Manage Roles beside the Manage Server the manager holds.
       ['onboarding', ['MANAGE_ROLES']],
+      ['webhooks', ['MANAGE_WEBHOOKS']],
     ] as const) {
       const preview = await call('manager', 'POST', '/api/v1/restore/preview', {
         snapshot_id: snapshotId,
@@ -219,6 +224,46 @@ describe('restores need the platform permissions they exercise', () => {
         ),
       { timeoutMs: 90_000, intervalMs: 200 },
     );
+  });
+
+  it('shows the new address of a webhook a restore made to the guild’s owner alone, in no DM', async () => {
+    await asOwner('DELETE', `/webhooks/${seeded.setup.webhooks.Deploys}`);
+    const dmsBefore = stack.platform.dmLog().length;
+    const preview = await ok(
+      await call('deputy', 'POST', '/api/v1/restore/preview', {
+        snapshot_id: snapshotId,
+        scope: ['webhooks'],
+      }),
+    );
+    expect(preview.webhooks_to_create).toEqual([expect.objectContaining({ name: 'Deploys' })]);
+    const started = await ok(
+      await call('deputy', 'POST', '/api/v1/restore/start', {
+        snapshot_id: snapshotId,
+        scope: ['webhooks'],
+        approved_diff_hash: preview.diff_hash,
+      }),
+      202,
+    );
+    const path = `/api/v1/restore/${started.id as string}`;
+    const ended = await waitFor(
+      'the restore to end',
+      async () => {
+        const job = (await call('deputy', 'GET', path)).body;
+        return ['completed', 'failed'].includes(job.status as string) ? job : undefined;
+      },
+      { timeoutMs: 90_000, intervalMs: 200 },
+    );
+    expect(ended).toMatchObject({ status: 'completed', result_summary: { webhooks_created: 1 } });
+    // The manager who started it sees which webhooks got new addresses, not the addresses.
+    expect(ended.new_webhooks).toEqual([expect.objectContaining({ name: 'Deploys', address: null })]);
+    const [remade] = (await ok(await call('owner', 'GET', path))).new_webhooks as Body[];
+    expect(remade.address).toMatch(new RegExp(`/webhooks/${remade.webhook_id as string}/[\\w-]+$`));
+    // The DMs of the restore count the webhook and never carry its address.
+    const dms = await waitFor('the restore’s DMs', () => {
+      const sent = stack.platform.dmLog().slice(dmsBefore);
+      return sent.some((entry) => entry.content.includes('• 웹후크: 생성 1')) ? sent : undefined;
+    });
+    for (const dm of dms) expect(dm.content).not.toContain(remade.address as string);
   });
 
   /**

@@ -1,6 +1,6 @@
 import type { ChatPlatformClient } from '@lib/chat-platform';
 import type { GuildSpec } from '@lib/sandbox';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { meaningful } from '../../apps/recovery/src/restore/diff/automod-diff';
 import { readGuildExpressions } from '../../apps/recovery/src/snapshots/images/guild-expressions.reader';
@@ -11,8 +11,11 @@ import {
 import type { RestoreHarness } from './restore-harness';
 import { idMap } from './restore-scenario';
 
-/** The roles (emojis and AutoMod rules name them), the emojis, stickers, images and AutoMod rules. */
-export const EXPRESSION_SCOPES = ['roles', 'emojis', 'stickers', 'guild_images', 'automod'];
+/**
+ * The roles (emojis and AutoMod rules name them), the emojis, stickers, images, AutoMod rules and
+ * webhooks.
+ */
+export const EXPRESSION_SCOPES = ['roles', 'emojis', 'stickers', 'guild_images', 'automod', 'webhooks'];
 
 /** 1x1 PNGs of different colours: the guild's icon and banner, and what a raider uploads. */
 const png = (base64: string) => Buffer.from(base64, 'base64');
@@ -40,11 +43,22 @@ export function withOwnImages(spec: GuildSpec): void {
   const own = () => ({ bytes: uniquePng(), contentType: 'image/png' });
   spec.emojis = spec.emojis!.map((emoji) => (emoji.animated ? emoji : { ...emoji, image: own() }));
   spec.stickers = spec.stickers!.map((sticker) => ({ ...sticker, image: own() }));
+  spec.setup!.webhooks = spec.setup!.webhooks!.map((webhook) =>
+    webhook.avatar ? { ...webhook, avatar: avatarOf(uniquePng()) } : webhook,
+  );
+}
+
+/** A webhook's avatar as the sandbox serves it: under the MD5 of its bytes, as the fake names uploads. */
+function avatarOf(bytes: Buffer) {
+  return { hash: createHash('md5').update(bytes).digest('hex'), image: { bytes, contentType: 'image/png' } };
 }
 
 const dataUri = (bytes: Buffer) => `data:image/png;base64,${bytes.toString('base64')}`;
 
-/** A boosted guild with emojis (one kept to Members, one animated), two stickers, an icon and a banner. */
+/**
+ * A boosted guild with emojis (one kept to Members, one animated), two stickers, an icon and a
+ * banner, two AutoMod rules and two incoming webhooks (one with an avatar).
+ */
 export function withExpressions(spec: GuildSpec): void {
   spec.premium_tier = 2;
   spec.features = [...(spec.features ?? []), 'BANNER'];
@@ -55,6 +69,10 @@ export function withExpressions(spec: GuildSpec): void {
     autoModRules: [
       { name: 'No links', exemptRoles: ['Member'], exemptChannels: ['general'] },
       { name: 'Bad words', trigger_metadata: { keyword_filter: ['nuke'] } },
+    ],
+    webhooks: [
+      { name: 'Feed', channel: 'general', avatar: avatarOf(ICON) },
+      { name: 'Builds', channel: 'announcements' },
     ],
   };
 }
@@ -87,11 +105,16 @@ export async function expressionRaid(raider: ChatPlatformClient, guildId: string
     exempt_roles: [],
     exempt_channels: [],
   });
+  // Webhooks: one deleted (its address is lost for good), and the raider's own.
+  const webhooks = await raider.listWebhooks(guildId);
+  const feed = webhooks.find((webhook) => webhook.name === 'Feed')!;
+  await raider.deleteWebhook(feed.id);
+  await raider.createWebhook(feed.channel_id, { name: 'raider hook', avatar: dataUri(RAIDER_PNG) });
 }
 
 /** A guild's expressions as comparable values: ids out, role ids mapped by `role`, images by digest. */
 function comparable(
-  parts: Pick<SnapshotPayload, 'emojis' | 'stickers' | 'guild_images' | 'automod_rules'>,
+  parts: Pick<SnapshotPayload, 'emojis' | 'stickers' | 'guild_images' | 'automod_rules' | 'webhooks'>,
   role: (id: string) => string = (id) => id,
   channel: (id: string) => string = (id) => id,
 ) {
@@ -125,6 +148,13 @@ function comparable(
             exempt_channels: rule.exempt_channels.map(channel).sort(),
           }) as { name: string },
       ),
+    ),
+    webhooks: byName(
+      (parts.webhooks ?? []).map(({ name, channel_id, image }) => ({
+        name,
+        channel: channel(channel_id),
+        image,
+      })),
     ),
   };
 }

@@ -10,6 +10,7 @@ import type { SnapshotPayload } from '../../apps/recovery/src/snapshots/snapshot
 import type { PlatformIdReplacementsRepository } from '../../apps/recovery/src/restore/platform-id-replacements.repository';
 import { RestoreComparisons } from '../../apps/recovery/src/restore/restore-comparisons';
 import type { IdReplacement, RestoreDiff } from '../../apps/recovery/src/restore/restore-diff';
+import type { NewWebhookAddress } from '../../apps/recovery/src/restore/restore-jobs.repository';
 import type { SnapshotsRepository } from '../../apps/recovery/src/snapshots/snapshots.repository';
 import type { StepOutcome } from '../../apps/recovery/src/restore/workflows/restore-contract';
 import type { StepContext, StepHandler } from '../../apps/recovery/src/restore/steps/step-context';
@@ -22,6 +23,8 @@ export interface StepRun {
   created: number;
   updated: number;
   deleted: number;
+  /** The webhooks' new addresses the step kept on the job, by the snapshot's webhook id. */
+  newWebhooks: Map<string, NewWebhookAddress>;
 }
 
 /**
@@ -62,7 +65,7 @@ export function stepSandbox() {
 
     /**
      * The guild as a snapshot keeps it, members' roles, bans, emojis, stickers, images, AutoMod
-     * rules, welcome screen and onboarding included.
+     * rules, welcome screen, onboarding and webhooks included.
      */
     async snapshot(guildId: string): Promise<SnapshotPayload> {
       const [state, members, bans] = await Promise.all([
@@ -104,7 +107,7 @@ export function stepSandbox() {
       } as unknown as PlatformIdReplacementsRepository;
       const comparisons = new RestoreComparisons({} as SnapshotsRepository, replacements, client);
       const preview = (await comparisons.compare('guild', guildId, target, scope)).diff;
-      const run: StepRun = { preview, calls: [], created: 0, updated: 0, deleted: 0 };
+      const run: StepRun = { preview, calls: [], created: 0, updated: 0, deleted: 0, newWebhooks: new Map() };
       do {
         const comparison = await comparisons.compare('guild', guildId, target, scope);
         const context: StepContext = {
@@ -120,6 +123,10 @@ export function stepSandbox() {
               original_id: original,
               replacement_id: replacement,
             }),
+          recordNewWebhook: (webhook) => {
+            run.newWebhooks.set(webhook.original_id, webhook);
+            return Promise.resolve();
+          },
           learnRecordedIds: () => Promise.resolve(comparison.ids.learnRecorded(recorded)),
           readImages: (digests) =>
             Promise.resolve(new Map(digests.map((digest) => [digest, images.get(digest)!]))),

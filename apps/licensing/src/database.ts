@@ -6,6 +6,7 @@ import { PlanRestoreScopes1766100000000 } from './migrations/1766100000000-plan-
 import { PlanAuditRetention1766400000001 } from './migrations/1766400000001-plan-audit-retention';
 import { PlanExpressionScopes1766700000000 } from './migrations/1766700000000-plan-expression-scopes';
 import { PlanAutoModScope1766700000001 } from './migrations/1766700000001-plan-automod-scope';
+import { PlanWebhooksScope1766700000002 } from './migrations/1766700000002-plan-webhooks-scope';
 import { PlanOnboardingScope1766700000003 } from './migrations/1766700000003-plan-onboarding-scope';
 import { RetentionIndexes1766400000000 } from './migrations/1766400000000-retention-indexes';
 import { Plan } from './plans/plan.entity';
@@ -22,6 +23,7 @@ export const licensingDatabase = {
     PlanAuditRetention1766400000001,
     PlanExpressionScopes1766700000000,
     PlanAutoModScope1766700000001,
+    PlanWebhooksScope1766700000002,
     PlanOnboardingScope1766700000003,
   ],
 };

@@ -20,6 +20,7 @@ import { ManualSnapshotReservations1766640000001 } from './migrations/1766640000
 import { AntiNukeIncidentActions1766620000000 } from './migrations/1766620000000-antinuke-incident-actions';
 import { SnapshotImages1766700000000 } from './migrations/1766700000000-snapshot-images';
 import { AutoModRuleIds1766700000001 } from './migrations/1766700000001-automod-rule-ids';
+import { WebhookIdsAndAddresses1766700000002 } from './migrations/1766700000002-webhook-ids-and-addresses';
 
 export const recoveryDatabase = {
   schema: 'recovery',
@@ -45,5 +46,6 @@ export const recoveryDatabase = {
     ManualSnapshotReservations1766640000001,
     SnapshotImages1766700000000,
     AutoModRuleIds1766700000001,
+    WebhookIdsAndAddresses1766700000002,
   ],
 };

@@ -24,7 +24,8 @@ export const BOT_PERMISSIONS = PermissionFlagsBits.Administrator;
  * - ViewAuditLog: learn who deleted what (live sync and AntiNuke);
  * - BanMembers: read the ban list (snapshots, the `bans` scope) and lift bans made since;
  * - CreateGuildExpressions and ManageGuildExpressions: make, rename and delete custom emojis and
- *   stickers (the `emojis` and `stickers` scopes).
+ *   stickers (the `emojis` and `stickers` scopes);
+ * - ManageWebhooks: read the guild's webhooks (snapshots), make, edit and delete them (`webhooks`).
  */
 export const LEAST_BOT_PERMISSIONS =
   PermissionFlagsBits.ViewChannel |
@@ -34,4 +35,5 @@ export const LEAST_BOT_PERMISSIONS =
   PermissionFlagsBits.ViewAuditLog |
   PermissionFlagsBits.BanMembers |
   PermissionFlagsBits.CreateGuildExpressions |
-  PermissionFlagsBits.ManageGuildExpressions;
+  PermissionFlagsBits.ManageGuildExpressions |
+  PermissionFlagsBits.ManageWebhooks;

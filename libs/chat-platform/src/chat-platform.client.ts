@@ -20,6 +20,7 @@ import {
   type APIRole,
   type APISticker,
   type APIUser,
+  type APIWebhook,
   type RESTGetAPIAuditLogQuery,
   type RESTGetAPIGuildBansQuery,
   type RESTGetAPIGuildMembersQuery,
@@ -52,6 +53,14 @@ import {
   toPlatformWelcomeScreen,
   WELCOME_SCREEN_ENABLED_FEATURE,
 } from './guild-onboarding';
+import {
+  type CreatedWebhook,
+  type PlatformWebhook,
+  toCreatedWebhook,
+  toPlatformWebhook,
+  type WebhookInput,
+  type WebhookUpdate,
+} from './guild-webhooks';
 import type {
   AuditLogEntry,
   DirectMessage,
@@ -415,6 +424,42 @@ export class ChatPlatformClient {
   ): Promise<PlatformOnboarding> {
     const route = Routes.guildOnboarding(guildId);
     return toPlatformOnboarding(await this.write<APIGuildOnboarding>('put', route, options, input));
+  }
+
+  /** The guild's webhooks, every type, by id, without their tokens; needs MANAGE_WEBHOOKS. */
+  async listWebhooks(guildId: string): Promise<PlatformWebhook[]> {
+    const webhooks = await this.read<APIWebhook[]>(Routes.guildWebhooks(guildId));
+    return webhooks.map(toPlatformWebhook).sort((a, b) => compareSnowflakes(a.id, b.id));
+  }
+
+  /** An incoming webhook in the channel, with its address (a credential: never log it). */
+  async createWebhook(
+    channelId: string,
+    input: WebhookInput,
+    options: WriteOptions = {},
+  ): Promise<CreatedWebhook> {
+    const made = await this.write<APIWebhook>('post', Routes.channelWebhooks(channelId), options, input);
+    return toCreatedWebhook(made, this.options.apiBaseUrl);
+  }
+
+  /** Renames the webhook, changes its avatar or moves it; the answer has its address. */
+  async updateWebhook(
+    webhookId: string,
+    input: WebhookUpdate,
+    options: WriteOptions = {},
+  ): Promise<CreatedWebhook> {
+    const changed = await this.write<APIWebhook>('patch', Routes.webhook(webhookId), options, input);
+    return toCreatedWebhook(changed, this.options.apiBaseUrl);
+  }
+
+  async deleteWebhook(webhookId: string, options: WriteOptions = {}): Promise<void> {
+    await this.write('delete', Routes.webhook(webhookId), options);
+  }
+
+  /** A webhook's avatar from the CDN (`avatars/{id}/{hash}`); an animated one (`a_` hash) as GIF. */
+  readWebhookAvatar(webhook: Pick<PlatformWebhook, 'id'> & { avatar: string }): Promise<PlatformImage> {
+    const extension = webhook.avatar.startsWith('a_') ? 'gif' : 'png';
+    return this.readCdn(this.rest.cdn.avatar(webhook.id, webhook.avatar, { extension }));
   }
 
   /** An emoji's image from the CDN, in its own format (GIF when it moves). */

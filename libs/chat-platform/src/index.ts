@@ -6,6 +6,7 @@ export * from './guild-expressions';
 export * from './guild-onboarding';
 export * from './guild-limits';
 export * from './guild-state';
+export * from './guild-webhooks';
 // The gateway's events carry the same objects as REST answers: live sync maps them with these.
 export {
   type WireGuildChannel,

@@ -12,6 +12,7 @@ export const PERMISSION = {
   READ_MESSAGE_HISTORY: PermissionFlagsBits.ReadMessageHistory,
   CREATE_GUILD_EXPRESSIONS: PermissionFlagsBits.CreateGuildExpressions,
   MANAGE_GUILD_EXPRESSIONS: PermissionFlagsBits.ManageGuildExpressions,
+  MANAGE_WEBHOOKS: PermissionFlagsBits.ManageWebhooks,
 } as const;
 
 /** The permission names the service speaks of, as the platform names them. */

@@ -6,7 +6,7 @@ export type SnapshotTrigger = (typeof SNAPSHOT_TRIGGERS)[number];
 
 /**
  * What a restore can put back. Members' roles and bans, then the guild's custom emojis, stickers,
- * images (icon, banner, splashes) and AutoMod rules, and its welcome screen and onboarding
+ * images (icon, banner, splashes) AutoMod rules and webhooks, and its welcome screen and onboarding
  * (`onboarding`), come after the spec's four, and only plans that list them in `restore_scopes`
  * may ask for them.
  */
@@ -21,6 +21,7 @@ export const RESTORE_SCOPES = [
   'stickers',
   'guild_images',
   'automod',
+  'webhooks',
   'onboarding',
 ] as const;
 export type RestoreScope = (typeof RESTORE_SCOPES)[number];
@@ -82,6 +83,13 @@ export interface RestoreResultSummary {
   onboarding_prompts_created?: number;
   onboarding_updated?: number;
   onboarding_prompts_deleted?: number;
+  /**
+   * Webhooks made anew (each with a new address, listed on the job for the guild's owner only),
+   * set back and deleted; with `webhooks`.
+   */
+  webhooks_created?: number;
+  webhooks_updated?: number;
+  webhooks_deleted?: number;
 }
 
 export const ANTINUKE_SETTINGS_OUTCOMES = [

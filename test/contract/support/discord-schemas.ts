@@ -37,6 +37,13 @@ const AUTOMOD_RULE: Schema = z.union(
   ),
 );
 
+/** A webhook of any type, as the OpenAPI document answers one. */
+const WEBHOOK: Schema = z.union(
+  ['ApplicationIncoming', 'ChannelFollower', 'GuildIncoming'].map((type) =>
+    discordSchema(`${type}WebhookResponse`),
+  ),
+);
+
 /**
  * Every route of Discord's API the product calls: ChatPlatformClient (libs/chat-platform), the
  * gateway app's OAuth client (token, `users/@me` and `users/@me/guilds` with the user's token), and
@@ -199,7 +206,7 @@ export const ROUTE_CONTRACTS: RouteContract[] = [
     notByProduct: true,
     response: discordSchema('GuildAuditLogResponse'),
   },
-  // A raider's other tools: prune, bulk ban, webhooks.
+  // A raider's other tools: prune, bulk ban; and a webhook, which a restore makes too.
   {
     method: 'GET',
     path: '/guilds/{guild_id}/prune',
@@ -223,7 +230,6 @@ export const ROUTE_CONTRACTS: RouteContract[] = [
   {
     method: 'POST',
     path: '/channels/{channel_id}/webhooks',
-    notByProduct: true,
     // Declared inline in the path.
     request: z.strictObject({ name: z.string(), avatar: z.optional(z.nullable(z.string())) }),
     response: discordSchema('GuildIncomingWebhookResponse'),
@@ -383,6 +389,21 @@ export const ROUTE_CONTRACTS: RouteContract[] = [
     request: discordSchema('UpdateGuildOnboardingRequest'),
     response: discordSchema('GuildOnboardingResponse'),
   },
+  // A snapshot's webhooks, and a restore putting them back (resources/webhook). Lists the document
+  // declares nullable (`Webhook[] | null`) are never null for a guild.
+  { method: 'GET', path: '/guilds/{guild_id}/webhooks', response: z.array(WEBHOOK) },
+  {
+    method: 'PATCH',
+    path: '/webhooks/{webhook_id}',
+    source: 'inline requestBody of update_webhook',
+    request: z.object({
+      name: z.optional(z.string()),
+      avatar: z.nullish(z.string()),
+      channel_id: z.nullish(snowflake()),
+    }),
+    response: WEBHOOK,
+  },
+  { method: 'DELETE', path: '/webhooks/{webhook_id}' },
 ];
 
 /**
@@ -530,14 +551,6 @@ export const GUILD_IMAGE_FORUM_CONTRACTS: RouteContract[] = [
   },
 ];
 
-/** An AutoMod rule, as the OpenAPI document answers one: one schema per trigger type. */
-/** A webhook of any type, as the OpenAPI document answers one. */
-const WEBHOOK: Schema = z.union(
-  ['ApplicationIncoming', 'ChannelFollower', 'GuildIncoming'].map((type) =>
-    discordSchema(`${type}WebhookResponse`),
-  ),
-);
-
 /**
  * The webhook routes the fake serves (resources/webhook) that ROUTE_CONTRACTS does not hold yet:
  * the product will call them to back up and restore a guild's webhooks, and they move there with
@@ -546,20 +559,7 @@ const WEBHOOK: Schema = z.union(
  */
 export const GUILD_SETUP_CONTRACTS: RouteContract[] = [
   { method: 'GET', path: '/channels/{channel_id}/webhooks', response: z.array(WEBHOOK) },
-  { method: 'GET', path: '/guilds/{guild_id}/webhooks', response: z.array(WEBHOOK) },
   { method: 'GET', path: '/webhooks/{webhook_id}', response: WEBHOOK },
-  {
-    method: 'PATCH',
-    path: '/webhooks/{webhook_id}',
-    source: 'inline requestBody of update_webhook',
-    request: z.object({
-      name: z.optional(z.string()),
-      avatar: z.nullish(z.string()),
-      channel_id: z.nullish(snowflake()),
-    }),
-    response: WEBHOOK,
-  },
-  { method: 'DELETE', path: '/webhooks/{webhook_id}' },
 ];
 
 /**

@@ -1094,6 +1094,13 @@ export interface components {
        */
       status: 'registered' | 'bot_present' | 'bot_missing';
     };
+    NewWebhookView: {
+      address: string | null;
+      channel_id: string;
+      channel_name: string;
+      name: string;
+      webhook_id: string;
+    };
     NextChargeView: {
       amount_krw: number;
       at: string;
@@ -1108,7 +1115,7 @@ export interface components {
     };
     OmittedPart: {
       /** @enum {string} */
-      part: 'onboarding' | 'member_roles' | 'bans' | 'automod' | 'expressions' | 'images';
+      part: 'onboarding' | 'member_roles' | 'bans' | 'automod' | 'webhooks' | 'expressions' | 'images';
       reason: string;
     };
     OnboardingPrompt: {
@@ -1247,6 +1254,7 @@ export interface components {
         | 'stickers'
         | 'guild_images'
         | 'automod'
+        | 'webhooks'
       )[];
     };
     PlanLimits: {
@@ -1374,6 +1382,7 @@ export interface components {
         | 'stickers'
         | 'guild_images'
         | 'automod'
+        | 'webhooks'
         | 'onboarding'
       )[];
       /** Format: uuid */
@@ -1428,6 +1437,7 @@ export interface components {
         | 'RestoreGuildImages'
         | 'RestoreAutoModRules'
         | 'RestoreOnboarding'
+        | 'RestoreWebhooks'
         | null;
       done: number;
       steps: {
@@ -1461,7 +1471,8 @@ export interface components {
           | 'RestoreStickers'
           | 'RestoreGuildImages'
           | 'RestoreAutoModRules'
-          | 'RestoreOnboarding';
+          | 'RestoreOnboarding'
+          | 'RestoreWebhooks';
         /** @description ISO 8601: when the platform takes the step's requests again. */
         until: string;
       };
@@ -1632,6 +1643,17 @@ export interface components {
         target: components['schemas']['StickerItem'];
       }[];
       /**
+       * @description With `webhooks`: incoming webhooks made anew (each gets a new address), set back
+       *     (`changed_fields`: name, channel_id, avatar) and deleted.
+       */
+      webhooks_to_create?: components['schemas']['WebhookItem'][];
+      webhooks_to_delete?: components['schemas']['WebhookItem'][];
+      webhooks_to_update?: {
+        changed_fields: string[];
+        current: components['schemas']['WebhookItem'];
+        target: components['schemas']['WebhookItem'];
+      }[];
+      /**
        * @description With `onboarding`: the welcome screen's fields set back (`enabled`, `description`,
        *     `welcome_channels`), the onboarding's own (`default_channel_ids`, `enabled`, `mode`), and its
        *     prompts made, set back (`changed_fields`) and removed. Both are written whole, once each.
@@ -1648,6 +1670,12 @@ export interface components {
       error_message: string | null;
       guild_id: string;
       id: string;
+      /**
+       * @description The webhooks the restore made anew (a webhook's token cannot be restored: each has a new
+       *     address), by channel name and name. `address` is shown to the guild's owner only (whoever
+       *     holds it can post in the channel); null for anyone else.
+       */
+      new_webhooks: components['schemas']['NewWebhookView'][];
       options: {
         create_pre_restore_snapshot: boolean;
       };
@@ -1668,6 +1696,7 @@ export interface components {
         | 'stickers'
         | 'guild_images'
         | 'automod'
+        | 'webhooks'
       )[];
       snapshot_id: string;
       started_at: string | null;
@@ -1807,6 +1836,17 @@ export interface components {
         target: components['schemas']['StickerItem'];
       }[];
       /**
+       * @description With `webhooks`: incoming webhooks made anew (each gets a new address), set back
+       *     (`changed_fields`: name, channel_id, avatar) and deleted.
+       */
+      webhooks_to_create?: components['schemas']['WebhookItem'][];
+      webhooks_to_delete?: components['schemas']['WebhookItem'][];
+      webhooks_to_update?: {
+        changed_fields: string[];
+        current: components['schemas']['WebhookItem'];
+        target: components['schemas']['WebhookItem'];
+      }[];
+      /**
        * @description With `onboarding`: the welcome screen's fields set back (`enabled`, `description`,
        *     `welcome_channels`), the onboarding's own (`default_channel_ids`, `enabled`, `mode`), and its
        *     prompts made, set back (`changed_fields`) and removed. Both are written whole, once each.
@@ -1857,6 +1897,13 @@ export interface components {
       stickers_created?: number;
       stickers_deleted?: number;
       stickers_updated?: number;
+      /**
+       * @description Webhooks made anew (each with a new address, listed on the job for the guild's owner only),
+       *     set back and deleted; with `webhooks`.
+       */
+      webhooks_created?: number;
+      webhooks_deleted?: number;
+      webhooks_updated?: number;
     };
     RoleColors: {
       primary_color: number;
@@ -1893,7 +1940,8 @@ export interface components {
         | 'emojis'
         | 'stickers'
         | 'guild_images'
-        | 'automod';
+        | 'automod'
+        | 'webhooks';
     };
     SnapshotBan: {
       reason: string | null;
@@ -1975,6 +2023,7 @@ export interface components {
       snapshot_at: string;
       stickers?: components['schemas']['SnapshotSticker'][];
       version: number;
+      webhooks?: components['schemas']['SnapshotWebhook'][];
       /**
        * @description What a new member is shown: the welcome screen (null: the guild has none) and the onboarding
        *     flow, kept together; absent where the bot may not read them (`omitted` names `onboarding`).
@@ -1999,6 +2048,14 @@ export interface components {
       /** @enum {string} */
       trigger: 'manual' | 'scheduled' | 'antinuke' | 'pre_restore';
     };
+    SnapshotWebhook: {
+      /** @description The avatar's hash on the platform (`a_` first when it moves); null without one. */
+      avatar: string | null;
+      channel_id: string;
+      id: string;
+      image: string | null;
+      name: string;
+    };
     StartLockdownDto: {
       /** @description How long the lockdown lasts before it lifts itself: 1 to 1440 minutes (the platform pauses invites for 24 hours at most). */
       minutes: number;
@@ -2017,6 +2074,7 @@ export interface components {
         | 'stickers'
         | 'guild_images'
         | 'automod'
+        | 'webhooks'
         | 'onboarding'
       )[];
       /** Format: uuid */
@@ -2040,7 +2098,8 @@ export interface components {
       | 'RestoreStickers'
       | 'RestoreGuildImages'
       | 'RestoreAutoModRules'
-      | 'RestoreOnboarding';
+      | 'RestoreOnboarding'
+      | 'RestoreWebhooks';
     /** @enum {string} */
     StepStatus: 'pending' | 'canceled' | 'running' | 'failed' | 'done' | 'skipped';
     StickerItem: {
@@ -2148,7 +2207,8 @@ export interface components {
         | 'guild_image'
         | 'automod_rule'
         | 'welcome_screen'
-        | 'onboarding';
+        | 'onboarding'
+        | 'webhook';
     };
     UpdateAntiNukeSettingsDto: {
       /** @description Quarantine the actor when an incident opens: take their dangerous roles (needs ANTINUKE_AUTO_ACTION). */
@@ -2189,6 +2249,12 @@ export interface components {
       plan: components['schemas']['PaidPlanCode'];
       /** @enum {string} */
       status: 'pending' | 'succeeded';
+    };
+    WebhookItem: {
+      channel_id: string;
+      id: string;
+      image: string | null;
+      name: string;
     };
     WelcomeChannel: {
       channel_id: string;

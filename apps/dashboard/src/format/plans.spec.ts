@@ -37,6 +37,7 @@ describe(restores.name, () => {
     expect(restores(plan(['channels', 'roles']))).toBe('Restores roles and channels');
     expect(restores(plan(['bans']))).toBe('Restores bans');
     expect(restores(plan(['automod', 'emojis']))).toBe('Restores custom emojis and AutoMod rules');
+    expect(restores(plan(['webhooks', 'automod']))).toBe('Restores AutoMod rules and webhooks');
   });
 
   it('says so when the plan has no restores', () => {

@@ -134,6 +134,7 @@ describe('the preview, grouped like the snapshot tree', () => {
       images: 0,
       automod: { create: 0, update: 0, delete: 0 },
       onboarding: { create: 0, update: 0, delete: 0 },
+      webhooks: { create: 0, update: 0, delete: 0 },
       skipped: 1,
       total: 11,
     });
@@ -315,12 +316,29 @@ describe(expressionChanges.name, () => {
       ['update', 'Server icon'],
       ['delete', 'Banner'],
     ]);
+    const webhooks = expressionChanges({
+      webhooks_to_create: [{ id: 'w1', name: 'Feed', channel_id: '1', image: null }],
+      webhooks_to_update: [
+        {
+          current: { id: 'w2', name: 'pwned', channel_id: '2', image: null },
+          target: { id: 'w2', name: 'Builds', channel_id: '1', image: null },
+          changed_fields: ['name', 'channel_id'],
+        },
+      ],
+      webhooks_to_delete: [{ id: 'w3', name: 'raider', channel_id: '1', image: null }],
+    } as never).webhooks;
+    expect(webhooks.map((change) => [change.kind, change.name, change.detail])).toEqual([
+      ['create', 'Feed', 'made anew: it gets a new address'],
+      ['update', 'Builds', 'changes name, channel'],
+      ['delete', 'raider', 'not in the snapshot'],
+    ]);
     expect(expressionChanges({} as never)).toEqual({
       emojis: [],
       stickers: [],
       images: [],
       automod: [],
       onboarding: [],
+      webhooks: [],
     });
   });
 

@@ -69,6 +69,7 @@ export interface PreviewCounts {
   automod: Record<ChangeKind, number>;
   /** The welcome screen and the onboarding's settings (updates), and its prompts by kind of change. */
   onboarding: Record<ChangeKind, number>;
+  webhooks: Record<ChangeKind, number>;
   skipped: number;
   total: number;
 }
@@ -99,6 +100,7 @@ export function expressionChanges(preview: Preview): {
   images: ExpressionChange[];
   automod: ExpressionChange[];
   onboarding: ExpressionChange[];
+  webhooks: ExpressionChange[];
 } {
   const listed = <T extends { id: string; name: string }>(
     kind: ChangeKind,
@@ -145,6 +147,16 @@ export function expressionChanges(preview: Preview): {
       ...listed('delete', preview.automod_rules_to_delete, () => 'not in the snapshot'),
     ],
     onboarding: onboardingChanges(preview, changed),
+    webhooks: [
+      ...listed('create', preview.webhooks_to_create, () => 'made anew: it gets a new address'),
+      ...(preview.webhooks_to_update ?? []).map((update) => ({
+        kind: 'update' as const,
+        id: update.target.id,
+        name: update.target.name,
+        detail: changed(update.changed_fields.map((field) => (field === 'channel_id' ? 'channel' : field))),
+      })),
+      ...listed('delete', preview.webhooks_to_delete, () => 'not in the snapshot'),
+    ],
   };
 }
 
@@ -431,6 +443,7 @@ export function groupPreview(preview: Preview, payload?: Payload | null): Groupe
     images: expressions.images.length,
     automod: count(expressions.automod),
     onboarding: count(expressions.onboarding),
+    webhooks: count(expressions.webhooks),
     skipped: preview.skipped.length,
     total: 0,
   };
@@ -446,7 +459,8 @@ export function groupPreview(preview: Preview, payload?: Payload | null): Groupe
     expressions.stickers.length +
     counts.images +
     expressions.automod.length +
-    expressions.onboarding.length;
+    expressions.onboarding.length +
+    expressions.webhooks.length;
 
   return {
     counts,

@@ -12,6 +12,7 @@ export const ALL_SCOPES: readonly RestoreScope[] = [
   'stickers',
   'guild_images',
   'automod',
+  'webhooks',
   'onboarding',
 ];
 
@@ -37,7 +38,8 @@ export const SCOPE_LABELS: Record<RestoreScope, string> = {
   stickers: 'Stickers',
   guild_images: 'Server images',
   automod: 'AutoMod rules',
-  onboarding: 'Welcome screen and onboarding',
+  webhooks: 'Webhooks',
+  onboarding: 'Welcome screen & onboarding',
 };
 
 /** The `scope` query value that preselects these scopes on the restore page: comma-separated. */

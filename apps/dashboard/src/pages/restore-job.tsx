@@ -1,3 +1,4 @@
+import { useState } from 'react';
 import { ProblemMessage, QueryStatus } from '../app/layout';
 import { Link } from '../app/router';
 import { pathTo } from '../app/routes';
@@ -99,6 +100,7 @@ export function RestoreJobPage({ guildId, jobId }: { guildId: string; jobId: str
           )}
           {cancel.isError && <ProblemMessage error={cancel.error} />}
           {!running && <RestoreResult guildId={guildId} job={data} />}
+          {data.new_webhooks.length > 0 && <NewWebhooks webhooks={data.new_webhooks} />}
         </>
       )}
     </GuildPage>
@@ -165,5 +167,65 @@ function RestoreResult({ guildId, job }: { guildId: string; job: Schemas['Restor
         </Link>
       </p>
     </section>
+  );
+}
+
+/**
+ * The webhooks the restore made anew, with their new addresses (the guild's owner alone is sent
+ * them: whoever holds one can post in its channel), each with a button that copies it.
+ */
+function NewWebhooks({ webhooks }: { webhooks: Schemas['NewWebhookView'][] }) {
+  const hidden = webhooks.some((webhook) => webhook.address === null);
+  return (
+    <section aria-labelledby="new-webhooks" className="card">
+      <h2 id="new-webhooks">Webhooks with new addresses</h2>
+      <p>
+        A webhook’s address cannot be restored: these were made anew, and whatever posted through the old
+        addresses needs the new ones.
+        {hidden && ' Only the server’s owner sees the addresses.'}
+      </p>
+      <table className="table" data-testid="new-webhooks">
+        <thead>
+          <tr>
+            <th scope="col">Channel</th>
+            <th scope="col">Webhook</th>
+            <th scope="col">Address</th>
+          </tr>
+        </thead>
+        <tbody>
+          {webhooks.map((webhook) => (
+            <tr key={webhook.webhook_id}>
+              <td>#{webhook.channel_name}</td>
+              <td>{webhook.name}</td>
+              <td>{webhook.address === null ? 'owner only' : <WebhookAddress webhook={webhook} />}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
+function WebhookAddress({ webhook }: { webhook: Schemas['NewWebhookView'] }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <>
+      <input
+        type="text"
+        readOnly
+        value={webhook.address ?? ''}
+        aria-label={`Address of ${webhook.name}`}
+        onFocus={(event) => event.currentTarget.select()}
+      />{' '}
+      <button
+        type="button"
+        className="button"
+        onClick={() => {
+          void navigator.clipboard.writeText(webhook.address ?? '').then(() => setCopied(true));
+        }}
+      >
+        {copied ? 'Copied' : `Copy the address of ${webhook.name}`}
+      </button>
+    </>
   );
 }

@@ -111,6 +111,12 @@ export function PreviewView({
               <td>{countText(counts.onboarding)}</td>
             </tr>
           )}
+          {preview.webhooks_to_create !== undefined && (
+            <tr>
+              <th scope="row">Webhooks</th>
+              <td>{countText(counts.webhooks)}</td>
+            </tr>
+          )}
           {preview.guild_images_to_set !== undefined && (
             <tr>
               <th scope="row">Server images</th>
@@ -231,6 +237,7 @@ function Expressions({ preview }: { preview: Preview }) {
       items: changes.onboarding,
       prefix: '',
     },
+    { id: 'preview-webhooks', title: 'Webhooks', items: changes.webhooks, prefix: '' },
   ];
   return (
     <>

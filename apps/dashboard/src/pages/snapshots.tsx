@@ -141,6 +141,7 @@ const OMITTED_LABELS: Record<Schemas['OmittedPart']['part'], string> = {
   images: 'Some images',
   automod: 'AutoMod rules',
   onboarding: 'Welcome screen and onboarding',
+  webhooks: 'Webhooks',
 };
 
 /** The saved guild as a tree: settings, roles in order with colours, categories with channels. */

@@ -14,7 +14,7 @@ export class PlanOnboardingScope1766700000003 extends StatementMigration {
         ADD CONSTRAINT plans_restore_scopes_known CHECK (
           restore_scopes <@ ARRAY['roles', 'channels', 'permission_overrides', 'guild_settings',
                                   'member_roles', 'bans', 'emojis', 'stickers', 'guild_images',
-                                  'automod', 'onboarding']::text[]
+                                  'automod', 'webhooks', 'onboarding']::text[]
         )`,
     `
       UPDATE licensing.plans
@@ -30,7 +30,7 @@ export class PlanOnboardingScope1766700000003 extends StatementMigration {
         ADD CONSTRAINT plans_restore_scopes_known CHECK (
           restore_scopes <@ ARRAY['roles', 'channels', 'permission_overrides', 'guild_settings',
                                   'member_roles', 'bans', 'emojis', 'stickers', 'guild_images',
-                                  'automod']::text[]
+                                  'automod', 'webhooks']::text[]
         )`,
   ];
 }

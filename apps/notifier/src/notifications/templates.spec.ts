@@ -157,6 +157,21 @@ describe(planDm.name, () => {
     expect(dm!.content).toContain('• 환영 화면·온보딩: 질문 생성 2 · 수정 3 · 질문 삭제 1');
   });
 
+  it('counts the webhooks a restore put back and says where their new addresses are, never what they are', () => {
+    expect(planDm(completed({ pre_restore_snapshot_id: null }))!.content).not.toMatch(/웹후크/);
+    const dm = planDm(
+      event('RestoreCompleted', {
+        ...restore,
+        result_summary: { ...summary, webhooks_created: 2, webhooks_updated: 1, webhooks_deleted: 3 },
+        duration_ms: 65_000,
+        pre_restore_snapshot_id: null,
+      }),
+    );
+    expect(dm!.content).toContain('• 웹후크: 생성 2 · 수정 1 · 삭제 3');
+    expect(dm!.content).toContain('새 주소를 받은 웹후크 2개: 복구 작업 페이지에 새 주소가 있습니다');
+    expect(dm!.content).not.toMatch(/https?:\/\//);
+  });
+
   it('reports a failure with its reason, and that the pre-restore snapshot asked for could not be made', () => {
     const dm = planDm(failed({ pre_restore_snapshot_id: null, pre_restore_snapshot_requested: true }));
     expect(dm?.template).toBe('restore.failed');

@@ -198,6 +198,17 @@ function summaryLines(summary: RestoreResultSummary): string[] {
       `• 환영 화면·온보딩: 질문 생성 ${summary.onboarding_prompts_created} · 수정 ${summary.onboarding_updated ?? 0} · 질문 삭제 ${summary.onboarding_prompts_deleted ?? 0}`,
     );
   }
+  if (summary.webhooks_created !== undefined) {
+    lines.push(
+      `• 웹후크: 생성 ${summary.webhooks_created} · 수정 ${summary.webhooks_updated ?? 0} · 삭제 ${summary.webhooks_deleted ?? 0}`,
+    );
+    // The addresses themselves never go in a DM: whoever holds one can post in its channel.
+    if (summary.webhooks_created > 0) {
+      lines.push(
+        `  새 주소를 받은 웹후크 ${summary.webhooks_created}개: 복구 작업 페이지에 새 주소가 있습니다 (서버 소유자만 볼 수 있음).`,
+      );
+    }
+  }
   if (summary.skipped > 0) lines.push(`• 건너뜀: ${summary.skipped} (봇 권한 밖의 항목)`);
   return lines;
 }

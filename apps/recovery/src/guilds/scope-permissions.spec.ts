@@ -13,6 +13,7 @@ describe(refusedScopes.name, () => {
       { scope: 'bans', missing: ['BAN_MEMBERS'] },
       { scope: 'emojis', missing: ['CREATE_GUILD_EXPRESSIONS', 'MANAGE_GUILD_EXPRESSIONS'] },
       { scope: 'stickers', missing: ['CREATE_GUILD_EXPRESSIONS', 'MANAGE_GUILD_EXPRESSIONS'] },
+      { scope: 'webhooks', missing: ['MANAGE_WEBHOOKS'] },
       { scope: 'onboarding', missing: ['MANAGE_ROLES'] },
     ]);
     expect(refusedScopes(manager | PERMISSION.MANAGE_CHANNELS, ['permission_overrides'])).toEqual([

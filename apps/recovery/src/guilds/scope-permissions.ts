@@ -26,6 +26,7 @@ export const SCOPE_PERMISSIONS: Record<RestoreScope, readonly PermissionName[]> 
   // Modifying the welcome screen needs MANAGE_GUILD; the onboarding MANAGE_GUILD and MANAGE_ROLES
   // (resources/guild, "Modify Guild Welcome Screen", "Modify Guild Onboarding").
   onboarding: ['MANAGE_GUILD', 'MANAGE_ROLES'],
+  webhooks: ['MANAGE_WEBHOOKS'],
 };
 
 /**
@@ -44,6 +45,7 @@ const PERMISSION_TITLES: Partial<Record<PermissionName, string>> = {
   BAN_MEMBERS: 'Ban Members',
   CREATE_GUILD_EXPRESSIONS: 'Create Expressions',
   MANAGE_GUILD_EXPRESSIONS: 'Manage Expressions',
+  MANAGE_WEBHOOKS: 'Manage Webhooks',
 };
 
 export interface RefusedScope {

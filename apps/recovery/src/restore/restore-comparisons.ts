@@ -4,12 +4,14 @@ import {
   computeGuildPermissions,
   type GuildState,
   isChatPlatformError,
+  INCOMING_WEBHOOK,
   type PlatformMember,
   WELCOME_SCREEN_ENABLED_FEATURE,
 } from '@lib/chat-platform';
 import type { RestoreScope } from '@lib/contracts';
 import { readGuildMembership } from '../snapshots/guild-membership';
 import { readSnapshotPayload, type SnapshotPayload } from '../snapshots/snapshot-payload';
+import { storedImage } from '../snapshots/images/image-store';
 import { SnapshotsRepository } from '../snapshots/snapshots.repository';
 import { PlatformIdReplacementsRepository } from './platform-id-replacements.repository';
 import {
@@ -17,6 +19,7 @@ import {
   type DiffInput,
   type IdReplacement,
   type LiveExpressions,
+  type LiveWebhook,
   type MemberRoleUpdate,
   namesCustomEmojis,
   planRestore,
@@ -40,6 +43,8 @@ export interface RestoreComparison {
   live: GuildState;
   /** The live emojis and stickers, read for their scopes. */
   expressions?: LiveExpressions;
+  /** The live incoming webhooks, read for the `webhooks` scope. */
+  webhooks?: LiveWebhook[];
   ids: SnapshotIdResolution;
   bot: BotStanding;
   diff: RestoreDiff;
@@ -88,7 +93,7 @@ export class RestoreComparisons {
     sharedFrom?: number,
   ): Promise<RestoreComparison> {
     // Members and bans are read only for their scopes: a large guild's lists take many pages.
-    const [[live, bot], membership, expressions] = await Promise.all([
+    const [[live, bot], membership, expressions, webhooks] = await Promise.all([
       this.readGuild(platformGuildId, sharedFrom),
       readGuildMembership(this.platform, platformGuildId, {
         members: scope.includes('member_roles'),
@@ -98,6 +103,7 @@ export class RestoreComparisons {
       (scope.includes('channels') && namesCustomEmojis(target.channels))
         ? this.readExpressions(platformGuildId, scope.includes('automod'), scope.includes('onboarding'))
         : undefined,
+      scope.includes('webhooks') ? this.readWebhooks(platformGuildId, target) : undefined,
     ]);
     // After the guild: a role or channel the read shows that a restore beside this comparison made
     // is recorded by now whenever anything was made from it (an overwrite naming the new role is
@@ -106,9 +112,18 @@ export class RestoreComparisons {
     if (screen) screen.enabled = live.guild.features.includes(WELCOME_SCREEN_ENABLED_FEATURE);
     const replacements = await this.recordedReplacements(guildId);
     const standing = botStanding(live, bot);
-    const ids = new SnapshotIdResolution(live, replacements, expressions);
-    const input: DiffInput = { target, live, expressions, scope, ids, bot: standing, ...membership };
-    return { live, expressions, ids, bot: standing, ...planRestore(input) };
+    const ids = new SnapshotIdResolution(live, replacements, expressions, webhooks);
+    const input: DiffInput = {
+      target,
+      live,
+      expressions,
+      webhooks,
+      scope,
+      ids,
+      bot: standing,
+      ...membership,
+    };
+    return { live, expressions, webhooks, ids, bot: standing, ...planRestore(input) };
   }
 
   async recordReplacement(guildId: string, jobId: string, replacement: IdReplacement): Promise<void> {
@@ -151,6 +166,45 @@ export class RestoreComparisons {
     const read = await readWelcomeFlow(this.platform, { id: platformGuildId, features: [] });
     if ('unreadable' in read) return undefined;
     return { welcomeScreen: read.welcome_screen, onboarding: read.onboarding };
+  }
+
+  /**
+   * The live incoming webhooks with their avatars' digests: the snapshot's where it holds the same
+   * avatar hash, else read from the CDN (an avatar a restore uploaded, or a raider's), which is
+   * outside the bot's rate limits. None when the bot may not read them (Manage Webhooks).
+   */
+  private async readWebhooks(
+    platformGuildId: string,
+    target: SnapshotPayload,
+  ): Promise<LiveWebhook[] | undefined> {
+    let webhooks;
+    try {
+      webhooks = await this.platform.listWebhooks(platformGuildId);
+    } catch (error) {
+      if (isChatPlatformError(error) && error.code === 'PermissionDenied') return undefined;
+      throw error;
+    }
+    const kept = new Map(
+      (target.webhooks ?? []).flatMap((webhook) =>
+        webhook.avatar && webhook.image ? [[webhook.avatar, webhook.image] as const] : [],
+      ),
+    );
+    const live: LiveWebhook[] = [];
+    for (const webhook of webhooks.filter((candidate) => candidate.type === INCOMING_WEBHOOK)) {
+      const { avatar } = webhook;
+      let image = avatar ? (kept.get(avatar) ?? null) : null;
+      if (avatar && image === null) {
+        image = await this.platform.readWebhookAvatar({ id: webhook.id, avatar }).then(
+          (read) => storedImage(read).digest,
+          (error: unknown) => {
+            if (isChatPlatformError(error)) return null;
+            throw error;
+          },
+        );
+      }
+      live.push({ ...webhook, image });
+    }
+    return live;
   }
 
   /** The guild and the bot's member; one in flight started after `sharedFrom` is joined. */

@@ -12,6 +12,7 @@ import { emptyMemberSection, type MemberRoleUpdate, planBans, planMemberRoles } 
 import { bySkippedOrder } from './diff/ordering';
 import { emptyOverrideSection, OverridePlan, type PendingCreates } from './diff/override-plan';
 import { diffRoles, emptyRoleSection } from './diff/role-diff';
+import { diffWebhooks } from './diff/webhook-diff';
 import { diffGuildSettings } from './diff/settings-diff';
 import { diffWelcomeFlow } from './diff/onboarding-diff';
 
@@ -91,6 +92,9 @@ export function planRestore(planned: DiffInput): {
         ),
       })
     : {};
+  const { skipped: webhooksSkipped = [], ...webhooks } = inScope('webhooks')
+    ? diffWebhooks(input, lookup, pending)
+    : {};
   const diff: RestoreDiff = {
     roles_to_create: roles.roles_to_create,
     roles_to_update: roles.roles_to_update,
@@ -110,6 +114,7 @@ export function planRestore(planned: DiffInput): {
     ...images,
     ...automod,
     ...onboarding,
+    ...webhooks,
     skipped: [
       ...roles.skipped,
       ...overrides.skipped,
@@ -120,6 +125,7 @@ export function planRestore(planned: DiffInput): {
       ...imagesSkipped,
       ...automodSkipped,
       ...onboardingSkipped,
+      ...webhooksSkipped,
     ].sort(bySkippedOrder),
     clamped: clampedInDiff(fit.clamped, {
       created: [

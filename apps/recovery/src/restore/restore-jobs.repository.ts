@@ -9,6 +9,20 @@ import type { RestoreFailure, RestoreResume } from './workflows/restore-contract
 
 export type RestoreJobStatus = 'pending' | 'running' | 'completed' | 'failed' | 'canceled';
 
+/**
+ * A webhook the restore made anew in place of the snapshot's `original_id`, with its new address:
+ * a credential (whoever holds it posts in the channel), kept here only, never logged nor sent in
+ * an event, shown on the job to the guild's owner.
+ */
+export interface NewWebhookAddress {
+  original_id: string;
+  webhook_id: string;
+  name: string;
+  channel_id: string;
+  channel_name: string;
+  address: string;
+}
+
 /** Workflow outcomes: how restore jobs end, whichever engine ran them. */
 const restoreJobsEnded = new Counter({
   name: 'restore_jobs_ended_total',
@@ -41,6 +55,8 @@ export interface RestoreJobRow {
   cancel_requested_at: Date | null;
   /** An in-process run's wait its process stopped in, for the next start to take up. */
   left_waiting: RestoreResume | null;
+  /** The webhooks the restore made anew, by the snapshot's webhook id (the last made for each). */
+  new_webhooks: Record<string, NewWebhookAddress>;
   created_at: Date;
   started_at: Date | null;
   completed_at: Date | null;
@@ -229,6 +245,18 @@ export class RestoreJobsRepository {
     await this.dataSource.query(
       `UPDATE recovery.restore_jobs SET warnings = warnings || $2::jsonb WHERE id = $1`,
       [jobId, JSON.stringify([warning])],
+    );
+  }
+
+  /**
+   * Keeps the address of a webhook the job made (or took over from an earlier attempt), under the
+   * snapshot's webhook id: a retried or resumed step that makes it again replaces the entry.
+   */
+  async recordNewWebhook(jobId: string, webhook: NewWebhookAddress): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE recovery.restore_jobs SET new_webhooks = new_webhooks || jsonb_build_object($2::text, $3::jsonb)
+        WHERE id = $1`,
+      [jobId, webhook.original_id, JSON.stringify(webhook)],
     );
   }
 

@@ -90,10 +90,11 @@ export class RestoreController {
   @Get(':jobId')
   @RequireManageGuildOf(RestoreService, { params: 'jobId' })
   get(
+    @CurrentIdentity() identity: InternalIdentity,
     @ScopeGuildId() guildId: string,
     @Param('jobId', new ParseUUIDPipe()) jobId: string,
   ): Promise<RestoreJobView> {
-    return this.restores.get(guildId, jobId);
+    return this.restores.get(identity, guildId, jobId);
   }
 
   @ApiOperation({ summary: 'Cancel a restore' })

@@ -59,10 +59,24 @@ export type RestorePreviewView = RestoreDiff & { diff_hash: string };
 export type RestoreJobView = Omit<
   WithIsoDates<RestoreJobRow>,
   // Internal: the platform wait an in-process run kept across a restart (its progress shows it).
-  'requested_by_platform_user_id' | 'left_waiting'
+  'requested_by_platform_user_id' | 'left_waiting' | 'new_webhooks'
 > & {
   progress?: ProgressView;
+  /**
+   * The webhooks the restore made anew (a webhook's token cannot be restored: each has a new
+   * address), by channel name and name. `address` is shown to the guild's owner only (whoever
+   * holds it can post in the channel); null for anyone else.
+   */
+  new_webhooks: NewWebhookView[];
 };
+
+export interface NewWebhookView {
+  webhook_id: string;
+  name: string;
+  channel_id: string;
+  channel_name: string;
+  address: string | null;
+}
 
 /**
  * A run's progress as the API answers it: each step with `label`, how the dashboard names it

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { isChatPlatformError } from '@lib/chat-platform';
+import { ChatPlatformClient, isChatPlatformError } from '@lib/chat-platform';
 import type { InternalIdentity } from '@lib/contracts';
 import { EntitlementsClient } from '@lib/entitlements';
 import { type GuildResourceLookup, requireUser } from '@lib/guild-access';
@@ -7,6 +7,7 @@ import type { DomainError } from '@lib/problem-details';
 import { v7 as uuidv7 } from 'uuid';
 import type { Guild } from '../guilds/guild.entity';
 import { GuildRegistry } from '../guilds/guild-registry.service';
+import { isGuildOwner } from '../guilds/guild-owner';
 import { ScopePermissions } from '../guilds/scope-permissions';
 import { guildStateUnavailable } from '../platform/platform-errors';
 import { type RestoreComparison, RestoreComparisons } from './restore-comparisons';
@@ -20,6 +21,7 @@ import { type RestoreJobRow, RestoreJobsRepository } from './restore-jobs.reposi
 import { RestoreRunner } from './restore-runner';
 import { stepLabel } from './steps/change-steps';
 import type {
+  NewWebhookView,
   PreviewRestoreDto,
   RestoreJobView,
   RestorePreviewView,
@@ -45,6 +47,7 @@ export class RestoreService implements GuildResourceLookup {
     private readonly entitlements: EntitlementsClient,
     private readonly runner: RestoreRunner,
     private readonly scopePermissions: ScopePermissions,
+    private readonly platform: ChatPlatformClient,
   ) {}
 
   /**
@@ -127,10 +130,13 @@ export class RestoreService implements GuildResourceLookup {
     return { job_id: jobId, ...this.view((await this.jobs.get(jobId))!) };
   }
 
-  /** docs/behaviour.md §4.3: the job, with live progress while it runs (omitted if the engine does not answer). */
-  async get(guildId: string, jobId: string): Promise<RestoreJobView> {
+  /**
+   * docs/behaviour.md §4.3: the job, with live progress while it runs (omitted if the engine does
+   * not answer). The addresses of the webhooks it made go to the guild's owner alone.
+   */
+  async get(identity: InternalIdentity, guildId: string, jobId: string): Promise<RestoreJobView> {
     const job = await this.jobOf(guildId, jobId);
-    const view = this.view(job);
+    const view = this.view(job, await this.showsAddresses(identity, job));
     if (job.status === 'running' && job.engine_workflow_id) {
       const progress = await this.runner.progress(job.engine_workflow_id);
       if (progress) {
@@ -213,7 +219,24 @@ export class RestoreService implements GuildResourceLookup {
     return job;
   }
 
-  private view(job: RestoreJobRow): RestoreJobView {
+  /** Whether the caller owns the job's guild (asked only when the job made webhooks). */
+  private async showsAddresses(identity: InternalIdentity, job: RestoreJobRow): Promise<boolean> {
+    if (Object.keys(job.new_webhooks ?? {}).length === 0 || identity.kind !== 'user') return false;
+    const guild = await this.guilds.get(job.guild_id);
+    return isGuildOwner(this.platform, guild, identity.platform_user_id);
+  }
+
+  /** `addresses`: the caller owns the guild, and sees the new webhooks' addresses. */
+  private view(job: RestoreJobRow, addresses = false): RestoreJobView {
+    const newWebhooks: NewWebhookView[] = Object.values(job.new_webhooks ?? {})
+      .map((webhook) => ({
+        webhook_id: webhook.webhook_id,
+        name: webhook.name,
+        channel_id: webhook.channel_id,
+        channel_name: webhook.channel_name,
+        address: addresses ? webhook.address : null,
+      }))
+      .sort((a, b) => a.channel_name.localeCompare(b.channel_name) || a.name.localeCompare(b.name));
     const iso = (date: Date | null) => (date ? new Date(date).toISOString() : null);
     return {
       id: job.id,
@@ -233,6 +256,7 @@ export class RestoreService implements GuildResourceLookup {
       created_at: iso(job.created_at)!,
       started_at: iso(job.started_at),
       completed_at: iso(job.completed_at),
+      new_webhooks: newWebhooks,
     };
   }
 }

@@ -8,6 +8,7 @@ import {
   type PlatformRole,
   type PlatformSticker,
   type PlatformWelcomeScreen,
+  type PlatformWebhook,
 } from '@lib/chat-platform';
 import type { GuildMembership } from './guild-membership';
 import { SnapshotErrors } from './snapshots.errors';
@@ -34,7 +35,7 @@ export const SNAPSHOT_MAX_BYTES = 5 * 1024 * 1024;
  * emojis and stickers, or some of the images (version 3: those left out are null in the payload).
  */
 export interface OmittedPart {
-  part: 'member_roles' | 'bans' | 'expressions' | 'images' | 'automod' | 'onboarding';
+  part: 'member_roles' | 'bans' | 'expressions' | 'images' | 'automod' | 'onboarding' | 'webhooks';
   reason: string;
 }
 
@@ -54,8 +55,20 @@ export interface SnapshotSticker extends PlatformSticker {
 }
 
 /**
+ * An incoming webhook (type 1) as a snapshot keeps it: what a bot can set again (name, channel,
+ * avatar: `avatar` the platform's hash, `image` the kept image's digest). Never its token: a
+ * restore cannot give a webhook its old address, and makes a new one. Channel-follower (type 2)
+ * and application (type 3) webhooks are not kept: a bot cannot make them (the first come back by
+ * following the channel again, the second with their application).
+ */
+export interface SnapshotWebhook extends Omit<PlatformWebhook, 'type'> {
+  image: ImageDigest | null;
+}
+
+/**
  * Version 3: the guild's emojis, stickers and the images of the guild itself (by slot), and its
- * AutoMod rules (absent where the bot may not read them: `omitted` says so). `role_icons`: the
+ * AutoMod rules and incoming webhooks (each absent where the bot may not read them: `omitted`
+ * says so). `role_icons`: the
  * image of each role's icon (`roles[].icon` is only the platform's hash of it), by role id; a role
  * with an icon whose image was not kept is not listed (`omitted` names the images). Absent from
  * payloads written before role icons were kept: their roles' icons are not compared.
@@ -72,6 +85,7 @@ export interface SnapshotExpressions {
    */
   welcome_screen?: PlatformWelcomeScreen | null;
   onboarding?: PlatformOnboarding;
+  webhooks?: SnapshotWebhook[];
 }
 
 /** A ban as a snapshot keeps it. */
@@ -178,7 +192,9 @@ export function readSnapshotPayload(raw: unknown): SnapshotPayload {
     (payload.welcome_screen === undefined ||
       payload.welcome_screen === null ||
       isWelcomeScreen(payload.welcome_screen)) &&
-    (payload.onboarding === undefined || isOnboarding(payload.onboarding));
+    (payload.onboarding === undefined || isOnboarding(payload.onboarding)) &&
+    (payload.webhooks === undefined ||
+      (Array.isArray(payload.webhooks) && payload.webhooks.every(isSnapshotWebhook)));
   if (!complete) throw SnapshotErrors.unsupported(version, SUPPORTED_SNAPSHOT_VERSIONS);
   const read = payload as SnapshotPayload;
   return { ...read, roles: read.roles.map(withColors) };
@@ -317,6 +333,17 @@ function isOnboarding(onboarding: unknown): onboarding is PlatformOnboarding {
   );
 }
 
+function isSnapshotWebhook(webhook: unknown): webhook is SnapshotWebhook {
+  const candidate = webhook as Partial<SnapshotWebhook> | null;
+  return (
+    typeof candidate?.id === 'string' &&
+    typeof candidate.channel_id === 'string' &&
+    typeof candidate.name === 'string' &&
+    (candidate.avatar === null || typeof candidate.avatar === 'string') &&
+    isDigestOrNull(candidate.image)
+  );
+}
+
 function isGuildImages(images: unknown): boolean {
   return (
     typeof images === 'object' &&
@@ -350,6 +377,7 @@ export function snapshotImageDigests(payload: Partial<SnapshotExpressions>): Ima
     ...Object.values(payload.role_icons ?? {}),
     ...(payload.emojis ?? []).map((emoji) => emoji.image),
     ...(payload.stickers ?? []).map((sticker) => sticker.image),
+    ...(payload.webhooks ?? []).map((webhook) => webhook.image),
   ];
   return [...new Set(digests.filter((digest): digest is string => typeof digest === 'string'))];
 }

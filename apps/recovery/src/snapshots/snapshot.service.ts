@@ -314,7 +314,10 @@ function composedExpressions(parts: SnapshotExpressions | undefined): ReadExpres
 }
 
 function omittedImages(read: ReadExpressions): OmittedPart[] {
-  return read.imagesOmitted ? [{ part: 'images', reason: read.imagesOmitted }] : [];
+  return [
+    ...(read.imagesOmitted ? [{ part: 'images' as const, reason: read.imagesOmitted }] : []),
+    ...(read.webhooksOmitted ? [{ part: 'webhooks' as const, reason: read.webhooksOmitted }] : []),
+  ];
 }
 
 function isLimited(trigger: SnapshotTrigger): trigger is LimitedTrigger {

@@ -204,6 +204,62 @@ describe(composePreRaidExpressions.name, () => {
       ]);
     });
   });
+
+  it('puts back the webhooks the raider deleted, renamed, moved or re-imaged, drops theirs, keeps the rest', () => {
+    const hook = (id: string, name: string, channel_id: string, avatar: string | null = null) => ({
+      id,
+      type: 1,
+      channel_id,
+      name,
+      avatar,
+    });
+    const composed = composePreRaidExpressions({
+      guild: guildSettings('1'),
+      emojis: [],
+      stickers: [],
+      automodRules: [],
+      // Now: 10 gone, 20 renamed, moved and its avatar replaced, 30 the raider's, 40 someone else's.
+      webhooks: [
+        hook('20', 'pwned', '71', 'raider-hash'),
+        hook('30', 'raider', '70'),
+        hook('40', 'later', '70'),
+      ],
+      snapshot: {
+        ...before,
+        webhooks: [
+          { id: '10', channel_id: '70', name: 'Feed', avatar: null, image: null },
+          { id: '20', channel_id: '70', name: 'Builds', avatar: 'old-hash', image: digest('e') },
+        ],
+      },
+      actorEntries: [
+        entry(AuditLogEvent.WebhookDelete, '10'),
+        entry(AuditLogEvent.WebhookUpdate, '20', [
+          { key: 'name', old_value: 'Builds', new_value: 'pwned' },
+          { key: 'channel_id', old_value: '70', new_value: '71' },
+          { key: 'avatar_hash', old_value: 'old-hash', new_value: 'raider-hash' },
+        ]),
+        entry(AuditLogEvent.WebhookCreate, '30'),
+      ],
+    });
+    expect(composed.parts.webhooks).toEqual([
+      { id: '20', channel_id: '70', name: 'Builds', avatar: 'old-hash', image: digest('e') },
+      { id: '40', channel_id: '70', name: 'later', avatar: null, image: null },
+      { id: '10', channel_id: '70', name: 'Feed', avatar: null, image: null },
+    ]);
+    expect(composed.unknown).toEqual([]);
+  });
+
+  it('leaves the webhooks out when the bot could not read them', () => {
+    const composed = composePreRaidExpressions({
+      guild: guildSettings('1'),
+      emojis: [],
+      stickers: [],
+      automodRules: [],
+      snapshot: before,
+      actorEntries: [entry(AuditLogEvent.WebhookDelete, '10')],
+    });
+    expect(composed.parts).not.toHaveProperty('webhooks');
+  });
 });
 
 describe(preRaidRoleIcons.name, () => {

@@ -7,6 +7,7 @@ import {
   type PlatformRole,
   type PlatformSticker,
   WELCOME_SCREEN_ENABLED_FEATURE,
+  type PlatformWebhook,
 } from '@lib/chat-platform';
 import { AuditLogEvent } from 'discord-api-types/v10';
 import type {
@@ -14,6 +15,7 @@ import type {
   SnapshotExpressions,
   SnapshotPayload,
   SnapshotSticker,
+  SnapshotWebhook,
 } from '../../snapshots/snapshot-payload';
 import type { JournalAuditEntry } from '../../sync/change-journal-entry';
 import type { UnknownObject } from './pre-raid-state';
@@ -36,6 +38,8 @@ export interface PreRaidExpressionsInput {
   automodRules: readonly PlatformAutoModRule[];
   /** The welcome screen and onboarding now; undefined where the bot may not read them. */
   welcomeFlow?: WelcomeFlow;
+  /** The guild's incoming webhooks now; undefined when the bot may not read them (left out). */
+  webhooks?: readonly PlatformWebhook[];
   /** The newest snapshot from before the raid: where deleted items' images come from. */
   snapshot: SnapshotPayload | null;
   actorEntries: readonly JournalAuditEntry[];
@@ -77,9 +81,26 @@ export function composePreRaidExpressions(input: PreRaidExpressionsInput): PreRa
   );
   const keptRules = new Map((snapshot?.automod_rules ?? []).map((rule) => [rule.id, rule]));
   const rules = new Map(input.automodRules.map((rule) => [rule.id, structuredClone(rule)]));
+  const keptWebhooks = new Map((snapshot?.webhooks ?? []).map((webhook) => [webhook.id, webhook]));
+  /** A webhook's avatar: the kept image where the snapshot holds that hash for it. */
+  const imageOf = (id: string, avatar: string | null) => {
+    const kept = keptWebhooks.get(id);
+    return avatar !== null && kept?.avatar === avatar ? kept.image : null;
+  };
+  const webhooks = new Map<string, SnapshotWebhook>(
+    (input.webhooks ?? []).map(({ id, channel_id, name, avatar }) => [
+      id,
+      { id, channel_id, name, avatar, image: imageOf(id, avatar) },
+    ]),
+  );
   const unknown: PreRaidExpressions['unknown'] = [];
   const imageHashes: PreRaidExpressions['imageHashes'] = {};
-  const created = { emoji: new Set<string>(), sticker: new Set<string>(), rule: new Set<string>() };
+  const created = {
+    emoji: new Set<string>(),
+    sticker: new Set<string>(),
+    rule: new Set<string>(),
+    webhook: new Set<string>(),
+  };
   /** `id:key` of the fields already set back: the first (oldest) change holds the value before the raid. */
   const reverted = new Set<string>();
 
@@ -112,6 +133,25 @@ export function composePreRaidExpressions(input: PreRaidExpressionsInput): PreRa
     },
     [AuditLogEvent.AutoModerationRuleUpdate]: (entry, id) =>
       revertFields(rules.get(id), entry, [...RESTORED_AUTOMOD_FIELDS], reverted),
+    [AuditLogEvent.WebhookCreate]: (_entry, id) => {
+      created.webhook.add(id);
+      webhooks.delete(id);
+    },
+    [AuditLogEvent.WebhookDelete]: (_entry, id) => {
+      if (!created.webhook.has(id)) restoreDeleted(id, keptWebhooks, webhooks, 'webhook', unknown);
+    },
+    [AuditLogEvent.WebhookUpdate]: (entry, id) => {
+      const webhook = webhooks.get(id);
+      revertFields(webhook, entry, ['name', 'channel_id'], reverted);
+      // The audit log names the avatar `avatar_hash`; an absent old value is no avatar.
+      const change = entry.changes.find((candidate) => candidate.key === 'avatar_hash');
+      if (!webhook || !change || reverted.has(`${id}:avatar_hash`)) return;
+      reverted.add(`${id}:avatar_hash`);
+      const avatar = (change.old_value as string | undefined) ?? null;
+      const image = imageOf(id, avatar);
+      if (avatar !== null && image === null) unknown.push({ object_type: 'webhook', object_id: id });
+      else Object.assign(webhook, { avatar, image });
+    },
     [AuditLogEvent.GuildUpdate]: (entry) => {
       for (const slot of GUILD_IMAGE_SLOTS) {
         const change = entry.changes.find((candidate) => candidate.key === IMAGE_HASH_KEYS[slot]);
@@ -144,6 +184,7 @@ export function composePreRaidExpressions(input: PreRaidExpressionsInput): PreRa
       guild_images: guildImages,
       automod_rules: [...rules.values()],
       ...preRaidWelcomeFlow(input, unknown),
+      ...(input.webhooks && { webhooks: [...webhooks.values()] }),
     },
     imageHashes,
     unknown,
@@ -218,7 +259,7 @@ function restoreDeleted<T extends { id: string }>(
   id: string,
   kept: ReadonlyMap<string, T>,
   into: Map<string, T>,
-  objectType: 'emoji' | 'sticker' | 'automod_rule',
+  objectType: 'emoji' | 'sticker' | 'automod_rule' | 'webhook',
   unknown: PreRaidExpressions['unknown'],
 ): void {
   const before = kept.get(id);

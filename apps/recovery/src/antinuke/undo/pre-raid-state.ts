@@ -52,7 +52,8 @@ export interface UnknownObject {
     | 'guild_image'
     | 'automod_rule'
     | 'welcome_screen'
-    | 'onboarding';
+    | 'onboarding'
+    | 'webhook';
   object_id: string;
 }
 

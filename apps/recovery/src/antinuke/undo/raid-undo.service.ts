@@ -1,6 +1,11 @@
 import { isDeepStrictEqual } from 'node:util';
 import { Injectable, Logger } from '@nestjs/common';
-import { ChatPlatformClient, WELCOME_SCREEN_ENABLED_FEATURE } from '@lib/chat-platform';
+import {
+  ChatPlatformClient,
+  INCOMING_WEBHOOK,
+  isChatPlatformError,
+  WELCOME_SCREEN_ENABLED_FEATURE,
+} from '@lib/chat-platform';
 import { GuildRegistry } from '../../guilds/guild-registry.service';
 import { toUserFacingError } from '../../platform/platform-errors';
 import { readGuildMembership } from '../../snapshots/guild-membership';
@@ -88,6 +93,7 @@ export class RaidUndoService {
       stickers,
       automodRules,
       welcomeFlow,
+      webhooks,
       actorEntries,
       journal,
       targets,
@@ -100,6 +106,14 @@ export class RaidUndoService {
       this.platform.listAutoModRules(guild.platformGuildId),
       // Enabled or not is the guild's feature, set from its read (withEnabled).
       readWelcomeFlow(this.platform, { id: guild.platformGuildId, features: [] }),
+      // Without Manage Webhooks the undo leaves the webhooks out (and so as they are).
+      this.platform.listWebhooks(guild.platformGuildId).then(
+        (all) => all.filter((webhook) => webhook.type === INCOMING_WEBHOOK),
+        (error: unknown) => {
+          if (isChatPlatformError(error) && error.code === 'PermissionDenied') return undefined;
+          throw error;
+        },
+      ),
       this.journal.entriesBy(guildId, actor, since),
       this.journal.changesSince(guildId, new Date(since.getTime() - BEFORE_IMAGE_SLACK_MS)),
       this.repository.targets(incidentId),
@@ -114,6 +128,7 @@ export class RaidUndoService {
       stickers,
       automodRules,
       welcomeFlow: 'unreadable' in welcomeFlow ? undefined : withEnabled(welcomeFlow, now.guild.features),
+      webhooks,
       snapshot,
       actorEntries,
     });

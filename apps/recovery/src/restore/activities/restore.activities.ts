@@ -74,6 +74,7 @@ export function createRestoreActivities(deps: RestoreActivityDeps): RestoreActiv
           original_id: originalId,
           replacement_id: replacementId,
         }),
+      recordNewWebhook: (webhook) => jobs.recordNewWebhook(row.id, webhook),
       learnRecordedIds: async () =>
         comparison.ids.learnRecorded(await comparisons.recordedReplacements(row.guild_id)),
       readImages: async (digests) => {

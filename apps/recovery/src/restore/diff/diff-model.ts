@@ -7,6 +7,7 @@ import type {
   PlatformOnboarding,
   PlatformWelcomeScreen,
   PlatformSticker,
+  PlatformWebhook,
   GuildState,
   PlatformBan,
   ChannelTypeFields,
@@ -20,7 +21,7 @@ import type { SnapshotPayload } from '../../snapshots/snapshot-payload';
 import type { RestoreScope } from '@lib/contracts';
 
 /** `image`: a guild image's or a role icon's hash, which a new upload replaces. */
-export type IdKind = 'role' | 'channel' | 'emoji' | 'sticker' | 'image' | 'automod_rule';
+export type IdKind = 'role' | 'channel' | 'emoji' | 'sticker' | 'image' | 'automod_rule' | 'webhook';
 
 /**
  * Where a snapshot's platform id lives now. A role or channel the restore creates anew gets a new
@@ -166,6 +167,17 @@ export interface OnboardingPromptItem {
   options: number;
 }
 
+/**
+ * A webhook as the diff shows it: its channel (for one to make, the live channel it goes to) and
+ * its avatar's kept image (digest; null without one). Never its token or address.
+ */
+export interface WebhookItem {
+  id: string;
+  name: string;
+  channel_id: string;
+  image: string | null;
+}
+
 /** One of the guild's images put back (`target` a snapshot's hash) or removed (`target` null). */
 export interface GuildImageItem {
   slot: GuildImageSlot;
@@ -234,6 +246,13 @@ export interface RestoreDiff {
   onboarding_prompts_to_create?: OnboardingPromptItem[];
   onboarding_prompts_to_update?: UpdateItem<OnboardingPromptItem>[];
   onboarding_prompts_to_delete?: OnboardingPromptItem[];
+  /**
+   * With `webhooks`: incoming webhooks made anew (each gets a new address), set back
+   * (`changed_fields`: name, channel_id, avatar) and deleted.
+   */
+  webhooks_to_create?: WebhookItem[];
+  webhooks_to_update?: UpdateItem<WebhookItem>[];
+  webhooks_to_delete?: WebhookItem[];
   skipped: SkippedItem[];
   /** Values restored as the live guild's limits allow, not as the snapshot has them. */
   clamped: ClampedItem[];
@@ -261,10 +280,20 @@ export interface LiveExpressions {
   welcomeFlow?: { welcomeScreen: PlatformWelcomeScreen | null; onboarding: PlatformOnboarding };
 }
 
+/**
+ * A live incoming webhook with its avatar's digest: taken from the snapshot where it holds that
+ * avatar hash, else read from the CDN (null without an avatar, or when the CDN would not give it).
+ */
+export interface LiveWebhook extends PlatformWebhook {
+  image: string | null;
+}
+
 export interface DiffInput {
   target: SnapshotPayload;
   live: GuildState;
   expressions?: LiveExpressions;
+  /** The guild's incoming webhooks now; read only for the `webhooks` scope (absent: not readable). */
+  webhooks?: LiveWebhook[];
   /** The guild's members now; read only for the `member_roles` scope. */
   members?: PlatformMember[] | Unreadable;
   /** The guild's bans now; read only for the `bans` scope. */
@@ -307,6 +336,9 @@ export const SKIP_REASON = {
   referenceGone: 'not in the guild and not restored: left out, as the platform refuses unknown ids',
   onboardingBelowRequirements:
     'enabling the onboarding needs 7 default channels, and fewer are in the guild or restored: it is put back disabled',
+  webhooksNotInSnapshot: 'the snapshot was taken before webhooks were kept, or the bot could not read them',
+  webhookChannelNotRestored: 'its channel is not in the guild and not restored',
+  missingManageWebhooks: 'the bot lacks the Manage Webhooks permission',
 } as const;
 
 /** A role or channel the restore recreated under a new platform id. */

@@ -1,5 +1,5 @@
 import { GUILD_IMAGE_SLOTS, type GuildState } from '@lib/chat-platform';
-import type { IdKind, IdReplacement, IdResolution, LiveExpressions } from './diff-model';
+import type { IdKind, IdReplacement, IdResolution, LiveExpressions, LiveWebhook } from './diff-model';
 
 /** Resolves snapshot ids against one live guild and the guild's recorded replacements. */
 export class SnapshotIdResolution implements IdResolution {
@@ -11,10 +11,16 @@ export class SnapshotIdResolution implements IdResolution {
     sticker: new Map(),
     image: new Map(),
     automod_rule: new Map(),
+    webhook: new Map(),
   };
 
-  /** `expressions`: the live emojis and stickers, when they were read (their scopes). */
-  constructor(live: GuildState, replacements: Iterable<IdReplacement>, expressions?: LiveExpressions) {
+  /** `expressions`: the live emojis and stickers, when they were read (their scopes); `webhooks` too. */
+  constructor(
+    live: GuildState,
+    replacements: Iterable<IdReplacement>,
+    expressions?: LiveExpressions,
+    webhooks?: readonly LiveWebhook[],
+  ) {
     // The guild's images and its roles' icons: a restore's upload of either is named by a new hash.
     const imageHashes = [
       ...GUILD_IMAGE_SLOTS.map((slot) => live.guild[slot]),
@@ -27,6 +33,7 @@ export class SnapshotIdResolution implements IdResolution {
       sticker: new Set(expressions?.stickers.map((sticker) => sticker.id)),
       image: new Set(imageHashes),
       automod_rule: new Set(expressions?.automodRules?.map((rule) => rule.id)),
+      webhook: new Set(webhooks?.map((webhook) => webhook.id)),
     };
     for (const { kind, original_id, replacement_id } of replacements) {
       this.replacements[kind].set(original_id, replacement_id);

@@ -194,6 +194,21 @@ export const CHANGE_STEP_TABLE = {
     countedOnlyWhenRun: true,
     label: 'Put back the welcome screen and onboarding',
   },
+  RestoreWebhooks: {
+    scope: 'webhooks',
+    activity: 'restoreWebhooks',
+    // After the channels the webhooks post in.
+    phase: 3,
+    changes: (diff) =>
+      sizeOf(diff.webhooks_to_create) + sizeOf(diff.webhooks_to_update) + sizeOf(diff.webhooks_to_delete),
+    counts: {
+      created: 'webhooks_created',
+      updated: 'webhooks_updated',
+      deleted: 'webhooks_deleted',
+    },
+    countedOnlyWhenRun: true,
+    label: 'Put back webhooks (with new addresses)',
+  },
 } as const satisfies Record<string, ChangeStepDescription>;
 
 /** A diff section that is present only when its scope was asked for. */

@@ -12,6 +12,7 @@ import { platformWaitOf } from './platform-wait';
 import { deleteRemovedChannels, deleteRemovedOverrides, deleteRemovedRoles, liftBans } from './removal-steps';
 import { createOrUpdateRoles } from './role-steps';
 import { updateGuildSettings } from './settings-step';
+import { restoreWebhooks } from './webhook-step';
 import { NOTHING, type StepContext, type StepHandler } from './step-context';
 
 export { RESTORE_BATCH_SIZE } from './concurrency';
@@ -34,6 +35,7 @@ export const STEP_HANDLERS: Record<ChangeStep, StepHandler> = {
   RestoreGuildImages: restoreGuildImages,
   RestoreAutoModRules: restoreAutoModRules,
   RestoreOnboarding: restoreOnboarding,
+  RestoreWebhooks: restoreWebhooks,
 };
 
 /**

@@ -2,6 +2,7 @@ import type { ChatPlatformClient } from '@lib/chat-platform';
 import type { RestoreComparison } from '../restore-comparisons';
 import type { StoredImage } from '../../snapshots/images/image-store';
 import type { IdKind, RestoreDiff } from '../restore-diff';
+import type { NewWebhookAddress } from '../restore-jobs.repository';
 import type { ChangeStep, StepOutcome } from '../workflows/restore-contract';
 
 /** What one call of a change step works from. */
@@ -23,6 +24,11 @@ export interface StepContext {
    * if one is missing, which the snapshot's references to them rule out.
    */
   readImages(digests: readonly string[]): Promise<Map<string, StoredImage>>;
+  /**
+   * Keeps a webhook's new address on the job (a credential: the job's row is the one place it is
+   * kept; never in the step's outcome, which the workflow engine's history holds).
+   */
+  recordNewWebhook(webhook: NewWebhookAddress): Promise<void>;
   /** Adds to `comparison.ids` the replacements recorded since it was read (by the steps beside). */
   learnRecordedIds(): Promise<void>;
 }

@@ -8,18 +8,25 @@ import {
   type PlatformImage,
   type PlatformRole,
   type PlatformSticker,
+  INCOMING_WEBHOOK,
+  type PlatformWebhook,
 } from '@lib/chat-platform';
 import type {
   SnapshotEmoji,
   SnapshotExpressions,
   SnapshotPayload,
   SnapshotSticker,
+  SnapshotWebhook,
 } from '../snapshot-payload';
 import { type StoredImage, storedImage } from './image-store';
 
 /** Where each image of a guild came from, so the next snapshot need not read it again. */
 type ImageKey =
-  `emoji:${string}` | `sticker:${string}` | `${GuildImageSlot}:${string}` | `role_icon:${string}:${string}`;
+  | `emoji:${string}`
+  | `sticker:${string}`
+  | `${GuildImageSlot}:${string}`
+  | `role_icon:${string}:${string}`
+  | `webhook:${string}:${string}`;
 
 /**
  * What a snapshot keeps of the guild's expressions and images: the parts of the payload (images
@@ -33,17 +40,22 @@ export interface ReadExpressions {
   kept: string[];
   /** Why some images are left out (unreadable, over the quota), if any were. */
   imagesOmitted?: string;
+  /** Why the webhooks are left out (the bot may not read them), if they are. */
+  webhooksOmitted?: string;
 }
 
 export const IMAGES_UNREADABLE = 'some images could not be read from the platform’s CDN';
+export const WEBHOOKS_UNREADABLE =
+  'the bot may not read the webhooks (it needs the Manage Webhooks permission)';
 export const EXPRESSIONS_UNREADABLE =
   'the bot may not read the emojis and stickers (it needs the Create or Manage Expressions permission)';
 
 /**
  * Reads the guild's custom emojis and stickers (without the managed ones an integration owns:
- * those come back with the integration) and the images of them, of the guild and of its roles'
- * icons (`roles`: the guild's roles as read; an integration's role is left out, as a restore
- * leaves it), each image once.
+ * those come back with the integration), its incoming webhooks (SnapshotWebhook: the other types
+ * a bot cannot make), and the images of them, of the guild and of its roles' icons (`roles`: the
+ * guild's roles as read; an integration's role is left out, as a restore leaves it), each image
+ * once.
  */
 export async function readGuildExpressions(
   platform: ChatPlatformClient,
@@ -109,17 +121,44 @@ export async function readGuildExpressions(
     const digest = await digestOf(`role_icon:${role.id}:${hash}`, () => platform.readRoleIcon(role.id, hash));
     if (digest) roleIcons[role.id] = digest;
   }
+  const webhooks = await readWebhooks(platform, guild.id);
+  let snapshotWebhooks: SnapshotWebhook[] | undefined;
+  if (webhooks) {
+    snapshotWebhooks = [];
+    for (const { id, channel_id, name, avatar } of webhooks) {
+      const image = avatar
+        ? await digestOf(`webhook:${id}:${avatar}`, () => platform.readWebhookAvatar({ id, avatar }))
+        : null;
+      snapshotWebhooks.push({ id, channel_id, name, avatar, image });
+    }
+  }
   return {
     parts: {
       emojis: snapshotEmojis,
       stickers: snapshotStickers,
       guild_images: guildImages,
       role_icons: roleIcons,
+      ...(snapshotWebhooks && { webhooks: snapshotWebhooks }),
     },
     fetched,
     kept: [...kept],
     ...(failures.length > 0 && { imagesOmitted: IMAGES_UNREADABLE }),
+    ...(!webhooks && { webhooksOmitted: WEBHOOKS_UNREADABLE }),
   };
+}
+
+/** The guild's incoming webhooks; undefined when the bot may not read them (Manage Webhooks). */
+async function readWebhooks(
+  platform: ChatPlatformClient,
+  guildId: string,
+): Promise<PlatformWebhook[] | undefined> {
+  try {
+    const webhooks = await platform.listWebhooks(guildId);
+    return webhooks.filter((webhook) => webhook.type === INCOMING_WEBHOOK);
+  } catch (error) {
+    if (isChatPlatformError(error) && error.code === 'PermissionDenied') return undefined;
+    throw error;
+  }
 }
 
 /** The digests the guild's last snapshot names, by where each image came from. */
@@ -138,5 +177,7 @@ function knownDigests(previous: SnapshotPayload | null): Map<ImageKey, string> {
     const digest = previous.role_icons?.[role.id];
     if (role.icon && digest) known.set(`role_icon:${role.id}:${role.icon}`, digest);
   }
+  for (const webhook of previous.webhooks ?? [])
+    if (webhook.avatar && webhook.image) known.set(`webhook:${webhook.id}:${webhook.avatar}`, webhook.image);
   return known;
 }

@@ -8,10 +8,10 @@ export const OVER_IMAGE_QUOTA = (limit: number) =>
  * The read expressions with as many new images as the guild's quota has room for: `used` bytes
  * held already, `limit` the plan's. Images are taken in the order a restore needs them least
  * last: the guild's own images, then its roles' icons (in the roles' order), then emojis, then
- * stickers, each in id order; those that do not fit are named null in the payload (a guild image
+ * stickers, then webhooks' avatars, each in id order; those that do not fit are named null in the payload (a guild image
  * or role icon is left out of its map; a restore reports them, and makes nothing without an
- * image), and not stored. Images the guild holds already cost nothing. The rest of the parts (the
- * AutoMod rules) are kept as they are.
+ * image), and not stored. Images the guild holds already cost nothing. The rest of the parts (AutoMod
+ * rules, welcome screen, onboarding) are kept as they are.
  */
 export function fitImageQuota(read: ReadExpressions, used: number, limit: number): ReadExpressions {
   const sizes = new Map(read.fetched.map((image) => [image.digest, image.bytes.length]));
@@ -20,6 +20,7 @@ export function fitImageQuota(read: ReadExpressions, used: number, limit: number
     ...Object.values(read.parts.role_icons ?? {}),
     ...read.parts.emojis.map((emoji) => emoji.image),
     ...read.parts.stickers.map((sticker) => sticker.image),
+    ...(read.parts.webhooks ?? []).map((webhook) => webhook.image),
   ];
   const admitted = new Set<string>();
   let total = used;
@@ -43,9 +44,13 @@ export function fitImageQuota(read: ReadExpressions, used: number, limit: number
       stickers: read.parts.stickers.map((sticker) => ({ ...sticker, image: keep(sticker.image) })),
       guild_images: admittedOnly(read.parts.guild_images),
       ...(read.parts.role_icons && { role_icons: admittedOnly(read.parts.role_icons) }),
+      ...(read.parts.webhooks && {
+        webhooks: read.parts.webhooks.map((webhook) => ({ ...webhook, image: keep(webhook.image) })),
+      }),
     },
     fetched: read.fetched.filter((image) => admitted.has(image.digest)),
     kept: read.kept,
     imagesOmitted: OVER_IMAGE_QUOTA(limit),
+    ...(read.webhooksOmitted && { webhooksOmitted: read.webhooksOmitted }),
   };
 }
