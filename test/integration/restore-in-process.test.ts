@@ -522,7 +522,7 @@ describe('restore in process', () => {
     await expectMembersUndone(harness, stack.platform, scenario, job as never);
   }, 90_000);
 
-  it('puts back emojis, stickers, the icon and the banner from the snapshot’s kept images', async () => {
+  it('undoes a raid on everything a guild is, by one restore: emojis, images, a forum, AutoMod, webhooks, onboarding', async () => {
     const { seeded, guildId, snapshotId } = await expressionScenario(harness, raider);
     const preview = await harness.preview(snapshotId, EXPRESSION_SCOPES);
     expect(preview.status).toBe(200);
@@ -541,6 +541,19 @@ describe('restore in process', () => {
       webhooks_to_create: [expect.objectContaining({ name: 'Feed', image: expect.any(String) })],
       webhooks_to_update: [],
       webhooks_to_delete: [expect.objectContaining({ name: 'raider hook' })],
+      channels_to_create: [
+        expect.objectContaining({
+          name: 'suggestions',
+          type: 15,
+          available_tags: [
+            expect.objectContaining({ name: 'bug', emoji_name: '🐛' }),
+            expect.objectContaining({ name: 'idea' }),
+            expect.objectContaining({ name: 'done', moderated: true }),
+          ],
+        }),
+      ],
+      welcome_screen_changes: ['enabled', 'description', 'welcome_channels'],
+      onboarding_prompts_to_delete: [expect.objectContaining({ title: 'Join the raid?' })],
     });
 
     const started = await harness.start(snapshotId, EXPRESSION_SCOPES);
@@ -559,6 +572,9 @@ describe('restore in process', () => {
       webhooks_created: 1,
       webhooks_updated: 0,
       webhooks_deleted: 1,
+      channels_created: 1,
+      onboarding_prompts_created: 2,
+      onboarding_prompts_deleted: 1,
     });
     // The webhook made anew has a new address: the job lists it for the guild's owner alone.
     const feed = (await harness.reader.listWebhooks(seeded.guildId)).find(
@@ -584,6 +600,8 @@ describe('restore in process', () => {
     );
     expect(snapshot.emojis).toHaveLength(3);
     expect(snapshot.webhooks).toHaveLength(2);
+    expect(snapshot.forum?.tags).toHaveLength(3);
+    expect(snapshot.onboarding?.enabled).toBe(true);
     expect(live).toEqual(snapshot);
 
     // A second preview finds nothing left to do.

@@ -705,8 +705,8 @@ describe('restore', () => {
     }, 150_000);
   });
 
-  describe('emojis, stickers and the guild’s images', () => {
-    it('puts them back from the kept images, a worker killed mid-step included, none made twice', async () => {
+  describe('everything a guild is: emojis, stickers, images, a forum, AutoMod, webhooks, onboarding', () => {
+    it('undoes a raid on all of it by one restore, a worker killed mid-step included, none made twice', async () => {
       const { seeded, guildId, snapshotId } = await expressionScenario(harness, reader);
       const started = await start(snapshotId, EXPRESSION_SCOPES);
       expect(started.status).toBe(202);

@@ -1,4 +1,4 @@
-import type { ChatPlatformClient } from '@lib/chat-platform';
+import type { ChatPlatformClient, PlatformChannel } from '@lib/chat-platform';
 import type { GuildSpec } from '@lib/sandbox';
 import { createHash, randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
@@ -10,12 +10,23 @@ import {
 } from '../../apps/recovery/src/snapshots/snapshot-payload';
 import type { RestoreHarness } from './restore-harness';
 import { idMap } from './restore-scenario';
+import { comparableWelcomeFlow, defaceWelcomeFlow, withWelcomeFlow } from './welcome-flow-raid';
+import { readWelcomeFlow } from '../../apps/recovery/src/snapshots/welcome-flow.reader';
 
 /**
  * The roles (emojis and AutoMod rules name them), the emojis, stickers, images, AutoMod rules and
  * webhooks.
  */
-export const EXPRESSION_SCOPES = ['roles', 'emojis', 'stickers', 'guild_images', 'automod', 'webhooks'];
+export const EXPRESSION_SCOPES = [
+  'roles',
+  'channels',
+  'emojis',
+  'stickers',
+  'guild_images',
+  'automod',
+  'webhooks',
+  'onboarding',
+];
 
 /** 1x1 PNGs of different colours: the guild's icon and banner, and what a raider uploads. */
 const png = (base64: string) => Buffer.from(base64, 'base64');
@@ -180,19 +191,64 @@ export async function expressionsRestored(
   if (!('parts' in now)) throw new Error(now.unreadable);
   now.parts.automod_rules = await harness.reader.listAutoModRules(platformGuildId);
   const toLive = await idMap(dataSource, guildId);
+  const liveState = await harness.reader.getGuildState(platformGuildId);
+  const flow = await readWelcomeFlow(harness.reader, guild);
+  if ('unreadable' in flow) throw new Error(flow.unreadable);
+  const forum = (channels: PlatformChannel[]) =>
+    comparableForum(channels.find((c) => c.name === 'suggestions'));
   return {
-    live: comparable(now.parts),
-    snapshot: comparable(
-      snapshot,
-      (id) => toLive('role', id),
-      (id) => toLive('channel', id),
-    ),
+    live: { ...comparable(now.parts), forum: forum(liveState.channels), ...comparableWelcomeFlow(flow) },
+    snapshot: {
+      ...comparable(
+        snapshot,
+        (id) => toLive('role', id),
+        (id) => toLive('channel', id),
+      ),
+      forum: forum(snapshot.channels),
+      ...comparableWelcomeFlow(snapshot, toLive),
+    },
   };
 }
 
-/** Seeds, registers and snapshots the guild (ENTERPRISE: its plan keeps images), then raids it. */
+/**
+ * Everything a guild is beside its roles and channels: withExpressions, a Community's welcome
+ * screen and onboarding (naming the `wave` emoji), and a forum with tags, a default reaction, sort
+ * order and layout.
+ */
+export function withEverything(spec: GuildSpec): void {
+  withExpressions(spec);
+  withWelcomeFlow(spec);
+  spec.channels = [
+    ...(spec.channels ?? []),
+    {
+      name: 'suggestions',
+      type: 'forum',
+      tags: [{ name: 'bug', emoji_name: '🐛' }, { name: 'idea' }, { name: 'done', moderated: true }],
+      default_reaction_emoji: '👍',
+      default_sort_order: 1,
+      default_forum_layout: 2,
+    },
+  ];
+}
+
+/**
+ * Seeds, registers and snapshots the guild with everything (ENTERPRISE: its plan keeps images),
+ * then raids all of it: expressionRaid, the forum deleted, the welcome screen and onboarding
+ * defaced.
+ */
 export async function expressionScenario(harness: RestoreHarness, raider: ChatPlatformClient) {
-  const scenario = await harness.protectedGuild({ plan: 'ENTERPRISE', adjustSpec: withExpressions });
-  await expressionRaid(raider, scenario.seeded.guildId);
+  const scenario = await harness.protectedGuild({ plan: 'ENTERPRISE', adjustSpec: withEverything });
+  const guildId = scenario.seeded.guildId;
+  await expressionRaid(raider, guildId);
+  await raider.deleteChannel(scenario.seeded.channels.suggestions);
+  await defaceWelcomeFlow(raider, guildId);
   return scenario;
+}
+
+/** A forum's own fields as comparable values: its tags without their ids. */
+function comparableForum(channel: PlatformChannel | undefined) {
+  if (!channel) return undefined;
+  const { available_tags, default_reaction_emoji, default_sort_order, default_forum_layout, flags } = channel;
+  const tags = available_tags?.map(({ id: _id, ...tag }) => tag);
+  return { tags, default_reaction_emoji, default_sort_order, default_forum_layout, flags };
 }

@@ -21,7 +21,8 @@ const DEFAULT_CHANNELS = ['general', ...CHAT_CHANNELS];
 export function withWelcomeFlow(spec: GuildSpec): void {
   spec.features = [...(spec.features ?? []), 'COMMUNITY'];
   spec.channels = [...(spec.channels ?? []), ...CHAT_CHANNELS.map((name) => ({ name }))];
-  spec.emojis = [...(spec.emojis ?? []), { name: 'wave' }];
+  if (!spec.emojis?.some((emoji) => emoji.name === 'wave'))
+    spec.emojis = [...(spec.emojis ?? []), { name: 'wave' }];
   spec.setup = {
     ...spec.setup,
     welcomeScreen: {
@@ -73,8 +74,10 @@ const DEMO_DEFAULT_CHANNELS = [
  */
 export function withDemoWelcomeFlow(spec: GuildSpec): void {
   spec.features = [...(spec.features ?? []), 'COMMUNITY'];
-  spec.emojis = [{ name: 'wave' }];
+  if (!spec.emojis?.some((emoji) => emoji.name === 'wave'))
+    spec.emojis = [...(spec.emojis ?? []), { name: 'wave' }];
   spec.setup = {
+    ...spec.setup,
     welcomeScreen: {
       description: 'Welcome!',
       channels: [
@@ -109,7 +112,13 @@ export async function welcomeFlowRaid(raider: ChatPlatformClient, guildId: strin
   await raider.deleteEmoji(guildId, wave.id);
   const { channels } = await raider.getGuildState(guildId);
   await raider.deleteChannel(channels.find((channel) => channel.name === 'events')!.id);
+  await defaceWelcomeFlow(raider, guildId);
+}
+
+/** The welcome screen emptied and switched off, the onboarding replaced by the raider's and switched off. */
+export async function defaceWelcomeFlow(raider: ChatPlatformClient, guildId: string): Promise<void> {
   await raider.modifyWelcomeScreen(guildId, { enabled: false, description: 'Gone', welcome_channels: [] });
+  const { channels } = await raider.getGuildState(guildId);
   const general = channels.find((channel) => channel.name === 'general')!.id;
   await raider.modifyOnboarding(guildId, {
     prompts: [
