@@ -1,6 +1,8 @@
 import {
+  CHANNEL_TYPE_FIELDS,
   ChatPlatformClient,
   type ChatPlatformError,
+  FORUM_FIELDS,
   type GuildState,
   isChatPlatformError,
 } from '@lib/chat-platform';
@@ -72,6 +74,12 @@ function expectedState(guild: FakeGuild): GuildState {
       rate_limit_per_user: channel.rate_limit_per_user,
       bitrate: channel.bitrate,
       user_limit: channel.user_limit,
+      // The fields of the channel's type, and a forum's own, where the fake keeps them.
+      ...Object.fromEntries(
+        [...CHANNEL_TYPE_FIELDS, ...FORUM_FIELDS]
+          .filter((field) => channel[field] !== undefined)
+          .map((field) => [field, channel[field]]),
+      ),
     })),
     permission_overrides: channels.flatMap((channel) =>
       [...channel.permission_overwrites]
