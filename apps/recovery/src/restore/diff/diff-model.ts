@@ -335,7 +335,7 @@ export const SKIP_REASON = {
   onboardingNotRead: 'the bot may not read the welcome screen and onboarding, or the emojis they name',
   referenceGone: 'not in the guild and not restored: left out, as the platform refuses unknown ids',
   onboardingBelowRequirements:
-    'enabling the onboarding needs 7 default channels, and fewer are in the guild or restored: it is put back disabled',
+    'enabling the onboarding needs 7 default channels, 5 of them where everyone may chat, and fewer are in the guild or restored: it is put back disabled',
   webhooksNotInSnapshot: 'the snapshot was taken before webhooks were kept, or the bot could not read them',
   webhookChannelNotRestored: 'its channel is not in the guild and not restored',
   missingManageWebhooks: 'the bot lacks the Manage Webhooks permission',

@@ -39,7 +39,11 @@ function state(channels = CHANNELS, features = ['COMMUNITY']): GuildState {
   return {
     guild: guildSettings(GUILD, { features }),
     roles: [
-      platformRole(GUILD, { name: '@everyone', position: 0 }),
+      platformRole(GUILD, {
+        name: '@everyone',
+        position: 0,
+        permissions: (PERMISSION.VIEW_CHANNEL | PERMISSION.SEND_MESSAGES).toString(),
+      }),
       platformRole(GAMERS, { name: 'gamers', position: 1 }),
       platformRole(BOT_ROLE, { name: 'bot', position: 2, managed: true }),
     ],
@@ -228,6 +232,27 @@ describe('the welcome screen and onboarding in a restore diff', () => {
     ]);
     // Six default channels left: put back disabled, as the onboarding is now (no change there).
     expect(alone.onboarding_changes).toEqual(['default_channel_ids']);
+  });
+
+  it('puts an onboarding back disabled where fewer than 5 of its channels let everyone chat', () => {
+    const live = state();
+    // Three of the seven default channels shut to @everyone: the platform would refuse it enabled.
+    live.permission_overrides = CHANNELS.slice(0, 3).map((channel_id) => ({
+      channel_id,
+      id: GUILD,
+      type: 'role' as const,
+      allow: '0',
+      deny: PERMISSION.SEND_MESSAGES.toString(),
+    }));
+    const flow = { welcomeScreen: screen(), onboarding: { ...onboarding(), enabled: false } };
+    const result = diff({ live, flow });
+    expect(result.skipped.map((item) => [item.id, item.reason])).toEqual([
+      ['onboarding', SKIP_REASON.onboardingBelowRequirements],
+    ]);
+    expect(result.onboarding_changes).not.toContain('enabled');
+    // With only two shut, five let everyone chat: it goes back enabled.
+    live.permission_overrides = live.permission_overrides.slice(0, 2);
+    expect(diff({ live, flow }).onboarding_changes).toContain('enabled');
   });
 
   it('skips the whole scope for a guild that is not a Community, a bot without the permissions, an old snapshot', () => {

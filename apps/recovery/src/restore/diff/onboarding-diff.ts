@@ -1,5 +1,7 @@
 import {
   COMMUNITY_FEATURE,
+  computeChannelPermissions,
+  type GuildState,
   hasPermission,
   type OnboardingPrompt,
   PERMISSION,
@@ -46,6 +48,33 @@ export const RESTORED_PROMPT_FIELDS = [
 
 /** Default channels enabling an onboarding needs (resources/guild, "Onboarding Mode" and constraints). */
 export const MIN_ONBOARDING_DEFAULT_CHANNELS = 7;
+/** Of those, how many must let @everyone see the channel and send messages in it. */
+export const MIN_ONBOARDING_CHAT_CHANNELS = 5;
+
+/**
+ * Whether @everyone may see and chat in a channel named by its live id, or by its snapshot id when
+ * the restore is about to make it (with the snapshot's overwrites, as a channel is created). The
+ * guild-level bits are the live @everyone role's: by the time the step writes the onboarding, the
+ * roles, channels and overwrites of the restore are there, so the step's answer is exact; a
+ * preview's is the guild's now.
+ */
+export function everyoneChatsIn(live: GuildState, target: GuildState): (channelId: string) => boolean {
+  const everyone = live.roles.find((role) => role.id === live.guild.id);
+  const guildPermissions = BigInt(everyone?.permissions ?? '0');
+  const chat = PERMISSION.VIEW_CHANNEL | PERMISSION.SEND_MESSAGES;
+  return (channelId) => {
+    const isLive = live.channels.some((channel) => channel.id === channelId);
+    const state = isLive ? live : target;
+    const bits = computeChannelPermissions({
+      guildPermissions,
+      everyoneId: state.guild.id,
+      userId: '',
+      roleIds: [],
+      overrides: state.permission_overrides.filter((override) => override.channel_id === channelId),
+    });
+    return (bits & chat) === chat;
+  };
+}
 
 /** The ids a restore is about to make, by their snapshot ids: they count as there. */
 export interface PendingReferences {
@@ -71,7 +100,8 @@ const NO_WELCOME_SCREEN: PlatformWelcomeScreen = { enabled: false, description: 
  * role and custom emoji they name as its live id (or the snapshot's, for one the restore makes:
  * `pending`). A reference to something neither live nor made is left out and listed in `dropped`:
  * a welcome channel whose channel is gone goes whole, an emoji that is gone leaves its entry
- * without one. An onboarding left with fewer default channels than enabling it needs is put back
+ * without one. An onboarding left with fewer default channels than enabling it needs (7, 5 of them
+ * where @everyone may chat) is put back
  * disabled (the platform would refuse it), and listed too.
  */
 export function liveWelcomeFlow(
@@ -80,6 +110,7 @@ export function liveWelcomeFlow(
   resolveEmoji: (id: string) => string | undefined,
   pending: PendingReferences,
   liveScreen: PlatformWelcomeScreen | null,
+  everyoneChats: (channelId: string) => boolean,
 ): LiveWelcomeFlow {
   const dropped: SkippedItem[] = [];
   const drop = (id: string, name: string) =>
@@ -145,7 +176,12 @@ export function liveWelcomeFlow(
     enabled: source.enabled,
     mode: source.mode,
   };
-  if (onboarding.enabled && countedChannels(onboarding) < MIN_ONBOARDING_DEFAULT_CHANNELS) {
+  const counted = countedChannels(onboarding);
+  if (
+    onboarding.enabled &&
+    (counted.length < MIN_ONBOARDING_DEFAULT_CHANNELS ||
+      counted.filter(everyoneChats).length < MIN_ONBOARDING_CHAT_CHANNELS)
+  ) {
     onboarding.enabled = false;
     dropped.push({
       scope: 'onboarding',
@@ -161,14 +197,14 @@ export function liveWelcomeFlow(
  * The channels the platform counts toward an enabled onboarding's requirements: its default
  * channels, and in advanced mode (1) those of the options of prompts shown in onboarding.
  */
-function countedChannels(onboarding: PlatformOnboarding): number {
+function countedChannels(onboarding: PlatformOnboarding): string[] {
   const ids = new Set(onboarding.default_channel_ids);
   if (onboarding.mode === 1) {
     for (const prompt of onboarding.prompts.filter((candidate) => candidate.in_onboarding)) {
       for (const option of prompt.options) for (const id of option.channel_ids) ids.add(id);
     }
   }
-  return ids.size;
+  return [...ids];
 }
 
 function promptItem(prompt: OnboardingPrompt): OnboardingPromptItem {
@@ -250,6 +286,7 @@ export function diffWelcomeFlow(
     (id) => input.ids.resolve('emoji', id),
     pending,
     live.welcomeScreen,
+    everyoneChatsIn(input.live, input.target),
   );
   section.skipped = wanted.dropped;
   if (wanted.welcomeScreen) {

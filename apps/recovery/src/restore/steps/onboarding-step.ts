@@ -1,5 +1,5 @@
 import { LiveLookup } from '../diff/live-lookup';
-import { liveWelcomeFlow, onboardingDiffers } from '../diff/onboarding-diff';
+import { everyoneChatsIn, liveWelcomeFlow, onboardingDiffers } from '../diff/onboarding-diff';
 import { describeStep } from './change-steps';
 import { waitedFor } from './platform-wait';
 import { NOTHING, reason, type StepHandler } from './step-context';
@@ -26,6 +26,7 @@ export const restoreOnboarding: StepHandler = async (platform, context) => {
     (id) => ids.resolve('emoji', id),
     NO_PENDING,
     expressions?.welcomeFlow?.welcomeScreen ?? null,
+    everyoneChatsIn(live, target),
   );
   const guildId = context.platformGuildId;
   const outcome = { ...NOTHING };
