@@ -56,6 +56,11 @@ export function stepSandbox() {
       return fake;
     },
 
+    /** The replacements restores recorded so far (the id map), oldest first. */
+    get recorded(): readonly IdReplacement[] {
+      return recorded;
+    },
+
     /** The demo guild, with `adjust`'s changes to its spec. */
     seed(adjust: (spec: GuildSpec) => void = () => {}): SeededGuild {
       const spec = demoGuildSpec();

@@ -21,6 +21,7 @@ import { AntiNukeIncidentActions1766620000000 } from './migrations/1766620000000
 import { SnapshotImages1766700000000 } from './migrations/1766700000000-snapshot-images';
 import { AutoModRuleIds1766700000001 } from './migrations/1766700000001-automod-rule-ids';
 import { WebhookIdsAndAddresses1766700000002 } from './migrations/1766700000002-webhook-ids-and-addresses';
+import { ForumTagIds1766700000003 } from './migrations/1766700000003-forum-tag-ids';
 
 export const recoveryDatabase = {
   schema: 'recovery',
@@ -47,5 +48,6 @@ export const recoveryDatabase = {
     SnapshotImages1766700000000,
     AutoModRuleIds1766700000001,
     WebhookIdsAndAddresses1766700000002,
+    ForumTagIds1766700000003,
   ],
 };

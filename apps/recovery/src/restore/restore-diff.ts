@@ -24,7 +24,7 @@ import { diffWelcomeFlow } from './diff/onboarding-diff';
  */
 export * from './diff/diff-model';
 export { RESTORED_CHANNEL_FIELDS } from './diff/channel-diff';
-export { forumFieldsToWrite, namesCustomEmojis } from './diff/forum-fields';
+export { forumFieldsToWrite, namesCustomEmojis, tagReplacements } from './diff/forum-fields';
 export { restoreDiffHash } from './diff/diff-hash';
 export { mayGrant, RESTORED_ROLE_FIELDS, ROLE_ICON_FIELD } from './diff/role-diff';
 export { overrideRefusal } from './diff/override-plan';

@@ -20,8 +20,12 @@ import type { Unreadable } from '../../snapshots/guild-membership';
 import type { SnapshotPayload } from '../../snapshots/snapshot-payload';
 import type { RestoreScope } from '@lib/contracts';
 
-/** `image`: a guild image's or a role icon's hash, which a new upload replaces. */
-export type IdKind = 'role' | 'channel' | 'emoji' | 'sticker' | 'image' | 'automod_rule' | 'webhook';
+/**
+ * `image`: a guild image's or a role icon's hash, which a new upload replaces; `forum_tag`: a
+ * forum's tag, which a recreated forum (or a tag given back) gets anew.
+ */
+export type IdKind =
+  'role' | 'channel' | 'emoji' | 'sticker' | 'image' | 'automod_rule' | 'webhook' | 'forum_tag';
 
 /**
  * Where a snapshot's platform id lives now. A role or channel the restore creates anew gets a new

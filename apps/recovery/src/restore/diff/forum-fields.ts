@@ -120,3 +120,18 @@ export function forumFieldsToWrite(
   }
   return write;
 }
+
+/**
+ * The tags a write gave new ids (a forum made anew, or a tag it had lost): snapshot tag id -> the
+ * id the platform answered, matched by name. Recorded like a recreated role's, for the id map.
+ */
+export function tagReplacements(
+  target: PlatformChannel,
+  written: PlatformChannel,
+): { original: string; replacement: string }[] {
+  const byName = new Map((written.available_tags ?? []).map((tag) => [tag.name, tag.id]));
+  return (target.available_tags ?? []).flatMap((tag) => {
+    const replacement = byName.get(tag.name);
+    return replacement === undefined || replacement === tag.id ? [] : [{ original: tag.id, replacement }];
+  });
+}

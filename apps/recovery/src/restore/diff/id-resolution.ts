@@ -12,6 +12,7 @@ export class SnapshotIdResolution implements IdResolution {
     image: new Map(),
     automod_rule: new Map(),
     webhook: new Map(),
+    forum_tag: new Map(),
   };
 
   /** `expressions`: the live emojis and stickers, when they were read (their scopes); `webhooks` too. */
@@ -34,6 +35,9 @@ export class SnapshotIdResolution implements IdResolution {
       image: new Set(imageHashes),
       automod_rule: new Set(expressions?.automodRules?.map((rule) => rule.id)),
       webhook: new Set(webhooks?.map((webhook) => webhook.id)),
+      forum_tag: new Set(
+        live.channels.flatMap((channel) => channel.available_tags ?? []).map((tag) => tag.id),
+      ),
     };
     for (const { kind, original_id, replacement_id } of replacements) {
       this.replacements[kind].set(original_id, replacement_id);

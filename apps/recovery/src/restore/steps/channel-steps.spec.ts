@@ -114,6 +114,15 @@ describe(createOrUpdateChannels.name, () => {
       expect([run.created, run.updated]).toEqual([1, 1]);
       const live = await sandbox.state(seeded.guildId);
       expect(forumFields(live, 'suggestions')).toEqual(forumFields(target, 'suggestions'));
+      // The id map follows each tag to its new id.
+      const tagIds = (state: GuildState) =>
+        state.channels.find((c) => c.name === 'suggestions')!.available_tags!.map((tag) => tag.id);
+      const tagMap = sandbox.recorded.filter(
+        (r) => r.kind === 'forum_tag' && tagIds(target).includes(r.original_id),
+      );
+      expect(tagMap.map((r) => [r.original_id, r.replacement_id])).toEqual(
+        tagIds(target).map((id, i) => [id, tagIds(live)[i]]),
+      );
     });
 
     it('sets changed tags back in one edit, a tag that stayed keeping its id', async () => {

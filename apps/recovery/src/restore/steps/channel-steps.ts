@@ -13,6 +13,7 @@ import {
   overrideRefusal,
   RESTORED_CHANNEL_FIELDS,
   type RestoreDiff,
+  tagReplacements,
 } from '../restore-diff';
 import type { StepOutcome } from '../workflows/restore-contract';
 import { asTheyBecomeReady } from './concurrency';
@@ -124,11 +125,13 @@ async function createAndUpdate(
     // Every changed field of a channel in one edit: the platform allows 2 edits of a channel's
     // name or topic per 10 minutes, so a restore never edits one channel's name or topic twice.
     work: async (update) => {
-      await platform.updateChannel(
+      const target = byId.get(update.target.id)!;
+      const written = await platform.updateChannel(
         update.current.id,
-        channelFields(context, byId.get(update.target.id)!, update.changed_fields, update.current.id),
+        channelFields(context, target, update.changed_fields, update.current.id),
         reason(context),
       );
+      if (update.changed_fields.includes('available_tags')) await recordTags(context, target, written);
       updatedCount++;
     },
     mayReady: () => creating,
@@ -174,7 +177,15 @@ async function createChannel(
     ? await platform.updateChannel(orphan.id, input, reason(context))
     : await platform.createChannel(context.platformGuildId, input, reason(context));
   await context.recordReplacement('channel', channel.id, created.id);
+  await recordTags(context, channel, created);
   return created.id;
+}
+
+/** A forum's tags that the write gave new ids, for the id map. */
+async function recordTags(context: StepContext, target: PlatformChannel, written: PlatformChannel) {
+  for (const { original, replacement } of tagReplacements(target, written)) {
+    await context.recordReplacement('forum_tag', original, replacement);
+  }
 }
 
 /** `liveId`: the live channel the write goes to, whose forum tags keep their ids. */
