@@ -137,8 +137,8 @@ class SchemaWriter {
         optional &&
         propertyType.isUnion() &&
         propertyType.types.some((member) => member.flags & ts.TypeFlags.Null);
-      const present = optional ? this.schemaOf(checker.getNonNullableType(propertyType)) : undefined;
-      const schema = present ? (withNull ? orNull(present) : present) : this.schemaOf(propertyType);
+      let schema = this.schemaOf(optional ? checker.getNonNullableType(propertyType) : propertyType);
+      if (withNull) schema = orNull(schema);
       const description = ts.displayPartsToString(property.getDocumentationComment(checker)).trim();
       properties[property.name] = description && !('$ref' in schema) ? { ...schema, description } : schema;
       if (!optional) required.push(property.name);

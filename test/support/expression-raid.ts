@@ -4,14 +4,10 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { meaningful } from '../../apps/recovery/src/restore/diff/automod-diff';
 import { readGuildExpressions } from '../../apps/recovery/src/snapshots/images/guild-expressions.reader';
-import {
-  readSnapshotPayload,
-  type SnapshotPayload,
-} from '../../apps/recovery/src/snapshots/snapshot-payload';
+import type { SnapshotPayload } from '../../apps/recovery/src/snapshots/snapshot-payload';
 import type { RestoreHarness } from './restore-harness';
-import { idMap } from './restore-scenario';
-import { comparableWelcomeFlow, defaceWelcomeFlow, withWelcomeFlow } from './welcome-flow-raid';
-import { readWelcomeFlow } from '../../apps/recovery/src/snapshots/welcome-flow.reader';
+import { idMap, storedPayload } from './restore-scenario';
+import { defaceWelcomeFlow, welcomeFlowRestored, withWelcomeFlow } from './welcome-flow-raid';
 
 /**
  * The roles (emojis and AutoMod rules name them), the emojis, stickers, images, AutoMod rules and
@@ -181,23 +177,18 @@ export async function expressionsRestored(
   platformGuildId: string,
   snapshotId: string,
 ) {
-  const [{ payload }] = await dataSource.query<{ payload: unknown }[]>(
-    `SELECT payload FROM recovery.snapshots WHERE id = $1`,
-    [snapshotId],
-  );
-  const snapshot = readSnapshotPayload(payload);
+  const snapshot = await storedPayload(dataSource, snapshotId);
   const guild = await harness.reader.getGuild(platformGuildId);
   const now = await readGuildExpressions(harness.reader, guild, null);
   if (!('parts' in now)) throw new Error(now.unreadable);
   now.parts.automod_rules = await harness.reader.listAutoModRules(platformGuildId);
   const toLive = await idMap(dataSource, guildId);
   const liveState = await harness.reader.getGuildState(platformGuildId);
-  const flow = await readWelcomeFlow(harness.reader, guild);
-  if ('unreadable' in flow) throw new Error(flow.unreadable);
+  const flow = await welcomeFlowRestored(harness, dataSource, guildId, platformGuildId, snapshotId);
   const forum = (channels: PlatformChannel[]) =>
     comparableForum(channels.find((c) => c.name === 'suggestions'));
   return {
-    live: { ...comparable(now.parts), forum: forum(liveState.channels), ...comparableWelcomeFlow(flow) },
+    live: { ...comparable(now.parts), forum: forum(liveState.channels), ...flow.live },
     snapshot: {
       ...comparable(
         snapshot,
@@ -205,7 +196,7 @@ export async function expressionsRestored(
         (id) => toLive('channel', id),
       ),
       forum: forum(snapshot.channels),
-      ...comparableWelcomeFlow(snapshot, toLive),
+      ...flow.snapshot,
     },
   };
 }

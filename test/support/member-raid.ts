@@ -3,9 +3,9 @@ import { RESTORE_SCOPES } from '@lib/contracts';
 import type { FakeChatPlatform, SeededGuild } from '@lib/sandbox';
 import { REST } from '@discordjs/rest';
 import { Routes } from 'discord-api-types/v10';
-import { readSnapshotPayload, snapshotMemberRoles } from '../../apps/recovery/src/snapshots/snapshot-payload';
+import { snapshotMemberRoles } from '../../apps/recovery/src/snapshots/snapshot-payload';
 import type { RestoreHarness } from './restore-harness';
-import { idMap, raid } from './restore-scenario';
+import { idMap, raid, storedPayload } from './restore-scenario';
 
 /** The spec's four, members' roles and bans. */
 export const SIX_SCOPES = RESTORE_SCOPES.filter(
@@ -96,11 +96,7 @@ export async function expectMembersUndone(
   job: { preview_diff: { members_to_update: number }; created_at: string },
 ) {
   const { seeded, guildId, snapshotId } = scenario;
-  const [{ payload }] = await harness.dataSource.query<{ payload: unknown }[]>(
-    `SELECT payload FROM recovery.snapshots WHERE id = $1`,
-    [snapshotId],
-  );
-  const held = snapshotMemberRoles(readSnapshotPayload(payload))!;
+  const held = snapshotMemberRoles(await storedPayload(harness.dataSource, snapshotId))!;
   const toLive = await idMap(harness.dataSource, guildId);
   const live = new Map(platform.guild(seeded.guildId).members.map((m) => [m.user_id, new Set(m.roles)]));
   const missing: string[] = [];

@@ -2,6 +2,10 @@ import { ChatPlatformClient, type GuildState, type PlatformChannel } from '@lib/
 import type { FakeChatPlatform, GuildSpec, SeededGuild } from '@lib/sandbox';
 import { PermissionFlagsBits as P } from 'discord-api-types/v10';
 import type { DataSource } from 'typeorm';
+import {
+  readSnapshotPayload,
+  type SnapshotPayload,
+} from '../../apps/recovery/src/snapshots/snapshot-payload';
 
 export const OWNER = '200000000000000001';
 export const ADMIN = '200000000000000002';
@@ -96,6 +100,15 @@ export async function raid(platform: FakeChatPlatform, seeded: SeededGuild): Pro
   await raider.createChannel(guild, { name: 'spam', type: 0 });
   await raider.createRole(guild, { name: 'raider', permissions: String(P.Administrator) });
   await raider.updateGuildSettings(guild, { name: 'RAIDED', verification_level: 0, afk_timeout: 60 });
+}
+
+/** A snapshot's payload as recovery stored it, read (version checked) as a restore reads it. */
+export async function storedPayload(dataSource: DataSource, snapshotId: string): Promise<SnapshotPayload> {
+  const [{ payload }] = await dataSource.query<{ payload: unknown }[]>(
+    `SELECT payload FROM recovery.snapshots WHERE id = $1`,
+    [snapshotId],
+  );
+  return readSnapshotPayload(payload);
 }
 
 /** Snapshot id -> live id, following the replacements recovery recorded for recreated items. */

@@ -1,10 +1,9 @@
 import type { ChatPlatformClient, PlatformOnboarding, PlatformWelcomeScreen } from '@lib/chat-platform';
 import type { GuildSpec } from '@lib/sandbox';
 import type { DataSource } from 'typeorm';
-import { readSnapshotPayload } from '../../apps/recovery/src/snapshots/snapshot-payload';
 import { readWelcomeFlow } from '../../apps/recovery/src/snapshots/welcome-flow.reader';
 import type { RestoreHarness } from './restore-harness';
-import { idMap } from './restore-scenario';
+import { idMap, storedPayload } from './restore-scenario';
 
 /** The roles, channels and emojis the welcome screen and onboarding name, and those two. */
 export const WELCOME_FLOW_SCOPES = ['roles', 'channels', 'emojis', 'onboarding'];
@@ -195,11 +194,7 @@ export async function welcomeFlowRestored(
   platformGuildId: string,
   snapshotId: string,
 ) {
-  const [{ payload }] = await dataSource.query<{ payload: unknown }[]>(
-    `SELECT payload FROM recovery.snapshots WHERE id = $1`,
-    [snapshotId],
-  );
-  const snapshot = readSnapshotPayload(payload);
+  const snapshot = await storedPayload(dataSource, snapshotId);
   const now = await readWelcomeFlow(harness.reader, await harness.reader.getGuild(platformGuildId));
   if ('unreadable' in now) throw new Error(now.unreadable);
   const toLive = await idMap(dataSource, guildId);

@@ -153,7 +153,8 @@ export function toPlatformChannel(channel: WireGuildChannel): PlatformChannel {
   if (channel.default_auto_archive_duration !== undefined)
     typed.default_auto_archive_duration = channel.default_auto_archive_duration;
   // Every channel carries flags; a bot sets them on forum and media channels only.
-  if (channel.available_tags !== undefined) typed.flags = (channel.flags ?? 0) & SETTABLE_CHANNEL_FLAGS;
+  if (channel.type === CHANNEL_TYPE.forum || channel.type === CHANNEL_TYPE.media)
+    typed.flags = (channel.flags ?? 0) & SETTABLE_CHANNEL_FLAGS;
   return {
     id: channel.id,
     type: channel.type,

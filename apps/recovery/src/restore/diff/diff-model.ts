@@ -388,13 +388,9 @@ export function channelItem(channel: PlatformChannel): ChannelItem {
     user_limit: channel.user_limit,
     // The fields of the channel's type, and a forum's or media channel's own, where it has them.
     ...Object.fromEntries(
-      CHANNEL_TYPE_FIELDS.filter((field) => channel[field] !== undefined).map((field) => [
-        field,
-        channel[field],
-      ]),
-    ),
-    ...Object.fromEntries(
-      FORUM_FIELDS.filter((field) => channel[field] !== undefined).map((field) => [field, channel[field]]),
+      [...CHANNEL_TYPE_FIELDS, ...FORUM_FIELDS]
+        .filter((field) => channel[field] !== undefined)
+        .map((field) => [field, channel[field]]),
     ),
   };
 }

@@ -1,4 +1,5 @@
 import type { ForumTag, PlatformChannel } from '@lib/chat-platform';
+import { platformChannel } from '../../sync/guild-state.fixture';
 import type { IdResolution } from './diff-model';
 import { changedForumFields, fitForumEmojis, forumFieldsToWrite } from './forum-fields';
 
@@ -10,24 +11,17 @@ const tag = (id: string, name: string, emoji_id: string | null = null): ForumTag
   emoji_name: null,
 });
 
-const forum = (fields: Partial<PlatformChannel> = {}): PlatformChannel => ({
-  id: 'f1',
-  type: 15,
-  name: 'suggestions',
-  position: 0,
-  parent_id: null,
-  topic: null,
-  nsfw: false,
-  rate_limit_per_user: 0,
-  bitrate: null,
-  user_limit: null,
-  available_tags: [tag('t1', 'bug'), tag('t2', 'idea')],
-  default_reaction_emoji: null,
-  default_sort_order: null,
-  default_forum_layout: 0,
-  default_thread_rate_limit_per_user: 0,
-  ...fields,
-});
+const forum = (fields: Partial<PlatformChannel> = {}): PlatformChannel =>
+  platformChannel('f1', {
+    type: 15,
+    name: 'suggestions',
+    available_tags: [tag('t1', 'bug'), tag('t2', 'idea')],
+    default_reaction_emoji: null,
+    default_sort_order: null,
+    default_forum_layout: 0,
+    default_thread_rate_limit_per_user: 0,
+    ...fields,
+  });
 
 describe(changedForumFields.name, () => {
   it('compares tags by what they show, in order, not by id', () => {
