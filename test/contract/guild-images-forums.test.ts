@@ -111,6 +111,16 @@ describe('the fake platform’s guild images, role icons and forum channels agai
       },
       reason: REASON,
     });
+    // The fields of some channel types: a forum's flags and archive time (set by an edit: a create
+    // takes no flags), a voice channel's region and camera quality.
+    await rest.patch(Routes.channel(forum.id), {
+      body: { flags: 1 << 4, default_auto_archive_duration: 10080 },
+      reason: REASON,
+    });
+    await rest.post(Routes.guildChannels(guildId), {
+      body: { name: 'stage-left', type: 2, rtc_region: 'japan', video_quality_mode: 2 },
+      reason: REASON,
+    });
     await rest.get(Routes.channel(forum.id));
     await rest.get(Routes.guildChannels(guildId));
     await rest.get(Routes.guildAuditLog(guildId));
